@@ -1,0 +1,41 @@
+import { useLocation, useNavigate } from "@remix-run/react";
+import type { MouseEvent, ReactNode } from "react";
+
+/** SPEC.md: off the home page, Contact Us first navigates to / and scrolls after this delay. */
+export const SCROLL_DELAY_MS = 100;
+
+export function scrollToContact() {
+  const section = document.getElementById("contact");
+  if (!section) return;
+  const reduce = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  section.scrollIntoView({ behavior: reduce ? "auto" : "smooth", block: "start" });
+  // Keyboard and screen-reader users land where they scrolled to.
+  section.querySelector<HTMLElement>("h2")?.focus({ preventScroll: true });
+}
+
+/**
+ * Contact Us: a plain link to /#contact without JavaScript; with it, a smooth scroll on the home
+ * page, or a client-side navigation to / followed by the scroll.
+ */
+export function ContactLink({ className, children, onNavigate }: { className?: string; children: ReactNode; onNavigate?: () => void }) {
+  const location = useLocation();
+  const navigate = useNavigate();
+
+  function onClick(event: MouseEvent<HTMLAnchorElement>) {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    onNavigate?.();
+    if (location.pathname === "/") {
+      scrollToContact();
+      return;
+    }
+    navigate("/", { preventScrollReset: true });
+    window.setTimeout(scrollToContact, SCROLL_DELAY_MS);
+  }
+
+  return (
+    <a href="/#contact" className={className} onClick={onClick}>
+      {children}
+    </a>
+  );
+}

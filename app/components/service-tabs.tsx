@@ -1,0 +1,93 @@
+import { Link, useSearchParams } from "@remix-run/react";
+import { useRef, type KeyboardEvent } from "react";
+import { services } from "~/content/services";
+import { useHydrated } from "~/utils/use-hydrated";
+
+/**
+ * The home page's services, as WAI-ARIA tabs. Each tab is a link to `?service=<key>`, so the server
+ * renders the selection without JavaScript; with it, clicks and arrow keys switch tabs in place.
+ */
+export function ServiceTabs() {
+  const [params, setParams] = useSearchParams();
+  const hydrated = useHydrated();
+  const tabs = useRef<(HTMLAnchorElement | null)[]>([]);
+  const selectedIndex = Math.max(0, services.findIndex((s) => s.key === params.get("service")));
+  const selected = services[selectedIndex] ?? services[0];
+
+  function select(index: number) {
+    const service = services[index];
+    if (!service) return;
+    setParams(
+      (prev) => {
+        prev.set("service", service.key);
+        prev.delete("sent");
+        return prev;
+      },
+      { replace: true, preventScrollReset: true },
+    );
+    tabs.current[index]?.focus();
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLAnchorElement>) {
+    const last = services.length - 1;
+    const moves: Record<string, number> = {
+      ArrowRight: selectedIndex === last ? 0 : selectedIndex + 1,
+      ArrowLeft: selectedIndex === 0 ? last : selectedIndex - 1,
+      Home: 0,
+      End: last,
+    };
+    const target = moves[event.key];
+    if (target === undefined) return;
+    event.preventDefault();
+    select(target);
+  }
+
+  return (
+    <>
+      <div className="tablist" role="tablist" aria-label="Our services">
+        {services.map((service, index) => {
+          const isSelected = service.key === selected.key;
+          return (
+            <Link
+              key={service.key}
+              ref={(el) => {
+                tabs.current[index] = el;
+              }}
+              className="tab"
+              role="tab"
+              id={`tab-${service.key}`}
+              aria-selected={isSelected}
+              aria-controls="service-panel"
+              tabIndex={hydrated && !isSelected ? -1 : undefined}
+              to={`?service=${service.key}#services`}
+              preventScrollReset
+              replace
+              onClick={(event) => {
+                event.preventDefault();
+                select(index);
+              }}
+              onKeyDown={onKeyDown}
+            >
+              {service.name}
+            </Link>
+          );
+        })}
+      </div>
+      <div className="tabpanel card" role="tabpanel" id="service-panel" aria-labelledby={`tab-${selected.key}`}>
+        <div>
+          <img className="service-icon" src={selected.icon} alt="" width={48} height={48} />
+          <h3>{selected.title}</h3>
+          <p>{selected.description}</p>
+          <Link className="btn btn--ghost" to={`/services#${selected.slug}`} aria-label={`Learn more about ${selected.name}`}>
+            Learn More
+          </Link>
+        </div>
+        <ul className="checklist checklist--2">
+          {selected.details.map((detail) => (
+            <li key={detail}>{detail}</li>
+          ))}
+        </ul>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,56 @@
+import { Link } from "@remix-run/react";
+import { services } from "~/content/services";
+import { site } from "~/content/site";
+
+export function SiteFooter() {
+  const year = new Date().getFullYear();
+  return (
+    <footer className="site-footer">
+      <div className="container">
+        <div className="footer-grid">
+          <div className="footer-brand">
+            <p className="brand">{site.name}</p>
+            <p>{site.tagline}</p>
+          </div>
+          <nav aria-labelledby="footer-services">
+            <h2 id="footer-services">Services</h2>
+            <ul>
+              {services.map((service) => (
+                <li key={service.key}>
+                  <Link to={`/services#${service.slug}`}>{service.name}</Link>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <div>
+            <h2>Contact</h2>
+            <ul>
+              <li>
+                <a href={`mailto:${site.email}`}>{site.email}</a>
+              </li>
+              <li>
+                <a href={site.phoneHref}>{site.phone}</a>
+              </li>
+              <li>
+                {site.address.city}, {site.address.country}
+              </li>
+            </ul>
+          </div>
+          <div>
+            <h2>Follow us</h2>
+            <ul>
+              <li>
+                <a href={site.social.url} rel="me noopener">
+                  {site.social.label}
+                </a>
+              </li>
+            </ul>
+          </div>
+        </div>
+        <p className="footer-bottom">
+          © {year} {site.name}. All rights reserved.
+        </p>
+      </div>
+    </footer>
+  );
+}

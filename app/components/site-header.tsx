@@ -1,0 +1,64 @@
+import { NavLink, useLocation } from "@remix-run/react";
+import { useEffect, useRef, useState } from "react";
+import { navLinks } from "~/content/navigation";
+import { site } from "~/content/site";
+import { ContactLink } from "./contact-link";
+
+/**
+ * Fixed navigation bar. On small screens the links sit in a <details> menu, which opens and
+ * closes without JavaScript; with it, the menu also closes on navigation and on Escape.
+ */
+export function SiteHeader() {
+  const [open, setOpen] = useState(false);
+  const summaryRef = useRef<HTMLElement>(null);
+  const location = useLocation();
+
+  useEffect(() => setOpen(false), [location.pathname, location.search]);
+
+  useEffect(() => {
+    if (!open) return;
+    function onKeyDown(event: KeyboardEvent) {
+      if (event.key !== "Escape") return;
+      setOpen(false);
+      summaryRef.current?.focus();
+    }
+    document.addEventListener("keydown", onKeyDown);
+    return () => document.removeEventListener("keydown", onKeyDown);
+  }, [open]);
+
+  return (
+    <header className="site-header">
+      <div className="container nav-bar">
+        <a className="brand" href="/">
+          <img className="brand-mark" src="/images/logo.svg" alt="" width={32} height={32} />
+          {site.name}
+        </a>
+        <details className="nav-menu" open={open} onToggle={(event) => setOpen(event.currentTarget.open)}>
+          <summary ref={summaryRef}>
+            <svg className="menu-icon menu-icon-open" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+              <path d="M4 7h16M4 12h16M4 17h16" stroke="currentColor" strokeWidth="2" strokeLinecap="round" />
+            </svg>
+            <svg className="menu-icon menu-icon-close" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+              <path d="M6 6l12 12M18 6L6 18" stroke="currentColor" strokeWidth="2" strokeLinecap="round" />
+            </svg>
+            Menu
+          </summary>
+          <nav className="nav-panel" aria-label="Main">
+            <ul className="nav-links">
+              {navLinks.map((link) => (
+                <li key={link.to}>
+                  <NavLink to={link.to} end prefetch="intent">
+                    {link.label}
+                  </NavLink>
+                </li>
+              ))}
+            </ul>
+            <ContactLink className="btn" onNavigate={() => setOpen(false)}>
+              Contact Us
+            </ContactLink>
+          </nav>
+        </details>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,41 @@
+import { defineConfig, devices } from "@playwright/test";
+import { sites } from "./tests/support/sites";
+
+/**
+ * End-to-end tests run against the production build (`npm start`). Each project gets its own
+ * server and its own fake form service, so the JavaScript-on and -off runs never share state.
+ */
+export default defineConfig({
+  testDir: "tests",
+  testMatch: "**/*.spec.ts",
+  fullyParallel: false,
+  workers: 2,
+  retries: 0,
+  forbidOnly: !!process.env.CI,
+  timeout: 45_000,
+  expect: { timeout: 8_000 },
+  reporter: process.env.CI ? [["list"], ["json", { outputFile: "test-results/e2e.json" }]] : [["list"], ["json", { outputFile: "test-results/e2e.json" }]],
+  globalSetup: "./tests/support/global-setup.ts",
+  use: {
+    ...devices["Desktop Chrome"],
+    viewport: { width: 1280, height: 800 },
+    launchOptions: {
+      executablePath: process.env.CHROME_PATH || "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    },
+    trace: "retain-on-failure",
+  },
+  projects: [
+    { name: "js", use: { baseURL: sites.js.url, javaScriptEnabled: true } },
+    { name: "no-js", use: { baseURL: sites.noJs.url, javaScriptEnabled: false } },
+  ],
+  webServer: Object.values(sites).map((site) => ({
+    command: "npm start",
+    url: `${site.url}/healthz`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: "ignore" as const,
+    stderr: "pipe" as const,
+    env: site.env,
+  })),
+});

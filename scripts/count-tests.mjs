@@ -1,0 +1,22 @@
+// Sums vitest's and Playwright's JSON reports into the closing line CI reads, and exits non-zero
+// when anything failed (including a step before the tests, passed in as the last argument).
+import { existsSync, readFileSync } from "node:fs";
+
+const [unitFile, e2eFile, stepStatus = "0"] = process.argv.slice(2);
+let passed = 0;
+let failed = 0;
+
+if (existsSync(unitFile)) {
+  const unit = JSON.parse(readFileSync(unitFile, "utf8"));
+  passed += unit.numPassedTests;
+  failed += unit.numFailedTests;
+} else failed += 1;
+
+if (existsSync(e2eFile)) {
+  const { stats } = JSON.parse(readFileSync(e2eFile, "utf8"));
+  passed += stats.expected;
+  failed += stats.unexpected + stats.flaky;
+} else failed += 1;
+
+console.log(`tests: ${passed} passed, ${failed} failed`);
+process.exit(failed > 0 || stepStatus !== "0" ? 1 : 0);

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Everything a fresh machine needs to pass every test: system packages, npm packages, then
+# type check, lint, unit tests, production build and the end-to-end tests (JavaScript on and off).
+# Ends with one line: "tests: N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "==> installing Debian packages: ${need[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null || { echo "could not install ${need[*]}"; exit 1; }
+fi
+
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+echo "==> npm ci"
+npm ci --no-audit --no-fund || exit 1
+
+mkdir -p test-results
+rm -f test-results/unit.json test-results/e2e.json
+status=0
+step() { echo "==> $*"; "$@" || { echo "FAILED: $*"; status=1; }; }
+
+step npx tsc
+step npx eslint .
+step npx vitest run --reporter=default --reporter=json --outputFile=test-results/unit.json
+step npm run build
+if [ $status -eq 0 ]; then
+  step npx playwright test
+else
+  echo "==> skipping end-to-end tests: an earlier step failed"
+fi
+
+node scripts/count-tests.mjs test-results/unit.json test-results/e2e.json $status

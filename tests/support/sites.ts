@@ -1,0 +1,30 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** The access key the tests configure: it must never appear in anything the site serves. */
+export const TEST_ACCESS_KEY = "test-key-3b7f0c1e-never-in-html";
+
+/** Where the sites without a key write their outbox; global setup empties it before a run. */
+export const e2eDir = join(tmpdir(), "agency-site-e2e");
+
+function site(port: number, formServicePort: number | null) {
+  const env: Record<string, string> = {
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    NODE_ENV: "production",
+    FORM_TIMEOUT_MS: "4000",
+    OUTBOX_FILE: join(e2eDir, `outbox-${port}.jsonl`),
+  };
+  if (formServicePort) {
+    env.FORM_ACCESS_KEY = TEST_ACCESS_KEY;
+    env.FORM_ENDPOINT = `http://127.0.0.1:${formServicePort}/submit`;
+  }
+  return { url: `http://127.0.0.1:${port}`, formServiceUrl: formServicePort ? `http://127.0.0.1:${formServicePort}` : null, env };
+}
+
+/** One site per Playwright project (each with its own fake form service), plus one with no key. */
+export const sites = {
+  js: site(3100, 3190),
+  noJs: site(3101, 3191),
+  outbox: site(3102, null),
+};
