@@ -8,9 +8,10 @@ export const claims: readonly Claim[] = [
 ];
 
 export const hero = {
+  eyebrow: "Digital services from Johannesburg",
   heading: "Software, search and automation that pull their weight",
   lead:
     "We are a Johannesburg team that builds custom software, grows your search traffic, " +
     "puts AI to work on repetitive tasks and sets Zoho up properly. One partner, clear quotes " +
     "and results you can measure.",
-} as const satisfies { heading: string; lead: string };
+} as const satisfies { eyebrow: string; heading: string; lead: string };

@@ -127,6 +127,7 @@ describe("claims and hero", () => {
       { value: "80%", label: "Client satisfaction" },
       { value: "2+", label: "Years experience" },
     ]);
+    expect(hero.eyebrow.trim()).not.toBe("");
     expect(hero.heading.trim()).not.toBe("");
     expect(hero.lead.trim()).not.toBe("");
   });
@@ -140,6 +141,8 @@ describe("people and about", () => {
   });
 
   it("has a story of three paragraphs and four values", () => {
+    expect(story.heading.trim()).not.toBe("");
+    expect(story.lead.trim()).not.toBe("");
     expect(story.paragraphs).toHaveLength(3);
     expect(values).toHaveLength(4);
   });
