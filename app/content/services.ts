@@ -1,7 +1,7 @@
 import type { Service, ServiceKey } from "./types";
 
-/** The four services, in tab order (default tab: softwareDev). */
-export const services: readonly Service[] = [
+/** The four services, in tab order (default tab: softwareDev). A tuple, so `services[0]` is a Service. */
+export const services: readonly [Service, Service, Service, Service] = [
   {
     key: "softwareDev",
     name: "Software Development",
