@@ -1,0 +1,17 @@
+import type { Claim } from "./types";
+
+/** Hero claims (SPEC.md section 1). Keep all other copy consistent with these. */
+export const claims: readonly Claim[] = [
+  { value: "10+", label: "Projects completed" },
+  { value: "80%", label: "Client satisfaction" },
+  { value: "2+", label: "Years experience" },
+];
+
+export const hero = {
+  eyebrow: "Digital services from Johannesburg",
+  heading: "Software, search and automation that pull their weight",
+  lead:
+    "We are a Johannesburg team that builds custom software, grows your search traffic, " +
+    "puts AI to work on repetitive tasks and sets Zoho up properly. One partner, clear quotes " +
+    "and results you can measure.",
+} as const satisfies { eyebrow: string; heading: string; lead: string };

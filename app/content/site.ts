@@ -1,0 +1,32 @@
+/**
+ * Site facts: the one module an operator edits to change the agency's name,
+ * contact details, address or social link. Everything else reads from here.
+ */
+
+export interface SiteFacts {
+  name: string;
+  tagline: string;
+  /** Canonical origin, no trailing slash. */
+  url: string;
+  /** Public inbox shown on the site (and the default FORM_INBOX). */
+  email: string;
+  /** Phone number as displayed. */
+  phone: string;
+  /** The same number as a tel: link. */
+  phoneHref: string;
+  address: { city: string; country: string };
+  social: { label: string; url: string };
+  foundedYear: number;
+}
+
+export const site = {
+  name: "Kopano Digital",
+  tagline: "Software, search, AI and Zoho for growing South African businesses",
+  url: "https://www.kopanodigital.co.za",
+  email: "hello@kopanodigital.co.za",
+  phone: "+27 10 446 2817",
+  phoneHref: "tel:+27104462817",
+  address: { city: "Johannesburg", country: "South Africa" },
+  social: { label: "LinkedIn", url: "https://www.linkedin.com/company/kopano-digital" },
+  foundedYear: 2024,
+} as const satisfies SiteFacts;
