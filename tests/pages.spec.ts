@@ -1,5 +1,5 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
+import { seriousViolations } from "./support/axe";
 
 const pages = [
   { path: "/", heading: /./, nav: "Home" },
@@ -9,7 +9,7 @@ const pages = [
 ];
 
 for (const { path, heading, nav } of pages) {
-  test(`${path} renders with its nav link current, a footer, meta tags and no serious axe violations`, async ({ page }) => {
+  test(`${path} renders with its nav link current, a footer, meta tags and no serious axe violations`, async ({ page, browser, javaScriptEnabled }) => {
     const response = await page.goto(path);
     expect(response?.status()).toBe(200);
     await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible();
@@ -32,9 +32,7 @@ for (const { path, heading, nav } of pages) {
     await expect(page.locator('meta[property="og:title"]')).toHaveAttribute("content", /.+/);
     await expect(page.locator('link[rel="canonical"]')).toHaveAttribute("href", new RegExp(`^https://[^/]+${path === "/" ? "/$" : `${path}$`}`));
 
-    const results = await new AxeBuilder({ page }).analyze();
-    const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-    expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+    expect(await seriousViolations(page, browser, javaScriptEnabled)).toEqual([]);
   });
 }
 
