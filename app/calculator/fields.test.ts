@@ -1,0 +1,75 @@
+import * as z from "zod/mini";
+import { describe, expect, it } from "vitest";
+
+import { emailSchema, fieldErrors, phoneSchema, requiredText } from "./fields";
+
+const messages = (schema: z.ZodMiniType, value: unknown): string[] | "ok" => {
+  const r = schema.safeParse(value);
+  return r.success ? "ok" : r.error.issues.map((i) => i.message);
+};
+
+describe("emailSchema", () => {
+  it("accepts and trims a valid address", () => {
+    expect(emailSchema.parse("  ada@example.com ")).toBe("ada@example.com");
+    expect(messages(emailSchema, "first.last+tag@sub.example.co.za")).toBe("ok");
+  });
+  it.each([
+    [undefined, "Please enter your email address"],
+    ["", "Please enter your email address"],
+    ["   ", "Please enter your email address"],
+    ["ada", "Please enter a valid email address"],
+    ["ada@", "Please enter a valid email address"],
+    ["ada@example", "Please enter a valid email address"],
+    ["ada @example.com", "Please enter a valid email address"],
+    [`${"a".repeat(64)}@${"b".repeat(186)}.com`, "Email address must be at most 254 characters"],
+  ])("rejects %j with one clear message", (value, message) => {
+    expect(messages(emailSchema, value)).toEqual([message]);
+  });
+});
+
+describe("phoneSchema", () => {
+  it.each(["+27 (11) 555-1234", "0115551234", "1234567", "  011 555 1234  ", "1".repeat(30)])("accepts %j", (v) => {
+    expect(messages(phoneSchema, v)).toBe("ok");
+  });
+  it("trims", () => {
+    expect(phoneSchema.parse(" 011 555 1234 ")).toBe("011 555 1234");
+  });
+  it.each([
+    [undefined, "Please enter your phone number"],
+    ["", "Please enter your phone number"],
+    ["   ", "Please enter your phone number"],
+    ["123456", "Phone number must contain at least 7 digits"],
+    ["+(1) 2-3-4 5", "Phone number must contain at least 7 digits"],
+    ["011 555 123x", "Phone number may only contain digits, spaces and + ( ) -"],
+    ["011.555.1234", "Phone number may only contain digits, spaces and + ( ) -"],
+    ["011\n5551234", "Phone number may only contain digits, spaces and + ( ) -"],
+    ["1".repeat(31), "Phone number must be at most 30 characters"],
+  ])("rejects %j with one clear message", (value, message) => {
+    expect(messages(phoneSchema, value)).toEqual([message]);
+  });
+});
+
+describe("requiredText", () => {
+  const s = requiredText(5, "Required!", "Too long!");
+  it("trims before checking both bounds", () => {
+    expect(s.parse("  abcde  ")).toBe("abcde");
+    expect(messages(s, "\t \n")).toEqual(["Required!"]);
+    expect(messages(s, "abcdef")).toEqual(["Too long!"]);
+    expect(messages(s, 42)).toEqual(["Required!"]);
+  });
+});
+
+describe("fieldErrors", () => {
+  it("maps issues to their top-level field", () => {
+    const schema = z.object({ a: requiredText(3, "A missing", "A long"), b: emailSchema });
+    const r = schema.safeParse({ a: "", b: "nope" });
+    expect(r.success).toBe(false);
+    if (r.success) return;
+    expect(fieldErrors(r.error)).toEqual({ a: ["A missing"], b: ["Please enter a valid email address"] });
+  });
+  it("puts errors about the whole value under the empty key", () => {
+    const r = z.object({ a: z.string() }).safeParse("not an object");
+    if (r.success) throw new Error("expected failure");
+    expect(Object.keys(fieldErrors(r.error))).toEqual([""]);
+  });
+});

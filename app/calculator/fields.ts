@@ -1,0 +1,71 @@
+/**
+ * Field schemas shared by the calculator and the contact form, and the one helper that turns a zod
+ * error into per-field messages. Built with `zod/mini` to keep the browser bundle small.
+ */
+import * as z from "zod/mini";
+
+/** Per-field error messages, e.g. `{ email: ["Please enter a valid email address"] }`. */
+export type FieldErrors = Record<string, string[]>;
+
+/** Length bounds of the free-text fields (DESIGN.md decision 4). Use them for `maxLength` too. */
+export const LIMITS = {
+  name: 100,
+  companyName: 120,
+  email: 254,
+  phoneMin: 7,
+  phoneMax: 30,
+  description: 5000,
+  message: 5000,
+} as const;
+
+/**
+ * A required string, trimmed first: missing, empty or whitespace-only fails with `required`;
+ * longer than `max` characters (after trimming) fails with `tooLong`.
+ */
+export function requiredText(max: number, required: string, tooLong: string) {
+  return z.string({ error: required }).check(
+    z.trim(),
+    z.minLength(1, { error: required, abort: true }),
+    z.maxLength(max, tooLong),
+  );
+}
+
+/** Required email address, trimmed, at most 254 characters. */
+export const emailSchema = z.string({ error: "Please enter your email address" }).check(
+  z.trim(),
+  z.minLength(1, { error: "Please enter your email address", abort: true }),
+  z.maxLength(LIMITS.email, { error: "Email address must be at most 254 characters", abort: true }),
+  z.email("Please enter a valid email address"),
+);
+
+/**
+ * Required phone number, trimmed: 7–30 characters of digits, spaces and `+ ( ) -`, with at least
+ * 7 digits (which also enforces the 7-character minimum).
+ */
+export const phoneSchema = z.string({ error: "Please enter your phone number" }).check(
+  z.trim(),
+  z.minLength(1, { error: "Please enter your phone number", abort: true }),
+  z.regex(/^[0-9 +()-]*$/, {
+    error: "Phone number may only contain digits, spaces and + ( ) -",
+    abort: true,
+  }),
+  z.maxLength(LIMITS.phoneMax, { error: "Phone number must be at most 30 characters", abort: true }),
+  z.refine(
+    (v: string) => (v.match(/[0-9]/g)?.length ?? 0) >= LIMITS.phoneMin,
+    "Phone number must contain at least 7 digits",
+  ),
+);
+
+/**
+ * Turns a zod error into `{ field: [messages] }` for the top-level fields of an object schema.
+ * Errors not tied to a field (the whole value was not an object) are listed under `""`.
+ */
+export function fieldErrors(error: z.core.$ZodError): FieldErrors {
+  const flat = z.flattenError(error);
+  const out: FieldErrors = {};
+  for (const [field, messages] of Object.entries(flat.fieldErrors as Record<string, string[] | undefined>)) {
+    if (messages && messages.length > 0) out[field] = messages;
+  }
+  if (flat.formErrors.length > 0) out[""] = flat.formErrors;
+  return out;
+}

@@ -1,0 +1,274 @@
+import { describe, expect, it } from "vitest";
+
+import {
+  calculatorRequestSchema,
+  initialState,
+  next,
+  parseState,
+  resetState,
+  stateToFields,
+  step1Schema,
+  step2Schema,
+  step3Schema,
+  step4Schema,
+  step5Schema,
+  type WizardState,
+} from "./wizard";
+
+const contact = { companyName: "Acme Ltd", email: "ada@acme.example", phone: "+27 11 555 1234" };
+const full: WizardState = {
+  step: 5,
+  service: "softwareDev",
+  timeframe: "urgent",
+  complexity: "complex",
+  description: "A booking app",
+  ...contact,
+};
+const at = (step: WizardState["step"], extra: Partial<WizardState> = {}): WizardState => ({ ...full, step, ...extra });
+
+const ok = (r: { success: boolean }) => r.success;
+
+describe("step schemas", () => {
+  it("step 1–3 accept only known values, with a clear message otherwise", () => {
+    expect(ok(step1Schema.safeParse({ service: "mobileApp" }))).toBe(true);
+    for (const bad of [{ service: "web" }, { service: "" }, {}, { service: "SEO" }]) {
+      const r = step1Schema.safeParse(bad);
+      expect(r.error?.issues.map((i) => i.message)).toEqual(["Please choose a service"]);
+    }
+    expect(ok(step2Schema.safeParse({ timeframe: "relaxed" }))).toBe(true);
+    expect(step2Schema.safeParse({ timeframe: "asap" }).error?.issues[0]?.message).toBe("Please choose a timeframe");
+    expect(ok(step3Schema.safeParse({ complexity: "simple" }))).toBe(true);
+    expect(step3Schema.safeParse({ complexity: "huge" }).error?.issues[0]?.message).toBe("Please choose a complexity");
+  });
+
+  it("step 4 requires a description of at most 5,000 characters", () => {
+    expect(step4Schema.parse({ description: "  An app  " })).toEqual({ description: "An app" });
+    expect(ok(step4Schema.safeParse({ description: "x".repeat(5000) }))).toBe(true);
+    expect(step4Schema.safeParse({ description: "x".repeat(5001) }).error?.issues[0]?.message).toBe(
+      "Description must be at most 5,000 characters",
+    );
+    for (const bad of ["", " \n\t ", undefined]) {
+      expect(step4Schema.safeParse({ description: bad }).error?.issues.map((i) => i.message)).toEqual([
+        "Please describe your project",
+      ]);
+    }
+  });
+
+  it("step 5 requires company name (≤120), email and phone", () => {
+    expect(step5Schema.parse({ companyName: " Acme ", email: " a@b.co ", phone: " 0115551234 " })).toEqual({
+      companyName: "Acme",
+      email: "a@b.co",
+      phone: "0115551234",
+    });
+    expect(ok(step5Schema.safeParse({ ...contact, companyName: "c".repeat(120) }))).toBe(true);
+    const r = step5Schema.safeParse({ companyName: "c".repeat(121), email: "bad", phone: "12" });
+    expect(r.error && Object.fromEntries(r.error.issues.map((i) => [i.path[0], i.message]))).toEqual({
+      companyName: "Company name must be at most 120 characters",
+      email: "Please enter a valid email address",
+      phone: "Phone number must contain at least 7 digits",
+    });
+    expect(step5Schema.safeParse({ ...contact, companyName: "   " }).error?.issues[0]?.message).toBe(
+      "Please enter your company name",
+    );
+  });
+
+  it("the whole request needs every field", () => {
+    const { step: _step, ...request } = full;
+    expect(calculatorRequestSchema.parse(request)).toEqual(request);
+    for (const key of Object.keys(request)) {
+      const partial: Record<string, unknown> = { ...request };
+      delete partial[key];
+      expect(ok(calculatorRequestSchema.safeParse(partial))).toBe(false);
+    }
+  });
+});
+
+describe("resetState / initialState", () => {
+  it("is step 1 with nothing chosen and complexity medium", () => {
+    const expected = { step: 1, complexity: "medium", description: "", companyName: "", email: "", phone: "" };
+    expect(resetState()).toEqual(expected);
+    expect(initialState).toEqual(expected);
+    expect(resetState()).not.toBe(resetState());
+  });
+});
+
+describe("next: choices (steps 1–3)", () => {
+  it("step 1 stores the service and advances", () => {
+    expect(next(resetState(), { service: "seo" })).toEqual({ state: { ...resetState(), step: 2, service: "seo" } });
+  });
+  it("step 2 stores the timeframe and advances", () => {
+    const s: WizardState = { ...resetState(), step: 2, service: "seo" };
+    expect(next(s, { timeframe: "relaxed" }).state).toEqual({ ...s, step: 3, timeframe: "relaxed" });
+  });
+  it("step 3 stores the complexity and advances", () => {
+    const s: WizardState = { ...resetState(), step: 3, service: "seo", timeframe: "relaxed" };
+    expect(next(s, { complexity: "complex" }).state).toEqual({ ...s, step: 4, complexity: "complex" });
+  });
+  it("an unknown or missing choice stays put with an error", () => {
+    const s1 = resetState();
+    expect(next(s1, { service: "blockchain" })).toEqual({ state: s1, errors: { service: ["Please choose a service"] } });
+    expect(next(s1, {})).toEqual({ state: s1, errors: { service: ["Please choose a service"] } });
+    const s2: WizardState = { ...s1, step: 2, service: "ai" };
+    expect(next(s2, { timeframe: "yesterday" })).toEqual({ state: s2, errors: { timeframe: ["Please choose a timeframe"] } });
+    const s3: WizardState = { ...s2, step: 3, timeframe: "urgent" };
+    expect(next(s3, { complexity: "" })).toEqual({ state: s3, errors: { complexity: ["Please choose a complexity"] } });
+  });
+  it("ignores fields of other steps and non-string values", () => {
+    const s: WizardState = { ...resetState(), step: 2, service: "ai" };
+    expect(next(s, { service: "seo", timeframe: "urgent" }).state).toEqual({ ...s, step: 3, timeframe: "urgent" });
+    expect(next(resetState(), { service: new Blob(["seo"]) }).errors).toEqual({ service: ["Please choose a service"] });
+  });
+  it("changing an earlier choice after going back keeps the later values", () => {
+    const s = at(1);
+    expect(next(s, { service: "zoho" }).state).toEqual({ ...full, step: 2, service: "zoho" });
+  });
+});
+
+describe("next: back", () => {
+  it.each([1, 2, 3, 4, 5] as const)("from step %i goes one step down (not below 1) keeping every value", (step) => {
+    const r = next(at(step), { intent: "back" });
+    expect(r).toEqual({ state: { ...full, step: Math.max(1, step - 1) } });
+  });
+  it("back wins over a choice sent along with it", () => {
+    expect(next(at(2), { intent: "back", timeframe: "relaxed" }).state).toEqual(at(1));
+  });
+  it("keeps what was just typed on steps 4 and 5, even if invalid", () => {
+    expect(next(at(4), { intent: "back", description: "  half-typed" }).state).toEqual(at(3, { description: "  half-typed" }));
+    expect(next(at(5), { intent: "back", companyName: "X", email: "not-yet", phone: "" }).state).toEqual(
+      at(4, { companyName: "X", email: "not-yet", phone: "" }),
+    );
+  });
+});
+
+describe("next: step 4 (description)", () => {
+  const s = at(4, { description: "", companyName: "", email: "", phone: "" });
+  it("continue stores the trimmed description and advances", () => {
+    expect(next(s, { intent: "continue", description: "  Build a shop \n" })).toEqual({
+      state: { ...s, step: 5, description: "Build a shop" },
+    });
+  });
+  it("keeps the submitted text with an error when invalid", () => {
+    expect(next(s, { intent: "continue", description: "   " })).toEqual({
+      state: { ...s, description: "   " },
+      errors: { description: ["Please describe your project"] },
+    });
+    const long = "y".repeat(5001);
+    expect(next(s, { intent: "continue", description: long })).toEqual({
+      state: { ...s, description: long },
+      errors: { description: ["Description must be at most 5,000 characters"] },
+    });
+  });
+  it("falls back to the state's description when the field is absent", () => {
+    expect(next(at(4), { intent: "continue" }).state.step).toBe(5);
+  });
+});
+
+describe("next: step 5 (send)", () => {
+  const s = at(5, { companyName: "", email: "", phone: "" });
+  it("returns the whole request when valid and stays on step 5", () => {
+    const r = next(s, { intent: "send", companyName: " Acme Ltd ", email: "ada@acme.example", phone: "+27 11 555 1234" });
+    expect(r.errors).toBeUndefined();
+    expect(r.state).toEqual(full);
+    expect(r.ready).toEqual({
+      service: "softwareDev",
+      timeframe: "urgent",
+      complexity: "complex",
+      description: "A booking app",
+      companyName: "Acme Ltd",
+      email: "ada@acme.example",
+      phone: "+27 11 555 1234",
+    });
+  });
+  it("keeps typed values and reports every invalid field", () => {
+    const r = next(s, { intent: "send", companyName: "", email: "ada@", phone: "call me" });
+    expect(r.ready).toBeUndefined();
+    expect(r.state).toEqual({ ...s, companyName: "", email: "ada@", phone: "call me" });
+    expect(r.errors).toEqual({
+      companyName: ["Please enter your company name"],
+      email: ["Please enter a valid email address"],
+      phone: ["Phone number may only contain digits, spaces and + ( ) -"],
+    });
+  });
+  it("does not send when an earlier step's value is missing (hand-built state) and goes to that step", () => {
+    const broken: WizardState = { ...s, timeframe: undefined, description: " " };
+    const r = next(broken, { intent: "send", ...contact });
+    expect(r.ready).toBeUndefined();
+    expect(r.errors).toEqual({
+      timeframe: ["Please choose a timeframe"],
+      description: ["Please describe your project"],
+    });
+    expect(r.state.step).toBe(2);
+    expect(r.state.companyName).toBe("Acme Ltd");
+  });
+});
+
+describe("hidden fields", () => {
+  it("stateToFields writes prefixed fields and leaves out empty ones", () => {
+    expect(stateToFields(resetState())).toEqual({ "state.step": "1", "state.complexity": "medium" });
+    expect(stateToFields(full)).toEqual({
+      "state.step": "5",
+      "state.service": "softwareDev",
+      "state.timeframe": "urgent",
+      "state.complexity": "complex",
+      "state.description": "A booking app",
+      "state.companyName": "Acme Ltd",
+      "state.email": "ada@acme.example",
+      "state.phone": "+27 11 555 1234",
+    });
+  });
+
+  it("parseState round-trips every reachable state", () => {
+    const states: WizardState[] = [
+      resetState(),
+      { ...resetState(), step: 2, service: "seo" },
+      { ...resetState(), step: 3, service: "seo", timeframe: "standard" },
+      { ...resetState(), step: 4, service: "seo", timeframe: "standard", complexity: "simple", description: "draft" },
+      full,
+      at(1),
+      at(4, { email: "half" }),
+    ];
+    for (const s of states) expect(parseState(stateToFields(s))).toEqual(s);
+  });
+
+  it("parseState with no fields is the initial state", () => {
+    expect(parseState({})).toEqual(resetState());
+    expect(parseState({ service: "seo", step: "3" })).toEqual(resetState()); // unprefixed names are not state
+  });
+
+  it("drops tampered values and clamps the step", () => {
+    expect(parseState({ "state.step": "5" })).toEqual(resetState());
+    expect(parseState({ "state.step": "3", "state.service": "hacking", "state.timeframe": "urgent" })).toEqual({
+      ...resetState(),
+      timeframe: "urgent",
+    });
+    expect(parseState({ "state.step": "3", "state.service": "ai" })).toEqual({ ...resetState(), step: 2, service: "ai" });
+    expect(parseState({ "state.step": "4", "state.service": "ai", "state.timeframe": "urgent", "state.complexity": "extreme" }))
+      .toEqual({ ...resetState(), step: 4, service: "ai", timeframe: "urgent" });
+    // step 5 needs a valid description
+    const noDescription = { ...stateToFields(full), "state.description": "   " };
+    expect(parseState(noDescription).step).toBe(4);
+    const tooLong = { ...stateToFields(full), "state.description": "z".repeat(5001), "state.companyName": "c".repeat(121) };
+    expect(parseState(tooLong)).toMatchObject({ step: 4, description: "", companyName: "" });
+  });
+
+  it.each(["0", "6", "2.0", " 2", "two", "", "-1", "1e0"])("an invalid step %j becomes 1", (step) => {
+    expect(parseState({ ...stateToFields(full), "state.step": step }).step).toBe(1);
+  });
+
+  it("ignores non-string and inherited values", () => {
+    expect(parseState({ "state.step": 3 as unknown as string, "state.service": ["seo"] })).toEqual(resetState());
+    const proto = Object.create({ "state.service": "seo", "state.step": "2" }) as Record<string, unknown>;
+    expect(parseState(proto)).toEqual(resetState());
+  });
+
+  it("a full no-JavaScript walk through: every post carries the state and one button", () => {
+    const post = (s: WizardState, visible: Record<string, string>) => next(parseState({ ...stateToFields(s), ...visible }), { ...stateToFields(s), ...visible });
+    let r = post(resetState(), { service: "mobileApp" });
+    r = post(r.state, { timeframe: "relaxed" });
+    r = post(r.state, { complexity: "simple" });
+    r = post(r.state, { intent: "continue", description: "An app for drivers" });
+    expect(r.state.step).toBe(5);
+    r = post(r.state, { intent: "send", companyName: "Fleet Co", email: "ops@fleet.example", phone: "011 555 0000" });
+    expect(r.ready).toMatchObject({ service: "mobileApp", timeframe: "relaxed", complexity: "simple" });
+  });
+});

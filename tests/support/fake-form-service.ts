@@ -1,0 +1,129 @@
+/**
+ * A fake form-submission service on loopback for end-to-end tests. Submissions: `POST /submit`.
+ * Control over HTTP (for Playwright workers): `POST /__mode {mode, delayMs?}`, `GET /__received`,
+ * `POST /__clear`. Use it as Playwright `globalSetup` (the default export) with a fixed
+ * FAKE_FORM_PORT, and point the app's FORM_ENDPOINT at `http://127.0.0.1:<port>/submit`.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** ok: 200 {success:true}; fail500: 500; successFalse: 200 {success:false}; hang: never answers;
+ * slow: answers ok after `delayMs`; refuse: destroys each submission's connection at once. */
+export type FakeMode = "ok" | "fail500" | "successFalse" | "hang" | "slow" | "refuse";
+export const FAKE_MODES: readonly FakeMode[] = ["ok", "fail500", "successFalse", "hang", "slow", "refuse"];
+
+export interface FakeFormService {
+  /** Base URL, e.g. "http://127.0.0.1:4599". */
+  url: string;
+  /** Where the app should post: `${url}/submit`. */
+  submitUrl: string;
+  port: number;
+  /** Every parsed JSON body received on /submit, oldest first (non-JSON bodies as raw strings). */
+  received(): unknown[];
+  clear(): void;
+  setMode(mode: FakeMode, delayMs?: number): void;
+  close(): Promise<void>;
+}
+
+const readBody = (req: IncomingMessage) =>
+  new Promise<string>((resolve, reject) => {
+    let data = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk: string) => (data.length < 1_000_000 ? (data += chunk) : req.destroy()));
+    req.on("end", () => resolve(data));
+    req.on("error", reject);
+  });
+
+const parse = (raw: string): unknown => {
+  try { return JSON.parse(raw) as unknown; } catch { return raw; } // prettier-ignore
+};
+
+const send = (res: ServerResponse, status: number, body?: unknown) => {
+  res.writeHead(status, body === undefined ? {} : { "Content-Type": "application/json" });
+  res.end(body === undefined ? undefined : JSON.stringify(body));
+};
+
+/** Starts the service on 127.0.0.1 (`port` 0, the default, picks a free port). */
+export async function startFakeFormService(
+  opts: { port?: number; host?: string; delayMs?: number } = {},
+): Promise<FakeFormService> {
+  let mode: FakeMode = "ok";
+  let delayMs = opts.delayMs ?? 2000;
+  let bodies: unknown[] = [];
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+  const setMode = (m: FakeMode, delay?: number) => {
+    if (!FAKE_MODES.includes(m)) throw new Error(`unknown mode ${String(m)}`);
+    mode = m;
+    if (delay !== undefined) delayMs = delay;
+  };
+
+  const server = createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0];
+    const handle = async () => {
+      if (req.method === "POST" && path === "/submit") {
+        if (mode === "refuse") return void req.socket.destroy();
+        bodies.push(parse(await readBody(req)));
+        if (mode === "hang") return; // keep the connection open and never answer
+        if (mode === "fail500") return send(res, 500, { success: false, message: "Internal Server Error" });
+        if (mode === "successFalse") return send(res, 200, { success: false, message: "Invalid access key" });
+        if (mode === "slow") {
+          const t = setTimeout(() => (timers.delete(t), send(res, 200, { success: true })), delayMs);
+          return void timers.add(t);
+        }
+        return send(res, 200, { success: true, message: "Email sent successfully!" });
+      }
+      if (req.method === "POST" && path === "/__mode") {
+        const body = parse(await readBody(req)) as { mode?: FakeMode; delayMs?: number } | null;
+        if (!body?.mode || !FAKE_MODES.includes(body.mode)) return send(res, 400, { error: "unknown mode" });
+        setMode(body.mode, typeof body.delayMs === "number" ? body.delayMs : undefined);
+        return send(res, 200, { mode, delayMs });
+      }
+      if (req.method === "GET" && path === "/__received") return send(res, 200, bodies);
+      if (req.method === "POST" && path === "/__clear") return (bodies = []), send(res, 204);
+      send(res, 404, { error: "not found" });
+    };
+    handle().catch(() => res.destroy());
+  });
+
+  await new Promise<void>((resolve, reject) =>
+    server.once("error", reject).listen(opts.port ?? 0, opts.host ?? "127.0.0.1", resolve),
+  );
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${opts.host ?? "127.0.0.1"}:${port}`;
+  return {
+    url,
+    submitUrl: `${url}/submit`,
+    port,
+    received: () => [...bodies],
+    clear: () => void (bodies = []),
+    setMode,
+    close: () =>
+      new Promise<void>((resolve) => {
+        timers.forEach(clearTimeout);
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Drives a running fake service from another process (e.g. a Playwright test) over HTTP. */
+export function fakeFormClient(url: string) {
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${url}${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (!res.ok) throw new Error(`fake form service: ${method} ${path} -> ${res.status}`);
+    return res.status === 204 ? undefined : ((await res.json()) as unknown);
+  };
+  return {
+    setMode: async (mode: FakeMode, delayMs?: number) => void (await call("POST", "/__mode", { mode, delayMs })),
+    received: async () => (await call("GET", "/__received")) as unknown[],
+    clear: async () => void (await call("POST", "/__clear")),
+  };
+}
+
+/** Playwright globalSetup: starts on FAKE_FORM_PORT (default: a free port), exports FAKE_FORM_URL,
+ * and returns the teardown. */
+export default async function globalSetup(): Promise<() => Promise<void>> {
+  const service = await startFakeFormService({ port: Number(process.env.FAKE_FORM_PORT ?? 0) });
+  process.env.FAKE_FORM_URL = service.url;
+  return service.close;
+}
