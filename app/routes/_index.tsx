@@ -1,6 +1,14 @@
-import type { MetaFunction } from "@remix-run/node";
+import type { ActionFunctionArgs, MetaFunction } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import { useActionData, useSearchParams } from "@remix-run/react";
+import { CALCULATOR_SENT, calculatorAction } from "~/calculator/action.server";
+import { CalculatorWizard } from "~/components/calculator-wizard";
+import { ContactForm } from "~/components/contact-form";
 import { Hero } from "~/components/hero";
 import { ServiceTabs } from "~/components/service-tabs";
+import { CONTACT_SENT, contactAction } from "~/contact/action.server";
+import { site } from "~/content/site";
+import { HONEYPOT_FIELD } from "~/utils/honeypot";
 import { seo } from "~/utils/seo";
 
 export const meta: MetaFunction = () =>
@@ -10,7 +18,19 @@ export const meta: MetaFunction = () =>
     path: "/",
   });
 
+/** Both of the page's forms post here; the calculator's posts carry its hidden `state.step`. */
+export async function action({ request }: ActionFunctionArgs) {
+  const fields = Object.fromEntries(await request.formData());
+  const isCalculator = "state.step" in fields;
+  // A bot filled the invisible honeypot: it sees success, nothing is sent.
+  if (fields[HONEYPOT_FIELD]) return redirect(isCalculator ? CALCULATOR_SENT : CONTACT_SENT, 303);
+  return isCalculator ? calculatorAction(fields) : contactAction(fields);
+}
+
 export default function Home() {
+  const result = useActionData<typeof action>();
+  const [params] = useSearchParams();
+  const sent = params.get("sent");
   return (
     <>
       <Hero />
@@ -24,21 +44,41 @@ export default function Home() {
         </div>
       </section>
       <section id="calculator" className="section section--alt" aria-labelledby="calculator-title">
-        <div className="container">
+        <div className="container split">
           <div className="section-head">
             <p className="eyebrow">Cost calculator</p>
             <h2 id="calculator-title">Estimate your project</h2>
+            <p className="lead">Five quick steps, an instant estimate in US dollars, and a written quote from us within one business day.</p>
+            <ol className="steps-list">
+              <li>Pick a service, a timeframe and how complex it is.</li>
+              <li>Describe the project in a few sentences.</li>
+              <li>Leave your details and we confirm the price in writing.</li>
+            </ol>
           </div>
+          <CalculatorWizard result={result?.form === "calculator" ? result : undefined} sent={sent === "calculator"} />
         </div>
       </section>
       <section id="contact" className="section" aria-labelledby="contact-title">
-        <div className="container">
+        <div className="container split">
           <div className="section-head">
             <p className="eyebrow">Contact</p>
             <h2 id="contact-title" tabIndex={-1}>
               Let’s talk about your project
             </h2>
+            <p className="lead">Tell us what you are working on. We reply within one business day.</p>
+            <ul className="contact-direct">
+              <li>
+                Email: <a href={`mailto:${site.email}`}>{site.email}</a>
+              </li>
+              <li>
+                Phone: <a href={site.phoneHref}>{site.phone}</a>
+              </li>
+              <li>
+                {site.address.city}, {site.address.country}
+              </li>
+            </ul>
           </div>
+          <ContactForm result={result?.form === "contact" ? result : undefined} sent={sent === "contact"} />
         </div>
       </section>
     </>

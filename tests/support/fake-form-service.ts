@@ -1,8 +1,8 @@
 /**
  * A fake form-submission service on loopback for end-to-end tests. Submissions: `POST /submit`.
  * Control over HTTP (for Playwright workers): `POST /__mode {mode, delayMs?}`, `GET /__received`,
- * `POST /__clear`. Use it as Playwright `globalSetup` (the default export) with a fixed
- * FAKE_FORM_PORT, and point the app's FORM_ENDPOINT at `http://127.0.0.1:<port>/submit`.
+ * `POST /__clear`. tests/support/global-setup.ts starts one per site under test, and each site's
+ * FORM_ENDPOINT points at its `/submit`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -118,12 +118,4 @@ export function fakeFormClient(url: string) {
     received: async () => (await call("GET", "/__received")) as unknown[],
     clear: async () => void (await call("POST", "/__clear")),
   };
-}
-
-/** Playwright globalSetup: starts on FAKE_FORM_PORT (default: a free port), exports FAKE_FORM_URL,
- * and returns the teardown. */
-export default async function globalSetup(): Promise<() => Promise<void>> {
-  const service = await startFakeFormService({ port: Number(process.env.FAKE_FORM_PORT ?? 0) });
-  process.env.FAKE_FORM_URL = service.url;
-  return service.close;
 }

@@ -1,0 +1,84 @@
+import { Form, useLocation, useNavigation } from "@remix-run/react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
+import { CONTACT_SERVICES, contactSchema, fieldErrors, type FieldErrors } from "~/contact/schema";
+import { LIMITS } from "~/calculator/fields";
+import { messages } from "~/content/messages";
+import { Field, focusFirstInvalid, Honeypot } from "./field";
+
+/** What the home action answers to a contact post that did not end in a redirect. */
+export interface ContactResult {
+  form: "contact";
+  values: Record<string, string>;
+  errors: FieldErrors | null;
+  failed: boolean;
+}
+
+/** The home page's contact form: validated in the browser when it can be, always on the server. */
+export function ContactForm({ result, sent }: { result: ContactResult | undefined; sent: boolean }) {
+  const [errors, setErrors] = useState<FieldErrors | null>(result?.errors ?? null);
+  const [status, setStatus] = useState<"sent" | "failed" | null>(result?.failed ? "failed" : sent ? "sent" : null);
+  const formRef = useRef<HTMLFormElement>(null);
+  const location = useLocation();
+  const navigation = useNavigation();
+  const sending = navigation.state !== "idle" && navigation.formData?.get("formName") === "contact";
+
+  useEffect(() => {
+    if (!result) return;
+    setErrors(result.errors);
+    setStatus(result.failed ? "failed" : null);
+  }, [result]);
+
+  useEffect(() => {
+    if (!sent) return;
+    formRef.current?.reset();
+    setErrors(null);
+    setStatus("sent");
+  }, [sent, location.key]);
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    const parsed = contactSchema.safeParse(Object.fromEntries(new FormData(event.currentTarget)));
+    if (parsed.success) return;
+    event.preventDefault();
+    setErrors(fieldErrors(parsed.error));
+    setStatus(null);
+  }
+  useEffect(() => focusFirstInvalid(formRef.current), [errors]);
+
+  const values = result?.values ?? {};
+  return (
+    <Form method="post" action="/?index#contact" ref={formRef} onSubmit={onSubmit} noValidate preventScrollReset className="card contact-form" aria-labelledby="contact-title">
+      <input type="hidden" name="formName" value="contact" />
+      <div role="status" className={status === "sent" ? "notice notice--ok" : "notice"}>
+        {status === "sent" ? messages.contactSent : ""}
+      </div>
+      <div role="alert" className={status === "failed" ? "notice notice--error" : "notice"}>
+        {status === "failed" ? messages.contactFailed : ""}
+      </div>
+      <div className="grid grid--2">
+        <Field form="contact" name="name" label="Name" errors={errors} render={(p) => <input {...p} defaultValue={values.name} maxLength={LIMITS.name} autoComplete="name" required />} />
+        <Field form="contact" name="email" label="Email" errors={errors} render={(p) => <input {...p} type="email" defaultValue={values.email} maxLength={LIMITS.email} autoComplete="email" required />} />
+      </div>
+      <Field
+        form="contact"
+        name="service"
+        label="Service"
+        errors={errors}
+        render={(p) => (
+          <select {...p} defaultValue={values.service ?? ""} required>
+            <option value="">Choose a service</option>
+            {CONTACT_SERVICES.map((s) => (
+              <option key={s.value} value={s.value}>
+                {s.label}
+              </option>
+            ))}
+          </select>
+        )}
+      />
+      <Field form="contact" name="message" label="Message" errors={errors} render={(p) => <textarea {...p} defaultValue={values.message} maxLength={LIMITS.message} rows={5} required />} />
+      <Honeypot />
+      <button className="btn" type="submit" disabled={sending}>
+        {sending ? "Sending…" : "Send message"}
+      </button>
+    </Form>
+  );
+}
