@@ -1,6 +1,7 @@
 /**
  * Payload shapes of the supported form services. Server only: requests carry the access key.
  */
+import type { PostInit } from "./http-post.server";
 import type { OutgoingMessage } from "./message.server";
 
 export type ProviderName = "web3forms" | "formspree" | "webhook";
@@ -16,7 +17,7 @@ export interface ProviderConfig {
 export interface Provider {
   name: ProviderName;
   /** The HTTP request to make for one message (always a JSON POST). */
-  buildRequest(msg: OutgoingMessage, cfg: ProviderConfig): { url: string; init: RequestInit };
+  buildRequest(msg: OutgoingMessage, cfg: ProviderConfig): { url: string; init: PostInit };
   /** Whether the service accepted the message, from the status and the (leniently parsed) body. */
   isSuccess(status: number, body: unknown): boolean;
 }
@@ -32,7 +33,7 @@ function jsonPost(url: string, payload: unknown, headers: Record<string, string>
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "application/json", ...headers },
       body: JSON.stringify(payload),
-    } satisfies RequestInit,
+    } satisfies PostInit,
   };
 }
 

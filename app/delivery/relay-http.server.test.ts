@@ -1,4 +1,4 @@
-// The relay against real sockets: the e2e fake form service, with Node's own fetch.
+// The relay against real sockets (the e2e fake form service) through its default transport, node:http.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 import { calculatorMessage } from "./message.server";

@@ -6,6 +6,7 @@
 import { appendFile, mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 
+import { httpPost, type HttpPost } from "./http-post.server";
 import type { OutgoingMessage } from "./message.server";
 import { isProviderName, PROVIDER_NAMES, PROVIDERS, type ProviderName } from "./providers.server";
 
@@ -31,7 +32,8 @@ export interface RelayConfig {
 }
 
 export interface RelayDeps {
-  fetch?: typeof fetch;
+  /** The transport; default `httpPost` (node:http). Anything fetch-shaped works, e.g. in tests. */
+  fetch?: HttpPost;
   /** Receives one structured event per delivery. Default: one JSON line on stdout/stderr. */
   log?: (event: Record<string, unknown>) => void;
   now?: () => number;
@@ -122,7 +124,7 @@ export function createRelay(cfg: RelayConfig, deps: RelayDeps = {}): Relay {
     });
     const attempt = (async (): Promise<Outcome> => {
       const { url, init } = provider.buildRequest(msg, { endpoint: cfg.endpoint, accessKey, inbox: cfg.inbox });
-      const res = await (deps.fetch ?? globalThis.fetch)(url, { ...init, signal: controller.signal });
+      const res = await (deps.fetch ?? httpPost)(url, { ...init, signal: controller.signal });
       const body = parseLenient(await res.text());
       return { kind: "response", status: res.status, body };
     })().catch((error: unknown): Outcome => (timedOut ? { kind: "timeout" } : { kind: "error", error }));

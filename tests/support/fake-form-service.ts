@@ -1,7 +1,7 @@
 /**
  * A fake form-submission service on loopback for end-to-end tests. Submissions: `POST /submit`.
  * Control over HTTP (for Playwright workers): `POST /__mode {mode, delayMs?}`, `GET /__received`,
- * `POST /__clear`. tests/support/global-setup.ts starts one per site under test, and each site's
+ * `POST /__clear`, each optionally scoped with `?match=<token>` to submissions containing it. tests/support/global-setup.ts starts one per site under test, and each site's
  * FORM_ENDPOINT points at its `/submit`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -18,10 +18,12 @@ export interface FakeFormService {
   /** Where the app should post: `${url}/submit`. */
   submitUrl: string;
   port: number;
-  /** Every parsed JSON body received on /submit, oldest first (non-JSON bodies as raw strings). */
-  received(): unknown[];
-  clear(): void;
-  setMode(mode: FakeMode, delayMs?: number): void;
+  /** Every parsed JSON body received on /submit, oldest first (non-JSON bodies as raw strings);
+   * with `match`, only those whose raw body contains it. */
+  received(match?: string): unknown[];
+  clear(match?: string): void;
+  /** With `match`, the mode applies only to submissions whose raw body contains it. */
+  setMode(mode: FakeMode, delayMs?: number, match?: string): void;
   close(): Promise<void>;
 }
 
@@ -49,37 +51,49 @@ export async function startFakeFormService(
 ): Promise<FakeFormService> {
   let mode: FakeMode = "ok";
   let delayMs = opts.delayMs ?? 2000;
-  let bodies: unknown[] = [];
+  let bodies: { raw: string; parsed: unknown }[] = [];
+  // Modes scoped to submissions whose body contains a token, so concurrent tests don't collide.
+  const scoped = new Map<string, FakeMode>();
   const timers = new Set<ReturnType<typeof setTimeout>>();
-  const setMode = (m: FakeMode, delay?: number) => {
+  const setMode = (m: FakeMode, delay?: number, match?: string) => {
     if (!FAKE_MODES.includes(m)) throw new Error(`unknown mode ${String(m)}`);
-    mode = m;
+    if (match) scoped.set(match, m);
+    else mode = m;
     if (delay !== undefined) delayMs = delay;
+  };
+  const received = (match?: string) => bodies.filter((b) => !match || b.raw.includes(match)).map((b) => b.parsed);
+  const clear = (match?: string) => {
+    bodies = match ? bodies.filter((b) => !b.raw.includes(match)) : [];
+    if (match) scoped.delete(match);
+    else scoped.clear();
   };
 
   const server = createServer((req, res) => {
-    const path = (req.url ?? "/").split("?")[0];
+    const url = new URL(req.url ?? "/", "http://fake");
+    const match = url.searchParams.get("match") ?? undefined;
     const handle = async () => {
-      if (req.method === "POST" && path === "/submit") {
-        if (mode === "refuse") return void req.socket.destroy();
-        bodies.push(parse(await readBody(req)));
-        if (mode === "hang") return; // keep the connection open and never answer
-        if (mode === "fail500") return send(res, 500, { success: false, message: "Internal Server Error" });
-        if (mode === "successFalse") return send(res, 200, { success: false, message: "Invalid access key" });
-        if (mode === "slow") {
+      if (req.method === "POST" && url.pathname === "/submit") {
+        const raw = await readBody(req);
+        bodies.push({ raw, parsed: parse(raw) });
+        const m = [...scoped].find(([token]) => raw.includes(token))?.[1] ?? mode;
+        if (m === "refuse") return void req.socket.destroy();
+        if (m === "hang") return; // keep the connection open and never answer
+        if (m === "fail500") return send(res, 500, { success: false, message: "Internal Server Error" });
+        if (m === "successFalse") return send(res, 200, { success: false, message: "Invalid access key" });
+        if (m === "slow") {
           const t = setTimeout(() => (timers.delete(t), send(res, 200, { success: true })), delayMs);
           return void timers.add(t);
         }
         return send(res, 200, { success: true, message: "Email sent successfully!" });
       }
-      if (req.method === "POST" && path === "/__mode") {
+      if (req.method === "POST" && url.pathname === "/__mode") {
         const body = parse(await readBody(req)) as { mode?: FakeMode; delayMs?: number } | null;
         if (!body?.mode || !FAKE_MODES.includes(body.mode)) return send(res, 400, { error: "unknown mode" });
-        setMode(body.mode, typeof body.delayMs === "number" ? body.delayMs : undefined);
-        return send(res, 200, { mode, delayMs });
+        setMode(body.mode, typeof body.delayMs === "number" ? body.delayMs : undefined, match);
+        return send(res, 200, { mode: body.mode, delayMs });
       }
-      if (req.method === "GET" && path === "/__received") return send(res, 200, bodies);
-      if (req.method === "POST" && path === "/__clear") return (bodies = []), send(res, 204);
+      if (req.method === "GET" && url.pathname === "/__received") return send(res, 200, received(match));
+      if (req.method === "POST" && url.pathname === "/__clear") return clear(match), send(res, 204);
       send(res, 404, { error: "not found" });
     };
     handle().catch(() => res.destroy());
@@ -89,13 +103,13 @@ export async function startFakeFormService(
     server.once("error", reject).listen(opts.port ?? 0, opts.host ?? "127.0.0.1", resolve),
   );
   const { port } = server.address() as AddressInfo;
-  const url = `http://${opts.host ?? "127.0.0.1"}:${port}`;
+  const base = `http://${opts.host ?? "127.0.0.1"}:${port}`;
   return {
-    url,
-    submitUrl: `${url}/submit`,
+    url: base,
+    submitUrl: `${base}/submit`,
     port,
-    received: () => [...bodies],
-    clear: () => void (bodies = []),
+    received,
+    clear,
     setMode,
     close: () =>
       new Promise<void>((resolve) => {
@@ -107,9 +121,10 @@ export async function startFakeFormService(
 }
 
 /** Drives a running fake service from another process (e.g. a Playwright test) over HTTP. */
-export function fakeFormClient(url: string) {
+export function fakeFormClient(url: string, match?: string) {
+  const q = match ? `?match=${encodeURIComponent(match)}` : "";
   const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${url}${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${url}${path}${q}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
     if (!res.ok) throw new Error(`fake form service: ${method} ${path} -> ${res.status}`);
     return res.status === 204 ? undefined : ((await res.json()) as unknown);
   };

@@ -1,15 +1,20 @@
 import { test as base } from "@playwright/test";
+import { randomUUID } from "node:crypto";
 import { fakeFormClient } from "./fake-form-service";
 import { sites } from "./sites";
 
-/** `formService`: the fake form service behind this project's site, reset to "ok" and emptied. */
-export const test = base.extend<{ formService: ReturnType<typeof fakeFormClient> }>({
+type FormService = ReturnType<typeof fakeFormClient> & { token: string };
+
+/**
+ * `formService`: the fake form service behind this project's site, scoped to this test. Tests in
+ * one project share a service and run in parallel, so each test puts `token` in what it submits
+ * (e.g. in the company name); modes and `received()` then concern only its own submissions.
+ */
+export const test = base.extend<{ formService: FormService }>({
   formService: async ({}, use, testInfo) => {
     const site = testInfo.project.name === "no-js" ? sites.noJs : sites.js;
-    const client = fakeFormClient(site.formServiceUrl!);
-    await client.setMode("ok");
-    await client.clear();
-    await use(client);
+    const token = `t${randomUUID().slice(0, 8)}`;
+    await use({ ...fakeFormClient(site.formServiceUrl!, token), token });
   },
 });
 

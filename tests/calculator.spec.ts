@@ -1,0 +1,285 @@
+import type { Page } from "@playwright/test";
+import { site } from "../app/content/site";
+import { expect, test } from "./support/fixtures";
+import { sites, TEST_ACCESS_KEY } from "./support/sites";
+
+const SUCCESS = "Thank you! We will contact you shortly.";
+const FAILURE = "There was an error submitting your request. Please try again.";
+
+interface Order {
+  service: string;
+  timeframe: string;
+  complexity: string;
+  description: string;
+  company: string;
+  email: string;
+  phone: string;
+}
+
+const order: Order = {
+  service: "Software Development",
+  timeframe: "Urgent (1-2 weeks)",
+  complexity: "Complex",
+  description: "A dispatch app for 40 drivers,\nwith proof of delivery photos.",
+  company: "Gauteng Freight (Pty) Ltd",
+  email: "ops@gautengfreight.co.za",
+  phone: "+27 11 555 0101",
+};
+
+/** The order with this test's token in its company name, so the fake service can tell it apart. */
+const tagged = (o: Order, token: string): Order => ({ ...o, company: `${o.company} ${token}` });
+
+const calculator = (page: Page) => page.locator("#calculator");
+const progress = (page: Page) => calculator(page).getByText(/^Step \d of 5$/);
+
+async function chooseUpToDetails(page: Page, o: Order) {
+  const calc = calculator(page);
+  await page.goto("/");
+  await expect(progress(page)).toHaveText("Step 1 of 5");
+  await calc.getByRole("button", { name: o.service, exact: true }).click();
+  await expect(progress(page)).toHaveText("Step 2 of 5");
+  await calc.getByRole("button", { name: o.timeframe, exact: true }).click();
+  await expect(progress(page)).toHaveText("Step 3 of 5");
+  await calc.getByRole("button", { name: o.complexity, exact: true }).click();
+  await expect(progress(page)).toHaveText("Step 4 of 5");
+  await calc.getByLabel("Project description").fill(o.description);
+  await calc.getByRole("button", { name: "Continue" }).click();
+  await expect(progress(page)).toHaveText("Step 5 of 5");
+  await calc.getByLabel("Company name").fill(o.company);
+  await calc.getByLabel("Email").fill(o.email);
+  await calc.getByLabel("Phone").fill(o.phone);
+}
+
+const combinations: [Partial<Order>, string][] = [
+  [{}, "$5,625"],
+  [{ service: "Mobile App Development", timeframe: "Relaxed (5-8 weeks)", complexity: "Simple" }, "$3,200"],
+  [{ service: "SEO & Digital Marketing", timeframe: "Standard (3-4 weeks)", complexity: "Medium" }, "$1,000"],
+  [{ service: "Zoho Solutions", timeframe: "Urgent (1-2 weeks)", complexity: "Simple" }, "$2,400"],
+];
+
+for (const [change, price] of combinations) {
+  const choice = { ...order, ...change };
+  test(`the wizard sends ${choice.service} / ${choice.timeframe} / ${choice.complexity} at ${price} with every field`, async ({ page, formService }) => {
+    const o = tagged(choice, formService.token);
+    await chooseUpToDetails(page, o);
+    await expect(calculator(page).locator(".estimate")).toContainText(price);
+    await calculator(page).getByRole("button", { name: "Send my request" }).click();
+
+    await expect(calculator(page).getByRole("status")).toHaveText(SUCCESS);
+    await expect(progress(page)).toHaveText("Step 1 of 5");
+    const [payload] = (await formService.received()) as Record<string, string>[];
+    expect(payload).toMatchObject({ access_key: TEST_ACCESS_KEY, to: site.email, from_name: o.company });
+    expect(payload!.subject).toContain(o.company);
+    for (const line of [
+      `Service: ${o.service}`,
+      `Timeframe: ${o.timeframe}`,
+      `Complexity: ${o.complexity}`,
+      "Description: A dispatch app for 40 drivers,",
+      "with proof of delivery photos.",
+      `Estimated cost: ${price}`,
+      `Company: ${o.company}`,
+      `Email: ${o.email}`,
+      `Phone: ${o.phone}`,
+    ]) {
+      expect(payload!.message).toContain(line);
+    }
+  });
+}
+
+test("after a successful send the wizard starts over with every field cleared and complexity back to Medium", async ({ page }) => {
+  await chooseUpToDetails(page, order);
+  await calculator(page).getByRole("button", { name: "Send my request" }).click();
+  await expect(calculator(page).getByRole("status")).toHaveText(SUCCESS);
+  await expect(page).toHaveURL(/\?sent=calculator#calculator$/);
+
+  const calc = calculator(page);
+  await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
+  await calc.getByRole("button", { name: "Standard (3-4 weeks)" }).click();
+  await expect(calc.getByRole("button", { name: "Medium" })).toHaveAttribute("aria-current", "true");
+  await expect(calc.getByRole("button", { name: "Complex" })).not.toHaveAttribute("aria-current", "true");
+  await calc.getByRole("button", { name: "Medium" }).click();
+  await expect(calc.getByLabel("Project description")).toHaveValue("");
+  await calc.getByLabel("Project description").fill("Chatbot");
+  await calc.getByRole("button", { name: "Continue" }).click();
+  await expect(calc.getByLabel("Company name")).toHaveValue("");
+  await expect(calc.getByLabel("Email")).toHaveValue("");
+  await expect(calc.getByLabel("Phone")).toHaveValue("");
+  await expect(calc.locator(".estimate")).toContainText("$3,000");
+});
+
+test("Back goes one step at a time and keeps what was chosen and typed", async ({ page }) => {
+  await chooseUpToDetails(page, order);
+  const calc = calculator(page);
+  await calc.getByRole("button", { name: "Back" }).click();
+  await expect(progress(page)).toHaveText("Step 4 of 5");
+  await expect(calc.getByLabel("Project description")).toHaveValue(order.description);
+  await calc.getByRole("button", { name: "Back" }).click();
+  await expect(progress(page)).toHaveText("Step 3 of 5");
+  await expect(calc.getByRole("button", { name: "Complex" })).toHaveAttribute("aria-current", "true");
+  await calc.getByRole("button", { name: "Back" }).click();
+  await expect(progress(page)).toHaveText("Step 2 of 5");
+  await expect(calc.getByRole("button", { name: "Urgent (1-2 weeks)" })).toHaveAttribute("aria-current", "true");
+  await calc.getByRole("button", { name: "Back" }).click();
+  await expect(progress(page)).toHaveText("Step 1 of 5");
+  await expect(calc.getByRole("button", { name: "Software Development" })).toHaveAttribute("aria-current", "true");
+  await expect(calc.getByRole("button", { name: "Back" })).toHaveCount(0);
+
+  await calc.getByRole("button", { name: "Software Development" }).click();
+  await calc.getByRole("button", { name: "Urgent (1-2 weeks)" }).click();
+  await calc.getByRole("button", { name: "Complex" }).click();
+  await calc.getByRole("button", { name: "Continue" }).click();
+  await expect(calc.getByLabel("Company name")).toHaveValue(order.company);
+  await expect(calc.getByLabel("Phone")).toHaveValue(order.phone);
+});
+
+test("invalid contact details get a message next to each field, keep their values, and send nothing", async ({ page, formService }) => {
+  await chooseUpToDetails(page, tagged({ ...order, email: "not-an-email", phone: "call me" }, formService.token));
+  const calc = calculator(page);
+  await calc.getByLabel("Company name").fill("   ");
+  await calc.getByRole("button", { name: "Send my request" }).click();
+
+  await expect(calc.getByLabel("Email")).toHaveAttribute("aria-invalid", "true");
+  await expect(calc.getByLabel("Email")).toHaveAccessibleDescription("Please enter a valid email address");
+  await expect(calc.getByLabel("Phone")).toHaveAccessibleDescription(/Phone number may only contain digits/);
+  await expect(calc.getByLabel("Company name")).toHaveAccessibleDescription("Please enter your company name");
+  await expect(calc.getByLabel("Email")).toHaveValue("not-an-email");
+  await expect(calc.getByLabel("Phone")).toHaveValue("call me");
+  await expect(progress(page)).toHaveText("Step 5 of 5");
+  expect(await formService.received()).toEqual([]);
+});
+
+test("an empty description is refused on step 4", async ({ page }) => {
+  await page.goto("/");
+  const calc = calculator(page);
+  await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
+  await calc.getByRole("button", { name: "Relaxed (5-8 weeks)" }).click();
+  await calc.getByRole("button", { name: "Simple" }).click();
+  await calc.getByRole("button", { name: "Continue" }).click();
+  await expect(progress(page)).toHaveText("Step 4 of 5");
+  await expect(calc.getByLabel("Project description")).toHaveAccessibleDescription(/Please describe your project/);
+});
+
+const failures = [
+  ["fail500", "the service answers 500"],
+  ["successFalse", "the service answers success:false"],
+  ["refuse", "the connection is refused"],
+  ["hang", "the service never answers"],
+] as const;
+
+for (const [mode, what] of failures) {
+  test(`when ${what}, the visitor sees the failure text with everything kept, and a retry needs no retyping`, async ({ page, formService }) => {
+    await formService.setMode(mode);
+    const o = tagged(order, formService.token);
+    await chooseUpToDetails(page, o);
+    const started = Date.now();
+    await calculator(page).getByRole("button", { name: "Send my request" }).click();
+    await expect(calculator(page).getByRole("alert")).toHaveText(FAILURE, { timeout: 15_000 });
+    expect(Date.now() - started).toBeLessThan(11_000);
+    await expect(progress(page)).toHaveText("Step 5 of 5");
+    const calc = calculator(page);
+    await expect(calc.getByLabel("Company name")).toHaveValue(o.company);
+    await expect(calc.getByLabel("Email")).toHaveValue(o.email);
+    await expect(calc.getByLabel("Phone")).toHaveValue(o.phone);
+    await expect(calc.locator(".estimate")).toContainText("$5,625");
+
+    await formService.setMode("ok");
+    await formService.clear();
+    await calc.getByRole("button", { name: "Send my request" }).click();
+    await expect(calc.getByRole("status")).toHaveText(SUCCESS);
+    const received = (await formService.received()) as Record<string, string>[];
+    expect(received).toHaveLength(1);
+    expect(received[0]!.message).toContain("Description: A dispatch app for 40 drivers,");
+    expect(received[0]!.message).toContain(`Company: ${o.company}`);
+  });
+}
+
+test("a refresh after a successful send does not send again", async ({ page, formService }) => {
+  await chooseUpToDetails(page, tagged(order, formService.token));
+  await calculator(page).getByRole("button", { name: "Send my request" }).click();
+  await expect(calculator(page).getByRole("status")).toHaveText(SUCCESS);
+  await page.reload();
+  await expect(progress(page)).toHaveText("Step 1 of 5");
+  expect(await formService.received()).toHaveLength(1);
+});
+
+test.describe("with JavaScript", () => {
+  test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, "enhancements only");
+
+  test("steps 1-4 advance without a request, and focus moves to each new step's heading", async ({ page }) => {
+    await page.goto("/");
+    const posts: string[] = [];
+    page.on("request", (r) => r.method() === "POST" && posts.push(r.url()));
+    const calc = calculator(page);
+    await calc.getByRole("button", { name: "SEO & Digital Marketing" }).click();
+    await expect(calc.getByRole("heading", { name: "When do you need it?" })).toBeFocused();
+    await calc.getByRole("button", { name: "Standard (3-4 weeks)" }).click();
+    await expect(calc.getByRole("heading", { name: "How complex is it?" })).toBeFocused();
+    await calc.getByRole("button", { name: "Back" }).click();
+    await expect(calc.getByRole("heading", { name: "When do you need it?" })).toBeFocused();
+    await calc.getByRole("button", { name: "Standard (3-4 weeks)" }).click();
+    await calc.getByRole("button", { name: "Medium" }).click();
+    await calc.getByLabel("Project description").fill("Local SEO for three branches");
+    await calc.getByRole("button", { name: "Continue" }).click();
+    await expect(calc.getByRole("heading", { name: "Where should we send your estimate?" })).toBeFocused();
+    expect(posts).toEqual([]);
+  });
+
+  test("a reload keeps the visitor's place", async ({ page }) => {
+    await chooseUpToDetails(page, order);
+    await page.reload();
+    await expect(progress(page)).toHaveText("Step 5 of 5");
+    await expect(calculator(page).locator(".estimate")).toContainText("$5,625");
+    await calculator(page).getByRole("button", { name: "Back" }).click();
+    await expect(calculator(page).getByLabel("Project description")).toHaveValue(order.description);
+  });
+
+  test("invalid fields are caught in the browser and focus goes to the first", async ({ page, formService }) => {
+    await chooseUpToDetails(page, tagged({ ...order, email: "nope" }, formService.token));
+    await calculator(page).getByRole("button", { name: "Send my request" }).click();
+    await expect(calculator(page).getByLabel("Email")).toBeFocused();
+    expect(await formService.received()).toEqual([]);
+  });
+});
+
+test("the access key appears in no HTML or JavaScript the site serves", async ({ page, request, formService }) => {
+  const bodies: string[] = [];
+  page.on("response", async (response) => {
+    const type = response.headers()["content-type"] ?? "";
+    if (/html|javascript|json/.test(type)) bodies.push(await response.text().catch(() => ""));
+  });
+  for (const path of ["/", "/services", "/work", "/about", "/no-such-page"]) await page.goto(path);
+  // A failed send renders the page from the action: the key is not in that either.
+  await formService.setMode("fail500");
+  await chooseUpToDetails(page, tagged(order, formService.token));
+  await calculator(page).getByRole("button", { name: "Send my request" }).click();
+  await expect(calculator(page).getByRole("alert")).toHaveText(FAILURE);
+
+  // Every script the home page loads, whether or not this project runs them.
+  const html = await (await request.get("/")).text();
+  const srcs = new Set([...html.matchAll(/(?:src|href)="(\/build\/[^"]+\.js)"/g)].map((m) => m[1]!));
+  expect(srcs.size).toBeGreaterThan(0);
+  for (const src of srcs) bodies.push(await (await request.get(src)).text());
+  bodies.push(html);
+  for (const body of bodies) expect(body).not.toContain(TEST_ACCESS_KEY);
+});
+
+test("with no key configured, a send lands in the outbox file and the visitor sees success", async ({ page }) => {
+  const { readFile } = await import("node:fs/promises");
+  const company = `Outbox Test ${test.info().project.name} ${Date.now()}`;
+  await page.goto(sites.outbox.url + "/");
+  const calc = calculator(page);
+  await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
+  await calc.getByRole("button", { name: "Urgent (1-2 weeks)" }).click();
+  await calc.getByRole("button", { name: "Complex" }).click();
+  await calc.getByLabel("Project description").fill("Invoice capture");
+  await calc.getByRole("button", { name: "Continue" }).click();
+  await calc.getByLabel("Company name").fill(company);
+  await calc.getByLabel("Email").fill("finance@example.co.za");
+  await calc.getByLabel("Phone").fill("011 555 0199");
+  await calc.getByRole("button", { name: "Send my request" }).click();
+  await expect(calc.getByRole("status")).toHaveText(SUCCESS);
+  const lines = (await readFile(sites.outbox.env.OUTBOX_FILE!, "utf8")).trim().split("\n").map((l) => JSON.parse(l) as Record<string, string>);
+  const mine = lines.find((l) => l.from_name === company);
+  expect(mine?.message).toContain("Estimated cost: $6,750");
+  expect(JSON.stringify(mine)).not.toContain(TEST_ACCESS_KEY);
+});
