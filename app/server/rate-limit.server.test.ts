@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 
-import { clientKey, createRateLimits, PER_CLIENT_LIMITS, SITE_KEY, SITE_WIDE_LIMITS } from "./rate-limit.server";
+import {
+  clientKey,
+  createRateLimits,
+  getSharedRateLimits,
+  PER_CLIENT_LIMITS,
+  SITE_KEY,
+  SITE_WIDE_LIMITS,
+} from "./rate-limit.server";
 
 async function drain(consume: () => Promise<{ ok: boolean }>, n: number): Promise<boolean[]> {
   const results: boolean[] = [];
@@ -68,6 +75,28 @@ describe("createRateLimits (memory)", () => {
     expect(after).toBe(before);
     expect(await limits.ready()).toBe(true);
     await expect(limits.close()).resolves.toBeUndefined();
+  });
+});
+
+describe("getSharedRateLimits", () => {
+  it("returns one instance per process and registers one close() per signal", async () => {
+    const before = { SIGTERM: process.listeners("SIGTERM"), SIGINT: process.listeners("SIGINT") };
+    try {
+      const first = getSharedRateLimits({});
+      expect(getSharedRateLimits({})).toBe(first);
+      expect(getSharedRateLimits({ redisUrl: "redis://ignored.example" })).toBe(first);
+      expect(process.listenerCount("SIGTERM")).toBe(before.SIGTERM.length + 1);
+      expect(process.listenerCount("SIGINT")).toBe(before.SIGINT.length + 1);
+      expect(first.status()).toBe("memory");
+    } finally {
+      // do not leave a signal listener in the test worker (it would stop a SIGTERM from ending it)
+      for (const signal of ["SIGTERM", "SIGINT"] as const) {
+        for (const listener of process.listeners(signal)) {
+          if (!before[signal].includes(listener)) process.off(signal, listener);
+        }
+      }
+      delete (globalThis as Record<symbol, unknown>)[Symbol.for("agency-site.rateLimits")];
+    }
   });
 });
 

@@ -19,8 +19,10 @@
  * would let one person lock every visitor out of the contact form for ten minutes.
  *
  * Lifecycle: memory limiters only use unref'd timers (rate-limiter-flexible's MemoryStorage) and
- * never keep the process alive. A Redis client does, until `close()` is called: call it on
- * SIGTERM/SIGINT (remix-serve only closes its HTTP server on those signals).
+ * never keep the process alive. A Redis client does, until `close()` is called: remix-serve only
+ * closes its HTTP server on SIGTERM/SIGINT, so a build holding an open client never exits on its
+ * own. Use `getSharedRateLimits(cfg)` in app code: one instance per process, closed on those
+ * signals.
  */
 import { isIP } from "node:net";
 
@@ -195,6 +197,35 @@ export function createRateLimits(cfg: { redisUrl?: string | undefined }, opts: R
       return closing;
     },
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// One instance per process
+
+const SHARED = Symbol.for("agency-site.rateLimits");
+
+/**
+ * The process-wide instance, created on first use and kept on globalThis so that re-importing
+ * the server build (remix dev re-imports it on every change) does not open another Redis client
+ * or add another signal listener each time. Its close() runs on the first SIGTERM/SIGINT, next
+ * to remix-serve's own server.close(): without that, an open Redis connection keeps the process
+ * alive after remix-serve has stopped serving (see the module comment). Requests still in flight
+ * after the signal fall back to the in-memory insurance limiters.
+ */
+export function getSharedRateLimits(cfg: { redisUrl?: string | undefined }, opts?: RateLimitOptions): RateLimits {
+  const store = globalThis as typeof globalThis & { [SHARED]?: RateLimits };
+  let limits = store[SHARED];
+  if (!limits) {
+    const created = createRateLimits(cfg, opts);
+    limits = created;
+    store[SHARED] = created;
+    for (const signal of ["SIGTERM", "SIGINT"] as const) {
+      process.once(signal, () => {
+        void created.close();
+      });
+    }
+  }
+  return limits;
 }
 
 // ---------------------------------------------------------------------------------------------
