@@ -1,0 +1,86 @@
+import type { HeadersFunction } from "@remix-run/node";
+import { describe, expect, it } from "vitest";
+
+import { cacheHeaders, enforceDocumentCachePolicy, pageHeaders } from "./cache-headers";
+
+const none = () => new Headers();
+
+describe("cacheHeaders", () => {
+  it("has the agreed values", () => {
+    expect(cacheHeaders.page).toBe("public, max-age=0, s-maxage=300, stale-while-revalidate=86400");
+    expect(cacheHeaders.private).toBe("private, no-store");
+  });
+});
+
+describe("pageHeaders", () => {
+  it("fits Remix's HeadersFunction type", () => {
+    const headers: HeadersFunction = pageHeaders;
+    expect(typeof headers).toBe("function");
+  });
+
+  it("is public for a plain GET", () => {
+    expect(pageHeaders({ actionHeaders: none(), loaderHeaders: none(), parentHeaders: none() })).toEqual({
+      "Cache-Control": cacheHeaders.page,
+    });
+  });
+
+  it("is private when the route's action ran (json() data always carries a Content-Type)", () => {
+    const actionHeaders = new Headers({ "Content-Type": "application/json; charset=utf-8" });
+    expect(pageHeaders({ actionHeaders, loaderHeaders: none() })["Cache-Control"]).toBe(cacheHeaders.private);
+  });
+
+  it("is private when an error boundary renders", () => {
+    expect(pageHeaders({ actionHeaders: none(), loaderHeaders: none(), errorHeaders: new Headers() })["Cache-Control"]).toBe(
+      cacheHeaders.private,
+    );
+  });
+
+  it.each(["private, no-store", "no-store", "private", "public, NO-STORE"])(
+    "stays private under a parent that said %j",
+    (value) => {
+      const parentHeaders = new Headers({ "Cache-Control": value });
+      expect(pageHeaders({ actionHeaders: none(), loaderHeaders: none(), parentHeaders })["Cache-Control"]).toBe(
+        cacheHeaders.private,
+      );
+    },
+  );
+
+  it("does not mistake a public parent for private", () => {
+    const parentHeaders = new Headers({ "Cache-Control": cacheHeaders.page });
+    expect(pageHeaders({ actionHeaders: none(), loaderHeaders: none(), parentHeaders })["Cache-Control"]).toBe(
+      cacheHeaders.page,
+    );
+  });
+
+  it("keeps a loader's explicit Cache-Control on a GET, but not on a post", () => {
+    const loaderHeaders = new Headers({ "Cache-Control": "public, max-age=3600" });
+    expect(pageHeaders({ actionHeaders: none(), loaderHeaders })["Cache-Control"]).toBe("public, max-age=3600");
+    const actionHeaders = new Headers({ "Content-Type": "application/json" });
+    expect(pageHeaders({ actionHeaders, loaderHeaders })["Cache-Control"]).toBe(cacheHeaders.private);
+  });
+});
+
+describe("enforceDocumentCachePolicy", () => {
+  const publicHeaders = () => new Headers({ "Cache-Control": cacheHeaders.page });
+
+  it.each([
+    ["GET", 200, cacheHeaders.page],
+    ["HEAD", 200, cacheHeaders.page],
+    ["GET", 404, cacheHeaders.private],
+    ["GET", 500, cacheHeaders.private],
+    ["GET", 400, cacheHeaders.private],
+    ["POST", 200, cacheHeaders.private],
+    ["POST", 400, cacheHeaders.private],
+  ])("%s answered %i → %s", (method, status, expected) => {
+    const headers = publicHeaders();
+    const out = enforceDocumentCachePolicy(new Request("http://a.example/", { method }), status, headers);
+    expect(out).toBe(headers);
+    expect(headers.get("cache-control")).toBe(expected);
+  });
+
+  it("leaves a successful GET without Cache-Control alone", () => {
+    const headers = new Headers();
+    enforceDocumentCachePolicy(new Request("http://a.example/"), 200, headers);
+    expect(headers.has("cache-control")).toBe(false);
+  });
+});
