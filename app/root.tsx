@@ -3,10 +3,13 @@ import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, 
 import type { ReactNode } from "react";
 import { SiteFooter } from "~/components/site-footer";
 import { SiteHeader } from "~/components/site-header";
-import { NotFound, ServerError } from "~/components/error-pages";
+import { NotFound, RequestRefused, ServerError } from "~/components/error-pages";
 import { site } from "~/content/site";
+import { pageHeaders } from "~/server/cache-headers";
 import stylesheet from "~/styles/app.css";
 import { useNonce } from "~/utils/nonce";
+
+export const headers = pageHeaders;
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },
@@ -17,7 +20,8 @@ export const links: LinksFunction = () => [
 export const meta: MetaFunction = ({ error }) => {
   if (!error) return [];
   const notFound = isRouteErrorResponse(error) && error.status === 404;
-  return [{ title: `${notFound ? "Page not found" : "Something went wrong"} | ${site.name}` }, { name: "robots", content: "noindex" }];
+  const title = notFound ? "Page not found" : isRouteErrorResponse(error) && error.status < 500 ? "Request not accepted" : "Something went wrong";
+  return [{ title: `${title} | ${site.name}` }, { name: "robots", content: "noindex" }];
 };
 
 export function Layout({ children }: { children: ReactNode }) {
@@ -54,6 +58,9 @@ export default function App() {
 export function ErrorBoundary() {
   const error = useRouteError();
   if (isRouteErrorResponse(error) && error.status === 404) return <NotFound />;
+  if (isRouteErrorResponse(error) && error.status < 500) {
+    return <RequestRefused status={error.status} message={typeof error.data === "string" ? error.data : "Please go back and try again."} />;
+  }
   // Never show a stack trace to a visitor; the server has already logged it.
   return <ServerError />;
 }

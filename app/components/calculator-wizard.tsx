@@ -3,15 +3,15 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import type { FieldErrors } from "~/calculator/fields";
 import { COMPLEXITIES, estimate, formatUsd, SERVICES, TIMEFRAMES } from "~/calculator/pricing";
 import { INTENT, INTENT_FIELD, LIMITS, next, parseState, resetState, STEP_COUNT, stateToFields, type WizardState } from "~/calculator/wizard";
-import { messages } from "~/content/messages";
-import { Field, focusFirstInvalid, Honeypot } from "./field";
+import { messages, type FormProblem } from "~/content/messages";
+import { Field, focusFirstInvalid, FormNotices, Honeypot } from "./field";
 
 /** What the home action answers to a calculator post that did not end in a redirect. */
 export interface CalculatorResult {
   form: "calculator";
   state: WizardState;
   errors: FieldErrors | null;
-  failed: boolean;
+  problem: FormProblem | null;
 }
 
 const STORAGE_KEY = "calculator-wizard";
@@ -32,7 +32,7 @@ const HEADINGS = {
 export function CalculatorWizard({ result, sent }: { result: CalculatorResult | undefined; sent: boolean }) {
   const [state, setState] = useState<WizardState>(() => result?.state ?? resetState());
   const [errors, setErrors] = useState<FieldErrors | null>(result?.errors ?? null);
-  const [status, setStatus] = useState<"sent" | "failed" | null>(result?.failed ? "failed" : sent ? "sent" : null);
+  const [status, setStatus] = useState<"sent" | FormProblem | null>(result?.problem ?? (sent ? "sent" : null));
   const heading = useRef<HTMLHeadingElement>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const focusOnStep = useRef(false);
@@ -46,7 +46,7 @@ export function CalculatorWizard({ result, sent }: { result: CalculatorResult | 
     if (!result) return;
     setState(result.state);
     setErrors(result.errors);
-    setStatus(result.failed ? "failed" : null);
+    setStatus(result.problem);
   }, [result]);
 
   // A successful send redirects to ?sent=calculator: start over.
@@ -96,12 +96,7 @@ export function CalculatorWizard({ result, sent }: { result: CalculatorResult | 
 
   return (
     <div className="wizard card">
-      <div role="status" className={status === "sent" ? "notice notice--ok" : "notice"}>
-        {status === "sent" ? messages.calculatorSent : ""}
-      </div>
-      <div role="alert" className={status === "failed" ? "notice notice--error" : "notice"}>
-        {status === "failed" ? messages.calculatorFailed : ""}
-      </div>
+      <FormNotices status={status} sent={messages.calculatorSent} failed={messages.calculatorFailed} />
       <div className="wizard-progress">
         <p id="wizard-progress-label">
           Step {step} of {STEP_COUNT}

@@ -2,21 +2,21 @@ import { Form, useLocation, useNavigation } from "@remix-run/react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { CONTACT_SERVICES, contactSchema, fieldErrors, type FieldErrors } from "~/contact/schema";
 import { LIMITS } from "~/calculator/fields";
-import { messages } from "~/content/messages";
-import { Field, focusFirstInvalid, Honeypot } from "./field";
+import { messages, type FormProblem } from "~/content/messages";
+import { Field, focusFirstInvalid, FormNotices, Honeypot } from "./field";
 
 /** What the home action answers to a contact post that did not end in a redirect. */
 export interface ContactResult {
   form: "contact";
   values: Record<string, string>;
   errors: FieldErrors | null;
-  failed: boolean;
+  problem: FormProblem | null;
 }
 
 /** The home page's contact form: validated in the browser when it can be, always on the server. */
 export function ContactForm({ result, sent }: { result: ContactResult | undefined; sent: boolean }) {
   const [errors, setErrors] = useState<FieldErrors | null>(result?.errors ?? null);
-  const [status, setStatus] = useState<"sent" | "failed" | null>(result?.failed ? "failed" : sent ? "sent" : null);
+  const [status, setStatus] = useState<"sent" | FormProblem | null>(result?.problem ?? (sent ? "sent" : null));
   const formRef = useRef<HTMLFormElement>(null);
   const location = useLocation();
   const navigation = useNavigation();
@@ -25,7 +25,7 @@ export function ContactForm({ result, sent }: { result: ContactResult | undefine
   useEffect(() => {
     if (!result) return;
     setErrors(result.errors);
-    setStatus(result.failed ? "failed" : null);
+    setStatus(result.problem);
   }, [result]);
 
   useEffect(() => {
@@ -48,12 +48,7 @@ export function ContactForm({ result, sent }: { result: ContactResult | undefine
   return (
     <Form method="post" action="/?index#contact" ref={formRef} onSubmit={onSubmit} noValidate preventScrollReset className="card contact-form" aria-labelledby="contact-title">
       <input type="hidden" name="formName" value="contact" />
-      <div role="status" className={status === "sent" ? "notice notice--ok" : "notice"}>
-        {status === "sent" ? messages.contactSent : ""}
-      </div>
-      <div role="alert" className={status === "failed" ? "notice notice--error" : "notice"}>
-        {status === "failed" ? messages.contactFailed : ""}
-      </div>
+      <FormNotices status={status} sent={messages.contactSent} failed={messages.contactFailed} />
       <div className="grid grid--2">
         <Field form="contact" name="name" label="Name" errors={errors} render={(p) => <input {...p} defaultValue={values.name} maxLength={LIMITS.name} autoComplete="name" required />} />
         <Field form="contact" name="email" label="Email" errors={errors} render={(p) => <input {...p} type="email" defaultValue={values.email} maxLength={LIMITS.email} autoComplete="email" required />} />

@@ -19,6 +19,22 @@ export function NotFound() {
   );
 }
 
+/** A 4xx other than 404, e.g. a refused post: `message` is the server's own fixed text. */
+export function RequestRefused({ status, message }: { status: number; message: string }) {
+  return (
+    <section className="container not-found" aria-labelledby="error-title">
+      <p className="eyebrow">Error {status}</p>
+      <h1 id="error-title">We couldn’t accept that request</h1>
+      <p className="lead">{message}</p>
+      <div className="btn-row">
+        <Link className="btn" to="/">
+          Go to the home page
+        </Link>
+      </div>
+    </section>
+  );
+}
+
 export function ServerError() {
   return (
     <section className="container not-found" aria-labelledby="error-title">

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import type { FieldErrors } from "~/calculator/fields";
+import { messages, type FormProblem } from "~/content/messages";
 import { HONEYPOT_FIELD } from "~/utils/honeypot";
 
 export interface ControlProps {
@@ -63,5 +64,23 @@ export function Honeypot() {
         <input type="text" name={HONEYPOT_FIELD} tabIndex={-1} autoComplete="off" defaultValue="" />
       </label>
     </div>
+  );
+}
+
+/**
+ * A form's two live regions: success in a status region, problems in an alert region. Both are
+ * always rendered, so screen readers announce the text when it appears.
+ */
+export function FormNotices({ status, sent, failed }: { status: "sent" | FormProblem | null; sent: string; failed: string }) {
+  const problem = status === "failed" ? failed : status === "rateLimited" ? messages.rateLimited : "";
+  return (
+    <>
+      <div role="status" className={status === "sent" ? "notice notice--ok" : "notice"}>
+        {status === "sent" ? sent : ""}
+      </div>
+      <div role="alert" className={problem ? "notice notice--error" : "notice"}>
+        {problem}
+      </div>
+    </>
   );
 }

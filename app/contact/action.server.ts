@@ -1,20 +1,21 @@
 import { json, redirect } from "@remix-run/node";
 import type { ContactResult } from "~/components/contact-form";
 import { contactMessage } from "~/delivery/message.server";
-import { getRelay } from "~/delivery/relay-instance.server";
-import type { FormFields } from "~/calculator/wizard";
+import { problemStatus, type FormPost } from "~/server/form-post.server";
 import { contactSchema, fieldErrors } from "./schema";
 
 export const CONTACT_SENT = "/?sent=contact#contact";
 
 /** A contact-form post: validated here whatever the browser did, then delivered through the relay. */
-export async function contactAction(fields: FormFields) {
-  const values = Object.fromEntries(["name", "email", "service", "message"].map((k) => [k, typeof fields[k] === "string" ? fields[k] : ""]));
+export async function contactAction(post: FormPost) {
+  if (post.bot) return redirect(CONTACT_SENT, 303);
+  const values = Object.fromEntries(["name", "email", "service", "message"].map((k) => [k, typeof post.fields[k] === "string" ? post.fields[k] : ""]));
+  if (post.overLimit) return json<ContactResult>({ form: "contact", values, errors: null, problem: "rateLimited" }, { status: 429 });
   const parsed = contactSchema.safeParse(values);
   if (!parsed.success) {
-    return json<ContactResult>({ form: "contact", values, errors: fieldErrors(parsed.error), failed: false }, { status: 400 });
+    return json<ContactResult>({ form: "contact", values, errors: fieldErrors(parsed.error), problem: null }, { status: 400 });
   }
-  const delivery = await getRelay().deliver(contactMessage(parsed.data));
-  if (delivery.ok) return redirect(CONTACT_SENT, 303);
-  return json<ContactResult>({ form: "contact", values, errors: null, failed: true }, { status: 502 });
+  const delivery = await post.deliver(contactMessage(parsed.data));
+  if (delivery === "sent") return redirect(CONTACT_SENT, 303);
+  return json<ContactResult>({ form: "contact", values, errors: null, problem: delivery }, { status: problemStatus(delivery) });
 }

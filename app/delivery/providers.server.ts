@@ -4,8 +4,9 @@
 import type { PostInit } from "./http-post.server";
 import type { OutgoingMessage } from "./message.server";
 
-export type ProviderName = "web3forms" | "formspree" | "webhook";
-export const PROVIDER_NAMES: readonly ProviderName[] = ["web3forms", "formspree", "webhook"];
+/** The form services the relay can talk to (FORM_PROVIDER); config.server.ts validates against it. */
+export const PROVIDER_NAMES = ["web3forms", "formspree", "webhook"] as const;
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 /** Where and how to send: the submit URL, the service's key and the agency inbox. */
 export interface ProviderConfig {
@@ -76,8 +77,3 @@ export const webhook: Provider = {
 };
 
 export const PROVIDERS: Readonly<Record<ProviderName, Provider>> = { web3forms, formspree, webhook };
-
-/** True when `x` names a supported provider. */
-export function isProviderName(x: unknown): x is ProviderName {
-  return typeof x === "string" && (PROVIDER_NAMES as readonly string[]).includes(x);
-}

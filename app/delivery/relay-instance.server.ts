@@ -1,10 +1,18 @@
 import { site } from "~/content/site";
-import { createRelay, relayConfigFromEnv, type Relay } from "./relay.server";
+import { log } from "~/server/log.server";
+import { getConfig } from "~/server/config.server";
+import { createRelay, type Relay } from "./relay.server";
 
 let relay: Relay | undefined;
 
-/** The process's one relay, configured from the environment on first use. */
+/** The process's one relay, built from the configuration checked at start. */
 export function getRelay(): Relay {
-  relay ??= createRelay(relayConfigFromEnv(process.env, { inbox: site.email }));
+  if (!relay) {
+    const cfg = getConfig({ formInbox: site.email });
+    relay = createRelay(
+      { provider: cfg.formProvider, endpoint: cfg.formEndpoint, accessKey: cfg.formAccessKey, inbox: cfg.formInbox, outboxFile: cfg.outboxFile, timeoutMs: cfg.formTimeoutMs },
+      { log: ({ event, ok, ...fields }) => log(String(event), { ok, ...fields }, ok ? "info" : "warn") },
+    );
+  }
   return relay;
 }

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import type { OutgoingMessage } from "./message.server";
-import { createRelay, DEFAULT_ENDPOINT, type RelayConfig, relayConfigFromEnv } from "./relay.server";
+import { createRelay, type RelayConfig } from "./relay.server";
 
 const KEY = "sk-test-5f1e2d3c";
 const msg: OutgoingMessage = {
@@ -257,46 +257,5 @@ describe("delivery to the outbox (no key)", () => {
     );
     expect(await relay.deliver(msg)).toEqual({ ok: false, reason: "outbox" });
     expect(events).toEqual([expect.objectContaining({ ok: false, via: "outbox", reason: "outbox" })]);
-  });
-});
-
-describe("relayConfigFromEnv", () => {
-  const defaults = { inbox: "hello@agency.example" };
-  it("defaults to web3forms and the outbox when nothing is set", () => {
-    expect(relayConfigFromEnv({}, defaults)).toEqual({
-      provider: "web3forms",
-      endpoint: DEFAULT_ENDPOINT,
-      inbox: "hello@agency.example",
-      outboxFile: "data/outbox.jsonl",
-      timeoutMs: 10_000,
-    });
-  });
-  it("reads every variable and treats blanks as unset", () => {
-    expect(
-      relayConfigFromEnv(
-        {
-          FORM_PROVIDER: "formspree",
-          FORM_ENDPOINT: "https://formspree.io/f/x",
-          FORM_ACCESS_KEY: KEY,
-          FORM_INBOX: " ",
-          OUTBOX_FILE: "/tmp/o.jsonl",
-          FORM_TIMEOUT_MS: "2500",
-        },
-        defaults,
-      ),
-    ).toEqual({
-      provider: "formspree",
-      endpoint: "https://formspree.io/f/x",
-      accessKey: KEY,
-      inbox: "hello@agency.example",
-      outboxFile: "/tmp/o.jsonl",
-      timeoutMs: 2500,
-    });
-    expect(relayConfigFromEnv({ FORM_TIMEOUT_MS: "soon" }, defaults).timeoutMs).toBe(10_000);
-  });
-  it("rejects an unknown provider and a keyed provider without endpoint", () => {
-    expect(() => relayConfigFromEnv({ FORM_PROVIDER: "mailgun" }, defaults)).toThrow(/FORM_PROVIDER/);
-    expect(() => relayConfigFromEnv({ FORM_PROVIDER: "webhook", FORM_ACCESS_KEY: KEY }, defaults)).toThrow(/FORM_ENDPOINT/);
-    expect(() => relayConfigFromEnv({ FORM_PROVIDER: "webhook", FORM_ACCESS_KEY: KEY }, defaults)).not.toThrow(KEY);
   });
 });

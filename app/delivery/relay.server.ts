@@ -8,14 +8,12 @@ import { dirname } from "node:path";
 
 import { httpPost, type HttpPost } from "./http-post.server";
 import type { OutgoingMessage } from "./message.server";
-import { isProviderName, PROVIDER_NAMES, PROVIDERS, type ProviderName } from "./providers.server";
+import { PROVIDERS, type ProviderName } from "./providers.server";
 
 export type { OutgoingMessage } from "./message.server";
 export type { ProviderName } from "./providers.server";
 
-export const DEFAULT_ENDPOINT = "https://api.web3forms.com/submit";
-export const DEFAULT_OUTBOX_FILE = "data/outbox.jsonl";
-export const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 10_000;
 
 export interface RelayConfig {
   provider: ProviderName;
@@ -166,35 +164,5 @@ export function createRelay(cfg: RelayConfig, deps: RelayDeps = {}): Relay {
         return { ok: false, reason: "network" };
       }
     },
-  };
-}
-
-/**
- * Reads the relay settings from the environment (DESIGN.md): FORM_PROVIDER (default web3forms),
- * FORM_ENDPOINT (default Web3Forms' submit URL; required for other providers when a key is set),
- * FORM_ACCESS_KEY, FORM_INBOX (default `defaults.inbox`), OUTBOX_FILE (default data/outbox.jsonl)
- * and FORM_TIMEOUT_MS (optional, default 10000). Blank values count as unset.
- * Throws on a misconfiguration, so call it once at startup.
- */
-export function relayConfigFromEnv(
-  env: Readonly<Record<string, string | undefined>>,
-  defaults: { inbox: string },
-): RelayConfig {
-  const get = (name: string) => env[name]?.trim() || undefined;
-  const provider = get("FORM_PROVIDER") ?? "web3forms";
-  if (!isProviderName(provider)) {
-    throw new Error(`FORM_PROVIDER must be one of ${PROVIDER_NAMES.join(", ")}`);
-  }
-  const accessKey = get("FORM_ACCESS_KEY");
-  const endpoint = get("FORM_ENDPOINT") ?? (provider === "web3forms" ? DEFAULT_ENDPOINT : "");
-  if (accessKey && !endpoint) throw new Error(`FORM_ENDPOINT is required when FORM_PROVIDER=${provider}`);
-  const timeout = Number(get("FORM_TIMEOUT_MS") ?? DEFAULT_TIMEOUT_MS);
-  return {
-    provider,
-    endpoint,
-    ...(accessKey ? { accessKey } : {}),
-    inbox: get("FORM_INBOX") ?? defaults.inbox,
-    outboxFile: get("OUTBOX_FILE") ?? DEFAULT_OUTBOX_FILE,
-    timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_TIMEOUT_MS,
   };
 }

@@ -1,14 +1,14 @@
 import type { ActionFunctionArgs, MetaFunction } from "@remix-run/node";
-import { redirect } from "@remix-run/node";
 import { useActionData, useSearchParams } from "@remix-run/react";
-import { CALCULATOR_SENT, calculatorAction } from "~/calculator/action.server";
+import { calculatorAction } from "~/calculator/action.server";
 import { CalculatorWizard } from "~/components/calculator-wizard";
 import { ContactForm } from "~/components/contact-form";
 import { Hero } from "~/components/hero";
 import { ServiceTabs } from "~/components/service-tabs";
-import { CONTACT_SENT, contactAction } from "~/contact/action.server";
+import { contactAction } from "~/contact/action.server";
 import { site } from "~/content/site";
-import { HONEYPOT_FIELD } from "~/utils/honeypot";
+import { pageHeaders } from "~/server/cache-headers";
+import { receiveFormPost } from "~/server/form-post.server";
 import { seo } from "~/utils/seo";
 
 export const meta: MetaFunction = () =>
@@ -20,12 +20,11 @@ export const meta: MetaFunction = () =>
 
 /** Both of the page's forms post here; the calculator's posts carry its hidden `state.step`. */
 export async function action({ request }: ActionFunctionArgs) {
-  const fields = Object.fromEntries(await request.formData());
-  const isCalculator = "state.step" in fields;
-  // A bot filled the invisible honeypot: it sees success, nothing is sent.
-  if (fields[HONEYPOT_FIELD]) return redirect(isCalculator ? CALCULATOR_SENT : CONTACT_SENT, 303);
-  return isCalculator ? calculatorAction(fields) : contactAction(fields);
+  const post = await receiveFormPost(request);
+  return "state.step" in post.fields ? calculatorAction(post) : contactAction(post);
 }
+
+export const headers = pageHeaders;
 
 export default function Home() {
   const result = useActionData<typeof action>();

@@ -10,9 +10,7 @@
  * stops the process with exit code 1 before the port is ever opened.
  */
 import { z } from "zod";
-
-export const FORM_PROVIDERS = ["web3forms", "formspree", "webhook"] as const;
-export type FormProvider = (typeof FORM_PROVIDERS)[number];
+import { PROVIDER_NAMES as FORM_PROVIDERS, type ProviderName as FormProvider } from "~/delivery/providers.server";
 
 export const DEFAULT_FORM_ENDPOINT = "https://api.web3forms.com/submit";
 export const DEFAULT_OUTBOX_FILE = "data/outbox.jsonl";

@@ -10,8 +10,9 @@
  * but must not be delivered; log it without the field's content.
  */
 
-/** Bots fill a "website" field eagerly; autofill has no value for it (and autoComplete="off"). */
-export const HONEYPOT_FIELD = "website";
+import { HONEYPOT_FIELD } from "~/utils/honeypot";
+
+export { HONEYPOT_FIELD };
 
 /** True when the honeypot has any non-whitespace content (or is not a plain string). */
 export function isBot(form: FormData): boolean {

@@ -13,6 +13,9 @@ function site(port: number, formServicePort: number | null) {
     HOST: "127.0.0.1",
     NODE_ENV: "production",
     FORM_TIMEOUT_MS: "4000",
+    // Behind a pretend proxy: each test sends its own X-Forwarded-For and so has its own
+    // rate-limit bucket (tests/support/fixtures.ts).
+    TRUST_PROXY: "1",
     OUTBOX_FILE: join(e2eDir, `outbox-${port}.jsonl`),
   };
   if (formServicePort) {
