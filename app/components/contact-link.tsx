@@ -1,5 +1,5 @@
 import { useLocation, useNavigate } from "@remix-run/react";
-import type { MouseEvent, ReactNode } from "react";
+import { useEffect, useRef, type MouseEvent, type ReactNode } from "react";
 
 /** SPEC.md: off the home page, Contact Us first navigates to / and scrolls after this delay. */
 export const SCROLL_DELAY_MS = 100;
@@ -20,6 +20,15 @@ export function scrollToContact() {
 export function ContactLink({ className, children, onNavigate }: { className?: string; children: ReactNode; onNavigate?: () => void }) {
   const location = useLocation();
   const navigate = useNavigate();
+  const scrollWhenHome = useRef(false);
+
+  // Once the navigation to / has rendered the home page, scroll after the spec's delay.
+  useEffect(() => {
+    if (!scrollWhenHome.current || location.pathname !== "/") return;
+    scrollWhenHome.current = false;
+    const timer = window.setTimeout(scrollToContact, SCROLL_DELAY_MS);
+    return () => window.clearTimeout(timer);
+  }, [location]);
 
   function onClick(event: MouseEvent<HTMLAnchorElement>) {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
@@ -29,8 +38,8 @@ export function ContactLink({ className, children, onNavigate }: { className?: s
       scrollToContact();
       return;
     }
+    scrollWhenHome.current = true;
     navigate("/", { preventScrollReset: true });
-    window.setTimeout(scrollToContact, SCROLL_DELAY_MS);
   }
 
   return (
