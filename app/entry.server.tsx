@@ -8,6 +8,7 @@ import pkg from "../package.json";
 import { site } from "~/content/site";
 import { enforceDocumentCachePolicy } from "~/server/cache-headers";
 import { assertConfigOrExit, describeConfig } from "~/server/config.server";
+import { handOverCsrfCheck } from "~/server/csrf-handover.server";
 import { log } from "~/server/log.server";
 import { getSharedRateLimits } from "~/server/rate-limit.server";
 import { applySecurityHeaders, createNonce, isHttps } from "~/server/security-headers.server";
@@ -17,7 +18,8 @@ import { NonceProvider } from "~/utils/nonce";
 // stops the process here with one clear line.
 const config = assertConfigOrExit({ formInbox: site.email });
 getSharedRateLimits(config);
-log("start", { version: process.env.APP_VERSION || pkg.version, ...describeConfig(config) });
+const csrfCheck = handOverCsrfCheck() ? "ours" : "remix";
+log("start", { version: process.env.APP_VERSION || pkg.version, csrfCheck, ...describeConfig(config) });
 
 const ABORT_DELAY = 5_000;
 
