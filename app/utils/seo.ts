@@ -5,7 +5,7 @@ import { site } from "~/content/site";
 export function seo({ title, description, path }: { title: string; description: string; path: string }): MetaDescriptor[] {
   const fullTitle = path === "/" ? `${site.name} | ${title}` : `${title} | ${site.name}`;
   const url = new URL(path, site.url).href;
-  const image = new URL("/og-image.png", site.url).href;
+  const image = new URL("/og-image.jpg", site.url).href;
   return [
     { title: fullTitle },
     { name: "description", content: description },
@@ -15,6 +15,8 @@ export function seo({ title, description, path }: { title: string; description: 
     { property: "og:description", content: description },
     { property: "og:url", content: url },
     { property: "og:image", content: image },
+    { property: "og:image:width", content: "1200" },
+    { property: "og:image:height", content: "630" },
     { property: "og:locale", content: "en_ZA" },
     { name: "twitter:card", content: "summary_large_image" },
     { tagName: "link", rel: "canonical", href: url },
