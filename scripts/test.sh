@@ -19,14 +19,14 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 echo "==> npm install"
 npm install --no-audit --no-fund || exit 1
 
-mkdir -p test-results
-rm -f test-results/unit.json test-results/e2e.json
+mkdir -p reports
+rm -f reports/unit.json reports/e2e.json
 status=0
 step() { echo "==> $*"; "$@" || { echo "FAILED: $*"; status=1; }; }
 
 step npx tsc
 step npx eslint .
-step npx vitest run --reporter=default --reporter=json --outputFile=test-results/unit.json
+step npx vitest run --reporter=default --reporter=json --outputFile=reports/unit.json
 step npm run build
 if [ $status -eq 0 ]; then
   step npx playwright test
@@ -34,4 +34,4 @@ else
   echo "==> skipping end-to-end tests: an earlier step failed"
 fi
 
-node scripts/count-tests.mjs test-results/unit.json test-results/e2e.json $status
+node scripts/count-tests.mjs reports/unit.json reports/e2e.json $status
