@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+# tests/ops/dockerfile-replay.spec.ts starts the image's ENTRYPOINT, tini, which the image apt-installs.
+command -v tini >/dev/null 2>&1 || need+=(tini)
 if [ ${#need[@]} -gt 0 ]; then
   echo "==> installing Debian packages: ${need[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
