@@ -36,6 +36,10 @@ const median = (xs) => {
 const load = () => loadavg()[0].toFixed(2);
 const step = (text) => console.error(`==> ${text} (load ${load()} on ${cpus().length} cores)`);
 
+if (loadavg()[0] > cpus().length / 2) {
+  console.error(`warning: load average ${load()} on ${cpus().length} cores: other work will skew these numbers; run again when the machine is quiet`);
+}
+
 if (!process.env.PERF_SKIP_BUILD) {
   step("npm run build");
   const build = spawnSync("npm", ["run", "build"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });

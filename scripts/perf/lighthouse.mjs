@@ -15,7 +15,19 @@ const cli = join(require.resolve("lighthouse/package.json"), "..", "cli", "index
 export const CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
 export const CATEGORIES = ["performance", "accessibility", "best-practices", "seo"];
 
-export async function lighthouseRun(url, { chromePath = process.env.CHROME_PATH || "/usr/bin/chromium" } = {}) {
+/** One run; a run Lighthouse itself reports as broken (e.g. NO_NAVSTART, a lost trace) is retried twice. */
+export async function lighthouseRun(url, options = {}) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await lighthouseOnce(url, options);
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      console.error(`    retrying: ${error instanceof Error ? error.message.split("\n")[0] : error}`);
+    }
+  }
+}
+
+async function lighthouseOnce(url, { chromePath = process.env.CHROME_PATH || "/usr/bin/chromium" } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "perf-lh-"));
   const out = join(dir, "report.json");
   try {
