@@ -3,10 +3,12 @@ import type { EntryContext, HandleDataRequestFunction, HandleErrorFunction } fro
 import { createReadableStreamFromReadable } from "@remix-run/node";
 import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
+import type { ReactElement } from "react";
 import { renderToPipeableStream } from "react-dom/server";
 import pkg from "../package.json";
 import { site } from "~/content/site";
 import { enforceDocumentCachePolicy } from "~/server/cache-headers";
+import { documentCacheKey, HtmlCache, NONCE_PLACEHOLDER } from "~/server/html-cache.server";
 import { assertConfigOrExit, describeConfig } from "~/server/config.server";
 import { handOverCsrfCheck } from "~/server/csrf-handover.server";
 import { log } from "~/server/log.server";
@@ -22,10 +24,30 @@ const csrfCheck = handOverCsrfCheck() ? "ours" : "remix";
 log("start", { version: process.env.APP_VERSION || pkg.version, csrfCheck, ...describeConfig(config) });
 
 const ABORT_DELAY = 5_000;
+const htmlCache = new HtmlCache({ maxEntries: 100, ttlMs: 60_000 });
 
-export default function handleRequest(request: Request, responseStatusCode: number, responseHeaders: Headers, remixContext: EntryContext) {
+export default async function handleRequest(request: Request, responseStatusCode: number, responseHeaders: Headers, remixContext: EntryContext) {
   const nonce = createNonce();
   applySecurityHeaders(responseHeaders, { nonce, https: isHttps(request, config.trustProxy) });
+  responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+
+  // A page that is the same for every visitor is rendered once per URL, with a placeholder where
+  // the nonce goes; each response then gets its own nonce (docs/decisions/0004-html-cache.md).
+  const cacheKey = documentCacheKey(request, responseStatusCode, remixContext);
+  if (cacheKey) {
+    let html = htmlCache.get(cacheKey, nonce);
+    if (html === undefined) {
+      const rendered = await renderToHtml(<RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} />);
+      if (rendered.ok) html = htmlCache.set(cacheKey, rendered.html, nonce);
+      else {
+        responseStatusCode = 500;
+        html = new TextEncoder().encode(rendered.html.replaceAll(NONCE_PLACEHOLDER, nonce));
+      }
+    }
+    enforceDocumentCachePolicy(request, responseStatusCode, responseHeaders);
+    return new Response(html, { headers: responseHeaders, status: responseStatusCode });
+  }
+
   const readyEvent = isbot(request.headers.get("user-agent") ?? "") ? "onAllReady" : "onShellReady";
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
@@ -38,7 +60,6 @@ export default function handleRequest(request: Request, responseStatusCode: numb
         [readyEvent]() {
           shellRendered = true;
           const body = new PassThrough();
-          responseHeaders.set("Content-Type", "text/html; charset=utf-8");
           enforceDocumentCachePolicy(request, responseStatusCode, responseHeaders);
           resolve(new Response(createReadableStreamFromReadable(body), { headers: responseHeaders, status: responseStatusCode }));
           pipe(body);
@@ -53,6 +74,43 @@ export default function handleRequest(request: Request, responseStatusCode: numb
       },
     );
     setTimeout(abort, ABORT_DELAY);
+  });
+}
+
+/**
+ * The hydration modules Remix's <Scripts> preloads never block rendering (the page is already
+ * server-rendered), but Chromium fetches `<link rel="modulepreload">` at High priority, next to
+ * the stylesheet. `fetchpriority="low"` lets the stylesheet and images go first on a slow link;
+ * it also keeps Lighthouse's simulation from counting them as render-blocking for the first paint.
+ */
+function lowPriorityModulePreloads(html: string): string {
+  return html.replaceAll('<link rel="modulepreload" ', '<link rel="modulepreload" fetchpriority="low" ');
+}
+
+/** The whole document as one string, rendered with NONCE_PLACEHOLDER; `ok` is false after a render error. */
+function renderToHtml(app: ReactElement): Promise<{ html: string; ok: boolean }> {
+  return new Promise((resolve, reject) => {
+    let ok = true;
+    const chunks: Buffer[] = [];
+    const sink = new PassThrough();
+    sink.on("data", (chunk: Buffer) => chunks.push(chunk));
+    sink.on("end", () => {
+      clearTimeout(timer);
+      resolve({ html: lowPriorityModulePreloads(Buffer.concat(chunks).toString("utf8")), ok });
+    });
+    const { pipe, abort } = renderToPipeableStream(<NonceProvider nonce={NONCE_PLACEHOLDER}>{app}</NonceProvider>, {
+      nonce: NONCE_PLACEHOLDER,
+      onAllReady: () => pipe(sink),
+      onShellError(error: unknown) {
+        clearTimeout(timer);
+        reject(error);
+      },
+      onError(error: unknown) {
+        ok = false;
+        log("render_error", { error }, "error");
+      },
+    });
+    const timer = setTimeout(abort, ABORT_DELAY);
   });
 }
 

@@ -4,10 +4,10 @@ import type { ReactNode } from "react";
 import { SiteFooter } from "~/components/site-footer";
 import { SiteHeader } from "~/components/site-header";
 import { NotFound, RequestRefused, ServerError } from "~/components/error-pages";
-import { site } from "~/content/site";
 import { pageHeaders } from "~/server/cache-headers";
 import stylesheet from "~/styles/app.css";
 import { useNonce } from "~/utils/nonce";
+import { pageTitle } from "~/utils/seo";
 
 export const headers = pageHeaders;
 
@@ -21,7 +21,7 @@ export const meta: MetaFunction = ({ error }) => {
   if (!error) return [];
   const notFound = isRouteErrorResponse(error) && error.status === 404;
   const title = notFound ? "Page not found" : isRouteErrorResponse(error) && error.status < 500 ? "Request not accepted" : "Something went wrong";
-  return [{ title: `${title} | ${site.name}` }, { name: "robots", content: "noindex" }];
+  return [{ title: pageTitle(title) }, { name: "robots", content: "noindex" }];
 };
 
 export function Layout({ children }: { children: ReactNode }) {

@@ -4,19 +4,10 @@
  */
 import * as z from "zod/mini";
 
-/** Per-field error messages, e.g. `{ email: ["Please enter a valid email address"] }`. */
-export type FieldErrors = Record<string, string[]>;
+import type { FieldErrors } from "./limits";
+import { LIMITS } from "./limits";
 
-/** Length bounds of the free-text fields (DESIGN.md decision 4). Use them for `maxLength` too. */
-export const LIMITS = {
-  name: 100,
-  companyName: 120,
-  email: 254,
-  phoneMin: 7,
-  phoneMax: 30,
-  description: 5000,
-  message: 5000,
-} as const;
+export { LIMITS, type FieldErrors } from "./limits";
 
 /**
  * A required string, trimmed first: missing, empty or whitespace-only fails with `required`;

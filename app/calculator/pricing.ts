@@ -89,14 +89,12 @@ export function estimate({ service, timeframe, complexity }: EstimateInput): num
   return Math.round(base * t * c);
 }
 
-const usd = new Intl.NumberFormat("en-US", {
-  style: "currency",
-  currency: "USD",
-  minimumFractionDigits: 0,
-  maximumFractionDigits: 0,
-});
+// Made on first use, not at module load: building an Intl.NumberFormat costs tens of milliseconds
+// the first time (locale data), and the home page only shows a price from step 2 on.
+let usd: Intl.NumberFormat | undefined;
 
 /** Formats whole dollars the same way on every runtime, e.g. 5625 -> "$5,625". */
 export function formatUsd(amount: number): string {
+  usd ??= new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 0, maximumFractionDigits: 0 });
   return usd.format(Math.round(amount) || 0); // `|| 0` avoids "-$0"
 }

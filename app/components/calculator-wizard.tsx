@@ -1,10 +1,12 @@
-import { Form, useLocation, useNavigation } from "@remix-run/react";
+import { Form, useLocation, useNavigation, useSubmit } from "@remix-run/react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
-import type { FieldErrors } from "~/calculator/fields";
+import type { FieldErrors } from "~/calculator/limits";
 import { COMPLEXITIES, estimate, formatUsd, SERVICES, TIMEFRAMES } from "~/calculator/pricing";
-import { INTENT, INTENT_FIELD, LIMITS, next, parseState, resetState, STEP_COUNT, stateToFields, type WizardState } from "~/calculator/wizard";
+import { LIMITS } from "~/calculator/limits";
+import { type FormFields, INTENT, INTENT_FIELD, parseState, resetState, STEP_COUNT, stateToFields, type WizardState } from "~/calculator/wizard-state";
 import { messages, type FormProblem } from "~/content/messages";
 import { Field, focusFirstInvalid, FormNotices, Honeypot } from "./field";
+import { type FormChecks, formChecks, loadChecksOnIntent, loadFormChecks } from "./form-checks";
 
 /** What the home action answers to a calculator post that did not end in a redirect. */
 export interface CalculatorResult {
@@ -15,6 +17,7 @@ export interface CalculatorResult {
 }
 
 const STORAGE_KEY = "calculator-wizard";
+const POST = { method: "post", action: "/?index#calculator", preventScrollReset: true } as const;
 const CHOICES = { 1: { name: "service", options: SERVICES }, 2: { name: "timeframe", options: TIMEFRAMES }, 3: { name: "complexity", options: COMPLEXITIES } } as const;
 const HEADINGS = {
   1: "Which service do you need?",
@@ -39,6 +42,7 @@ export function CalculatorWizard({ result, sent }: { result: CalculatorResult | 
   const restored = useRef(false);
   const location = useLocation();
   const navigation = useNavigation();
+  const submit = useSubmit();
   const sending = navigation.state !== "idle" && navigation.formData?.get(INTENT_FIELD) === INTENT.send && navigation.formData.has("state.step");
 
   // A server answer (a failed send, or a step posted before the page hydrated) wins.
@@ -77,17 +81,34 @@ export function CalculatorWizard({ result, sent }: { result: CalculatorResult | 
     else heading.current?.focus();
   }, [state, errors]);
 
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    const submitter = (event.nativeEvent as SubmitEvent).submitter;
-    const fields = Object.fromEntries(new FormData(event.currentTarget, submitter));
-    const outcome = next(parseState(fields), fields);
-    // A valid send goes to the server, which re-validates everything and delivers it.
-    if (outcome.ready) return;
-    event.preventDefault();
+  /** One step in the browser; true when it is a valid send, which only the server can take. */
+  function runStep(checks: FormChecks, fields: FormFields): boolean {
+    const outcome = checks.next(parseState(fields), fields);
+    if (outcome.ready) return true;
     focusOnStep.current = true;
     setState(outcome.state);
     setErrors(outcome.errors ?? null);
     setStatus(null);
+    return false;
+  }
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    const submitter = (event.nativeEvent as SubmitEvent).submitter;
+    const formData = new FormData(event.currentTarget, submitter);
+    const fields = Object.fromEntries(formData);
+    const checks = formChecks();
+    // A valid send goes to the server, which re-validates everything and delivers it.
+    if (checks) {
+      if (!runStep(checks, fields)) event.preventDefault();
+      return;
+    }
+    // The checks load when the visitor first reaches for the form; if they are not here yet, wait
+    // for them. If they cannot be loaded, the server runs the same step and answers with the next.
+    event.preventDefault();
+    loadFormChecks().then(
+      (loaded) => runStep(loaded, fields) && submit(formData, POST),
+      () => submit(formData, POST),
+    );
   }
 
   const step = state.step;
@@ -103,7 +124,7 @@ export function CalculatorWizard({ result, sent }: { result: CalculatorResult | 
         </p>
         <progress max={STEP_COUNT} value={step} aria-labelledby="wizard-progress-label" />
       </div>
-      <Form method="post" action="/?index#calculator" ref={formRef} onSubmit={onSubmit} noValidate preventScrollReset aria-labelledby="wizard-heading">
+      <Form method="post" action={POST.action} ref={formRef} onSubmit={onSubmit} {...loadChecksOnIntent} noValidate preventScrollReset aria-labelledby="wizard-heading">
         {Object.entries(hidden).map(([name, value]) => (
           <input key={name} type="hidden" name={name} value={value} />
         ))}

@@ -1,9 +1,12 @@
-import { Form, useLocation, useNavigation } from "@remix-run/react";
+import { Form, useLocation, useNavigation, useSubmit } from "@remix-run/react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
-import { CONTACT_SERVICES, contactSchema, fieldErrors, type FieldErrors } from "~/contact/schema";
-import { LIMITS } from "~/calculator/fields";
+import { LIMITS, type FieldErrors } from "~/calculator/limits";
+import { CONTACT_SERVICES } from "~/contact/services";
 import { messages, type FormProblem } from "~/content/messages";
 import { Field, focusFirstInvalid, FormNotices, Honeypot } from "./field";
+import { type FormChecks, formChecks, loadChecksOnIntent, loadFormChecks } from "./form-checks";
+
+const POST = { method: "post", action: "/?index#contact", preventScrollReset: true } as const;
 
 /** What the home action answers to a contact post that did not end in a redirect. */
 export interface ContactResult {
@@ -20,6 +23,7 @@ export function ContactForm({ result, sent }: { result: ContactResult | undefine
   const formRef = useRef<HTMLFormElement>(null);
   const location = useLocation();
   const navigation = useNavigation();
+  const submit = useSubmit();
   const sending = navigation.state !== "idle" && navigation.formData?.get("formName") === "contact";
 
   useEffect(() => {
@@ -35,18 +39,34 @@ export function ContactForm({ result, sent }: { result: ContactResult | undefine
     setStatus("sent");
   }, [sent, location.key]);
 
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    const parsed = contactSchema.safeParse(Object.fromEntries(new FormData(event.currentTarget)));
-    if (parsed.success) return;
-    event.preventDefault();
-    setErrors(fieldErrors(parsed.error));
+  /** The browser's check; true when the form is valid and should go to the server. */
+  function check(checks: FormChecks, formData: FormData): boolean {
+    const parsed = checks.contactSchema.safeParse(Object.fromEntries(formData));
+    if (parsed.success) return true;
+    setErrors(checks.fieldErrors(parsed.error));
     setStatus(null);
+    return false;
+  }
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    const formData = new FormData(event.currentTarget);
+    const checks = formChecks();
+    if (checks) {
+      if (!check(checks, formData)) event.preventDefault();
+      return;
+    }
+    // Not loaded yet: wait for the checks; without them, the server checks the form.
+    event.preventDefault();
+    loadFormChecks().then(
+      (loaded) => check(loaded, formData) && submit(formData, POST),
+      () => submit(formData, POST),
+    );
   }
   useEffect(() => focusFirstInvalid(formRef.current), [errors]);
 
   const values = result?.values ?? {};
   return (
-    <Form method="post" action="/?index#contact" ref={formRef} onSubmit={onSubmit} noValidate preventScrollReset className="card contact-form" aria-labelledby="contact-title">
+    <Form method="post" action={POST.action} ref={formRef} onSubmit={onSubmit} {...loadChecksOnIntent} noValidate preventScrollReset className="card contact-form" aria-labelledby="contact-title">
       <input type="hidden" name="formName" value="contact" />
       <FormNotices status={status} sent={messages.contactSent} failed={messages.contactFailed} />
       <div className="grid grid--2">

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import type { FieldErrors } from "~/calculator/fields";
+import type { FieldErrors } from "~/calculator/limits";
 import { messages, type FormProblem } from "~/content/messages";
 import { HONEYPOT_FIELD } from "~/utils/honeypot";
 

@@ -78,8 +78,9 @@ export function ServiceTabs() {
           <img className="service-icon" src={selected.icon} alt="" width={48} height={48} />
           <h3>{selected.title}</h3>
           <p>{selected.description}</p>
-          <Link className="btn btn--ghost" to={`/services#${selected.slug}`} aria-label={`Learn more about ${selected.name}`}>
-            Learn More
+          {/* The whole name is the link's text (not an aria-label), so it reads well out of context. */}
+          <Link className="btn btn--ghost" to={`/services#${selected.slug}`}>
+            Learn More<span className="visually-hidden"> about {selected.name}</span>
           </Link>
         </div>
         <ul className="checklist checklist--2">

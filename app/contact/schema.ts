@@ -6,27 +6,10 @@
 import * as z from "zod/mini";
 
 import { emailSchema, LIMITS, requiredText } from "~/calculator/fields";
+import { CONTACT_SERVICES } from "./services";
 
 export { fieldErrors, type FieldErrors } from "~/calculator/fields";
-
-/**
- * The service select's options, in display order. Render an empty first option
- * (`<option value="">`) before them: an empty choice fails with "Please choose a service".
- */
-export const CONTACT_SERVICES = [
-  { value: "low-code", label: "Low-code development" },
-  { value: "seo", label: "SEO & Digital Marketing" },
-  { value: "ai", label: "AI Solutions" },
-  { value: "zoho", label: "Zoho Solutions" },
-] as const;
-
-/** "low-code" | "seo" | "ai" | "zoho" */
-export type ContactServiceValue = (typeof CONTACT_SERVICES)[number]["value"];
-
-/** Display label of a contact service, e.g. "seo" -> "SEO & Digital Marketing". */
-export function contactServiceLabel(value: ContactServiceValue): string {
-  return CONTACT_SERVICES.find((o) => o.value === value)?.label ?? value;
-}
+export { CONTACT_SERVICES, type ContactServiceValue, contactServiceLabel } from "./services";
 
 /** The contact form; every field is required, texts are trimmed. */
 export const contactSchema = z.object({

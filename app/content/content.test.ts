@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { story, values } from "./about";
 import { claims, hero } from "./claims";
 import { filterProjects, projectCategories, projects } from "./projects";
+import { servicePages } from "./service-pages";
 import { getService, services } from "./services";
 import { site } from "./site";
 import { team } from "./team";
@@ -57,8 +58,9 @@ describe("services", () => {
       expect(s.details).toHaveLength(6);
       for (const d of s.details) expect(d.trim()).not.toBe("");
       expect(new Set(s.details).size).toBe(6);
-      expect(s.deliverables.length).toBeGreaterThanOrEqual(4);
-      expect(s.deliverables.length).toBeLessThanOrEqual(5);
+      expect(servicePages[s.key].deliverables.length).toBeGreaterThanOrEqual(4);
+      expect(servicePages[s.key].deliverables.length).toBeLessThanOrEqual(5);
+      expect(servicePages[s.key].longDescription.length).toBeGreaterThan(100);
       expect(s.slug).toMatch(/^[a-z0-9]+(?:-[a-z0-9]+)*$/);
       expect(s.icon).toBe(`/images/services/${s.slug}.svg`);
     }

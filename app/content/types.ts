@@ -2,6 +2,14 @@
 
 export type ServiceKey = "softwareDev" | "seo" | "ai" | "zoho";
 
+/** What /services adds to a Service (app/content/service-pages.ts). */
+export interface ServicePageCopy {
+  /** Longer copy for /services. */
+  longDescription: string;
+  /** Typical deliverables listed on /services. */
+  deliverables: readonly string[];
+}
+
 export interface Service {
   key: ServiceKey;
   /** Tab label and heading, e.g. "Software Development". */
@@ -12,10 +20,6 @@ export interface Service {
   description: string;
   /** Exactly six detail items. */
   details: readonly [string, string, string, string, string, string];
-  /** Longer copy for /services. */
-  longDescription: string;
-  /** Typical deliverables listed on /services. */
-  deliverables: readonly string[];
   /** Path under public/, e.g. "/images/services/software.svg". */
   icon: string;
 }

@@ -2,6 +2,7 @@ import type { MetaFunction } from "@remix-run/node";
 import { CallToAction } from "~/components/call-to-action";
 import { PageHeader } from "~/components/page-header";
 import { Testimonials } from "~/components/testimonials";
+import { servicePages } from "~/content/service-pages";
 import { services } from "~/content/services";
 import { seo } from "~/utils/seo";
 
@@ -25,12 +26,12 @@ export default function ServicesPage() {
               <img className="service-icon" src={service.icon} alt="" width={48} height={48} />
               <h2 id={`${service.slug}-title`}>{service.name}</h2>
               <p className="lead">{service.description}</p>
-              <p>{service.longDescription}</p>
+              <p>{servicePages[service.key].longDescription}</p>
             </div>
             <div className="card">
               <h3>What you get</h3>
               <ul className="checklist">
-                {service.deliverables.map((item) => (
+                {servicePages[service.key].deliverables.map((item) => (
                   <li key={item}>{item}</li>
                 ))}
               </ul>

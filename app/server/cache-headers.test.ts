@@ -78,6 +78,19 @@ describe("enforceDocumentCachePolicy", () => {
     expect(headers.get("cache-control")).toBe(expected);
   });
 
+  it.each([
+    ["http://a.example/?sent=contact", cacheHeaders.private],
+    ["http://a.example/?service=seo&sent=calculator", cacheHeaders.private],
+    ["http://a.example/?sent=", cacheHeaders.private],
+    ["http://a.example/?service=seo", cacheHeaders.page],
+    ["http://a.example/work?category=ai", cacheHeaders.page],
+    ["http://a.example/?utm_source=mail", cacheHeaders.page],
+  ])("GET %s answered 200 → %s", (url, expected) => {
+    const headers = publicHeaders();
+    enforceDocumentCachePolicy(new Request(url), 200, headers);
+    expect(headers.get("cache-control")).toBe(expected);
+  });
+
   it("leaves a successful GET without Cache-Control alone", () => {
     const headers = new Headers();
     enforceDocumentCachePolicy(new Request("http://a.example/"), 200, headers);

@@ -53,14 +53,29 @@ export function pageHeaders({ actionHeaders, loaderHeaders, parentHeaders, error
 }
 
 /**
+ * Query parameters that make a GET the answer to one visitor's own action: `?sent=` is where a
+ * successful form post redirects (303) to show "thank you". Such a page is "private, no-store"
+ * like the post itself: a shared cache must not hand one visitor's confirmation to the next.
+ * Other parameters (`?service=`, `?category=`, campaign tags) only select public content.
+ */
+export const PRIVATE_QUERY_PARAMS: readonly string[] = ["sent"];
+
+/**
  * Last word on a document's Cache-Control, for entry.server's handleRequest: anything but a 200
- * answer to GET/HEAD (posts, 404s, error pages) becomes "private, no-store", whatever the routes
- * said. Successful GETs keep what the routes' headers() chose.
+ * answer to GET/HEAD (posts, 404s, error pages), and any GET carrying one of
+ * PRIVATE_QUERY_PARAMS, becomes "private, no-store", whatever the routes said. Other successful
+ * GETs keep what the routes' headers() chose.
  */
 export function enforceDocumentCachePolicy(request: Request, status: number, headers: Headers): Headers {
   const method = request.method.toUpperCase();
-  if ((method !== "GET" && method !== "HEAD") || status !== 200) {
+  if ((method !== "GET" && method !== "HEAD") || status !== 200 || hasPrivateQuery(request.url)) {
     headers.set("Cache-Control", cacheHeaders.private);
   }
   return headers;
+}
+
+function hasPrivateQuery(url: string): boolean {
+  if (!url.includes("?")) return false;
+  const params = new URL(url).searchParams;
+  return PRIVATE_QUERY_PARAMS.some((name) => params.has(name));
 }

@@ -1,9 +1,14 @@
 import type { MetaDescriptor } from "@remix-run/node";
 import { site } from "~/content/site";
 
+/** A page's <title>: "Page | Site", or "Site | Tagline" for the home page. */
+export function pageTitle(title: string, path?: string): string {
+  return path === "/" ? `${site.name} | ${title}` : `${title} | ${site.name}`;
+}
+
 /** Title, description, Open Graph and canonical tags for one page. */
 export function seo({ title, description, path }: { title: string; description: string; path: string }): MetaDescriptor[] {
-  const fullTitle = path === "/" ? `${site.name} | ${title}` : `${title} | ${site.name}`;
+  const fullTitle = pageTitle(title, path);
   const url = new URL(path, site.url).href;
   const image = new URL("/og-image.jpg", site.url).href;
   return [

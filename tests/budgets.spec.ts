@@ -1,0 +1,30 @@
+import { readFileSync } from "node:fs";
+import { expect, test } from "@playwright/test";
+// Shared with `npm run perf`, so the test and the report count bytes the same way.
+import { pageScripts } from "../scripts/perf/page-scripts.mjs";
+
+const budgets = JSON.parse(readFileSync(new URL("../perf/budgets.json", import.meta.url), "utf8")) as { homeJsBytes: number };
+
+interface ScriptTransfer {
+  url: string;
+  status: number;
+  encoding: string;
+  bodyBytes: number;
+}
+
+test.describe("budgets", () => {
+  test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, "counts the scripts a browser with JavaScript loads");
+
+  test("the home page's JavaScript, compressed as sent to a browser, stays within perf/budgets.json", async ({ browser, baseURL }) => {
+    const scripts = (await pageScripts(browser, `${baseURL}/`)) as ScriptTransfer[];
+    const total = scripts.reduce((sum, s) => sum + s.bodyBytes, 0);
+    const listing = scripts.map((s) => `${s.bodyBytes} ${s.encoding} ${new URL(s.url).pathname}`).join("\n");
+    expect(scripts.length, listing).toBeGreaterThan(3);
+    for (const s of scripts) expect(s.status, s.url).toBe(200);
+    // Chromium asks for br/gzip; anything over compression's 1 KB threshold must come compressed.
+    for (const s of scripts) if (s.bodyBytes > 1024) expect(s.encoding, s.url).not.toBe("identity");
+    // The form checks (zod) load only when a visitor reaches for a form.
+    expect(listing).not.toContain("form-checks");
+    expect(total, `home page scripts (bytes on the wire):\n${listing}`).toBeLessThanOrEqual(budgets.homeJsBytes);
+  });
+});
