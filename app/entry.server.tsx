@@ -32,7 +32,7 @@ export default async function handleRequest(request: Request, responseStatusCode
   responseHeaders.set("Content-Type", "text/html; charset=utf-8");
 
   // A page that is the same for every visitor is rendered once per URL, with a placeholder where
-  // the nonce goes; each response then gets its own nonce (docs/decisions/0004-html-cache.md).
+  // the nonce goes; each response then gets its own nonce (docs/decisions/0006-html-cache.md).
   const cacheKey = documentCacheKey(request, responseStatusCode, remixContext);
   if (cacheKey) {
     let html = htmlCache.get(cacheKey, nonce);
