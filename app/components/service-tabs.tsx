@@ -29,10 +29,12 @@ export function ServiceTabs() {
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLAnchorElement>) {
+    // Start from the tab that has focus: the URL (and so `selectedIndex`) may lag a quick key.
+    const from = Math.max(0, tabs.current.indexOf(event.currentTarget));
     const last = services.length - 1;
     const moves: Record<string, number> = {
-      ArrowRight: selectedIndex === last ? 0 : selectedIndex + 1,
-      ArrowLeft: selectedIndex === 0 ? last : selectedIndex - 1,
+      ArrowRight: from === last ? 0 : from + 1,
+      ArrowLeft: from === 0 ? last : from - 1,
       Home: 0,
       End: last,
     };
