@@ -6,7 +6,7 @@ import { LIMITS } from "~/calculator/limits";
 import { type FormFields, INTENT, INTENT_FIELD, parseState, resetState, STEP_COUNT, stateToFields, type WizardState } from "~/calculator/wizard-state";
 import { messages, type FormProblem } from "~/content/messages";
 import { Field, focusFirstInvalid, FormNotices, Honeypot } from "./field";
-import { type FormChecks, formChecks, loadChecksOnIntent, loadFormChecks } from "./form-checks";
+import { checkThenSubmit, type FormChecks, loadChecksOnIntent } from "./form-checks";
 
 /** What the home action answers to a calculator post that did not end in a redirect. */
 export interface CalculatorResult {
@@ -96,19 +96,9 @@ export function CalculatorWizard({ result, sent }: { result: CalculatorResult | 
     const submitter = (event.nativeEvent as SubmitEvent).submitter;
     const formData = new FormData(event.currentTarget, submitter);
     const fields = Object.fromEntries(formData);
-    const checks = formChecks();
-    // A valid send goes to the server, which re-validates everything and delivers it.
-    if (checks) {
-      if (!runStep(checks, fields)) event.preventDefault();
-      return;
-    }
-    // The checks load when the visitor first reaches for the form; if they are not here yet, wait
-    // for them. If they cannot be loaded, the server runs the same step and answers with the next.
-    event.preventDefault();
-    loadFormChecks().then(
-      (loaded) => runStep(loaded, fields) && submit(formData, POST),
-      () => submit(formData, POST),
-    );
+    // A valid send goes to the server, which re-validates everything and delivers it. Without the
+    // checks (they could not load), the server runs the same step and answers with the next.
+    checkThenSubmit(event, (checks) => runStep(checks, fields), () => submit(formData, POST));
   }
 
   const step = state.step;

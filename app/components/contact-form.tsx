@@ -4,7 +4,7 @@ import { LIMITS, type FieldErrors } from "~/calculator/limits";
 import { CONTACT_SERVICES } from "~/contact/services";
 import { messages, type FormProblem } from "~/content/messages";
 import { Field, focusFirstInvalid, FormNotices, Honeypot } from "./field";
-import { type FormChecks, formChecks, loadChecksOnIntent, loadFormChecks } from "./form-checks";
+import { checkThenSubmit, type FormChecks, loadChecksOnIntent } from "./form-checks";
 
 const POST = { method: "post", action: "/?index#contact", preventScrollReset: true } as const;
 
@@ -50,17 +50,7 @@ export function ContactForm({ result, sent }: { result: ContactResult | undefine
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     const formData = new FormData(event.currentTarget);
-    const checks = formChecks();
-    if (checks) {
-      if (!check(checks, formData)) event.preventDefault();
-      return;
-    }
-    // Not loaded yet: wait for the checks; without them, the server checks the form.
-    event.preventDefault();
-    loadFormChecks().then(
-      (loaded) => check(loaded, formData) && submit(formData, POST),
-      () => submit(formData, POST),
-    );
+    checkThenSubmit(event, (checks) => check(checks, formData), () => submit(formData, POST));
   }
   useEffect(() => focusFirstInvalid(formRef.current), [errors]);
 

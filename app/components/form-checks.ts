@@ -20,9 +20,18 @@ export function loadFormChecks(): Promise<FormChecks> {
   return loading;
 }
 
-/** The checks if they have arrived, so a submit handler can use them synchronously. */
-export function formChecks(): FormChecks | undefined {
-  return loaded;
+/**
+ * The part of a submit handler both forms share. `run` applies the checks and says whether the post
+ * may go to the server. If the checks have not arrived yet, the post is held, they are loaded, and
+ * `post` sends it when `run` agrees; if they cannot be loaded, `post` sends it and the server checks.
+ */
+export function checkThenSubmit(event: { preventDefault(): void }, run: (checks: FormChecks) => boolean, post: () => void) {
+  if (loaded) {
+    if (!run(loaded)) event.preventDefault();
+    return;
+  }
+  event.preventDefault();
+  loadFormChecks().then((checks) => run(checks) && post(), post);
 }
 
 function warm() {
