@@ -14,7 +14,9 @@ export default defineConfig({
   forbidOnly: !!process.env.CI,
   timeout: 45_000,
   expect: { timeout: 8_000 },
-  reporter: process.env.CI ? [["list"], ["json", { outputFile: "test-results/e2e.json" }]] : [["list"], ["json", { outputFile: "test-results/e2e.json" }]],
+  // The JSON report feeds the closing line of scripts/test.sh (outside test-results/, which
+  // Playwright empties at start).
+  reporter: [["list"], ["json", { outputFile: "reports/e2e.json" }]],
   globalSetup: "./tests/support/global-setup.ts",
   use: {
     ...devices["Desktop Chrome"],

@@ -10,6 +10,7 @@ import { site } from "~/content/site";
 import { enforceDocumentCachePolicy } from "~/server/cache-headers";
 import { documentCacheKey, HtmlCache, NONCE_PLACEHOLDER } from "~/server/html-cache.server";
 import { assertConfigOrExit, describeConfig } from "~/server/config.server";
+import { handOverCsrfCheck } from "~/server/csrf-handover.server";
 import { log } from "~/server/log.server";
 import { getSharedRateLimits } from "~/server/rate-limit.server";
 import { applySecurityHeaders, createNonce, isHttps } from "~/server/security-headers.server";
@@ -19,7 +20,8 @@ import { NonceProvider } from "~/utils/nonce";
 // stops the process here with one clear line.
 const config = assertConfigOrExit({ formInbox: site.email });
 getSharedRateLimits(config);
-log("start", { version: process.env.APP_VERSION || pkg.version, ...describeConfig(config) });
+const csrfCheck = handOverCsrfCheck() ? "ours" : "remix";
+log("start", { version: process.env.APP_VERSION || pkg.version, csrfCheck, ...describeConfig(config) });
 
 const ABORT_DELAY = 5_000;
 const htmlCache = new HtmlCache({ maxEntries: 100, ttlMs: 60_000 });
@@ -30,7 +32,7 @@ export default async function handleRequest(request: Request, responseStatusCode
   responseHeaders.set("Content-Type", "text/html; charset=utf-8");
 
   // A page that is the same for every visitor is rendered once per URL, with a placeholder where
-  // the nonce goes; each response then gets its own nonce (docs/decisions/0004-html-cache.md).
+  // the nonce goes; each response then gets its own nonce (docs/decisions/0006-html-cache.md).
   const cacheKey = documentCacheKey(request, responseStatusCode, remixContext);
   if (cacheKey) {
     let html = htmlCache.get(cacheKey, nonce);

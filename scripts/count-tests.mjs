@@ -5,18 +5,21 @@ import { existsSync, readFileSync } from "node:fs";
 const [unitFile, e2eFile, stepStatus = "0"] = process.argv.slice(2);
 let passed = 0;
 let failed = 0;
+let skipped = 0;
 
 if (existsSync(unitFile)) {
   const unit = JSON.parse(readFileSync(unitFile, "utf8"));
   passed += unit.numPassedTests;
   failed += unit.numFailedTests;
+  skipped += unit.numPendingTests + unit.numTodoTests;
 } else failed += 1;
 
 if (existsSync(e2eFile)) {
   const { stats } = JSON.parse(readFileSync(e2eFile, "utf8"));
   passed += stats.expected;
   failed += stats.unexpected + stats.flaky;
+  skipped += stats.skipped;
 } else failed += 1;
 
-console.log(`tests: ${passed} passed, ${failed} failed`);
+console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed > 0 || stepStatus !== "0" ? 1 : 0);

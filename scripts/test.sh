@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+# tests/ops/dockerfile-replay.spec.ts starts the image's ENTRYPOINT, tini, which the image apt-installs.
+command -v tini >/dev/null 2>&1 || need+=(tini)
 if [ ${#need[@]} -gt 0 ]; then
   echo "==> installing Debian packages: ${need[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
@@ -19,14 +21,14 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 echo "==> npm install"
 npm install --no-audit --no-fund || exit 1
 
-mkdir -p test-results
-rm -f test-results/unit.json test-results/e2e.json
+mkdir -p reports
+rm -f reports/unit.json reports/e2e.json
 status=0
 step() { echo "==> $*"; "$@" || { echo "FAILED: $*"; status=1; }; }
 
 step npx tsc
 step npx eslint .
-step npx vitest run --reporter=default --reporter=json --outputFile=test-results/unit.json
+step npx vitest run --reporter=default --reporter=json --outputFile=reports/unit.json
 step npm run build
 if [ $status -eq 0 ]; then
   step npx playwright test
@@ -34,4 +36,4 @@ else
   echo "==> skipping end-to-end tests: an earlier step failed"
 fi
 
-node scripts/count-tests.mjs test-results/unit.json test-results/e2e.json $status
+node scripts/count-tests.mjs reports/unit.json reports/e2e.json $status

@@ -193,6 +193,23 @@ for (const [mode, what] of failures) {
   });
 }
 
+test("a service that answers slowly but in time delivers; one slower than the timeout is a failure", async ({ page, formService }) => {
+  const o = tagged(order, formService.token);
+  await formService.setMode("slow", 1_500);
+  await chooseUpToDetails(page, o);
+  await calculator(page).getByRole("button", { name: "Send my request" }).click();
+  await expect(calculator(page).getByRole("status")).toHaveText(SUCCESS);
+
+  // The e2e servers wait FORM_TIMEOUT_MS = 4 s; production's default is 10 s.
+  await formService.setMode("slow", 6_000);
+  await chooseUpToDetails(page, o);
+  const started = Date.now();
+  await calculator(page).getByRole("button", { name: "Send my request" }).click();
+  await expect(calculator(page).getByRole("alert")).toHaveText(FAILURE, { timeout: 15_000 });
+  expect(Date.now() - started).toBeLessThan(11_000);
+  await expect(calculator(page).getByLabel("Company name")).toHaveValue(o.company);
+});
+
 test("a refresh after a successful send does not send again", async ({ page, formService }) => {
   await chooseUpToDetails(page, tagged(order, formService.token));
   await calculator(page).getByRole("button", { name: "Send my request" }).click();

@@ -244,3 +244,11 @@ test("robots.txt and sitemap.xml", async ({ request }) => {
   const xml = await sitemap.text();
   for (const path of ["/services", "/work", "/about"]) expect(xml).toContain(`${path}</loc>`);
 });
+
+test("the Open Graph image every page names is served", async ({ page, request }) => {
+  await page.goto("/");
+  const image = await page.locator('meta[property="og:image"]').getAttribute("content");
+  const response = await request.get(new URL(image!).pathname);
+  expect(response.status()).toBe(200);
+  expect(response.headers()["content-type"]).toBe("image/jpeg");
+});

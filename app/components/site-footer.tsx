@@ -1,6 +1,7 @@
 import { Link } from "@remix-run/react";
 import { services } from "~/content/services";
 import { site } from "~/content/site";
+import { ContactDetails } from "./contact-details";
 
 export function SiteFooter() {
   const year = new Date().getFullYear();
@@ -24,17 +25,7 @@ export function SiteFooter() {
           </nav>
           <div>
             <h2>Contact</h2>
-            <ul>
-              <li>
-                <a href={`mailto:${site.email}`}>{site.email}</a>
-              </li>
-              <li>
-                <a href={site.phoneHref}>{site.phone}</a>
-              </li>
-              <li>
-                {site.address.city}, {site.address.country}
-              </li>
-            </ul>
+            <ContactDetails />
           </div>
           <div>
             <h2>Follow us</h2>

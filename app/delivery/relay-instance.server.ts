@@ -1,5 +1,4 @@
 import { site } from "~/content/site";
-import { log } from "~/server/log.server";
 import { getConfig } from "~/server/config.server";
 import { createRelay, type Relay } from "./relay.server";
 
@@ -9,10 +8,14 @@ let relay: Relay | undefined;
 export function getRelay(): Relay {
   if (!relay) {
     const cfg = getConfig({ formInbox: site.email });
-    relay = createRelay(
-      { provider: cfg.formProvider, endpoint: cfg.formEndpoint, accessKey: cfg.formAccessKey, inbox: cfg.formInbox, outboxFile: cfg.outboxFile, timeoutMs: cfg.formTimeoutMs },
-      { log: ({ event, ok, ...fields }) => log(String(event), { ok, ...fields }, ok ? "info" : "warn") },
-    );
+    relay = createRelay({
+      provider: cfg.formProvider,
+      endpoint: cfg.formEndpoint,
+      accessKey: cfg.formAccessKey,
+      inbox: cfg.formInbox,
+      outboxFile: cfg.outboxFile,
+      timeoutMs: cfg.formTimeoutMs,
+    });
   }
   return relay;
 }

@@ -6,6 +6,7 @@
 import { appendFile, mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 
+import { log as writeLog } from "~/server/log.server";
 import { httpPost, type HttpPost } from "./http-post.server";
 import type { OutgoingMessage } from "./message.server";
 import { PROVIDERS, type ProviderName } from "./providers.server";
@@ -32,7 +33,7 @@ export interface RelayConfig {
 export interface RelayDeps {
   /** The transport; default `httpPost` (node:http). Anything fetch-shaped works, e.g. in tests. */
   fetch?: HttpPost;
-  /** Receives one structured event per delivery. Default: one JSON line on stdout/stderr. */
+  /** Receives one structured event per delivery. Default: one JSON line through log.server. */
   log?: (event: Record<string, unknown>) => void;
   now?: () => number;
 }
@@ -46,8 +47,9 @@ export interface Relay {
   deliver(msg: OutgoingMessage): Promise<DeliveryResult>;
 }
 
-function defaultLog(event: Record<string, unknown>): void {
-  (event.ok ? console.log : console.error)(JSON.stringify(event));
+/** One JSON line per delivery (info when it went through, warn when it did not). */
+function defaultLog({ event, ok, ...fields }: Record<string, unknown>): void {
+  writeLog(String(event), { ok, ...fields }, ok ? "info" : "warn");
 }
 
 function parseLenient(text: string): unknown {

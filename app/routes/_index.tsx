@@ -2,11 +2,11 @@ import type { ActionFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useActionData, useSearchParams } from "@remix-run/react";
 import { calculatorAction } from "~/calculator/action.server";
 import { CalculatorWizard } from "~/components/calculator-wizard";
+import { ContactDetails } from "~/components/contact-details";
 import { ContactForm } from "~/components/contact-form";
 import { Hero } from "~/components/hero";
 import { ServiceTabs } from "~/components/service-tabs";
 import { contactAction } from "~/contact/action.server";
-import { site } from "~/content/site";
 import { pageHeaders } from "~/server/cache-headers";
 import { receiveFormPost } from "~/server/form-post.server";
 import { seo } from "~/utils/seo";
@@ -65,17 +65,7 @@ export default function Home() {
               Let’s talk about your project
             </h2>
             <p className="lead">Tell us what you are working on. We reply within one business day.</p>
-            <ul className="contact-direct">
-              <li>
-                Email: <a href={`mailto:${site.email}`}>{site.email}</a>
-              </li>
-              <li>
-                Phone: <a href={site.phoneHref}>{site.phone}</a>
-              </li>
-              <li>
-                {site.address.city}, {site.address.country}
-              </li>
-            </ul>
+            <ContactDetails className="contact-direct" labelled />
           </div>
           <ContactForm result={result?.form === "contact" ? result : undefined} sent={sent === "contact"} />
         </div>

@@ -1,6 +1,6 @@
 /**
  * Rendered documents kept in memory, so a page that is the same for every visitor is rendered by
- * React once per URL instead of once per request (docs/decisions/0004-html-cache.md).
+ * React once per URL instead of once per request (docs/decisions/0006-html-cache.md).
  *
  * The CSP nonce stays per request: a page is rendered with NONCE_PLACEHOLDER where the nonce goes,
  * stored as the pieces around it, and every response joins those pieces with its own fresh nonce.

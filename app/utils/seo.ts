@@ -10,7 +10,7 @@ export function pageTitle(title: string, path?: string): string {
 export function seo({ title, description, path }: { title: string; description: string; path: string }): MetaDescriptor[] {
   const fullTitle = pageTitle(title, path);
   const url = new URL(path, site.url).href;
-  const image = new URL("/og-image.png", site.url).href;
+  const image = new URL("/og-image.jpg", site.url).href;
   return [
     { title: fullTitle },
     { name: "description", content: description },
@@ -20,6 +20,8 @@ export function seo({ title, description, path }: { title: string; description: 
     { property: "og:description", content: description },
     { property: "og:url", content: url },
     { property: "og:image", content: image },
+    { property: "og:image:width", content: "1200" },
+    { property: "og:image:height", content: "630" },
     { property: "og:locale", content: "en_ZA" },
     { name: "twitter:card", content: "summary_large_image" },
     { tagName: "link", rel: "canonical", href: url },

@@ -25,9 +25,12 @@ function site(port: number, formServicePort: number | null) {
   return { url: `http://127.0.0.1:${port}`, formServiceUrl: formServicePort ? `http://127.0.0.1:${formServicePort}` : null, env };
 }
 
+/** Ports: E2E_PORT_BASE (default 3100) and the next two for sites, +90 and +91 for fake services. */
+const base = Number(process.env.E2E_PORT_BASE ?? 3100);
+
 /** One site per Playwright project (each with its own fake form service), plus one with no key. */
 export const sites = {
-  js: site(3100, 3190),
-  noJs: site(3101, 3191),
-  outbox: site(3102, null),
+  js: site(base, base + 90),
+  noJs: site(base + 1, base + 91),
+  outbox: site(base + 2, null),
 };

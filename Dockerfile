@@ -1,0 +1,44 @@
+# syntax=docker/dockerfile:1
+# Production image: remix-serve on Node 20, as a non-root user, behind tini.
+#   docker build -t agency-site .
+#   docker run --rm -p 3000:3000 -e FORM_ACCESS_KEY=... agency-site
+# tests/ops/dockerfile-replay.spec.ts replays this file without Docker (each stage in a temp
+# directory): keep RUN paths relative to WORKDIR so that the replay can map them.
+
+# ---- build: every dependency, then the production build ---------------------------------------
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# `npm install`, not `npm ci`: the lockfile lacks rollup's platform packages for other systems, so
+# `npm ci` refuses it (docs/decisions/0003-npm-install-not-ci.md). npm install keeps the locked
+# versions. The cache mount keeps npm's download cache out of the layers.
+RUN --mount=type=cache,target=/root/.npm npm install --no-audit --no-fund
+COPY remix.config.js remix.env.d.ts tsconfig.json ./
+COPY app ./app
+COPY public ./public
+RUN npm run build
+
+# ---- runtime: production dependencies, the build and the public files, nothing else -----------
+FROM node:20-bookworm-slim AS runtime
+# tini as PID 1: forwards SIGTERM to node and reaps zombies (node does neither as PID 1).
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends tini \
+  && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+ENV NODE_ENV=production PORT=3000 OUTBOX_FILE=/app/data/outbox.jsonl
+COPY package.json package-lock.json ./
+# Same reason as above for `npm install` (decision 0003); --omit=dev leaves out the build tools.
+RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --no-audit --no-fund
+COPY --from=build /app/build ./build
+COPY --from=build /app/public ./public
+# The only writable place: the outbox used when FORM_ACCESS_KEY is unset. Mount a volume here to
+# keep it across containers. The app files stay root-owned, read-only to the server.
+RUN mkdir -p data && chown node:node data
+USER node
+EXPOSE 3000
+# No curl in the slim image: node's own fetch asks /healthz, which never touches the form service.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["/usr/bin/tini", "--"]
+# remix-serve directly, not `npm start`: npm would sit between tini and node and add nothing.
+CMD ["node", "node_modules/@remix-run/serve/dist/cli.js", "build/index.js"]

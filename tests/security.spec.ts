@@ -1,0 +1,186 @@
+import { request as httpRequest } from "node:http";
+import { messages } from "../app/content/messages";
+import { expect, test } from "./support/fixtures";
+import { sites } from "./support/sites";
+
+const siteFor = (project: string) => (project === "no-js" ? sites.noJs : sites.js);
+let clients = 0;
+/** A fresh documentation-range client address: its own rate-limit bucket. */
+const newClient = () => `2001:db8:ffff:${(++clients).toString(16)}:${Date.now().toString(16).slice(-4)}::1`;
+
+const contactFields = (name: string) => ({ formName: "contact", name, email: "thabo@example.co.za", service: "seo", message: "Hello" });
+
+test.describe("response headers", () => {
+  test("every page carries a strict CSP whose fresh nonce is on every script, and the protective headers", async ({ request, javaScriptEnabled }) => {
+    test.skip(!javaScriptEnabled, "headers are the same for both projects' server");
+    const nonces = new Set<string>();
+    for (const path of ["/", "/services", "/work", "/about", "/no-such-page"]) {
+      const response = await request.get(path);
+      const headers = response.headers();
+      const csp = headers["content-security-policy"]!;
+      for (const directive of ["default-src 'self'", "form-action 'self'", "frame-ancestors 'none'", "base-uri 'self'"]) expect(csp).toContain(directive);
+      const scriptSrc = csp.split(";").find((d) => d.trim().startsWith("script-src"))!;
+      expect(scriptSrc).not.toContain("unsafe-inline");
+      const nonce = /'nonce-([^']+)'/.exec(scriptSrc)![1]!;
+      nonces.add(nonce);
+      const html = await response.text();
+      const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
+      expect(scripts.length).toBeGreaterThan(0);
+      for (const tag of scripts) expect(tag).toContain(`nonce="${nonce}"`);
+      expect(headers["x-content-type-options"]).toBe("nosniff");
+      expect(headers["referrer-policy"]).toBe("strict-origin-when-cross-origin");
+      expect(headers["permissions-policy"]).toContain("camera=()");
+      expect(headers["cross-origin-opener-policy"]).toBe("same-origin");
+      expect(headers["x-powered-by"]).toBeUndefined();
+      expect(headers["strict-transport-security"]).toBeUndefined();
+    }
+    expect(nonces.size).toBe(5);
+  });
+
+  test("HSTS is sent when the proxy in front says the request came over HTTPS", async ({ request, javaScriptEnabled }) => {
+    test.skip(!javaScriptEnabled, "same server behaviour in both projects");
+    const response = await request.get("/", { headers: { "X-Forwarded-Proto": "https" } });
+    expect(response.headers()["strict-transport-security"]).toMatch(/max-age=\d+/);
+  });
+
+  test("client-side data requests carry the same headers", async ({ request, javaScriptEnabled }) => {
+    test.skip(!javaScriptEnabled, "same server behaviour in both projects");
+    const response = await request.get("/work?_data=routes%2Fwork");
+    expect(response.headers()["content-security-policy"]).toContain("default-src 'self'");
+    expect(response.headers()["x-content-type-options"]).toBe("nosniff");
+  });
+
+  test("no page, and no step of the forms, trips the Content-Security-Policy", async ({ page }) => {
+    const violations: string[] = [];
+    page.on("console", (m) => /Content Security Policy|Refused to/i.test(m.text()) && violations.push(m.text()));
+    for (const path of ["/", "/services", "/work", "/about", "/work?category=ai"]) await page.goto(path);
+    await page.goto("/");
+    const calc = page.locator("#calculator");
+    await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
+    await calc.getByRole("button", { name: "Standard (3-4 weeks)" }).click();
+    await calc.getByRole("button", { name: "Medium" }).click();
+    await calc.getByRole("button", { name: "Continue" }).click();
+    await page.getByRole("tab", { name: "Zoho Solutions" }).click();
+    await page.getByRole("link", { name: "Contact Us" }).click();
+    expect(violations).toEqual([]);
+  });
+});
+
+test.describe("refused posts", () => {
+  test("a cross-site post is refused with 403 and nothing is sent", async ({ request, formService }) => {
+    const url = "/?index";
+    const bySecFetch = await request.post(url, { form: contactFields(`Eve ${formService.token}`), headers: { "Sec-Fetch-Site": "cross-site", Origin: "https://evil.example", "X-Forwarded-For": newClient() }, maxRedirects: 0 });
+    expect(bySecFetch.status()).toBe(403);
+    const byOrigin = await request.post(url, { form: contactFields(`Eve ${formService.token}`), headers: { Origin: "https://evil.example", "X-Forwarded-For": newClient() }, maxRedirects: 0 });
+    expect(byOrigin.status()).toBe(403);
+    const byReferer = await request.post(url, { form: contactFields(`Eve ${formService.token}`), headers: { Referer: "https://evil.example/page", "X-Forwarded-For": newClient() }, maxRedirects: 0 });
+    expect(byReferer.status()).toBe(403);
+    expect(await formService.received()).toEqual([]);
+
+    const sameOrigin = await request.post(url, { form: contactFields(`Ann ${formService.token}`), headers: { Origin: siteFor(test.info().project.name).url, "X-Forwarded-For": newClient() }, maxRedirects: 0 });
+    expect(sameOrigin.status()).toBe(303);
+    expect(await formService.received()).toHaveLength(1);
+  });
+
+  test("a body over 64 KB is refused with 413, with or without a Content-Length", async ({ request, formService, javaScriptEnabled }) => {
+    test.skip(!javaScriptEnabled, "same server behaviour in both projects");
+    const big = await request.post("/?index", { form: { ...contactFields(`Big ${formService.token}`), message: "x".repeat(100_000) }, headers: { "X-Forwarded-For": newClient() }, maxRedirects: 0 });
+    expect(big.status()).toBe(413);
+
+    // Chunked, no Content-Length, and it would go on for 10 MB: the server stops reading early.
+    const { url } = sites.js;
+    const outcome = await new Promise<{ status?: number; sent: number; error?: string }>((resolve) => {
+      let sent = 0;
+      const req = httpRequest(`${url}/?index`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", "Transfer-Encoding": "chunked", "X-Forwarded-For": newClient() } });
+      req.on("response", (res) => {
+        res.resume();
+        resolve({ status: res.statusCode, sent });
+        req.destroy();
+      });
+      req.on("error", (e) => resolve({ sent, error: e.message }));
+      const chunk = "a=" + "x".repeat(16 * 1024);
+      const pump = () => {
+        while (sent < 10_000_000) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once("drain", pump);
+        }
+        req.end();
+      };
+      pump();
+    });
+    if (outcome.status !== undefined) expect(outcome.status).toBe(413);
+    expect(outcome.sent).toBeLessThan(10_000_000);
+    expect(await formService.received()).toEqual([]);
+    const health = await request.get("/healthz");
+    expect(health.status()).toBe(200);
+  });
+
+  test("non-form and junk bodies get a clear 4xx, never a 5xx or a delivery", async ({ request, formService, javaScriptEnabled }) => {
+    test.skip(!javaScriptEnabled, "same server behaviour in both projects");
+    const headers = { "X-Forwarded-For": newClient() };
+    const asJson = await request.post("/?index", { data: { name: "x" }, headers, maxRedirects: 0 });
+    expect(asJson.status()).toBe(415);
+    const junk = await request.post("/?index", { data: "%%%\u0000\u00ff&&==", headers: { ...headers, "Content-Type": "application/x-www-form-urlencoded" }, maxRedirects: 0 });
+    expect(junk.status()).toBeGreaterThanOrEqual(400);
+    expect(junk.status()).toBeLessThan(500);
+    const badMultipart = await request.post("/?index", { data: "--x\r\nnot really", headers: { ...headers, "Content-Type": "multipart/form-data; boundary=x" }, maxRedirects: 0 });
+    expect(badMultipart.status()).toBe(400);
+    expect(await formService.received()).toEqual([]);
+  });
+
+  test("unknown choices, tampered state and markup in fields are answered with messages, never echoed raw", async ({ request, formService }) => {
+    const headers = { "X-Forwarded-For": newClient() };
+    const unknownChoice = await request.post("/?index", { form: { "state.step": "1", service: "rocket-science" }, headers, maxRedirects: 0 });
+    expect(unknownChoice.status()).toBe(400);
+    expect(await unknownChoice.text()).toContain("Please choose a service");
+
+    const tampered = await request.post("/?index", { form: { "state.step": "5", "state.service": "hacker", intent: "send", companyName: "A", email: "a@b.co", phone: "0115550100" }, headers, maxRedirects: 0 });
+    expect(tampered.status()).toBeLessThan(500);
+    expect(await tampered.text()).toMatch(/Step (<!-- -->)?1(<!-- -->)? of/);
+
+    const injected = `<script>alert("${formService.token}")</script>`;
+    const markup = await request.post("/?index", { form: { ...contactFields(injected), email: "bad" }, headers, maxRedirects: 0 });
+    expect(markup.status()).toBe(400);
+    const html = await markup.text();
+    expect(html).not.toContain(injected);
+    expect(html).toContain("&lt;script&gt;");
+    expect(await formService.received()).toEqual([]);
+  });
+});
+
+test.describe("rate limits", () => {
+  test("after five messages in ten minutes a client is told to wait, and its message is kept", async ({ page, request, formService, javaScriptEnabled }) => {
+    const client = newClient();
+    for (let i = 0; i < 5; i++) {
+      const ok = await request.post("/?index", { form: contactFields(`Busy ${formService.token}`), headers: { "X-Forwarded-For": client }, maxRedirects: 0 });
+      expect(ok.status()).toBe(303);
+    }
+    await page.setExtraHTTPHeaders({ "X-Forwarded-For": client });
+    await page.goto("/");
+    const form = page.locator("#contact");
+    await form.getByLabel("Name").fill(`Busy ${formService.token}`);
+    await form.getByLabel("Email").fill("busy@example.co.za");
+    await form.getByLabel("Service").selectOption("ai");
+    await form.getByLabel("Message").fill("One more");
+    const answer = page.waitForResponse((r) => r.request().method() === "POST");
+    await form.getByRole("button", { name: "Send message" }).click();
+    expect((await answer).status()).toBe(429);
+    await expect(form.getByRole("alert")).toHaveText(messages.rateLimited);
+    await expect(form.getByLabel("Message")).toHaveValue("One more");
+    expect(await formService.received()).toHaveLength(5);
+    void javaScriptEnabled;
+  });
+
+  test("more than thirty posts a minute get 429 with the same words", async ({ request, javaScriptEnabled }) => {
+    test.skip(!javaScriptEnabled, "same server behaviour in both projects");
+    const client = newClient();
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i++) {
+      const r = await request.post("/?index", { form: { "state.step": "1", service: "seo" }, headers: { "X-Forwarded-For": client }, maxRedirects: 0 });
+      statuses.push(r.status());
+      if (i === 30) expect(await r.text()).toContain(messages.rateLimited.replace(/'/g, "&#x27;"));
+    }
+    expect(statuses.slice(0, 30).every((s) => s === 200)).toBe(true);
+    expect(statuses[30]).toBe(429);
+  });
+});
