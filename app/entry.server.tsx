@@ -45,6 +45,8 @@ export default async function handleRequest(request: Request, responseStatusCode
       }
     }
     enforceDocumentCachePolicy(request, responseStatusCode, responseHeaders);
+    // With the length known, Node sends the answer in one write instead of chunks and a terminator.
+    responseHeaders.set("Content-Length", String(html.byteLength));
     return new Response(html, { headers: responseHeaders, status: responseStatusCode });
   }
 

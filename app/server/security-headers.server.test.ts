@@ -17,6 +17,12 @@ describe("createNonce", () => {
       expect(Buffer.from(n, "base64")).toHaveLength(16);
     }
   });
+
+  it("stays unique across refills of its random pool", () => {
+    const nonces = Array.from({ length: 1000 }, () => createNonce());
+    expect(new Set(nonces).size).toBe(1000);
+    for (const n of nonces) expect(Buffer.from(n, "base64")).toHaveLength(16);
+  });
 });
 
 describe("securityHeaders", () => {

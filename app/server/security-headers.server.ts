@@ -32,9 +32,24 @@ export interface SecurityHeaderOptions {
   https: boolean;
 }
 
-/** 16 random bytes, base64: a fresh nonce per response. */
+const NONCE_BYTES = 16;
+const POOL_NONCES = 256;
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+
+/**
+ * 16 random bytes, base64: a fresh nonce per response. The bytes come from a pool filled 4 KiB at
+ * a time by the CSPRNG and each byte is used once, so every nonce is as unpredictable as its own
+ * randomBytes(16) call; one call per 256 responses instead of one per response (issue 5 profile).
+ */
 export function createNonce(): string {
-  return randomBytes(16).toString("base64");
+  if (poolOffset + NONCE_BYTES > pool.length) {
+    pool = randomBytes(NONCE_BYTES * POOL_NONCES);
+    poolOffset = 0;
+  }
+  const nonce = pool.toString("base64", poolOffset, poolOffset + NONCE_BYTES);
+  poolOffset += NONCE_BYTES;
+  return nonce;
 }
 
 const PERMISSIONS_POLICY = [
