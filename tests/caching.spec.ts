@@ -54,6 +54,15 @@ test.describe("caching and the CSP nonce, end to end", () => {
     expect((await request.get(src!)).headers()["cache-control"]).toBe("public, max-age=31536000, immutable");
   });
 
+  test("a cached page states its exact length, so it goes out in one piece", async ({ request }) => {
+    for (let i = 0; i < 2; i++) {
+      const response = await request.get("/", { headers: { "Accept-Encoding": "identity" } });
+      const body = await response.body();
+      expect(response.headers()["transfer-encoding"]).toBeUndefined();
+      expect(Number(response.headers()["content-length"])).toBe(body.length);
+    }
+  });
+
   for (const path of ["/", "/work?category=ai", "/?sent=contact", "/no-such-page"]) {
     test(`GET ${path}: every response has its own nonce, in its CSP header and on every script`, async ({ request }) => {
       const seen = new Set<string>();
