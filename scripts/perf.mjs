@@ -10,14 +10,15 @@
  * CHROME_PATH (default /usr/bin/chromium), PERF_SKIP_BUILD=1 to reuse the current build.
  * Other work on the machine skews every number here: the load average is recorded with the results.
  */
-import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "@playwright/test";
 import { CHROME_FLAGS, CATEGORIES, lighthouseRun } from "./perf/lighthouse.mjs";
 import { pageScripts } from "./perf/page-scripts.mjs";
+import { startServer } from "./perf/server.mjs";
 import { measureThroughput } from "./perf/throughput.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -82,36 +83,12 @@ if (!process.env.PERF_SKIP_BUILD) {
 }
 
 step(`starting remix-serve on ${origin}`);
-mkdirSync(join(root, "perf"), { recursive: true });
-// morgan's access log goes to a file, as it would to a log collector; not to this terminal.
-const log = openSync(join(root, "perf/server.tmp.log"), "w");
-const server = spawn(process.execPath, [join(root, "node_modules/@remix-run/serve/dist/cli.js"), "./build/index.js"], {
-  cwd: root,
-  env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production", OUTBOX_FILE: join(root, "perf/outbox.tmp.jsonl") },
-  stdio: ["ignore", log, log],
-});
-const stop = () => server.exitCode === null && server.kill("SIGTERM");
-process.on("exit", stop);
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
-
-async function waitUntilUp() {
-  for (let i = 0; i < 100; i++) {
-    if (server.exitCode !== null) throw new Error(`the server exited (${server.exitCode}); see perf/server.tmp.log`);
-    try {
-      if ((await fetch(`${origin}/healthz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error("the server did not come up in 20 s");
-}
+const { stop } = await startServer({ port });
 
 const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, loadStart: Number(load()), budgets };
 const problems = [];
 try {
-  await waitUntilUp();
-
   // 1. Lighthouse
   results.lighthouse = {};
   for (const path of budgets.pages) {

@@ -10,10 +10,10 @@
  *
  * Environment: PERF_PORT (default 3400; this uses PERF_PORT+10 to +12).
  */
-import { spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startServer } from "./server.mjs";
 import { get, measureThroughput } from "./throughput.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -21,36 +21,9 @@ const base = Number(process.env.PERF_PORT || 3400) + 10;
 // Inside the project, so the copy resolves the same node_modules as the real build.
 const copyDir = join(root, "perf/ceiling.tmp");
 
-function serve(buildFile, port, logName) {
-  const log = openSync(join(root, `perf/${logName}.tmp.log`), "w");
-  const child = spawn(process.execPath, [join(root, "node_modules/@remix-run/serve/dist/cli.js"), buildFile], {
-    cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production", OUTBOX_FILE: join(root, "perf/outbox.tmp.jsonl") },
-    stdio: ["ignore", log, log],
-  });
-  return child;
-}
-
-async function waitUntilUp(origin, child) {
-  for (let i = 0; i < 100; i++) {
-    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}); see perf/*.tmp.log`);
-    try {
-      if ((await get(`${origin}/healthz`)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${origin} did not come up in 20 s`);
-}
-
-const children = [];
-process.on("exit", () => children.forEach((c) => c.exitCode === null && c.kill("SIGTERM")));
+const servers = [];
 try {
-  mkdirSync(join(root, "perf"), { recursive: true });
-  const real = serve("./build/index.js", base, "ceiling-real");
-  children.push(real);
-  await waitUntilUp(`http://127.0.0.1:${base}`, real);
+  servers.push(await startServer({ port: base, logName: "ceiling-real" }));
   const page = (await get(`http://127.0.0.1:${base}/`)).body;
 
   // The copy: same build, handleRequest answers with the page's bytes before doing anything.
@@ -64,9 +37,7 @@ try {
   const shortCut = `${anchor}\n  if (!request.url.includes("/healthz")) return new Response(CEILING_PAGE, { headers: { "Content-Type": "text/html; charset=utf-8", "Content-Length": String(CEILING_PAGE.length) } });`;
   const load = `import { readFileSync as ceilingRead } from "node:fs";\nconst CEILING_PAGE = ceilingRead(${JSON.stringify(join(copyDir, "page.html"))});\n`;
   writeFileSync(join(copyDir, "build/index.js"), load + source.replace(anchor, shortCut));
-  const ceiling = serve(join(copyDir, "build/index.js"), base + 1, "ceiling-copy");
-  children.push(ceiling);
-  await waitUntilUp(`http://127.0.0.1:${base + 1}`, ceiling);
+  servers.push(await startServer({ buildFile: join(copyDir, "build/index.js"), port: base + 1, logName: "ceiling-copy" }));
 
   const results = {};
   for (const [name, port] of [["as built", base], ["handler does nothing", base + 1]]) {
@@ -77,6 +48,6 @@ try {
   console.log("|---|---|---|---|");
   for (const [name, r] of Object.entries(results)) console.log(`| ${name} | ${Math.round(r.appRps)} | ${Math.round(r.floorRps)} | ${r.ratio.toFixed(3)} |`);
 } finally {
-  children.forEach((c) => c.exitCode === null && c.kill("SIGTERM"));
+  servers.forEach((s) => s.stop());
   rmSync(copyDir, { recursive: true, force: true });
 }
