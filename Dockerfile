@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# Production image: remix-serve on Node 20, as a non-root user, behind tini.
+# Production image: the site's Express server on Node 20, as a non-root user, behind tini.
 #   docker build -t agency-site .
 #   docker run --rm -p 3000:3000 -e FORM_ACCESS_KEY=... agency-site
 # tests/ops/dockerfile-replay.spec.ts replays this file without Docker (each stage in a temp
@@ -15,6 +15,8 @@ COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm npm install --no-audit --no-fund
 COPY remix.config.js remix.env.d.ts tsconfig.json ./
 COPY app ./app
+COPY server ./server
+COPY scripts/build-server.mjs ./scripts/
 COPY public ./public
 RUN npm run build
 
@@ -31,8 +33,8 @@ COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --no-audit --no-fund
 COPY --from=build /app/build ./build
 COPY --from=build /app/public ./public
-# The only writable place: the outbox used when FORM_ACCESS_KEY is unset. Mount a volume here to
-# keep it across containers. The app files stay root-owned, read-only to the server.
+# The only writable place: the lead journal and the outbox used when FORM_ACCESS_KEY is unset.
+# Mount a volume here to keep them across containers. The app files stay root-owned, read-only to the server.
 RUN mkdir -p data && chown node:node data
 USER node
 EXPOSE 3000
@@ -40,5 +42,5 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--"]
-# remix-serve directly, not `npm start`: npm would sit between tini and node and add nothing.
-CMD ["node", "node_modules/@remix-run/serve/dist/cli.js", "build/index.js"]
+# The server directly, not `npm start`: npm would sit between tini and node and add nothing.
+CMD ["node", "build/server/index.js"]

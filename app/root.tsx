@@ -1,10 +1,10 @@
 import type { LinksFunction, MetaFunction } from "@remix-run/node";
-import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useRouteError } from "@remix-run/react";
+import { Links, LiveReload, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useRouteError } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { SiteFooter } from "~/components/site-footer";
 import { SiteHeader } from "~/components/site-header";
 import { NotFound, RequestRefused, ServerError } from "~/components/error-pages";
-import { pageHeaders } from "~/server/cache-headers";
+import { pageHeaders } from "~/utils/cache-headers";
 import stylesheet from "~/styles/app.css";
 import { useNonce } from "~/utils/nonce";
 import { pageTitle } from "~/utils/seo";
@@ -46,6 +46,8 @@ export function Layout({ children }: { children: ReactNode }) {
         <SiteFooter />
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />
+        {/* Development only (renders nothing in production): reloads the page after a rebuild. */}
+        <LiveReload nonce={nonce} />
       </body>
     </html>
   );

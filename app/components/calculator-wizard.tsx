@@ -4,7 +4,8 @@ import type { FieldErrors } from "~/calculator/limits";
 import { COMPLEXITIES, estimate, formatUsd, SERVICES, TIMEFRAMES } from "~/calculator/pricing";
 import { LIMITS } from "~/calculator/limits";
 import { type FormFields, INTENT, INTENT_FIELD, parseState, resetState, STEP_COUNT, stateToFields, type WizardState } from "~/calculator/wizard-state";
-import { messages, type FormProblem } from "~/content/messages";
+import type { FormProblem } from "~/context";
+import { messages } from "~/content/messages";
 import { Field, focusFirstInvalid, FormNotices, Honeypot } from "./field";
 import { checkThenSubmit, type FormChecks, loadChecksOnIntent } from "./form-checks";
 
@@ -115,6 +116,7 @@ export function CalculatorWizard({ result, sent }: { result: CalculatorResult | 
         <progress max={STEP_COUNT} value={step} aria-labelledby="wizard-progress-label" />
       </div>
       <Form method="post" action={POST.action} ref={formRef} onSubmit={onSubmit} {...loadChecksOnIntent} noValidate preventScrollReset aria-labelledby="wizard-heading">
+        <input type="hidden" name="formName" value="calculator" />
         {Object.entries(hidden).map(([name, value]) => (
           <input key={name} type="hidden" name={name} value={value} />
         ))}

@@ -2,7 +2,8 @@ import { Form, useLocation, useNavigation, useSubmit } from "@remix-run/react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { LIMITS, type FieldErrors } from "~/calculator/limits";
 import { CONTACT_SERVICES } from "~/contact/services";
-import { messages, type FormProblem } from "~/content/messages";
+import type { FormProblem } from "~/context";
+import { messages } from "~/content/messages";
 import { Field, focusFirstInvalid, FormNotices, Honeypot } from "./field";
 import { checkThenSubmit, type FormChecks, loadChecksOnIntent } from "./form-checks";
 

@@ -1,7 +1,8 @@
 import type { ReactNode } from "react";
 import type { FieldErrors } from "~/calculator/limits";
-import { messages, type FormProblem } from "~/content/messages";
-import { HONEYPOT_FIELD } from "~/utils/honeypot";
+import type { FormProblem } from "~/context";
+import { messages } from "~/content/messages";
+import { HONEYPOT_FIELD } from "~/forms/honeypot";
 
 export interface ControlProps {
   id: string;

@@ -6,6 +6,3 @@ export const messages = {
   contactFailed: "There was an error sending your message. Please try again.",
   rateLimited: "You have sent several messages in a short time. Please wait a few minutes and try again.",
 } as const;
-
-/** Why a form post did not end in a delivery. */
-export type FormProblem = "failed" | "rateLimited";

@@ -17,6 +17,7 @@ const request: CalculatorRequest = {
 describe("calculatorMessage", () => {
   it("lists every field with labels and the server-side estimate", () => {
     expect(calculatorMessage(request)).toEqual({
+      kind: "calculator",
       subject: "New cost estimate request from Acme Ltd",
       fromName: "Acme Ltd",
       replyTo: "ada@acme.example",
@@ -51,6 +52,7 @@ describe("calculatorMessage", () => {
 describe("contactMessage", () => {
   it("lists name, email, service label and message", () => {
     expect(contactMessage({ name: "Ada", email: "ada@example.com", service: "low-code", message: "Hi\nthere" })).toEqual({
+      kind: "contact",
       subject: "New contact form message from Ada",
       fromName: "Ada",
       replyTo: "ada@example.com",

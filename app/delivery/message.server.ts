@@ -6,14 +6,10 @@
 import { COMPLEXITY_BY_VALUE, estimate, formatUsd, SERVICE_BY_VALUE, TIMEFRAME_BY_VALUE } from "~/calculator/pricing";
 import type { CalculatorRequest } from "~/calculator/wizard";
 import { type ContactRequest, contactServiceLabel } from "~/contact/schema";
+import type { Lead } from "~/context";
 
 /** A message ready for the relay: `replyTo` is the visitor's email, `text` the body. */
-export interface OutgoingMessage {
-  subject: string;
-  fromName: string;
-  replyTo: string;
-  text: string;
-}
+export type OutgoingMessage = Lead;
 
 /** Collapses control characters (line breaks included) so a value stays on one line. */
 function oneLine(value: string): string {
@@ -31,9 +27,10 @@ function lines(rows: readonly (readonly [string, string])[]): string {
 }
 
 /** The cost-estimate enquiry, one "Label: value" per line. */
-export function calculatorMessage(req: CalculatorRequest): OutgoingMessage {
+export function calculatorMessage(req: CalculatorRequest): Lead {
   const company = oneLine(req.companyName);
   return {
+    kind: "calculator",
     subject: `New cost estimate request from ${company}`,
     fromName: company,
     replyTo: oneLine(req.email),
@@ -51,9 +48,10 @@ export function calculatorMessage(req: CalculatorRequest): OutgoingMessage {
 }
 
 /** The contact-form message, one "Label: value" per line. */
-export function contactMessage(c: ContactRequest): OutgoingMessage {
+export function contactMessage(c: ContactRequest): Lead {
   const name = oneLine(c.name);
   return {
+    kind: "contact",
     subject: `New contact form message from ${name}`,
     fromName: name,
     replyTo: oneLine(c.email),

@@ -9,6 +9,7 @@ import { createRelay, type RelayConfig } from "./relay.server";
 
 const KEY = "sk-test-5f1e2d3c";
 const msg: OutgoingMessage = {
+  kind: "calculator",
   subject: "New cost estimate request from Acme Ltd",
   fromName: "Acme Ltd",
   replyTo: "ada@acme.example",

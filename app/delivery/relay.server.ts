@@ -6,7 +6,6 @@
 import { appendFile, mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 
-import { log as writeLog } from "~/server/log.server";
 import { httpPost, type HttpPost } from "./http-post.server";
 import type { OutgoingMessage } from "./message.server";
 import { PROVIDERS, type ProviderName } from "./providers.server";
@@ -47,10 +46,6 @@ export interface Relay {
   deliver(msg: OutgoingMessage): Promise<DeliveryResult>;
 }
 
-/** One JSON line per delivery (info when it went through, warn when it did not). */
-function defaultLog({ event, ok, ...fields }: Record<string, unknown>): void {
-  writeLog(String(event), { ok, ...fields }, ok ? "info" : "warn");
-}
 
 function parseLenient(text: string): unknown {
   try {
@@ -76,7 +71,7 @@ export function createRelay(cfg: RelayConfig, deps: RelayDeps = {}): Relay {
   const accessKey = cfg.accessKey?.trim() ?? "";
   const log = (event: Record<string, unknown>) => {
     try {
-      (deps.log ?? defaultLog)(event);
+      deps.log?.(event);
     } catch {
       // A broken logger must not break delivery.
     }

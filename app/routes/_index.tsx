@@ -7,8 +7,7 @@ import { ContactForm } from "~/components/contact-form";
 import { Hero } from "~/components/hero";
 import { ServiceTabs } from "~/components/service-tabs";
 import { contactAction } from "~/contact/action.server";
-import { pageHeaders } from "~/server/cache-headers";
-import { receiveFormPost } from "~/server/form-post.server";
+import { pageHeaders } from "~/utils/cache-headers";
 import { seo } from "~/utils/seo";
 
 export const meta: MetaFunction = () =>
@@ -18,10 +17,17 @@ export const meta: MetaFunction = () =>
     path: "/",
   });
 
-/** Both of the page's forms post here; the calculator's posts carry its hidden `state.step`. */
-export async function action({ request }: ActionFunctionArgs) {
-  const post = await receiveFormPost(request);
-  return "state.step" in post.fields ? calculatorAction(post) : contactAction(post);
+/** Both of the page's forms post here and say which they are in a hidden `formName` field. */
+export async function action({ context }: ActionFunctionArgs) {
+  const fields = context.form?.fields ?? {};
+  switch (fields.formName) {
+    case "calculator":
+      return calculatorAction(fields, context);
+    case "contact":
+      return contactAction(fields, context);
+    default:
+      throw new Response("That form is not one of ours.", { status: 400 });
+  }
 }
 
 export const headers = pageHeaders;

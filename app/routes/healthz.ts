@@ -1,7 +1,6 @@
-import { json } from "@remix-run/node";
-import pkg from "../../package.json";
+import { json, type LoaderFunctionArgs } from "@remix-run/node";
 
-/** Liveness for the container and load balancer. It never touches the form service. */
-export function loader() {
-  return json({ status: "ok", version: process.env.APP_VERSION || pkg.version }, { headers: { "Cache-Control": "no-store" } });
+/** Liveness for the container and the load balancer: never calls the form service. */
+export function loader({ context }: LoaderFunctionArgs) {
+  return json(context.health(), { headers: { "Cache-Control": "no-store" } });
 }

@@ -41,13 +41,12 @@ function isPrivate(cacheControl: string | null): boolean {
  * "private, no-store" when the document answers a post (its route's action ran, so
  * actionHeaders is non-empty: Remix always gives action data a Content-Type), renders an error
  * boundary, or a parent already chose private; otherwise the loader's own Cache-Control if it set
- * one; otherwise the public page policy.
+ * one; otherwise the public page policy. An action's Retry-After (a 429) goes out with the page.
  */
-export function pageHeaders({ actionHeaders, loaderHeaders, parentHeaders, errorHeaders }: PageHeadersArgs): {
-  "Cache-Control": string;
-} {
+export function pageHeaders({ actionHeaders, loaderHeaders, parentHeaders, errorHeaders }: PageHeadersArgs): Record<string, string> {
+  const retryAfter = actionHeaders.get("retry-after");
   if (errorHeaders !== undefined || !isEmpty(actionHeaders) || isPrivate(parentHeaders?.get("cache-control") ?? null)) {
-    return { "Cache-Control": cacheHeaders.private };
+    return { "Cache-Control": cacheHeaders.private, ...(retryAfter ? { "Retry-After": retryAfter } : {}) };
   }
   return { "Cache-Control": loaderHeaders.get("cache-control") ?? cacheHeaders.page };
 }

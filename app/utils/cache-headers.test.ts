@@ -97,3 +97,10 @@ describe("enforceDocumentCachePolicy", () => {
     expect(headers.has("cache-control")).toBe(false);
   });
 });
+
+describe("pageHeaders and Retry-After", () => {
+  it("passes an action's Retry-After on to the page it answers with", () => {
+    const actionHeaders = new Headers({ "Content-Type": "application/json", "Retry-After": "42" });
+    expect(pageHeaders({ actionHeaders, loaderHeaders: none() })).toEqual({ "Cache-Control": cacheHeaders.private, "Retry-After": "42" });
+  });
+});

@@ -1,0 +1,46 @@
+/**
+ * What the server (server/index.ts) hands every loader, action and entry.server as `context`:
+ * the one contract between the Express server and the Remix app. Types only.
+ */
+/** A lead as the agency receives it: built by an action from validated fields. */
+export interface Lead {
+  kind: "calculator" | "contact";
+  subject: string;
+  fromName: string;
+  replyTo: string;
+  text: string;
+}
+
+/** A form post that passed the server's rules (same site, under the limits, within 64 KB). */
+export interface FormPost {
+  fields: Record<string, string>;
+}
+
+/** Why a form did not go through: it could not be stored, or the client is over its quota. */
+export type FormProblem = "failed" | "rateLimited";
+
+/** Stored (the visitor may be thanked), or why not. */
+export type LeadAnswer = { ok: true } | { ok: false; problem: FormProblem; retryAfter?: number };
+
+/** A rendered document, its text split at each place its CSP nonce goes. */
+export interface RenderedPage {
+  status: number;
+  headers: Headers;
+  pieces: string[];
+}
+
+declare module "@remix-run/node" {
+  interface AppLoadContext {
+    /** This response's CSP nonce (the server's Content-Security-Policy header names it). */
+    cspNonce: string;
+    /** Set when the server's page cache may keep this document: entry.server offers it here. */
+    keepPage?: (page: RenderedPage) => void;
+    /** The body of a POST, read and checked by the server; undefined for other requests. */
+    form?: FormPost;
+    /** Stores a lead for delivery. Counts against the client's quota; a bot's lead is dropped quietly. */
+    submitLead(lead: Lead): Promise<LeadAnswer>;
+    /** What /healthz reports: liveness and the lead queue's counts, no personal data. */
+    health(): Record<string, unknown>;
+    log: { error(fields: object, event: string): void };
+  }
+}

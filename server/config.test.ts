@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { describeConfig, parseConfig } from "./config";
+
+const parse = (env: Record<string, string>) => parseConfig(env, "1.2.3");
+const problem = (env: Record<string, string>) => {
+  try {
+    parse(env);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error("expected a configuration error");
+};
+
+describe("parseConfig", () => {
+  it("works out of the box: port 3000, no proxy, Web3Forms without a key (so the outbox), data/ files", () => {
+    const config = parse({});
+    expect(config).toMatchObject({ dev: false, port: 3000, version: "1.2.3", trustProxy: false, leadsFile: "data/leads.jsonl" });
+    expect(config.delivery).toEqual({
+      provider: "web3forms",
+      endpoint: "https://api.web3forms.com/submit",
+      accessKey: undefined,
+      inbox: "hello@kopanodigital.co.za",
+      outboxFile: "data/outbox.jsonl",
+      timeoutMs: 10_000,
+    });
+  });
+
+  it("reads every variable, trimmed; blank counts as unset", () => {
+    const config = parse({
+      PORT: " 8080 ",
+      FORM_PROVIDER: "formspree",
+      FORM_ENDPOINT: "https://formspree.io/f/abc",
+      FORM_ACCESS_KEY: "  ",
+      FORM_INBOX: "sales@agency.example",
+      FORM_TIMEOUT_MS: "5000",
+      REDIS_URL: "redis://:pw@redis:6379/0",
+      APP_VERSION: "2026.11",
+    });
+    expect(config).toMatchObject({ port: 8080, redisUrl: "redis://:pw@redis:6379/0", version: "2026.11" });
+    expect(config.delivery).toMatchObject({ provider: "formspree", accessKey: undefined, inbox: "sales@agency.example", timeoutMs: 5000 });
+  });
+
+  it.each([
+    ["0", false],
+    ["false", false],
+    ["1", 1],
+    ["2", 2],
+    ["loopback", ["loopback"]],
+    ["10.0.0.0/8, 192.168.1.1", ["10.0.0.0/8", "192.168.1.1"]],
+  ])("TRUST_PROXY=%s means %j (Express's trust proxy semantics)", (value, expected) => {
+    expect(parse({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  it.each([
+    [{ PORT: "http" }, "PORT"],
+    [{ PORT: "70000" }, "PORT"],
+    [{ FORM_ENDPOINT: "not-a-url" }, "FORM_ENDPOINT must be an http(s) URL"],
+    [{ FORM_ENDPOINT: "ftp://files.example/x" }, "FORM_ENDPOINT must be an http(s) URL"],
+    [{ FORM_PROVIDER: "carrier-pigeon" }, "FORM_PROVIDER must be one of web3forms, formspree, webhook"],
+    [{ FORM_PROVIDER: "webhook" }, "FORM_ENDPOINT must be set when FORM_PROVIDER is not web3forms"],
+    [{ FORM_INBOX: "sales" }, "FORM_INBOX must be an email address"],
+    [{ FORM_TIMEOUT_MS: "500" }, "FORM_TIMEOUT_MS must be 1000 to 30000"],
+    [{ TRUST_PROXY: "true" }, "TRUST_PROXY must be a number of proxy hops or a list of proxy addresses/CIDRs"],
+    [{ TRUST_PROXY: "everyone" }, "TRUST_PROXY must be"],
+    [{ REDIS_URL: "http://redis:6379" }, "REDIS_URL must be a redis:// or rediss:// URL"],
+  ])("%j stops the server with one line naming the variable", (env, message) => {
+    const line = problem(env as Record<string, string>);
+    expect(line).toMatch(/^Invalid configuration: /);
+    expect(line).toContain(message);
+    expect(line).not.toContain("\n");
+    for (const value of Object.values(env)) expect(line).not.toContain(value);
+  });
+});
+
+describe("describeConfig", () => {
+  it("never includes the key or Redis credentials", () => {
+    const config = parse({ FORM_ACCESS_KEY: "sk-very-secret", REDIS_URL: "redis://user:pw@redis:6379/0" });
+    const text = JSON.stringify(describeConfig(config));
+    expect(text).not.toContain("sk-very-secret");
+    expect(text).not.toContain("pw");
+    expect(describeConfig(config)).toMatchObject({ leadStore: "redis redis:6379", delivery: { to: "provider", endpoint: "https://api.web3forms.com" } });
+  });
+});

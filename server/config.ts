@@ -1,0 +1,100 @@
+/**
+ * The server's settings, read from the environment once at start. A bad value stops the server
+ * before it listens, with one line that names the variable but never echoes its value (it may be
+ * a secret). Blank values count as unset, so `FORM_ACCESS_KEY=` in a compose file means "no key".
+ */
+import proxyAddr from "proxy-addr";
+import { z } from "zod";
+import { site } from "~/content/site";
+
+export const PROVIDERS = ["web3forms", "formspree", "webhook"] as const;
+
+const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+
+/**
+ * TRUST_PROXY: unset/0/false, a number of proxy hops, or a comma-separated list of proxy
+ * addresses, CIDRs or Express's names (loopback, linklocal, uniquelocal). Never "trust everyone":
+ * then any client could write its own X-Forwarded-For and pick a fresh rate-limit bucket.
+ */
+const trustProxy = z
+  .string()
+  .transform((value, ctx): false | number | string[] => {
+    if (/^(0|false)$/i.test(value)) return false;
+    if (/^\d+$/.test(value)) return Number(value);
+    const list = value.split(",").map((entry) => entry.trim());
+    try {
+      proxyAddr.compile(list);
+      return list;
+    } catch {
+      ctx.addIssue({ code: "custom", message: "must be a number of proxy hops or a list of proxy addresses/CIDRs" });
+      return z.NEVER;
+    }
+  })
+  .default(false);
+
+const schema = z
+  .object({
+    NODE_ENV: z.enum(["production", "development", "test"]).default("production"),
+    PORT: z.coerce.number({ error: "must be a port number" }).int().min(1).max(65535).default(3000),
+    HOST: z.string().optional(),
+    FORM_PROVIDER: z.enum(PROVIDERS, { error: `must be one of ${PROVIDERS.join(", ")}` }).default("web3forms"),
+    FORM_ENDPOINT: httpUrl.optional(),
+    FORM_ACCESS_KEY: z.string().optional(),
+    FORM_INBOX: z.email({ error: "must be an email address" }).default(site.email),
+    FORM_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .min(1000, { error: "must be 1000 to 30000" })
+      .max(30_000, { error: "must be 1000 to 30000" })
+      .default(10_000),
+    OUTBOX_FILE: z.string().default("data/outbox.jsonl"),
+    LEADS_FILE: z.string().default("data/leads.jsonl"),
+    TRUST_PROXY: trustProxy,
+    REDIS_URL: z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" }).optional(),
+    APP_VERSION: z.string().optional(),
+  })
+  .refine((env) => env.FORM_PROVIDER === "web3forms" || env.FORM_ENDPOINT, {
+    path: ["FORM_ENDPOINT"],
+    error: "must be set when FORM_PROVIDER is not web3forms",
+  });
+
+export type Config = ReturnType<typeof parseConfig>;
+
+/** Throws an Error with one line, e.g. "Invalid configuration: PORT must be a port number". */
+export function parseConfig(env: Record<string, string | undefined>, version: string) {
+  const present = Object.fromEntries(Object.entries(env).map(([name, value]) => [name, value?.trim() || undefined]));
+  const result = schema.safeParse(present);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${String(issue.path[0] ?? "environment")} ${issue.message}`);
+    throw new Error(`Invalid configuration: ${[...new Set(problems)].join("; ")}`);
+  }
+  const e = result.data;
+  return {
+    dev: e.NODE_ENV === "development",
+    port: e.PORT,
+    host: e.HOST,
+    version: e.APP_VERSION ?? version,
+    trustProxy: e.TRUST_PROXY,
+    redisUrl: e.REDIS_URL,
+    leadsFile: e.LEADS_FILE,
+    delivery: {
+      provider: e.FORM_PROVIDER,
+      endpoint: e.FORM_ENDPOINT ?? "https://api.web3forms.com/submit",
+      accessKey: e.FORM_ACCESS_KEY,
+      inbox: e.FORM_INBOX,
+      outboxFile: e.OUTBOX_FILE,
+      timeoutMs: e.FORM_TIMEOUT_MS,
+    },
+  };
+}
+
+/** What the start log says about the configuration: no key, no Redis credentials. */
+export function describeConfig(config: Config) {
+  const { accessKey, endpoint, ...delivery } = config.delivery;
+  return {
+    version: config.version,
+    trustProxy: config.trustProxy,
+    leadStore: config.redisUrl ? `redis ${new URL(config.redisUrl).host}` : config.leadsFile,
+    delivery: { ...delivery, endpoint: new URL(endpoint).origin, to: accessKey ? "provider" : "outbox" },
+  };
+}

@@ -1,0 +1,103 @@
+import type { AddressInfo } from "node:net";
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { messages } from "~/content/messages";
+import { formPosts, MAX_FORM_BYTES } from "./form-posts";
+import { createLogger } from "./log";
+import { createRateLimits, LIMITS } from "./rate-limits";
+
+/** The middleware in a real Express app; the handler after it echoes what an action would get. */
+let url = "";
+let close = () => {};
+beforeAll(async () => {
+  const app = express();
+  app.set("trust proxy", 1); // so each test can be its own client through X-Forwarded-For
+  app.post("*", formPosts({ limits: createRateLimits(undefined, createLogger()), log: createLogger() }), (_req, res) => void res.json(res.locals.form));
+  const server = app.listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  close = () => server.close();
+});
+afterAll(() => close());
+
+let clients = 0;
+const post = (body: BodyInit, headers: Record<string, string> = {}, path = "/?index") =>
+  fetch(`${url}${path}`, {
+    method: "POST",
+    body,
+    headers: { "Content-Type": "application/x-www-form-urlencoded", "X-Forwarded-For": `203.0.113.${++clients}`, ...headers },
+    redirect: "manual",
+  });
+const host = () => new URL(url).host;
+
+describe("formPosts: the cross-site check", () => {
+  it.each([
+    [{ "Sec-Fetch-Site": "cross-site" }],
+    [{ "Sec-Fetch-Site": "same-site" }],
+    [{ Origin: "https://evil.example" }],
+    [{ Origin: "null" }],
+    [{ Origin: "not a url" }],
+    [{ Referer: "https://evil.example/page" }],
+    // What a browser would never send, and what Remix's own check would answer with a 500.
+    [{ "Sec-Fetch-Site": "same-origin", Origin: "https://evil.example" }],
+  ])("refuses %j with 403 before reading the body", async (headers) => {
+    const response = await post("name=Eve", headers);
+    expect(response.status).toBe(403);
+    expect(await response.text()).toBe("Forms on this site can only be sent from this site.");
+  });
+
+  it.each([[{ "Sec-Fetch-Site": "same-origin" }], [{ "Sec-Fetch-Site": "none" }], [{}]])("lets %j through", async (headers) => {
+    expect((await post("name=Ann", headers)).status).toBe(200);
+  });
+
+  it("accepts an Origin or Referer naming this very host", async () => {
+    expect((await post("name=Ann", { Origin: `http://${host()}` })).status).toBe(200);
+    expect((await post("name=Ann", { Referer: `http://${host()}/?service=seo` })).status).toBe(200);
+  });
+});
+
+describe("formPosts: the body", () => {
+  it("hands the fields to the action, with the honeypot's verdict and the client", async () => {
+    const response = await post("formName=contact&name=Ann+Lee&website=", { "X-Forwarded-For": "2001:db8:7:8::1" });
+    expect(await response.json()).toEqual({ fields: { formName: "contact", name: "Ann Lee", website: "" }, bot: false, client: "ip6:2001:db8:7:8::/64" });
+    expect(((await (await post("name=Bot&website=http%3A%2F%2Fspam")).json()) as { bot: boolean }).bot).toBe(true);
+  });
+
+  it("refuses what is not a urlencoded form with 415", async () => {
+    expect((await post(JSON.stringify({ name: "x" }), { "Content-Type": "application/json" })).status).toBe(415);
+    expect((await post("--x\r\n", { "Content-Type": "multipart/form-data; boundary=x" })).status).toBe(415);
+  });
+
+  it("refuses a body over 64 KB with 413 and closes the connection", async () => {
+    const response = await post(`message=${"x".repeat(MAX_FORM_BYTES)}`);
+    expect(response.status).toBe(413);
+    expect(response.headers.get("connection")).toBe("close");
+  });
+
+  it("refuses an oversized body sent without a length as soon as it passes the cap", async () => {
+    let sent = 0;
+    const stream = new ReadableStream({
+      pull(controller) {
+        sent += 16_384;
+        if (sent > 10_000_000) return controller.close();
+        controller.enqueue(new TextEncoder().encode("x".repeat(16_384)));
+      },
+    });
+    const response = await post(stream, {}, "/?index").catch(() => undefined);
+    if (response) expect(response.status).toBe(413);
+    expect(sent).toBeLessThan(10_000_000);
+  });
+});
+
+describe("formPosts: the post limit", () => {
+  it("answers 429 with Retry-After and the visitor's words once a client passes the limit", async () => {
+    const client = { "X-Forwarded-For": "198.51.100.9" };
+    for (let i = 0; i < LIMITS.posts.points; i++) expect((await post("a=1", client)).status).toBe(200);
+    const over = await post("a=1", client);
+    expect(over.status).toBe(429);
+    expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await over.text()).toBe(messages.rateLimited);
+    // Remix's browser code shows a refusal marked like this in the page's error boundary.
+    expect((await post("a=1", client, "/?index&_data=routes%2F_index")).headers.get("x-remix-catch")).toBe("yes");
+  });
+});

@@ -1,0 +1,34 @@
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { createLogger } from "./log";
+
+function capture() {
+  const lines: string[] = [];
+  const sink = new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) });
+  return { log: createLogger(sink), lines: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
+}
+
+describe("createLogger", () => {
+  it("writes one JSON object per line with level, time and event", () => {
+    const { log, lines } = capture();
+    log.info({ id: "20261122-AB12CD34", kind: "contact" }, "lead_stored");
+    expect(lines()).toEqual([{ level: "info", time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), id: "20261122-AB12CD34", kind: "contact", event: "lead_stored" }]);
+  });
+
+  it("drops any field named like a secret or something a visitor typed, at any depth", () => {
+    const { log, lines } = capture();
+    log.warn({ provider: "web3forms", access_key: "K", payload: { subject: "S", message: "M", nested: [{ email: "e@x", phone: "1" }] }, Authorization: "Bearer K" }, "oops");
+    const [line] = lines();
+    expect(line).toMatchObject({ provider: "web3forms", payload: { nested: [{}] } });
+    expect(JSON.stringify(line)).not.toMatch(/"K"|"S"|"M"|e@x|Bearer/);
+  });
+
+  it("reduces an error to its type and code: a message can quote input", () => {
+    const { log, lines } = capture();
+    const error = Object.assign(new TypeError("bad value 'ada@example.com'"), { code: "ERR_X" });
+    log.error({ err: error }, "error");
+    expect(lines()[0]).toMatchObject({ err: { type: "TypeError", code: "ERR_X" } });
+    expect(JSON.stringify(lines()[0])).not.toContain("ada@example.com");
+    expect(JSON.stringify(lines()[0])).not.toContain("stack");
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * Per-client limits (rate-limiter-flexible): form posts a minute, and leads accepted per ten
+ * minutes. In memory by default; with REDIS_URL in Redis, so every container counts together,
+ * each Redis limiter backed by an in-memory one so a Redis outage degrades instead of failing.
+ */
+import ipaddr from "ipaddr.js";
+import { Redis } from "ioredis";
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import type { Logger } from "./log";
+
+export const LIMITS = {
+  posts: { points: 30, duration: 60 },
+  leads: { points: 5, duration: 10 * 60 },
+};
+
+/**
+ * The bucket a client address counts in: the IPv4 address, or the /64 network of an IPv6 one
+ * (one household or server gets a whole /64, so single addresses would be free to rotate).
+ */
+export function clientKey(ip: string | undefined): string {
+  if (!ip || !ipaddr.isValid(ip)) return "unknown";
+  let address = ipaddr.parse(ip);
+  if (address instanceof ipaddr.IPv6 && address.isIPv4MappedAddress()) address = address.toIPv4Address();
+  if (address instanceof ipaddr.IPv4) return `ip:${address.toString()}`;
+  return `ip6:${address.parts.slice(0, 4).map((part) => part.toString(16)).join(":")}::/64`;
+}
+
+export type RateLimits = ReturnType<typeof createRateLimits>;
+
+export function createRateLimits(redisUrl: string | undefined, log: Logger) {
+  const redis = redisUrl
+    ? new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500, lazyConnect: false })
+    : undefined;
+  // Without an "error" listener ioredis prints every failed reconnect; log the changes only.
+  let up = false;
+  redis?.on("ready", () => ((up = true), log.info({ store: "redis" }, "rate_limit_store_ready")));
+  redis?.on("error", (error: Error) => {
+    if (up) log.warn({ err: error, fallback: "memory" }, "rate_limit_store_down");
+    up = false;
+  });
+
+  const make = (name: keyof typeof LIMITS): RateLimiterAbstract => {
+    const rule = { keyPrefix: `rl:${name}`, ...LIMITS[name] };
+    if (!redis) return new RateLimiterMemory(rule);
+    return new RateLimiterRedis({ ...rule, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: new RateLimiterMemory(rule) });
+  };
+  const limiters = { posts: make("posts"), leads: make("leads") };
+
+  /** 0 when the client may go on, otherwise the seconds to wait. Fails open on a store error. */
+  async function take(name: keyof typeof LIMITS, key: string): Promise<number> {
+    try {
+      await limiters[name].consume(key);
+      return 0;
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) return Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+      log.error({ err: rejection, limit: name }, "rate_limit_error");
+      return 0;
+    }
+  }
+
+  return {
+    take,
+    /** Gives a lead back to the client's quota when it could not be stored after all. */
+    refund: (key: string) => limiters.leads.reward(key, 1).then(
+      () => undefined,
+      () => undefined,
+    ),
+    close: async () => void (await redis?.quit().catch(() => redis.disconnect())),
+  };
+}

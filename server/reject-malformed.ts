@@ -1,0 +1,38 @@
+/**
+ * Requests the site cannot make sense of get a short 4xx here, before anything downstream turns
+ * them into a 500: an unknown method, a target that is not a path, a path that does not decode,
+ * a Host that is not a host. Forwarded headers from a client that is not a trusted proxy are
+ * dropped, so nothing downstream (Remix builds the page's URL from X-Forwarded-Host) reads them.
+ */
+import type { RequestHandler } from "express";
+
+const METHODS = new Set(["GET", "HEAD", "POST"]);
+const HOST = /^(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*\.?|\[[0-9a-f:.]+\])(?::(\d{1,5}))?$/i;
+const FORWARDED = ["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto"];
+
+function validHost(value: string | undefined): boolean {
+  const match = value === undefined ? null : HOST.exec(value);
+  return match !== null && Number(match[1] ?? 0) <= 65535;
+}
+
+export function rejectMalformed(trusted: (address: string, hop: number) => boolean): RequestHandler {
+  return (req, res, next) => {
+    const answer = (status: number, text: string) => {
+      if (status === 405) res.set("Allow", [...METHODS].join(", "));
+      res.status(status).set("Cache-Control", "private, no-store").type("text/plain").send(text);
+    };
+    if (!METHODS.has(req.method)) return answer(405, "Method not allowed");
+    if (!req.originalUrl.startsWith("/")) return answer(400, "Bad request target");
+    try {
+      decodeURIComponent(req.path);
+    } catch {
+      return answer(400, "Bad request path");
+    }
+    const forwardedHost = req.headers["x-forwarded-host"];
+    if (!validHost(req.headers.host) || (forwardedHost !== undefined && !validHost(String(forwardedHost).split(",")[0]?.trim()))) {
+      return answer(400, "Bad host");
+    }
+    if (!trusted(req.socket.remoteAddress ?? "", 0)) for (const name of FORWARDED) delete req.headers[name];
+    next();
+  };
+}
