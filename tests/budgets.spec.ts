@@ -15,19 +15,14 @@ interface ScriptTransfer {
 test.describe("budgets", () => {
   test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, "counts the scripts a browser with JavaScript loads");
 
-  // Issue 5 is open: measured 97,895 bytes against the 95,000 budget (React + Remix alone: 85,713;
-  // why: docs/decisions/0007-performance-limits.md). The budget is not raised to pass; remove this
-  // line when the home page's JavaScript fits.
-  test.fixme(true, "home page JavaScript is 97.9 KB against a 95 KB budget (issue 5, open)");
-
   test("the home page's JavaScript, compressed as sent to a browser, stays within perf/budgets.json", async ({ browser, baseURL }) => {
     const scripts = (await pageScripts(browser, `${baseURL}/`)) as ScriptTransfer[];
     const total = scripts.reduce((sum, s) => sum + s.bodyBytes, 0);
     const listing = scripts.map((s) => `${s.bodyBytes} ${s.encoding} ${new URL(s.url).pathname}`).join("\n");
     expect(scripts.length, listing).toBeGreaterThan(3);
     for (const s of scripts) expect(s.status, s.url).toBe(200);
-    // Chromium asks for br/gzip; anything over compression's 1 KB threshold must come compressed.
-    for (const s of scripts) if (s.bodyBytes > 1024) expect(s.encoding, s.url).not.toBe("identity");
+    // Chromium accepts brotli: every script comes as the brotli file made at build time.
+    for (const s of scripts) expect(s.encoding, s.url).toBe("br");
     // The form checks (zod) load only when a visitor reaches for a form.
     expect(listing).not.toContain("form-checks");
     expect(total, `home page scripts (bytes on the wire):\n${listing}`).toBeLessThanOrEqual(budgets.homeJsBytes);

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
 
 const PUBLIC_PAGE = /^public, max-age=0, s-maxage=\d+, stale-while-revalidate=\d+$/;
@@ -47,11 +48,23 @@ test.describe("caching and the CSP nonce, end to end", () => {
     expect(response.headers()["cache-control"]).toBe(PRIVATE);
   });
 
-  test("static build files are immutable", async ({ request }) => {
+  test("static build files are immutable, and sent as the brotli or gzip file made at build time", async ({ request }) => {
     const html = await (await request.get("/")).text();
     const src = /\/build\/[^"]+\.js/.exec(html)?.[0];
     expect(src).toBeTruthy();
-    expect((await request.get(src!)).headers()["cache-control"]).toBe("public, max-age=31536000, immutable");
+    const plain = await request.get(src!, { headers: { "Accept-Encoding": "identity" } });
+    expect(plain.headers()["cache-control"]).toBe("public, max-age=31536000, immutable");
+    expect(plain.headers()["content-encoding"]).toBeUndefined();
+    for (const [accept, encoding, suffix] of [["br, gzip", "br", ".br"], ["gzip", "gzip", ".gz"]] as const) {
+      const response = await request.get(src!, { headers: { "Accept-Encoding": accept } });
+      expect(response.headers()["content-encoding"], accept).toBe(encoding);
+      expect(response.headers()["vary"], accept).toMatch(/Accept-Encoding/i);
+      expect(response.headers()["cache-control"], accept).toBe("public, max-age=31536000, immutable");
+      // The bytes on the wire are the file written at build time (Playwright decodes the body).
+      const onDisk = readFileSync(`public${new URL(response.url()).pathname}${suffix}`);
+      expect(Number(response.headers()["content-length"]), accept).toBe(onDisk.length);
+      expect((await response.body()).equals(await plain.body()), accept).toBe(true);
+    }
   });
 
   test("a cached page states its exact length, so it goes out in one piece", async ({ request }) => {

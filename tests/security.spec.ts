@@ -43,6 +43,29 @@ test.describe("response headers", () => {
     expect(response.headers()["strict-transport-security"]).toMatch(/max-age=\d+/);
   });
 
+  test("every other answer carries the protective headers too: health, robots, sitemap, assets, a 404, a refusal", async ({ request, javaScriptEnabled }) => {
+    test.skip(!javaScriptEnabled, "same server behaviour in both projects");
+    const html = await (await request.get("/")).text();
+    const asset = /\/build\/[^"]+\.js/.exec(html)![0];
+    const answers = {
+      "/healthz": await request.get("/healthz"),
+      "/robots.txt": await request.get("/robots.txt"),
+      "/sitemap.xml": await request.get("/sitemap.xml"),
+      [asset]: await request.get(asset),
+      "/no-such-page": await request.get("/no-such-page"),
+      "/build/no-such-file.js": await request.get("/build/no-such-file.js"),
+      "cross-site post": await request.post("/?index", { form: contactFields("Eve"), headers: { Origin: "https://evil.example" }, maxRedirects: 0 }),
+    };
+    for (const [what, response] of Object.entries(answers)) {
+      const headers = response.headers();
+      expect(headers["x-content-type-options"], what).toBe("nosniff");
+      expect(headers["content-security-policy"], what).toContain("frame-ancestors 'none'");
+      expect(headers["referrer-policy"], what).toBe("strict-origin-when-cross-origin");
+      expect(headers["cross-origin-opener-policy"], what).toBe("same-origin");
+      expect(headers["x-powered-by"], what).toBeUndefined();
+    }
+  });
+
   test("client-side data requests carry the same headers", async ({ request, javaScriptEnabled }) => {
     test.skip(!javaScriptEnabled, "same server behaviour in both projects");
     const response = await request.get("/work?_data=routes%2Fwork");
@@ -123,18 +146,19 @@ test.describe("refused posts", () => {
     const junk = await request.post("/?index", { data: "%%%\u0000\u00ff&&==", headers: { ...headers, "Content-Type": "application/x-www-form-urlencoded" }, maxRedirects: 0 });
     expect(junk.status()).toBeGreaterThanOrEqual(400);
     expect(junk.status()).toBeLessThan(500);
-    const badMultipart = await request.post("/?index", { data: "--x\r\nnot really", headers: { ...headers, "Content-Type": "multipart/form-data; boundary=x" }, maxRedirects: 0 });
-    expect(badMultipart.status()).toBe(400);
+    // The site's forms post urlencoded; anything else is refused before it is read.
+    const multipart = await request.post("/?index", { data: "--x\r\nnot really", headers: { ...headers, "Content-Type": "multipart/form-data; boundary=x" }, maxRedirects: 0 });
+    expect(multipart.status()).toBe(415);
     expect(await formService.received()).toEqual([]);
   });
 
   test("unknown choices, tampered state and markup in fields are answered with messages, never echoed raw", async ({ request, formService }) => {
     const headers = { "X-Forwarded-For": newClient() };
-    const unknownChoice = await request.post("/?index", { form: { "state.step": "1", service: "rocket-science" }, headers, maxRedirects: 0 });
+    const unknownChoice = await request.post("/?index", { form: { formName: "calculator", "state.step": "1", service: "rocket-science" }, headers, maxRedirects: 0 });
     expect(unknownChoice.status()).toBe(400);
     expect(await unknownChoice.text()).toContain("Please choose a service");
 
-    const tampered = await request.post("/?index", { form: { "state.step": "5", "state.service": "hacker", intent: "send", companyName: "A", email: "a@b.co", phone: "0115550100" }, headers, maxRedirects: 0 });
+    const tampered = await request.post("/?index", { form: { formName: "calculator", "state.step": "5", "state.service": "hacker", intent: "send", companyName: "A", email: "a@b.co", phone: "0115550100" }, headers, maxRedirects: 0 });
     expect(tampered.status()).toBeLessThan(500);
     expect(await tampered.text()).toMatch(/Step (<!-- -->)?1(<!-- -->)? of/);
 
@@ -171,16 +195,32 @@ test.describe("rate limits", () => {
     void javaScriptEnabled;
   });
 
+  test("a visitor over the post limit is told to wait, with or without JavaScript", async ({ page, request }) => {
+    const client = newClient();
+    for (let i = 0; i < 30; i++) await request.post("/?index", { form: { formName: "calculator", "state.step": "1", service: "seo" }, headers: { "X-Forwarded-For": client }, maxRedirects: 0 });
+    await page.setExtraHTTPHeaders({ "X-Forwarded-For": client });
+    await page.goto("/");
+    const form = page.locator("#contact");
+    await form.getByLabel("Name").fill("Thabo");
+    await form.getByLabel("Email").fill("thabo@example.co.za");
+    await form.getByLabel("Service").selectOption("seo");
+    await form.getByLabel("Message").fill("Hello");
+    await form.getByRole("button", { name: "Send message" }).click();
+    await expect(page.getByText(messages.rateLimited)).toBeVisible();
+  });
+
   test("more than thirty posts a minute get 429 with the same words", async ({ request, javaScriptEnabled }) => {
     test.skip(!javaScriptEnabled, "same server behaviour in both projects");
     const client = newClient();
     const statuses: number[] = [];
+    let last: Awaited<ReturnType<typeof request.post>> | undefined;
     for (let i = 0; i < 31; i++) {
-      const r = await request.post("/?index", { form: { "state.step": "1", service: "seo" }, headers: { "X-Forwarded-For": client }, maxRedirects: 0 });
+      const r = (last = await request.post("/?index", { form: { formName: "calculator", "state.step": "1", service: "seo" }, headers: { "X-Forwarded-For": client }, maxRedirects: 0 }));
       statuses.push(r.status());
       if (i === 30) expect(await r.text()).toContain(messages.rateLimited.replace(/'/g, "&#x27;"));
     }
     expect(statuses.slice(0, 30).every((s) => s === 200)).toBe(true);
     expect(statuses[30]).toBe(429);
+    expect(Number(last!.headers()["retry-after"])).toBeGreaterThan(0);
   });
 });

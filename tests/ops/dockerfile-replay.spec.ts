@@ -11,7 +11,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from "node:os";
 import { dirname, join, posix } from "node:path";
 import { expect, test } from "@playwright/test";
-import { postContact, REPO } from "../support/remix-serve";
+import { postContact, REPO } from "../support/server";
 
 const PORT = 3300; // tests/ops use 3300-3399
 const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string };
@@ -115,7 +115,7 @@ test("the Dockerfile replayed without Docker builds an image whose CMD serves /h
     expect(final.env).toMatchObject({ NODE_ENV: "production", PORT: "3000", OUTBOX_FILE: posix.join(final.workdir, "data/outbox.jsonl") });
     expect(apt).toContain("tini");
     expect(entrypoint[0]).toMatch(/\/tini$/);
-    expect(cmd).toEqual(["node", "node_modules/@remix-run/serve/dist/cli.js", "build/index.js"]);
+    expect(cmd).toEqual(["node", "build/server/index.js"]);
     expect(process.versions.node.split(".")[0], "host node = the image's").toBe("20");
     // The final stage holds the build, the public files and production dependencies only.
     expect(readdirSync(at(final, ".")).sort()).toEqual(["build", "data", "node_modules", "package-lock.json", "package.json", "public"]);

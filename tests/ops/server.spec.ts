@@ -1,0 +1,135 @@
+/**
+ * The server as an operator first starts it (no proxy in front, default settings) and as an
+ * attacker meets it: floods from one address, slow bodies, malformed requests. Each test starts
+ * its own server from build/ on its own port (3320-3329); distinct clients come from distinct
+ * loopback addresses (127.0.0.2, 127.0.0.3, …).
+ */
+import { connect, type Socket } from "node:net";
+import { expect, test } from "@playwright/test";
+import { postContact, rawRequest, serve, sleep } from "../support/server";
+
+test.beforeEach(() => test.skip(test.info().project.name !== "js", "runs once, in the js project"));
+
+const jsonLines = (text: string) => text.split("\n").filter((line) => line.trim() !== "");
+
+test("with no proxy in front, a flood from one address gets 429s with Retry-After while another address is served", async () => {
+  const server = serve(3320);
+  try {
+    await server.listening;
+    const flood = [];
+    for (let i = 0; i < 40; i++) flood.push(await postContact(server.url, `flood ${i}`, { localAddress: "127.0.0.2" }));
+    expect(flood.slice(0, 5).map((a) => a.status)).toEqual(Array(5).fill(303));
+    for (const answer of flood.slice(5)) {
+      expect(answer.status).toBe(429);
+      expect(Number(answer.headers["retry-after"])).toBeGreaterThan(0);
+    }
+    expect((await postContact(server.url, "a visitor of its own", { localAddress: "127.0.0.3" })).status).toBe(303);
+  } finally {
+    server.kill();
+  }
+});
+
+test("200 clients trickling a body one byte every 2 s are all cut off within ~30 s while / keeps answering fast", async () => {
+  test.setTimeout(60_000);
+  const server = serve(3321);
+  const sockets: Socket[] = [];
+  try {
+    await server.listening;
+    const started = Date.now();
+    const closedAfter: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const socket = connect({ port: server.port, host: "127.0.0.1", localAddress: `127.0.1.${i + 2}` });
+      socket.on("connect", () => socket.write(`POST /?index HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\n`));
+      const drip = setInterval(() => socket.writable && socket.write("a"), 2_000);
+      socket.on("close", () => (clearInterval(drip), closedAfter.push(Date.now() - started)));
+      socket.on("error", () => undefined);
+      sockets.push(socket);
+    }
+    const slowest: number[] = [];
+    while (closedAfter.length < 200 && Date.now() - started < 40_000) {
+      const before = Date.now();
+      const response = await fetch(`${server.url}/`);
+      await response.arrayBuffer();
+      expect(response.status).toBe(200);
+      slowest.push(Date.now() - before);
+      await sleep(250);
+    }
+    expect(closedAfter).toHaveLength(200);
+    expect(Math.max(...closedAfter)).toBeLessThan(30_000);
+    expect(Math.max(...slowest), `page times: ${slowest.join(", ")} ms`).toBeLessThan(1_000);
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    server.kill();
+  }
+});
+
+test("malformed requests get a short 4xx and the log stays one JSON object per line, without a stack trace", async () => {
+  const server = serve(3322);
+  try {
+    await server.listening;
+    const host = `Host: 127.0.0.1:${server.port}`;
+    const malformed = [
+      `GET /% HTTP/1.1\r\n${host}`,
+      `TRACE / HTTP/1.1\r\n${host}`,
+      "GET / HTTP/1.1\r\nHost: a b",
+      `GET / HTTP/1.1\r\n${host}\r\nX-Forwarded-Host: 127.0.0.1:99999999999999999999`,
+      `GET http://elsewhere.example/ HTTP/1.1\r\n${host}`,
+      `POST /?index HTTP/1.1\r\n${host}\r\nSec-Fetch-Site: same-origin\r\nOrigin: https://evil.example\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 0`,
+    ];
+    for (const head of malformed) {
+      for (let i = 0; i < 20; i++) {
+        const status = await rawRequest(server.port, head);
+        expect(status, head).toBeGreaterThanOrEqual(400);
+        expect(status, head).toBeLessThan(500);
+      }
+    }
+    server.child.kill("SIGTERM");
+    await server.exited;
+    expect(server.stderr()).toBe("");
+    for (const line of jsonLines(server.stdout())) {
+      const record = JSON.parse(line) as Record<string, unknown>;
+      expect(record.level, line).not.toBe("error");
+      expect(line).not.toMatch(/\bat .+:\d+:\d+/);
+    }
+  } finally {
+    server.kill();
+  }
+});
+
+test("SIGTERM: new connections are refused, a request in flight finishes, idle keep-alive sockets close, exit 0", async () => {
+  const server = serve(3323);
+  try {
+    await server.listening;
+    // An idle keep-alive connection, and a post whose body is still arriving when the signal comes.
+    const idle = connect(server.port, "127.0.0.1");
+    await new Promise((resolve) => idle.once("connect", resolve));
+    idle.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`);
+    await new Promise((resolve) => idle.once("data", resolve));
+    const idleClosed = new Promise((resolve) => idle.once("close", resolve));
+
+    const body = new URLSearchParams({ formName: "contact", name: "Ada", email: "ada@example.com", service: "seo", message: "in flight" }).toString();
+    const slow = connect(server.port, "127.0.0.1");
+    let reply = "";
+    slow.on("data", (chunk) => (reply += chunk));
+    const slowClosed = new Promise((resolve) => slow.once("close", resolve));
+    slow.write(`POST /?index HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+    await sleep(200);
+
+    const signalled = Date.now();
+    server.child.kill("SIGTERM");
+    await idleClosed;
+    expect(Date.now() - signalled, "the idle keep-alive socket closes at once").toBeLessThan(1_000);
+    await sleep(300);
+    expect(await fetch(`${server.url}/healthz`).then(() => "answered", () => "refused")).toBe("refused");
+    slow.write(body.slice(10));
+    await slowClosed;
+    const answered = Date.now();
+    expect(reply).toMatch(/^HTTP\/1\.1 303 /);
+    const exit = await Promise.race([server.exited, sleep(10_000).then(() => null)]);
+    expect(exit, "still running 10 s after SIGTERM").not.toBeNull();
+    expect(exit!.code).toBe(0);
+    expect(exit!.at - answered, "exit soon after the last answer").toBeLessThan(2_000);
+  } finally {
+    server.kill();
+  }
+});
