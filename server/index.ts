@@ -132,6 +132,10 @@ app.use(((error, req, res, _next) => {
 
 // Headers within 10 s, the whole request within 20 s (checked every second), idle keep-alive 5 s.
 const server = createServer({ headersTimeout: 10_000, requestTimeout: 20_000, connectionsCheckingInterval: 1_000, keepAliveTimeout: 5_000 }, app);
+server.once("error", (error) => {
+  log.error({ err: error, port: config.port }, "listen_failed");
+  process.exit(1);
+});
 server.listen(config.port, config.host, () => {
   log.info({ ...describeConfig(config), address: server.address() }, "start");
   if (config.dev) void import("./dev").then(({ watchBuild }) => watchBuild(BUILD, importBuild, (next) => (build = next), log));

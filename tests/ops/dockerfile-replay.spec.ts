@@ -122,7 +122,8 @@ test("the Dockerfile replayed without Docker builds an image whose CMD serves /h
     expect([existsSync(at(final, "public/build")), existsSync(at(final, "node_modules/@remix-run/dev"))]).toEqual([true, false]);
 
     const env = asEnv({ ...hostEnv, ...mapEnv(final), PORT: String(PORT), HOST: "127.0.0.1" });
-    const server = spawn(entrypoint[0]!, [...entrypoint.slice(1), ...cmd], { cwd: at(final, "."), env, stdio: ["ignore", "pipe", "pipe"] });
+    // Its own process group, so the cleanup below also reaches node under tini.
+    const server = spawn(entrypoint[0]!, [...entrypoint.slice(1), ...cmd], { cwd: at(final, "."), env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     let output = "";
     for (const stream of [server.stdout, server.stderr]) stream.on("data", (d: Buffer) => (output += d));
     const exited = new Promise<number | null>((resolve) => server.on("exit", (code) => resolve(code)));
@@ -130,7 +131,7 @@ test("the Dockerfile replayed without Docker builds an image whose CMD serves /h
     try {
       await expect.poll(async () => (await fetch(`${url}/healthz`).catch(() => null))?.status, { timeout: 20_000 }).toBe(200);
       expect(await (await fetch(`${url}/healthz`)).json()).toMatchObject({ status: "ok", version: pkg.version });
-      expect(output).toContain('"event":"start"');
+      await expect.poll(() => output).toContain('"event":"start"');
       // No FORM_ACCESS_KEY: a message goes to the outbox under the writable data directory.
       expect((await postContact(url, "Replay outbox check")).status).toBe(303);
       expect(readFileSync(env.OUTBOX_FILE!, "utf8")).toContain("Replay outbox check");
@@ -139,7 +140,7 @@ test("the Dockerfile replayed without Docker builds an image whose CMD serves /h
       server.kill("SIGTERM"); // to tini, which passes it on to node
       expect(await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000, "running 10 s after SIGTERM"))]), output).toBe(0);
     } finally {
-      if (server.exitCode === null && server.signalCode === null) server.kill("SIGKILL");
+      if (server.exitCode === null && server.signalCode === null) process.kill(-server.pid!, "SIGKILL");
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
