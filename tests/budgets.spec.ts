@@ -23,8 +23,8 @@ test.describe("budgets", () => {
     for (const s of scripts) expect(s.status, s.url).toBe(200);
     // Chromium accepts brotli: every script comes as the brotli file made at build time.
     for (const s of scripts) expect(s.encoding, s.url).toBe("br");
-    // The form checks (zod) load only when a visitor reaches for a form.
-    expect(listing).not.toContain("form-checks");
+    // The forms' rules (zod) load only when a visitor reaches for a form (app/forms/README.md).
+    expect(listing).not.toMatch(/\/(rules|schema)-[A-Z0-9]+\.js/);
     expect(total, `home page scripts (bytes on the wire):\n${listing}`).toBeLessThanOrEqual(budgets.homeJsBytes);
   });
 });

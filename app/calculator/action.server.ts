@@ -1,24 +1,21 @@
 import { json, redirect, type AppLoadContext } from "@remix-run/node";
-import type { CalculatorResult } from "~/components/calculator-wizard";
-import { calculatorMessage } from "~/delivery/message.server";
-import { next, parseState, type FormFields } from "./wizard";
+import type { FormProblem } from "~/context";
+import type { FieldErrors } from "~/forms/limits";
+import { notTaken } from "~/forms/lead.server";
+import { calculatorLead } from "./lead.server";
+import { next, parseState } from "./rules";
 
 export const CALCULATOR_SENT = "/?sent=calculator#calculator";
 
 /**
- * A calculator post (JavaScript off: every step; on: the send). The state comes from hidden fields
- * and is re-parsed and re-validated here; the estimate the agency receives is computed here.
+ * A calculator post: every step without JavaScript, the send with it. The state comes from hidden
+ * fields and is checked again here; the estimate the agency receives is computed here.
  */
-export async function calculatorAction(fields: FormFields, { submitLead }: AppLoadContext) {
+export async function calculatorAction(fields: Record<string, string>, { submitLead }: AppLoadContext) {
   const outcome = next(parseState(fields), fields);
-  if (!outcome.ready) {
-    return json<CalculatorResult>({ form: "calculator", state: outcome.state, errors: outcome.errors ?? null, problem: null }, { status: outcome.errors ? 400 : 200 });
-  }
-  const answer = await submitLead(calculatorMessage(outcome.ready));
-  if (answer.ok) return redirect(CALCULATOR_SENT, 303);
-  // Not stored: stay on step 5 with everything typed.
-  return json<CalculatorResult>(
-    { form: "calculator", state: outcome.state, errors: null, problem: answer.problem },
-    { status: answer.problem === "rateLimited" ? 429 : 503, headers: answer.retryAfter ? { "Retry-After": String(answer.retryAfter) } : {} },
-  );
+  const answer = { form: "calculator" as const, state: outcome.state, errors: outcome.errors ?? (null as FieldErrors | null), problem: null as FormProblem | null };
+  if (!outcome.ready) return json(answer, { status: outcome.errors ? 400 : 200 });
+  const taken = await submitLead(calculatorLead(outcome.ready));
+  // Not taken: stay on step 5 with everything typed.
+  return taken.ok ? redirect(CALCULATOR_SENT, 303) : notTaken({ ...answer, problem: taken.problem }, taken);
 }

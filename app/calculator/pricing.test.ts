@@ -1,19 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import {
-  COMPLEXITIES,
-  type ComplexityValue,
-  estimate,
-  formatUsd,
-  isComplexity,
-  isService,
-  isTimeframe,
-  SERVICE_BY_VALUE,
-  SERVICES,
-  type ServiceValue,
-  TIMEFRAMES,
-  type TimeframeValue,
-} from "./pricing";
+import { COMPLEXITIES, type ComplexityValue, estimate, formatUsd, optionOf, SERVICES, type ServiceValue, TIMEFRAMES, type TimeframeValue } from "./pricing";
 
 // Worked out by hand from SPEC.md section 9 (base × timeframe × complexity), not from the code.
 // Columns: [simple, medium, complex]; "none" = no timeframe chosen (multiplier 1).
@@ -73,18 +60,8 @@ describe("option lists", () => {
       { value: "medium", label: "Medium", multiplier: 1 },
       { value: "complex", label: "Complex", multiplier: 1.5 },
     ]);
-    expect(SERVICE_BY_VALUE.seo.label).toBe("SEO & Digital Marketing");
-  });
-
-  it("guards reject unknown and inherited keys", () => {
-    expect(isService("seo")).toBe(true);
-    expect(isService("toString")).toBe(false);
-    expect(isService("SEO")).toBe(false);
-    expect(isService(undefined)).toBe(false);
-    expect(isTimeframe("relaxed")).toBe(true);
-    expect(isTimeframe("later")).toBe(false);
-    expect(isComplexity("complex")).toBe(true);
-    expect(isComplexity("__proto__")).toBe(false);
+    expect(optionOf(SERVICES, "seo").label).toBe("SEO & Digital Marketing");
+    expect(optionOf(TIMEFRAMES, "relaxed").multiplier).toBe(0.8);
   });
 });
 

@@ -1,21 +1,18 @@
 import { json, redirect, type AppLoadContext } from "@remix-run/node";
-import type { ContactResult } from "~/components/contact-form";
-import { contactMessage } from "~/delivery/message.server";
+import type { FormProblem } from "~/context";
+import type { FieldErrors } from "~/forms/limits";
+import { notTaken } from "~/forms/lead.server";
+import { contactLead } from "./lead.server";
 import { contactSchema, fieldErrors } from "./schema";
 
 export const CONTACT_SENT = "/?sent=contact#contact";
 
-/** A contact-form post: validated here whatever the browser did, then stored for delivery. */
+/** A contact-form post: checked here whatever the browser did, then handed over as a lead. */
 export async function contactAction(fields: Record<string, string>, { submitLead }: AppLoadContext) {
-  const values = Object.fromEntries(["name", "email", "service", "message"].map((k) => [k, fields[k] ?? ""]));
+  const values = { name: fields.name ?? "", email: fields.email ?? "", service: fields.service ?? "", message: fields.message ?? "" };
   const parsed = contactSchema.safeParse(values);
-  if (!parsed.success) {
-    return json<ContactResult>({ form: "contact", values, errors: fieldErrors(parsed.error), problem: null }, { status: 400 });
-  }
-  const answer = await submitLead(contactMessage(parsed.data));
-  if (answer.ok) return redirect(CONTACT_SENT, 303);
-  return json<ContactResult>(
-    { form: "contact", values, errors: null, problem: answer.problem },
-    { status: answer.problem === "rateLimited" ? 429 : 503, headers: answer.retryAfter ? { "Retry-After": String(answer.retryAfter) } : {} },
-  );
+  const answer = { form: "contact" as const, values, errors: parsed.success ? null : (fieldErrors(parsed.error) as FieldErrors | null), problem: null as FormProblem | null };
+  if (!parsed.success) return json(answer, { status: 400 });
+  const taken = await submitLead(contactLead(parsed.data));
+  return taken.ok ? redirect(CONTACT_SENT, 303) : notTaken({ ...answer, problem: taken.problem }, taken);
 }

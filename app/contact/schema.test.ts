@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 
-import { CONTACT_SERVICES, contactSchema, contactServiceLabel, fieldErrors } from "./schema";
+import { CONTACT_SERVICES, contactServiceLabel } from "~/content/contact-services";
+import { contactSchema, fieldErrors } from "./schema";
 
 const valid = { name: "Ada Lovelace", email: "ada@example.com", service: "low-code", message: "Hello there" };
 

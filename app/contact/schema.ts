@@ -1,17 +1,13 @@
-/**
- * The home page contact form (SPEC.md sections 3 and 5, DESIGN.md decision 3). Isomorphic.
- * Field names: `name`, `email`, `service`, `message`. Validate with
- * `contactSchema.safeParse(Object.fromEntries(formData))` and show `fieldErrors(result.error)`.
- */
+/** The contact form's rules (SPEC.md sections 3 and 5, DESIGN.md decision 3), with zod. */
 import * as z from "zod/mini";
+import { CONTACT_SERVICES } from "~/content/contact-services";
+import { emailSchema, requiredText } from "~/forms/fields";
+import { LIMITS } from "~/forms/limits";
 
-import { emailSchema, LIMITS, requiredText } from "~/calculator/fields";
-import { CONTACT_SERVICES } from "./services";
+// The form loads this module lazily and needs both, in one chunk (app/forms/README.md).
+export { fieldErrors } from "~/forms/fields";
 
-export { fieldErrors, type FieldErrors } from "~/calculator/fields";
-export { CONTACT_SERVICES, type ContactServiceValue, contactServiceLabel } from "./services";
-
-/** The contact form; every field is required, texts are trimmed. */
+/** Every field is required; texts are trimmed. */
 export const contactSchema = z.object({
   name: requiredText(LIMITS.name, "Please enter your name", "Name must be at most 100 characters"),
   email: emailSchema,
@@ -22,5 +18,4 @@ export const contactSchema = z.object({
   message: requiredText(LIMITS.message, "Please enter a message", "Message must be at most 5,000 characters"),
 });
 
-/** A valid contact form submission. */
 export type ContactRequest = z.output<typeof contactSchema>;

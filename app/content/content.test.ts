@@ -5,7 +5,7 @@ import { story, values } from "./about";
 import { claims, hero } from "./claims";
 import { filterProjects, projectCategories, projects } from "./projects";
 import { servicePages } from "./service-pages";
-import { getService, services } from "./services";
+import { services } from "./services";
 import { site } from "./site";
 import { team } from "./team";
 import { testimonials } from "./testimonials";
@@ -66,10 +66,6 @@ describe("services", () => {
     }
     expect(new Set(services.map((s) => s.key)).size).toBe(services.length);
     expect(new Set(services.map((s) => s.slug)).size).toBe(services.length);
-  });
-
-  it("getService finds each service by key", () => {
-    for (const s of services) expect(getService(s.key)).toBe(s);
   });
 
   it("icons exist at 48x48", () => {

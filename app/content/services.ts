@@ -1,4 +1,4 @@
-import type { Service, ServiceKey } from "./types";
+import type { Service } from "./types";
 
 /** The four services, in tab order (default tab: softwareDev). A tuple, so `services[0]` is a Service. */
 export const services: readonly [Service, Service, Service, Service] = [
@@ -71,10 +71,3 @@ export const services: readonly [Service, Service, Service, Service] = [
     icon: "/images/services/zoho-solutions.svg",
   },
 ];
-
-/** The service with the given key. Every ServiceKey has exactly one entry above. */
-export function getService(key: ServiceKey): Service {
-  const service = services.find((s) => s.key === key);
-  if (!service) throw new Error(`Unknown service key: ${key}`);
-  return service;
-}

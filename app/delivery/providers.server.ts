@@ -2,7 +2,7 @@
  * Payload shapes of the supported form services. Server only: requests carry the access key.
  */
 import type { PostInit } from "./http-post.server";
-import type { OutgoingMessage } from "./message.server";
+import type { Lead as OutgoingMessage } from "~/context";
 
 /** The form services the relay can talk to (FORM_PROVIDER); config.server.ts validates against it. */
 export const PROVIDER_NAMES = ["web3forms", "formspree", "webhook"] as const;

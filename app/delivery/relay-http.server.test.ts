@@ -1,7 +1,7 @@
 // The relay against real sockets (the e2e fake form service) through its default transport, node:http.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
-import { calculatorMessage } from "./message.server";
+import { calculatorLead as calculatorMessage } from "~/calculator/lead.server";
 import { createRelay, type RelayConfig } from "./relay.server";
 import { type FakeFormService, fakeFormClient, startFakeFormService } from "../../tests/support/fake-form-service";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
-import type { OutgoingMessage } from "./message.server";
+import type { Lead as OutgoingMessage } from "~/context";
 import { createRelay, type RelayConfig } from "./relay.server";
 
 const KEY = "sk-test-5f1e2d3c";

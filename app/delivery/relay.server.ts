@@ -7,10 +7,9 @@ import { appendFile, mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 
 import { httpPost, type HttpPost } from "./http-post.server";
-import type { OutgoingMessage } from "./message.server";
+import type { Lead as OutgoingMessage } from "~/context";
 import { PROVIDERS, type ProviderName } from "./providers.server";
 
-export type { OutgoingMessage } from "./message.server";
 export type { ProviderName } from "./providers.server";
 
 const DEFAULT_TIMEOUT_MS = 10_000;

@@ -1,9 +1,9 @@
 import type { ActionFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useActionData, useSearchParams } from "@remix-run/react";
 import { calculatorAction } from "~/calculator/action.server";
-import { CalculatorWizard } from "~/components/calculator-wizard";
+import { CalculatorWizard } from "~/calculator/calculator-wizard";
 import { ContactDetails } from "~/components/contact-details";
-import { ContactForm } from "~/components/contact-form";
+import { ContactForm } from "~/contact/contact-form";
 import { Hero } from "~/components/hero";
 import { ServiceTabs } from "~/components/service-tabs";
 import { contactAction } from "~/contact/action.server";

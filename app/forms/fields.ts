@@ -1,13 +1,6 @@
-/**
- * Field schemas shared by the calculator and the contact form, and the one helper that turns a zod
- * error into per-field messages. Built with `zod/mini` to keep the browser bundle small.
- */
+/** The field rules both forms share, and the one place a zod error becomes per-field messages. */
 import * as z from "zod/mini";
-
-import type { FieldErrors } from "./limits";
-import { LIMITS } from "./limits";
-
-export { LIMITS, type FieldErrors } from "./limits";
+import { type FieldErrors, LIMITS } from "./limits";
 
 /**
  * A required string, trimmed first: missing, empty or whitespace-only fails with `required`;

@@ -1,19 +1,6 @@
 import { describe, expect, it } from "vitest";
-
-import {
-  calculatorRequestSchema,
-  initialState,
-  next,
-  parseState,
-  resetState,
-  stateToFields,
-  step1Schema,
-  step2Schema,
-  step3Schema,
-  step4Schema,
-  step5Schema,
-  type WizardState,
-} from "./wizard";
+import { calculatorRequestSchema, next, parseState } from "./rules";
+import { resetState, stateToFields, type WizardState } from "./state";
 
 const contact = { companyName: "Acme Ltd", email: "ada@acme.example", phone: "+27 11 555 1234" };
 const full: WizardState = {
@@ -26,50 +13,33 @@ const full: WizardState = {
 };
 const at = (step: WizardState["step"], extra: Partial<WizardState> = {}): WizardState => ({ ...full, step, ...extra });
 
-const ok = (r: { success: boolean }) => r.success;
-
-describe("step schemas", () => {
-  it("step 1–3 accept only known values, with a clear message otherwise", () => {
-    expect(ok(step1Schema.safeParse({ service: "mobileApp" }))).toBe(true);
+describe("each step's check, through next()", () => {
+  it("steps 1–3 accept only known values, with a clear message otherwise", () => {
+    expect(next(resetState(), { service: "mobileApp" }).state.service).toBe("mobileApp");
     for (const bad of [{ service: "web" }, { service: "" }, {}, { service: "SEO" }]) {
-      const r = step1Schema.safeParse(bad);
-      expect(r.error?.issues.map((i) => i.message)).toEqual(["Please choose a service"]);
+      expect(next(resetState(), bad).errors).toEqual({ service: ["Please choose a service"] });
     }
-    expect(ok(step2Schema.safeParse({ timeframe: "relaxed" }))).toBe(true);
-    expect(step2Schema.safeParse({ timeframe: "asap" }).error?.issues[0]?.message).toBe("Please choose a timeframe");
-    expect(ok(step3Schema.safeParse({ complexity: "simple" }))).toBe(true);
-    expect(step3Schema.safeParse({ complexity: "huge" }).error?.issues[0]?.message).toBe("Please choose a complexity");
+    expect(next(at(2), { timeframe: "relaxed" }).state.timeframe).toBe("relaxed");
+    expect(next(at(2), { timeframe: "asap" }).errors).toEqual({ timeframe: ["Please choose a timeframe"] });
+    expect(next(at(3), { complexity: "simple" }).state.complexity).toBe("simple");
+    expect(next(at(3), { complexity: "huge" }).errors).toEqual({ complexity: ["Please choose a complexity"] });
   });
 
   it("step 4 requires a description of at most 5,000 characters", () => {
-    expect(step4Schema.parse({ description: "  An app  " })).toEqual({ description: "An app" });
-    expect(ok(step4Schema.safeParse({ description: "x".repeat(5000) }))).toBe(true);
-    expect(step4Schema.safeParse({ description: "x".repeat(5001) }).error?.issues[0]?.message).toBe(
-      "Description must be at most 5,000 characters",
-    );
-    for (const bad of ["", " \n\t ", undefined]) {
-      expect(step4Schema.safeParse({ description: bad }).error?.issues.map((i) => i.message)).toEqual([
-        "Please describe your project",
-      ]);
-    }
+    expect(next(at(4), { description: "x".repeat(5000) }).state.step).toBe(5);
+    expect(next(at(4), { description: "x".repeat(5001) }).errors).toEqual({ description: ["Description must be at most 5,000 characters"] });
+    for (const bad of ["", " \n\t "]) expect(next(at(4), { description: bad }).errors).toEqual({ description: ["Please describe your project"] });
   });
 
-  it("step 5 requires company name (≤120), email and phone", () => {
-    expect(step5Schema.parse({ companyName: " Acme ", email: " a@b.co ", phone: " 0115551234 " })).toEqual({
-      companyName: "Acme",
-      email: "a@b.co",
-      phone: "0115551234",
+  it("step 5 requires company name (≤120), email and phone, trimmed", () => {
+    expect(next(at(5), { companyName: " Acme ", email: " a@b.co ", phone: " 0115551234 " }).ready).toMatchObject({ companyName: "Acme", email: "a@b.co", phone: "0115551234" });
+    expect(next(at(5), { ...contact, companyName: "c".repeat(120) }).ready).toBeDefined();
+    expect(next(at(5), { companyName: "c".repeat(121), email: "bad", phone: "12" }).errors).toEqual({
+      companyName: ["Company name must be at most 120 characters"],
+      email: ["Please enter a valid email address"],
+      phone: ["Phone number must contain at least 7 digits"],
     });
-    expect(ok(step5Schema.safeParse({ ...contact, companyName: "c".repeat(120) }))).toBe(true);
-    const r = step5Schema.safeParse({ companyName: "c".repeat(121), email: "bad", phone: "12" });
-    expect(r.error && Object.fromEntries(r.error.issues.map((i) => [i.path[0], i.message]))).toEqual({
-      companyName: "Company name must be at most 120 characters",
-      email: "Please enter a valid email address",
-      phone: "Phone number must contain at least 7 digits",
-    });
-    expect(step5Schema.safeParse({ ...contact, companyName: "   " }).error?.issues[0]?.message).toBe(
-      "Please enter your company name",
-    );
+    expect(next(at(5), { ...contact, companyName: "   " }).errors).toEqual({ companyName: ["Please enter your company name"] });
   });
 
   it("the whole request needs every field", () => {
@@ -78,16 +48,14 @@ describe("step schemas", () => {
     for (const key of Object.keys(request)) {
       const partial: Record<string, unknown> = { ...request };
       delete partial[key];
-      expect(ok(calculatorRequestSchema.safeParse(partial))).toBe(false);
+      expect(calculatorRequestSchema.safeParse(partial).success).toBe(false);
     }
   });
 });
 
-describe("resetState / initialState", () => {
+describe("resetState", () => {
   it("is step 1 with nothing chosen and complexity medium", () => {
-    const expected = { step: 1, complexity: "medium", description: "", companyName: "", email: "", phone: "" };
-    expect(resetState()).toEqual(expected);
-    expect(initialState).toEqual(expected);
+    expect(resetState()).toEqual({ step: 1, complexity: "medium", description: "", companyName: "", email: "", phone: "" });
     expect(resetState()).not.toBe(resetState());
   });
 });

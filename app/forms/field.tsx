@@ -1,8 +1,8 @@
 import type { ReactNode } from "react";
-import type { FieldErrors } from "~/calculator/limits";
+import type { FieldErrors } from "./limits";
 import type { FormProblem } from "~/context";
 import { messages } from "~/content/messages";
-import { HONEYPOT_FIELD } from "~/forms/honeypot";
+import { HONEYPOT_FIELD } from "./honeypot";
 
 export interface ControlProps {
   id: string;

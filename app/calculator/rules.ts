@@ -1,0 +1,91 @@
+/**
+ * The wizard as a pure state machine (SPEC.md section 4), run by the home page's action for every
+ * post and by the browser for steps 1–4. Every wizard form carries `stateToFields(state)` as hidden
+ * fields plus one button: a choice (`service=seo`, `timeframe=…`, `complexity=…`) or an intent
+ * (`intent=back|continue|send`) with the step's text fields. The action does
+ * `next(parseState(fields), fields)`.
+ */
+import * as z from "zod/mini";
+import { emailSchema, fieldErrors, phoneSchema, requiredText } from "~/forms/fields";
+import type { FieldErrors } from "~/forms/limits";
+import { LIMITS } from "~/forms/limits";
+import { COMPLEXITY_VALUES, SERVICE_VALUES, TIMEFRAME_VALUES } from "./pricing";
+import { INTENT, INTENT_FIELD, resetState, type Step, STATE_PREFIX, TEXT_FIELDS, type WizardState } from "./state";
+
+const service = z.enum(SERVICE_VALUES, "Please choose a service");
+const timeframe = z.enum(TIMEFRAME_VALUES, "Please choose a timeframe");
+const complexity = z.enum(COMPLEXITY_VALUES, "Please choose a complexity");
+const description = requiredText(LIMITS.description, "Please describe your project", "Description must be at most 5,000 characters");
+const companyName = requiredText(LIMITS.companyName, "Please enter your company name", "Company name must be at most 120 characters");
+
+/** What each step asks for, in order; step 5's fields are the visitor's details. */
+const STEPS = [z.object({ service }), z.object({ timeframe }), z.object({ complexity }), z.object({ description }), z.object({ companyName, email: emailSchema, phone: phoneSchema })] as const;
+
+/** The whole request as the agency receives it. */
+export const calculatorRequestSchema = z.object({ service, timeframe, complexity, description, companyName, email: emailSchema, phone: phoneSchema });
+export type CalculatorRequest = z.output<typeof calculatorRequestSchema>;
+
+/** Posted fields (e.g. `Object.fromEntries(formData)`); anything but a string counts as absent. */
+export type FormFields = Readonly<Record<string, unknown>>;
+
+function text(fields: FormFields, name: string): string | undefined {
+  const value = Object.hasOwn(fields, name) ? fields[name] : undefined;
+  return typeof value === "string" ? value : undefined;
+}
+
+/** The first step whose own check the state fails: how far the wizard may be. */
+function reachable(state: WizardState): Step {
+  const failing = STEPS.slice(0, 4).findIndex((schema) => !schema.safeParse(state).success);
+  return (failing === -1 ? 5 : failing + 1) as Step;
+}
+
+/**
+ * Reads the hidden state of an untrusted post leniently: unknown choices and over-long texts are
+ * dropped, and the step is clamped to what the values allow. No state fields: a fresh wizard.
+ */
+export function parseState(fields: FormFields): WizardState {
+  const get = (name: string) => text(fields, STATE_PREFIX + name);
+  const state = resetState();
+  const choices = { service, timeframe, complexity };
+  for (const [name, schema] of Object.entries(choices)) {
+    const parsed = schema.safeParse(get(name));
+    if (parsed.success) Object.assign(state, { [name]: parsed.data });
+  }
+  for (const name of TEXT_FIELDS) {
+    const value = get(name);
+    if (value !== undefined && value.length <= LIMITS[name === "phone" ? "phoneMax" : name]) state[name] = value;
+  }
+  const requested = /^[1-5]$/.test(get("step") ?? "") ? (Number(get("step")) as Step) : 1;
+  return { ...state, step: Math.min(requested, reachable(state)) as Step };
+}
+
+/** `errors` when the step did not pass its check; `ready` on a valid send (the wizard stays on 5). */
+export interface NextResult {
+  state: WizardState;
+  errors?: FieldErrors;
+  ready?: CalculatorRequest;
+}
+
+/**
+ * One transition. Back goes one step down (never below 1) keeping everything, even what was just
+ * typed; any other post checks the current step's fields and advances, or stays with `errors`.
+ * A text field missing from the post keeps the state's value; other steps' fields are ignored.
+ */
+export function next(state: WizardState, posted: FormFields): NextResult {
+  const draft: WizardState = { ...state };
+  if (state.step === 4) draft.description = text(posted, "description") ?? state.description;
+  if (state.step === 5) for (const name of ["companyName", "email", "phone"] as const) draft[name] = text(posted, name) ?? state[name];
+  if (text(posted, INTENT_FIELD) === INTENT.back) return { state: { ...draft, step: Math.max(1, state.step - 1) as Step } };
+
+  const choice = (["service", "timeframe", "complexity"] as const)[state.step - 1];
+  const input = choice ? { ...draft, [choice]: text(posted, choice) } : draft;
+  const parsed = STEPS[state.step - 1]!.safeParse(input);
+  if (!parsed.success) return { state: draft, errors: fieldErrors(parsed.error) };
+  const updated: WizardState = { ...draft, ...parsed.data };
+  if (state.step < 5) return { state: { ...updated, step: (state.step + 1) as Step } };
+
+  const whole = calculatorRequestSchema.safeParse(updated);
+  if (whole.success) return { state: updated, ready: whole.data };
+  // Only a hand-built state gets here: send the visitor back to the first step in error.
+  return { state: { ...updated, step: reachable(updated) }, errors: fieldErrors(whole.error) };
+}

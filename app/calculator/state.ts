@@ -1,0 +1,43 @@
+/**
+ * The wizard's state and how it travels in a form's hidden fields, without zod (the page renders
+ * the wizard with this alone; rules.ts has the checks and the transitions).
+ */
+import { type ComplexityValue, DEFAULT_COMPLEXITY, type ServiceValue, type TimeframeValue } from "./pricing";
+
+/** The progress indicator reads "Step N of 5". */
+export type Step = 1 | 2 | 3 | 4 | 5;
+export const STEP_COUNT = 5;
+
+/** Everything the wizard knows. Text fields hold what the visitor typed (trimmed once valid). */
+export interface WizardState {
+  step: Step;
+  service?: ServiceValue;
+  timeframe?: TimeframeValue;
+  complexity: ComplexityValue;
+  description: string;
+  companyName: string;
+  email: string;
+  phone: string;
+}
+
+export const TEXT_FIELDS = ["description", "companyName", "email", "phone"] as const;
+
+/** A fresh wizard: step 1, nothing chosen, complexity "medium". Also the state after a send. */
+export function resetState(): WizardState {
+  return { step: 1, complexity: DEFAULT_COMPLEXITY, description: "", companyName: "", email: "", phone: "" };
+}
+
+/** The submit buttons' field for Back, Continue and Send; the choices post their own names. */
+export const INTENT_FIELD = "intent";
+export const INTENT = { back: "back", continue: "continue", send: "send" } as const;
+/** Hidden state fields are prefixed (`state.step`, …) so they never collide with the visible ones. */
+export const STATE_PREFIX = "state.";
+
+/** The state as hidden fields; unset choices and empty texts are left out. */
+export function stateToFields(state: WizardState): Record<string, string> {
+  const fields: Record<string, string> = { [`${STATE_PREFIX}step`]: String(state.step), [`${STATE_PREFIX}complexity`]: state.complexity };
+  if (state.service) fields[`${STATE_PREFIX}service`] = state.service;
+  if (state.timeframe) fields[`${STATE_PREFIX}timeframe`] = state.timeframe;
+  for (const name of TEXT_FIELDS) if (state[name] !== "") fields[`${STATE_PREFIX}${name}`] = state[name];
+  return fields;
+}

@@ -1,0 +1,80 @@
+import type { SerializeFrom } from "@remix-run/node";
+import { Form, useLocation, useNavigation, useSubmit } from "@remix-run/react";
+import { useEffect, useRef, type FormEvent } from "react";
+import { flushSync } from "react-dom";
+import { CONTACT_SERVICES } from "~/content/contact-services";
+import { messages } from "~/content/messages";
+import { Field, focusFirstInvalid, FormNotices, Honeypot } from "~/forms/field";
+import { lazyChecks } from "~/forms/lazy-checks";
+import { LIMITS } from "~/forms/limits";
+import { useAnswerState } from "~/forms/use-answer";
+import type { contactAction } from "./action.server";
+
+type Answer = SerializeFrom<typeof contactAction>;
+
+const checks = lazyChecks(() => import("./schema"));
+const POST = { method: "post", action: "/?index#contact", preventScrollReset: true } as const;
+
+/** The home page's contact form: checked in the browser when it can be, always on the server. */
+export function ContactForm({ result, sent }: { result: Answer | undefined; sent: boolean }) {
+  const location = useLocation();
+  const answer = result ?? (sent ? location.key : undefined);
+  const [view, setView] = useAnswerState(answer, () => ({ errors: result?.errors ?? null, status: result?.problem ?? (sent ? ("sent" as const) : null) }));
+  const formRef = useRef<HTMLFormElement>(null);
+  const navigation = useNavigation();
+  const submit = useSubmit();
+  const sending = navigation.formData?.get("formName") === "contact";
+
+  // The server found a problem with what was typed (its checks are the ones that count).
+  useEffect(() => focusFirstInvalid(formRef.current), [result]);
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    const formData = new FormData(event.currentTarget);
+    checks.submit(
+      event,
+      ({ contactSchema, fieldErrors }) => {
+        const parsed = contactSchema.safeParse(Object.fromEntries(formData));
+        if (parsed.success) return true;
+        flushSync(() => setView({ errors: fieldErrors(parsed.error), status: null }));
+        focusFirstInvalid(formRef.current);
+        return false;
+      },
+      () => submit(formData, POST),
+    );
+  }
+
+  const values: Partial<Record<string, string>> = result?.values ?? {};
+  const { errors, status } = view;
+  return (
+    // A new answer gives a new form: after a send its fields start empty again.
+    <Form key={String(answer)} method="post" action={POST.action} ref={formRef} onSubmit={onSubmit} {...checks.onIntent} noValidate preventScrollReset className="card contact-form" aria-labelledby="contact-title">
+      <input type="hidden" name="formName" value="contact" />
+      <FormNotices status={status} sent={messages.contactSent} failed={messages.contactFailed} />
+      <div className="grid grid--2">
+        <Field form="contact" name="name" label="Name" errors={errors} render={(p) => <input {...p} defaultValue={values.name} maxLength={LIMITS.name} autoComplete="name" required />} />
+        <Field form="contact" name="email" label="Email" errors={errors} render={(p) => <input {...p} type="email" defaultValue={values.email} maxLength={LIMITS.email} autoComplete="email" required />} />
+      </div>
+      <Field
+        form="contact"
+        name="service"
+        label="Service"
+        errors={errors}
+        render={(p) => (
+          <select {...p} defaultValue={values.service ?? ""} required>
+            <option value="">Choose a service</option>
+            {CONTACT_SERVICES.map((s) => (
+              <option key={s.value} value={s.value}>
+                {s.label}
+              </option>
+            ))}
+          </select>
+        )}
+      />
+      <Field form="contact" name="message" label="Message" errors={errors} render={(p) => <textarea {...p} defaultValue={values.message} maxLength={LIMITS.message} rows={5} required />} />
+      <Honeypot />
+      <button className="btn" type="submit" disabled={sending}>
+        {sending ? "Sending…" : "Send message"}
+      </button>
+    </Form>
+  );
+}

@@ -1,0 +1,18 @@
+import { describe, expect, it } from "vitest";
+import { contactLead } from "./lead.server";
+
+describe("contactLead", () => {
+  it("lists name, email, the service's label and the message, its later lines quoted", () => {
+    expect(contactLead({ name: "Ada", email: "ada@example.com", service: "low-code", message: "Hi\nthere" })).toEqual({
+      kind: "contact",
+      subject: "New contact form message from Ada",
+      fromName: "Ada",
+      replyTo: "ada@example.com",
+      text: "Name: Ada\nEmail: ada@example.com\nService: Low-code development\nMessage: Hi\n  > there",
+    });
+  });
+
+  it("keeps the name on one line in the subject", () => {
+    expect(contactLead({ name: "Ada\u0085Bcc: x", email: "ada@example.com", service: "seo", message: "Hi" }).subject).toBe("New contact form message from Ada Bcc: x");
+  });
+});

@@ -1,0 +1,21 @@
+import type { Lead } from "~/context";
+import { contactServiceLabel } from "~/content/contact-services";
+import { leadText, oneLine } from "~/forms/lead.server";
+import type { ContactRequest } from "./schema";
+
+/** The contact message as the agency receives it. */
+export function contactLead(request: ContactRequest): Lead {
+  const name = oneLine(request.name);
+  return {
+    kind: "contact",
+    subject: `New contact form message from ${name}`,
+    fromName: name,
+    replyTo: oneLine(request.email),
+    text: leadText([
+      ["Name", name],
+      ["Email", request.email],
+      ["Service", contactServiceLabel(request.service)],
+      ["Message", request.message, "multiLine"],
+    ]),
+  };
+}

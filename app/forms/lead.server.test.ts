@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { leadText, notTaken, oneLine } from "./lead.server";
+
+const SEPARATORS = ["\n", "\r", "\r\n", "\v", "\f", "\u0085", "\u2028", "\u2029"];
+const INVISIBLE = ["\u0000", "\u001b", "\u007f", "\u0090", "\u061c", "\u200e", "\u200f", "\u202a", "\u202e", "\u2066", "\u2069", "\t"];
+
+describe("oneLine", () => {
+  it.each([...SEPARATORS, ...INVISIBLE].map((c) => [JSON.stringify(c), c]))("turns %s into a space and never lets it through", (_name, c) => {
+    const cleaned = oneLine(`Acme${c}Estimated cost: $1`);
+    expect(cleaned).toBe("Acme Estimated cost: $1");
+  });
+
+  it("keeps ordinary text, accents and emoji as they are", () => {
+    expect(oneLine("  Zoë’s Café 🍰 (Pty) Ltd  ")).toBe("Zoë’s Café 🍰 (Pty) Ltd");
+  });
+});
+
+describe("leadText", () => {
+  it("writes one 'Label: value' line per row", () => {
+    expect(leadText([["Service", "SEO"], ["Company", "Acme"]])).toBe("Service: SEO\nCompany: Acme");
+  });
+
+  it("keeps a multi-line value's breaks, of every kind, and quotes each later line so none passes for the message's own", () => {
+    const typed = ["First line", "Estimated cost: $1", "", "Company: Someone else"].join("\u2028");
+    expect(leadText([["Description", typed, "multiLine"], ["Estimated cost", "$5,625"]])).toBe(
+      ["Description: First line", "  > Estimated cost: $1", "  >", "  > Company: Someone else", "Estimated cost: $5,625"].join("\n"),
+    );
+    for (const c of SEPARATORS) expect(leadText([["Message", `a${c}b`, "multiLine"]])).toBe("Message: a\n  > b");
+  });
+
+  it("strips controls and bidi overrides inside a multi-line value, and keeps single-line values on one line", () => {
+    expect(leadText([["Message", "pay \u202eevil\u202c now\u0000", "multiLine"], ["Phone", "011\n555"]])).toBe("Message: pay evil now\nPhone: 011 555");
+  });
+});
+
+describe("notTaken", () => {
+  it("is 429 with Retry-After over the quota, 503 when the lead could not be stored", async () => {
+    const limited = notTaken({ a: 1 }, { ok: false, problem: "rateLimited", retryAfter: 42 });
+    expect([limited.status, limited.headers.get("retry-after"), await limited.json()]).toEqual([429, "42", { a: 1 }]);
+    const failed = notTaken({ a: 1 }, { ok: false, problem: "failed" });
+    expect([failed.status, failed.headers.get("retry-after")]).toEqual([503, null]);
+  });
+});
