@@ -45,7 +45,7 @@ test.describe.serial("the container image", () => {
   });
 
   test("serves /healthz, takes a lead into its data directory, passes its HEALTHCHECK and stops on SIGTERM", async () => {
-    const env: NodeJS.ProcessEnv = { ...hostEnv, ...image.env, NODE_ENV: image.env.NODE_ENV!, PORT: String(PORT), HOST: "127.0.0.1" };
+    const env: NodeJS.ProcessEnv = { ...hostEnv, ...image.env, NODE_ENV: "production", PORT: String(PORT), HOST: "127.0.0.1" };
     // Its own process group, so the cleanup below also reaches node under tini.
     const server = spawn(image.entrypoint[0]!, [...image.entrypoint.slice(1), ...image.cmd], { cwd: image.at("."), env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     let output = "";
