@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 
 const PUBLIC_PAGE = /^public, max-age=0, s-maxage=\d+, stale-while-revalidate=\d+$/;
 const PRIVATE = "private, no-store";
@@ -13,8 +13,6 @@ function nonces(csp: string | undefined, html: string) {
 
 test.describe("caching and the CSP nonce, end to end", () => {
   test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, "HTTP only: once is enough");
-  // Each test its own rate-limit bucket (the e2e servers trust X-Forwarded-For).
-  test.use({ extraHTTPHeaders: { "X-Forwarded-For": `2001:db8:ca:${Math.floor(Math.random() * 0xffff).toString(16)}::1` } });
 
   for (const path of ["/", "/services", "/about", "/work", "/?service=seo", "/work?category=ai"]) {
     test(`GET ${path} may be kept by shared caches`, async ({ request }) => {

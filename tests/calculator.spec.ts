@@ -1,10 +1,11 @@
 import type { Page } from "@playwright/test";
+import { messages } from "../app/content/messages";
 import { site } from "../app/content/site";
 import { expect, test } from "./support/fixtures";
 import { sites, TEST_ACCESS_KEY } from "./support/sites";
 
-const SUCCESS = "Thank you! We will contact you shortly.";
-const FAILURE = "There was an error submitting your request. Please try again.";
+const SUCCESS = messages.calculatorSent;
+const FAILURE = messages.calculatorFailed;
 
 interface Order {
   service: string;

@@ -1,3 +1,4 @@
+import { messages } from "../app/content/messages";
 import { site } from "../app/content/site";
 import { expect, test } from "./support/fixtures";
 import { TEST_ACCESS_KEY } from "./support/sites";
@@ -48,7 +49,7 @@ test("a valid message is delivered through the relay with its own subject and co
   await form.getByLabel("Service").selectOption({ label: "Zoho Solutions" });
   await form.getByLabel("Message").fill("We run Zoho Books and want CRM too.");
   await form.getByRole("button", { name: "Send message" }).click();
-  await expect(form.getByRole("status")).toHaveText(/Thank you! Your message has been sent/);
+  await expect(form.getByRole("status")).toHaveText(messages.contactSent);
   await expect(form.getByLabel("Name")).toHaveValue("");
   await expect(form.getByLabel("Service")).toHaveValue("");
 
@@ -69,7 +70,7 @@ test("a failing form service shows the failure and keeps the message", async ({ 
   await form.getByLabel("Service").selectOption("ai");
   await form.getByLabel("Message").fill("Keep me.");
   await form.getByRole("button", { name: "Send message" }).click();
-  await expect(form.getByRole("alert")).toHaveText("There was an error sending your message. Please try again.");
+  await expect(form.getByRole("alert")).toHaveText(messages.contactFailed);
   await expect(form.getByLabel("Message")).toHaveValue("Keep me.");
   await expect(form.getByLabel("Service")).toHaveValue("ai");
 });
@@ -83,7 +84,7 @@ test("a bot that fills the honeypot sees success and nothing is sent", async ({ 
   await form.getByLabel("Message").fill("Buy now");
   await form.locator('input[name="website"]').fill("http://spam.example", { force: true });
   await form.getByRole("button", { name: "Send message" }).click();
-  await expect(form.getByRole("status")).toHaveText(/Thank you!/);
+  await expect(form.getByRole("status")).toHaveText(messages.contactSent);
   expect(await formService.received()).toEqual([]);
   // The honeypot is hidden from assistive technology.
   expect(javaScriptEnabled ? await form.getByRole("textbox", { name: /Leave this empty/ }).count() : 0).toBe(0);

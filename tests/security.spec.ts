@@ -1,12 +1,9 @@
 import { request as httpRequest } from "node:http";
 import { messages } from "../app/content/messages";
-import { expect, test } from "./support/fixtures";
+import { expect, newClient, test } from "./support/fixtures";
 import { sites } from "./support/sites";
 
 const siteFor = (project: string) => (project === "no-js" ? sites.noJs : sites.js);
-let clients = 0;
-/** A fresh documentation-range client address: its own rate-limit bucket. */
-const newClient = () => `2001:db8:ffff:${(++clients).toString(16)}:${Date.now().toString(16).slice(-4)}::1`;
 
 const contactFields = (name: string) => ({ formName: "contact", name, email: "thabo@example.co.za", service: "seo", message: "Hello" });
 

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { story, values } from "./about";
 import { claims, hero } from "./claims";
+import { messages } from "./messages";
 import { filterProjects, projectCategories, projects } from "./projects";
 import { servicePages } from "./service-pages";
 import { services } from "./services";
@@ -170,5 +171,12 @@ describe("site facts", () => {
     expect(site.email.endsWith(new URL(site.url).hostname.replace(/^www\./, ""))).toBe(true);
     expect(site.address).toEqual({ city: "Johannesburg", country: "South Africa" });
     expect(site.social.url).toMatch(/^https:\/\//);
+  });
+});
+
+describe("messages", () => {
+  it("uses SPEC.md's exact words for the calculator's outcome (the end-to-end tests import these)", () => {
+    expect(messages.calculatorSent).toBe("Thank you! We will contact you shortly.");
+    expect(messages.calculatorFailed).toBe("There was an error submitting your request. Please try again.");
   });
 });

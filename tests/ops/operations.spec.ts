@@ -9,12 +9,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { expect, test } from "@playwright/test";
+import { CONTACT_SENT } from "../../app/contact/action.server";
 import { startFakeFormService, type FakeFormService } from "../support/fake-form-service";
 import { accepts, postContact, REPO, serve, sleep, type Served } from "../support/server";
 import { TEST_ACCESS_KEY } from "../support/sites";
 
 const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string };
-const CONTACT_SENT = "/?sent=contact#contact";
 
 /** The log as records (every line the server writes is one JSON object). */
 const events = (out: string) =>

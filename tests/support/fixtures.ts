@@ -5,20 +5,23 @@ import { sites } from "./sites";
 
 type FormService = ReturnType<typeof fakeFormClient> & { token: string };
 
-/**
- * `formService`: the fake form service behind this project's site, scoped to this test. Tests in
- * one project share a service and run in parallel, so each test puts `token` in what it submits
- * (e.g. in the company name); modes and `received()` then concern only its own submissions.
- */
-/** A documentation-range IPv6 address (RFC 3849) of its own per test: its own rate-limit bucket. */
 let clients = 0;
-const testClientIp = (worker: number) => `2001:db8:${worker.toString(16)}:${(++clients).toString(16)}::1`;
+/**
+ * A client of its own: a documentation-range IPv6 address (RFC 3849), unique across workers, in
+ * its own /64, so its own rate-limit bucket on the e2e servers (which trust X-Forwarded-For).
+ */
+export const newClient = () => `2001:db8:${base.info().workerIndex.toString(16)}:${(++clients).toString(16)}::1`;
 
 export const test = base.extend<{ formService: FormService }>({
-  page: async ({ page }, use, testInfo) => {
-    await page.setExtraHTTPHeaders({ "X-Forwarded-For": testClientIp(testInfo.workerIndex) });
-    await use(page);
+  // Every test's page and request context come from a client of their own.
+  extraHTTPHeaders: async ({ extraHTTPHeaders }, use) => {
+    await use({ ...extraHTTPHeaders, "X-Forwarded-For": newClient() });
   },
+  /**
+   * The fake form service behind this project's site, scoped to this test: tests in one project
+   * share a service and run in parallel, so each puts `token` in what it submits (e.g. in the
+   * company name); modes and `received()` then concern only its own submissions.
+   */
   formService: async ({}, use, testInfo) => {
     const site = testInfo.project.name === "no-js" ? sites.noJs : sites.js;
     const token = `t${randomUUID().slice(0, 8)}`;
