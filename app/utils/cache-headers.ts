@@ -1,18 +1,8 @@
 /**
- * Cache-Control values for documents, and the `headers` export routes share (isomorphic: no
- * server-only imports, so a route module may import it freely).
- *
- *   export const headers: HeadersFunction = pageHeaders;
- *
- * Export it from EVERY route that has an action (and from root): Remix uses the leaf route's
- * headers() result, and a leaf without a `headers` export inherits its parent's, which is computed
- * with that parent's (empty) actionHeaders and would mark the answer to a post as public.
- *
- * headers() never sees the status code, and for a 404 (no route matched) or an error thrown in a
- * route without a loader Remix passes no errorHeaders: measured on a real build, GET /missing came
- * back 404 with the public page policy. So entry.server must also call
- * `enforceDocumentCachePolicy(request, responseStatusCode, responseHeaders)`, which has the last
- * word: only a 200 answer to GET/HEAD may stay public.
+ * Cache-Control for documents. Root and every route with an action export `headers = pageHeaders`
+ * (a leaf without one inherits its parent's, computed without the action, and would call the answer
+ * to a post public). headers() never sees the status code, so entry.server has the last word with
+ * `enforceDocumentCachePolicy`: only a 200 answer to GET/HEAD may stay public.
  */
 
 export const cacheHeaders = {
@@ -52,19 +42,12 @@ export function pageHeaders({ actionHeaders, loaderHeaders, parentHeaders, error
 }
 
 /**
- * Query parameters that make a GET the answer to one visitor's own action: `?sent=` is where a
- * successful form post redirects (303) to show "thank you". Such a page is "private, no-store"
- * like the post itself: a shared cache must not hand one visitor's confirmation to the next.
- * Other parameters (`?service=`, `?category=`, campaign tags) only select public content.
+ * `?sent=` is where a successful post redirects to say thank you: one visitor's own answer, which
+ * a shared cache must not hand to the next.
  */
 export const PRIVATE_QUERY_PARAMS: readonly string[] = ["sent"];
 
-/**
- * Last word on a document's Cache-Control, for entry.server's handleRequest: anything but a 200
- * answer to GET/HEAD (posts, 404s, error pages), and any GET carrying one of
- * PRIVATE_QUERY_PARAMS, becomes "private, no-store", whatever the routes said. Other successful
- * GETs keep what the routes' headers() chose.
- */
+/** Anything but a 200 answer to GET/HEAD, and any `?sent=` page, becomes "private, no-store". */
 export function enforceDocumentCachePolicy(request: Request, status: number, headers: Headers): Headers {
   const method = request.method.toUpperCase();
   if ((method !== "GET" && method !== "HEAD") || status !== 200 || hasPrivateQuery(request.url)) {
