@@ -5,10 +5,12 @@
  *   2. the JavaScript the home page loads, as the server sends it to Chromium (brotli),
  *   3. the home page's requests/second against the same bytes from bare node:http, servers on
  *      core 0 and autocannon on core 1, without and with Accept-Encoding: br,
+ *   4. the time a visitor waits for a send with a slow and with an instant form service,
  * prints one table, writes perf/latest.json and exits 1 when a budget is missed.
  *
- * Environment: PERF_PORT (default 3400; the floor server uses +1), PERF_RUNS (default 3), PERF_QUIET_WAIT (seconds to wait for idle
- * cores before each Lighthouse run, default 120), CHROME_PATH
+ * Environment: PERF_PORT (default 3400; the floor server uses +1, the lead-wait site +2 and its
+ * stand-in form service +3), PERF_RUNS (default 3), PERF_QUIET_WAIT (seconds to wait for idle
+ * cores before each Lighthouse run, default 120), PERF_LEAD_SENDS (default 50), CHROME_PATH
  * (default /usr/bin/chromium), PERF_SKIP_BUILD=1 to reuse the current build. perf/README.md says
  * what each number means. Other work on the machine skews them: the load is recorded with them.
  */
@@ -17,6 +19,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "@playwright/test";
 import { REPO } from "./serve.mjs";
+import { leadWaitProblems, runLeadWait } from "./perf/lead-wait.mjs";
 import { CHROME_FLAGS, CATEGORIES, lighthouseRun } from "./perf/lighthouse.mjs";
 import { cores, load, loadLog, step, waitForQuiet } from "./perf/machine.mjs";
 import { pageScripts } from "./perf/page-scripts.mjs";
@@ -87,6 +90,11 @@ try {
 } finally {
   await site.stop();
 }
+
+// 4. The wait for a send, on a server of its own (it needs a form service key and endpoint)
+step("the wait for a send, instant and 3 s form service");
+results.leadWait = await runLeadWait(port + 2, { sends: Number(process.env.PERF_LEAD_SENDS || 50) });
+problems.push(...leadWaitProblems(results.leadWait, budgets));
 
 results.loadEnd = load();
 results.loadMax = Math.max(results.loadStart, results.loadEnd, ...loadLog.map((l) => l.load));

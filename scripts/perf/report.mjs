@@ -1,4 +1,5 @@
 /** The Markdown table `npm run perf` prints (and the README's Performance section copies). */
+import { leadWaitRows } from "./lead-wait.mjs";
 
 const n = (x) => Math.round(x).toLocaleString("en");
 
@@ -19,6 +20,7 @@ export function table(results) {
     `| Home page JavaScript (${js.scripts.length} files, ${encodings}) | ${n(js.totalBytes)} B | ≤ ${n(budgets.homeJsBytes)} B |`,
     `| Home page req/s, site ÷ bare node:http, no Accept-Encoding (${n(t.identity.bytes)} B) | ${rps(t.identity)} | ≥ ${budgets.throughputRatio} |`,
     `| Same with Accept-Encoding: br (${t.brotli.encoding}, ${n(t.brotli.bytes)} B) | ${rps(t.brotli)} | (reported) |`,
+    ...leadWaitRows(results.leadWait, budgets),
   );
   const first = Object.values(lighthouse)[0];
   lines.push(
