@@ -2,11 +2,13 @@
  * Requests per second of one page from the site's server, against the floor: the very bytes that
  * page returned, served from memory by bare node:http (floor-server.mjs) in another process.
  *
- * Unpinned on a 2-core machine, autocannon shares the cores with the servers it loads, and the
- * floor moves between 16,000 and 31,000 req/s from run to run (the ratio by ±20%). So both servers
- * run on one core (PERF_SERVER_CPUS, default "0") and autocannon, as its own process, on another
- * (PERF_LOAD_CPUS, default "1"). The two servers are loaded in alternating rounds in the same run;
- * the ratio is the median of the per-round ratios. Loopback only.
+ * Unpinned, autocannon takes its CPU time from the same two cores as the servers it loads. So both
+ * servers run on one core (PERF_SERVER_CPUS, default "0") and autocannon, as its own process, on
+ * the other (PERF_LOAD_CPUS, default "1"): each is measured on the same one core, never sharing
+ * it with the load generator.
+ * They are loaded in alternating rounds in the same run, and the ratio is the median of the
+ * per-round ratios, so a disturbance that lasts a round moves one ratio, not the result.
+ * Loopback only.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
