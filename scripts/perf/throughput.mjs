@@ -53,6 +53,10 @@ async function load(url, { duration, connections, headers }) {
 /** The floor server, pinned to the site's core; resolves once it prints "ready". */
 function startFloor(port, file, encoding) {
   const child = spawn("taskset", ["-c", SERVER_CPUS, process.execPath, floorScript, String(port), file, ...(encoding ? [encoding] : [])], { stdio: ["ignore", "pipe", "inherit"] });
+  // Also when this process is stopped mid-run (perf.mjs exits on SIGINT).
+  const kill = () => child.kill();
+  process.on("exit", kill);
+  child.once("exit", () => process.off("exit", kill));
   return new Promise((resolve, reject) => {
     child.stdout.on("data", (c) => String(c).includes("ready") && resolve(child));
     child.once("error", reject);
