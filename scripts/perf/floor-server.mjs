@@ -1,5 +1,5 @@
 // The throughput floor: the same bytes from memory through bare node:http, nothing else.
-// Usage: node floor-server.mjs <port> <body-file> [content-encoding]
+// Usage: node floor-server.mjs <port> <body-file> [content-encoding]; prints "ready" when listening.
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 
@@ -11,4 +11,4 @@ if (encoding) headers["Content-Encoding"] = encoding;
 createServer((_req, res) => {
   res.writeHead(200, headers);
   res.end(body);
-}).listen(Number(port), "127.0.0.1", () => process.send?.("ready"));
+}).listen(Number(port), "127.0.0.1", () => console.log("ready"));

@@ -15,7 +15,10 @@ const cli = join(require.resolve("lighthouse/package.json"), "..", "cli", "index
 export const CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
 export const CATEGORIES = ["performance", "accessibility", "best-practices", "seo"];
 
-/** One run; a run Lighthouse itself reports as broken (e.g. NO_NAVSTART, a lost trace) is retried twice. */
+/**
+ * One run; a run Lighthouse itself reports as broken (e.g. NO_NAVSTART, a lost trace, a page load
+ * Chromium refused) is retried twice, 5 s apart, so that a passing glitch has time to pass.
+ */
 export async function lighthouseRun(url, options = {}) {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -23,6 +26,7 @@ export async function lighthouseRun(url, options = {}) {
     } catch (error) {
       if (attempt >= 3) throw error;
       console.error(`    retrying: ${error instanceof Error ? error.message.split("\n")[0] : error}`);
+      await new Promise((r) => setTimeout(r, 5000));
     }
   }
 }

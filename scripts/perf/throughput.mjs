@@ -1,48 +1,72 @@
 /**
- * Requests per second of one page under the production server, against the floor: the very bytes
- * that page returned, served from memory by bare node:http (floor-server.mjs) in another process.
- * Both are loaded in the same run, alternating, by autocannon on 127.0.0.1 only.
+ * Requests per second of one page from the site's server, against the floor: the very bytes that
+ * page returned, served from memory by bare node:http (floor-server.mjs) in another process.
+ *
+ * Unpinned, autocannon takes its CPU time from the same two cores as the servers it loads. So both
+ * servers run on one core (PERF_SERVER_CPUS, default "0") and autocannon, as its own process, on
+ * the other (PERF_LOAD_CPUS, default "1"): each is measured on the same one core, never sharing
+ * it with the load generator.
+ * They are loaded in alternating rounds in the same run, and the ratio is the median of the
+ * per-round ratios, so a disturbance that lasts a round moves one ratio, not the result.
+ * Loopback only.
  */
-import { fork } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import autocannon from "autocannon";
+import { REPO } from "../serve.mjs";
+import { SERVER_CPUS } from "./site.mjs";
+import { median } from "./stats.mjs";
 
+export const LOAD_CPUS = process.env.PERF_LOAD_CPUS || "1";
 const floorScript = fileURLToPath(new URL("./floor-server.mjs", import.meta.url));
+const autocannonCli = join(REPO, "node_modules/autocannon/autocannon.js");
 
 function assertLoopback(url) {
   const host = new URL(url).hostname;
   if (host !== "127.0.0.1" && host !== "localhost" && host !== "[::1]") throw new Error(`refusing to load-test ${host}: loopback only`);
 }
 
-function load(url, { duration, connections, headers }) {
-  assertLoopback(url);
+/** Runs `node args…` pinned to `cpus`; resolves with its stdout. */
+function runPinned(cpus, args) {
   return new Promise((resolve, reject) => {
-    autocannon({ url, duration, connections, headers }, (err, result) => (err ? reject(err) : resolve(result)));
+    const child = spawn("taskset", ["-c", cpus, process.execPath, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c) => (out += c));
+    child.stderr.on("data", (c) => (err += c));
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`taskset -c ${cpus} node ${args[0]} exited ${code}: ${err.trim()}`))));
   });
 }
 
-async function startFloor(port, file, encoding) {
-  const child = fork(floorScript, [String(port), file, ...(encoding ? [encoding] : [])], { stdio: "ignore" });
-  await new Promise((resolve, reject) => {
-    child.once("message", resolve);
+/** One autocannon run (its CLI, pinned to LOAD_CPUS); its JSON result. */
+async function load(url, { duration, connections, headers }) {
+  assertLoopback(url);
+  const headerArgs = Object.entries(headers).flatMap(([name, value]) => ["-H", `${name}=${value}`]);
+  const out = await runPinned(LOAD_CPUS, [autocannonCli, "-j", "-n", "-c", String(connections), "-d", String(duration), ...headerArgs, url]);
+  return JSON.parse(out);
+}
+
+/** The floor server, pinned to the site's core; resolves once it prints "ready". */
+function startFloor(port, file, encoding) {
+  const child = spawn("taskset", ["-c", SERVER_CPUS, process.execPath, floorScript, String(port), file, ...(encoding ? [encoding] : [])], { stdio: ["ignore", "pipe", "inherit"] });
+  // Also when this process is stopped mid-run (perf.mjs exits on SIGINT).
+  const kill = () => child.kill();
+  process.on("exit", kill);
+  child.once("exit", () => process.off("exit", kill));
+  return new Promise((resolve, reject) => {
+    child.stdout.on("data", (c) => String(c).includes("ready") && resolve(child));
+    child.once("error", reject);
     child.once("exit", (code) => reject(new Error(`floor server exited with ${code}`)));
   });
-  return child;
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 /**
  * @param {object} o
- * @param {string} o.url         page on the production server, e.g. http://127.0.0.1:3400/
+ * @param {string} o.url         page on the site's server, e.g. http://127.0.0.1:3400/
  * @param {number} o.floorPort   a free port for the floor server
  * @param {Record<string,string>} [o.headers]  request headers (e.g. accept-encoding)
  * @param {number} [o.rounds]    alternating rounds; the medians are reported
@@ -55,15 +79,14 @@ export async function measureThroughput({ url, floorPort, headers = {}, rounds =
   const sample = await get(url, headers);
   if (sample.status !== 200) throw new Error(`${url} answered ${sample.status}`);
   const encoding = sample.encoding;
-  const raw = sample.body;
   const dir = mkdtempSync(join(tmpdir(), "perf-floor-"));
   const file = join(dir, "body");
-  writeFileSync(file, raw);
+  writeFileSync(file, sample.body);
   const floor = await startFloor(floorPort, file, encoding);
   const floorUrl = `http://127.0.0.1:${floorPort}${new URL(url).pathname}`;
   try {
     const opts = { duration, connections, headers };
-    // Warm both (JIT, caches) before measuring.
+    // Warm both (JIT, the page cache) before measuring.
     await load(url, { ...opts, duration: 2 });
     await load(floorUrl, { ...opts, duration: 1 });
     const app = [];
@@ -72,16 +95,22 @@ export async function measureThroughput({ url, floorPort, headers = {}, rounds =
     for (let i = 0; i < rounds; i++) {
       const a = await load(url, opts);
       const b = await load(floorUrl, opts);
-      errors += a.errors + a.non2xx + b.errors + b.non2xx;
+      errors += a.errors + a.timeouts + a.non2xx + b.errors + b.timeouts + b.non2xx;
       app.push(a.requests.average);
       bare.push(b.requests.average);
     }
-    const appRps = median(app);
-    const floorRps = median(bare);
-    // Each round's app and floor runs are back to back, so their ratio is the least disturbed by
-    // whatever else the machine is doing; report the median of those.
-    const ratio = median(app.map((a, i) => a / bare[i]));
-    return { appRps, floorRps, ratio, bytes: raw.length, encoding: encoding ?? "identity", errors, app, floor: bare };
+    return {
+      appRps: median(app),
+      floorRps: median(bare),
+      // Each round's two runs are back to back, so their ratio is the least disturbed figure.
+      ratio: median(app.map((a, i) => a / bare[i])),
+      bytes: sample.body.length,
+      encoding: encoding ?? "identity",
+      errors,
+      cpus: { servers: SERVER_CPUS, autocannon: LOAD_CPUS },
+      app,
+      floor: bare,
+    };
   } finally {
     floor.kill();
     rmSync(dir, { recursive: true, force: true });
@@ -102,10 +131,9 @@ export function get(url, headers = {}) {
   });
 }
 
-// Run directly: node scripts/perf/throughput.mjs http://127.0.0.1:3400/ [floorPort] [accept-encoding]
+// Against a running server: node scripts/perf/throughput.mjs http://127.0.0.1:3400/ [floorPort] [accept-encoding]
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [url = "http://127.0.0.1:3400/", floorPort = "3499", acceptEncoding] = process.argv.slice(2);
   const headers = acceptEncoding ? { "accept-encoding": acceptEncoding } : {};
-  const r = await measureThroughput({ url, floorPort: Number(floorPort), headers });
-  console.log(JSON.stringify(r));
+  console.log(JSON.stringify(await measureThroughput({ url, floorPort: Number(floorPort), headers })));
 }
