@@ -1,6 +1,6 @@
 /**
  * Second half of `npm run build`, after `remix build`: bundles the Express server (server/*.ts)
- * into build/server/, and writes brotli (quality 11) and gzip twins of every script and
+ * and the operator's lead command into build/server/, and writes brotli (quality 11) and gzip twins of every script and
  * stylesheet under public/build/, which the server sends to browsers that accept them.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -11,7 +11,7 @@ import { build } from "esbuild";
 const pkg = JSON.parse(readFileSync("package.json", "utf8"));
 
 await build({
-  entryPoints: { index: "server/index.ts" },
+  entryPoints: { index: "server/index.ts", leads: "server/leads/cli.ts" },
   outdir: "build/server",
   bundle: true,
   platform: "node",

@@ -42,7 +42,13 @@ const importBuild = (): Promise<ServerBuild> => import(`${pathToFileURL(BUILD).h
 let build = await importBuild();
 
 const limits = createRateLimits(config.redisUrl, log);
-const inbox = await createLeadInbox(config, limits, log);
+const inbox = createLeadInbox(config, limits, log);
+try {
+  await inbox.start(); // picks up whatever was pending when the server last stopped
+} catch (error) {
+  log.error({ error: (error as Error).message }, "lead_store_locked");
+  process.exit(1);
+}
 const pages = createPageCache();
 const PERMISSIONS_POLICY = "accelerometer=(), browsing-topics=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), hid=(), magnetometer=(), microphone=(), midi=(), payment=(), serial=(), usb=()";
 

@@ -1,10 +1,11 @@
 /**
- * Where actions hand over leads (`context.submitLead`): the honeypot and the per-client lead quota
- * apply here, whatever the action does, then the lead goes to the relay.
+ * Where actions hand over leads (`context.submitLead`). The honeypot and the per-client lead quota
+ * apply here, whatever the action does; then the lead is stored for delivery in the background.
  */
 import type { FormPost, Lead, LeadAnswer } from "~/context";
-import { createRelay } from "~/delivery/relay.server";
 import type { Config } from "./config";
+import { createLeadQueue } from "./leads";
+import { createTransport } from "./leads/transport";
 import type { Logger } from "./log";
 import type { RateLimits } from "./rate-limits";
 
@@ -14,21 +15,25 @@ export interface CheckedPost extends FormPost {
   client: string;
 }
 
-export async function createLeadInbox(config: Config, limits: RateLimits, log: Logger) {
-  const relay = createRelay(
-    { ...config.delivery, accessKey: config.delivery.accessKey },
-    { log: ({ event, ...fields }) => (fields.ok ? log.info(fields, String(event)) : log.warn(fields, String(event))) },
-  );
+export function createLeadInbox(config: Config, limits: RateLimits, log: Logger) {
+  const queue = createLeadQueue({ journalFile: config.leadsFile, redisUrl: config.redisUrl, transport: createTransport(config.delivery), log });
   return {
+    start: () => queue.start(),
+    stats: () => queue.stats(),
+    close: () => queue.close(),
     async submit(post: CheckedPost | undefined, lead: Lead): Promise<LeadAnswer> {
       if (!post) return { ok: false, problem: "failed" };
       if (post.bot) return log.info({ kind: lead.kind }, "bot_dropped"), { ok: true };
       const wait = await limits.take("leads", post.client);
       if (wait) return log.warn({ limit: "leads", retryAfter: wait }, "rate_limited"), { ok: false, problem: "rateLimited", retryAfter: wait };
-      const result = await relay.deliver(lead);
-      return result.ok ? { ok: true } : { ok: false, problem: "failed" };
+      try {
+        await queue.accept(lead);
+        return { ok: true };
+      } catch (error) {
+        await limits.refund(post.client);
+        log.error({ err: error, kind: lead.kind }, "lead_not_stored");
+        return { ok: false, problem: "failed" };
+      }
     },
-    stats: () => ({}),
-    close: async () => {},
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createLogger } from "./log";
+import { quietLog } from "../tests/support/quiet-log";
+import { startRedis } from "../tests/support/redis";
 import { clientKey, createRateLimits, LIMITS } from "./rate-limits";
 
 describe("clientKey", () => {
@@ -18,7 +19,7 @@ describe("clientKey", () => {
 
 describe("createRateLimits in memory", () => {
   it("lets each client make its own posts and leads, then says how long to wait", async () => {
-    const limits = createRateLimits(undefined, createLogger());
+    const limits = createRateLimits(undefined, quietLog);
     for (let i = 0; i < LIMITS.leads.points; i++) expect(await limits.take("leads", "ip:203.0.113.1")).toBe(0);
     const wait = await limits.take("leads", "ip:203.0.113.1");
     expect(wait).toBeGreaterThan(0);
@@ -28,11 +29,29 @@ describe("createRateLimits in memory", () => {
   });
 
   it("gives a lead back when it could not be stored", async () => {
-    const limits = createRateLimits(undefined, createLogger());
+    const limits = createRateLimits(undefined, quietLog);
     for (let i = 0; i < LIMITS.leads.points; i++) await limits.take("leads", "ip:203.0.113.3");
     await limits.refund("ip:203.0.113.3");
     expect(await limits.take("leads", "ip:203.0.113.3")).toBe(0);
     expect(await limits.take("leads", "ip:203.0.113.3")).toBeGreaterThan(0);
     await limits.close();
+  });
+});
+
+describe("createRateLimits with Redis (a real redis-server)", () => {
+  it("counts every process's posts together, and falls back to memory when Redis goes away", async () => {
+    const redis = await startRedis();
+    const [a, b] = [createRateLimits(redis.url, quietLog), createRateLimits(redis.url, quietLog)];
+    try {
+      await new Promise((r) => setTimeout(r, 300)); // both connected
+      const client = `ip:198.51.100.${process.pid % 200}`;
+      for (let i = 0; i < LIMITS.leads.points; i++) expect(await (i % 2 ? a : b).take("leads", client)).toBe(0);
+      expect(await a.take("leads", client)).toBeGreaterThan(0);
+      expect(await b.take("leads", client)).toBeGreaterThan(0);
+      await redis.stop();
+      expect(await a.take("posts", "ip:203.0.113.99")).toBe(0);
+    } finally {
+      await Promise.all([a.close(), b.close(), redis.stop()]);
+    }
   });
 });

@@ -1,0 +1,91 @@
+/** The Redis mode against a real redis-server (Debian's), started on a free port for these tests. */
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startRedis, type RedisServer } from "../../tests/support/redis";
+import { quietLog } from "../../tests/support/quiet-log";
+import { runCli } from "./cli";
+import { createRedisQueue } from "./redis-queue";
+import type { DeliveryOutcome, Lead, StoredLead, Transport } from "./types";
+
+const lead: Lead = { kind: "calculator", subject: "New cost estimate request from Acme", fromName: "Acme", replyTo: "ada@acme.example", text: "Service: SEO" };
+const until = async (check: () => boolean | Promise<boolean>, ms = 15_000) => {
+  for (const started = Date.now(); !(await check()); await new Promise((r) => setTimeout(r, 50))) if (Date.now() - started > ms) throw new Error("timed out");
+};
+
+/** Records every attempt; `answer` decides each one. */
+function recording(answer: (lead: StoredLead) => DeliveryOutcome) {
+  const delivered: string[] = [];
+  const attempts: string[] = [];
+  const transport: Transport = {
+    name: "fake",
+    deliver: async (l) => {
+      attempts.push(l.id);
+      const outcome = answer(l);
+      if (outcome.ok) delivered.push(l.id);
+      return outcome;
+    },
+  };
+  return { transport, delivered, attempts };
+}
+
+let redis: RedisServer;
+beforeAll(async () => void (redis = await startRedis()));
+afterAll(() => redis.stop());
+
+const queueFor = async (transport: Transport, dir?: string) =>
+  createRedisQueue({ redisUrl: redis.url, journalFile: join(dir ?? (await mkdtemp(join(tmpdir(), "rq-"))), "leads.jsonl"), transport, log: quietLog, random: () => 0 });
+
+describe("the Redis queue", () => {
+  it("lets any process deliver a lead another stored, even after the one that stored it is gone", async () => {
+    let serviceUp = false;
+    const a = recording(() => ({ ok: false, retry: true, reason: "http", status: 503 }));
+    const b = recording(() => (serviceUp ? { ok: true } : { ok: false, retry: true, reason: "http", status: 503 }));
+    const first = await queueFor(a.transport);
+    await first.start();
+    const ids = await Promise.all([first.accept(lead), first.accept(lead), first.accept(lead)]);
+    await until(() => a.attempts.length >= 3);
+    await first.close();
+
+    const second = await queueFor(b.transport);
+    await second.start();
+    serviceUp = true;
+    await until(() => b.delivered.length === 3, 30_000);
+    expect(b.delivered.sort()).toEqual([...ids].sort());
+    await until(async () => second.stats().pending === 0);
+    await second.close();
+  }, 40_000);
+
+  it("parks a lead refused for good as a failed job, which the CLI re-queues", async () => {
+    let refuse = true;
+    const { transport, delivered } = recording(() => (refuse ? { ok: false, retry: false, reason: "http", status: 401 } : { ok: true }));
+    const queue = await queueFor(transport);
+    await queue.start();
+    const id = await queue.accept(lead);
+    await until(() => queue.stats().parked >= 1);
+    const out: string[] = [];
+    expect(await runCli(["list"], { REDIS_URL: redis.url, LEADS_FILE: join(tmpdir(), "none.jsonl") }, (l) => out.push(l))).toBe(0);
+    expect(out.find((l) => l.startsWith(id))).toMatch(/\tparked\t/);
+    refuse = false;
+    expect(await runCli(["retry", id], { REDIS_URL: redis.url, LEADS_FILE: join(tmpdir(), "none.jsonl") }, () => undefined)).toBe(0);
+    await until(() => delivered.includes(id));
+    await queue.close();
+  }, 30_000);
+
+  it("keeps a lead in the local journal while Redis is down and hands it over, once, when it is back", async () => {
+    const { transport, delivered } = recording(() => ({ ok: true }));
+    const dir = await mkdtemp(join(tmpdir(), "rq-"));
+    const queue = await queueFor(transport, dir);
+    await queue.start();
+    await redis.stop();
+    await until(() => queue.stats().redis === "down");
+    const id = await queue.accept(lead);
+    expect(queue.stats()).toMatchObject({ store: "redis", writable: true, pending: 1, redis: "down" });
+    await redis.restart();
+    await until(() => delivered.includes(id), 30_000);
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(delivered.filter((d) => d === id)).toHaveLength(1);
+    await queue.close();
+  }, 45_000);
+});

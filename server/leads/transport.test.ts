@@ -1,0 +1,116 @@
+import { mkdtemp, readFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type FakeFormService, startFakeFormService } from "../../tests/support/fake-form-service";
+import { createTransport, type TransportConfig } from "./transport";
+import type { StoredLead } from "./types";
+
+const lead: StoredLead = { id: "20261122-AAAA0000", acceptedAt: 0, kind: "contact", subject: "New contact form message from Ada", fromName: "Ada", replyTo: "ada@example.com", text: "Name: Ada\nMessage: Hi" };
+let service: FakeFormService;
+let config: TransportConfig;
+
+beforeAll(async () => {
+  service = await startFakeFormService({ delayMs: 50 });
+  config = { provider: "web3forms", endpoint: service.submitUrl, accessKey: "k-123", inbox: "hello@agency.example", outboxFile: "unused", timeoutMs: 400 };
+});
+afterAll(() => service.close());
+beforeEach(() => {
+  service.setMode("ok");
+  service.clear();
+});
+
+describe("web3forms (the default)", () => {
+  it("sends SPEC.md's payload with the reference line, and counts only {success: true} as delivered", async () => {
+    expect(await createTransport(config).deliver(lead)).toEqual({ ok: true, status: 200 });
+    expect(service.received()).toEqual([
+      { access_key: "k-123", subject: lead.subject, to: "hello@agency.example", from_name: "Ada", replyto: "ada@example.com", message: `${lead.text}\n\nReference: ${lead.id}` },
+    ]);
+  });
+
+  it.each([
+    ["fail500", { ok: false, retry: true, reason: "http", status: 500 }],
+    ["successFalse", { ok: false, retry: true, reason: "rejected", status: 200 }],
+    ["successFalseString", { ok: false, retry: true, reason: "rejected", status: 200 }],
+    ["html200", { ok: false, retry: true, reason: "rejected", status: 200 }],
+    ["unauthorized", { ok: false, retry: false, reason: "http", status: 401 }],
+    ["hang", { ok: false, retry: true, reason: "timeout" }],
+    ["refuse", { ok: false, retry: true, reason: "network", cause: "ECONNRESET" }],
+    ["slow", { ok: true, status: 200 }],
+  ] as const)("%s → %j", async (mode, outcome) => {
+    service.setMode(mode);
+    const started = Date.now();
+    expect(await createTransport(config).deliver(lead)).toEqual(outcome);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+});
+
+describe("other answers", () => {
+  let server: Server;
+  let reply: (res: import("node:http").ServerResponse) => void = () => undefined;
+  let url = "";
+  beforeAll(async () => {
+    server = createServer((req, res) => req.resume().on("end", () => reply(res)));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  });
+  afterAll(() => server.closeAllConnections() ?? server.close());
+  const answer = (status: number, body: string) => (reply = (res) => res.writeHead(status, { "Content-Type": "application/json" }).end(body));
+
+  it.each([
+    [401, false],
+    [403, false],
+    [404, false],
+    [422, false],
+    [408, true],
+    [429, true],
+    [502, true],
+  ])("HTTP %i is %s to retry", async (status, retry) => {
+    answer(status, "{}");
+    expect(await createTransport({ ...config, endpoint: url }).deliver(lead)).toMatchObject({ ok: false, retry, status });
+  });
+
+  it("Formspree needs a 2xx with ok: true; a webhook needs a 2xx and gets the key as a Bearer token", async () => {
+    const formspree = createTransport({ ...config, provider: "formspree", endpoint: url });
+    answer(200, JSON.stringify({ ok: true, next: "/thanks" }));
+    expect(await formspree.deliver(lead)).toEqual({ ok: true, status: 200 });
+    answer(200, JSON.stringify({ next: "/thanks" }));
+    expect(await formspree.deliver(lead)).toMatchObject({ ok: false, retry: true, reason: "rejected" });
+    let auth: string | undefined;
+    reply = (res) => res.end();
+    server.once("request", (req) => (auth = req.headers.authorization));
+    expect(await createTransport({ ...config, provider: "webhook", endpoint: url }).deliver(lead)).toEqual({ ok: true, status: 200 });
+    expect(auth).toBe("Bearer k-123");
+  });
+
+  it("a body that drips slower than the deadline is a timeout, and the socket is let go", async () => {
+    reply = (res) => {
+      res.writeHead(200, { "Content-Type": "application/json" }).write("{");
+      const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write(" ")), 100);
+    };
+    const started = Date.now();
+    expect(await createTransport({ ...config, endpoint: url }).deliver(lead)).toEqual({ ok: false, retry: true, reason: "timeout" });
+    expect(Date.now() - started).toBeLessThan(800);
+  });
+});
+
+describe("the outbox (no key)", () => {
+  it("appends one JSON line per lead, whole, even when many come at once", async () => {
+    const outboxFile = join(await mkdtemp(join(tmpdir(), "outbox-")), "nested", "outbox.jsonl");
+    const outbox = createTransport({ ...config, accessKey: undefined, outboxFile });
+    expect(outbox.name).toBe("outbox");
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => outbox.deliver({ ...lead, id: `L${i}` })));
+    expect(outcomes.every((o) => o.ok)).toBe(true);
+    const lines = (await readFile(outboxFile, "utf8")).trim().split("\n").map((l) => JSON.parse(l) as Record<string, string>);
+    expect(lines.map((l) => l.id).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `L${i}`).sort());
+    expect(lines[0]).toMatchObject({ subject: lead.subject, to: "hello@agency.example", from_name: "Ada", reply_to: "ada@example.com" });
+    expect(lines[0]!.message).toMatch(/\n\nReference: L\d+$/);
+  });
+
+  it("a write that fails is a failure to retry", async () => {
+    const outbox = createTransport({ ...config, accessKey: "", outboxFile: "/dev/null/outbox.jsonl" });
+    expect(await outbox.deliver(lead)).toMatchObject({ ok: false, retry: true, reason: "outbox", cause: expect.stringMatching(/^E[A-Z]+$/) });
+  });
+});

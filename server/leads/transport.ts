@@ -1,0 +1,125 @@
+/**
+ * One delivery attempt to the form service (or, with no key, to the outbox file). Success is
+ * strict: a service answering 200 with an HTML page or `{"success":"false"}` has not taken the
+ * lead. A refusal for good (4xx but 408/425/429: a wrong key, a rejected payload) is not retried.
+ */
+import { appendFile, mkdir, open } from "node:fs/promises";
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { dirname } from "node:path";
+import type { DeliveryOutcome, StoredLead, Transport } from "./types";
+
+export interface TransportConfig {
+  provider: "web3forms" | "formspree" | "webhook";
+  endpoint: string;
+  accessKey: string | undefined;
+  inbox: string;
+  outboxFile: string;
+  timeoutMs: number;
+}
+
+const text = (lead: StoredLead) => `${lead.text}\n\nReference: ${lead.id}`;
+const field = (body: unknown, key: string) => (typeof body === "object" && body !== null ? (body as Record<string, unknown>)[key] : undefined);
+
+/** Each service's payload, headers and success rule (besides a 2xx status). */
+const PROVIDERS = {
+  web3forms: {
+    payload: (lead: StoredLead, c: TransportConfig) => ({ access_key: c.accessKey, subject: lead.subject, to: c.inbox, from_name: lead.fromName, message: text(lead), replyto: lead.replyTo }),
+    headers: (): Record<string, string> => ({}),
+    accepted: (body: unknown) => field(body, "success") === true,
+  },
+  formspree: {
+    payload: (lead: StoredLead) => ({ email: lead.replyTo, _subject: lead.subject, message: text(lead), name: lead.fromName }),
+    headers: (): Record<string, string> => ({}),
+    accepted: (body: unknown) => field(body, "ok") === true,
+  },
+  webhook: {
+    payload: (lead: StoredLead) => ({ subject: lead.subject, from_name: lead.fromName, reply_to: lead.replyTo, message: text(lead) }),
+    headers: (c: TransportConfig): Record<string, string> => ({ Authorization: `Bearer ${c.accessKey}` }),
+    accepted: () => true,
+  },
+};
+
+const PERMANENT = (status: number) => status >= 400 && status < 500 && ![408, 425, 429].includes(status);
+
+/** A short, safe token for what went wrong (e.g. "ECONNREFUSED"), never an error's message. */
+function causeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^[A-Z0-9_]{1,40}$/.test(code) ? code : undefined;
+}
+
+export function createTransport(config: TransportConfig): Transport {
+  if (!config.accessKey) return outbox(config);
+  const provider = PROVIDERS[config.provider];
+  return {
+    name: config.provider,
+    async deliver(lead) {
+      const headers = { "Content-Type": "application/json", Accept: "application/json", ...provider.headers(config) };
+      const answer = await post(config.endpoint, headers, JSON.stringify(provider.payload(lead, config)), config.timeoutMs);
+      if (answer.kind === "timeout") return { ok: false, retry: true, reason: "timeout" };
+      if (answer.kind === "error") return { ok: false, retry: true, reason: "network", cause: causeOf(answer.error) };
+      const { status, body } = answer;
+      if (status < 200 || status > 299) return { ok: false, retry: !PERMANENT(status), reason: "http", status };
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        parsed = undefined; // an HTML page or nothing: not the service's answer
+      }
+      return provider.accepted(parsed) ? { ok: true, status } : { ok: false, retry: true, reason: "rejected", status };
+    },
+  };
+}
+
+/** With no key, each lead is appended to OUTBOX_FILE as one JSON line. */
+function outbox(config: TransportConfig): Transport {
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    name: "outbox",
+    async deliver(lead): Promise<DeliveryOutcome> {
+      const line = `${JSON.stringify({ id: lead.id, at: new Date(lead.acceptedAt).toISOString(), subject: lead.subject, to: config.inbox, from_name: lead.fromName, reply_to: lead.replyTo, message: text(lead) })}\n`;
+      // One append at a time, so lines never interleave.
+      const write = queue.then(async () => {
+        await mkdir(dirname(config.outboxFile), { recursive: true });
+        await appendFile(config.outboxFile, line, "utf8");
+        const handle = await open(config.outboxFile, "r");
+        await handle.datasync().finally(() => handle.close());
+      });
+      queue = write.catch(() => undefined);
+      return write.then(
+        (): DeliveryOutcome => ({ ok: true }),
+        (error: unknown): DeliveryOutcome => ({ ok: false, retry: true, reason: "outbox", cause: causeOf(error) }),
+      );
+    },
+  };
+}
+
+type Answer = { kind: "response"; status: number; body: string } | { kind: "timeout" } | { kind: "error"; error: unknown };
+
+/**
+ * A POST over node:http with one deadline for the whole exchange, a stalled body included, and a
+ * 256 KiB cap on the answer (a form service answers with a few hundred bytes).
+ */
+function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Answer> {
+  return new Promise((resolve) => {
+    const target = new URL(url);
+    const send = target.protocol === "https:" ? httpsRequest : httpRequest;
+    const timer = setTimeout(() => {
+      req.destroy();
+      resolve({ kind: "timeout" });
+    }, timeoutMs);
+    const done = (answer: Answer) => (clearTimeout(timer), resolve(answer));
+    const req = send(target, { method: "POST", headers: { ...headers, "Content-Length": Buffer.byteLength(body) } }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= 256 * 1024) chunks.push(chunk);
+      });
+      res.on("end", () => done({ kind: "response", status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", (error) => done({ kind: "error", error }));
+    });
+    req.on("error", (error) => done({ kind: "error", error }));
+    req.end(body);
+  });
+}

@@ -1,0 +1,39 @@
+import type { Lead } from "~/context";
+
+export type { Lead };
+
+/** A lead once stored: its id goes into the message ("Reference: …") so a rare duplicate shows. */
+export interface StoredLead extends Lead {
+  id: string;
+  acceptedAt: number;
+}
+
+/** What one delivery attempt came to; `retry: false` means the service refused the lead for good. */
+export type DeliveryOutcome =
+  | { ok: true; status?: number }
+  | { ok: false; retry: boolean; reason: "http" | "rejected" | "network" | "timeout" | "outbox"; status?: number; cause?: string };
+
+export interface Transport {
+  name: string;
+  deliver(lead: StoredLead): Promise<DeliveryOutcome>;
+}
+
+/** What /healthz reports: counts and ages, never anything a visitor typed. */
+export interface LeadStats {
+  store: "journal" | "redis";
+  writable: boolean;
+  pending: number;
+  parked: number;
+  oldestPendingSeconds: number | null;
+  redis?: "ready" | "down";
+}
+
+export interface LeadQueue {
+  /** Stores the lead durably and schedules its delivery; resolves with its id once stored. */
+  accept(lead: Lead): Promise<string>;
+  stats(): LeadStats;
+  /** Opens the store and starts delivering, picking up whatever was pending. */
+  start(): Promise<void>;
+  /** Stops delivering, waits for attempts in flight, releases the store. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,54 @@
+/**
+ * A real redis-server (Debian's) for a test: on a free loopback port, no persistence, stopped by
+ * the test. `stop()` kills it (SIGKILL) so a test can also play "Redis went away".
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer, connect } from "node:net";
+
+export interface RedisServer {
+  port: number;
+  url: string;
+  stop(): Promise<void>;
+  /** Starts it again on the same port (after stop()). */
+  restart(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const answers = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => socket.write("PING\r\n"));
+    socket.once("data", (data) => (socket.destroy(), resolve(String(data).startsWith("+PONG"))));
+    socket.once("error", () => resolve(false));
+  });
+
+export async function startRedis(port?: number): Promise<RedisServer> {
+  const at = port ?? (await freePort());
+  let child: ChildProcess | undefined;
+  async function start() {
+    child = spawn("redis-server", ["--port", String(at), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning"], { stdio: "ignore" });
+    for (let i = 0; i < 100 && !(await answers(at)); i++) await new Promise((r) => setTimeout(r, 50));
+    if (!(await answers(at))) throw new Error(`redis-server did not start on port ${at}`);
+  }
+  await start();
+  return {
+    port: at,
+    url: `redis://127.0.0.1:${at}`,
+    restart: start,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGKILL");
+      }),
+  };
+}
