@@ -33,9 +33,9 @@ const tagged = (o: Order, token: string): Order => ({ ...o, company: `${o.compan
 const calculator = (page: Page) => page.locator("#calculator");
 const progress = (page: Page) => calculator(page).getByText(/^Step \d of 5$/);
 
-async function chooseUpToDetails(page: Page, o: Order) {
+async function chooseUpToDetails(page: Page, o: Order, site = "") {
   const calc = calculator(page);
-  await page.goto("/");
+  await page.goto(`${site}/`);
   await expect(progress(page)).toHaveText("Step 1 of 5");
   await calc.getByRole("button", { name: o.service, exact: true }).click();
   await expect(progress(page)).toHaveText("Step 2 of 5");
@@ -68,6 +68,7 @@ for (const [change, price] of combinations) {
 
     await expect(calculator(page).getByRole("status")).toHaveText(SUCCESS);
     await expect(progress(page)).toHaveText("Step 1 of 5");
+    await expect.poll(async () => (await formService.received()).length).toBe(1);
     const [payload] = (await formService.received()) as Record<string, string>[];
     expect(payload).toMatchObject({ access_key: TEST_ACCESS_KEY, to: site.email, from_name: o.company });
     expect(payload!.subject).toContain(o.company);
@@ -146,7 +147,7 @@ test("invalid contact details get a message next to each field, keep their value
   await expect(calc.getByLabel("Email")).toHaveValue("not-an-email");
   await expect(calc.getByLabel("Phone")).toHaveValue("call me");
   await expect(progress(page)).toHaveText("Step 5 of 5");
-  expect(await formService.received()).toEqual([]);
+  expect(await formService.settled()).toEqual([]);
 });
 
 test("an empty description is refused on step 4", async ({ page }) => {
@@ -161,54 +162,48 @@ test("an empty description is refused on step 4", async ({ page }) => {
 });
 
 const failures = [
-  ["fail500", "the service answers 500"],
-  ["successFalse", "the service answers success:false"],
-  ["refuse", "the connection is refused"],
-  ["hang", "the service never answers"],
+  ["fail500", "answers 500"],
+  ["successFalse", "answers success:false"],
+  ["html200", "answers 200 with an HTML page"],
+  ["refuse", "refuses the connection"],
+  ["hang", "never answers"],
 ] as const;
 
 for (const [mode, what] of failures) {
-  test(`when ${what}, the visitor sees the failure text with everything kept, and a retry needs no retyping`, async ({ page, formService }) => {
+  test(`when the form service ${what}, the visitor is thanked at once and the lead reaches the service once it recovers`, async ({ page, formService }) => {
     await formService.setMode(mode);
     const o = tagged(order, formService.token);
     await chooseUpToDetails(page, o);
     const started = Date.now();
     await calculator(page).getByRole("button", { name: "Send my request" }).click();
-    await expect(calculator(page).getByRole("alert")).toHaveText(FAILURE, { timeout: 15_000 });
-    expect(Date.now() - started).toBeLessThan(11_000);
-    await expect(progress(page)).toHaveText("Step 5 of 5");
-    const calc = calculator(page);
-    await expect(calc.getByLabel("Company name")).toHaveValue(o.company);
-    await expect(calc.getByLabel("Email")).toHaveValue(o.email);
-    await expect(calc.getByLabel("Phone")).toHaveValue(o.phone);
-    await expect(calc.locator(".estimate")).toContainText("$5,625");
+    await expect(calculator(page).getByRole("status")).toHaveText(SUCCESS);
+    expect(Date.now() - started, "the visitor never waits on the form service").toBeLessThan(2_000);
+    await expect(progress(page)).toHaveText("Step 1 of 5");
 
+    await expect.poll(async () => (await formService.received()).length, { timeout: 10_000 }).toBeGreaterThan(0);
     await formService.setMode("ok");
-    await formService.clear();
-    await calc.getByRole("button", { name: "Send my request" }).click();
-    await expect(calc.getByRole("status")).toHaveText(SUCCESS);
-    const received = (await formService.received()) as Record<string, string>[];
-    expect(received).toHaveLength(1);
-    expect(received[0]!.message).toContain("Description: A dispatch app for 40 drivers,");
-    expect(received[0]!.message).toContain(`Company: ${o.company}`);
+    await expect.poll(async () => (await formService.accepted()).length, { timeout: 30_000 }).toBe(1);
+    const [delivered] = (await formService.accepted()) as Record<string, string>[];
+    expect(delivered!.message).toContain("Description: A dispatch app for 40 drivers,");
+    expect(delivered!.message).toContain(`Company: ${o.company}`);
+    expect(delivered!.message).toMatch(/\nReference: \S+$/);
   });
 }
 
-test("a service that answers slowly but in time delivers; one slower than the timeout is a failure", async ({ page, formService }) => {
-  const o = tagged(order, formService.token);
-  await formService.setMode("slow", 1_500);
-  await chooseUpToDetails(page, o);
+test("a lead that cannot be stored shows the failure text and keeps everything on step 5", async ({ page }) => {
+  const o = { ...order, company: `Unstored ${test.info().project.name}` };
+  await page.goto(sites.unwritable.url + "/");
+  await chooseUpToDetails(page, o, sites.unwritable.url);
   await calculator(page).getByRole("button", { name: "Send my request" }).click();
-  await expect(calculator(page).getByRole("status")).toHaveText(SUCCESS);
-
-  // The e2e servers wait FORM_TIMEOUT_MS = 4 s; production's default is 10 s.
-  await formService.setMode("slow", 6_000);
-  await chooseUpToDetails(page, o);
-  const started = Date.now();
-  await calculator(page).getByRole("button", { name: "Send my request" }).click();
-  await expect(calculator(page).getByRole("alert")).toHaveText(FAILURE, { timeout: 15_000 });
-  expect(Date.now() - started).toBeLessThan(11_000);
-  await expect(calculator(page).getByLabel("Company name")).toHaveValue(o.company);
+  await expect(calculator(page).getByRole("alert")).toHaveText(FAILURE);
+  await expect(progress(page)).toHaveText("Step 5 of 5");
+  const calc = calculator(page);
+  await expect(calc.getByLabel("Company name")).toHaveValue(o.company);
+  await expect(calc.getByLabel("Email")).toHaveValue(o.email);
+  await expect(calc.getByLabel("Phone")).toHaveValue(o.phone);
+  await expect(calc.locator(".estimate")).toContainText("$5,625");
+  await calc.getByRole("button", { name: "Back" }).click();
+  await expect(calc.getByLabel("Project description")).toHaveValue(o.description);
 });
 
 test("a refresh after a successful send does not send again", async ({ page, formService }) => {
@@ -217,7 +212,7 @@ test("a refresh after a successful send does not send again", async ({ page, for
   await expect(calculator(page).getByRole("status")).toHaveText(SUCCESS);
   await page.reload();
   await expect(progress(page)).toHaveText("Step 1 of 5");
-  expect(await formService.received()).toHaveLength(1);
+  expect(await formService.settled()).toHaveLength(1);
 });
 
 test.describe("with JavaScript", () => {
@@ -255,7 +250,7 @@ test.describe("with JavaScript", () => {
     await chooseUpToDetails(page, tagged({ ...order, email: "nope" }, formService.token));
     await calculator(page).getByRole("button", { name: "Send my request" }).click();
     await expect(calculator(page).getByLabel("Email")).toBeFocused();
-    expect(await formService.received()).toEqual([]);
+    expect(await formService.settled()).toEqual([]);
   });
 });
 
@@ -266,11 +261,13 @@ test("the access key appears in no HTML or JavaScript the site serves", async ({
     if (/html|javascript|json/.test(type)) bodies.push(await response.text().catch(() => ""));
   });
   for (const path of ["/", "/services", "/work", "/about", "/no-such-page"]) await page.goto(path);
-  // A failed send renders the page from the action: the key is not in that either.
-  await formService.setMode("fail500");
-  await chooseUpToDetails(page, tagged(order, formService.token));
+  // Pages the actions render (errors, then a send) carry no key either.
+  await chooseUpToDetails(page, tagged({ ...order, email: "not-an-email" }, formService.token));
   await calculator(page).getByRole("button", { name: "Send my request" }).click();
-  await expect(calculator(page).getByRole("alert")).toHaveText(FAILURE);
+  await expect(calculator(page).getByLabel("Email")).toHaveAttribute("aria-invalid", "true");
+  await calculator(page).getByLabel("Email").fill(order.email);
+  await calculator(page).getByRole("button", { name: "Send my request" }).click();
+  await expect(calculator(page).getByRole("status")).toHaveText(SUCCESS);
 
   // Every script the home page loads, whether or not this project runs them.
   const html = await (await request.get("/")).text();
@@ -296,8 +293,10 @@ test("with no key configured, a send lands in the outbox file and the visitor se
   await calc.getByLabel("Phone").fill("011 555 0199");
   await calc.getByRole("button", { name: "Send my request" }).click();
   await expect(calc.getByRole("status")).toHaveText(SUCCESS);
-  const lines = (await readFile(sites.outbox.env.OUTBOX_FILE!, "utf8")).trim().split("\n").map((l) => JSON.parse(l) as Record<string, string>);
-  const mine = lines.find((l) => l.from_name === company);
+  // Stored first, then written to the outbox a moment later.
+  const outbox = async () => (await readFile(sites.outbox.env.OUTBOX_FILE!, "utf8").catch(() => "")).trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, string>);
+  await expect.poll(async () => (await outbox()).filter((l) => l.from_name === company).length).toBe(1);
+  const mine = (await outbox()).find((l) => l.from_name === company);
   expect(mine?.message).toContain("Estimated cost: $6,750");
   expect(JSON.stringify(mine)).not.toContain(TEST_ACCESS_KEY);
 });

@@ -7,10 +7,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
-/** ok: 200 {success:true}; fail500: 500; successFalse: 200 {success:false}; hang: never answers;
- * slow: answers ok after `delayMs`; refuse: destroys each submission's connection at once. */
-export type FakeMode = "ok" | "fail500" | "successFalse" | "hang" | "slow" | "refuse";
-export const FAKE_MODES: readonly FakeMode[] = ["ok", "fail500", "successFalse", "hang", "slow", "refuse"];
+/**
+ * ok: 200 {success:true}; fail500: 500; successFalse: 200 {success:false}; successFalseString:
+ * 200 {success:"false"}; html200: 200 with an HTML page (a captive portal, a WAF); unauthorized:
+ * 401 (a wrong key); hang: never answers; slow: answers ok after `delayMs`; refuse: destroys each
+ * submission's connection at once.
+ */
+export type FakeMode = "ok" | "fail500" | "successFalse" | "successFalseString" | "html200" | "unauthorized" | "hang" | "slow" | "refuse";
+export const FAKE_MODES: readonly FakeMode[] = ["ok", "fail500", "successFalse", "successFalseString", "html200", "unauthorized", "hang", "slow", "refuse"];
 
 export interface FakeFormService {
   /** Base URL, e.g. "http://127.0.0.1:4599". */
@@ -21,6 +25,8 @@ export interface FakeFormService {
   /** Every parsed JSON body received on /submit, oldest first (non-JSON bodies as raw strings);
    * with `match`, only those whose raw body contains it. */
   received(match?: string): unknown[];
+  /** The same, only those this service answered as accepted (delivered). */
+  accepted(match?: string): unknown[];
   clear(match?: string): void;
   /** With `match`, the mode applies only to submissions whose raw body contains it. */
   setMode(mode: FakeMode, delayMs?: number, match?: string): void;
@@ -51,7 +57,7 @@ export async function startFakeFormService(
 ): Promise<FakeFormService> {
   let mode: FakeMode = "ok";
   let delayMs = opts.delayMs ?? 2000;
-  let bodies: { raw: string; parsed: unknown }[] = [];
+  let bodies: { raw: string; parsed: unknown; accepted: boolean }[] = [];
   // Modes scoped to submissions whose body contains a token, so concurrent tests don't collide.
   const scoped = new Map<string, FakeMode>();
   const timers = new Set<ReturnType<typeof setTimeout>>();
@@ -62,6 +68,7 @@ export async function startFakeFormService(
     if (delay !== undefined) delayMs = delay;
   };
   const received = (match?: string) => bodies.filter((b) => !match || b.raw.includes(match)).map((b) => b.parsed);
+  const accepted = (match?: string) => bodies.filter((b) => b.accepted && (!match || b.raw.includes(match))).map((b) => b.parsed);
   const clear = (match?: string) => {
     bodies = match ? bodies.filter((b) => !b.raw.includes(match)) : [];
     if (match) scoped.delete(match);
@@ -74,17 +81,23 @@ export async function startFakeFormService(
     const handle = async () => {
       if (req.method === "POST" && url.pathname === "/submit") {
         const raw = await readBody(req);
-        bodies.push({ raw, parsed: parse(raw) });
+        const body = { raw, parsed: parse(raw), accepted: false };
+        bodies.push(body);
         const m = [...scoped].find(([token]) => raw.includes(token))?.[1] ?? mode;
         if (m === "refuse") return void req.socket.destroy();
         if (m === "hang") return; // keep the connection open and never answer
         if (m === "fail500") return send(res, 500, { success: false, message: "Internal Server Error" });
         if (m === "successFalse") return send(res, 200, { success: false, message: "Invalid access key" });
+        if (m === "successFalseString") return send(res, 200, { success: "false" });
+        if (m === "unauthorized") return send(res, 401, { success: false, message: "Invalid access key" });
+        if (m === "html200") return res.writeHead(200, { "Content-Type": "text/html" }), void res.end("<html><body>Please sign in to the Wi-Fi</body></html>");
+        // Accepted only if the answer reaches a sender still waiting for it.
+        const ok = () => void (req.socket.destroyed || ((body.accepted = true), send(res, 200, { success: true, message: "Email sent successfully!" })));
         if (m === "slow") {
-          const t = setTimeout(() => (timers.delete(t), send(res, 200, { success: true })), delayMs);
+          const t = setTimeout(() => (timers.delete(t), ok()), delayMs);
           return void timers.add(t);
         }
-        return send(res, 200, { success: true, message: "Email sent successfully!" });
+        return ok();
       }
       if (req.method === "POST" && url.pathname === "/__mode") {
         const body = parse(await readBody(req)) as { mode?: FakeMode; delayMs?: number } | null;
@@ -93,6 +106,7 @@ export async function startFakeFormService(
         return send(res, 200, { mode: body.mode, delayMs });
       }
       if (req.method === "GET" && url.pathname === "/__received") return send(res, 200, received(match));
+      if (req.method === "GET" && url.pathname === "/__accepted") return send(res, 200, accepted(match));
       if (req.method === "POST" && url.pathname === "/__clear") return clear(match), send(res, 204);
       send(res, 404, { error: "not found" });
     };
@@ -109,6 +123,7 @@ export async function startFakeFormService(
     submitUrl: `${base}/submit`,
     port,
     received,
+    accepted,
     clear,
     setMode,
     close: () =>
@@ -131,6 +146,7 @@ export function fakeFormClient(url: string, match?: string) {
   return {
     setMode: async (mode: FakeMode, delayMs?: number) => void (await call("POST", "/__mode", { mode, delayMs })),
     received: async () => (await call("GET", "/__received")) as unknown[],
+    accepted: async () => (await call("GET", "/__accepted")) as unknown[],
     clear: async () => void (await call("POST", "/__clear")),
   };
 }

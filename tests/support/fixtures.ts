@@ -3,7 +3,11 @@ import { randomUUID } from "node:crypto";
 import { fakeFormClient } from "./fake-form-service";
 import { sites } from "./sites";
 
-type FormService = ReturnType<typeof fakeFormClient> & { token: string };
+type FormService = ReturnType<typeof fakeFormClient> & {
+  token: string;
+  /** What arrived once deliveries have had time to happen: for checking that nothing was sent. */
+  settled(): Promise<unknown[]>;
+};
 
 let clients = 0;
 /**
@@ -25,7 +29,10 @@ export const test = base.extend<{ formService: FormService }>({
   formService: async ({}, use, testInfo) => {
     const site = testInfo.project.name === "no-js" ? sites.noJs : sites.js;
     const token = `t${randomUUID().slice(0, 8)}`;
-    await use({ ...fakeFormClient(site.formServiceUrl!, token), token });
+    const client = fakeFormClient(site.formServiceUrl!, token);
+    // Leads go out in the background within milliseconds of being stored; give them a moment.
+    const settled = () => new Promise((resolve) => setTimeout(resolve, 750)).then(() => client.received());
+    await use({ ...client, token, settled });
   },
 });
 
