@@ -47,7 +47,8 @@ export function isCrossSite(req: Request): boolean {
 
 export function formPosts({ limits, log }: { limits: RateLimits; log: Logger }): RequestHandler {
   function refuse(req: Request, res: Response, status: keyof typeof REFUSALS, reason: string, retryAfter?: number) {
-    log.warn({ status, reason, path: req.path }, status === 429 ? "rate_limited" : "post_refused");
+    if (status === 429) log.warn({ limit: reason, retryAfter, path: req.path }, "rate_limited");
+    else log.warn({ status, reason, path: req.path }, "post_refused");
     if (retryAfter) res.set("Retry-After", String(retryAfter));
     // Remix's browser code shows an answer marked like this in the error boundary, with its text.
     if (new URLSearchParams(req.url.split("?")[1]).has("_data")) res.set("X-Remix-Catch", "yes");
