@@ -49,7 +49,7 @@ test("a bad email keeps what was typed and is not sent", async ({ page, formServ
   expect(await formService.settled()).toEqual([]);
 });
 
-test("a valid message is delivered through the relay with its own subject and confirmed", async ({ page, formService }) => {
+test("a valid message is stored, confirmed, and delivered with its own subject", async ({ page, formService }) => {
   await page.goto("/");
   const form = contactForm(page);
   await form.getByLabel("Name").fill(`Lerato Mokoena ${formService.token}`);
