@@ -1,12 +1,18 @@
 import { Link } from "@remix-run/react";
-import type { ReactNode } from "react";
+import { useEffect, useRef, type ReactNode } from "react";
 import { site } from "~/content/site";
 
 function ErrorPage({ eyebrow, title, children, withServices = false }: { eyebrow: string; title: string; children: ReactNode; withServices?: boolean }) {
+  // An error can replace the page where the visitor was, far down (a refused form post): bring
+  // its heading into view, and to screen readers.
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
   return (
     <section className="container not-found" aria-labelledby="error-title">
       <p className="eyebrow">{eyebrow}</p>
-      <h1 id="error-title">{title}</h1>
+      <h1 id="error-title" ref={heading} tabIndex={-1}>
+        {title}
+      </h1>
       <p className="lead">{children}</p>
       <div className="btn-row">
         <Link className="btn" to="/">
