@@ -35,6 +35,8 @@ declare module "@remix-run/node" {
     cspNonce: string;
     /** Set when the server's page cache may keep this document: entry.server offers it here. */
     keepPage?: (page: RenderedPage) => void;
+    /** The client's address as the server sees it: the socket's, or what trusted proxies report. */
+    clientAddress: string | undefined;
     /** The body of a POST, read and checked by the server; undefined for other requests. */
     form?: FormPost;
     /** Stores a lead for delivery. Counts against the client's quota; a bot's lead is dropped quietly. */

@@ -16,7 +16,7 @@ import express from "express";
 import expressStaticGzip from "express-static-gzip";
 import helmet from "helmet";
 import { pino } from "pino";
-import pkg from "../package.json";
+import { version } from "../package.json";
 import { describeConfig, parseConfig } from "./config";
 import { formPosts } from "./form-posts";
 import { createLeadInbox } from "./lead-inbox";
@@ -29,7 +29,7 @@ process.env.NODE_ENV ??= "production"; // before the build (and React) is loaded
 const log = createLogger();
 let config: ReturnType<typeof parseConfig>;
 try {
-  config = parseConfig(process.env, pkg.version);
+  config = parseConfig(process.env, version);
 } catch (error) {
   createLogger(pino.destination(2)).error({ error: (error as Error).message }, "config_invalid");
   process.exit(1);
@@ -119,6 +119,7 @@ app.all(
       return {
         cspNonce: res.locals.cspNonce,
         keepPage: key === null ? undefined : (page) => pages.put(key, page),
+        clientAddress: req.ip,
         form: res.locals.form,
         submitLead: (lead) => inbox.submit(res.locals.form, lead),
         health: () => ({ status: "ok", version: config.version, leads: inbox.stats() }),

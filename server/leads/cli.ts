@@ -8,7 +8,7 @@
  */
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import pkg from "../../package.json";
+import { version } from "../../package.json";
 import { parseConfig } from "../config";
 import { readJournal, requestRequeue } from "./journal";
 import { QUEUE, type QueuedLead } from "./redis-queue";
@@ -32,7 +32,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     out(USAGE);
     return command === "--help" ? 0 : 2;
   }
-  const { leadsFile, redisUrl } = parseConfig(env, pkg.version);
+  const { leadsFile, redisUrl } = parseConfig(env, version);
   const local = await readJournal(leadsFile);
   const rows: Row[] = [
     ...[...local.pending.values()].map((lead) => ({ lead, status: "pending" as const })),
