@@ -34,6 +34,8 @@ try {
   createLogger(pino.destination(2)).error({ error: (error as Error).message }, "config_invalid");
   process.exit(1);
 }
+// SITE_URL widened the old cross-site check; ours compares hosts and needs it no more (0008).
+if (process.env.SITE_URL) log.warn({ variable: "SITE_URL" }, "config_variable_unused");
 // Node's own warnings would print plain text on stderr: keep the log JSON-only.
 process.removeAllListeners("warning").on("warning", (warning) => log.warn({ err: warning }, "node_warning"));
 
