@@ -21,7 +21,7 @@ export default async function handleRequest(request: Request, status: number, he
   if (!rendered.ok) status = 500;
   enforceDocumentCachePolicy(request, status, headers);
   headers.set("Content-Type", "text/html; charset=utf-8");
-  const pieces = (process.env.NODE_ENV === "production" ? lowPriorityModulePreloads(rendered.html) : rendered.html).split(NONCE_SLOT);
+  const pieces = rendered.html.split(NONCE_SLOT);
   context.keepPage?.({ status, headers, pieces });
   const body = Buffer.from(pieces.join(context.cspNonce), "utf8");
   headers.set("Content-Length", String(body.byteLength));
@@ -51,16 +51,6 @@ function renderDocument(app: ReactElement, context: AppLoadContext): Promise<{ h
     });
     const timer = setTimeout(abort, ABORT_DELAY);
   });
-}
-
-/**
- * Remix's <Scripts> preloads the hydration modules, which Chromium then fetches at High priority
- * next to the stylesheet; they never block the server-rendered page, so let the stylesheet and
- * images go first (perf/README.md has the Lighthouse numbers). Production only: React in
- * development would warn about the attribute it did not render.
- */
-function lowPriorityModulePreloads(html: string): string {
-  return html.replaceAll('<link rel="modulepreload" ', '<link rel="modulepreload" fetchpriority="low" ');
 }
 
 /** Answers to posts made by Remix's browser code are one visitor's own: never cached. */

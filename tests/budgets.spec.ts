@@ -27,4 +27,26 @@ test.describe("budgets", () => {
     expect(listing).not.toMatch(/\/(rules|schema)-[A-Z0-9]+\.js/);
     expect(total, `home page scripts (bytes on the wire):\n${listing}`).toBeLessThanOrEqual(budgets.homeJsBytes);
   });
+
+  test("the page paints before any hydration module is fetched, then hydrates without an error", async ({ page }) => {
+    const problems: string[] = [];
+    page.on("pageerror", (e) => problems.push(e.message));
+    page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
+    await page.goto("/");
+    await page.waitForFunction(() => "__remixRouter" in window);
+    const timings = await page.evaluate(() => ({
+      firstPaint: performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? Infinity,
+      scripts: performance.getEntriesByType("resource").filter((r) => /\/build\/.*\.js$/.test(r.name)).map((r) => ({ url: r.name, start: r.startTime })),
+    }));
+    expect(timings.scripts.length).toBeGreaterThan(3);
+    for (const s of timings.scripts) expect(s.start, s.url).toBeGreaterThan(timings.firstPaint);
+    // The held scripts went back where Remix renders them, so hydration matched the server's page.
+    await expect(page.locator("template#remix-scripts")).toHaveCount(0);
+    // Hydrated: a link now navigates inside the same document (the marker survives).
+    await page.evaluate(() => Object.assign(window, { sameDocument: true }));
+    await page.getByRole("link", { name: "About", exact: true }).first().click();
+    await expect(page).toHaveURL(/\/about$/);
+    expect(await page.evaluate(() => "sameDocument" in window)).toBe(true);
+    expect(problems).toEqual([]);
+  });
 });
