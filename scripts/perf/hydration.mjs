@@ -6,10 +6,10 @@
  */
 import { chromium } from "@playwright/test";
 import { CHROME_FLAGS } from "./lighthouse.mjs";
+import { median } from "./stats.mjs";
 
 const url = process.argv[2] ?? "http://127.0.0.1:3400/";
 const slowPhone = { cpu: 4, network: { offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 750e3 / 8 } };
-const median = (values) => Math.round(values.sort((a, b) => a - b)[Math.floor(values.length / 2)]);
 
 const browser = await chromium.launch({ executablePath: process.env.CHROME_PATH || "/usr/bin/chromium", args: CHROME_FLAGS.filter((f) => f !== "--headless") });
 try {
@@ -34,7 +34,7 @@ try {
       ready.push(readyAt);
       await context.close();
     }
-    console.log(`${name}: first contentful paint ${median(paint)} ms, hydration begun ${median(ready)} ms (medians of 9)`);
+    console.log(`${name}: first contentful paint ${Math.round(median(paint))} ms, hydration begun ${Math.round(median(ready))} ms (medians of 9)`);
   }
 } finally {
   await browser.close();
