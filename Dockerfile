@@ -1,12 +1,12 @@
 # syntax=docker/dockerfile:1
-# Production image: the site's Express server on Node 20, as a non-root user, behind tini.
+# Production image: the site's Express server on Node 24 LTS, as a non-root user, behind tini.
 #   docker build -t agency-site .
 #   docker run --rm -p 3000:3000 -e FORM_ACCESS_KEY=... agency-site
 # tests/ops/dockerfile-replay.spec.ts replays this file without Docker (each stage in a temp
 # directory): keep RUN paths relative to WORKDIR so that the replay can map them.
 
 # ---- build: every dependency, then the production build ---------------------------------------
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # `npm install`, not `npm ci`: the lockfile lacks rollup's platform packages for other systems, so
@@ -21,7 +21,7 @@ COPY public ./public
 RUN npm run build
 
 # ---- runtime: production dependencies, the build and the public files, nothing else -----------
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 # tini as PID 1: forwards SIGTERM to node and reaps zombies (node does neither as PID 1).
 RUN apt-get update \
   && apt-get install -y --no-install-recommends tini \

@@ -16,7 +16,7 @@ await build({
   bundle: true,
   platform: "node",
   format: "esm",
-  target: "node20",
+  target: "node24",
   // npm packages stay in node_modules; the app modules the server shares (`~/…`) are bundled.
   external: [...Object.keys(pkg.dependencies), ...Object.keys(pkg.devDependencies)],
   logLevel: "warning",

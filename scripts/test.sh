@@ -20,6 +20,11 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 # `npm install`, not `npm ci`: see docs/decisions/0003-npm-install-not-ci.md
 echo "==> npm install"
 npm install --no-audit --no-fund || exit 1
+# The machine's own node may be older: npm installs Node 24 LTS as a devDependency (decision 0011),
+# and every step below runs on it.
+export PATH="$PWD/node_modules/.bin:$PATH"
+echo "==> node $(node -v)"
+case "$(node -v)" in v24.*) ;; *) echo "FAILED: expected Node 24 from node_modules/.bin"; exit 1 ;; esac
 
 mkdir -p reports
 rm -f reports/unit.json reports/e2e.json
