@@ -9,8 +9,9 @@ import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import { buildContext, replay, type Image } from "../support/dockerfile";
 import { postContact, REPO } from "../support/server";
+import { opsPort } from "../support/sites";
 
-const PORT = 3300; // tests/ops use 3300-3399
+const PORT = opsPort(0); // tests/ops use opsPort(0) to opsPort(99)
 const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string };
 // A clean environment: no npm_config_* from an enclosing `npm run`, nothing from the test run.
 const hostEnv = { PATH: process.env.PATH, HOME: process.env.HOME, npm_config_prefer_offline: "true" };

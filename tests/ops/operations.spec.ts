@@ -2,8 +2,8 @@
  * How the server behaves for whoever runs it: a bad configuration stops it before it listens, no
  * lead is lost to a failing form service, a kill -9 or a dead container, SIGTERM finishes what is
  * in flight, /healthz tells the queue's state, the operator's command moves parked leads, and the
- * JSON logs carry no secrets. Each test starts its own servers from build/ (ports 3310-3319, fake
- * form services 3350-3359, Redis on a free port).
+ * JSON logs carry no secrets. Each test starts its own servers from build/ (opsPort 10-19, fake
+ * form services opsPort 50-59, Redis on a free port).
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync } from "node:fs";
@@ -16,7 +16,7 @@ import { CONTACT_SENT } from "../../app/contact/action.server";
 import { type FakeMode, startFakeFormService } from "../support/fake-form-service";
 import { startRedis } from "../support/redis";
 import { accepts, postContact, REPO, serve, sleep } from "../support/server";
-import { TEST_ACCESS_KEY } from "../support/sites";
+import { opsPort, TEST_ACCESS_KEY } from "../support/sites";
 
 /** The log as records (every line the server writes is one JSON object). */
 const events = (out: string) => out.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -26,8 +26,8 @@ const keyed = (fake: { submitUrl: string }, leadsFile: string, extra: Record<str
 test.beforeEach(() => test.skip(test.info().project.name !== "js", "runs once, in the js project"));
 
 for (const [name, value, port] of [
-  ["FORM_ENDPOINT", "not-a-url", 3310],
-  ["FORM_PROVIDER", "carrier-pigeon", 3311],
+  ["FORM_ENDPOINT", "not-a-url", opsPort(10)],
+  ["FORM_PROVIDER", "carrier-pigeon", opsPort(11)],
 ] as const) {
   test(`${name}=${value} stops the server with exit code 1 and one line naming ${name}, before it listens`, async () => {
     const server = serve(port, { [name]: value });
@@ -59,11 +59,11 @@ for (const [name, value, port] of [
 
 test("a failing, hanging or lying form service costs no lead: each visitor is thanked at once, and after a kill -9 and a restart every lead arrives exactly once", async () => {
   test.setTimeout(90_000);
-  const fake = await startFakeFormService({ port: 3350 });
+  const fake = await startFakeFormService({ port: opsPort(50) });
   const leadsFile = join(dataDir(), "leads.jsonl");
   const env = keyed(fake, leadsFile, { FORM_TIMEOUT_MS: "2000" });
   const modes: FakeMode[] = ["fail500", "hang", "html200", "successFalseString"];
-  const first = serve(3312, env);
+  const first = serve(opsPort(12), env);
   let second: ReturnType<typeof serve> | undefined;
   try {
     await first.listening;
@@ -79,7 +79,7 @@ test("a failing, hanging or lying form service costs no lead: each visitor is th
     await first.exited;
 
     for (const mode of modes) fake.setMode("ok", undefined, `durable-${mode}`);
-    second = serve(3312, env);
+    second = serve(opsPort(12), env);
     await second.listening;
     await expect.poll(() => modes.map((mode) => fake.accepted(`durable-${mode}`).length), { timeout: 60_000 }).toEqual([1, 1, 1, 1]);
     await sleep(3_000);
@@ -95,9 +95,9 @@ test("a failing, hanging or lying form service costs no lead: each visitor is th
 test("with REDIS_URL two servers share the queue: leads stored by one that is then killed -9 are delivered by the other", async () => {
   test.setTimeout(90_000);
   const redis = await startRedis();
-  const fake = await startFakeFormService({ port: 3351 });
+  const fake = await startFakeFormService({ port: opsPort(51) });
   fake.setMode("fail500");
-  const [a, b] = [serve(3313, keyed(fake, join(dataDir(), "leads.jsonl"), { REDIS_URL: redis.url })), serve(3314, keyed(fake, join(dataDir(), "leads.jsonl"), { REDIS_URL: redis.url }))];
+  const [a, b] = [serve(opsPort(13), keyed(fake, join(dataDir(), "leads.jsonl"), { REDIS_URL: redis.url })), serve(opsPort(14), keyed(fake, join(dataDir(), "leads.jsonl"), { REDIS_URL: redis.url }))];
   try {
     await Promise.all([a.listening, b.listening]);
     await expect.poll(() => a.stdout()).toContain("lead_queue_redis_ready");
@@ -118,9 +118,9 @@ test("with REDIS_URL two servers share the queue: leads stored by one that is th
 });
 
 test("SIGTERM while a delivery is in flight: the visitor already has the answer, the delivery completes, exit 0", async () => {
-  const fake = await startFakeFormService({ port: 3352 });
+  const fake = await startFakeFormService({ port: opsPort(52) });
   fake.setMode("slow", 2_500);
-  const server = serve(3315, keyed(fake, join(dataDir(), "leads.jsonl")));
+  const server = serve(opsPort(15), keyed(fake, join(dataDir(), "leads.jsonl")));
   try {
     await server.listening;
     const answer = await timed(() => postContact(server.url, "Please call me back (sigterm)."));
@@ -142,7 +142,7 @@ test("SIGTERM while a delivery is in flight: the visitor already has the answer,
 test("with REDIS_URL, SIGTERM closes every Redis connection and the process exits", async () => {
   const redis = await startRedis();
   const probe = new Redis(redis.url, { maxRetriesPerRequest: 1 });
-  const server = serve(3316, { REDIS_URL: redis.url, LEADS_FILE: join(dataDir(), "leads.jsonl") });
+  const server = serve(opsPort(16), { REDIS_URL: redis.url, LEADS_FILE: join(dataDir(), "leads.jsonl") });
   try {
     await server.listening;
     expect((await postContact(server.url, "Counted in Redis")).status).toBe(303);
@@ -161,9 +161,9 @@ test("with REDIS_URL, SIGTERM closes every Redis connection and the process exit
 });
 
 test("/healthz says the queue's state and stays 200 when the service refuses a lead for good; one error line says so, without personal data", async () => {
-  const fake = await startFakeFormService({ port: 3353 });
+  const fake = await startFakeFormService({ port: opsPort(53) });
   fake.setMode("unauthorized");
-  const server = serve(3317, keyed(fake, join(dataDir(), "leads.jsonl")));
+  const server = serve(opsPort(17), keyed(fake, join(dataDir(), "leads.jsonl")));
   try {
     await server.listening;
     const health = async () => (await fetch(`${server.url}/healthz`)).json() as Promise<Record<string, unknown>>;
@@ -181,10 +181,10 @@ test("/healthz says the queue's state and stays 200 when the service refuses a l
 });
 
 test("npm run leads lists a parked lead and re-queues it, with the server running, after the key is fixed", async () => {
-  const fake = await startFakeFormService({ port: 3354 });
+  const fake = await startFakeFormService({ port: opsPort(54) });
   fake.setMode("unauthorized");
   const leadsFile = join(dataDir(), "leads.jsonl");
-  const server = serve(3318, keyed(fake, leadsFile));
+  const server = serve(opsPort(18), keyed(fake, leadsFile));
   const leads = (...args: string[]) => promisify(execFile)("npm", ["run", "-s", "leads", "--", ...args], { cwd: REPO, env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", LEADS_FILE: leadsFile } });
   try {
     await server.listening;
@@ -202,8 +202,8 @@ test("npm run leads lists a parked lead and re-queues it, with the server runnin
 });
 
 test("logs: a JSON start line, then a line when a lead is stored and when it is delivered, never the key or what was typed", async () => {
-  const fake = await startFakeFormService({ port: 3355 });
-  const server = serve(3319, keyed(fake, join(dataDir(), "leads.jsonl")));
+  const fake = await startFakeFormService({ port: opsPort(55) });
+  const server = serve(opsPort(19), keyed(fake, join(dataDir(), "leads.jsonl")));
   const message = "Our confidential product launch needs SEO before 1 March (log-test).";
   try {
     await server.listening;

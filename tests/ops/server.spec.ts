@@ -1,19 +1,20 @@
 /**
  * The server as an operator first starts it (no proxy in front, default settings) and as an
  * attacker meets it: floods from one address, slow bodies, malformed requests. Each test starts
- * its own server from build/ on its own port (3320-3329); distinct clients come from distinct
+ * its own server from build/ on its own port (opsPort 20-29); distinct clients come from distinct
  * loopback addresses (127.0.0.2, 127.0.0.3, …).
  */
 import { connect, type Socket } from "node:net";
 import { expect, test } from "@playwright/test";
 import { postContact, rawRequest, serve, sleep } from "../support/server";
+import { opsPort } from "../support/sites";
 
 test.beforeEach(() => test.skip(test.info().project.name !== "js", "runs once, in the js project"));
 
 const jsonLines = (text: string) => text.split("\n").filter((line) => line.trim() !== "");
 
 test("with no proxy in front, a flood from one address gets 429s with Retry-After while another address is served", async () => {
-  const server = serve(3320);
+  const server = serve(opsPort(20));
   try {
     await server.listening;
     const flood = [];
@@ -31,7 +32,7 @@ test("with no proxy in front, a flood from one address gets 429s with Retry-Afte
 
 test("200 clients trickling a body one byte every 2 s are all cut off within ~30 s while / keeps answering fast", async () => {
   test.setTimeout(60_000);
-  const server = serve(3321);
+  const server = serve(opsPort(21));
   const sockets: Socket[] = [];
   try {
     await server.listening;
@@ -64,7 +65,7 @@ test("200 clients trickling a body one byte every 2 s are all cut off within ~30
 });
 
 test("malformed requests get a short 4xx and the log stays one JSON object per line, without a stack trace", async () => {
-  const server = serve(3322);
+  const server = serve(opsPort(22));
   try {
     await server.listening;
     const host = `Host: 127.0.0.1:${server.port}`;
@@ -97,7 +98,7 @@ test("malformed requests get a short 4xx and the log stays one JSON object per l
 });
 
 test("SIGTERM: new connections are refused, a request in flight finishes, idle keep-alive sockets close, exit 0", async () => {
-  const server = serve(3323);
+  const server = serve(opsPort(23));
   try {
     await server.listening;
     // An idle keep-alive connection, and a post whose body is still arriving when the signal comes.

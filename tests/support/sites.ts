@@ -27,8 +27,12 @@ function site(port: number, formServicePort: number | null, extra: Record<string
   return { url: `http://127.0.0.1:${port}`, formServiceUrl: formServicePort ? `http://127.0.0.1:${formServicePort}` : null, env };
 }
 
-/** Ports: E2E_PORT_BASE (default 3100) and the next three for sites, +90 and +91 for fake services. */
+/**
+ * Ports: E2E_PORT_BASE (default 3100) and the next three for sites, +90 and +91 for fake services;
+ * tests/ops start their own servers at +200 to +299 (`opsPort(n)`).
+ */
 const base = Number(process.env.E2E_PORT_BASE ?? 3100);
+export const opsPort = (n: number) => base + 200 + n;
 
 /**
  * One site per Playwright project (each with its own fake form service), one with no key (the
