@@ -19,8 +19,11 @@ export interface FormPost {
 /** Why a form did not go through: it could not be stored, or the client is over its quota. */
 export type FormProblem = "failed" | "rateLimited";
 
-/** Stored (the visitor may be thanked), or why not. */
-export type LeadAnswer = { ok: true } | { ok: false; problem: FormProblem; retryAfter?: number };
+/**
+ * Stored (the visitor may be thanked, and shown the reference the agency's message ends with), or
+ * why not. A bot's post is answered as stored, with no reference.
+ */
+export type LeadAnswer = { ok: true; reference?: string } | { ok: false; problem: FormProblem; retryAfter?: number };
 
 /** A rendered document, its text split at each place its CSP nonce goes. */
 export interface RenderedPage {

@@ -8,6 +8,12 @@ cd "$(dirname "$0")/.."
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+# The real image (podman builds and runs it; debootstrap makes the stand-in base image), a caching
+# proxy for the CDN tests, and a second browser engine (WebKitGTK's WebDriver).
+command -v podman >/dev/null 2>&1 || need+=(podman runc)
+command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
+command -v varnishd >/dev/null 2>&1 || need+=(varnish)
+command -v WebKitWebDriver >/dev/null 2>&1 || need+=(webkit2gtk-driver)
 # tests/ops/dockerfile-replay.spec.ts starts the image's ENTRYPOINT, tini, which the image apt-installs.
 command -v tini >/dev/null 2>&1 || need+=(tini)
 if [ ${#need[@]} -gt 0 ]; then

@@ -8,6 +8,7 @@ import { createLeadQueue } from "./leads";
 import { createTransport } from "./leads/transport";
 import type { Logger } from "./log";
 import type { RateLimits } from "./rate-limits";
+import type { LeadEvents } from "./leads/types";
 
 /** What the form-post rules (form-posts.ts) found out about a post. */
 export interface CheckedPost extends FormPost {
@@ -15,8 +16,8 @@ export interface CheckedPost extends FormPost {
   client: string;
 }
 
-export function createLeadInbox(config: Config, limits: RateLimits, log: Logger) {
-  const queue = createLeadQueue({ journalFile: config.leadsFile, redisUrl: config.redisUrl, transport: createTransport(config.delivery), log });
+export function createLeadInbox(config: Config, limits: RateLimits, log: Logger, events?: LeadEvents) {
+  const queue = createLeadQueue({ journalFile: config.leadsFile, redisUrl: config.redisUrl, transport: createTransport(config.delivery), log, events });
   return {
     start: () => queue.start(),
     stats: () => queue.stats(),
@@ -27,8 +28,7 @@ export function createLeadInbox(config: Config, limits: RateLimits, log: Logger)
       const wait = await limits.take("leads", post.client);
       if (wait) return log.warn({ limit: "leads", retryAfter: wait }, "rate_limited"), { ok: false, problem: "rateLimited", retryAfter: wait };
       try {
-        await queue.accept(lead);
-        return { ok: true };
+        return { ok: true, reference: await queue.accept(lead) };
       } catch (error) {
         await limits.refund(post.client);
         log.error({ err: error, kind: lead.kind }, "lead_not_stored");

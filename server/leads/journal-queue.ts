@@ -5,19 +5,20 @@
 import type { Logger } from "../log";
 import { openJournal, takeRequeueRequests, type Journal } from "./journal";
 import { expired, newLeadId, retryDelay } from "./schedule";
-import type { Lead, LeadQueue, StoredLead, Transport } from "./types";
+import { noLeadEvents, type Lead, type LeadEvents, type LeadQueue, type StoredLead, type Transport } from "./types";
 
 export interface QueueOptions {
   journalFile: string;
   transport: Transport;
   log: Logger;
+  events?: LeadEvents;
   now?: () => number;
   random?: () => number;
   concurrency?: number;
   lockWaitMs?: number;
 }
 
-export function createJournalQueue({ journalFile, transport, log, now = Date.now, random = Math.random, concurrency = 4, lockWaitMs }: QueueOptions): LeadQueue & { journal(): Journal | undefined } {
+export function createJournalQueue({ journalFile, transport, log, events = noLeadEvents, now = Date.now, random = Math.random, concurrency = 4, lockWaitMs }: QueueOptions): LeadQueue & { journal(): Journal | undefined } {
   let journal: Journal | undefined;
   let opening: Promise<Journal | undefined> | undefined;
   let stopped = false;
@@ -73,15 +74,18 @@ export function createJournalQueue({ journalFile, transport, log, now = Date.now
       if (outcome.ok) {
         await journal.append({ t: "done", id, at: now() });
         schedule.delete(id);
+        events.attempted(lead.kind, "delivered", fields.durationMs / 1000);
         log.info({ ...fields, status: outcome.status }, "lead_delivered");
       } else if (!outcome.retry || expired(lead.since, now())) {
         const reason = outcome.retry ? "expired" : outcome.reason;
         await journal.append({ t: "park", id, at: now(), reason, status: outcome.status });
         schedule.delete(id);
+        events.attempted(lead.kind, "parked", fields.durationMs / 1000);
         log.error({ ...fields, reason, status: outcome.status }, "lead_parked");
       } else {
         const delay = retryDelay(entry.attempts, random);
         entry.nextAt = now() + delay;
+        events.attempted(lead.kind, "retried", fields.durationMs / 1000);
         log.warn({ ...fields, reason: outcome.reason, status: outcome.status, cause: outcome.cause, retryInSeconds: Math.round(delay / 1000) }, "lead_delivery_failed");
       }
     } catch (error) {
@@ -102,6 +106,7 @@ export function createJournalQueue({ journalFile, transport, log, now = Date.now
       const stored: StoredLead = { ...lead, id: newLeadId(now()), acceptedAt: now() };
       await open.append({ t: "lead", ...stored });
       log.info({ id: stored.id, kind: lead.kind, store: "journal" }, "lead_stored");
+      events.accepted(lead.kind);
       schedule.set(stored.id, { attempts: 0, nextAt: now() });
       void run();
       return stored.id;

@@ -9,7 +9,7 @@ import type { Logger } from "../log";
 import { openJournal, type Journal } from "./journal";
 import type { QueueOptions } from "./journal-queue";
 import { expired, newLeadId, retryDelay } from "./schedule";
-import type { Lead, LeadQueue, StoredLead } from "./types";
+import { noLeadEvents, type Lead, type LeadQueue, type StoredLead } from "./types";
 
 export const QUEUE = { name: "leads", prefix: "agency-site" };
 /** A re-queued lead gets a fresh retry window from `since`. */
@@ -28,7 +28,7 @@ function watch(connection: Redis, log: Logger, name: string) {
   return connection;
 }
 
-export function createRedisQueue({ redisUrl, journalFile, transport, log, now = Date.now, random = Math.random, concurrency = 4 }: QueueOptions & { redisUrl: string }): LeadQueue {
+export function createRedisQueue({ redisUrl, journalFile, transport, log, events = noLeadEvents, now = Date.now, random = Math.random, concurrency = 4 }: QueueOptions & { redisUrl: string }): LeadQueue {
   const producer = watch(new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 }), log, "producer");
   const queue = new Queue<QueuedLead>(QUEUE.name, { connection: producer, prefix: QUEUE.prefix, defaultJobOptions: JOB });
   queue.on("error", () => undefined); // the connection's own listener reports it
@@ -43,12 +43,14 @@ export function createRedisQueue({ redisUrl, journalFile, transport, log, now = 
     const started = now();
     const outcome = await transport.deliver(lead);
     const fields = { id: lead.id, kind: lead.kind, provider: transport.name, attempt: job.attemptsMade + 1, durationMs: now() - started };
-    if (outcome.ok) return void log.info({ ...fields, status: outcome.status }, "lead_delivered");
+    if (outcome.ok) return void (events.attempted(lead.kind, "delivered", fields.durationMs / 1000), log.info({ ...fields, status: outcome.status }, "lead_delivered"));
     if (!outcome.retry || expired(lead.since ?? lead.acceptedAt, now())) {
       const reason = outcome.retry ? "expired" : outcome.reason;
+      events.attempted(lead.kind, "parked", fields.durationMs / 1000);
       log.error({ ...fields, reason, status: outcome.status }, "lead_parked");
       throw new UnrecoverableError(reason);
     }
+    events.attempted(lead.kind, "retried", fields.durationMs / 1000);
     log.warn({ ...fields, reason: outcome.reason, status: outcome.status, cause: outcome.cause }, "lead_delivery_failed");
     throw new Error(outcome.reason);
   }
@@ -104,6 +106,7 @@ export function createRedisQueue({ redisUrl, journalFile, transport, log, now = 
         await local.append({ t: "lead", ...stored });
         log.warn({ id: stored.id, kind: lead.kind, store: "journal", err: error }, "lead_stored");
       }
+      events.accepted(lead.kind);
       return stored.id;
     },
     stats() {

@@ -28,6 +28,18 @@ export interface LeadStats {
   redis?: "ready" | "down";
 }
 
+/**
+ * What a queue reports as it works, for the metrics (server/metrics.ts): kinds, outcomes and
+ * durations, never anything a visitor typed.
+ */
+export interface LeadEvents {
+  accepted(kind: Lead["kind"]): void;
+  /** One delivery attempt and what came of it: delivered, to be retried, or parked. */
+  attempted(kind: Lead["kind"], outcome: "delivered" | "retried" | "parked", seconds: number): void;
+}
+
+export const noLeadEvents: LeadEvents = { accepted: () => undefined, attempted: () => undefined };
+
 export interface LeadQueue {
   /** Stores the lead durably and schedules its delivery; resolves with its id once stored. */
   accept(lead: Lead): Promise<string>;
