@@ -1,9 +1,8 @@
 # syntax=docker/dockerfile:1
 # Production image: the site's Express server on Node 24 LTS, as a non-root user, behind tini.
-#   docker build -t agency-site .
-#   docker run --rm -p 3000:3000 -e FORM_ACCESS_KEY=... agency-site
-# tests/ops/dockerfile-replay.spec.ts replays this file without Docker (each stage in a temp
-# directory): keep RUN paths relative to WORKDIR so that the replay can map them.
+#   docker build -t agency-site .      (podman: add --format docker, or HEALTHCHECK is dropped)
+#   docker run -d -p 3000:3000 --read-only -v agency-site-data:/app/data -e FORM_ACCESS_KEY=... agency-site
+# tests/ops/image.spec.ts builds it with podman and runs it as an operator would.
 
 # ---- build: every dependency, then the production build ---------------------------------------
 FROM node:24-bookworm-slim AS build
@@ -33,9 +32,11 @@ COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --no-audit --no-fund
 COPY --from=build /app/build ./build
 COPY --from=build /app/public ./public
-# The only writable place: the lead journal and the outbox used when FORM_ACCESS_KEY is unset.
-# Mount a volume here to keep them across containers. The app files stay root-owned, read-only to the server.
-RUN mkdir -p data && chown node:node data
+# The only writable place: the lead store and the outbox used when FORM_ACCESS_KEY is unset. Mount
+# a volume here to keep them across containers (a new named volume takes this owner and mode). It
+# holds visitors' personal data, so only the server's user may enter it. The app files stay
+# root-owned, read-only to the server, so the root file system can be mounted read-only.
+RUN mkdir -p data && chown node:node data && chmod 0700 data
 USER node
 EXPOSE 3000
 # No curl in the slim image: node's own fetch asks /healthz, which never touches the form service.

@@ -44,8 +44,8 @@ declare module "@remix-run/node" {
     form?: FormPost;
     /** Stores a lead for delivery. Counts against the client's quota; a bot's lead is dropped quietly. */
     submitLead(lead: Lead): Promise<LeadAnswer>;
-    /** What /healthz reports: liveness and the lead queue's counts, no personal data. */
-    health(): Record<string, unknown>;
+    /** Whether the server can serve (false once it is stopping): all that /healthz tells. */
+    serving(): boolean;
     log: { error(fields: object, event: string): void };
   }
 }

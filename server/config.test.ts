@@ -35,8 +35,9 @@ describe("parseConfig", () => {
       FORM_TIMEOUT_MS: "5000",
       REDIS_URL: "redis://:pw@redis:6379/0",
       APP_VERSION: "2026.11",
+      METRICS_PORT: "9464",
     });
-    expect(config).toMatchObject({ port: 8080, redisUrl: "redis://:pw@redis:6379/0", version: "2026.11" });
+    expect(config).toMatchObject({ port: 8080, redisUrl: "redis://:pw@redis:6379/0", version: "2026.11", metricsPort: 9464 });
     expect(config.delivery).toMatchObject({ provider: "formspree", accessKey: undefined, inbox: "sales@agency.example", timeoutMs: 5000 });
   });
 
@@ -54,6 +55,7 @@ describe("parseConfig", () => {
   it.each([
     [{ PORT: "http" }, "PORT"],
     [{ PORT: "70000" }, "PORT"],
+    [{ METRICS_PORT: "metrics" }, "METRICS_PORT must be a port number"],
     [{ FORM_ENDPOINT: "not-a-url" }, "FORM_ENDPOINT must be an http(s) URL"],
     [{ FORM_ENDPOINT: "ftp://files.example/x" }, "FORM_ENDPOINT must be an http(s) URL"],
     [{ FORM_PROVIDER: "carrier-pigeon" }, "FORM_PROVIDER must be one of web3forms, formspree, webhook"],

@@ -52,6 +52,8 @@ const schema = z
     TRUST_PROXY: trustProxy,
     REDIS_URL: z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" }).optional(),
     APP_VERSION: z.string().optional(),
+    // Prometheus metrics on a listener of their own (server/metrics.ts); unset: no metrics.
+    METRICS_PORT: z.coerce.number({ error: "must be a port number" }).int().min(1).max(65535).optional(),
   })
   .refine((env) => env.FORM_PROVIDER === "web3forms" || env.FORM_ENDPOINT, {
     path: ["FORM_ENDPOINT"],
@@ -76,6 +78,7 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
     version: e.APP_VERSION ?? version,
     trustProxy: e.TRUST_PROXY,
     redisUrl: e.REDIS_URL,
+    metricsPort: e.METRICS_PORT,
     leadsFile: e.LEADS_FILE,
     delivery: {
       provider: e.FORM_PROVIDER,
@@ -94,6 +97,7 @@ export function describeConfig(config: Config) {
   return {
     version: config.version,
     trustProxy: config.trustProxy,
+    metricsPort: config.metricsPort ?? null,
     leadStore: config.redisUrl ? `redis ${new URL(config.redisUrl).host}` : config.leadsFile,
     delivery: { ...delivery, endpoint: new URL(endpoint).origin, to: accessKey ? "provider" : "outbox" },
   };

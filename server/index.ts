@@ -21,6 +21,7 @@ import { describeConfig, parseConfig } from "./config";
 import { formPosts } from "./form-posts";
 import { createLeadInbox } from "./lead-inbox";
 import { createLogger, requestLogger } from "./log";
+import { createMetrics } from "./metrics";
 import { createPageCache } from "./page-cache";
 import { createRateLimits } from "./rate-limits";
 import { rejectMalformed } from "./reject-malformed";
@@ -44,7 +45,9 @@ const importBuild = (): Promise<ServerBuild> => import(`${pathToFileURL(BUILD).h
 let build = await importBuild();
 
 const limits = createRateLimits(config.redisUrl, log);
-const inbox = createLeadInbox(config, limits, log);
+// Metrics only with METRICS_PORT; the gauges read the queue's figures when scraped.
+const metrics = config.metricsPort ? createMetrics(() => inbox.stats()) : undefined;
+const inbox = createLeadInbox(config, limits, log, metrics?.events);
 try {
   await inbox.start(); // picks up whatever was pending when the server last stopped
 } catch (error) {
@@ -59,6 +62,7 @@ app.disable("x-powered-by");
 app.set("trust proxy", config.trustProxy);
 app.set("query parser", "simple");
 app.use(requestLogger(log));
+if (metrics) app.use(metrics.timeRequests);
 app.use((req, res, next) => {
   res.locals.cspNonce = randomBytes(16).toString("base64");
   res.set("Permissions-Policy", PERMISSIONS_POLICY);
@@ -124,7 +128,7 @@ app.all(
         clientAddress: req.ip,
         form: res.locals.form,
         submitLead: (lead) => inbox.submit(res.locals.form, lead),
-        health: () => ({ status: "ok", version: config.version, leads: inbox.stats() }),
+        serving: () => !stopping,
         log,
       };
     },
@@ -145,12 +149,19 @@ server.once("error", (error) => {
   log.error({ err: error, port: config.port }, "listen_failed");
   process.exit(1);
 });
+// /healthz answers 503 from the moment a stop begins (on connections still open).
+let stopping = false;
+const metricsServer = metrics?.listen(config.metricsPort!, config.host).catch((error: unknown) => {
+  log.error({ err: error, port: config.metricsPort }, "listen_failed");
+  process.exit(1);
+});
 server.listen(config.port, config.host, () => {
   log.info({ ...describeConfig(config), address: server.address() }, "start");
   if (config.dev) void import("./dev").then(({ watchBuild }) => watchBuild(BUILD, importBuild, (next) => (build = next), log));
 });
 
 closeWithGrace({ delay: 15_000, logger: { error: (error: unknown) => log.error({ err: error }, "shutdown_error") } }, async ({ signal }) => {
+  stopping = true;
   log.info({ signal }, "stopping");
   // Stop accepting; close keep-alive sockets as soon as each is idle (requests in flight finish).
   const sweep = setInterval(() => server.closeIdleConnections(), 200);
@@ -158,5 +169,7 @@ closeWithGrace({ delay: 15_000, logger: { error: (error: unknown) => log.error({
   clearInterval(sweep);
   await inbox.close();
   await limits.close();
+  const metricsListener = await metricsServer;
+  if (metricsListener) await new Promise((resolve) => metricsListener.close(resolve));
   log.info({}, "stopped");
 });

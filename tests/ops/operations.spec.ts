@@ -1,7 +1,7 @@
 /**
  * How the server behaves for whoever runs it: a bad configuration stops it before it listens, no
  * lead is lost to a failing form service, a kill -9 or a dead container, SIGTERM finishes what is
- * in flight, /healthz tells the queue's state, the operator's command moves parked leads, and the
+ * in flight, the metrics tell the queue's state, the operator's command moves parked leads, and the
  * JSON logs carry no secrets. Each test starts its own servers from build/ (opsPort 10-19, fake
  * form services opsPort 50-59, Redis on a free port).
  */
@@ -84,7 +84,7 @@ test("a failing, hanging or lying form service costs no lead: each visitor is th
     await expect.poll(() => modes.map((mode) => fake.accepted(`durable-${mode}`).length), { timeout: 60_000 }).toEqual([1, 1, 1, 1]);
     await sleep(3_000);
     expect(modes.map((mode) => fake.accepted(`durable-${mode}`).length), "no duplicates").toEqual([1, 1, 1, 1]);
-    expect(await (await fetch(`${second.url}/healthz`)).json()).toMatchObject({ leads: { store: "journal", pending: 0, parked: 0 } });
+    expect(await (await fetch(`${second.url}/healthz`)).json()).toEqual({ status: "ok" });
   } finally {
     first.kill();
     second?.kill();
@@ -160,18 +160,19 @@ test("with REDIS_URL, SIGTERM closes every Redis connection and the process exit
   }
 });
 
-test("/healthz says the queue's state and stays 200 when the service refuses a lead for good; one error line says so, without personal data", async () => {
+test("the metrics say the queue's state and /healthz stays a bare 200 when the service refuses a lead for good; one error line says so, without personal data", async () => {
   const fake = await startFakeFormService({ port: opsPort(53) });
   fake.setMode("unauthorized");
-  const server = serve(opsPort(17), keyed(fake, join(dataDir(), "leads.jsonl")));
+  const server = serve(opsPort(17), keyed(fake, join(dataDir(), "leads.jsonl"), { METRICS_PORT: String(opsPort(57)) }));
   try {
     await server.listening;
-    const health = async () => (await fetch(`${server.url}/healthz`)).json() as Promise<Record<string, unknown>>;
-    expect(await health()).toEqual({ status: "ok", version: expect.any(String), leads: { store: "journal", writable: true, pending: 0, parked: 0, oldestPendingSeconds: null } });
+    const metrics = async () => (await fetch(`http://127.0.0.1:${opsPort(57)}/metrics`)).text();
+    expect(await metrics()).toMatch(/^leads_parked 0$/m);
     expect((await postContact(server.url, "Our confidential launch (parked)")).status).toBe(303);
-    await expect.poll(async () => ((await health()).leads as { parked: number }).parked).toBe(1);
+    await expect.poll(metrics).toMatch(/^leads_parked 1$/m);
+    expect(await metrics()).toMatch(/^leads_pending 0$/m);
     const response = await fetch(`${server.url}/healthz`);
-    expect([response.status, response.headers.get("cache-control")]).toEqual([200, "no-store"]);
+    expect([response.status, response.headers.get("cache-control"), await response.json()]).toEqual([200, "no-store", { status: "ok" }]);
     expect(events(server.stdout()).filter((e) => e.level === "error")).toEqual([expect.objectContaining({ event: "lead_parked", reason: "http", status: 401 })]);
     expect(server.stdout()).not.toMatch(/confidential launch|Ada Lovelace|ada@example\.com/);
   } finally {

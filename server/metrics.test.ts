@@ -1,0 +1,74 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { createMetrics, routeLabel } from "./metrics";
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+});
+const url = (server: Server, path: string) => `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+
+describe("routeLabel", () => {
+  it("names the pages and resource routes, folds assets into one label and everything else into another", () => {
+    expect(["/", "/services", "/work/", "/about", "/healthz", "/robots.txt", "/sitemap.xml"].map(routeLabel)).toEqual(["/", "/services", "/work", "/about", "/healthz", "/robots.txt", "/sitemap.xml"]);
+    expect(["/build/entry.client-ABC123.js", "/favicon.ico", "/images/team.webp"].map(routeLabel)).toEqual(["assets", "assets", "assets"]);
+    expect(["/wp-login", "/services/anything", "/%2e%2e/etc", "/about?x=1".split("?")[0]!.concat("/x")].map(routeLabel)).toEqual(["other", "other", "other", "other"]);
+  });
+});
+
+describe("createMetrics", () => {
+  it("counts leads by kind and attempts by outcome, reads the queue's figures at each scrape", async () => {
+    let stats = { pending: 0, parked: 0, oldestPendingSeconds: null as number | null };
+    const metrics = createMetrics(() => stats);
+    metrics.events.accepted("contact");
+    metrics.events.accepted("contact");
+    metrics.events.accepted("calculator");
+    metrics.events.attempted("contact", "retried", 0.3);
+    metrics.events.attempted("contact", "delivered", 0.2);
+    metrics.events.attempted("calculator", "parked", 0.1);
+    stats = { pending: 2, parked: 1, oldestPendingSeconds: 4000 };
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('leads_accepted_total{kind="contact"} 2');
+    expect(text).toContain('leads_accepted_total{kind="calculator"} 1');
+    expect(text).toContain('leads_delivered_total{kind="contact"} 1');
+    expect(text).toContain('leads_delivered_total{kind="calculator"} 0');
+    expect(text).toContain('lead_delivery_retries_total{kind="contact"} 1');
+    expect(text).toContain('leads_parked_total{kind="calculator"} 1');
+    expect(text).toContain('lead_delivery_attempt_duration_seconds_count{outcome="delivered"} 1');
+    expect(text).toMatch(/^leads_pending 2$/m);
+    expect(text).toMatch(/^leads_parked 1$/m);
+    expect(text).toMatch(/^leads_oldest_pending_age_seconds 4000$/m);
+    expect(text).toMatch(/^nodejs_heap_size_used_bytes \d+/m);
+    expect(text).toMatch(/^process_cpu_seconds_total /m);
+    stats = { pending: 0, parked: 0, oldestPendingSeconds: null };
+    expect(await metrics.registry.metrics()).toMatch(/^leads_oldest_pending_age_seconds 0$/m);
+  });
+
+  it("times requests by route label, method and status, never by the raw URL", async () => {
+    const metrics = createMetrics(() => ({ pending: 0, parked: 0, oldestPendingSeconds: null }));
+    const app = createServer((req, res) => metrics.timeRequests(req, res, () => res.writeHead(req.url?.startsWith("/?") ? 200 : 404).end()));
+    servers.push(app);
+    await new Promise<void>((resolve) => app.listen(0, "127.0.0.1", resolve));
+    await fetch(url(app, "/?email=ada@example.com"));
+    await fetch(url(app, "/secret-path-ada"));
+    await fetch(url(app, "/build/x.js"), { method: "DELETE" });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('http_request_duration_seconds_count{route="/",method="GET",status="200"} 1');
+    expect(text).toContain('http_request_duration_seconds_count{route="other",method="GET",status="404"} 1');
+    expect(text).toContain('http_request_duration_seconds_count{route="assets",method="other",status="404"} 1');
+    expect(text).not.toMatch(/ada|secret/);
+  });
+
+  it("serves the text format at GET /metrics on its own listener, and 404 for anything else", async () => {
+    const metrics = createMetrics(() => ({ pending: 0, parked: 0, oldestPendingSeconds: null }));
+    const server = await metrics.listen(0, "127.0.0.1");
+    servers.push(server);
+    const ok = await fetch(url(server, "/metrics"));
+    expect([ok.status, ok.headers.get("content-type")]).toEqual([200, expect.stringContaining("text/plain; version=0.0.4")]);
+    expect(await ok.text()).toContain("# TYPE leads_accepted_total counter");
+    expect((await fetch(url(server, "/"))).status).toBe(404);
+    expect((await fetch(url(server, "/metrics"), { method: "POST" })).status).toBe(404);
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * Prometheus metrics (prom-client), served on their own listener (METRICS_PORT), never on the
+ * public port: the queue's state says when the agency's form service is down (decision 0013).
+ * Labels are bounded and carry no personal data: route names from a fixed list, status codes,
+ * lead kinds and outcomes.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Lead } from "~/context";
+import type { LeadEvents, LeadStats } from "./leads/types";
+
+/** The pages and resource routes by name; every other path is "assets" or "other", never the raw URL. */
+const ROUTES = new Set(["/", "/services", "/work", "/about", "/healthz", "/robots.txt", "/sitemap.xml"]);
+const METHODS = new Set(["GET", "HEAD", "POST"]);
+
+export function routeLabel(path: string): string {
+  const bare = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+  if (ROUTES.has(bare)) return bare;
+  // Fingerprinted bundles under /build/ and the files in public/ (favicon, images, fonts).
+  if (bare.startsWith("/build/") || /\.[a-z0-9]+$/i.test(bare)) return "assets";
+  return "other";
+}
+
+export interface Metrics {
+  registry: Registry;
+  /** What the lead queues report (passed to createLeadInbox). */
+  events: LeadEvents & { held(kind: Lead["kind"]): void };
+  /** Express/node:http middleware: times every answer by route, method and status. */
+  timeRequests(req: IncomingMessage, res: ServerResponse, next: () => void): void;
+  /** Serves GET /metrics (and nothing else) on its own listener. */
+  listen(port: number, host?: string): Promise<Server>;
+}
+
+/** `leadStats` is read at each scrape, so the gauges are as fresh as the queue's own figures. */
+export function createMetrics(leadStats: () => Pick<LeadStats, "pending" | "parked" | "oldestPendingSeconds">): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const kindLabel = ["kind"] as const;
+
+  const requestDuration = new Histogram({
+    name: "http_request_duration_seconds",
+    help: "Time from a request's arrival to its answer's end, by route (pages by name, assets, other), method and status.",
+    labelNames: ["route", "method", "status"] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const accepted = new Counter({ name: "leads_accepted_total", help: "Leads stored for delivery.", labelNames: kindLabel, registers: [registry] });
+  const delivered = new Counter({ name: "leads_delivered_total", help: "Leads the form service confirmed.", labelNames: kindLabel, registers: [registry] });
+  const retried = new Counter({ name: "lead_delivery_retries_total", help: "Delivery attempts that failed and will be tried again.", labelNames: kindLabel, registers: [registry] });
+  const parked = new Counter({ name: "leads_parked_total", help: "Leads refused for good or expired: kept, no longer retried.", labelNames: kindLabel, registers: [registry] });
+  const held = new Counter({ name: "leads_held_total", help: "Leads held back over the site-wide ceiling.", labelNames: kindLabel, registers: [registry] });
+  const attemptDuration = new Histogram({
+    name: "lead_delivery_attempt_duration_seconds",
+    help: "Time one delivery attempt took, by outcome (delivered, retried, parked).",
+    labelNames: ["outcome"] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  // Every lead kind appears from the first scrape (at 0), so a rate() has a series to start from.
+  for (const kind of ["calculator", "contact"] as const) for (const counter of [accepted, delivered, retried, parked, held]) counter.inc({ kind }, 0);
+
+  new Gauge({
+    name: "leads_pending",
+    help: "Leads stored and not yet delivered (with Redis: in the shared queue).",
+    registers: [registry],
+    collect() {
+      this.set(leadStats().pending);
+    },
+  });
+  new Gauge({
+    name: "leads_parked",
+    help: "Leads parked now, waiting for an operator (npm run leads -- retry).",
+    registers: [registry],
+    collect() {
+      this.set(leadStats().parked);
+    },
+  });
+  new Gauge({
+    name: "leads_oldest_pending_age_seconds",
+    help: "Age of the oldest lead not yet delivered; 0 when none is pending.",
+    registers: [registry],
+    collect() {
+      this.set(leadStats().oldestPendingSeconds ?? 0);
+    },
+  });
+
+  const outcomes = { delivered, retried, parked };
+  return {
+    registry,
+    events: {
+      accepted: (kind) => accepted.inc({ kind }),
+      attempted(kind, outcome, seconds) {
+        outcomes[outcome].inc({ kind });
+        attemptDuration.observe({ outcome }, seconds);
+      },
+      held: (kind) => held.inc({ kind }),
+    },
+    timeRequests(req, res, next) {
+      const end = requestDuration.startTimer();
+      res.once("close", () => {
+        const method = METHODS.has(req.method ?? "") ? req.method! : "other";
+        end({ route: routeLabel((req.url ?? "/").split("?")[0]!), method, status: String(res.statusCode) });
+      });
+      next();
+    },
+    listen(port, host) {
+      const server = createServer((req, res) => {
+        if (req.method !== "GET" || req.url?.split("?")[0] !== "/metrics") return void res.writeHead(404, { "Content-Type": "text/plain" }).end("Not found");
+        registry.metrics().then(
+          (text) => res.writeHead(200, { "Content-Type": registry.contentType, "Cache-Control": "no-store" }).end(text),
+          () => res.writeHead(500, { "Content-Type": "text/plain" }).end("Metrics failed"),
+        );
+      });
+      return new Promise((resolve, reject) => server.once("error", reject).listen(port, host, () => resolve(server)));
+    },
+  };
+}
