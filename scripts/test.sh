@@ -14,8 +14,6 @@ command -v podman >/dev/null 2>&1 || need+=(podman runc)
 command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
 command -v varnishd >/dev/null 2>&1 || need+=(varnish)
 command -v WebKitWebDriver >/dev/null 2>&1 || need+=(webkit2gtk-driver)
-# tests/ops/dockerfile-replay.spec.ts starts the image's ENTRYPOINT, tini, which the image apt-installs.
-command -v tini >/dev/null 2>&1 || need+=(tini)
 if [ ${#need[@]} -gt 0 ]; then
   echo "==> installing Debian packages: ${need[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

@@ -1,0 +1,116 @@
+/**
+ * The real image: built from the Dockerfile with podman (tests/support/podman.ts) and run as an
+ * operator runs it, with a read-only root, a named volume on /app/data and the host's network.
+ * The fake form service listens on the host's loopback, which the containers share. The one test
+ * file allowed a long timeout: the first build on a fresh machine takes minutes; after that
+ * podman's layer cache makes a rebuild cost only the layers that changed. Ports: opsPort(0-4).
+ */
+import { connect } from "node:net";
+import { expect, test } from "@playwright/test";
+import { CONTACT_SENT } from "../../app/contact/action.server";
+import { type FakeFormService, startFakeFormService } from "../support/fake-form-service";
+import { buildImage, type Container, freshVolume, podman, podmanTry, removeAll, runOnce, startContainer } from "../support/podman";
+import { postContact, sleep } from "../support/server";
+import { opsPort, TEST_ACCESS_KEY } from "../support/sites";
+
+const PORT = opsPort(0);
+const METRICS = opsPort(1);
+const url = `http://127.0.0.1:${PORT}`;
+
+test.describe.serial("the container image, built and run with podman", () => {
+  let image = "";
+  let fake: FakeFormService;
+  let volume = "";
+  let first: Container;
+  let second: Container;
+  const env = () => ({ PORT: String(PORT), METRICS_PORT: String(METRICS), FORM_ACCESS_KEY: TEST_ACCESS_KEY, FORM_ENDPOINT: fake.submitUrl, FORM_TIMEOUT_MS: "2000" });
+  const serving = async (container: Container) => {
+    await expect.poll(async () => (await fetch(`${url}/healthz`).catch(() => null))?.status, { timeout: 30_000, message: "healthz" }).toBe(200).catch(async (error: unknown) => {
+      throw new Error(`${String(error)}\n${await container.logs()}`);
+    });
+  };
+
+  test.beforeAll(async () => {
+    test.skip(test.info().project.name !== "js", "runs once, in the js project");
+    test.setTimeout(15 * 60_000);
+    image = await buildImage();
+    fake = await startFakeFormService({ port: opsPort(2) });
+    await removeAll();
+    volume = await freshVolume("data");
+  });
+  test.afterAll(async () => {
+    if (test.info().project.name !== "js") return;
+    await removeAll();
+    await fake?.close();
+  });
+
+  test("runs Node 24 as the unprivileged node user, keeps its HEALTHCHECK, and leaves /app/data to that user alone", async () => {
+    expect((await runOnce(image, ["node", "-v"])).trim()).toMatch(/^v24\./);
+    expect((await podman(["image", "inspect", "--format", "{{.Config.User}}", image])).trim()).toBe("node");
+    const healthcheck = JSON.parse(await podman(["image", "inspect", "--format", "{{json .Config.Healthcheck}}", image])) as { Test?: string[] } | null;
+    expect(healthcheck?.Test?.join(" ")).toContain("/healthz");
+    // A fresh named volume takes the image's /app/data: owned by node, closed to everyone else.
+    expect((await runOnce(image, ["stat", "-c", "%U %a", "/app/data"], ["-v", `${volume}:/app/data`])).trim()).toBe("node 700");
+  });
+
+  test("serves with a read-only root and /app/data as a volume, every process non-root; health check passes; metrics only on their own port", async () => {
+    const container = (first = await startContainer(image, "a", { volume, env: env() }));
+    await serving(container);
+    expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: "ok" });
+    expect((await fetch(`${url}/`)).status).toBe(200);
+    const users = (await podman(["top", container.name, "user,comm"])).trim().split("\n").slice(1).map((line) => line.trim().split(/\s+/)[0]);
+    expect(users.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(users)).toEqual(new Set(["node"]));
+    const write = await podmanTry(["exec", container.name, "touch", "/app/build/x"]);
+    expect([write.code === 0, write.stderr]).toEqual([false, expect.stringContaining("Read-only file system")]);
+    const health = await podmanTry(["healthcheck", "run", container.name]);
+    expect(health.code, `${health.stdout}${health.stderr}`).toBe(0);
+    expect((await fetch(`${url}/metrics`)).status).toBe(404);
+    expect(await (await fetch(`http://127.0.0.1:${METRICS}/metrics`)).text()).toMatch(/^nodejs_version_info\{version="v24\./m);
+  });
+
+  test("a lead sent while the form service fails survives podman kill -s KILL and is delivered exactly once by the next container on the same volume", async () => {
+    const token = "image-kill-9";
+    fake.setMode("fail500", undefined, token);
+    const answer = await postContact(url, `Please call back (${token}).`);
+    expect([answer.status, answer.headers.location]).toEqual([303, CONTACT_SENT]);
+    await expect.poll(() => fake.received(token).length, { timeout: 15_000 }).toBeGreaterThan(0);
+    const metrics = await (await fetch(`http://127.0.0.1:${METRICS}/metrics`)).text();
+    expect(metrics).toContain('leads_accepted_total{kind="contact"} 1');
+    expect(metrics).toMatch(/^leads_pending 1$/m);
+
+    await podman(["kill", "-s", "KILL", first.name]);
+    await expect.poll(() => first.inspect("{{.State.Running}}")).toBe("false");
+    expect(fake.accepted(token)).toEqual([]);
+
+    fake.setMode("ok", undefined, token);
+    second = await startContainer(image, "b", { volume, env: env() });
+    await serving(second);
+    await expect.poll(() => fake.accepted(token).length, { timeout: 60_000 }).toBe(1);
+    await sleep(3_000);
+    expect(fake.accepted(token), "delivered exactly once").toHaveLength(1);
+  });
+
+  test("podman stop: a request in flight finishes, then the server exits with code 0 within a few seconds", async () => {
+    // A post whose body is still arriving when SIGTERM comes.
+    const body = new URLSearchParams({ formName: "contact", name: "Ada", email: "ada@example.com", service: "seo", message: "Sent while stopping (image-stop)." }).toString();
+    const slow = connect(PORT, "127.0.0.1");
+    let reply = "";
+    slow.on("data", (chunk) => (reply += chunk));
+    const closed = new Promise((resolve) => slow.once("close", resolve));
+    await new Promise((resolve) => slow.once("connect", resolve));
+    slow.write(`POST /?index HTTP/1.1\r\nHost: 127.0.0.1:${PORT}\r\nOrigin: ${url}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`);
+    await sleep(200);
+
+    const started = Date.now();
+    const stopped = podman(["stop", "-t", "20", second.name]);
+    await sleep(500);
+    slow.write(body.slice(10));
+    await closed;
+    expect(reply).toMatch(/^HTTP\/1\.1 303 /);
+    await stopped;
+    expect(Date.now() - started, "podman stop took").toBeLessThan(5_000);
+    expect(await second.inspect("{{.State.ExitCode}}")).toBe("0");
+    await expect.poll(() => fake.accepted("image-stop").length).toBe(1);
+  });
+});
