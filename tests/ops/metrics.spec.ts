@@ -1,0 +1,57 @@
+/**
+ * Prometheus metrics as an operator scrapes them: on METRICS_PORT only, never on the public port,
+ * with the runtime's metrics, the lead counters and no personal data or key. Each test starts its
+ * own server from build/ (opsPort 40-43).
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect, test } from "@playwright/test";
+import { startFakeFormService } from "../support/fake-form-service";
+import { accepts, postContact, serve } from "../support/server";
+import { opsPort, TEST_ACCESS_KEY } from "../support/sites";
+
+test.beforeEach(() => test.skip(test.info().project.name !== "js", "runs once, in the js project"));
+
+test("after one lead, /metrics on METRICS_PORT counts it and shows the runtime; the public port answers 404 there; nothing personal", async () => {
+  const fake = await startFakeFormService({ port: opsPort(41) });
+  const metricsUrl = `http://127.0.0.1:${opsPort(42)}/metrics`;
+  const server = serve(opsPort(40), { FORM_ACCESS_KEY: TEST_ACCESS_KEY, FORM_ENDPOINT: fake.submitUrl, METRICS_PORT: String(opsPort(42)), LEADS_FILE: join(mkdtempSync(join(tmpdir(), "agency-site-ops-")), "leads.jsonl") });
+  try {
+    await server.listening;
+    expect((await postContact(server.url, "Our confidential launch (metrics)")).status).toBe(303);
+    await expect.poll(() => fake.accepted("(metrics)").length).toBe(1);
+    const response = await fetch(metricsUrl);
+    expect([response.status, response.headers.get("content-type")]).toEqual([200, expect.stringContaining("text/plain")]);
+    const text = await response.text();
+    expect(text).toMatch(/^leads_accepted_total\{kind="contact"\} 1$/m);
+    expect(text).toMatch(/^leads_delivered_total\{kind="contact"\} 1$/m);
+    expect(text).toMatch(/^lead_delivery_attempt_duration_seconds_count\{outcome="delivered"\} 1$/m);
+    expect(text).toMatch(/^leads_pending 0$/m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds /m);
+    expect(text).toMatch(/^process_resident_memory_bytes /m);
+    expect(text).toMatch(/^http_request_duration_seconds_count\{route="\/",method="POST",status="303"\} 1$/m);
+    expect(text).not.toMatch(/confidential|Ada|example\.com|127\.0\.0\.1/);
+    expect(text).not.toContain(TEST_ACCESS_KEY);
+    const routes = new Set([...text.matchAll(/route="([^"]*)"/g)].map((m) => m[1]));
+    expect([...routes].every((r) => ["/", "/services", "/work", "/about", "/healthz", "/robots.txt", "/sitemap.xml", "assets", "other"].includes(r!))).toBe(true);
+
+    const publicAnswer = await fetch(`${server.url}/metrics`);
+    expect(publicAnswer.status).toBe(404);
+    expect(await publicAnswer.text()).not.toContain("leads_accepted_total");
+  } finally {
+    server.kill();
+    await fake.close();
+  }
+});
+
+test("without METRICS_PORT no metrics listener is opened", async () => {
+  const server = serve(opsPort(43));
+  try {
+    await server.listening;
+    expect(await accepts(opsPort(42))).toBe(false);
+    expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
+  } finally {
+    server.kill();
+  }
+});
