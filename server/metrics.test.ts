@@ -37,7 +37,7 @@ describe("createMetrics", () => {
     expect(text).toContain('leads_parked_total{kind="calculator"} 1');
     expect(text).toContain('lead_delivery_attempt_duration_seconds_count{outcome="delivered"} 1');
     expect(text).toMatch(/^leads_pending 2$/m);
-    expect(text).toMatch(/^leads_parked 1$/m);
+    expect(text).toMatch(/^leads_parked_now 1$/m);
     expect(text).toMatch(/^leads_oldest_pending_age_seconds 4000$/m);
     expect(text).toMatch(/^nodejs_heap_size_used_bytes \d+/m);
     expect(text).toMatch(/^process_cpu_seconds_total /m);

@@ -68,7 +68,7 @@ export function createMetrics(leadStats: () => Pick<LeadStats, "pending" | "park
     },
   });
   new Gauge({
-    name: "leads_parked",
+    name: "leads_parked_now",
     help: "Leads parked now, waiting for an operator (npm run leads -- retry).",
     registers: [registry],
     collect() {

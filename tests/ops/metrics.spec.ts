@@ -3,12 +3,13 @@
  * with the runtime's metrics, the lead counters and no personal data or key. Each test starts its
  * own server from build/ (opsPort 40-43).
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
+import { parse } from "yaml";
 import { startFakeFormService } from "../support/fake-form-service";
-import { accepts, postContact, serve } from "../support/server";
+import { accepts, postContact, REPO, serve } from "../support/server";
 import { opsPort, TEST_ACCESS_KEY } from "../support/sites";
 
 test.beforeEach(() => test.skip(test.info().project.name !== "js", "runs once, in the js project"));
@@ -35,6 +36,12 @@ test("after one lead, /metrics on METRICS_PORT counts it and shows the runtime; 
     expect(text).not.toContain(TEST_ACCESS_KEY);
     const routes = new Set([...text.matchAll(/route="([^"]*)"/g)].map((m) => m[1]));
     expect([...routes].every((r) => ["/", "/services", "/work", "/about", "/healthz", "/robots.txt", "/sitemap.xml", "assets", "other"].includes(r!))).toBe(true);
+
+    // The alert rules shipped beside compose.yaml name only metrics that exist.
+    const rules = parse(readFileSync(join(REPO, "prometheus-rules.yaml"), "utf8")) as { groups: { rules: { expr: string }[] }[] };
+    const named = rules.groups.flatMap((g) => g.rules.flatMap((r) => [...r.expr.matchAll(/\b(?:leads?|http|nodejs|process)_\w+/g)].map((m) => m[0])));
+    expect(named.length).toBeGreaterThan(4);
+    expect(named.filter((name) => !new RegExp(`^${name}[ {]`, "m").test(text)), "named in prometheus-rules.yaml but not served").toEqual([]);
 
     const publicAnswer = await fetch(`${server.url}/metrics`);
     expect(publicAnswer.status).toBe(404);

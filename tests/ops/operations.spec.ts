@@ -167,9 +167,9 @@ test("the metrics say the queue's state and /healthz stays a bare 200 when the s
   try {
     await server.listening;
     const metrics = async () => (await fetch(`http://127.0.0.1:${opsPort(57)}/metrics`)).text();
-    expect(await metrics()).toMatch(/^leads_parked 0$/m);
+    expect(await metrics()).toMatch(/^leads_parked_now 0$/m);
     expect((await postContact(server.url, "Our confidential launch (parked)")).status).toBe(303);
-    await expect.poll(metrics).toMatch(/^leads_parked 1$/m);
+    await expect.poll(metrics).toMatch(/^leads_parked_now 1$/m);
     expect(await metrics()).toMatch(/^leads_pending 0$/m);
     const response = await fetch(`${server.url}/healthz`);
     expect([response.status, response.headers.get("cache-control"), await response.json()]).toEqual([200, "no-store", { status: "ok" }]);
