@@ -5,7 +5,7 @@
  * first (scripts/container/stand-in-base.sh). Flags every podman call here needs on these machines
  * (no CAP_SYS_RESOURCE, hybrid cgroups): runc, host network, explicit ulimits.
  */
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +13,12 @@ import { promisify } from "node:util";
 import { REPO } from "./server";
 
 const run = promisify(execFile);
-const FLAGS = ["--runtime", "runc", "--network", "host", "--ulimit", "nproc=1024:1024", "--ulimit", "nofile=1024:1024"];
+// podman's default ulimits exceed what root may set here, so each is set explicitly, below this
+// process's own hard limits. Open files as many as allowed (up to 65536): npm install in the build
+// fails with EMFILE at 1024 when the machine is busy.
+const hardLimit = (flag: string) => Number(execFileSync("sh", ["-c", `ulimit -H${flag}`], { encoding: "utf8" }).trim()) || 65_536;
+const nofile = Math.min(hardLimit("n"), 65_536);
+const FLAGS = ["--runtime", "runc", "--network", "host", "--ulimit", "nproc=1024:1024", "--ulimit", `nofile=${nofile}:${nofile}`];
 /** Ours alone, so two checkouts (E2E_PORT_BASE) never touch each other's containers. */
 const prefix = `agency-site-e2e-${process.env.E2E_PORT_BASE ?? 3100}`;
 
