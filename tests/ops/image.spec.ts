@@ -91,23 +91,25 @@ test.describe.serial("the container image, built and run with podman", () => {
     expect(fake.accepted(token), "delivered exactly once").toHaveLength(1);
   });
 
-  test("podman stop: a request in flight finishes, then the server exits with code 0 within a few seconds", async () => {
-    // A post whose body is still arriving when SIGTERM comes.
+  test("podman stop: a request in flight finishes, /healthz answers 503 on that connection, then the server exits with code 0 within a few seconds", async () => {
+    // A post whose body is still arriving when SIGTERM comes, on a keep-alive connection, as a
+    // load balancer's would be.
     const body = new URLSearchParams({ formName: "contact", name: "Ada", email: "ada@example.com", service: "seo", message: "Sent while stopping (image-stop)." }).toString();
     const slow = connect(PORT, "127.0.0.1");
     let reply = "";
     slow.on("data", (chunk) => (reply += chunk));
     const closed = new Promise((resolve) => slow.once("close", resolve));
     await new Promise((resolve) => slow.once("connect", resolve));
-    slow.write(`POST /?index HTTP/1.1\r\nHost: 127.0.0.1:${PORT}\r\nOrigin: ${url}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`);
+    slow.write(`POST /?index HTTP/1.1\r\nHost: 127.0.0.1:${PORT}\r\nOrigin: ${url}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
     await sleep(200);
 
     const started = Date.now();
     const stopped = podman(["stop", "-t", "20", second.name]);
     await sleep(500);
-    slow.write(body.slice(10));
-    await closed;
+    slow.write(`${body.slice(10)}GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${PORT}\r\n\r\n`);
+    await closed; // closed by the server once idle
     expect(reply).toMatch(/^HTTP\/1\.1 303 /);
+    expect(reply).toMatch(/\r\n\r\nHTTP\/1\.1 503 [^]*\{"status":"unavailable"\}/);
     await stopped;
     expect(Date.now() - started, "podman stop took").toBeLessThan(5_000);
     expect(await second.inspect("{{.State.ExitCode}}")).toBe("0");
