@@ -75,10 +75,10 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
     dev: e.NODE_ENV === "development",
     port: e.PORT,
     host: e.HOST,
+    metricsPort: e.METRICS_PORT,
     version: e.APP_VERSION ?? version,
     trustProxy: e.TRUST_PROXY,
     redisUrl: e.REDIS_URL,
-    metricsPort: e.METRICS_PORT,
     leadsFile: e.LEADS_FILE,
     delivery: {
       provider: e.FORM_PROVIDER,
@@ -96,8 +96,8 @@ export function describeConfig(config: Config) {
   const { accessKey, endpoint, ...delivery } = config.delivery;
   return {
     version: config.version,
-    trustProxy: config.trustProxy,
     metricsPort: config.metricsPort ?? null,
+    trustProxy: config.trustProxy,
     leadStore: config.redisUrl ? `redis ${new URL(config.redisUrl).host}` : config.leadsFile,
     delivery: { ...delivery, endpoint: new URL(endpoint).origin, to: accessKey ? "provider" : "outbox" },
   };

@@ -62,7 +62,6 @@ app.disable("x-powered-by");
 app.set("trust proxy", config.trustProxy);
 app.set("query parser", "simple");
 app.use(requestLogger(log));
-if (metrics) app.use(metrics.timeRequests);
 app.use((req, res, next) => {
   res.locals.cspNonce = randomBytes(16).toString("base64");
   res.set("Permissions-Policy", PERMISSIONS_POLICY);
@@ -149,6 +148,8 @@ server.once("error", (error) => {
   log.error({ err: error, port: config.port }, "listen_failed");
   process.exit(1);
 });
+// Timed on the HTTP server itself, first of its listeners: every answer, whoever writes it.
+if (metrics) server.prependListener("request", metrics.timeRequests);
 // /healthz answers 503 from the moment a stop begins (on connections still open).
 let stopping = false;
 const metricsServer = metrics?.listen(config.metricsPort!, config.host).catch((error: unknown) => {

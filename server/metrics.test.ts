@@ -19,7 +19,7 @@ describe("routeLabel", () => {
 
 describe("createMetrics", () => {
   it("counts leads by kind and attempts by outcome, reads the queue's figures at each scrape", async () => {
-    let stats = { pending: 0, parked: 0, oldestPendingSeconds: null as number | null };
+    let stats: { pending: number; parked: number; oldestPendingSeconds: number | null; held?: number } = { pending: 0, parked: 0, oldestPendingSeconds: null };
     const metrics = createMetrics(() => stats);
     metrics.events.accepted("contact");
     metrics.events.accepted("contact");
@@ -27,7 +27,7 @@ describe("createMetrics", () => {
     metrics.events.attempted("contact", "retried", 0.3);
     metrics.events.attempted("contact", "delivered", 0.2);
     metrics.events.attempted("calculator", "parked", 0.1);
-    stats = { pending: 2, parked: 1, oldestPendingSeconds: 4000 };
+    stats = { pending: 2, parked: 1, oldestPendingSeconds: 4000, held: 3 };
     const text = await metrics.registry.metrics();
     expect(text).toContain('leads_accepted_total{kind="contact"} 2');
     expect(text).toContain('leads_accepted_total{kind="calculator"} 1');
@@ -39,6 +39,7 @@ describe("createMetrics", () => {
     expect(text).toMatch(/^leads_pending 2$/m);
     expect(text).toMatch(/^leads_parked_now 1$/m);
     expect(text).toMatch(/^leads_oldest_pending_age_seconds 4000$/m);
+    expect(text).toMatch(/^leads_held_now 3$/m);
     expect(text).toMatch(/^nodejs_heap_size_used_bytes \d+/m);
     expect(text).toMatch(/^process_cpu_seconds_total /m);
     stats = { pending: 0, parked: 0, oldestPendingSeconds: null };
@@ -47,7 +48,8 @@ describe("createMetrics", () => {
 
   it("times requests by route label, method and status, never by the raw URL", async () => {
     const metrics = createMetrics(() => ({ pending: 0, parked: 0, oldestPendingSeconds: null }));
-    const app = createServer((req, res) => metrics.timeRequests(req, res, () => res.writeHead(req.url?.startsWith("/?") ? 200 : 404).end()));
+    const app = createServer((req, res) => void res.writeHead(req.url?.startsWith("/?") ? 200 : 404).end());
+    app.prependListener("request", metrics.timeRequests);
     servers.push(app);
     await new Promise<void>((resolve) => app.listen(0, "127.0.0.1", resolve));
     await fetch(url(app, "/?email=ada@example.com"));

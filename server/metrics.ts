@@ -25,14 +25,17 @@ export interface Metrics {
   registry: Registry;
   /** What the lead queues report (passed to createLeadInbox). */
   events: LeadEvents & { held(kind: Lead["kind"]): void };
-  /** Express/node:http middleware: times every answer by route, method and status. */
-  timeRequests(req: IncomingMessage, res: ServerResponse, next: () => void): void;
+  /** A listener for the HTTP server's "request" event (first): times every answer by route, method and status. */
+  timeRequests(req: IncomingMessage, res: ServerResponse): void;
   /** Serves GET /metrics (and nothing else) on its own listener. */
   listen(port: number, host?: string): Promise<Server>;
 }
 
-/** `leadStats` is read at each scrape, so the gauges are as fresh as the queue's own figures. */
-export function createMetrics(leadStats: () => Pick<LeadStats, "pending" | "parked" | "oldestPendingSeconds">): Metrics {
+/**
+ * `leadStats` is read at each scrape, so the gauges are as fresh as the queue's own figures. `held`
+ * comes with the lead store's site-wide ceiling (decision 0012); a store without one reports none.
+ */
+export function createMetrics(leadStats: () => Pick<LeadStats, "pending" | "parked" | "oldestPendingSeconds"> & { held?: number }): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const kindLabel = ["kind"] as const;
@@ -76,6 +79,14 @@ export function createMetrics(leadStats: () => Pick<LeadStats, "pending" | "park
     },
   });
   new Gauge({
+    name: "leads_held_now",
+    help: "Leads held back right now over the site-wide ceiling, waiting for an operator.",
+    registers: [registry],
+    collect() {
+      this.set(leadStats().held ?? 0);
+    },
+  });
+  new Gauge({
     name: "leads_oldest_pending_age_seconds",
     help: "Age of the oldest lead not yet delivered; 0 when none is pending.",
     registers: [registry],
@@ -95,13 +106,12 @@ export function createMetrics(leadStats: () => Pick<LeadStats, "pending" | "park
       },
       held: (kind) => held.inc({ kind }),
     },
-    timeRequests(req, res, next) {
+    timeRequests(req, res) {
       const end = requestDuration.startTimer();
       res.once("close", () => {
         const method = METHODS.has(req.method ?? "") ? req.method! : "other";
         end({ route: routeLabel((req.url ?? "/").split("?")[0]!), method, status: String(res.statusCode) });
       });
-      next();
     },
     listen(port, host) {
       const server = createServer((req, res) => {
