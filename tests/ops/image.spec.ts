@@ -3,7 +3,7 @@
  * operator runs it, with a read-only root, a named volume on /app/data and the host's network.
  * The fake form service listens on the host's loopback, which the containers share. The one test
  * file allowed a long timeout: the first build on a fresh machine takes minutes; after that
- * podman's layer cache makes a rebuild cost only the layers that changed. Ports: opsPort(0-4).
+ * podman's layer cache makes a rebuild cost only the layers that changed. Ports: opsPort(60-62).
  */
 import { connect } from "node:net";
 import { expect, test } from "@playwright/test";
@@ -13,8 +13,8 @@ import { buildImage, type Container, freshVolume, podman, podmanTry, removeAll, 
 import { postContact, sleep } from "../support/server";
 import { opsPort, TEST_ACCESS_KEY } from "../support/sites";
 
-const PORT = opsPort(0);
-const METRICS = opsPort(1);
+const PORT = opsPort(60);
+const METRICS = opsPort(61);
 const url = `http://127.0.0.1:${PORT}`;
 
 test.describe.serial("the container image, built and run with podman", () => {
@@ -34,7 +34,7 @@ test.describe.serial("the container image, built and run with podman", () => {
     test.skip(test.info().project.name !== "js", "runs once, in the js project");
     test.setTimeout(15 * 60_000);
     image = await buildImage();
-    fake = await startFakeFormService({ port: opsPort(2) });
+    fake = await startFakeFormService({ port: opsPort(62) });
     await removeAll();
     volume = await freshVolume("data");
   });
