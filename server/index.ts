@@ -21,7 +21,7 @@ import { describeConfig, parseConfig } from "./config";
 import { formPosts } from "./form-posts";
 import { createLeadInbox } from "./lead-inbox";
 import { createLogger, requestLogger } from "./log";
-import { createMetrics } from "./metrics";
+import { createMetrics, routePaths } from "./metrics";
 import { createPageCache } from "./page-cache";
 import { createRateLimits } from "./rate-limits";
 import { rejectMalformed } from "./reject-malformed";
@@ -46,7 +46,7 @@ let build = await importBuild();
 
 const limits = createRateLimits(config.redisUrl, log);
 // Metrics only with METRICS_PORT; the gauges read the queue's figures when scraped.
-const metrics = config.metricsPort ? createMetrics(() => inbox.stats()) : undefined;
+const metrics = config.metricsPort ? createMetrics(routePaths(build.routes), () => inbox.stats()) : undefined;
 const inbox = createLeadInbox(config, limits, log, metrics?.events);
 try {
   await inbox.start(); // picks up whatever was pending when the server last stopped

@@ -1,7 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { createMetrics, routeLabel } from "./metrics";
+import type { ServerBuild } from "@remix-run/node";
+import { createMetrics, routeLabel, routePaths } from "./metrics";
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -9,18 +10,37 @@ afterEach(async () => {
 });
 const url = (server: Server, path: string) => `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
 
-describe("routeLabel", () => {
-  it("names the pages and resource routes, folds assets into one label and everything else into another", () => {
-    expect(["/", "/services", "/work/", "/about", "/healthz", "/robots.txt", "/sitemap.xml"].map(routeLabel)).toEqual(["/", "/services", "/work", "/about", "/healthz", "/robots.txt", "/sitemap.xml"]);
-    expect(["/build/entry.client-ABC123.js", "/favicon.ico", "/images/team.webp"].map(routeLabel)).toEqual(["assets", "assets", "assets"]);
-    expect(["/wp-login", "/services/anything", "/%2e%2e/etc", "/about?x=1".split("?")[0]!.concat("/x")].map(routeLabel)).toEqual(["other", "other", "other", "other"]);
+// The shape of the Remix build's route manifest (build/index.js `routes`), as this app has it.
+const manifest = {
+  root: { id: "root", path: "" },
+  "routes/_index": { id: "routes/_index", index: true, parentId: "root" },
+  "routes/services": { id: "routes/services", path: "services", parentId: "root" },
+  "routes/work": { id: "routes/work", path: "work", parentId: "root" },
+  "routes/about": { id: "routes/about", path: "about", parentId: "root" },
+  "routes/healthz": { id: "routes/healthz", path: "healthz", parentId: "root" },
+  "routes/robots[.]txt": { id: "routes/robots[.]txt", path: "robots.txt", parentId: "root" },
+  "routes/sitemap[.]xml": { id: "routes/sitemap[.]xml", path: "sitemap.xml", parentId: "root" },
+  "routes/blog.$slug": { id: "routes/blog.$slug", path: "blog/:slug", parentId: "root" },
+} as unknown as ServerBuild["routes"];
+const PATHS = routePaths(manifest);
+
+describe("routePaths and routeLabel", () => {
+  it("take the app's paths from the route manifest, leaving out those with parameters", () => {
+    expect(PATHS.sort()).toEqual(["/", "/about", "/healthz", "/robots.txt", "/services", "/sitemap.xml", "/work"]);
+  });
+
+  it("name the app's routes, fold assets into one label and everything else into another", () => {
+    const label = (path: string) => routeLabel(path, new Set(PATHS));
+    expect(["/", "/services", "/work/", "/about", "/healthz", "/robots.txt", "/sitemap.xml"].map(label)).toEqual(["/", "/services", "/work", "/about", "/healthz", "/robots.txt", "/sitemap.xml"]);
+    expect(["/build/entry.client-ABC123.js", "/favicon.ico", "/images/team.webp"].map(label)).toEqual(["assets", "assets", "assets"]);
+    expect(["/wp-login", "/services/anything", "/%2e%2e/etc", "/blog/some-post", "/about/x"].map(label)).toEqual(["other", "other", "other", "other", "other"]);
   });
 });
 
 describe("createMetrics", () => {
   it("counts leads by kind and attempts by outcome, reads the queue's figures at each scrape", async () => {
     let stats: { pending: number; parked: number; oldestPendingSeconds: number | null; held?: number } = { pending: 0, parked: 0, oldestPendingSeconds: null };
-    const metrics = createMetrics(() => stats);
+    const metrics = createMetrics(PATHS, () => stats);
     metrics.events.accepted("contact");
     metrics.events.accepted("contact");
     metrics.events.accepted("calculator");
@@ -47,7 +67,7 @@ describe("createMetrics", () => {
   });
 
   it("times requests by route label, method and status, never by the raw URL", async () => {
-    const metrics = createMetrics(() => ({ pending: 0, parked: 0, oldestPendingSeconds: null }));
+    const metrics = createMetrics(PATHS, () => ({ pending: 0, parked: 0, oldestPendingSeconds: null }));
     const app = createServer((req, res) => void res.writeHead(req.url?.startsWith("/?") ? 200 : 404).end());
     app.prependListener("request", metrics.timeRequests);
     servers.push(app);
@@ -64,7 +84,7 @@ describe("createMetrics", () => {
   });
 
   it("serves the text format at GET /metrics on its own listener, and 404 for anything else", async () => {
-    const metrics = createMetrics(() => ({ pending: 0, parked: 0, oldestPendingSeconds: null }));
+    const metrics = createMetrics(PATHS, () => ({ pending: 0, parked: 0, oldestPendingSeconds: null }));
     const server = await metrics.listen(0, "127.0.0.1");
     servers.push(server);
     const ok = await fetch(url(server, "/metrics"));

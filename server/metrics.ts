@@ -5,17 +5,31 @@
  * lead kinds and outcomes.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { ServerBuild } from "@remix-run/node";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Lead } from "~/context";
 import type { LeadEvents, LeadStats } from "./leads/types";
 
-/** The pages and resource routes by name; every other path is "assets" or "other", never the raw URL. */
-const ROUTES = new Set(["/", "/services", "/work", "/about", "/healthz", "/robots.txt", "/sitemap.xml"]);
 const METHODS = new Set(["GET", "HEAD", "POST"]);
 
-export function routeLabel(path: string): string {
+/**
+ * The app's own URL paths, from the Remix build's route manifest ("/", "/services", "/healthz",
+ * …), so a new page gets its own label without a change here. Paths with parameters or splats are
+ * left out: their values would make the labels unbounded.
+ */
+export function routePaths(routes: ServerBuild["routes"]): string[] {
+  const full = (id: string | undefined): string[] => {
+    const route = id === undefined ? undefined : routes[id];
+    return route ? [...full(route.parentId), ...(route.path ? [route.path] : [])] : [];
+  };
+  const paths = Object.keys(routes).map((id) => `/${full(id).join("/")}`);
+  return [...new Set(paths)].filter((path) => !/[:*]/.test(path));
+}
+
+/** A route's path, "assets" or "other": never the raw URL, which a client could make unbounded. */
+export function routeLabel(path: string, routes: ReadonlySet<string>): string {
   const bare = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
-  if (ROUTES.has(bare)) return bare;
+  if (routes.has(bare)) return bare;
   // Fingerprinted bundles under /build/ and the files in public/ (favicon, images, fonts).
   if (bare.startsWith("/build/") || /\.[a-z0-9]+$/i.test(bare)) return "assets";
   return "other";
@@ -32,17 +46,19 @@ export interface Metrics {
 }
 
 /**
- * `leadStats` is read at each scrape, so the gauges are as fresh as the queue's own figures. `held`
- * comes with the lead store's site-wide ceiling (decision 0012); a store without one reports none.
+ * `paths`: the app's routes (routePaths). `leadStats` is read at each scrape, so the gauges are as
+ * fresh as the queue's own figures. `held` comes with the lead store's site-wide ceiling (decision
+ * 0012); a store without one reports none.
  */
-export function createMetrics(leadStats: () => Pick<LeadStats, "pending" | "parked" | "oldestPendingSeconds"> & { held?: number }): Metrics {
+export function createMetrics(paths: string[], leadStats: () => Pick<LeadStats, "pending" | "parked" | "oldestPendingSeconds"> & { held?: number }): Metrics {
+  const routes = new Set(paths);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const kindLabel = ["kind"] as const;
 
   const requestDuration = new Histogram({
     name: "http_request_duration_seconds",
-    help: "Time from a request's arrival to its answer's end, by route (pages by name, assets, other), method and status.",
+    help: "Time from a request's arrival to its answer's end, by route (the app's paths, assets, other), method and status.",
     labelNames: ["route", "method", "status"] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
@@ -110,7 +126,7 @@ export function createMetrics(leadStats: () => Pick<LeadStats, "pending" | "park
       const end = requestDuration.startTimer();
       res.once("close", () => {
         const method = METHODS.has(req.method ?? "") ? req.method! : "other";
-        end({ route: routeLabel((req.url ?? "/").split("?")[0]!), method, status: String(res.statusCode) });
+        end({ route: routeLabel((req.url ?? "/").split("?")[0]!, routes), method, status: String(res.statusCode) });
       });
     },
     listen(port, host) {
