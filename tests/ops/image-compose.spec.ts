@@ -80,6 +80,10 @@ test.describe.serial("compose.yaml's shape: two site containers, one Redis", () 
     }
     for (const site of sites) await expect.poll(async () => (await fetch(`${site.url}/healthz`).catch(() => null))?.status, { timeout: 30_000 }).toBe(200);
     for (const site of sites) await expect.poll(() => site.container.logs(), { message: "ready on Redis" }).toContain("lead_queue_redis_ready");
+    // compose.yaml's own health check command, run in each container as compose would.
+    const [kind, ...check] = compose.services["site-1"]!.healthcheck!.test;
+    expect(kind).toBe("CMD");
+    for (const site of sites) await site.container.exec(...check);
 
     const tokens = ["compose-a1", "compose-a2", "compose-b1", "compose-b2"];
     for (const [i, token] of tokens.entries()) expect((await postContact(sites[i < 2 ? 0 : 1]!.url, `Hello (${token}).`, { localAddress: `127.0.0.${40 + i}` })).status).toBe(303);
