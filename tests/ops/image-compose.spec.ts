@@ -40,11 +40,11 @@ test.describe.serial("compose.yaml's shape: two site containers, one Redis", () 
     test.skip(test.info().project.name !== "js", "runs once, in the js project");
     test.setTimeout(15 * 60_000);
     image = await buildImage();
-    await removeAll();
+    await removeAll("compose");
   });
   test.afterAll(async () => {
     if (test.info().project.name !== "js") return;
-    await removeAll();
+    await removeAll("compose");
     await fake?.close();
     await redis?.stop();
     if (redisDir) rmSync(redisDir, { recursive: true, force: true });
@@ -75,7 +75,7 @@ test.describe.serial("compose.yaml's shape: two site containers, one Redis", () 
       const env = Object.fromEntries(Object.entries(service.environment ?? {}).map(([k, v]) => [k, interpolate(v)]));
       const [port, metrics] = [opsPort(30 + i), opsPort(32 + i)];
       Object.assign(env, { PORT: String(port), METRICS_PORT: String(metrics), REDIS_URL: redis.url, FORM_ACCESS_KEY: TEST_ACCESS_KEY, FORM_ENDPOINT: fake.submitUrl, FORM_TIMEOUT_MS: "2000" });
-      const container = await startContainer(image, name, { volume: await freshVolume(`${name}-data`), env, readOnly: service.read_only === true });
+      const container = await startContainer(image, `compose-${name}`, { volume: await freshVolume(`compose-${name}-data`), env, readOnly: service.read_only === true });
       sites.push({ container, url: `http://127.0.0.1:${port}`, metrics: `http://127.0.0.1:${metrics}/metrics` });
     }
     for (const site of sites) await expect.poll(async () => (await fetch(`${site.url}/healthz`).catch(() => null))?.status, { timeout: 30_000 }).toBe(200);

@@ -35,12 +35,12 @@ test.describe.serial("the container image, built and run with podman", () => {
     test.setTimeout(15 * 60_000);
     image = await buildImage();
     fake = await startFakeFormService({ port: opsPort(62) });
-    await removeAll();
-    volume = await freshVolume("data");
+    await removeAll("image");
+    volume = await freshVolume("image-data");
   });
   test.afterAll(async () => {
     if (test.info().project.name !== "js") return;
-    await removeAll();
+    await removeAll("image");
     await fake?.close();
   });
 
@@ -54,7 +54,7 @@ test.describe.serial("the container image, built and run with podman", () => {
   });
 
   test("serves with a read-only root and /app/data as a volume, every process non-root; health check passes; metrics only on their own port", async () => {
-    const container = (first = await startContainer(image, "a", { volume, env: env() }));
+    const container = (first = await startContainer(image, "image-a", { volume, env: env() }));
     await serving(container);
     expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: "ok" });
     expect((await fetch(`${url}/`)).status).toBe(200);
@@ -84,7 +84,7 @@ test.describe.serial("the container image, built and run with podman", () => {
     expect(fake.accepted(token)).toEqual([]);
 
     fake.setMode("ok", undefined, token);
-    second = await startContainer(image, "b", { volume, env: env() });
+    second = await startContainer(image, "image-b", { volume, env: env() });
     await serving(second);
     await expect.poll(() => fake.accepted(token).length, { timeout: 60_000 }).toBe(1);
     await sleep(3_000);

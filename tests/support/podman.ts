@@ -21,6 +21,11 @@ const nofile = Math.min(hardLimit("n"), 65_536);
 const FLAGS = ["--runtime", "runc", "--network", "host", "--ulimit", "nproc=1024:1024", "--ulimit", `nofile=${nofile}:${nofile}`];
 /** Ours alone, so two checkouts (E2E_PORT_BASE) never touch each other's containers. */
 const prefix = `agency-site-e2e-${process.env.E2E_PORT_BASE ?? 3100}`;
+/**
+ * Making base images and building are done by one test process at a time (flock), whichever spec
+ * file and Playwright worker asks first: the next one waits, then finds everything in the cache.
+ */
+const BUILD_LOCK = join(tmpdir(), "agency-site-image.lock");
 
 export async function podman(args: string[], { timeout = 60_000 } = {}): Promise<string> {
   const { stdout } = await run("podman", args, { timeout, maxBuffer: 64 * 1024 * 1024 });
@@ -51,7 +56,7 @@ async function ensureBaseImages() {
     if ((await podmanTry(["image", "exists", full])).code === 0) continue;
     if ((await podmanTry(["pull", "-q", full], { timeout: 5 * 60_000 })).code !== 0) missing = true;
   }
-  if (missing) await run("bash", [join(REPO, "scripts/container/stand-in-base.sh"), dockerfile], { timeout: 5 * 60_000 });
+  if (missing) await run("flock", [BUILD_LOCK, "bash", join(REPO, "scripts/container/stand-in-base.sh"), dockerfile], { timeout: 10 * 60_000 });
 }
 
 /** Builds the Dockerfile (docker format, so HEALTHCHECK is kept); resolves with the image id. */
@@ -63,7 +68,7 @@ export async function buildImage(): Promise<string> {
     .filter(([host]) => existsSync(host!))
     .flatMap(([host, inside]) => ["-v", `${host}:${inside}:ro`]);
   try {
-    await podman(["build", ...FLAGS, ...npmrc, "--format", "docker", "--layers", "--iidfile", join(tmp, "iid"), "-t", "agency-site:test", REPO], { timeout: 10 * 60_000 });
+    await run("flock", [BUILD_LOCK, "podman", "build", ...FLAGS, ...npmrc, "--format", "docker", "--layers", "--iidfile", join(tmp, "iid"), "-t", "agency-site:test", REPO], { timeout: 15 * 60_000, maxBuffer: 64 * 1024 * 1024 });
     return readFileSync(join(tmp, "iid"), "utf8").trim();
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -80,7 +85,7 @@ export interface Container {
 
 /**
  * Starts the image as an operator would: read-only root, `volume` (a named volume) on /app/data,
- * the image's own ENTRYPOINT and CMD. Removed by `removeAll()`.
+ * the image's own ENTRYPOINT and CMD. `id` starts with the spec's scope (see removeAll).
  */
 export async function startContainer(image: string, id: string, { volume, env = {}, readOnly = true }: { volume: string; env?: Record<string, string>; readOnly?: boolean }): Promise<Container> {
   const name = `${prefix}-${id}`;
@@ -104,10 +109,14 @@ export async function freshVolume(id: string): Promise<string> {
   return name;
 }
 
-/** Removes every container and volume this checkout's tests made. */
-export async function removeAll() {
-  const containers = (await podmanTry(["ps", "-a", "--filter", `name=^${prefix}-`, "--format", "{{.Names}}"])).stdout.split("\n").filter(Boolean);
+/**
+ * Removes the containers and volumes of one spec file (ids starting with `scope`-), so that spec
+ * files running in parallel workers leave each other's alone.
+ */
+export async function removeAll(scope: string) {
+  const mine = (name: string) => name.startsWith(`${prefix}-${scope}-`);
+  const containers = (await podmanTry(["ps", "-a", "--format", "{{.Names}}"])).stdout.split("\n").filter(mine);
   if (containers.length) await podmanTry(["rm", "-f", "-t", "0", ...containers]);
-  const volumes = (await podmanTry(["volume", "ls", "--filter", `name=${prefix}-`, "--format", "{{.Name}}"])).stdout.split("\n").filter(Boolean);
+  const volumes = (await podmanTry(["volume", "ls", "--format", "{{.Name}}"])).stdout.split("\n").filter(mine);
   if (volumes.length) await podmanTry(["volume", "rm", "-f", ...volumes]);
 }
