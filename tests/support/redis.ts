@@ -31,7 +31,7 @@ const answers = (port: number) =>
     socket.once("error", () => resolve(false));
   });
 
-/** `args` go after the defaults and win over them (e.g. compose.yaml's AOF settings, with a --dir). */
+/** `args` are added to redis-server's (e.g. `["--maxmemory-policy", "allkeys-lru"]`). */
 export async function startRedis(port?: number, args: string[] = []): Promise<RedisServer> {
   const at = port ?? (await freePort());
   let child: ChildProcess | undefined;
