@@ -31,11 +31,12 @@ const answers = (port: number) =>
     socket.once("error", () => resolve(false));
   });
 
-export async function startRedis(port?: number): Promise<RedisServer> {
+/** `args` are added to redis-server's (e.g. `["--maxmemory-policy", "allkeys-lru"]`). */
+export async function startRedis(port?: number, args: string[] = []): Promise<RedisServer> {
   const at = port ?? (await freePort());
   let child: ChildProcess | undefined;
   async function start() {
-    child = spawn("redis-server", ["--port", String(at), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning"], { stdio: "ignore" });
+    child = spawn("redis-server", ["--port", String(at), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning", ...args], { stdio: "ignore" });
     for (let i = 0; i < 100 && !(await answers(at)); i++) await new Promise((r) => setTimeout(r, 50));
     if (!(await answers(at))) throw new Error(`redis-server did not start on port ${at}`);
   }
