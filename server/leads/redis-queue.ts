@@ -7,7 +7,9 @@
  */
 import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
+import { dirname } from "node:path";
 import type { Logger } from "../log";
+import { importJournal } from "./legacy-journal";
 import { expired, leadKey, newLeadId, retryDelay } from "./schedule";
 import { reportHeld, type QueueOptions } from "./sqlite-queue";
 import { openStore, sqliteCause, whenFree, type LeadStore } from "./store";
@@ -131,6 +133,7 @@ export function createRedisQueue({ redisUrl, dbFile, transport, log, events = no
   return {
     async start() {
       local = openStore(dbFile); // throws StoreUnusable: the fallback must be there too
+      importJournal(local, dirname(dbFile), log);
       local.checkpoint();
       connection = watch(new Redis(redisUrl, { maxRetriesPerRequest: null }), log, "worker");
       worker = new Worker<QueuedLead>(QUEUE.name, deliver, {

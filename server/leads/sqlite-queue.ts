@@ -4,7 +4,9 @@
  * The loop looks at the database every few seconds too, so what another process or the operator's
  * command changed is picked up without any signal between them.
  */
+import { dirname } from "node:path";
 import type { Logger } from "../log";
+import { importJournal } from "./legacy-journal";
 import { expired, leadKey, newLeadId, retryDelay } from "./schedule";
 import { openStore, sqliteCause, whenFree, type LeadRow, type LeadStore } from "./store";
 import { noLeadEvents, type Lead, type LeadEvents, type LeadQueue, type Transport } from "./types";
@@ -111,6 +113,7 @@ export function createSqliteQueue({ dbFile, transport, log, events = noLeadEvent
     /** Opens the store (throws StoreUnusable if it cannot be read) and starts delivering. */
     async start() {
       store = openStore(dbFile);
+      importJournal(store, dirname(dbFile), log);
       store.checkpoint();
       void run();
     },

@@ -200,6 +200,16 @@ export function openStore(file: string) {
       });
     },
 
+    /** A lead from the old journal (legacy-journal.ts), as it was: pending or parked; kept if already here. */
+    importLead(lead: StoredLead, key: string, parked: { reason: string; status?: number; at: number } | undefined, now: number) {
+      const { kind, id, acceptedAt, ...payload } = lead;
+      db.prepare("INSERT OR IGNORE INTO leads (id, kind, payload, dedupe_key, status, next_attempt_at, first_accepted_at, parked_at, parked_reason, parked_status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").run(
+        id, kind, JSON.stringify(payload), key, parked ? "parked" : "pending", now, acceptedAt, parked?.at ?? null, parked?.reason ?? null, parked?.status ?? null,
+      );
+    },
+
+    transaction,
+
     /**
      * Claims up to `limit` pending leads that are due, for `leaseMs`. A time far in the future
      * counts as due: the schedule never waits longer than MAX_DELAY_MS, so it was a clock that
@@ -258,7 +268,7 @@ export function openStore(file: string) {
     },
 
     list(statuses: LeadStatus[]): LeadRow[] {
-      return db.prepare(`${SELECT} WHERE status IN (${statuses.map(() => "?").join(", ")}) ORDER BY first_accepted_at`).all(...statuses).map(toRow);
+      return db.prepare(`${SELECT} WHERE status IN (${statuses.map(() => "?").join(", ")}) ORDER BY first_accepted_at, rowid`).all(...statuses).map(toRow);
     },
 
     stats(now: number) {
