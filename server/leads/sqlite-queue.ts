@@ -33,7 +33,7 @@ const PURGE_MS = 60_000;
 
 /** Reports the first hold of an episode once, as the issue asks: a log line the operator sees. */
 export function reportHeld(log: Logger, events: LeadEvents, kind: Lead["kind"], firstHeld: boolean, perHour: number) {
-  events.held(kind);
+  events.held?.(kind);
   if (firstHeld) log.error({ perHour, command: "npm run leads -- release" }, "leads_held");
 }
 
