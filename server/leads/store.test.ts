@@ -140,6 +140,27 @@ describe("writing", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it.skipIf(!canMount)("on a file system that is read-only at start, the store is refused at once (the start stops), its bytes unchanged", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ro-"));
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", dir]);
+    try {
+      const file = join(dir, "leads.db");
+      const store = openStore(file);
+      add(store, "before");
+      store.checkpoint();
+      store.close();
+      const before = hash(file);
+      execFileSync("mount", ["-o", "remount,ro", dir]);
+      const started = Date.now();
+      expect(() => openStore(file)).toThrow(/read-only \(EROFS\)/);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(hash(file)).toBe(before);
+    } finally {
+      execFileSync("umount", [dir]);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("delivering", () => {

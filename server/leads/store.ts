@@ -6,7 +6,7 @@
  * (a lease) so two processes never attempt the same lead at once.
  */
 import { randomUUID } from "node:crypto";
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
+import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { DEDUPE_WINDOW_MS, MAX_DELAY_MS } from "./schedule";
@@ -36,12 +36,13 @@ export interface LeadRow {
 
 /** Why the store could not be opened: the server refuses to start and says this (no lead data). */
 export class StoreUnusable extends Error {
-  constructor(
-    readonly file: string,
-    readonly reason: string,
-  ) {
+  readonly file: string;
+  readonly reason: string;
+  constructor(file: string, reason: string) {
     super(`the lead store ${file} cannot be used: ${reason}`);
     this.name = "StoreUnusable";
+    this.file = file;
+    this.reason = reason;
   }
 }
 
@@ -143,6 +144,16 @@ export type LeadStore = ReturnType<typeof openStore>;
  */
 export function openStore(file: string) {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  if (existsSync(file) && !statSync(file).isFile()) throw new StoreUnusable(file, "it is not a file");
+  // Read-only (a file or folder without write permission, a read-only mount): refused at start,
+  // rather than a store that opens and then fails every visitor.
+  for (const path of [dirname(file), ...(existsSync(file) ? [file] : [])]) {
+    try {
+      accessSync(path, constants.W_OK);
+    } catch (error) {
+      throw new StoreUnusable(file, `${path === file ? "it" : "its folder"} is read-only (${(error as { code?: string }).code ?? "EACCES"})`);
+    }
+  }
   check(file);
   // Created by us, before SQLite, so the database (and its -wal and -shm, which SQLite gives the
   // database's mode) are readable by this user only.
