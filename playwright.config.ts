@@ -32,8 +32,10 @@ export default defineConfig({
     { name: "no-js", use: { baseURL: sites.noJs.url, javaScriptEnabled: false } },
   ],
   webServer: Object.values(sites).map((site) => ({
-    command: "npm start",
-    url: `${site.url}/healthz`,
+    command: site.command,
+    url: site.ready,
+    // The full-disk site unmounts its file system on SIGTERM (tests/support/full-disk-site.mjs).
+    gracefulShutdown: { signal: "SIGTERM" as const, timeout: 5_000 },
     reuseExistingServer: false,
     timeout: 60_000,
     stdout: "ignore" as const,

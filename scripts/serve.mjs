@@ -39,8 +39,7 @@ export function serve(port, env = {}, { logFile, cpus } = {}) {
     NODE_ENV: "production",
     PORT: String(port),
     HOST: "127.0.0.1",
-    OUTBOX_FILE: join(data, "outbox.jsonl"),
-    LEADS_FILE: join(data, "leads.jsonl"),
+    DATA_DIR: data,
     ...env,
   };
   let output = "ignore";

@@ -14,7 +14,7 @@ const problem = (env: Record<string, string>) => {
 describe("parseConfig", () => {
   it("works out of the box: port 3000, no proxy, Web3Forms without a key (so the outbox), data/ files", () => {
     const config = parse({});
-    expect(config).toMatchObject({ dev: false, port: 3000, version: "1.2.3", trustProxy: false, leadsFile: "data/leads.jsonl" });
+    expect(config).toMatchObject({ dev: false, port: 3000, version: "1.2.3", trustProxy: false, dataDir: "data", leadsDb: "data/leads.db", retentionDays: 30, leadsPerHour: 60 });
     expect(config.delivery).toEqual({
       provider: "web3forms",
       endpoint: "https://api.web3forms.com/submit",
@@ -23,6 +23,18 @@ describe("parseConfig", () => {
       outboxFile: "data/outbox.jsonl",
       timeoutMs: 10_000,
     });
+  });
+
+  it("DATA_DIR moves everything the server writes; OUTBOX_FILE still moves the outbox alone", () => {
+    expect(parse({ DATA_DIR: "/srv/site" })).toMatchObject({ leadsDb: "/srv/site/leads.db", delivery: { outboxFile: "/srv/site/outbox.jsonl" } });
+    expect(parse({ DATA_DIR: "/srv/site", OUTBOX_FILE: "/tmp/o.jsonl" }).delivery.outboxFile).toBe("/tmp/o.jsonl");
+  });
+
+  it("reads retention (0 = erase at delivery) and the hourly ceiling, and refuses nonsense", () => {
+    expect(parse({ LEAD_RETENTION_DAYS: "0", LEADS_PER_HOUR: "5" })).toMatchObject({ retentionDays: 0, leadsPerHour: 5 });
+    expect(problem({ LEAD_RETENTION_DAYS: "-1" })).toContain("LEAD_RETENTION_DAYS must be");
+    expect(problem({ LEAD_RETENTION_DAYS: "1.5" })).toContain("LEAD_RETENTION_DAYS must be");
+    expect(problem({ LEADS_PER_HOUR: "0" })).toContain("LEADS_PER_HOUR must be");
   });
 
   it("reads every variable, trimmed; blank counts as unset", () => {
@@ -80,6 +92,6 @@ describe("describeConfig", () => {
     const text = JSON.stringify(describeConfig(config));
     expect(text).not.toContain("sk-very-secret");
     expect(text).not.toContain("pw");
-    expect(describeConfig(config)).toMatchObject({ leadStore: "redis redis:6379", delivery: { to: "provider", endpoint: "https://api.web3forms.com" } });
+    expect(describeConfig(config)).toMatchObject({ leadStore: "redis redis:6379, fallback data/leads.db", delivery: { to: "provider", endpoint: "https://api.web3forms.com" } });
   });
 });

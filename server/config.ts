@@ -3,6 +3,7 @@
  * before it listens, with one line that names the variable but never echoes its value (it may be
  * a secret). Blank values count as unset, so `FORM_ACCESS_KEY=` in a compose file means "no key".
  */
+import { join } from "node:path";
 import proxyAddr from "proxy-addr";
 import { z } from "zod";
 import { site } from "~/content/site";
@@ -47,8 +48,10 @@ const schema = z
       .min(1000, { error: "must be 1000 to 30000" })
       .max(30_000, { error: "must be 1000 to 30000" })
       .default(10_000),
-    OUTBOX_FILE: z.string().default("data/outbox.jsonl"),
-    LEADS_FILE: z.string().default("data/leads.jsonl"),
+    DATA_DIR: z.string().default("data"),
+    OUTBOX_FILE: z.string().optional(),
+    LEAD_RETENTION_DAYS: z.coerce.number({ error: "must be a whole number of days, 0 or more" }).int({ error: "must be a whole number of days, 0 or more" }).min(0, { error: "must be a whole number of days, 0 or more" }).max(3650, { error: "must be at most 3650" }).default(30),
+    LEADS_PER_HOUR: z.coerce.number({ error: "must be a whole number, 1 or more" }).int({ error: "must be a whole number, 1 or more" }).min(1, { error: "must be a whole number, 1 or more" }).default(60),
     TRUST_PROXY: trustProxy,
     REDIS_URL: z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" }).optional(),
     APP_VERSION: z.string().optional(),
@@ -79,13 +82,17 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
     version: e.APP_VERSION ?? version,
     trustProxy: e.TRUST_PROXY,
     redisUrl: e.REDIS_URL,
-    leadsFile: e.LEADS_FILE,
+    /** Everything the server writes lives here: the lead database and (by default) the outbox. */
+    dataDir: e.DATA_DIR,
+    leadsDb: join(e.DATA_DIR, "leads.db"),
+    retentionDays: e.LEAD_RETENTION_DAYS,
+    leadsPerHour: e.LEADS_PER_HOUR,
     delivery: {
       provider: e.FORM_PROVIDER,
       endpoint: e.FORM_ENDPOINT ?? "https://api.web3forms.com/submit",
       accessKey: e.FORM_ACCESS_KEY,
       inbox: e.FORM_INBOX,
-      outboxFile: e.OUTBOX_FILE,
+      outboxFile: e.OUTBOX_FILE ?? join(e.DATA_DIR, "outbox.jsonl"),
       timeoutMs: e.FORM_TIMEOUT_MS,
     },
   };
@@ -98,7 +105,9 @@ export function describeConfig(config: Config) {
     version: config.version,
     metricsPort: config.metricsPort ?? null,
     trustProxy: config.trustProxy,
-    leadStore: config.redisUrl ? `redis ${new URL(config.redisUrl).host}` : config.leadsFile,
+    leadStore: config.redisUrl ? `redis ${new URL(config.redisUrl).host}, fallback ${config.leadsDb}` : config.leadsDb,
+    leadRetentionDays: config.retentionDays,
+    leadsPerHour: config.leadsPerHour,
     delivery: { ...delivery, endpoint: new URL(endpoint).origin, to: accessKey ? "provider" : "outbox" },
   };
 }

@@ -63,6 +63,11 @@ describe("formPosts: the body", () => {
     expect(((await (await post("name=Bot&website=http%3A%2F%2Fspam")).json()) as { bot: boolean }).bot).toBe(true);
   });
 
+  it("removes invisible code points from every field before any action sees it", async () => {
+    const body = new URLSearchParams({ name: "Ann\u200b Lee\u{e0041}", message: "Hi\u00ad\nthere\u202e" }).toString();
+    expect(((await (await post(body)).json()) as { fields: unknown }).fields).toEqual({ name: "Ann Lee", message: "Hi\nthere" });
+  });
+
   it("refuses what is not a urlencoded form with 415", async () => {
     expect((await post(JSON.stringify({ name: "x" }), { "Content-Type": "application/json" })).status).toBe(415);
     expect((await post("--x\r\n", { "Content-Type": "multipart/form-data; boundary=x" })).status).toBe(415);

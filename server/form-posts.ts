@@ -7,6 +7,7 @@ import type { Request, RequestHandler, Response } from "express";
 import getRawBody from "raw-body";
 import { messages } from "~/content/messages";
 import { HONEYPOT_FIELD } from "~/forms/honeypot";
+import { stripInvisible } from "~/forms/lead.server";
 import type { Logger } from "./log";
 import { clientKey, type RateLimits } from "./rate-limits";
 
@@ -72,7 +73,8 @@ export function formPosts({ limits, log }: { limits: RateLimits; log: Logger }):
       if (type === "request.aborted") return; // the client went away; nobody to answer
       return type === "entity.too.large" ? refuse(req, res, 413, "too large") : refuse(req, res, 400, type ?? "unreadable");
     }
-    const fields = Object.fromEntries(new URLSearchParams(body));
+    // Invisible code points go before any action sees a field (validation included).
+    const fields = Object.fromEntries([...new URLSearchParams(body)].map(([name, value]) => [name, stripInvisible(value)]));
     const bot = (fields[HONEYPOT_FIELD] ?? "").trim() !== "";
     res.locals.form = { fields, bot, client };
     next();

@@ -17,7 +17,17 @@ export interface CheckedPost extends FormPost {
 }
 
 export function createLeadInbox(config: Config, limits: RateLimits, log: Logger, events?: LeadEvents) {
-  const queue = createLeadQueue({ journalFile: config.leadsFile, redisUrl: config.redisUrl, transport: createTransport(config.delivery), log, events });
+  const queue = createLeadQueue({
+    dbFile: config.leadsDb,
+    redisUrl: config.redisUrl,
+    transport: createTransport(config.delivery),
+    log,
+    events,
+    retentionMs: config.retentionDays * 86_400_000,
+    perHour: config.leadsPerHour,
+    // A claimed delivery stays this process's a little longer than one attempt may take.
+    leaseMs: config.delivery.timeoutMs + 5_000,
+  });
   return {
     start: () => queue.start(),
     stats: () => queue.stats(),

@@ -1,15 +1,16 @@
 import type { Lead } from "~/context";
-import { leadText, oneLine } from "~/forms/lead.server";
+import { leadText, oneLine, senderName } from "~/forms/lead.server";
 import { COMPLEXITIES, estimate, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
 import type { CalculatorRequest } from "./rules";
 
 /** The estimate request as the agency receives it; the estimate is computed here, never posted. */
 export function calculatorLead(request: CalculatorRequest): Lead {
   const company = oneLine(request.companyName);
+  const sender = senderName(request.companyName);
   return {
     kind: "calculator",
-    subject: `New cost estimate request from ${company}`,
-    fromName: company,
+    subject: `New cost estimate request from ${sender}`,
+    fromName: sender,
     replyTo: oneLine(request.email),
     text: leadText([
       ["Service", optionOf(SERVICES, request.service).label],

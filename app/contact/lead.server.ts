@@ -1,15 +1,16 @@
 import type { Lead } from "~/context";
 import { contactServiceLabel } from "~/content/contact-services";
-import { leadText, oneLine } from "~/forms/lead.server";
+import { leadText, oneLine, senderName } from "~/forms/lead.server";
 import type { ContactRequest } from "./schema";
 
 /** The contact message as the agency receives it. */
 export function contactLead(request: ContactRequest): Lead {
   const name = oneLine(request.name);
+  const sender = senderName(request.name);
   return {
     kind: "contact",
-    subject: `New contact form message from ${name}`,
-    fromName: name,
+    subject: `New contact form message from ${sender}`,
+    fromName: sender,
     replyTo: oneLine(request.email),
     text: leadText([
       ["Name", name],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { leadText, notTaken, oneLine } from "./lead.server";
+import { leadText, notTaken, oneLine, senderName, stripInvisible, VISITOR } from "./lead.server";
 
 const SEPARATORS = ["\n", "\r", "\r\n", "\v", "\f", "\u0085", "\u2028", "\u2029"];
 const INVISIBLE = ["\u0000", "\u001b", "\u007f", "\u0090", "\u061c", "\u200e", "\u200f", "\u202a", "\u202e", "\u2066", "\u2069", "\t"];
@@ -39,5 +39,43 @@ describe("notTaken", () => {
     expect([limited.status, limited.headers.get("retry-after"), await limited.json()]).toEqual([429, "42", { a: 1 }]);
     const failed = notTaken({ a: 1 }, { ok: false, problem: "failed" });
     expect([failed.status, failed.headers.get("retry-after")]).toEqual([503, null]);
+  });
+});
+
+describe("invisible code points", () => {
+  // Zero-width space/joiners, soft hyphen, word joiner, BOM, Hangul fillers, a variation selector,
+  // TAG characters (an invisible "ignore previous"), bidi controls, Mongolian vowel separator, braille blank.
+  const HIDDEN = ["\u200b", "\u200c", "\u200d", "\u00ad", "\u2060", "\ufeff", "\u115f", "\u1160", "\u3164", "\uffa0", "\ufe0f", "\u{e0100}", "\u{e0069}\u{e0067}\u{e006e}", "\u202e", "\u2066", "\u180e", "\u2800", "\u034f"];
+
+  it.each(HIDDEN.map((c) => [JSON.stringify(c), c]))("stripInvisible removes %s", (_name, c) => {
+    expect(stripInvisible(`Ac${c}me`)).toBe("Acme");
+  });
+
+  it("keeps what a reader sees: accents (composed), emoji, other scripts, line breaks", () => {
+    expect(stripInvisible("Zoe\u0308 🍰 Тшепо 李\nline two")).toBe("Zoë 🍰 Тшепо 李\nline two");
+  });
+
+  it("nothing invisible reaches a lead's text, subject or sender name", () => {
+    const text = leadText([["Name", "Ada\u200b \u{e0041}\u{e0049}Lovelace\u00ad"], ["Message", "Hi\u2063\nsecond\u200d line", "multiLine"]]);
+    expect(text).toBe("Name: Ada Lovelace\nMessage: Hi\n  > second line");
+    expect(senderName("Ada\u3164Lovelace\ufe0f")).toBe("AdaLovelace");
+  });
+});
+
+describe("senderName", () => {
+  it("keeps an ordinary name", () => {
+    expect(senderName("Lerato Mokoena")).toBe("Lerato Mokoena");
+    expect(senderName("Gauteng Freight (Pty) Ltd")).toBe("Gauteng Freight (Pty) Ltd");
+    expect(senderName("Kopano Mokoena")).toBe("Kopano Mokoena"); // a common first name
+  });
+
+  it("drops an <address> and any email address, and quotes", () => {
+    expect(senderName('Ada "Billing" <billing@example.com>')).toBe("Ada Billing");
+    expect(senderName("Ada billing@example.com")).toBe("Ada");
+    expect(senderName("<billing@example.com>")).toBe(VISITOR);
+  });
+
+  it("never passes for the agency, however it is spelled", () => {
+    for (const name of ["Kopano Digital Billing <billing@kopanodigital.co.za>", "kopano digital", "K0pano D1gital", "KOPANO-DIGITAL Accounts", "Кораnо Digital", "Kopáno Digítal", "Kopano\u200bDigital"]) expect(senderName(name), name).toBe(VISITOR);
   });
 });

@@ -3,7 +3,21 @@
  * what a visitor can type, and the answer when the lead could not be taken.
  */
 import { json } from "@remix-run/node";
+import { site } from "~/content/site";
 import type { LeadAnswer } from "~/context";
+
+/**
+ * Code points a reader does not see but a program (an AI triage tool, a filter) reads: Unicode's
+ * default-ignorables (zero-width characters, soft hyphen, Hangul fillers, variation selectors,
+ * TAG characters, bidirectional controls, word joiners…), the other format characters, and the
+ * braille blank. Removed from every field of every form before anything else sees it.
+ */
+const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}\u2800]/gu;
+
+/** A field as the visitor sees it: invisible code points removed, composed (NFC). */
+export function stripInvisible(value: string): string {
+  return value.normalize("NFC").replace(INVISIBLE, "");
+}
 
 // Line and paragraph separators besides \n: CR, VT, FF, NEL, U+2028, U+2029.
 const BREAKS = /\r\n?|[\v\f\u0085\u2028\u2029]/g;
@@ -13,7 +27,36 @@ const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u20
 
 /** A one-line field (a name, an address, a subject): every break and control becomes a space. */
 export function oneLine(value: string): string {
-  return value.replace(BREAKS, " ").replace(CONTROLS, " ").replace(/ {2,}/g, " ").trim();
+  return stripInvisible(value.replace(BREAKS, " ").replace(CONTROLS, " "))
+    .replace(/\p{Zs}/gu, " ")
+    .replace(/ {2,}/g, " ")
+    .trim();
+}
+
+/** Letters that look like Latin ones in a mail client (Cyrillic, Greek), and digits used as letters. */
+const LOOKALIKES: Record<string, string> = { а: "a", е: "e", о: "o", р: "p", с: "c", у: "y", х: "x", к: "k", і: "l", ј: "j", ԁ: "d", ɡ: "g", ο: "o", α: "a", κ: "k", ι: "l", ν: "v", τ: "t", ρ: "p", "0": "o", "1": "l", i: "l", "|": "l", "!": "l", "3": "e", "4": "a", "@": "a", "5": "s", $: "s", "7": "t" };
+const skeleton = (value: string) =>
+  [...value.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase()]
+    .map((c) => LOOKALIKES[c] ?? c)
+    .join("")
+    .replace(/[^a-z]/g, "");
+
+/** The visitor's name as the sender name the agency's mail client shows. */
+export const VISITOR = "Website visitor";
+
+/**
+ * A sender name that says who wrote, never more: no `<address>`, no email address, no quotes, and
+ * nothing that reads as the agency itself ("K0pano Digital Billing"): then "Website visitor".
+ * The name as typed still stands in the message under its label.
+ */
+export function senderName(value: string): string {
+  const name = oneLine(value)
+    .replace(/<[^>]*>?/g, " ")
+    .replace(/\S*@\S*/g, " ")
+    .replace(/["<>]/g, "")
+    .replace(/ {2,}/g, " ")
+    .trim();
+  return name === "" || skeleton(name).includes(skeleton(site.name)) ? VISITOR : name;
 }
 
 /**

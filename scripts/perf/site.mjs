@@ -20,7 +20,7 @@ export const SERVER_CPUS = process.env.PERF_SERVER_CPUS || "0";
 export async function startSite(port, env = {}, name = "server") {
   const data = mkdtempSync(join(tmpdir(), "perf-site-"));
   const logFile = join(REPO, "perf", `${name}.tmp.log`);
-  const served = serve(port, { OUTBOX_FILE: join(data, "outbox.jsonl"), LEADS_FILE: join(data, "leads.jsonl"), ...env }, { logFile, cpus: SERVER_CPUS });
+  const served = serve(port, { DATA_DIR: data, ...env }, { logFile, cpus: SERVER_CPUS });
   const kill = () => served.kill();
   process.on("exit", kill);
   try {

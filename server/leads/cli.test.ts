@@ -1,57 +1,76 @@
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { quietLog } from "../../tests/support/quiet-log";
 import { runCli } from "./cli";
-import { openJournal, takeRequeueRequests } from "./journal";
-import type { StoredLead } from "./types";
+import { openStore } from "./store";
+import type { Lead } from "./types";
 
-const lead = (id: string): StoredLead => ({ id, acceptedAt: Date.now() - 3 * 3600_000, kind: "contact", subject: "New contact form message from Ada", fromName: "Ada", replyTo: "ada@example.com", text: "Message: secret plans" });
+const lead = (text: string): Lead => ({ kind: "contact", subject: "New contact form message from Ada", fromName: "Ada", replyTo: "ada@example.com", text });
+const HOURS_AGO = Date.now() - 3 * 3600_000;
 
-async function journalWith() {
-  const file = join(await mkdtemp(join(tmpdir(), "cli-")), "leads.jsonl");
-  const journal = await openJournal(file, quietLog);
-  await journal.append({ t: "lead", ...lead("P1") });
-  await journal.append({ t: "lead", ...lead("K1") });
-  await journal.append({ t: "park", id: "K1", at: Date.now(), reason: "http", status: 401 });
-  await journal.close();
-  return file;
+/** A data folder whose store holds a pending lead P1, a parked K1 and a held H1. */
+async function dataDir() {
+  const dir = await mkdtemp(join(tmpdir(), "cli-"));
+  const store = openStore(join(dir, "leads.db"));
+  store.insert(lead("Message: secret plans"), { id: "P1", key: "p", now: HOURS_AGO, perHour: 60 });
+  store.insert(lead("Message: parked plans"), { id: "K1", key: "k", now: HOURS_AGO + 1, perHour: 60 });
+  store.insert(lead("Message: held plans"), { id: "H1", key: "h", now: HOURS_AGO + 2, perHour: 0 });
+  store.claimDue(HOURS_AGO + 10, 10, 1);
+  store.park("K1", HOURS_AGO + 10, "http", 401);
+  store.close();
+  return dir;
 }
 
 const run = async (argv: string[], env: Record<string, string>) => {
   const out: string[] = [];
-  const code = await runCli(argv, env, (line) => out.push(line));
-  return { code, out };
+  const err: string[] = [];
+  const code = await runCli(argv, env, (line) => out.push(line), (line) => err.push(line));
+  return { code, out, err };
 };
 
 describe("npm run leads", () => {
-  it("list: one line per pending or parked lead, with no personal data", async () => {
-    const { code, out } = await run(["list"], { LEADS_FILE: await journalWith() });
+  it("list: one line per pending, held or parked lead, with no personal data", async () => {
+    const { code, out } = await run(["list"], { DATA_DIR: await dataDir() });
     expect(code).toBe(0);
-    expect(out).toEqual(["id\tkind\tstatus\tage\treason", "P1\tcontact\tpending\t3h\t", "K1\tcontact\tparked\t3h\thttp"]);
+    expect(out).toEqual(["id\tkind\tstatus\tage\treason", "P1\tcontact\tpending\t3h\t", "K1\tcontact\tparked\t3h\thttp", "H1\tcontact\theld\t3h\t"]);
   });
 
-  it("export: every lead in full, one JSON object per line", async () => {
-    const { out } = await run(["export"], { LEADS_FILE: await journalWith() });
+  it("export: every such lead in full, one JSON object per line", async () => {
+    const { out } = await run(["export"], { DATA_DIR: await dataDir() });
     expect(out.map((l) => JSON.parse(l) as Record<string, string>)).toEqual([
       expect.objectContaining({ id: "P1", status: "pending", text: "Message: secret plans", replyTo: "ada@example.com" }),
       expect.objectContaining({ id: "K1", status: "parked", reason: "http" }),
+      expect.objectContaining({ id: "H1", status: "held" }),
     ]);
   });
 
-  it("retry: asks the process that owns the journal to re-queue parked leads", async () => {
-    const file = await journalWith();
-    const { code, out } = await run(["retry"], { LEADS_FILE: file });
+  it("retry re-queues parked leads and release sends held ones on, in the database itself", async () => {
+    const dir = await dataDir();
+    expect((await run(["retry"], { DATA_DIR: dir })).out[0]).toMatch(/^re-queued 1 lead/);
+    expect((await run(["release", "H1"], { DATA_DIR: dir })).out[0]).toMatch(/^released 1 lead/);
+    expect((await run(["release", "H1"], { DATA_DIR: dir })).out[0]).toMatch(/^released 0 lead/);
+    const store = openStore(join(dir, "leads.db"));
+    expect(store.stats(Date.now())).toMatchObject({ pending: 3, parked: 0, held: 0 });
+    store.close();
+  });
+
+  it("status: counts, the oldest pending lead's age, retention and the ceiling, as JSON", async () => {
+    const { code, out } = await run(["status"], { DATA_DIR: await dataDir(), LEAD_RETENTION_DAYS: "7" });
     expect(code).toBe(0);
-    expect(out[0]).toMatch(/^re-queued 1 lead/);
-    expect(await takeRequeueRequests(file)).toEqual(["*"]);
-    await run(["retry", "K1"], { LEADS_FILE: file });
-    expect(await takeRequeueRequests(file)).toEqual(["K1"]);
+    expect(JSON.parse(out.join("\n"))).toMatchObject({ store: "sqlite", pending: 1, held: 1, parked: 1, retentionDays: 7, leadsPerHour: 60, oldestPendingSeconds: expect.any(Number) });
+  });
+
+  it("says so, exit 1, when the store cannot be read, and changes nothing", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "cli-"));
+    await writeFile(join(dir, "leads.db"), "not a database\n");
+    const { code, err } = await run(["retry"], { DATA_DIR: dir });
+    expect(code).toBe(1);
+    expect(err.join("\n")).toMatch(/cannot be used.*nothing was changed/);
   });
 
   it("answers anything else with its usage and exit code 2", async () => {
-    expect(await run(["delete-everything"], {})).toEqual({ code: 2, out: ["usage: npm run leads -- list | export | retry [id ...]"] });
+    expect(await run(["delete-everything"], {})).toMatchObject({ code: 2, out: ["usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status"] });
     expect((await run(["--help"], {})).code).toBe(0);
   });
 });

@@ -1,77 +1,141 @@
 /**
  * `npm run leads -- <command>`: what an operator needs to see and move the lead store, with the
- * server running or not (LEADS_FILE and REDIS_URL as the server has them).
+ * server running or not (DATA_DIR and REDIS_URL as the server has them). It reads and changes the
+ * SQLite database directly; SQLite's locks keep it safe beside a running server, which picks up a
+ * change within a few seconds.
  *
- *   list            pending and parked leads: id, kind, status, age, why parked (no personal data)
- *   export          every pending and parked lead in full, one JSON object per line
- *   retry [id …]    re-queue parked leads (all, or those named), e.g. after fixing a wrong key
+ *   list             pending, held and parked leads: id, kind, status, age, why (no personal data)
+ *   export           the same leads in full, one JSON object per line (personal data)
+ *   retry [id …]     re-queue parked leads (all, or those named), e.g. after fixing a wrong key
+ *   release [id …]   send on leads held over the hourly ceiling (all, or those named)
+ *   status           counts and ages, as JSON
  */
+import { existsSync } from "node:fs";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { version } from "../../package.json";
 import { parseConfig } from "../config";
-import { readJournal, requestRequeue } from "./journal";
 import { QUEUE, type QueuedLead } from "./redis-queue";
+import { openStore, sqliteCause, whenFree, type LeadRow, type LeadStore } from "./store";
 
 interface Row {
-  lead: QueuedLead;
-  status: "pending" | "parked";
+  id: string;
+  kind: string;
+  acceptedAt: number;
+  status: "pending" | "held" | "parked";
   reason?: string;
+  lead: QueuedLead | null;
+  where: "sqlite" | "redis";
 }
 
-const USAGE = "usage: npm run leads -- list | export | retry [id ...]";
+const USAGE = "usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status";
+const COMMANDS = ["list", "export", "retry", "release", "status"];
 
 function age(ms: number): string {
-  const minutes = Math.floor(ms / 60_000);
+  const minutes = Math.max(0, Math.floor(ms / 60_000));
   return minutes < 60 ? `${minutes}m` : minutes < 48 * 60 ? `${Math.floor(minutes / 60)}h` : `${Math.floor(minutes / 1440)}d`;
 }
 
-export async function runCli(argv: string[], env: Record<string, string | undefined>, out: (line: string) => void): Promise<number> {
+const fromStore = (r: LeadRow): Row => ({ id: r.id, kind: r.kind, acceptedAt: r.firstAcceptedAt, status: r.status as Row["status"], reason: r.parkedReason ?? undefined, lead: r.lead, where: "sqlite" });
+
+/** `out` is stdout, `err` stderr; the exit code is 1 when something could not be read. */
+export async function runCli(argv: string[], env: Record<string, string | undefined>, out: (line: string) => void, err: (line: string) => void = out): Promise<number> {
   const [command, ...ids] = argv;
-  if (!command || command === "--help" || !["list", "export", "retry"].includes(command)) {
+  if (!command || !COMMANDS.includes(command)) {
     out(USAGE);
     return command === "--help" ? 0 : 2;
   }
-  const { leadsFile, redisUrl } = parseConfig(env, version);
-  const local = await readJournal(leadsFile);
-  const rows: Row[] = [
-    ...[...local.pending.values()].map((lead) => ({ lead, status: "pending" as const })),
-    ...[...local.parked.values()].map((lead) => ({ lead, status: "parked" as const, reason: lead.reason })),
-  ];
-  const redis = redisUrl ? new Redis(redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 3_000 }) : undefined;
-  const queue = redis && new Queue<QueuedLead>(QUEUE.name, { connection: redis, prefix: QUEUE.prefix });
-  try {
-    if (queue) {
-      for (const job of await queue.getJobs(["waiting", "delayed", "active", "prioritized"])) rows.push({ lead: job.data, status: "pending" });
-      for (const job of await queue.getJobs(["failed"])) rows.push({ lead: job.data, status: "parked", reason: job.failedReason });
+  const config = parseConfig(env, version);
+  let store: LeadStore | undefined;
+  if (existsSync(config.leadsDb)) {
+    try {
+      store = openStore(config.leadsDb);
+    } catch (error) {
+      err(`leads: ${(error as Error).message}; nothing was changed`);
+      return 1;
     }
+  } else err(`leads: no lead store at ${config.leadsDb} yet (DATA_DIR=${config.dataDir})`);
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 3_000, lazyConnect: true }) : undefined;
+  const queue = redis && new Queue<QueuedLead>(QUEUE.name, { connection: redis, prefix: QUEUE.prefix });
+  let code = 0;
+  try {
+    const rows: Row[] = store ? store.list(["pending", "held", "parked"]).map(fromStore) : [];
+    for (const row of rows.filter((r) => r.lead === null)) {
+      code = 1;
+      err(`leads: the text of lead ${row.id} could not be read`);
+    }
+    if (queue) {
+      try {
+        for (const job of await queue.getJobs(["waiting", "delayed", "active", "prioritized"])) rows.push({ id: job.data.id, kind: job.data.kind, acceptedAt: job.data.acceptedAt, status: "pending", lead: job.data, where: "redis" });
+        for (const job of await queue.getJobs(["failed"])) rows.push({ id: job.data.id, kind: job.data.kind, acceptedAt: job.data.acceptedAt, status: "parked", reason: job.failedReason, lead: job.data, where: "redis" });
+      } catch (error) {
+        code = 1;
+        err(`leads: Redis could not be read (${(error as Error).name}); showing the local store only`);
+      }
+    }
+    const wanted = (id: string) => ids.length === 0 || ids.includes(id);
     if (command === "list") {
       out(["id", "kind", "status", "age", "reason"].join("\t"));
-      for (const { lead, status, reason } of rows) out([lead.id, lead.kind, status, age(Date.now() - lead.acceptedAt), reason ?? ""].join("\t"));
+      for (const row of rows) out([row.id, row.kind, row.status, age(Date.now() - row.acceptedAt), row.reason ?? ""].join("\t"));
     } else if (command === "export") {
-      for (const { lead, status, reason } of rows) out(JSON.stringify({ ...lead, status, reason }));
+      for (const row of rows) if (row.lead) out(JSON.stringify({ ...row.lead, status: row.status, reason: row.reason }));
+    } else if (command === "status") {
+      const local = store?.stats(Date.now());
+      const counts = (status: Row["status"]) => rows.filter((row) => row.status === status).length;
+      const oldest = Math.min(...rows.filter((row) => row.status === "pending").map((row) => row.acceptedAt));
+      out(
+        JSON.stringify(
+          {
+            store: config.redisUrl ? "redis" : "sqlite",
+            database: config.leadsDb,
+            pending: counts("pending"),
+            held: counts("held"),
+            parked: counts("parked"),
+            deliveredKept: local?.delivered ?? 0,
+            oldestPendingSeconds: Number.isFinite(oldest) ? Math.round((Date.now() - oldest) / 1000) : null,
+            retentionDays: config.retentionDays,
+            leadsPerHour: config.leadsPerHour,
+          },
+          null,
+          2,
+        ),
+      );
     } else {
-      const wanted = (id: string) => ids.length === 0 || ids.includes(id);
-      const parked = rows.filter((row) => row.status === "parked" && wanted(row.lead.id));
-      if (queue) {
+      const from = command === "retry" ? "parked" : "held";
+      let moved = 0;
+      if (store) {
+        try {
+          moved += await whenFree(() => store!.requeue(from, ids, Date.now()));
+        } catch (error) {
+          err(`leads: the lead store could not be written (${sqliteCause(error).cause ?? "unknown"}); nothing was changed`);
+          return 1;
+        }
+      }
+      if (queue && from === "parked") {
         for (const job of await queue.getJobs(["failed"])) {
           if (!wanted(job.data.id)) continue;
           await job.updateData({ ...job.data, since: Date.now() });
           await job.retry("failed");
+          moved += 1;
         }
       }
-      if (local.parked.size > 0) await requestRequeue(leadsFile, ids.length ? ids : ["*"]);
-      out(`re-queued ${parked.length} lead(s); the server takes them within a few seconds (or when it next starts)`);
+      out(`${command === "retry" ? "re-queued" : "released"} ${moved} lead(s); the server sends them within a few seconds (or when it next starts)`);
     }
-    return 0;
+    return code;
   } finally {
     await queue?.close();
     redis?.disconnect();
+    store?.close();
   }
 }
 
 if (process.argv[1]?.endsWith("leads.js")) {
-  runCli(process.argv.slice(2), process.env, (line) => console.log(line)).then(
+  runCli(
+    process.argv.slice(2),
+    process.env,
+    (line) => console.log(line),
+    (line) => console.error(line),
+  ).then(
     (code) => process.exit(code),
     (error: unknown) => {
       console.error(`leads: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,13 +1,13 @@
 /**
  * The lead store and its delivery (DESIGN.md decision 2): a lead is stored before the visitor is
  * thanked, then delivered in the background until the form service confirms it. The embedded
- * journal by default; Redis (BullMQ) with REDIS_URL.
+ * SQLite store by default; Redis (BullMQ) with REDIS_URL, with the SQLite store as its fallback.
  */
-import { createJournalQueue, type QueueOptions } from "./journal-queue";
 import { createRedisQueue } from "./redis-queue";
+import { createSqliteQueue, type QueueOptions } from "./sqlite-queue";
 import type { LeadQueue } from "./types";
 
 export function createLeadQueue(options: QueueOptions & { redisUrl?: string }): LeadQueue {
   const { redisUrl } = options;
-  return redisUrl ? createRedisQueue({ ...options, redisUrl }) : createJournalQueue(options);
+  return redisUrl ? createRedisQueue({ ...options, redisUrl }) : createSqliteQueue(options);
 }

@@ -35,7 +35,7 @@ beforeAll(async () => void (redis = await startRedis()));
 afterAll(() => redis.stop());
 
 const queueFor = async (transport: Transport, dir?: string) =>
-  createRedisQueue({ redisUrl: redis.url, journalFile: join(dir ?? (await mkdtemp(join(tmpdir(), "rq-"))), "leads.jsonl"), transport, log: quietLog, random: () => 0 });
+  createRedisQueue({ redisUrl: redis.url, dbFile: join(dir ?? (await mkdtemp(join(tmpdir(), "rq-"))), "leads.db"), transport, log: quietLog, random: () => 0 });
 
 describe("the Redis queue", () => {
   it("lets any process deliver a lead another stored, even after the one that stored it is gone", async () => {
@@ -44,7 +44,7 @@ describe("the Redis queue", () => {
     const b = recording(() => (serviceUp ? { ok: true } : { ok: false, retry: true, reason: "http", status: 503 }));
     const first = await queueFor(a.transport);
     await first.start();
-    const ids = await Promise.all([first.accept(lead), first.accept(lead), first.accept(lead)]);
+    const ids = await Promise.all(["one", "two", "three"].map((t) => first.accept({ ...lead, text: `Service: SEO ${t}` })));
     await until(() => a.attempts.length >= 3);
     await first.close();
 
@@ -65,15 +65,29 @@ describe("the Redis queue", () => {
     const id = await queue.accept(lead);
     await until(() => queue.stats().parked >= 1);
     const out: string[] = [];
-    expect(await runCli(["list"], { REDIS_URL: redis.url, LEADS_FILE: join(tmpdir(), "none.jsonl") }, (l) => out.push(l))).toBe(0);
+    expect(await runCli(["list"], { REDIS_URL: redis.url, DATA_DIR: join(tmpdir(), "rq-none") }, (l) => out.push(l))).toBe(0);
     expect(out.find((l) => l.startsWith(id))).toMatch(/\tparked\t/);
     refuse = false;
-    expect(await runCli(["retry", id], { REDIS_URL: redis.url, LEADS_FILE: join(tmpdir(), "none.jsonl") }, () => undefined)).toBe(0);
+    expect(await runCli(["retry", id], { REDIS_URL: redis.url, DATA_DIR: join(tmpdir(), "rq-none") }, () => undefined)).toBe(0);
     await until(() => delivered.includes(id));
     await queue.close();
   }, 30_000);
 
-  it("keeps a lead in the local journal while Redis is down and hands it over, once, when it is back", async () => {
+  it("the same form posted twice is one job, and answers the first one's id", async () => {
+    const { transport, delivered } = recording(() => ({ ok: true }));
+    const queue = await queueFor(transport);
+    await queue.start();
+    const same = { ...lead, text: "Service: SEO (twice)" };
+    const [a, b] = [await queue.accept(same), await queue.accept({ ...same })];
+    expect(b).toBe(a);
+    await until(() => delivered.includes(a));
+    expect(await queue.accept(same)).toBe(a);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(delivered.filter((d) => d === a)).toHaveLength(1);
+    await queue.close();
+  }, 20_000);
+
+  it("keeps a lead in the local store while Redis is down and hands it over, once, when it is back", async () => {
     const { transport, delivered } = recording(() => ({ ok: true }));
     const dir = await mkdtemp(join(tmpdir(), "rq-"));
     const queue = await queueFor(transport, dir);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expired, MAX_DELAY_MS, newLeadId, RETRY_WINDOW_MS, retryDelay } from "./schedule";
+import { expired, leadKey, MAX_DELAY_MS, newLeadId, RETRY_WINDOW_MS, retryDelay } from "./schedule";
 
 describe("retryDelay", () => {
   it("retries within seconds first, then backs off exponentially with jitter", () => {
@@ -24,9 +24,13 @@ describe("retryDelay", () => {
 });
 
 describe("expired", () => {
-  it("is true from 7 days after a lead was accepted (or re-queued)", () => {
-    expect(expired(0, RETRY_WINDOW_MS - 1)).toBe(false);
-    expect(expired(0, RETRY_WINDOW_MS)).toBe(true);
+  it("is true once 7 days have passed since acceptance and 7 days of waits were scheduled", () => {
+    expect(expired(0, RETRY_WINDOW_MS, RETRY_WINDOW_MS - 1)).toBe(false);
+    expect(expired(0, RETRY_WINDOW_MS, RETRY_WINDOW_MS)).toBe(true);
+  });
+
+  it("a clock that jumps 8 days forward does not park a lead that has waited minutes", () => {
+    expect(expired(0, 5 * 60_000, 8 * 24 * 3600_000)).toBe(false);
   });
 });
 
@@ -36,5 +40,15 @@ describe("newLeadId", () => {
     const ids = new Set(Array.from({ length: 1000 }, () => newLeadId(now)));
     expect(ids.size).toBe(1000);
     for (const id of ids) expect(id).toMatch(/^20261122-[0-9A-HJKMNP-TV-Z]{8}$/);
+  });
+});
+
+describe("leadKey", () => {
+  const lead = { kind: "contact" as const, subject: "New contact form message from Ada", fromName: "Ada", replyTo: "ada@example.com", text: "Message: hello" };
+  it("is the same for the same form posted again, and differs when anything the agency reads differs", () => {
+    expect(leadKey({ ...lead })).toBe(leadKey(lead));
+    expect(leadKey({ ...lead, text: "Message: hello!" })).not.toBe(leadKey(lead));
+    expect(leadKey({ ...lead, replyTo: "bob@example.com" })).not.toBe(leadKey(lead));
+    expect(leadKey({ ...lead, kind: "calculator" })).not.toBe(leadKey(lead));
   });
 });

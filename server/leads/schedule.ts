@@ -2,11 +2,14 @@
  * When to try a failed delivery again: exponential backoff with equal jitter, the first retry
  * within seconds, then capped at about every 15 minutes, for at least 7 days from acceptance.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import type { Lead } from "./types";
 
 export const FIRST_DELAY_MS = 2_000;
 export const MAX_DELAY_MS = 15 * 60_000;
 export const RETRY_WINDOW_MS = 7 * 24 * 60 * 60_000;
+/** How long the same form posted again answers the first one's reference instead of a new lead. */
+export const DEDUPE_WINDOW_MS = 24 * 60 * 60_000;
 
 /** The wait before retry `n` (1 after the first failed attempt): half fixed, half random. */
 export function retryDelay(n: number, random = Math.random): number {
@@ -14,9 +17,13 @@ export function retryDelay(n: number, random = Math.random): number {
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }
 
-/** Whether a lead accepted (or re-queued) at `since` has had its 7 days of retries. */
-export function expired(since: number, now: number): boolean {
-  return now - since >= RETRY_WINDOW_MS;
+/**
+ * Whether a lead has had its 7 days of retries: 7 days since it was first accepted by the clock,
+ * and 7 days of waits actually scheduled (`retryMs`, stored with the lead), so a clock that jumps
+ * forward cannot park a lead early. A clock that jumps back only makes it try longer.
+ */
+export function expired(firstAcceptedAt: number, retryMs: number, now: number): boolean {
+  return now - firstAcceptedAt >= RETRY_WINDOW_MS && retryMs >= RETRY_WINDOW_MS;
 }
 
 /** A stable, readable id: the date and 8 random characters, e.g. "20261122-7F3KQ9ZA". */
@@ -24,4 +31,13 @@ export function newLeadId(now: number): string {
   const day = new Date(now).toISOString().slice(0, 10).replaceAll("-", "");
   const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"; // Crockford's base 32: no I, L, O, U
   return `${day}-${[...randomBytes(8)].map((b) => alphabet[b % 32]).join("")}`;
+}
+
+/**
+ * What makes two posts the same form (decision 0012): the kind and the cleaned, validated text the
+ * agency would receive. A double click or a replay repeats it; two visitors do not (a page's
+ * bytes are the same for everyone, so nothing rendered into them could tell visitors apart).
+ */
+export function leadKey(lead: Lead): string {
+  return createHash("sha256").update(JSON.stringify([lead.kind, lead.subject, lead.fromName, lead.replyTo, lead.text])).digest("base64url");
 }

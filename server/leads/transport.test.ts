@@ -1,11 +1,13 @@
-import { mkdtemp, readFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type FakeFormService, startFakeFormService } from "../../tests/support/fake-form-service";
-import { createTransport, type TransportConfig } from "./transport";
+import { appendLine, createTransport, type TransportConfig } from "./transport";
 import type { StoredLead } from "./types";
 
 const lead: StoredLead = { id: "20261122-AAAA0000", acceptedAt: 0, kind: "contact", subject: "New contact form message from Ada", fromName: "Ada", replyTo: "ada@example.com", text: "Name: Ada\nMessage: Hi" };
@@ -107,6 +109,32 @@ describe("the outbox (no key)", () => {
     expect(lines.map((l) => l.id).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `L${i}`).sort());
     expect(lines[0]).toMatchObject({ subject: lead.subject, to: "hello@agency.example", from_name: "Ada", reply_to: "ada@example.com" });
     expect(lines[0]!.message).toMatch(/\n\nReference: L\d+$/);
+  });
+
+  it("a torn last line (a crash) is ended first, so a new line never lands on it; the file is 0600", async () => {
+    const file = join(await mkdtemp(join(tmpdir(), "outbox-")), "outbox.jsonl");
+    await writeFile(file, '{"id":"A"}\n{"id":"TO', { mode: 0o600 });
+    await appendLine(file, '{"id":"B"}\n');
+    expect((await readFile(file, "utf8")).split("\n")).toEqual(['{"id":"A"}', '{"id":"TO', '{"id":"B"}', ""]);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it("a line that does not fit (a full tmpfs) is cut back off: the file holds whole lines only", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "outbox-full-"));
+    try {
+      execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir]);
+    } catch {
+      return void rmSync(dir, { recursive: true }); // needs root to mount; store.test.ts says so too
+    }
+    try {
+      const file = join(dir, "outbox.jsonl");
+      await appendLine(file, '{"id":"A"}\n');
+      await expect(appendLine(file, `${JSON.stringify({ id: "B", pad: "x".repeat(200_000) })}\n`)).rejects.toMatchObject({ code: "ENOSPC" });
+      expect(await readFile(file, "utf8")).toBe('{"id":"A"}\n');
+    } finally {
+      execFileSync("umount", [dir]);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("a write that fails is a failure to retry", async () => {

@@ -3,7 +3,7 @@
  * strict: a service answering 200 with an HTML page or `{"success":"false"}` has not taken the
  * lead. A refusal for good (4xx but 408/425/429: a wrong key, a rejected payload) is not retried.
  */
-import { appendFile, mkdir, open } from "node:fs/promises";
+import { mkdir, open } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { dirname } from "node:path";
@@ -71,6 +71,34 @@ export function createTransport(config: TransportConfig): Transport {
   };
 }
 
+/**
+ * Appends one line durably: fsync'd before it counts, and a write that fails half way (a full
+ * disk) is cut off again, so the next line never lands on a torn one. The file is 0600, in a
+ * 0700 folder: it holds what visitors typed.
+ */
+export async function appendLine(file: string, line: string): Promise<void> {
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  const handle = await open(file, "a+", 0o600);
+  try {
+    const { size } = await handle.stat();
+    let text = line;
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      await handle.read(last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) text = `\n${line}`; // a torn line a crash left: end it first
+    }
+    try {
+      await handle.appendFile(text, "utf8");
+      await handle.datasync();
+    } catch (error) {
+      await handle.truncate(size).catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
 /** With no key, each lead is appended to OUTBOX_FILE as one JSON line. */
 function outbox(config: TransportConfig): Transport {
   let queue: Promise<unknown> = Promise.resolve();
@@ -79,12 +107,7 @@ function outbox(config: TransportConfig): Transport {
     async deliver(lead): Promise<DeliveryOutcome> {
       const line = `${JSON.stringify({ id: lead.id, at: new Date(lead.acceptedAt).toISOString(), subject: lead.subject, to: config.inbox, from_name: lead.fromName, reply_to: lead.replyTo, message: text(lead) })}\n`;
       // One append at a time, so lines never interleave.
-      const write = queue.then(async () => {
-        await mkdir(dirname(config.outboxFile), { recursive: true });
-        await appendFile(config.outboxFile, line, "utf8");
-        const handle = await open(config.outboxFile, "r");
-        await handle.datasync().finally(() => handle.close());
-      });
+      const write = queue.then(() => appendLine(config.outboxFile, line));
       queue = write.catch(() => undefined);
       return write.then(
         (): DeliveryOutcome => ({ ok: true }),

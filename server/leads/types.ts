@@ -20,9 +20,12 @@ export interface Transport {
 
 /** What /healthz reports: counts and ages, never anything a visitor typed. */
 export interface LeadStats {
-  store: "journal" | "redis";
+  store: "sqlite" | "redis";
+  /** False after a store write failed, until one succeeds again. */
   writable: boolean;
   pending: number;
+  /** Stored over the hourly ceiling, waiting for `npm run leads -- release`. */
+  held: number;
   parked: number;
   oldestPendingSeconds: number | null;
   redis?: "ready" | "down";
@@ -36,12 +39,20 @@ export interface LeadEvents {
   accepted(kind: Lead["kind"]): void;
   /** One delivery attempt and what came of it: delivered, to be retried, or parked. */
   attempted(kind: Lead["kind"], outcome: "delivered" | "retried" | "parked", seconds: number): void;
+  /**
+   * A lead stored over the hourly ceiling (LEADS_PER_HOUR): kept, not delivered until released.
+   * Optional, so a reporter written before the ceiling still fits.
+   */
+  held?(kind: Lead["kind"]): void;
 }
 
-export const noLeadEvents: LeadEvents = { accepted: () => undefined, attempted: () => undefined };
+export const noLeadEvents: LeadEvents = { accepted: () => undefined, attempted: () => undefined, held: () => undefined };
 
 export interface LeadQueue {
-  /** Stores the lead durably and schedules its delivery; resolves with its id once stored. */
+  /**
+   * Stores the lead durably and schedules its delivery; resolves with its id once stored (the id
+   * of the first one when the same form was already stored).
+   */
   accept(lead: Lead): Promise<string>;
   stats(): LeadStats;
   /** Opens the store and starts delivering, picking up whatever was pending. */

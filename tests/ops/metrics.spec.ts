@@ -17,7 +17,7 @@ test.beforeEach(() => test.skip(test.info().project.name !== "js", "runs once, i
 test("after one lead, /metrics on METRICS_PORT counts it and shows the runtime; the public port answers 404 there; nothing personal", async () => {
   const fake = await startFakeFormService({ port: opsPort(41) });
   const metricsUrl = `http://127.0.0.1:${opsPort(42)}/metrics`;
-  const server = serve(opsPort(40), { FORM_ACCESS_KEY: TEST_ACCESS_KEY, FORM_ENDPOINT: fake.submitUrl, METRICS_PORT: String(opsPort(42)), LEADS_FILE: join(mkdtempSync(join(tmpdir(), "agency-site-ops-")), "leads.jsonl") });
+  const server = serve(opsPort(40), { FORM_ACCESS_KEY: TEST_ACCESS_KEY, FORM_ENDPOINT: fake.submitUrl, METRICS_PORT: String(opsPort(42)), DATA_DIR: mkdtempSync(join(tmpdir(), "agency-site-ops-")) });
   try {
     await server.listening;
     expect((await postContact(server.url, "Our confidential launch (metrics)")).status).toBe(303);

@@ -1,10 +1,21 @@
-import { rm } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { readdir, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { startFakeFormService } from "./fake-form-service";
-import { e2eDir, sites } from "./sites";
+import { e2eDir, e2eRoot, sites } from "./sites";
 
-/** Starts one fake form service per site that has a key, and empties the outbox directory. */
+/**
+ * Starts one fake form service per site that has a key, and removes earlier runs' data folders
+ * (unmounting a full-disk site's tmpfs a killed run left behind).
+ */
 export default async function globalSetup() {
-  await rm(e2eDir, { recursive: true, force: true });
+  const mounts = (await readFile("/proc/mounts", "utf8").catch(() => "")).split("\n").map((line) => line.split(" ")[1] ?? "");
+  for (const run of await readdir(e2eRoot).catch(() => [])) {
+    const dir = join(e2eRoot, run);
+    if (dir === e2eDir) continue;
+    for (const mount of mounts.filter((m) => m.startsWith(`${dir}/`))) execFileSync("umount", ["-l", mount]);
+    await rm(dir, { recursive: true, force: true });
+  }
   const services = await Promise.all(
     Object.values(sites)
       .filter((site) => site.formServiceUrl)

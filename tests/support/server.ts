@@ -20,6 +20,8 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 export interface Answer {
   status: number;
   headers: IncomingHttpHeaders;
+  /** The answer's body (the page with the failure text, when a lead was not stored). */
+  body: string;
   /** Date.now() when the response arrived. */
   at: number;
 }
@@ -30,8 +32,8 @@ export interface Answer {
  * submission at the fake form service; `localAddress` (127.0.0.2, 127.0.0.3, …) makes the post
  * come from a client of its own.
  */
-export function postContact(url: string, message: string, { localAddress }: { localAddress?: string } = {}): Promise<Answer> {
-  const body = new URLSearchParams({ formName: "contact", name: "Ada Lovelace", email: "ada@example.com", service: "seo", message }).toString();
+export function postContact(url: string, message: string, { localAddress, name = "Ada Lovelace" }: { localAddress?: string; name?: string } = {}): Promise<Answer> {
+  const body = new URLSearchParams({ formName: "contact", name, email: "ada@example.com", service: "seo", message }).toString();
   return new Promise((resolve, reject) => {
     const req = request(
       `${url}/?index`,
@@ -41,8 +43,10 @@ export function postContact(url: string, message: string, { localAddress }: { lo
         headers: { Origin: url, "Content-Type": "application/x-www-form-urlencoded", "Content-Length": Buffer.byteLength(body) },
       },
       (res) => {
-        res.resume();
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, at: Date.now() }));
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, at: Date.now() }));
       },
     );
     req.on("error", reject);

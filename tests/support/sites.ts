@@ -4,29 +4,6 @@ import { join } from "node:path";
 /** The access key the tests configure: it must never appear in anything the site serves. */
 export const TEST_ACCESS_KEY = "test-key-3b7f0c1e-never-in-html";
 
-/** Where the sites without a key write their outbox; global setup empties it before a run. */
-export const e2eDir = join(tmpdir(), "agency-site-e2e");
-
-function site(port: number, formServicePort: number | null, extra: Record<string, string> = {}) {
-  const env: Record<string, string> = {
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    NODE_ENV: "production",
-    FORM_TIMEOUT_MS: "4000",
-    // Behind a pretend proxy: each test sends its own X-Forwarded-For and so has its own
-    // rate-limit bucket (tests/support/fixtures.ts).
-    TRUST_PROXY: "1",
-    OUTBOX_FILE: join(e2eDir, `outbox-${port}.jsonl`),
-    LEADS_FILE: join(e2eDir, `leads-${port}.jsonl`),
-    ...extra,
-  };
-  if (formServicePort) {
-    env.FORM_ACCESS_KEY = TEST_ACCESS_KEY;
-    env.FORM_ENDPOINT = `http://127.0.0.1:${formServicePort}/submit`;
-  }
-  return { url: `http://127.0.0.1:${port}`, formServiceUrl: formServicePort ? `http://127.0.0.1:${formServicePort}` : null, env };
-}
-
 /**
  * Ports: E2E_PORT_BASE (default 3100) and the next three for sites, +90 and +91 for fake services;
  * tests/ops start their own servers at +200 to +299 (`opsPort(n)`).
@@ -35,12 +12,47 @@ const base = Number(process.env.E2E_PORT_BASE ?? 3100);
 export const opsPort = (n: number) => base + 200 + n;
 
 /**
+ * Where the sites keep their data (lead database, outbox): a fresh folder for every run, since
+ * Playwright starts the sites before global setup could empty one. The runner sets the run's name
+ * once; its workers inherit it. Global setup removes earlier runs' folders.
+ */
+export const e2eRoot = join(tmpdir(), "agency-site-e2e", String(base));
+export const e2eDir = join(e2eRoot, (process.env.AGENCY_E2E_RUN ??= `run-${Date.now()}`));
+
+function site(port: number, formServicePort: number | null, extra: Record<string, string> = {}) {
+  const dataDir = join(e2eDir, `site-${port}`);
+  const env: Record<string, string> = {
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    NODE_ENV: "production",
+    FORM_TIMEOUT_MS: "4000",
+    // Behind a pretend proxy: each test sends its own X-Forwarded-For and so has its own
+    // rate-limit bucket (tests/support/fixtures.ts).
+    TRUST_PROXY: "1",
+    DATA_DIR: dataDir,
+    OUTBOX_FILE: join(dataDir, "outbox.jsonl"),
+    ...extra,
+  };
+  if (formServicePort) {
+    env.FORM_ACCESS_KEY = TEST_ACCESS_KEY;
+    env.FORM_ENDPOINT = `http://127.0.0.1:${formServicePort}/submit`;
+  }
+  return { url: `http://127.0.0.1:${port}`, formServiceUrl: formServicePort ? `http://127.0.0.1:${formServicePort}` : null, env, command: "npm start", ready: `http://127.0.0.1:${port}/healthz` };
+}
+
+/** The site whose store opens and then cannot be written: a full tmpfs (full-disk-site.mjs). */
+function fullDiskSite(port: number) {
+  const s = site(port, null, { READY_PORT: String(base + 399) });
+  return { ...s, command: "node tests/support/full-disk-site.mjs", ready: `http://127.0.0.1:${base + 399}/` };
+}
+
+/**
  * One site per Playwright project (each with its own fake form service), one with no key (the
- * outbox), and one whose lead store cannot be written (its parent path is a file, even for root).
+ * outbox), and one whose lead store cannot be written (its data folder is a full file system).
  */
 export const sites = {
   js: site(base, base + 90),
   noJs: site(base + 1, base + 91),
   outbox: site(base + 2, null),
-  unwritable: site(base + 3, null, { LEADS_FILE: "/dev/null/leads.jsonl" }),
+  unwritable: fullDiskSite(base + 3),
 };

@@ -1,0 +1,170 @@
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { createLogger } from "../log";
+import { quietLog } from "../../tests/support/quiet-log";
+import { RETRY_WINDOW_MS } from "./schedule";
+import { createSqliteQueue } from "./sqlite-queue";
+import { openStore, StoreUnusable } from "./store";
+import type { DeliveryOutcome, Lead, LeadEvents, StoredLead, Transport } from "./types";
+
+const lead: Lead = { kind: "contact", subject: "New contact form message from Ada", fromName: "Ada", replyTo: "ada@example.com", text: "Name: Ada\nMessage: our secret plans" };
+const another = (text: string): Lead => ({ ...lead, text });
+const tempDb = async () => join(await mkdtemp(join(tmpdir(), "queue-")), "leads.db");
+const until = async (check: () => boolean, ms = 8_000) => {
+  for (const started = Date.now(); !check(); await new Promise((r) => setTimeout(r, 20))) if (Date.now() - started > ms) throw new Error("timed out");
+};
+
+/** A transport that answers each attempt with the next scripted outcome (the last one repeats). */
+function scripted(...outcomes: DeliveryOutcome[]) {
+  const attempts: StoredLead[] = [];
+  const transport: Transport = { name: "fake", deliver: async (l) => (attempts.push(l), outcomes[Math.min(attempts.length, outcomes.length) - 1]!) };
+  return { transport, attempts };
+}
+
+function logLines() {
+  const lines: Record<string, unknown>[] = [];
+  const log = createLogger(new Writable({ write: (chunk, _e, done) => (lines.push(JSON.parse(String(chunk)) as Record<string, unknown>), done()) }));
+  return { log, lines };
+}
+
+const failed: DeliveryOutcome = { ok: false, retry: true, reason: "http", status: 500 };
+
+describe("the embedded queue", () => {
+  it("stores a lead before answering, then delivers it once, retrying within seconds after failures", async () => {
+    const dbFile = await tempDb();
+    const { transport, attempts } = scripted(failed, failed, { ok: true, status: 200 });
+    const queue = createSqliteQueue({ dbFile, transport, log: quietLog, random: () => 0 });
+    await queue.start();
+    const id = await queue.accept(lead);
+    const reader = openStore(dbFile);
+    expect(reader.list(["pending", "delivered"]).map((r) => r.id)).toEqual([id]);
+    reader.close();
+    expect(queue.stats()).toMatchObject({ store: "sqlite", writable: true, parked: 0, held: 0 });
+    await until(() => queue.stats().pending === 0);
+    expect(attempts.map((a) => a.id)).toEqual([id, id, id]);
+    await queue.close();
+  });
+
+  it("the same form posted again answers the same id and is delivered once", async () => {
+    const { transport, attempts } = scripted({ ok: true });
+    const queue = createSqliteQueue({ dbFile: await tempDb(), transport, log: quietLog });
+    await queue.start();
+    const ids = await Promise.all([queue.accept(lead), queue.accept({ ...lead }), queue.accept(lead)]);
+    expect(new Set(ids).size).toBe(1);
+    await until(() => attempts.length === 1 && queue.stats().pending === 0);
+    expect(await queue.accept(lead)).toBe(ids[0]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(attempts).toHaveLength(1);
+    await queue.close();
+  });
+
+  it("parks a lead the service refuses for good, logs one error line without personal data, and never retries it", async () => {
+    const { log, lines } = logLines();
+    const { transport, attempts } = scripted({ ok: false, retry: false, reason: "http", status: 401 });
+    const queue = createSqliteQueue({ dbFile: await tempDb(), transport, log });
+    await queue.start();
+    const id = await queue.accept(lead);
+    await until(() => queue.stats().parked === 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(attempts).toHaveLength(1);
+    expect(lines.filter((l) => l.level === "error")).toEqual([expect.objectContaining({ event: "lead_parked", id, kind: "contact", reason: "http", status: 401 })]);
+    expect(JSON.stringify(lines)).not.toMatch(/Ada|secret plans|ada@example.com/);
+    await queue.close();
+  });
+
+  it("parks a lead still failing once 7 days have passed and 7 days of waits were scheduled, not after a clock jump alone", async () => {
+    let now = Date.parse("2026-11-22T10:00:00Z");
+    const dbFile = await tempDb();
+    const { transport, attempts } = scripted(failed);
+    const queue = createSqliteQueue({ dbFile, transport, log: quietLog, now: () => now, random: () => 0 });
+    await queue.start();
+    const id = await queue.accept(lead);
+    await until(() => attempts.length === 1);
+    now += 8 * 86_400_000; // the clock jumps 8 days forward
+    await until(() => attempts.length === 2);
+    expect(queue.stats()).toMatchObject({ pending: 1, parked: 0 });
+    await queue.close();
+    // Waits that add up to the window (stored with the lead): parked at the next failure.
+    const store = openStore(dbFile);
+    expect(store.claimDue(now + 10_000, 1, 1).map((r) => r.id)).toEqual([id]);
+    store.retryLater(id, now - RETRY_WINDOW_MS, RETRY_WINDOW_MS);
+    store.close();
+    const later = createSqliteQueue({ dbFile, transport, log: quietLog, now: () => now, random: () => 0 });
+    await later.start();
+    await until(() => later.stats().parked === 1);
+    await later.close();
+  }, 20_000);
+
+  it("past LEADS_PER_HOUR leads are stored and held, the operator is told once, and a release sends them", async () => {
+    const { log, lines } = logLines();
+    const held: string[] = [];
+    const events: LeadEvents = { accepted: () => undefined, attempted: () => undefined, held: (kind) => void held.push(kind) };
+    const dbFile = await tempDb();
+    const { transport, attempts } = scripted({ ok: true });
+    const queue = createSqliteQueue({ dbFile, transport, log, events, perHour: 2 });
+    await queue.start();
+    for (const text of ["a", "b", "c", "d"]) await queue.accept(another(text));
+    await until(() => attempts.length === 2);
+    expect(queue.stats()).toMatchObject({ pending: 0, held: 2 });
+    expect(held).toEqual(["contact", "contact"]);
+    expect(lines.filter((l) => l.event === "leads_held")).toHaveLength(1);
+    const store = openStore(dbFile);
+    expect(store.requeue("held", [], Date.now())).toBe(2);
+    store.close();
+    await until(() => attempts.length === 4, 6_000);
+    await queue.close();
+  });
+
+  it("picks up what was pending after a restart, and what an operator re-queued meanwhile", async () => {
+    const dbFile = await tempDb();
+    const first = createSqliteQueue({ dbFile, transport: scripted(failed).transport, log: quietLog });
+    await first.start();
+    await first.accept(lead);
+    await first.close();
+    const refused = createSqliteQueue({ dbFile, transport: scripted({ ok: false, retry: false, reason: "http", status: 403 }).transport, log: quietLog });
+    await refused.start();
+    await until(() => refused.stats().parked === 1);
+    await refused.close();
+
+    const { transport, attempts } = scripted({ ok: true });
+    const fixed = createSqliteQueue({ dbFile, transport, log: quietLog });
+    await fixed.start();
+    const store = openStore(dbFile);
+    expect(store.requeue("parked", [], Date.now())).toBe(1);
+    store.close();
+    await until(() => attempts.length === 1 && fixed.stats().parked === 0 && fixed.stats().pending === 0);
+    await fixed.close();
+  });
+
+  it("close waits for a delivery in flight", async () => {
+    let finish = (_: DeliveryOutcome) => {};
+    const transport: Transport = { name: "slow", deliver: () => new Promise((resolve) => (finish = resolve)) };
+    const queue = createSqliteQueue({ dbFile: await tempDb(), transport, log: quietLog });
+    await queue.start();
+    await queue.accept(lead);
+    await new Promise((r) => setTimeout(r, 50));
+    let closed = false;
+    const closing = queue.close().then(() => (closed = true));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(closed).toBe(false);
+    finish({ ok: true });
+    await closing;
+  });
+
+  it("a store that cannot be opened stops the start", async () => {
+    const queue = createSqliteQueue({ dbFile: "/dev/null/leads.db", transport: scripted({ ok: true }).transport, log: quietLog });
+    await expect(queue.start()).rejects.toThrow();
+    await expect(queue.accept(lead)).rejects.toThrow(/not open/);
+  });
+
+  it("a damaged store stops the start with StoreUnusable", async () => {
+    const dbFile = await tempDb();
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(dbFile, "this is not SQLite\n");
+    const queue = createSqliteQueue({ dbFile, transport: scripted({ ok: true }).transport, log: quietLog });
+    await expect(queue.start()).rejects.toBeInstanceOf(StoreUnusable);
+  });
+});

@@ -1,0 +1,160 @@
+/**
+ * The embedded queue (no REDIS_URL): leads wait in the SQLite store and a loop delivers them, a
+ * few at a time, retrying on the schedule until the service confirms or refuses for good (parked).
+ * The loop looks at the database every few seconds too, so what another process or the operator's
+ * command changed is picked up without any signal between them.
+ */
+import { dirname } from "node:path";
+import type { Logger } from "../log";
+import { importJournal } from "./legacy-journal";
+import { expired, leadKey, newLeadId, retryDelay } from "./schedule";
+import { openStore, sqliteCause, whenFree, type LeadRow, type LeadStore } from "./store";
+import { noLeadEvents, type Lead, type LeadEvents, type LeadQueue, type Transport } from "./types";
+
+export interface QueueOptions {
+  /** The SQLite database, e.g. data/leads.db. */
+  dbFile: string;
+  transport: Transport;
+  log: Logger;
+  events?: LeadEvents;
+  /** How long a delivered lead's text is kept (0: erased at delivery). */
+  retentionMs?: number;
+  /** Past this many leads in the last hour, new ones are held (stored, not delivered). */
+  perHour?: number;
+  /** How long a claimed delivery is this process's: longer than one attempt can take. */
+  leaseMs?: number;
+  now?: () => number;
+  random?: () => number;
+  concurrency?: number;
+}
+
+const POLL_MS = 2_000;
+const PURGE_MS = 60_000;
+
+/** Reports the first hold of an episode once, as the issue asks: a log line the operator sees. */
+export function reportHeld(log: Logger, events: LeadEvents, kind: Lead["kind"], firstHeld: boolean, perHour: number) {
+  events.held?.(kind);
+  if (firstHeld) log.error({ perHour, command: "npm run leads -- release" }, "leads_held");
+}
+
+export function createSqliteQueue({ dbFile, transport, log, events = noLeadEvents, retentionMs = 30 * 86_400_000, perHour = 60, leaseMs = 40_000, now = Date.now, random = Math.random, concurrency = 4 }: QueueOptions): LeadQueue & { store(): LeadStore | undefined } {
+  let store: LeadStore | undefined;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let lastPurge = 0;
+  let writable = true;
+  const inFlight = new Map<string, Promise<void>>();
+
+  function wake() {
+    clearTimeout(timer);
+    if (stopped || !store) return;
+    let wait = POLL_MS;
+    try {
+      const due = store.nextDueAt();
+      if (due !== null) wait = Math.min(wait, due - now());
+    } catch {
+      // the next run says what went wrong
+    }
+    timer = setTimeout(() => void run(), Math.max(0, wait));
+    timer.unref();
+  }
+
+  async function run() {
+    if (stopped || !store) return;
+    try {
+      if (now() - lastPurge >= PURGE_MS || now() < lastPurge) {
+        const purged = store.purge(now(), retentionMs);
+        lastPurge = now();
+        if (purged) log.info({ rows: purged }, "leads_purged");
+      }
+      for (const row of store.claimDue(now(), concurrency - inFlight.size, leaseMs)) {
+        if (inFlight.has(row.id)) continue;
+        inFlight.set(row.id, attempt(store, row).finally(() => (inFlight.delete(row.id), wake())));
+      }
+    } catch (error) {
+      log.error({ err: error, ...sqliteCause(error) }, "lead_store_read_failed");
+    }
+    wake();
+  }
+
+  async function attempt(store: LeadStore, row: LeadRow) {
+    if (!row.lead) {
+      // Its text could not be read back: keep it, parked, for the operator.
+      return void (await whenFree(() => store.park(row.id, now(), "unreadable")).catch(() => undefined), log.error({ id: row.id, kind: row.kind, reason: "unreadable" }, "lead_parked"));
+    }
+    const started = now();
+    const outcome = await transport.deliver(row.lead);
+    const fields = { id: row.id, kind: row.kind, provider: transport.name, attempt: row.attempts + 1, durationMs: now() - started };
+    try {
+      if (outcome.ok) {
+        await whenFree(() => store.delivered(row.id, now(), retentionMs));
+        events.attempted(row.kind, "delivered", fields.durationMs / 1000);
+        log.info({ ...fields, status: outcome.status }, "lead_delivered");
+      } else if (!outcome.retry || expired(row.firstAcceptedAt, row.retryMs, now())) {
+        const reason = outcome.retry ? "expired" : outcome.reason;
+        await whenFree(() => store.park(row.id, now(), reason, outcome.status));
+        events.attempted(row.kind, "parked", fields.durationMs / 1000);
+        log.error({ ...fields, reason, status: outcome.status }, "lead_parked");
+      } else {
+        const delay = retryDelay(row.attempts + 1, random);
+        await whenFree(() => store.retryLater(row.id, now(), delay));
+        events.attempted(row.kind, "retried", fields.durationMs / 1000);
+        log.warn({ ...fields, reason: outcome.reason, status: outcome.status, cause: outcome.cause, retryInSeconds: Math.round(delay / 1000) }, "lead_delivery_failed");
+      }
+    } catch (error) {
+      // The outcome could not be written down: the claim runs out and the lead is tried again
+      // (at least once, never zero).
+      log.error({ err: error, ...sqliteCause(error), id: row.id }, "lead_store_write_failed");
+    }
+  }
+
+  return {
+    store: () => store,
+    /** Opens the store (throws StoreUnusable if it cannot be read) and starts delivering. */
+    async start() {
+      store = openStore(dbFile);
+      importJournal(store, dirname(dbFile), log);
+      store.checkpoint();
+      void run();
+    },
+    async accept(lead: Lead) {
+      if (!store) throw new Error("the lead store is not open");
+      const open = store;
+      try {
+        const result = await whenFree(() => open.insert(lead, { id: newLeadId(now()), key: leadKey(lead), now: now(), perHour }));
+        writable = true;
+        if (result.duplicate) return log.info({ id: result.id, kind: lead.kind }, "lead_duplicate"), result.id;
+        log.info({ id: result.id, kind: lead.kind, store: "sqlite", held: result.held || undefined }, "lead_stored");
+        events.accepted(lead.kind);
+        if (result.held) reportHeld(log, events, lead.kind, result.firstHeld, perHour);
+        else void run();
+        return result.id;
+      } catch (error) {
+        writable = false;
+        throw Object.assign(new Error("the lead store cannot be written"), sqliteCause(error));
+      }
+    },
+    stats() {
+      let counts: { pending: number; held: number; parked: number; oldestPendingSeconds: number | null } = { pending: 0, held: 0, parked: 0, oldestPendingSeconds: null };
+      try {
+        if (store) counts = store.stats(now());
+      } catch {
+        // unreadable for now: zeros, and writable says the rest
+      }
+      return { store: "sqlite" as const, writable: store !== undefined && writable, pending: counts.pending, held: counts.held, parked: counts.parked, oldestPendingSeconds: counts.oldestPendingSeconds };
+    },
+    async close() {
+      stopped = true;
+      clearTimeout(timer);
+      await Promise.all(inFlight.values());
+      try {
+        store?.releaseClaims();
+        store?.checkpoint();
+      } catch {
+        // a full disk: the claims run out by themselves
+      }
+      store?.close();
+      store = undefined;
+    },
+  };
+}

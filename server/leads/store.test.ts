@@ -1,0 +1,222 @@
+/**
+ * The SQLite store against real files: its failure paths (a damaged or foreign file at start, a
+ * lock held by another connection, a full disk on a real tmpfs when the test may mount one), the
+ * dedupe, the ceiling, claims between two processes' connections, clock jumps and retention.
+ */
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { describe, expect, it } from "vitest";
+import { DEDUPE_WINDOW_MS, MAX_DELAY_MS } from "./schedule";
+import { openStore, sqliteCause, StoreUnusable, whenFree } from "./store";
+import type { Lead } from "./types";
+
+const lead = (text = "Message: our secret plans"): Lead => ({ kind: "contact", subject: "New contact form message from Ada", fromName: "Ada", replyTo: "ada@example.com", text });
+const dbFile = () => join(mkdtempSync(join(tmpdir(), "store-")), "data", "leads.db");
+const hash = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
+const T = Date.parse("2026-11-23T10:00:00Z");
+let n = 0;
+const add = (store: ReturnType<typeof openStore>, text?: string, now = T, perHour = 60) => store.insert(lead(text), { id: `L${++n}`, key: `k-${text ?? "same"}`, now, perHour });
+
+describe("opening the store", () => {
+  it("creates the database in WAL mode with synchronous=FULL, folder 0700 and file 0600", () => {
+    const file = dbFile();
+    const store = openStore(file);
+    add(store, "a");
+    expect(statSync(join(file, "..")).mode & 0o777).toBe(0o700);
+    for (const path of [file, `${file}-wal`]) expect(statSync(path).mode & 0o777).toBe(0o600);
+    const probe = new DatabaseSync(file, { readOnly: true });
+    expect(probe.prepare("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
+    probe.close();
+    store.close();
+  });
+
+  it("refuses a damaged file and a file that is not a database, and never changes their bytes", () => {
+    const file = dbFile();
+    const store = openStore(file);
+    add(store, "kept");
+    store.checkpoint();
+    store.close();
+    const good = readFileSync(file);
+    // A damaged header ("SQLite format 3" overwritten), then a foreign file.
+    for (const bytes of [Buffer.concat([Buffer.from("garbage garbage!"), good.subarray(16)]), Buffer.from("not a database at all\n".repeat(100))]) {
+      writeFileSync(file, bytes);
+      const before = hash(file);
+      expect(() => openStore(file)).toThrow(StoreUnusable);
+      expect(hash(file)).toBe(before);
+    }
+    // Fixed (the good bytes back): everything it held is there.
+    writeFileSync(file, good);
+    const fixed = openStore(file);
+    expect(fixed.list(["pending"]).map((r) => r.lead?.text)).toEqual(["kept"]);
+    fixed.close();
+  });
+
+  it("refuses a folder where the database should be", () => {
+    const file = dbFile();
+    mkdirSync(file, { recursive: true });
+    expect(() => openStore(file)).toThrow(/not a file/);
+  });
+});
+
+describe("writing", () => {
+  it("the same form again answers the first lead's id and stores nothing new, within the dedupe window", () => {
+    const store = openStore(dbFile());
+    const first = add(store, "hello");
+    expect(add(store, "hello", T + 5_000)).toEqual({ id: first.id, duplicate: true, held: false, firstHeld: false });
+    expect(add(store, "hello again", T + 6_000).duplicate).toBe(false);
+    expect(store.list(["pending"])).toHaveLength(2);
+    expect(add(store, "hello", T + DEDUPE_WINDOW_MS + 1).duplicate).toBe(false);
+    store.close();
+  });
+
+  it("past the hourly ceiling a lead is stored but held; the first hold says so once; release sends them on", () => {
+    const store = openStore(dbFile());
+    const results = ["a", "b", "c", "d"].map((t, i) => add(store, t, T + i, 2));
+    expect(results.map((r) => [r.held, r.firstHeld])).toEqual([[false, false], [false, false], [true, true], [true, false]]);
+    expect(store.stats(T)).toMatchObject({ pending: 2, held: 2 });
+    expect(store.requeue("held", [results[2]!.id], T)).toBe(1);
+    expect(store.requeue("held", [], T)).toBe(1);
+    expect(store.stats(T)).toMatchObject({ pending: 4, held: 0 });
+    // An hour later the ceiling has room again.
+    expect(add(store, "e", T + 3_600_010, 2).held).toBe(false);
+    store.close();
+  });
+
+  it("while another connection holds the write lock, a write waits and then fails (SQLITE_BUSY); once it lets go, writes work", async () => {
+    const file = dbFile();
+    const store = openStore(file);
+    const other = new DatabaseSync(file, { timeout: 0 });
+    other.exec("BEGIN IMMEDIATE");
+    const error = await whenFree(() => add(store, "locked"), 3).catch((e: unknown) => e);
+    expect(sqliteCause(error).code! & 0xff).toBe(5);
+    other.exec("ROLLBACK");
+    other.close();
+    expect(add(store, "after").duplicate).toBe(false);
+    expect(store.list(["pending"]).map((r) => r.lead?.text)).toEqual(["after"]);
+    store.close();
+  });
+
+  const canMount = (() => {
+    const dir = mkdtempSync(join(tmpdir(), "mount-probe-"));
+    try {
+      execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir], { stdio: "ignore" });
+      execFileSync("umount", [dir]);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  })();
+
+  it.skipIf(!canMount)("on a full disk (a real tmpfs) a write fails as a whole; after space returns, every lead it took is there and it writes again", () => {
+    const dir = mkdtempSync(join(tmpdir(), "full-"));
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", dir]);
+    try {
+      const store = openStore(join(dir, "leads.db"));
+      const taken: string[] = [];
+      let failure: unknown;
+      for (let i = 0; i < 400 && !failure; i++) {
+        try {
+          add(store, `lead ${i} ${"x".repeat(2_000)}`);
+          taken.push(`lead ${i}`);
+        } catch (error) {
+          failure = error;
+        }
+      }
+      expect(sqliteCause(failure).code! & 0xff).toBe(13); // SQLITE_FULL
+      store.close();
+      execFileSync("mount", ["-o", "remount,size=4m", dir]);
+      const again = openStore(join(dir, "leads.db"));
+      expect(again.list(["pending"]).map((r) => r.lead!.text.slice(0, r.lead!.text.indexOf(" x")))).toEqual(taken);
+      expect(add(again, "after the disk was freed").duplicate).toBe(false);
+      again.close();
+    } finally {
+      execFileSync("umount", [dir]);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!canMount)("on a file system that is read-only at start, the store is refused at once (the start stops), its bytes unchanged", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ro-"));
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", dir]);
+    try {
+      const file = join(dir, "leads.db");
+      const store = openStore(file);
+      add(store, "before");
+      store.checkpoint();
+      store.close();
+      const before = hash(file);
+      execFileSync("mount", ["-o", "remount,ro", dir]);
+      const started = Date.now();
+      expect(() => openStore(file)).toThrow(/read-only \(EROFS\)/);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(hash(file)).toBe(before);
+    } finally {
+      execFileSync("umount", [dir]);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("delivering", () => {
+  it("two processes' connections never claim the same lead, and a claim runs out for whoever comes next", () => {
+    const file = dbFile();
+    const [a, b] = [openStore(file), openStore(file)];
+    add(a, "one");
+    add(a, "two");
+    const claimedByA = a.claimDue(T, 10, 30_000).map((r) => r.id);
+    expect(claimedByA).toHaveLength(2);
+    expect(b.claimDue(T + 1_000, 10, 30_000)).toEqual([]);
+    expect(b.claimDue(T + 30_000, 10, 30_000).map((r) => r.id)).toEqual(claimedByA);
+    a.close();
+    b.close();
+  });
+
+  it("a clock that jumps back does not stall a lead: a retry time further ahead than the schedule ever waits counts as due", () => {
+    const store = openStore(dbFile());
+    const { id } = add(store, "jump");
+    store.claimDue(T, 1, 30_000);
+    store.retryLater(id, T, 60_000);
+    expect(store.claimDue(T + 1_000, 1, 30_000)).toEqual([]);
+    const dayBack = T - 86_400_000;
+    expect(store.claimDue(dayBack, 1, 30_000).map((r) => r.id)).toEqual([id]);
+    expect(T + 60_000 - dayBack).toBeGreaterThan(MAX_DELAY_MS);
+    store.close();
+  });
+
+  it("keeps the retry window (waits scheduled) and the first acceptance with the lead, across a reopen", () => {
+    const file = dbFile();
+    const store = openStore(file);
+    const { id } = add(store, "window");
+    store.claimDue(T, 1, 30_000);
+    store.retryLater(id, T, 2_000);
+    store.close();
+    const reopened = openStore(file);
+    expect(reopened.list(["pending"])[0]).toMatchObject({ id, firstAcceptedAt: T, retryMs: 2_000, attempts: 1 });
+    reopened.close();
+  });
+
+  it("retention: a delivered lead's text is erased after LEAD_RETENTION_DAYS (at once with 0), its row after a day; parked leads stay", () => {
+    const store = openStore(dbFile());
+    const [kept, erased, parked] = [add(store, "kept 30 days"), add(store, "erased at delivery"), add(store, "parked")];
+    store.claimDue(T, 3, 30_000);
+    store.delivered(kept.id, T, 30 * 86_400_000);
+    store.delivered(erased.id, T, 0);
+    store.park(parked.id, T, "http", 401);
+    const text = (id: string) => store.list(["delivered", "parked"]).find((r) => r.id === id)?.lead?.text;
+    expect([text(kept.id), text(erased.id)]).toEqual(["kept 30 days", undefined]);
+    // Erased at delivery, the same form posted again within a day is still the same lead.
+    expect(add(store, "erased at delivery", T + 1_000).id).toBe(erased.id);
+    store.purge(T + 29 * 86_400_000, 30 * 86_400_000);
+    expect(text(kept.id)).toBe("kept 30 days");
+    store.purge(T + 30 * 86_400_000, 30 * 86_400_000);
+    expect(store.list(["delivered"])).toEqual([]);
+    expect(text(parked.id)).toBe("parked");
+    store.close();
+  });
+});
