@@ -50,12 +50,16 @@ export interface PageCacheOptions {
   maxEntries?: number;
 }
 
-/** Seconds a shared cache may keep this answer (its own Cache-Control, read by http-cache-semantics), or 0. */
+/**
+ * Seconds a shared cache may keep this answer fresh (its own Cache-Control, read by
+ * http-cache-semantics: s-maxage, else max-age), or 0. Past that it is served stale while it is
+ * rendered again, as the pages' stale-while-revalidate allows.
+ */
 export function sharedTtl(key: string, response: { status: number; headers: Headers }): number {
   const headers = Object.fromEntries(response.headers);
   if (response.status !== 200 || "set-cookie" in headers) return 0;
   const policy = new CachePolicy({ method: "GET", url: key, headers: {} }, { status: response.status, headers }, { shared: true });
-  return policy.storable() ? Math.floor(policy.timeToLive() / 1000) : 0;
+  return policy.storable() ? policy.maxAge() : 0;
 }
 
 /** The paths of the build's page routes (those with a component and no path parameters). */
