@@ -20,8 +20,9 @@ export default async function handleRequest(request: Request, status: number, he
   if (!rendered.ok) status = 500;
   enforceDocumentCachePolicy(request, status, headers);
   headers.set("Content-Type", "text/html; charset=utf-8");
-  headers.set("Content-Security-Policy", contentSecurityPolicy(inlineScriptHashes(rendered.html), { dev }));
-  const body = Buffer.from(rendered.html, "utf8");
+  const html = dev ? rendered.html : lowPriorityModulePreloads(rendered.html);
+  headers.set("Content-Security-Policy", contentSecurityPolicy(inlineScriptHashes(html), { dev }));
+  const body = Buffer.from(html, "utf8");
   headers.set("Content-Length", String(body.byteLength));
   return new Response(body, { status, headers });
 }
@@ -48,6 +49,16 @@ function renderDocument(app: ReactElement, context: AppLoadContext): Promise<{ h
     });
     const timer = setTimeout(abort, ABORT_DELAY);
   });
+}
+
+/**
+ * Remix's <Scripts> preloads the hydration modules, which Chromium then fetches at High priority
+ * next to the stylesheet; they never block the server-rendered page, so on a slow connection the
+ * stylesheet and images go first (they still start at once: hydration is not held back).
+ * Production only: React in development would warn about the attribute it did not render.
+ */
+function lowPriorityModulePreloads(html: string): string {
+  return html.replaceAll('<link rel="modulepreload" ', '<link rel="modulepreload" fetchpriority="low" ');
 }
 
 /** Answers to posts made by Remix's browser code are one visitor's own: never cached. */
