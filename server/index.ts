@@ -165,7 +165,11 @@ function handle(req: IncomingMessage, res: ServerResponse) {
   logRequest(req, res, () => undefined);
   const route = config.dev || !wellFormedHost(req.headers) ? null : pages.route(req.method, req.url ?? "");
   if (route !== null && "redirect" in route) {
-    res.writeHead(301, [...REDIRECT_HEADERS, "location", route.redirect, ...(secure(req) ? HSTS : [])]);
+    try {
+      res.writeHead(301, [...REDIRECT_HEADERS, "location", route.redirect, ...(secure(req) ? HSTS : [])]);
+    } catch {
+      return void app(req, res); // a query no header may carry: Express and Remix answer it (404)
+    }
     return void res.end();
   }
   const page = route === null ? undefined : pages.peek(route.key);
