@@ -25,19 +25,8 @@ export type FormProblem = "failed" | "rateLimited";
  */
 export type LeadAnswer = { ok: true; reference?: string } | { ok: false; problem: FormProblem; retryAfter?: number };
 
-/** A rendered document, its text split at each place its CSP nonce goes. */
-export interface RenderedPage {
-  status: number;
-  headers: Headers;
-  pieces: string[];
-}
-
 declare module "@remix-run/node" {
   interface AppLoadContext {
-    /** This response's CSP nonce (the server's Content-Security-Policy header names it). */
-    cspNonce: string;
-    /** Set when the server's page cache may keep this document: entry.server offers it here. */
-    keepPage?: (page: RenderedPage) => void;
     /** The client's address as the server sees it: the socket's, or what trusted proxies report. */
     clientAddress: string | undefined;
     /** The body of a POST, read and checked by the server; undefined for other requests. */

@@ -1,13 +1,11 @@
 import type { LinksFunction, MetaFunction } from "@remix-run/node";
-import { Links, LiveReload, Meta, Outlet, ScrollRestoration, isRouteErrorResponse, useRouteError } from "@remix-run/react";
+import { Links, LiveReload, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useRouteError } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { SiteFooter } from "~/components/site-footer";
 import { SiteHeader } from "~/components/site-header";
 import { NotFound, RequestRefused, ServerError } from "~/components/error-pages";
-import { ScriptsAfterPaint } from "~/components/scripts-after-paint";
 import { pageHeaders } from "~/utils/cache-headers";
 import stylesheet from "~/styles/app.css";
-import { useNonce } from "~/utils/nonce";
 import { pageTitle } from "~/utils/seo";
 
 export const headers = pageHeaders;
@@ -26,7 +24,6 @@ export const meta: MetaFunction = ({ error }) => {
 };
 
 export function Layout({ children }: { children: ReactNode }) {
-  const nonce = useNonce();
   return (
     <html lang="en-ZA">
       <head>
@@ -45,10 +42,11 @@ export function Layout({ children }: { children: ReactNode }) {
           {children}
         </main>
         <SiteFooter />
-        <ScrollRestoration nonce={nonce} />
-        <ScriptsAfterPaint nonce={nonce} />
+        {/* Their inline scripts are allowed by hash: entry.server lists each in the page's CSP. */}
+        <ScrollRestoration />
+        <Scripts />
         {/* Development only (renders nothing in production): reloads the page after a rebuild. */}
-        <LiveReload nonce={nonce} />
+        <LiveReload />
       </body>
     </html>
   );

@@ -4,27 +4,31 @@
  * form-post rules, protective headers, precompressed assets, the page cache, JSON logs and a
  * graceful stop. docs/decisions/0008-own-express-server.md says why each piece is here.
  */
-import { randomBytes } from "node:crypto";
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { TLSSocket } from "node:tls";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createRequestHandler } from "@remix-run/express";
-import type { ServerBuild } from "@remix-run/node";
+import { createRequestHandler as createRemixHandler, type ServerBuild } from "@remix-run/node";
 import closeWithGrace from "close-with-grace";
 import compression from "compression";
 import express from "express";
 import expressStaticGzip from "express-static-gzip";
 import helmet from "helmet";
+import onHeaders from "on-headers";
 import { pino } from "pino";
+import { PRIVATE_QUERY_PARAMS } from "~/utils/cache-headers";
+import { contentSecurityPolicy } from "~/utils/csp.server";
+import { pageVariants } from "~/utils/page-variants.server";
 import { version } from "../package.json";
 import { describeConfig, parseConfig } from "./config";
 import { formPosts } from "./form-posts";
 import { createLeadInbox } from "./lead-inbox";
 import { createLogger, requestLogger } from "./log";
 import { createMetrics, routePaths } from "./metrics";
-import { createPageCache } from "./page-cache";
+import { createPageCache, pagePaths } from "./page-cache";
 import { createRateLimits } from "./rate-limits";
-import { rejectMalformed } from "./reject-malformed";
+import { rejectMalformed, wellFormedHost } from "./reject-malformed";
 
 process.env.NODE_ENV ??= "production"; // before the build (and React) is loaded
 const log = createLogger();
@@ -57,43 +61,59 @@ try {
   log.error({ file: config.leadsDb, error: (error as Error).message }, "lead_store_unusable");
   process.exit(1);
 }
-const pages = createPageCache();
 const PERMISSIONS_POLICY = "accelerometer=(), browsing-topics=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), hid=(), magnetometer=(), microphone=(), midi=(), payment=(), serial=(), usb=()";
+const HSTS = ["strict-transport-security", "max-age=63072000; includeSubDomains"] as const;
+/** Every answer's CSP but a document's, which brings its own with its scripts' hashes (entry.server). */
+const COMMON_CSP = contentSecurityPolicy([], { dev: config.dev });
+/**
+ * The protective headers are the same for every answer (no nonce since decision 0014): helmet
+ * works them out once, here, and each answer copies the list (a cached page has it built in).
+ */
+const PROTECTIVE: [string, string][] = [...headersOf(helmet({ contentSecurityPolicy: false, referrerPolicy: { policy: "strict-origin-when-cross-origin" }, strictTransportSecurity: false, xFrameOptions: { action: "deny" } })), ["permissions-policy", PERMISSIONS_POLICY]];
+
+/** The headers a header-setting middleware sets, recorded once. */
+function headersOf(middleware: (req: IncomingMessage, res: ServerResponse, next: () => void) => void): [string, string][] {
+  const headers = new Map<string, string>();
+  const recorder = { setHeader: (name: string, value: unknown) => headers.set(name.toLowerCase(), String(value)), removeHeader: (name: string) => headers.delete(name.toLowerCase()) };
+  middleware({} as IncomingMessage, recorder as unknown as ServerResponse, () => undefined);
+  return [...headers];
+}
+
+const trusted = (): ((address: string, hop: number) => boolean) => app.get("trust proxy fn");
+/** req.secure without Express: TLS, or a trusted proxy that says so (X-Forwarded-Proto). */
+function secure(req: IncomingMessage): boolean {
+  if ((req.socket as TLSSocket).encrypted) return true;
+  const proto = req.headers["x-forwarded-proto"];
+  return typeof proto === "string" && trusted()(req.socket.remoteAddress ?? "", 0) && proto.split(",")[0]!.trim() === "https";
+}
+
+const remix = createRemixHandler(build, "production");
+// The page cache renders a page's key as a GET of its own: no visitor's headers, cookie or Host.
+const pages = createPageCache({
+  pagePaths: pagePaths(build),
+  variants: pageVariants,
+  privateParams: PRIVATE_QUERY_PARAMS,
+  commonHeaders: PROTECTIVE,
+  render: (key) =>
+    remix(new Request(new URL(key, "http://localhost")), {
+      clientAddress: undefined,
+      submitLead: () => Promise.reject(new Error("a page render takes no leads")),
+      serving: () => !stopping,
+      log,
+    }),
+});
 
 const app = express();
 app.disable("x-powered-by");
 app.set("trust proxy", config.trustProxy);
 app.set("query parser", "simple");
-app.use(requestLogger(log));
 app.use((req, res, next) => {
-  res.locals.cspNonce = randomBytes(16).toString("base64");
-  res.set("Permissions-Policy", PERMISSIONS_POLICY);
-  if (req.secure) res.set("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
+  for (const [name, value] of PROTECTIVE) res.setHeader(name, value);
+  if (req.secure) res.setHeader(...HSTS);
+  // A document from Remix brings its own policy; every other answer gets the common one.
+  onHeaders(res, () => void (res.hasHeader("content-security-policy") || res.setHeader("content-security-policy", COMMON_CSP)));
   next();
 });
-app.use(
-  helmet({
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'", (_req, res) => `'nonce-${(res as express.Response).locals.cspNonce}'`],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", "data:"],
-        fontSrc: ["'self'"],
-        // Development only: Remix's live reload talks to its dev server over a websocket.
-        connectSrc: config.dev ? ["'self'", "ws:"] : ["'self'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        baseUri: ["'self'"],
-        objectSrc: ["'none'"],
-      },
-    },
-    referrerPolicy: { policy: "strict-origin-when-cross-origin" },
-    strictTransportSecurity: false, // set above, only over HTTPS
-    xFrameOptions: { action: "deny" },
-  }),
-);
 app.use(rejectMalformed(app.get("trust proxy fn")));
 
 // Fingerprinted assets, with brotli and gzip files made at build time (scripts/build-server.mjs).
@@ -102,38 +122,34 @@ app.use(
   expressStaticGzip("public/build", { enableBrotli: true, orderPreference: ["br", "gz"], serveStatic: { immutable: true, maxAge: "1y", index: false, redirect: false } }),
   (_req, res) => void res.status(404).type("text/plain").send("Not found"),
 );
+// A page not in memory yet (or a request with Express's checks to pass first): rendered once, kept.
+app.get("*", (req, res, next) => {
+  const route = config.dev ? null : pages.route(req.method, req.originalUrl);
+  if (route === null || "redirect" in route) return next();
+  pages.fetch(route.key).then((page) => {
+    if (page === undefined) return next(); // not a page to keep (an error, private): Remix answers this request itself
+    for (const name of res.getHeaderNames()) res.removeHeader(name); // the page's list has them all
+    pages.send(req, res, page, req.secure ? HSTS : []);
+  }, next);
+});
 app.use(compression());
 const publicFiles = express.static("public", { maxAge: "1h", index: false, redirect: false });
 // Pages have no extension: only paths that look like files cost a look in public/.
 app.use((req, res, next) => (path.extname(req.path) ? publicFiles(req, res, next) : next()));
 
 app.post("*", formPosts({ limits, log }));
-app.get("*", (req, res, next) => {
-  const key = pages.keyFor(req.method, req.originalUrl);
-  const hit = key === null ? undefined : pages.get(key, res.locals.cspNonce);
-  if (!hit) return next();
-  res.status(hit.status);
-  for (const [name, value] of hit.headers) res.setHeader(name, value);
-  res.setHeader("Content-Length", hit.body.length);
-  res.end(hit.body);
-});
 app.all(
   "*",
   createRequestHandler({
     build: config.dev ? async () => build : build,
     mode: config.dev ? "development" : "production",
-    getLoadContext: (req, res) => {
-      const key = req.method === "GET" && !config.dev ? pages.keyFor(req.method, req.originalUrl) : null;
-      return {
-        cspNonce: res.locals.cspNonce,
-        keepPage: key === null ? undefined : (page) => pages.put(key, page),
-        clientAddress: req.ip,
-        form: res.locals.form,
-        submitLead: (lead) => inbox.submit(res.locals.form, lead),
-        serving: () => !stopping,
-        log,
-      };
-    },
+    getLoadContext: (req, res) => ({
+      clientAddress: req.ip,
+      form: res.locals.form,
+      submitLead: (lead) => inbox.submit(res.locals.form, lead),
+      serving: () => !stopping,
+      log,
+    }),
   }),
 );
 // Whatever got here is an error: a short answer, one JSON line, never a stack trace.
@@ -145,8 +161,30 @@ app.use(((error, req, res, _next) => {
   res.status(known ? status : 500).set("Cache-Control", "private, no-store").type("text/plain").send(known ? "Bad request" : "Something went wrong");
 }) as express.ErrorRequestHandler);
 
+const logRequest = requestLogger(log);
+const REDIRECT_HEADERS = [...PROTECTIVE.flat(), "content-security-policy", COMMON_CSP, "cache-control", "public, max-age=3600", "content-length", "0"];
+/**
+ * Every request: its log line, then a kept page straight from memory (or the 301 from a page's
+ * path in odd case to its own), else Express. A malformed Host is Express's to refuse.
+ */
+function handle(req: IncomingMessage, res: ServerResponse) {
+  logRequest(req, res, () => undefined);
+  const route = config.dev || !wellFormedHost(req.headers) ? null : pages.route(req.method, req.url ?? "");
+  if (route !== null && "redirect" in route) {
+    try {
+      res.writeHead(301, [...REDIRECT_HEADERS, "location", route.redirect, ...(secure(req) ? HSTS : [])]);
+    } catch {
+      return void app(req, res); // a query no header may carry: Express and Remix answer it (404)
+    }
+    return void res.end();
+  }
+  const page = route === null ? undefined : pages.peek(route.key);
+  if (page === undefined) return void app(req, res);
+  pages.send(req, res, page, secure(req) ? HSTS : []);
+}
+
 // Headers within 10 s, the whole request within 20 s (checked every second), idle keep-alive 5 s.
-const server = createServer({ headersTimeout: 10_000, requestTimeout: 20_000, connectionsCheckingInterval: 1_000, keepAliveTimeout: 5_000 }, app);
+const server = createServer({ headersTimeout: 10_000, requestTimeout: 20_000, connectionsCheckingInterval: 1_000, keepAliveTimeout: 5_000 }, handle);
 server.once("error", (error) => {
   log.error({ err: error, port: config.port }, "listen_failed");
   process.exit(1);

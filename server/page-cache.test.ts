@@ -1,50 +1,200 @@
-import { describe, expect, it } from "vitest";
-import { createPageCache } from "./page-cache";
+import { once } from "node:events";
+import { createServer, request, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync } from "node:zlib";
+import { afterEach, describe, expect, it } from "vitest";
+import { projectCategories } from "~/content/projects";
+import { services } from "~/content/services";
+import { PRIVATE_QUERY_PARAMS } from "~/utils/cache-headers";
+import { pageVariants } from "~/utils/page-variants.server";
+import { createPageCache, pagePaths, sharedTtl, type PageCacheOptions } from "./page-cache";
 
 const PUBLIC = "public, max-age=0, s-maxage=300, stale-while-revalidate=86400";
-const page = (headers: Record<string, string> = {}, status = 200) => ({
-  status,
-  headers: new Headers({ "Content-Type": "text/html; charset=utf-8", "Cache-Control": PUBLIC, ...headers }),
-  pieces: ['<script nonce="', '">a</script><p>café</p><script nonce="', '"></script>'],
+const HTML = `<!DOCTYPE html><html><body>${"<p>Custom software, SEO and AI for South African businesses.</p>".repeat(80)}</body></html>`;
+const page = (headers: Record<string, string> = {}, status = 200, body = HTML) =>
+  new Response(body, { status, headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": PUBLIC, "Content-Security-Policy": "script-src 'self' 'sha256-x'", ...headers } });
+
+function cacheWith(render: PageCacheOptions["render"] = async () => page(), extra: Partial<PageCacheOptions> = {}) {
+  return createPageCache({
+    pagePaths: ["/", "/services", "/about", "/work"],
+    variants: pageVariants,
+    privateParams: PRIVATE_QUERY_PARAMS,
+    commonHeaders: [["X-Content-Type-Options", "nosniff"]],
+    render,
+    ...extra,
+  });
+}
+
+describe("pagePaths", () => {
+  it("lists the build's page routes: components only, no path parameters", () => {
+    const module = (component: boolean) => (component ? { default: () => null } : {});
+    const routes = {
+      root: { id: "root", path: "", module: module(true) },
+      "routes/_index": { id: "routes/_index", parentId: "root", index: true, module: module(true) },
+      "routes/services": { id: "routes/services", parentId: "root", path: "services", module: module(true) },
+      "routes/healthz": { id: "routes/healthz", parentId: "root", path: "healthz", module: module(false) },
+      "routes/blog.$slug": { id: "routes/blog.$slug", parentId: "root", path: "blog/:slug", module: module(true) },
+    };
+    expect(pagePaths({ routes } as never).sort()).toEqual(["/", "/services"]);
+  });
 });
 
-describe("createPageCache", () => {
-  it("answers each request with its own nonce wherever the page had one", () => {
-    const cache = createPageCache();
-    cache.put("/", page());
-    expect(cache.get("/", "first")?.body.toString()).toBe('<script nonce="first">a</script><p>café</p><script nonce="first"></script>');
-    expect(cache.get("/", "second")?.body.toString()).not.toContain("first");
-    expect(cache.get("/", "x")?.headers).toContainEqual(["cache-control", PUBLIC]);
+describe("route: what a request's key is", () => {
+  const cache = cacheWith();
+  it.each([
+    ["/", "/"],
+    ["/about", "/about"],
+    ["/?utm_source=mail&utm_campaign=x&gclid=abc&fbclid=def&anything=1", "/"],
+    ["/?index", "/"],
+    ["/?service=seo", "/?service=seo"],
+    ["/?service=s%65o&utm_source=mail", "/?service=seo"],
+    ["/?service=rocket-science", "/"],
+    ["/?service=SEO", "/"],
+    ["/?service=", "/"],
+    ["/?service=seo&service=ai", "/?service=seo"],
+    ["/about?service=seo", "/about"],
+    ["/work?category=ai&gclid=1", "/work?category=ai"],
+    ["/work?category=%3Cscript%3E", "/work"],
+  ])("%s → %s", (url, key) => {
+    expect(cache.route("GET", url)).toEqual({ key });
+    expect(cache.route("HEAD", url)).toEqual({ key });
   });
 
-  it("keeps only what a shared cache may keep: a public 200 HTML page with s-maxage and no cookie", () => {
-    const cache = createPageCache();
-    cache.put("/a", page({ "Cache-Control": "private, no-store" }));
-    cache.put("/b", page({}, 404));
-    cache.put("/c", page({ "Set-Cookie": "a=1" }));
-    cache.put("/d", page({ "Cache-Control": "public, max-age=60" }));
-    cache.put("/e", page({ "Content-Type": "application/json" }));
-    expect(cache.size).toBe(0);
+  it("has a key of its own for every service tab and every work category, from the content", () => {
+    for (const { key } of services) expect(cache.route("GET", `/?service=${key}&utm_source=x`)).toEqual({ key: `/?service=${key}` });
+    for (const { value } of projectCategories) expect(cache.route("GET", `/work?category=${value}`)).toEqual({ key: `/work?category=${value}` });
   });
 
-  it("forgets a page after its s-maxage and keeps at most maxEntries, least recently used first out", () => {
-    let now = 0;
-    const cache = createPageCache({ maxEntries: 2, now: () => now });
-    cache.put("/a", page());
-    cache.put("/b", page());
-    cache.get("/a", "n");
-    cache.put("/c", page());
-    expect([cache.get("/a", "n"), cache.get("/b", "n"), cache.get("/c", "n")].map(Boolean)).toEqual([true, false, true]);
-    now = 300_000;
-    expect(cache.get("/a", "n")).toBeUndefined();
+  it.each(["/?sent=contact", "/?service=seo&sent=calculator", "/?sent=", "/work?_data=routes%2Fwork", "/no-such-page", "/build/x.js", "http://elsewhere.example/"])(
+    "%s is not the cache's to answer",
+    (url) => expect(cache.route("GET", url)).toBeNull(),
+  );
+
+  it("leaves every per-visitor parameter in PRIVATE_QUERY_PARAMS to Remix", () => {
+    for (const name of PRIVATE_QUERY_PARAMS) expect(cache.route("GET", `/?${name}=1`)).toBeNull();
+    const withDraft = cacheWith(undefined, { privateParams: [...PRIVATE_QUERY_PARAMS, "draft"] });
+    expect(withDraft.route("GET", "/?draft=abc&service=seo")).toBeNull();
   });
 
-  it("takes GET and HEAD with no query or only the parameters that select what a page shows", () => {
-    const cache = createPageCache();
-    expect(cache.keyFor("GET", "/")).toBe("/");
-    expect(cache.keyFor("HEAD", "/work?category=ai")).toBe("/work?category=ai");
-    expect(cache.keyFor("GET", "/?service=seo")).toBe("/?service=seo");
-    for (const url of ["/?sent=contact", "/?service=seo&sent=calculator", "/work?_data=routes%2Fwork", "/?utm_source=mail"]) expect(cache.keyFor("GET", url)).toBeNull();
-    expect(cache.keyFor("POST", "/")).toBeNull();
+  it("takes GET and HEAD only", () => expect(cache.route("POST", "/")).toBeNull());
+
+  it("sends a page path in odd case to its lowercase path, query kept; other odd paths are not its business", () => {
+    expect(cache.route("GET", "/SeRvIcEs")).toEqual({ redirect: "/services" });
+    expect(cache.route("HEAD", "/About?utm_source=x")).toEqual({ redirect: "/about?utm_source=x" });
+    expect(cache.route("GET", "/NoSuchPage")).toBeNull();
+  });
+});
+
+describe("sharedTtl", () => {
+  it("reads s-maxage from a public 200 answer", () => expect(sharedTtl("/", page())).toBe(300));
+  it.each([
+    ["private", page({ "Cache-Control": "private, no-store" })],
+    ["no-store", page({ "Cache-Control": "no-store" })],
+    ["a 404", page({}, 404)],
+    ["a cookie", page({ "Set-Cookie": "a=1" })],
+    ["max-age=0 for everyone", page({ "Cache-Control": "public, max-age=0" })],
+  ])("is 0 for %s", (_what, response) => expect(sharedTtl("/", response)).toBe(0));
+});
+
+describe("fetch: rendering and keeping", () => {
+  it("renders a key once however many ask at the same time, and keeps it", async () => {
+    let renders = 0;
+    const cache = cacheWith(async () => (renders++, page()));
+    const all = await Promise.all(Array.from({ length: 5 }, () => cache.fetch("/")));
+    expect(renders).toBe(1);
+    expect(new Set(all).size).toBe(1);
+    expect(cache.peek("/")).toBe(all[0]);
+  });
+
+  it("keeps nothing a shared cache may not keep", async () => {
+    for (const response of [page({ "Cache-Control": "private, no-store" }), page({}, 404), page({ "Set-Cookie": "a=1" })]) {
+      const cache = cacheWith(async () => response.clone());
+      expect(await cache.fetch("/")).toBeUndefined();
+      expect(cache.size).toBe(0);
+    }
+  });
+
+  it("keeps identity, brotli-11 and gzip-9 bodies of the same bytes, each with its own strong ETag", async () => {
+    const kept = (await cacheWith().fetch("/"))!;
+    expect(kept.bodies.identity.toString()).toBe(HTML);
+    expect(brotliDecompressSync(kept.bodies.br).toString()).toBe(HTML);
+    expect(gunzipSync(kept.bodies.gzip).toString()).toBe(HTML);
+    const best = brotliCompressSync(Buffer.from(HTML), { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
+    expect(kept.bodies.br.length).toBeLessThanOrEqual(best.length);
+    expect(kept.etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+    const etags = Object.values(kept.headers).map((list) => list[list.indexOf("etag") + 1]);
+    expect(new Set(etags).size).toBe(3);
+  });
+
+  it("serves a page past its s-maxage while it renders it again", async () => {
+    let renders = 0;
+    const cache = cacheWith(async () => (renders++, page({ "Cache-Control": "public, s-maxage=1" })));
+    const first = await cache.fetch("/");
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(cache.peek("/")).toBe(first);
+    await expect.poll(() => renders).toBe(2);
+    await expect.poll(() => cache.peek("/") !== first).toBe(true);
+  });
+});
+
+describe("send", () => {
+  let close: () => void = () => undefined;
+  afterEach(() => close());
+
+  async function serve() {
+    const cache = cacheWith();
+    const kept = (await cache.fetch("/"))!;
+    const server = createServer((req, res) => cache.send(req, res, kept, req.headers["x-https"] ? ["strict-transport-security", "max-age=1"] : []));
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    close = () => server.close();
+    const { port } = server.address() as AddressInfo;
+    const get = (headers: Record<string, string> = {}, method = "GET") =>
+      new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        request({ port, host: "127.0.0.1", path: "/", method, headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c)).on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+        })
+          .on("error", reject)
+          .end();
+      });
+    return { kept, get };
+  }
+
+  it("chooses brotli, then gzip, then identity, with the page's headers and the common ones", async () => {
+    const { kept, get } = await serve();
+    for (const [accept, coding] of [["gzip, deflate, br, zstd", "br"], ["gzip", "gzip"], ["", "identity"], ["br;q=0, gzip", "gzip"], ["identity", "identity"]] as const) {
+      const res = await get(accept ? { "Accept-Encoding": accept } : {});
+      expect(res.status, accept).toBe(200);
+      expect(res.headers["content-encoding"], accept).toBe(coding === "identity" ? undefined : coding);
+      expect(res.body.equals(kept.bodies[coding]), accept).toBe(true);
+      expect(Number(res.headers["content-length"]), accept).toBe(kept.bodies[coding].length);
+      expect(res.headers.vary).toBe("Accept-Encoding");
+      expect(res.headers["cache-control"]).toBe(PUBLIC);
+      expect(res.headers["content-security-policy"]).toBe("script-src 'self' 'sha256-x'");
+      expect(res.headers["x-content-type-options"]).toBe("nosniff");
+      expect(res.headers["strict-transport-security"]).toBeUndefined();
+    }
+    expect((await get({ "X-Https": "1" })).headers["strict-transport-security"]).toBe("max-age=1");
+  });
+
+  it("answers 304 to the ETag it sent, with no body; a changed or weak-matching one too; HEAD has no body", async () => {
+    const { get } = await serve();
+    const first = await get({ "Accept-Encoding": "br" });
+    const etag = first.headers.etag!;
+    const again = await get({ "Accept-Encoding": "br", "If-None-Match": etag });
+    expect(again.status).toBe(304);
+    expect(again.body.length).toBe(0);
+    expect(again.headers.etag).toBe(etag);
+    expect(again.headers["cache-control"]).toBe(PUBLIC);
+    expect((await get({ "Accept-Encoding": "br", "If-None-Match": `"other", W/${etag}` })).status).toBe(304);
+    expect((await get({ "Accept-Encoding": "br", "If-None-Match": '"other"' })).status).toBe(200);
+    // The identity representation has a validator of its own.
+    expect((await get({ "If-None-Match": etag })).status).toBe(200);
+    const head = await get({ "Accept-Encoding": "br" }, "HEAD");
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    expect(head.headers["content-length"]).toBe(first.headers["content-length"]);
+    expect(head.headers.etag).toBe(etag);
   });
 });

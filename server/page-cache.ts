@@ -1,72 +1,188 @@
 /**
- * A small shared cache for documents, in front of Remix: a page that tells shared caches they may
- * keep it (`public, s-maxage=…`) is rendered once per URL and then answered from memory. Each
- * answer still gets its own CSP nonce: entry.server hands over each page as the pieces around its
- * nonce, and every answer from here joins them with the request's own.
+ * Public pages, rendered once and kept as bytes (decision 0014). A page whose own Cache-Control
+ * lets a shared cache keep it is stored as identity, brotli-11 and gzip-9 bodies with a strong
+ * ETag and its answer headers already built, under a key made of its path and the query
+ * parameters that select what it shows (app/utils/page-variants.server.ts). A hit is answered
+ * straight from node:http, before Express: no router, no query parser, no per-request headers.
+ *
+ * A miss renders the key's URL itself, with no visitor's headers (so a Host, a cookie or a
+ * campaign parameter can never end up in what others get), once however many ask at the same time.
+ * Requests with a per-visitor parameter (PRIVATE_QUERY_PARAMS) or Remix's `_data` never come here.
  */
-import type { RenderedPage } from "~/context";
+import { createHash } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { promisify } from "node:util";
+import { brotliCompress, constants, gzip } from "node:zlib";
+import fresh from "fresh";
+import CachePolicy from "http-cache-semantics";
+import { LRUCache } from "lru-cache";
+import Negotiator from "negotiator";
+import type { ServerBuild } from "@remix-run/node";
+import type { PageVariants } from "~/utils/page-variants.server";
 
-/** Query parameters that only select what a page shows (home tabs, /work filter). */
-const SELECTING_PARAMS = new Set(["service", "category"]);
+const brotli = promisify(brotliCompress);
+const gzipped = promisify(gzip);
 
-interface Page {
+export type Coding = "br" | "gzip" | "identity";
+const CODINGS: Coding[] = ["br", "gzip", "identity"];
+
+/** A kept page: per coding, the body and the header list for writeHead (flat: name, value, …). */
+export interface Page {
   status: number;
-  headers: [string, string][];
-  pieces: Buffer[];
-  expires: number;
+  etag: string;
+  bodies: Record<Coding, Buffer>;
+  headers: Record<Coding, string[]>;
 }
 
-export interface CachedAnswer {
-  status: number;
-  headers: [string, string][];
-  body: Buffer;
+/** What a request for a page path asks for: a page (by key), or its lowercase path. */
+export type Route = { key: string } | { redirect: string };
+
+export interface PageCacheOptions {
+  /** Paths of the app's page routes (no parameters), e.g. "/", "/work". */
+  pagePaths: Iterable<string>;
+  variants: PageVariants;
+  /** Per-visitor query parameters: a request carrying any of them is never answered from here. */
+  privateParams: readonly string[];
+  /** Renders one key's URL (a GET with no visitor headers). */
+  render: (key: string) => Promise<Response>;
+  /** Headers every answer carries (protective headers); a page's own headers win. */
+  commonHeaders: readonly (readonly [string, string])[];
+  maxEntries?: number;
 }
 
-function fill(pieces: Buffer[], nonce: string): Buffer {
-  const between = Buffer.from(nonce, "latin1");
-  return Buffer.concat(pieces.flatMap((piece, i) => (i === 0 ? [piece] : [between, piece])));
+/**
+ * Seconds a shared cache may keep this answer fresh (its own Cache-Control, read by
+ * http-cache-semantics: s-maxage, else max-age), or 0. Past that it is served stale while it is
+ * rendered again, as the pages' stale-while-revalidate allows.
+ */
+export function sharedTtl(key: string, response: { status: number; headers: Headers }): number {
+  const headers = Object.fromEntries(response.headers);
+  if (response.status !== 200 || "set-cookie" in headers) return 0;
+  const policy = new CachePolicy({ method: "GET", url: key, headers: {} }, { status: response.status, headers }, { shared: true });
+  return policy.storable() ? policy.maxAge() : 0;
 }
 
-/** Seconds a shared cache may keep this answer, or 0 when it must not. */
-function sharedMaxAge(response: { status: number; headers: Headers }): number {
-  const cacheControl = response.headers.get("cache-control") ?? "";
-  const sMaxAge = /(?:^|,)\s*s-maxage=(\d+)/i.exec(cacheControl)?.[1];
-  const shareable = /(?:^|,)\s*public\s*(?:,|$)/i.test(cacheControl) && !/private|no-store|no-cache/i.test(cacheControl);
-  const html = response.headers.get("content-type")?.startsWith("text/html");
-  if (response.status !== 200 || !html || !shareable || !sMaxAge || response.headers.has("set-cookie")) return 0;
-  return Number(sMaxAge);
+/** The paths of the build's page routes (those with a component and no path parameters). */
+export function pagePaths(build: Pick<ServerBuild, "routes">): string[] {
+  const pathOf = (id: string | undefined): string | null => {
+    const route = id === undefined ? undefined : build.routes[id];
+    if (route === undefined) return "";
+    const parent = pathOf(route.parentId);
+    const own = route.path ?? "";
+    return parent === null || /[:*]/.test(own) ? null : own ? `${parent}/${own}` : parent;
+  };
+  const paths = new Set<string>();
+  for (const [id, route] of Object.entries(build.routes)) {
+    const path = route.module.default ? pathOf(id) : null;
+    if (path !== null) paths.add(path.replace(/\/+/g, "/").replace(/(.)\/$/, "$1") || "/");
+  }
+  return [...paths];
 }
 
-export function createPageCache({ maxEntries = 100, now = Date.now } = {}) {
-  const pages = new Map<string, Page>();
+export function createPageCache({ pagePaths, variants, privateParams, render, commonHeaders, maxEntries = 100 }: PageCacheOptions) {
+  const paths = new Set(pagePaths);
+  const privates = new Set(privateParams);
+  // Each distinct Accept-Encoding is parsed once: browsers send a handful of them.
+  const codings = new LRUCache<string, Coding>({ max: 200 });
+  const pages = new LRUCache<string, Page>({
+    max: maxEntries,
+    // Served stale (the pages say stale-while-revalidate) while a fresh render replaces it.
+    allowStale: true,
+    noDeleteOnStaleGet: true,
+    allowStaleOnFetchRejection: true,
+    fetchMethod: async (key, _stale, { options }) => {
+      const response = await render(key);
+      const body = Buffer.from(await response.arrayBuffer());
+      const ttl = sharedTtl(key, response);
+      if (ttl === 0) return undefined; // not for keeping: the request goes on to Remix as it is
+      options.ttl = ttl * 1000;
+      return keep(response, body);
+    },
+  });
+
+  async function keep(response: Response, identity: Buffer): Promise<Page> {
+    const [br, gz] = await Promise.all([
+      brotli(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
+      gzipped(identity, { level: 9 }),
+    ]);
+    const bodies = { br, gzip: gz, identity };
+    const etag = `"${createHash("sha256").update(identity).digest("base64url").slice(0, 27)}"`;
+    const own = new Map<string, string>(commonHeaders.map(([name, value]) => [name.toLowerCase(), value]));
+    for (const [name, value] of response.headers) if (name !== "content-length") own.set(name, value);
+    own.set("vary", "Accept-Encoding");
+    const headers = {} as Record<Coding, string[]>;
+    for (const coding of CODINGS) {
+      // One representation per coding, so each has its own strong validator.
+      const list = new Map(own).set("etag", coding === "identity" ? etag : `${etag.slice(0, -1)}-${coding}"`);
+      if (coding !== "identity") list.set("content-encoding", coding);
+      list.set("content-length", String(bodies[coding].length));
+      headers[coding] = [...list].flat();
+    }
+    return { status: response.status, etag, bodies, headers };
+  }
+
+  function codingFor(accept: string | undefined): Coding {
+    const header = accept ?? "";
+    let coding = codings.get(header);
+    if (coding === undefined) {
+      // negotiator ≥ 1 breaks ties by `preferred` (its types predate the option): brotli first.
+      const negotiator = new Negotiator({ headers: { "accept-encoding": header } }) as { encoding(available: Coding[], options: { preferred: Coding[] }): string | undefined };
+      const chosen = negotiator.encoding(CODINGS, { preferred: CODINGS });
+      coding = (chosen as Coding | undefined) ?? "identity";
+      codings.set(header, coding);
+    }
+    return coding;
+  }
 
   return {
-    /** The key of a GET or HEAD the cache may answer (path and selecting parameters), else null. */
-    keyFor(method: string, url: string): string | null {
+    /**
+     * The key of a GET or HEAD for a page (path plus the selecting parameters whose values select
+     * something, sorted), a redirect for a page path in odd case, or null: not ours to answer.
+     */
+    route(method: string | undefined, url: string): Route | null {
       if (method !== "GET" && method !== "HEAD") return null;
-      const query = url.indexOf("?");
-      if (query !== -1) for (const name of new URLSearchParams(url.slice(query)).keys()) if (!SELECTING_PARAMS.has(name)) return null;
-      return url;
+      const mark = url.indexOf("?");
+      const path = mark === -1 ? url : url.slice(0, mark);
+      if (!paths.has(path)) {
+        const lower = path.toLowerCase();
+        return lower !== path && paths.has(lower) ? { redirect: lower + (mark === -1 ? "" : url.slice(mark)) } : null;
+      }
+      if (mark === -1) return { key: path };
+      const params = new URLSearchParams(url.slice(mark + 1));
+      const selecting = variants[path] ?? {};
+      const kept: string[] = [];
+      for (const name of new Set(params.keys())) {
+        if (privates.has(name) || name === "_data") return null; // one visitor's own, or Remix's data request
+        const value = params.get(name)!;
+        if (selecting[name]?.includes(value)) kept.push(`${name}=${encodeURIComponent(value)}`);
+      }
+      return { key: kept.length ? `${path}?${kept.sort().join("&")}` : path };
     },
 
-    get(key: string, nonce: string): CachedAnswer | undefined {
+    /** The kept page, fresh or stale (a stale one is refreshed in the background), without waiting. */
+    peek(key: string): Page | undefined {
       const page = pages.get(key);
-      if (!page) return undefined;
-      pages.delete(key);
-      if (page.expires <= now()) return undefined;
-      pages.set(key, page); // most recently used goes last
-      return { status: page.status, headers: page.headers, body: fill(page.pieces, nonce) };
+      if (page !== undefined && pages.getRemainingTTL(key) <= 0) void pages.fetch(key).catch(() => undefined);
+      return page;
     },
 
-    /** Keeps a rendered page (its text as the pieces around each nonce) if its headers allow. */
-    put(key: string, page: RenderedPage): void {
-      const maxAge = sharedMaxAge(page);
-      if (maxAge === 0) return;
-      const headers = [...page.headers].filter(([name]) => name !== "content-length");
-      const pieces = page.pieces.map((piece) => Buffer.from(piece, "utf8"));
-      pages.delete(key);
-      pages.set(key, { status: page.status, headers, pieces, expires: now() + maxAge * 1000 });
-      if (pages.size > maxEntries) pages.delete(pages.keys().next().value!);
+    /** The page for a key, rendering it if need be; undefined when the answer is not one to keep. */
+    fetch(key: string): Promise<Page | undefined> {
+      return pages.fetch(key);
+    },
+
+    /** Sends a kept page: 304 when the client's copy is current, no body for HEAD. */
+    send(req: IncomingMessage, res: ServerResponse, page: Page, extraHeaders: readonly string[] = []): void {
+      const coding = codingFor(req.headers["accept-encoding"] as string | undefined);
+      const headers = extraHeaders.length ? [...page.headers[coding], ...extraHeaders] : page.headers[coding];
+      const etag = coding === "identity" ? page.etag : `${page.etag.slice(0, -1)}-${coding}"`;
+      if (req.headers["if-none-match"] !== undefined && fresh(req.headers, { etag })) {
+        res.writeHead(304, withoutBodyHeaders(headers));
+        return void res.end();
+      }
+      res.writeHead(page.status, headers);
+      if (req.method === "HEAD") res.end();
+      else res.end(page.bodies[coding]);
     },
 
     get size() {
@@ -74,3 +190,12 @@ export function createPageCache({ maxEntries = 100, now = Date.now } = {}) {
     },
   };
 }
+
+/** A 304 repeats the validator and caching headers, not the body's length or type. */
+function withoutBodyHeaders(flat: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < flat.length; i += 2) if (flat[i] !== "content-length" && flat[i] !== "content-type") out.push(flat[i]!, flat[i + 1]!);
+  return out;
+}
+
+export type PageCache = ReturnType<typeof createPageCache>;

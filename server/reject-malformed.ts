@@ -15,6 +15,12 @@ function validHost(value: string | undefined): boolean {
   return match !== null && Number(match[1] ?? 0) <= 65535;
 }
 
+/** Host (and X-Forwarded-Host, when sent) look like hosts. */
+export function wellFormedHost(headers: { host?: string | undefined; "x-forwarded-host"?: string | string[] | undefined }): boolean {
+  const forwardedHost = headers["x-forwarded-host"];
+  return validHost(headers.host) && (forwardedHost === undefined || validHost(String(forwardedHost).split(",")[0]?.trim()));
+}
+
 export function rejectMalformed(trusted: (address: string, hop: number) => boolean): RequestHandler {
   return (req, res, next) => {
     const answer = (status: number, text: string) => {
@@ -28,10 +34,7 @@ export function rejectMalformed(trusted: (address: string, hop: number) => boole
     } catch {
       return answer(400, "Bad request path");
     }
-    const forwardedHost = req.headers["x-forwarded-host"];
-    if (!validHost(req.headers.host) || (forwardedHost !== undefined && !validHost(String(forwardedHost).split(",")[0]?.trim()))) {
-      return answer(400, "Bad host");
-    }
+    if (!wellFormedHost(req.headers)) return answer(400, "Bad host");
     if (!trusted(req.socket.remoteAddress ?? "", 0)) for (const name of FORWARDED) delete req.headers[name];
     next();
   };

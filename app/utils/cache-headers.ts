@@ -1,3 +1,5 @@
+import CachePolicy from "http-cache-semantics";
+
 /**
  * Cache-Control for documents. Root and every route with an action export `headers = pageHeaders`
  * (a leaf without one inherits its parent's, computed without the action, and would call the answer
@@ -23,8 +25,10 @@ function isEmpty(headers: Headers): boolean {
   return headers.keys().next().done === true;
 }
 
+/** A Cache-Control a shared cache may not keep (private, no-store, …), read by http-cache-semantics (which takes directives in lower case). */
 function isPrivate(cacheControl: string | null): boolean {
-  return cacheControl !== null && /(^|[\s,])(private|no-store)([\s,=]|$)/i.test(cacheControl);
+  if (cacheControl === null) return false;
+  return !new CachePolicy({ headers: {} }, { status: 200, headers: { "cache-control": cacheControl.toLowerCase() } }, { shared: true }).storable();
 }
 
 /**
@@ -42,8 +46,10 @@ export function pageHeaders({ actionHeaders, loaderHeaders, parentHeaders, error
 }
 
 /**
- * `?sent=` is where a successful post redirects to say thank you: one visitor's own answer, which
- * a shared cache must not hand to the next.
+ * Query parameters that make a page one visitor's own: `?sent=` is where a successful post
+ * redirects to say thank you. A request carrying any of them is rendered for that request, goes
+ * out "private, no-store", and is never answered from or kept in the server's page cache
+ * (server/page-cache.ts). The one list both read: add a per-visitor parameter here.
  */
 export const PRIVATE_QUERY_PARAMS: readonly string[] = ["sent"];
 

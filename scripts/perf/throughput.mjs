@@ -1,6 +1,8 @@
 /**
  * Requests per second of one page from the site's server, against the floor: the very bytes that
  * page returned, served from memory by bare node:http (floor-server.mjs) in another process.
+ * Two load generators: autocannon (Node, tops out near 21k req/s here, which flatters every ratio
+ * once the site is fast) and wrk (C, from Debian), which can saturate the floor.
  *
  * Unpinned, autocannon takes its CPU time from the same two cores as the servers it loads. So both
  * servers run on one core (PERF_SERVER_CPUS, default "0") and autocannon, as its own process, on
@@ -29,10 +31,10 @@ function assertLoopback(url) {
   if (host !== "127.0.0.1" && host !== "localhost" && host !== "[::1]") throw new Error(`refusing to load-test ${host}: loopback only`);
 }
 
-/** Runs `node args…` pinned to `cpus`; resolves with its stdout. */
-function runPinned(cpus, args) {
+/** Runs `node args…` (or another program) pinned to `cpus`; resolves with its stdout. */
+function runPinned(cpus, args, program = process.execPath) {
   return new Promise((resolve, reject) => {
-    const child = spawn("taskset", ["-c", cpus, process.execPath, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("taskset", ["-c", cpus, program, ...args], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     child.stdout.on("data", (c) => (out += c));
@@ -42,12 +44,28 @@ function runPinned(cpus, args) {
   });
 }
 
-/** One autocannon run (its CLI, pinned to LOAD_CPUS); its JSON result. */
-async function load(url, { duration, connections, headers }) {
+/**
+ * One run of the load generator (pinned to LOAD_CPUS): requests/s, p99 latency (ms) and the
+ * count of errors, timeouts and non-2xx answers.
+ */
+async function load(url, { duration, connections, headers, tool }) {
   assertLoopback(url);
+  if (tool === "wrk") {
+    const headerArgs = Object.entries(headers).flatMap(([name, value]) => ["-H", `${name}: ${value}`]);
+    const out = await runPinned(LOAD_CPUS, ["-c", String(connections), "-d", `${duration}s`, "-t", "1", "--latency", ...headerArgs, url], "wrk");
+    const number = (re) => Number(re.exec(out)?.[1] ?? NaN);
+    const ms = (m) => (m ? Number(m[1]) * { us: 0.001, ms: 1, s: 1000 }[m[2]] : NaN);
+    const failures = number(/Non-2xx or 3xx responses: (\d+)/) || 0;
+    const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+    return {
+      rps: number(/Requests\/sec:\s+([\d.]+)/),
+      p99Ms: ms(/\s99%\s+([\d.]+)(us|ms|s)\b/.exec(out)),
+      errors: failures + (socketErrors ? socketErrors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0),
+    };
+  }
   const headerArgs = Object.entries(headers).flatMap(([name, value]) => ["-H", `${name}=${value}`]);
-  const out = await runPinned(LOAD_CPUS, [autocannonCli, "-j", "-n", "-c", String(connections), "-d", String(duration), ...headerArgs, url]);
-  return JSON.parse(out);
+  const result = JSON.parse(await runPinned(LOAD_CPUS, [autocannonCli, "-j", "-n", "-c", String(connections), "-d", String(duration), ...headerArgs, url]));
+  return { rps: result.requests.average, p99Ms: result.latency.p99, errors: result.errors + result.timeouts + result.non2xx };
 }
 
 /** The floor server, pinned to the site's core; resolves once it prints "ready". */
@@ -72,8 +90,9 @@ function startFloor(port, file, encoding) {
  * @param {number} [o.rounds]    alternating rounds; the medians are reported
  * @param {number} [o.duration]  seconds per measurement
  * @param {number} [o.connections]
+ * @param {"autocannon" | "wrk"} [o.tool]
  */
-export async function measureThroughput({ url, floorPort, headers = {}, rounds = 5, duration = 3, connections = 10 }) {
+export async function measureThroughput({ url, floorPort, headers = {}, rounds = 5, duration = 3, connections = 10, tool = "autocannon" }) {
   assertLoopback(url);
   // node:http, not fetch(): fetch adds its own Accept-Encoding and decodes the body.
   const sample = await get(url, headers);
@@ -85,29 +104,36 @@ export async function measureThroughput({ url, floorPort, headers = {}, rounds =
   const floor = await startFloor(floorPort, file, encoding);
   const floorUrl = `http://127.0.0.1:${floorPort}${new URL(url).pathname}`;
   try {
-    const opts = { duration, connections, headers };
+    const opts = { duration, connections, headers, tool };
     // Warm both (JIT, the page cache) before measuring.
     await load(url, { ...opts, duration: 2 });
     await load(floorUrl, { ...opts, duration: 1 });
     const app = [];
     const bare = [];
+    const appP99 = [];
+    const floorP99 = [];
     let errors = 0;
     for (let i = 0; i < rounds; i++) {
       const a = await load(url, opts);
       const b = await load(floorUrl, opts);
-      errors += a.errors + a.timeouts + a.non2xx + b.errors + b.timeouts + b.non2xx;
-      app.push(a.requests.average);
-      bare.push(b.requests.average);
+      errors += a.errors + b.errors;
+      app.push(a.rps);
+      bare.push(b.rps);
+      appP99.push(a.p99Ms);
+      floorP99.push(b.p99Ms);
     }
     return {
+      tool,
       appRps: median(app),
       floorRps: median(bare),
+      appP99Ms: median(appP99),
+      floorP99Ms: median(floorP99),
       // Each round's two runs are back to back, so their ratio is the least disturbed figure.
       ratio: median(app.map((a, i) => a / bare[i])),
       bytes: sample.body.length,
       encoding: encoding ?? "identity",
       errors,
-      cpus: { servers: SERVER_CPUS, autocannon: LOAD_CPUS },
+      cpus: { servers: SERVER_CPUS, load: LOAD_CPUS },
       app,
       floor: bare,
     };
@@ -131,9 +157,9 @@ export function get(url, headers = {}) {
   });
 }
 
-// Against a running server: node scripts/perf/throughput.mjs http://127.0.0.1:3400/ [floorPort] [accept-encoding]
+// Against a running server: node scripts/perf/throughput.mjs http://127.0.0.1:3400/ [floorPort] [accept-encoding] [autocannon|wrk]
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [url = "http://127.0.0.1:3400/", floorPort = "3499", acceptEncoding] = process.argv.slice(2);
+  const [url = "http://127.0.0.1:3400/", floorPort = "3499", acceptEncoding, tool = "wrk"] = process.argv.slice(2);
   const headers = acceptEncoding ? { "accept-encoding": acceptEncoding } : {};
-  console.log(JSON.stringify(await measureThroughput({ url, floorPort: Number(floorPort), headers })));
+  console.log(JSON.stringify(await measureThroughput({ url, floorPort: Number(floorPort), headers, tool })));
 }

@@ -22,21 +22,6 @@ export const test = base.extend<{ formService: FormService }>({
     await use({ ...extraHTTPHeaders, "X-Forwarded-For": newClient() });
   },
   /**
-   * With JavaScript on, goto and reload return once Remix has taken the page over. Its scripts
-   * load after the first paint (decision 0010), which can come after the load event that
-   * Playwright waits for; until then the page is the no-JavaScript page, tested in its own project.
-   */
-  page: async ({ page, javaScriptEnabled }, use) => {
-    if (javaScriptEnabled) {
-      const hydrated = <T>(response: T) => page.waitForFunction(() => "__remixRouter" in window).then(() => response);
-      const goto = page.goto.bind(page);
-      const reload = page.reload.bind(page);
-      page.goto = (url, options) => goto(url, options).then(hydrated);
-      page.reload = (options) => reload(options).then(hydrated);
-    }
-    await use(page);
-  },
-  /**
    * The fake form service behind this project's site, scoped to this test: tests in one project
    * share a service and run in parallel, so each puts `token` in what it submits (e.g. in the
    * company name); modes and `received()` then concern only its own submissions.
