@@ -38,7 +38,7 @@ status=0
 step() { echo "==> $*"; "$@" || { echo "FAILED: $*"; status=1; }; }
 
 step npx tsc
-step npx eslint .
+step npm run lint
 step npx vitest run --reporter=default --reporter=json --outputFile=reports/unit.json
 step npm run build
 if [ $status -eq 0 ]; then
