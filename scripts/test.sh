@@ -14,6 +14,8 @@ command -v podman >/dev/null 2>&1 || need+=(podman runc)
 command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
 command -v varnishd >/dev/null 2>&1 || need+=(varnish)
 command -v WebKitWebDriver >/dev/null 2>&1 || need+=(webkit2gtk-driver)
+# WebKitGTK needs a display: tests/webkit.spec.ts gives it a virtual one.
+command -v xvfb-run >/dev/null 2>&1 || need+=(xvfb)
 # tests/ops/dockerfile-replay.spec.ts starts the image's ENTRYPOINT, tini, which the image apt-installs.
 command -v tini >/dev/null 2>&1 || need+=(tini)
 if [ ${#need[@]} -gt 0 ]; then
