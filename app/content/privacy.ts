@@ -30,7 +30,7 @@ export const privacy = {
     {
       heading: "What we do not collect",
       paragraphs: [
-        "This site sets no cookies, runs no analytics or advertising trackers and loads nothing from other companies' servers. Our server records each request (the page, the time and the answer) without your address or anything you typed, and counts requests per address for a few minutes to stop abuse.",
+        "This site sets no cookies, runs no analytics or advertising trackers and loads nothing from other companies' servers. Our server records each request (the page, the time and the answer) without your address or anything you typed, and counts requests per address for a few minutes to stop abuse. While you fill in the calculator, your browser keeps your answers in its session storage, on your device, until you send them or close the tab.",
       ],
     },
     {
