@@ -207,6 +207,7 @@ test("eyebrow labels reach 4.5:1 against every colour of their background, page 
 
 for (const scheme of ["light", "dark"] as const) {
   test(`every focus indicator reaches 3:1 against the background it is drawn on (${scheme} scheme)`, async ({ page }) => {
+    test.slow(); // tabs through every control of five pages
     await page.emulateMedia({ colorScheme: scheme });
     const low: string[] = [];
     for (const path of PAGES) {
@@ -356,6 +357,7 @@ test.describe("print and dark styles", () => {
     });
 
     test(`dark scheme: dark surfaces, light text, and axe finds nothing serious (${width} px)`, async ({ page, browser, javaScriptEnabled }, testInfo) => {
+      test.slow(); // five pages, each screenshotted whole and (at 1280 px) checked by axe
       await page.setViewportSize({ width, height: 900 });
       await page.emulateMedia({ colorScheme: "dark" });
       for (const path of PAGES) {
