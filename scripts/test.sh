@@ -14,6 +14,8 @@ command -v podman >/dev/null 2>&1 || need+=(podman runc)
 command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
 command -v varnishd >/dev/null 2>&1 || need+=(varnish)
 command -v WebKitWebDriver >/dev/null 2>&1 || need+=(webkit2gtk-driver)
+# WebKitGTK needs a display: tests/webkit.spec.ts gives it a virtual one.
+command -v xvfb-run >/dev/null 2>&1 || need+=(xvfb)
 if [ ${#need[@]} -gt 0 ]; then
   echo "==> installing Debian packages: ${need[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
@@ -36,7 +38,7 @@ status=0
 step() { echo "==> $*"; "$@" || { echo "FAILED: $*"; status=1; }; }
 
 step npx tsc
-step npx eslint .
+step npm run lint
 step npx vitest run --reporter=default --reporter=json --outputFile=reports/unit.json
 step npm run build
 if [ $status -eq 0 ]; then

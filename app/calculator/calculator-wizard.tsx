@@ -5,6 +5,7 @@ import { flushSync } from "react-dom";
 import { messages } from "~/content/messages";
 import { Field, focusFirstInvalid, FormNotices, Honeypot } from "~/forms/field";
 import { lazyChecks } from "~/forms/lazy-checks";
+import { PrivacyNote } from "~/forms/privacy-note";
 import { type FieldErrors, LIMITS } from "~/forms/limits";
 import { useAnswerState } from "~/forms/use-answer";
 import type { calculatorAction } from "./action.server";
@@ -115,6 +116,7 @@ export function CalculatorWizard({ result, sent }: { result: Answer | undefined;
             </button>
           ) : null}
         </div>
+        {state.step === 5 ? <PrivacyNote /> : null}
       </Form>
     </div>
   );

@@ -1,6 +1,7 @@
 import { Link } from "@remix-run/react";
 
-export function CallToAction() {
+/** The closing call to action. `second` is its other link: /work by default, another page on /work. */
+export function CallToAction({ second = { to: "/work", label: "View Our Work" } }: { second?: { to: string; label: string } }) {
   return (
     <section className="section" aria-labelledby="cta-title">
       <div className="container cta">
@@ -10,8 +11,8 @@ export function CallToAction() {
           <Link className="btn btn--light" to="/#calculator">
             Estimate my project
           </Link>
-          <Link className="btn btn--outline-light" to="/work">
-            View Our Work
+          <Link className="btn btn--outline-light" to={second.to}>
+            {second.label}
           </Link>
         </div>
       </div>

@@ -1,28 +1,40 @@
 import { Link } from "@remix-run/react";
 import { claims, hero } from "~/content/claims";
 
+/** A transparent 1×1 GIF. */
+const PLACEHOLDER = "data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==";
+
 export function Hero() {
   return (
     <section className="hero" aria-labelledby="hero-title">
-      <div className="container">
-        <p className="eyebrow">{hero.eyebrow}</p>
-        <h1 id="hero-title">{hero.heading}</h1>
-        <p className="lead">{hero.lead}</p>
-        <div className="btn-row">
-          <Link className="btn btn--light" to="#calculator">
-            Get Started
-          </Link>
-          <Link className="btn btn--outline-light" to="/work">
-            View Our Work
-          </Link>
+      <div className="container hero-grid">
+        <div>
+          <p className="eyebrow">{hero.eyebrow}</p>
+          <h1 id="hero-title">{hero.heading}</h1>
+          <p className="lead">{hero.lead}</p>
+          <div className="btn-row">
+            <Link className="btn btn--light" to="#calculator">
+              Get Started
+            </Link>
+            <Link className="btn btn--outline-light" to="/work">
+              View Our Work
+            </Link>
+          </div>
+          <ul className="claims">
+            {claims.map((claim) => (
+              <li key={claim.label}>
+                <span className="claim-value">{claim.value}</span> <span className="claim-label">{claim.label}</span>
+              </li>
+            ))}
+          </ul>
         </div>
-        <ul className="claims">
-          {claims.map((claim) => (
-            <li key={claim.label}>
-              <span className="claim-value">{claim.value}</span> <span className="claim-label">{claim.label}</span>
-            </li>
-          ))}
-        </ul>
+        {/* Wide screens only: below 64rem the source does not match, so phones fetch only the empty
+            placeholder (lazy loading would not do: browsers load everything when scripting is off).
+            Sized, so nothing shifts when it arrives. */}
+        <picture>
+          <source media="(min-width: 64rem)" srcSet={hero.visual.src} />
+          <img className="hero-visual" src={PLACEHOLDER} alt={hero.visual.alt} width={hero.visual.width} height={hero.visual.height} decoding="async" />
+        </picture>
       </div>
     </section>
   );

@@ -1,7 +1,10 @@
 import type { Project } from "~/content/types";
 import { projectCategories } from "~/content/projects";
 
-/** A portfolio card. Its details reveal on hover and keyboard focus, and always show on touch screens. */
+/**
+ * A portfolio card, everything shown at once (details that appeared on hover made the grid jump).
+ * Each link's accessible name starts with its visible text (WCAG 2.5.3), then says which project.
+ */
 export function ProjectCard({ project }: { project: Project }) {
   const category = projectCategories.find((c) => c.value === project.category)?.label;
   return (
@@ -18,12 +21,12 @@ export function ProjectCard({ project }: { project: Project }) {
             ))}
           </ul>
           <p className="project-links">
-            <a href={project.liveUrl} rel="noopener" aria-label={`Visit the live site of ${project.title}`}>
-              Live site
+            <a href={project.liveUrl} rel="noopener">
+              Live site<span className="visually-hidden"> of {project.title}</span>
             </a>
             {project.githubUrl ? (
-              <a href={project.githubUrl} rel="noopener" aria-label={`View the code of ${project.title}`}>
-                Code repository
+              <a href={project.githubUrl} rel="noopener">
+                Code repository<span className="visually-hidden"> of {project.title}</span>
               </a>
             ) : null}
           </p>

@@ -39,7 +39,7 @@ export function SiteFooter() {
           </div>
         </div>
         <p className="footer-bottom">
-          © {year} {site.name}. All rights reserved.
+          © {year} {site.name}. All rights reserved. <Link to="/privacy">Privacy notice</Link>
         </p>
       </div>
     </footer>

@@ -5,8 +5,10 @@ import { site } from "~/content/site";
 import { ContactLink } from "./contact-link";
 
 /**
- * Fixed navigation bar. On small screens the links sit in a <details> menu, which opens and
- * closes without JavaScript; with it, the menu also closes on navigation and on Escape.
+ * Navigation bar. On small screens a <details> toggle opens and closes the links without
+ * JavaScript; with it, the menu also closes on navigation and on Escape. The links sit beside the
+ * <details>, not inside it: a closed <details> hides its content in every browser, and only the
+ * newest let CSS show it again (::details-content), so wide screens would lose the links.
  */
 export function SiteHeader() {
   const [open, setOpen] = useState(false);
@@ -43,21 +45,21 @@ export function SiteHeader() {
             </svg>
             Menu
           </summary>
-          <nav className="nav-panel" aria-label="Main">
-            <ul className="nav-links">
-              {navLinks.map((link) => (
-                <li key={link.to}>
-                  <NavLink to={link.to} end prefetch="intent">
-                    {link.label}
-                  </NavLink>
-                </li>
-              ))}
-            </ul>
-            <ContactLink className="btn" onNavigate={() => setOpen(false)}>
-              Contact Us
-            </ContactLink>
-          </nav>
         </details>
+        <nav className="nav-panel" aria-label="Main">
+          <ul className="nav-links">
+            {navLinks.map((link) => (
+              <li key={link.to}>
+                <NavLink to={link.to} end prefetch="intent">
+                  {link.label}
+                </NavLink>
+              </li>
+            ))}
+          </ul>
+          <ContactLink className="btn" onNavigate={() => setOpen(false)}>
+            Contact Us
+          </ContactLink>
+        </nav>
       </div>
     </header>
   );

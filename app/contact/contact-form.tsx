@@ -7,6 +7,7 @@ import { messages } from "~/content/messages";
 import { Field, focusFirstInvalid, FormNotices, Honeypot } from "~/forms/field";
 import { lazyChecks } from "~/forms/lazy-checks";
 import { LIMITS } from "~/forms/limits";
+import { PrivacyNote } from "~/forms/privacy-note";
 import { useAnswerState } from "~/forms/use-answer";
 import type { contactAction } from "./action.server";
 
@@ -75,6 +76,7 @@ export function ContactForm({ result, sent }: { result: Answer | undefined; sent
       <button className="btn" type="submit" disabled={sending}>
         {sending ? "Sending…" : "Send message"}
       </button>
+      <PrivacyNote />
     </Form>
   );
 }

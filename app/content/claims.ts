@@ -1,4 +1,4 @@
-import type { Claim } from "./types";
+import type { Claim, Image } from "./types";
 
 /** Hero claims (SPEC.md section 1). Keep all other copy consistent with these. */
 export const claims: readonly Claim[] = [
@@ -14,4 +14,11 @@ export const hero = {
     "We are a Johannesburg team that builds custom software, grows your search traffic, " +
     "puts AI to work on repetitive tasks and sets Zoho up properly. One partner, clear quotes " +
     "and results you can measure.",
-} as const satisfies { eyebrow: string; heading: string; lead: string };
+  /** Beside the text on wide screens: what the calculator gives a visitor. */
+  visual: {
+    src: "/images/hero-estimate.svg",
+    alt: "An example estimate from our cost calculator: Software Development at $2,500, times 1.5 for an urgent timeframe and 1.5 for a complex project, makes $5,625, followed by a written quote within one business day.",
+    width: 480,
+    height: 400,
+  },
+} as const satisfies { eyebrow: string; heading: string; lead: string; visual: Image };

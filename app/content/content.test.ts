@@ -3,8 +3,9 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { story, values } from "./about";
 import { claims, hero } from "./claims";
+import { LEAD_RETENTION_DAYS, privacy } from "./privacy";
 import { messages } from "./messages";
-import { filterProjects, projectCategories, projects } from "./projects";
+import { featuredProjectIds, filterProjects, projectCategories, projects } from "./projects";
 import { servicePages } from "./service-pages";
 import { services } from "./services";
 import { site } from "./site";
@@ -116,6 +117,47 @@ describe("projects", () => {
       expect(result.category).toBe("all");
       expect(result.projects).toEqual(projects);
     }
+  });
+});
+
+describe("home page proof", () => {
+  it("features three existing projects, one per category", () => {
+    const featured = projects.filter((p) => featuredProjectIds.includes(p.id));
+    expect(featured).toHaveLength(featuredProjectIds.length);
+    expect(featured.map((p) => p.category).sort()).toEqual(["ai", "mobile", "software"]);
+  });
+
+  it("the hero's visual exists at its declared size", () => {
+    expect(hero.visual.alt).toMatch(/estimate/);
+    const svg = readFileSync(`${publicDir}${hero.visual.src}`, "utf8");
+    expect(attr(rootSvgTag(svg), "width")).toBe(String(hero.visual.width));
+    expect(attr(rootSvgTag(svg), "height")).toBe(String(hero.visual.height));
+    expect(svg).not.toMatch(/(?:href|src)="(?!#)|url\((?!#)|@import/);
+  });
+});
+
+describe("privacy notice", () => {
+  const text = JSON.stringify(privacy);
+  it("says what is collected, why, who receives it, where and how long it is kept, and the visitor's rights", () => {
+    expect(privacy.sections.map((s) => s.heading)).toEqual([
+      "What we collect",
+      "What we do not collect",
+      "Why we collect it",
+      "Who receives it",
+      "Where it is kept, and for how long",
+      "Your rights",
+    ]);
+    expect(text).toContain("Web3Forms");
+    expect(text).toContain(`${LEAD_RETENTION_DAYS} days`);
+    expect(text).toMatch(/refuses a message, it stays on our server until/);
+    expect(text).toContain("Information Regulator");
+  });
+
+  it("names an information officer with a working email and phone", () => {
+    const officer = site.informationOfficer;
+    expect(officer.name.trim()).not.toBe("");
+    expect(officer.email).toMatch(/^[^\s@]+@kopanodigital\.co\.za$/);
+    expect(officer.phoneHref.slice(4)).toBe(officer.phone.replace(/\s/g, ""));
   });
 });
 

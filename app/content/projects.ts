@@ -105,3 +105,6 @@ export function filterProjects(category: string | null): {
     projects: selected === "all" ? projects : projects.filter((p) => p.category === selected),
   };
 }
+
+/** The projects the home page shows, one per category; /work shows them all. */
+export const featuredProjectIds: readonly string[] = ["fleetline-dispatch", "medilink-booking-app", "ledgerlift-invoice-capture"];

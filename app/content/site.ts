@@ -17,6 +17,10 @@ export interface SiteFacts {
   address: { city: string; country: string };
   social: { label: string; url: string };
   foundedYear: number;
+  /** The information officer POPIA requires (named in the privacy notice, /privacy). */
+  informationOfficer: { name: string; email: string; phone: string; phoneHref: string };
+  /** Cities and regions the agency serves (structured data: areaServed). */
+  areaServed: readonly string[];
 }
 
 export const site = {
@@ -29,4 +33,6 @@ export const site = {
   address: { city: "Johannesburg", country: "South Africa" },
   social: { label: "LinkedIn", url: "https://www.linkedin.com/company/kopano-digital" },
   foundedYear: 2024,
+  informationOfficer: { name: "Sipho Dlamini", email: "privacy@kopanodigital.co.za", phone: "+27 10 446 2817", phoneHref: "tel:+27104462817" },
+  areaServed: ["Johannesburg", "Gauteng", "South Africa"],
 } as const satisfies SiteFacts;

@@ -5,17 +5,22 @@ import { CalculatorWizard } from "~/calculator/calculator-wizard";
 import { ContactDetails } from "~/components/contact-details";
 import { ContactForm } from "~/contact/contact-form";
 import { Hero } from "~/components/hero";
+import { SelectedWork } from "~/components/selected-work";
 import { ServiceTabs } from "~/components/service-tabs";
+import { Testimonials } from "~/components/testimonials";
 import { contactAction } from "~/contact/action.server";
 import { pageHeaders } from "~/utils/cache-headers";
 import { seo } from "~/utils/seo";
+import { agencyJsonLd } from "~/utils/structured-data";
 
-export const meta: MetaFunction = () =>
-  seo({
+export const meta: MetaFunction = () => [
+  ...seo({
     title: "Software, SEO, AI and Zoho for South African businesses",
     description: "A Johannesburg digital agency building custom software, mobile apps, SEO and AI solutions and Zoho systems. Get a cost estimate in under a minute.",
     path: "/",
-  });
+  }),
+  { "script:ld+json": agencyJsonLd() },
+];
 
 /** Both of the page's forms post here and say which they are in a hidden `formName` field. */
 export async function action({ context }: ActionFunctionArgs) {
@@ -48,6 +53,8 @@ export default function Home() {
           <ServiceTabs />
         </div>
       </section>
+      <Testimonials />
+      <SelectedWork />
       <section id="calculator" className="section section--alt" aria-labelledby="calculator-title">
         <div className="container split">
           <div className="section-head">

@@ -56,7 +56,8 @@ export default function WorkPage() {
           </div>
         </div>
       </section>
-      <CallToAction />
+      {/* Not "View Our Work": this is that page. */}
+      <CallToAction second={{ to: "/about", label: "Meet the team" }} />
     </>
   );
 }

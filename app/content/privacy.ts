@@ -1,0 +1,71 @@
+import { site } from "./site";
+
+/**
+ * How long a lead's personal data stays on our server after it has been delivered to our inbox:
+ * the server's LEAD_RETENTION_DAYS (0 = deleted at delivery). Keep this in step with the
+ * configuration: the notice below states it to visitors.
+ */
+export const LEAD_RETENTION_DAYS = 30;
+
+export interface PrivacySection {
+  heading: string;
+  paragraphs?: readonly string[];
+  items?: readonly string[];
+}
+
+/** The privacy notice (POPIA, the Protection of Personal Information Act 4 of 2013) shown at /privacy. */
+export const privacy = {
+  title: "Privacy notice",
+  lead: `What ${site.name} does with the details you give us through this website, and the rights you have over them.`,
+  updated: "2026-11-23",
+  sections: [
+    {
+      heading: "What we collect",
+      paragraphs: ["Only what you type into our two forms:"],
+      items: [
+        "The cost calculator: the service, timeframe and complexity you chose, your project description, your company name, email address and phone number, and the estimate the calculator showed you.",
+        "The contact form: your name, email address, the service you are interested in and your message.",
+      ],
+    },
+    {
+      heading: "What we do not collect",
+      paragraphs: [
+        "This site sets no cookies, runs no analytics or advertising trackers and loads nothing from other companies' servers. Our server records each request (the page, the time and the answer) without your address or anything you typed, and counts requests per address for a few minutes to stop abuse. While you fill in the calculator, your browser keeps your answers in its session storage, on your device, until you send them or close the tab.",
+      ],
+    },
+    {
+      heading: "Why we collect it",
+      paragraphs: [
+        "To answer you: to prepare the quote you asked for or reply to your message, and to contact you about it by email or phone. We do not use your details for marketing, and we never sell or share them for anyone else's marketing.",
+      ],
+    },
+    {
+      heading: "Who receives it",
+      paragraphs: [
+        `When you send a form, our server stores it and then passes it to our form service (Web3Forms, unless we name another one here), which emails it to our inbox, ${site.email}. The form service processes it only to deliver it to us. Our team reads it there; nobody else does.`,
+      ],
+    },
+    {
+      heading: "Where it is kept, and for how long",
+      items: [
+        `On the server that runs this site, until our form service confirms it has been delivered, then for ${LEAD_RETENTION_DAYS} days in case a delivery needs to be checked or repeated, after which it is deleted.`,
+        "If the form service refuses a message, it stays on our server until one of our team delivers or deletes it by hand.",
+        "In our email inbox, for as long as we are discussing or working on your project, and afterwards as long as the law requires us to keep business records.",
+      ],
+    },
+    {
+      heading: "Your rights",
+      paragraphs: ["Under POPIA you may:"],
+      items: [
+        "ask whether we hold personal information about you, and for a copy of it;",
+        "ask us to correct it, or to delete it when we no longer need it;",
+        "object to our use of it;",
+        "complain to the Information Regulator (inforegulator.org.za) if you believe we have not handled it properly.",
+      ],
+    },
+  ] satisfies readonly PrivacySection[],
+  officer: {
+    heading: "Our information officer",
+    intro: "For any of the above, or any question about your personal information, contact:",
+  },
+} as const;

@@ -1,0 +1,25 @@
+import { site } from "~/content/site";
+
+/**
+ * The agency as schema.org data (JSON-LD) for search engines, from the site facts. Remix renders it
+ * as <script type="application/ld+json">: a data block, which browsers never execute, so the
+ * Content-Security-Policy neither blocks nor reports it.
+ */
+export function agencyJsonLd() {
+  return {
+    "@context": "https://schema.org",
+    "@type": "ProfessionalService",
+    "@id": `${site.url}/#organization`,
+    name: site.name,
+    description: site.tagline,
+    url: `${site.url}/`,
+    logo: new URL("/apple-touch-icon.png", site.url).href,
+    image: new URL("/og-image.jpg", site.url).href,
+    email: site.email,
+    telephone: site.phoneHref.slice("tel:".length),
+    foundingDate: String(site.foundedYear),
+    address: { "@type": "PostalAddress", addressLocality: site.address.city, addressCountry: "ZA" },
+    areaServed: site.areaServed.map((name) => ({ "@type": name === "South Africa" ? "Country" : "Place", name })),
+    sameAs: [site.social.url],
+  };
+}

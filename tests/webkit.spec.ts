@@ -1,0 +1,123 @@
+/**
+ * A second browser engine: Debian's WebKitGTK (the engine of Safari, through its WebDriver,
+ * WebKitWebDriver, on a virtual display) loads every page, uses the menu at phone and desktop
+ * widths and sends the calculator with JavaScript, against the same production server as the
+ * `js` project. Driven by webdriverio; Chromium covers the rest.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { remote } from "webdriverio";
+import { expect, test } from "@playwright/test";
+import { freePort } from "./support/redis";
+import { sites } from "./support/sites";
+
+const MINIBROWSER = process.env.WEBKIT_BROWSER ?? "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser";
+const site = sites.js.url;
+
+type Browser = Awaited<ReturnType<typeof remote>>;
+let driver: ChildProcess | undefined;
+let browser: Browser;
+
+test.describe("WebKit (WebKitGTK through WebDriver)", () => {
+  test.describe.configure({ mode: "serial", timeout: 90_000 });
+  test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, "one engine run is enough: it drives the site with JavaScript on");
+
+  test.beforeAll(async () => {
+    const port = await freePort();
+    // WebKitGTK needs a display: xvfb-run gives it a virtual one (-a: the first free number).
+    // Its own process group, so the driver, the display and the browser all stop together.
+    driver = spawn("xvfb-run", ["-a", "WebKitWebDriver", `--port=${port}`], { detached: true, stdio: "ignore" });
+    browser = await remote({
+      hostname: "127.0.0.1",
+      port,
+      logLevel: "error",
+      connectionRetryCount: 20,
+      connectionRetryTimeout: 30_000,
+      capabilities: { "webkitgtk:browserOptions": { binary: MINIBROWSER, args: ["--automation"] } } as WebdriverIO.Capabilities,
+    });
+  });
+
+  test.afterAll(async () => {
+    await browser?.deleteSession().catch(() => undefined);
+    if (driver?.pid) process.kill(-driver.pid, "SIGTERM");
+  });
+
+  async function open(path: string) {
+    await browser.url(`${site}${path}`);
+    // The scripts load after the first paint (decision 0010): wait until Remix runs the page.
+    await browser.waitUntil(() => browser.execute(() => "__remixRouter" in window), { timeout: 15_000, timeoutMsg: `${path} never hydrated` });
+  }
+
+  /**
+   * Clicks an element after bringing it into view at once. WebDriver's own scroll-into-view is
+   * animated in WebKit by the page's `scroll-behavior: smooth`, and the click then lands where the
+   * element was before the scroll ended (on nothing), leaving the session stuck.
+   */
+  async function press(element: ReturnType<Browser["$"]>) {
+    await browser.execute((el) => el.scrollIntoView({ block: "center", behavior: "instant" }), await element);
+    await element.click();
+  }
+
+  const mainNavLink = (name: string) => browser.$(`nav[aria-label="Main"]`).$(`a=${name}`);
+
+  test("every page renders its heading and hydrates", async () => {
+    expect(String(browser.capabilities.browserName)).toMatch(/MiniBrowser|WebKit/i);
+    for (const [path, heading] of [
+      ["/", "Software, search and automation that pull their weight"],
+      ["/services", "What we build for you"],
+      ["/work", "Projects we are proud of"],
+      ["/about", "Why we started Kopano"],
+      ["/privacy", "Privacy notice"],
+    ] as const) {
+      await open(path);
+      expect(await browser.$("h1").getText(), path).toBe(heading);
+      expect(await browser.getTitle(), path).toMatch(/Kopano Digital/);
+    }
+  });
+
+  test("on a wide window the links show without a toggle; on a phone-sized one the toggle opens them", async () => {
+    await browser.setWindowSize(1280, 900);
+    await open("/about");
+    expect(await browser.$(".nav-menu > summary").isDisplayed()).toBe(false);
+    for (const name of ["Home", "Services", "Our Work", "About"]) expect(await mainNavLink(name).isDisplayed(), name).toBe(true);
+    expect(await browser.$("a=Contact Us").isDisplayed()).toBe(true);
+
+    await browser.setWindowSize(390, 844);
+    await browser.waitUntil(async () => (await browser.execute(() => window.innerWidth)) < 768);
+    const toggle = browser.$(".nav-menu > summary");
+    expect(await toggle.isDisplayed()).toBe(true);
+    expect(await mainNavLink("Services").isDisplayed()).toBe(false);
+    await toggle.click();
+    await mainNavLink("Services").waitForDisplayed();
+    await mainNavLink("Services").click();
+    await browser.waitUntil(async () => (await browser.getUrl()).endsWith("/services"));
+    await browser.waitUntil(async () => (await browser.$("h1").getText()) === "What we build for you");
+    // Closed again after the navigation.
+    expect(await mainNavLink("Services").isDisplayed()).toBe(false);
+    await browser.setWindowSize(1280, 900);
+  });
+
+  test("the calculator runs its steps in the browser and sends the request", async () => {
+    await open("/");
+    const wizard = browser.$("#calculator");
+    const step = (n: number) => browser.waitUntil(async () => (await wizard.$(".wizard-progress p").getText()).toLowerCase() === `step ${n} of 5`);
+    await press(wizard.$("button=Software Development"));
+    await step(2);
+    await press(wizard.$("button=Standard (3-4 weeks)"));
+    await step(3);
+    await press(wizard.$("button=Complex"));
+    await step(4);
+    expect(await wizard.$(".estimate").getText()).toContain("$3,750");
+    await wizard.$("textarea").setValue("A customer portal for our 300 tenants, tested in WebKit.");
+    await press(wizard.$("button=Continue"));
+    await step(5);
+    await wizard.$('input[name="companyName"]').setValue("WebKit Smoke Test (Pty) Ltd");
+    await wizard.$('input[type="email"]').setValue("webkit@example.com");
+    await wizard.$('input[type="tel"]').setValue("+27 11 555 0100");
+    await press(wizard.$("button=Send my request"));
+    await browser.waitUntil(async () => (await wizard.$('[role="status"]').getText()) === "Thank you! We will contact you shortly.", {
+      timeout: 15_000,
+      timeoutMsg: "no confirmation after sending",
+    });
+    await step(1);
+  });
+});
