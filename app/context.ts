@@ -25,6 +25,16 @@ export type FormProblem = "failed" | "rateLimited";
  */
 export type LeadAnswer = { ok: true; reference?: string } | { ok: false; problem: FormProblem; retryAfter?: number };
 
+/**
+ * Short-lived records keyed by a random id, for state too big or too personal for a URL (the
+ * calculator's answers between steps without JavaScript). Kept about an hour; `load` answers
+ * undefined for an unknown, expired or malformed id.
+ */
+export interface DraftStore {
+  save(value: unknown): Promise<string>;
+  load(id: string): Promise<unknown>;
+}
+
 /** A rendered document, its text split at each place its CSP nonce goes. */
 export interface RenderedPage {
   status: number;
@@ -46,6 +56,8 @@ declare module "@remix-run/node" {
     submitLead(lead: Lead): Promise<LeadAnswer>;
     /** What /healthz reports: liveness and the lead queue's counts, no personal data. */
     health(): Record<string, unknown>;
+    /** The calculator's drafts between steps (server/drafts.ts). */
+    drafts: DraftStore;
     log: { error(fields: object, event: string): void };
   }
 }

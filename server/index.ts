@@ -18,6 +18,7 @@ import helmet from "helmet";
 import { pino } from "pino";
 import { version } from "../package.json";
 import { describeConfig, parseConfig } from "./config";
+import { createDraftStore } from "./drafts";
 import { formPosts } from "./form-posts";
 import { createLeadInbox } from "./lead-inbox";
 import { createLogger, requestLogger } from "./log";
@@ -52,6 +53,7 @@ try {
   process.exit(1);
 }
 const pages = createPageCache();
+const drafts = createDraftStore({ redisUrl: config.redisUrl, log });
 const PERMISSIONS_POLICY = "accelerometer=(), browsing-topics=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), hid=(), magnetometer=(), microphone=(), midi=(), payment=(), serial=(), usb=()";
 
 const app = express();
@@ -125,6 +127,7 @@ app.all(
         form: res.locals.form,
         submitLead: (lead) => inbox.submit(res.locals.form, lead),
         health: () => ({ status: "ok", version: config.version, leads: inbox.stats() }),
+        drafts,
         log,
       };
     },
@@ -158,5 +161,6 @@ closeWithGrace({ delay: 15_000, logger: { error: (error: unknown) => log.error({
   clearInterval(sweep);
   await inbox.close();
   await limits.close();
+  await drafts.close();
   log.info({}, "stopped");
 });
