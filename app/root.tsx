@@ -4,6 +4,7 @@ import type { ReactNode } from "react";
 import { SiteFooter } from "~/components/site-footer";
 import { SiteHeader } from "~/components/site-header";
 import { NotFound, RequestRefused, ServerError } from "~/components/error-pages";
+import { FocusOnNavigate } from "~/components/focus-on-navigate";
 import { ScriptsAfterPaint } from "~/components/scripts-after-paint";
 import { pageHeaders } from "~/utils/cache-headers";
 import stylesheet from "~/styles/app.css";
@@ -45,6 +46,7 @@ export function Layout({ children }: { children: ReactNode }) {
           {children}
         </main>
         <SiteFooter />
+        <FocusOnNavigate />
         <ScrollRestoration nonce={nonce} />
         <ScriptsAfterPaint nonce={nonce} />
         {/* Development only (renders nothing in production): reloads the page after a rebuild. */}

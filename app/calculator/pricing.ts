@@ -50,7 +50,11 @@ export function estimate({ service, timeframe, complexity = DEFAULT_COMPLEXITY }
  * How `estimate()` builds its figure, for showing it: the service's base price, each multiplier
  * with the label of the choice it comes from, and the rounded total.
  */
-export function estimateParts({ service, timeframe, complexity = DEFAULT_COMPLEXITY }: { service: ServiceValue; timeframe?: TimeframeValue; complexity?: ComplexityValue }) {
+export function estimateParts({ service, timeframe, complexity = DEFAULT_COMPLEXITY }: { service: ServiceValue; timeframe?: TimeframeValue; complexity?: ComplexityValue }): {
+  base: { label: string; amount: number };
+  factors: { label: string; multiplier: number }[];
+  total: number;
+} {
   const base = optionOf(SERVICES, service);
   const time = timeframe === undefined ? undefined : optionOf(TIMEFRAMES, timeframe);
   const size = optionOf(COMPLEXITIES, complexity);

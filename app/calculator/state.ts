@@ -4,6 +4,9 @@
  */
 import { type ComplexityValue, DEFAULT_COMPLEXITY, type ServiceValue, type TimeframeValue } from "./pricing";
 
+/** The wizard card's id: every step's answer lands there (`/?draft=…#wizard`), under the header. */
+export const WIZARD_ID = "wizard";
+
 /** The progress indicator reads "Step N of 5". */
 export type Step = 1 | 2 | 3 | 4 | 5;
 export const STEP_COUNT = 5;

@@ -1,13 +1,15 @@
-import type { ActionFunctionArgs, MetaFunction } from "@remix-run/node";
-import { useActionData, useSearchParams } from "@remix-run/react";
+import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { type ClientLoaderFunctionArgs, type ShouldRevalidateFunction, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { calculatorAction } from "~/calculator/action.server";
 import { CalculatorWizard } from "~/calculator/calculator-wizard";
+import { loadDraft } from "~/calculator/draft.server";
+import { EstimateThis } from "~/calculator/estimate-this";
 import { ContactDetails } from "~/components/contact-details";
 import { ContactForm } from "~/contact/contact-form";
 import { Hero } from "~/components/hero";
 import { ServiceTabs } from "~/components/service-tabs";
 import { contactAction } from "~/contact/action.server";
-import { pageHeaders } from "~/utils/cache-headers";
+import { cacheHeaders, pageHeaders } from "~/utils/cache-headers";
 import { seo } from "~/utils/seo";
 
 export const meta: MetaFunction = () =>
@@ -16,6 +18,27 @@ export const meta: MetaFunction = () =>
     description: "A Johannesburg digital agency building custom software, mobile apps, SEO and AI solutions and Zoho systems. Get a cost estimate in under a minute.",
     path: "/",
   });
+
+/**
+ * The calculator's step without JavaScript (`?draft=<id>`, decision 0015): one visitor's own page,
+ * never kept by a shared cache. Without the parameter the page is the same for everyone.
+ */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const draft = await loadDraft(request, context);
+  return json({ draft }, draft ? { headers: { "Cache-Control": cacheHeaders.private } } : {});
+}
+
+/** In the browser only a draft needs the server: tab changes and visits to / cost no request. */
+export async function clientLoader({ request, serverLoader }: ClientLoaderFunctionArgs) {
+  if (!new URL(request.url).searchParams.has("draft")) return { draft: null };
+  return serverLoader<typeof loader>();
+}
+
+export const shouldRevalidate: ShouldRevalidateFunction = ({ currentUrl, nextUrl, defaultShouldRevalidate }) =>
+  currentUrl.searchParams.get("draft") !== nextUrl.searchParams.get("draft") && defaultShouldRevalidate;
+
+/** A reference as the lead store makes them (e.g. 20261122-7F3KQ9ZA); anything else in the URL is not shown. */
+const REFERENCE = /^[A-Za-z0-9-]{1,40}$/;
 
 /** Both of the page's forms post here and say which they are in a hidden `formName` field. */
 export async function action({ context }: ActionFunctionArgs) {
@@ -34,8 +57,10 @@ export const headers = pageHeaders;
 
 export default function Home() {
   const result = useActionData<typeof action>();
+  const { draft } = useLoaderData<typeof clientLoader>();
   const [params] = useSearchParams();
   const sent = params.get("sent");
+  const reference = params.get("ref") ?? "";
   return (
     <>
       <Hero />
@@ -45,7 +70,7 @@ export default function Home() {
             <p className="eyebrow">What we do</p>
             <h2 id="services-title">Services built around your business</h2>
           </div>
-          <ServiceTabs />
+          <ServiceTabs action={(service) => <EstimateThis service={service.key} name={service.name} />} />
         </div>
       </section>
       <section id="calculator" className="section section--alt" aria-labelledby="calculator-title">
@@ -60,7 +85,11 @@ export default function Home() {
               <li>Leave your details and we confirm the price in writing.</li>
             </ol>
           </div>
-          <CalculatorWizard result={result?.form === "calculator" ? result : undefined} sent={sent === "calculator"} />
+          <CalculatorWizard
+            result={result?.form === "calculator" ? result : undefined}
+            draft={draft}
+            sent={sent === "calculator" ? { reference: REFERENCE.test(reference) ? reference : undefined } : null}
+          />
         </div>
       </section>
       <section id="contact" className="section" aria-labelledby="contact-title">

@@ -42,10 +42,11 @@ export function pageHeaders({ actionHeaders, loaderHeaders, parentHeaders, error
 }
 
 /**
- * `?sent=` is where a successful post redirects to say thank you: one visitor's own answer, which
- * a shared cache must not hand to the next.
+ * `?sent=` (with `ref=`) is where a successful post redirects to say thank you, and `?draft=` a
+ * calculator step without JavaScript: one visitor's own answers, which a shared cache must not hand
+ * to the next.
  */
-export const PRIVATE_QUERY_PARAMS: readonly string[] = ["sent"];
+export const PRIVATE_QUERY_PARAMS: readonly string[] = ["sent", "ref", "draft"];
 
 /** Anything but a 200 answer to GET/HEAD, and any `?sent=` page, becomes "private, no-store". */
 export function enforceDocumentCachePolicy(request: Request, status: number, headers: Headers): Headers {
