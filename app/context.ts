@@ -27,11 +27,11 @@ export type LeadAnswer = { ok: true; reference?: string } | { ok: false; problem
 
 /**
  * Short-lived records keyed by a random id, for state too big or too personal for a URL (the
- * calculator's answers between steps without JavaScript). Kept about an hour; `load` answers
- * undefined for an unknown, expired or malformed id.
+ * calculator's answers between steps without JavaScript). Kept about an hour; `save` with the id
+ * of an earlier record replaces it; `load` answers undefined for an unknown, expired or malformed id.
  */
 export interface DraftStore {
-  save(value: unknown): Promise<string>;
+  save(value: unknown, id?: string): Promise<string>;
   load(id: string): Promise<unknown>;
 }
 

@@ -18,6 +18,16 @@ describe("in memory (no REDIS_URL)", () => {
     expect(loaded).not.toBe(draft);
   });
 
+  it("saving with the id of an earlier draft replaces it; a malformed id gets a fresh one", async () => {
+    const store = createDraftStore({ log: quietLog });
+    const id = await store.save(draft);
+    expect(await store.save({ fields: {} }, id)).toBe(id);
+    expect(await store.load(id)).toEqual({ fields: {} });
+    const fresh = await store.save(draft, "not-an-id");
+    expect(fresh).not.toBe("not-an-id");
+    expect(await store.load(fresh)).toEqual(draft);
+  });
+
   it("answers undefined for unknown, malformed and expired ids", async () => {
     const store = createDraftStore({ log: quietLog, ttlSeconds: 0.05 });
     const id = await store.save(draft);

@@ -36,8 +36,8 @@ export function createDraftStore({ redisUrl, log, ttlSeconds = DRAFT_TTL_SECONDS
   const key = (id: string) => `draft:${id}`;
 
   return {
-    async save(value) {
-      const id = randomBytes(16).toString("base64url");
+    async save(value, existing) {
+      const id = existing !== undefined && ID.test(existing) ? existing : randomBytes(16).toString("base64url");
       const json = JSON.stringify(value);
       try {
         if (!redis) throw new Error("no redis");

@@ -19,7 +19,7 @@ export function calculatorSentUrl(reference: string | undefined): string {
  */
 export async function calculatorAction(fields: Record<string, string>, context: AppLoadContext) {
   const outcome = next(parseState(fields), fields);
-  if (!outcome.ready) return redirect(await draftUrl(context, outcome), 303);
+  if (!outcome.ready) return redirect(await draftUrl(context, outcome, fields.draft), 303);
   const answer = { form: "calculator" as const, state: outcome.state, errors: null as FieldErrors | null, problem: null as FormProblem | null };
   const taken = await context.submitLead(calculatorLead(outcome.ready));
   // Not taken: stay on step 5 with everything typed (503, or 429 with Retry-After).

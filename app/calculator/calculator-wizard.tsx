@@ -31,7 +31,7 @@ export function CalculatorWizard({ result, draft, sent }: { result: Answer | und
   const location = useLocation();
   const found = draft && "id" in draft ? draft : null;
   // The answer this view starts from: an action's, a draft's (by id), or a thank-you navigation's.
-  const answer = result ?? (found ? found.id : draft ? `expired:${location.key}` : sent ? location.key : undefined);
+  const answer = result ?? (found ? `${found.id}@${location.key}` : draft ? `expired:${location.key}` : sent ? location.key : undefined);
   const [view, setView] = useAnswerState(answer, () => ({
     state: (result?.state ?? found?.state ?? resetState()) as WizardState,
     errors: result?.errors ?? found?.errors ?? null,
@@ -113,6 +113,7 @@ export function CalculatorWizard({ result, draft, sent }: { result: Answer | und
       </div>
       <Form method="post" action={POST.action} ref={formRef} onSubmit={onSubmit} {...checks.onIntent} noValidate preventScrollReset aria-labelledby="wizard-heading">
         <input type="hidden" name="formName" value="calculator" />
+        {found ? <input type="hidden" name="draft" value={found.id} /> : null}
         {Object.entries(stateToFields(state)).map(([name, value]) => (
           <input key={name} type="hidden" name={name} value={value} />
         ))}

@@ -12,7 +12,7 @@ export function EstimateThis({ service, name }: { service: ServiceValue; name: s
       <input type="hidden" name="formName" value="calculator" />
       <input type="hidden" name={`${STATE_PREFIX}step`} value="1" />
       <button className="btn" type="submit" name="service" value={service}>
-        Estimate this<span className="visually-hidden">: {name}</span>
+        Estimate this<span className="visually-hidden"> for {name}</span>
       </button>
     </Form>
   );

@@ -34,8 +34,9 @@ export async function clientLoader({ request, serverLoader }: ClientLoaderFuncti
   return serverLoader<typeof loader>();
 }
 
-export const shouldRevalidate: ShouldRevalidateFunction = ({ currentUrl, nextUrl, defaultShouldRevalidate }) =>
-  currentUrl.searchParams.get("draft") !== nextUrl.searchParams.get("draft") && defaultShouldRevalidate;
+/** Only a post's answer or another step page needs the loader again; tab changes do not. */
+export const shouldRevalidate: ShouldRevalidateFunction = ({ currentUrl, nextUrl, formMethod, defaultShouldRevalidate }) =>
+  (formMethod !== undefined || ["draft", "step"].some((name) => currentUrl.searchParams.get(name) !== nextUrl.searchParams.get(name))) && defaultShouldRevalidate;
 
 /** A reference as the lead store makes them (e.g. 20261122-7F3KQ9ZA); anything else in the URL is not shown. */
 const REFERENCE = /^[A-Za-z0-9-]{1,40}$/;
