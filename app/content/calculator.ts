@@ -19,7 +19,7 @@ export const calculatorText = {
   /** Shown after a send, under the thank-you message. */
   referenceLabel: "Your reference",
   nextSteps:
-    "What happens next: a person on our team reads your request today or on the next business day, and emails you a written quote within one business day. If something is unclear, we call you first. Quote your reference if you contact us about it.",
+    "What happens next: a person on our team reads your request and emails you a written quote within one business day. If something is unclear, we call you first. Please quote your reference if you contact us about it.",
   /** A draft older than an hour (or from another server without shared storage) is gone. */
   expired: "Sorry, your earlier answers were kept for an hour and have expired, so the calculator has started again.",
 } as const;
