@@ -8,6 +8,8 @@ import { calculatorText } from "../app/content/calculator";
 import { messages } from "../app/content/messages";
 import { seriousViolations } from "./support/axe";
 import { expect, test } from "./support/fixtures";
+import { freePort, startRedis } from "./support/redis";
+import { serve } from "./support/server";
 
 const calculator = (page: Page) => page.locator("#calculator");
 const progress = (page: Page) => calculator(page).getByText(/^Step \d of 5$/);
@@ -91,6 +93,28 @@ test.describe("without JavaScript, every step is a page of its own", () => {
     const strip = (html: string) => html.replace(/nonce="[^"]*"|'nonce-[^']*'/g, "");
     expect(strip(await one.text())).toBe(strip(await two.text()));
   });
+});
+
+test("with REDIS_URL, a step posted to one server is rendered by another", async ({ javaScriptEnabled }) => {
+  test.skip(javaScriptEnabled, "server behaviour: once is enough");
+  test.setTimeout(60_000);
+  const redis = await startRedis();
+  const [a, b] = [serve(await freePort(), { REDIS_URL: redis.url }), serve(await freePort(), { REDIS_URL: redis.url })];
+  try {
+    await Promise.all([a.listening, b.listening]);
+    for (const server of [a, b]) await expect.poll(() => server.stdout().includes('"event":"draft_store_ready"')).toBe(true);
+    const body = new URLSearchParams({ formName: "calculator", "state.step": "1", service: "zoho" }).toString();
+    const posted = await fetch(`${a.url}/?index`, { method: "POST", redirect: "manual", headers: { Origin: a.url, "Content-Type": "application/x-www-form-urlencoded" }, body });
+    expect(posted.status).toBe(303);
+    const html = await (await fetch(b.url + posted.headers.get("location")!)).text();
+    expect(html).toMatch(/Step (<!-- -->)?2(<!-- -->)? of/);
+    expect(html).toMatch(/\$2,000/);
+    expect(html).not.toContain(calculatorText.expired);
+  } finally {
+    a.kill();
+    b.kill();
+    await redis.stop();
+  }
 });
 
 test("an unknown or expired step page starts the calculator again, with a short note", async ({ page }) => {
