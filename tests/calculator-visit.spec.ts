@@ -263,6 +263,10 @@ for (const [width, height] of [
       const header = await page.locator(".site-header").boundingBox();
       expect((await progress(page).boundingBox())!.y).toBeGreaterThanOrEqual(header!.y + header!.height);
       await expect(calculator(page).getByRole("button", { name: "Urgent (1-2 weeks)" })).toBeInViewport();
+      await calculator(page).getByRole("button", { name: "Back" }).click();
+      await expect(progress(page)).toHaveText("Step 1 of 5");
+      const services = ["Software Development", "Mobile App Development", "SEO & Digital Marketing", "AI Solutions", "Zoho Solutions"];
+      for (const name of width < 390 ? services.slice(0, 1) : services) await expect(calculator(page).getByRole("button", { name, exact: true })).toBeInViewport();
     });
 
     test("step 5 and the thanks, for the eye", async ({ page }) => {
