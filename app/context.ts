@@ -25,6 +25,16 @@ export type FormProblem = "failed" | "rateLimited";
  */
 export type LeadAnswer = { ok: true; reference?: string } | { ok: false; problem: FormProblem; retryAfter?: number };
 
+/**
+ * Short-lived records keyed by a random id, for state too big or too personal for a URL (the
+ * calculator's answers between steps without JavaScript). Kept about an hour; `save` with the id
+ * of an earlier record replaces it; `load` answers undefined for an unknown, expired or malformed id.
+ */
+export interface DraftStore {
+  save(value: unknown, id?: string): Promise<string>;
+  load(id: string): Promise<unknown>;
+}
+
 declare module "@remix-run/node" {
   interface AppLoadContext {
     /** The client's address as the server sees it: the socket's, or what trusted proxies report. */
@@ -35,6 +45,8 @@ declare module "@remix-run/node" {
     submitLead(lead: Lead): Promise<LeadAnswer>;
     /** Whether the server can serve (false once it is stopping): all that /healthz tells. */
     serving(): boolean;
+    /** The calculator's drafts between steps (server/drafts.ts). */
+    drafts: DraftStore;
     log: { error(fields: object, event: string): void };
   }
 }

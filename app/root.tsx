@@ -4,6 +4,7 @@ import type { ReactNode } from "react";
 import { SiteFooter } from "~/components/site-footer";
 import { SiteHeader } from "~/components/site-header";
 import { NotFound, RequestRefused, ServerError } from "~/components/error-pages";
+import { FocusOnNavigate } from "~/components/focus-on-navigate";
 import { pageHeaders } from "~/utils/cache-headers";
 import stylesheet from "~/styles/app.css";
 import { pageTitle } from "~/utils/seo";
@@ -44,6 +45,7 @@ export function Layout({ children }: { children: ReactNode }) {
           {children}
         </main>
         <SiteFooter />
+        <FocusOnNavigate />
         {/* Their inline scripts are allowed by hash: entry.server lists each in the page's CSP. */}
         <ScrollRestoration />
         <Scripts />

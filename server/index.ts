@@ -22,6 +22,7 @@ import { contentSecurityPolicy } from "~/utils/csp.server";
 import { pageVariants } from "~/utils/page-variants.server";
 import { version } from "../package.json";
 import { describeConfig, parseConfig } from "./config";
+import { createDraftStore } from "./drafts";
 import { formPosts } from "./form-posts";
 import { createLeadInbox } from "./lead-inbox";
 import { createLogger, requestLogger } from "./log";
@@ -61,6 +62,7 @@ try {
   log.error({ file: config.leadsDb, error: (error as Error).message }, "lead_store_unusable");
   process.exit(1);
 }
+const drafts = createDraftStore({ redisUrl: config.redisUrl, log });
 const PERMISSIONS_POLICY = "accelerometer=(), browsing-topics=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), hid=(), magnetometer=(), microphone=(), midi=(), payment=(), serial=(), usb=()";
 const HSTS = ["strict-transport-security", "max-age=63072000; includeSubDomains"] as const;
 /** Every answer's CSP but a document's, which brings its own with its scripts' hashes (entry.server). */
@@ -99,6 +101,7 @@ const pages = createPageCache({
       clientAddress: undefined,
       submitLead: () => Promise.reject(new Error("a page render takes no leads")),
       serving: () => !stopping,
+      drafts,
       log,
     }),
 });
@@ -148,6 +151,7 @@ app.all(
       form: res.locals.form,
       submitLead: (lead) => inbox.submit(res.locals.form, lead),
       serving: () => !stopping,
+      drafts,
       log,
     }),
   }),
@@ -213,5 +217,6 @@ closeWithGrace({ delay: 15_000, logger: { error: (error: unknown) => log.error({
   await limits.close();
   const metricsListener = await metricsServer;
   if (metricsListener) await new Promise((resolve) => metricsListener.close(resolve));
+  await drafts.close();
   log.info({}, "stopped");
 });

@@ -1,4 +1,5 @@
 import type { Page } from "@playwright/test";
+import { calculatorText } from "../app/content/calculator";
 import { messages } from "../app/content/messages";
 import { site } from "../app/content/site";
 import { expect, test } from "./support/fixtures";
@@ -92,7 +93,7 @@ test("after a successful send the wizard starts over with every field cleared an
   await chooseUpToDetails(page, order);
   await calculator(page).getByRole("button", { name: "Send my request" }).click();
   await expect(calculator(page).getByRole("status")).toHaveText(SUCCESS);
-  await expect(page).toHaveURL(/\?sent=calculator#calculator$/);
+  await expect(page).toHaveURL(/\?sent=calculator&ref=[0-9A-Z-]+#wizard$/);
 
   const calc = calculator(page);
   await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
@@ -233,7 +234,7 @@ test.describe("with JavaScript", () => {
     await calc.getByRole("button", { name: "Medium" }).click();
     await calc.getByLabel("Project description").fill("Local SEO for three branches");
     await calc.getByRole("button", { name: "Continue" }).click();
-    await expect(calc.getByRole("heading", { name: "Where should we send your estimate?" })).toBeFocused();
+    await expect(calc.getByRole("heading", { name: calculatorText.headings[5] })).toBeFocused();
     expect(posts).toEqual([]);
   });
 

@@ -1,21 +1,27 @@
-import { json, redirect, type AppLoadContext } from "@remix-run/node";
+import { redirect, type AppLoadContext } from "@remix-run/node";
 import type { FormProblem } from "~/context";
 import type { FieldErrors } from "~/forms/limits";
 import { notTaken } from "~/forms/lead.server";
+import { draftUrl } from "./draft.server";
 import { calculatorLead } from "./lead.server";
 import { next, parseState } from "./rules";
+import { WIZARD_ID } from "./state";
 
-export const CALCULATOR_SENT = "/?sent=calculator#calculator";
+/** The thank-you page: the reference the agency's message ends with, shown to the visitor too. */
+export function calculatorSentUrl(reference: string | undefined): string {
+  return `/?sent=calculator${reference ? `&ref=${encodeURIComponent(reference)}` : ""}#${WIZARD_ID}`;
+}
 
 /**
  * A calculator post: every step without JavaScript, the send with it. The state comes from hidden
- * fields and is checked again here; the estimate the agency receives is computed here.
+ * fields and is checked again here; the estimate the agency receives is computed here. Every
+ * outcome but a lead not taken is a redirect to a GET (a step, with its errors, or the thanks).
  */
-export async function calculatorAction(fields: Record<string, string>, { submitLead }: AppLoadContext) {
+export async function calculatorAction(fields: Record<string, string>, context: AppLoadContext) {
   const outcome = next(parseState(fields), fields);
-  const answer = { form: "calculator" as const, state: outcome.state, errors: outcome.errors ?? (null as FieldErrors | null), problem: null as FormProblem | null };
-  if (!outcome.ready) return json(answer, { status: outcome.errors ? 400 : 200 });
-  const taken = await submitLead(calculatorLead(outcome.ready));
-  // Not taken: stay on step 5 with everything typed.
-  return taken.ok ? redirect(CALCULATOR_SENT, 303) : notTaken({ ...answer, problem: taken.problem }, taken);
+  if (!outcome.ready) return redirect(await draftUrl(context, outcome, fields.draft), 303);
+  const answer = { form: "calculator" as const, state: outcome.state, errors: null as FieldErrors | null, problem: null as FormProblem | null };
+  const taken = await context.submitLead(calculatorLead(outcome.ready));
+  // Not taken: stay on step 5 with everything typed (503, or 429 with Retry-After).
+  return taken.ok ? redirect(calculatorSentUrl(taken.reference), 303) : notTaken({ ...answer, problem: taken.problem }, taken);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { COMPLEXITIES, type ComplexityValue, estimate, formatUsd, optionOf, SERVICES, type ServiceValue, TIMEFRAMES, type TimeframeValue } from "./pricing";
+import { COMPLEXITIES, type ComplexityValue, estimate, estimateParts, formatUsd, optionOf, SERVICES, type ServiceValue, TIMEFRAMES, type TimeframeValue } from "./pricing";
 
 // Worked out by hand from SPEC.md section 9 (base × timeframe × complexity), not from the code.
 // Columns: [simple, medium, complex]; "none" = no timeframe chosen (multiplier 1).
@@ -99,6 +99,29 @@ describe("estimate", () => {
 
   it("always returns a whole number", () => {
     expect(Number.isInteger(estimate({ service: "mobileApp", timeframe: "relaxed", complexity: "simple" }))).toBe(true);
+  });
+});
+
+describe("estimateParts", () => {
+  it("names the base price and each multiplier, and multiplies out to estimate()", () => {
+    expect(estimateParts({ service: "softwareDev", timeframe: "urgent", complexity: "complex" })).toEqual({
+      base: { label: "Software Development", amount: 2500 },
+      factors: [
+        { label: "Urgent (1-2 weeks)", multiplier: 1.5 },
+        { label: "Complex", multiplier: 1.5 },
+      ],
+      total: 5625,
+    });
+    for (const service of SERVICES) {
+      for (const timeframe of [undefined, ...TIMEFRAMES.map((t) => t.value)]) {
+        for (const complexity of COMPLEXITIES) {
+          const parts = estimateParts({ service: service.value, timeframe, complexity: complexity.value });
+          expect(parts.factors).toHaveLength(timeframe ? 2 : 1);
+          expect(Math.round(parts.factors.reduce((sum, f) => sum * f.multiplier, parts.base.amount))).toBe(parts.total);
+          expect(parts.total).toBe(estimate({ service: service.value, timeframe, complexity: complexity.value }));
+        }
+      }
+    }
   });
 });
 

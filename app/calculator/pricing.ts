@@ -46,6 +46,25 @@ export function estimate({ service, timeframe, complexity = DEFAULT_COMPLEXITY }
   return Math.round(optionOf(SERVICES, service).basePrice * t * optionOf(COMPLEXITIES, complexity).multiplier);
 }
 
+/**
+ * How `estimate()` builds its figure, for showing it: the service's base price, each multiplier
+ * with the label of the choice it comes from, and the rounded total.
+ */
+export function estimateParts({ service, timeframe, complexity = DEFAULT_COMPLEXITY }: { service: ServiceValue; timeframe?: TimeframeValue; complexity?: ComplexityValue }): {
+  base: { label: string; amount: number };
+  factors: { label: string; multiplier: number }[];
+  total: number;
+} {
+  const base = optionOf(SERVICES, service);
+  const time = timeframe === undefined ? undefined : optionOf(TIMEFRAMES, timeframe);
+  const size = optionOf(COMPLEXITIES, complexity);
+  return {
+    base: { label: base.label, amount: base.basePrice },
+    factors: [...(time ? [{ label: time.label, multiplier: time.multiplier }] : []), { label: size.label, multiplier: size.multiplier }],
+    total: estimate({ service, timeframe, complexity }),
+  };
+}
+
 // Made on first use: building an Intl.NumberFormat costs tens of milliseconds the first time
 // (locale data), and the home page shows no price until step 2.
 let usd: Intl.NumberFormat | undefined;

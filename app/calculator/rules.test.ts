@@ -108,6 +108,41 @@ describe("next: back", () => {
   });
 });
 
+describe("next: Change (step 5's summary)", () => {
+  it.each([1, 2, 3, 4] as const)("goes straight to step %i, keeping the details typed on step 5", (step) => {
+    const r = next(at(5), { change: String(step), companyName: "Half typed", email: "" });
+    expect(r).toEqual({ state: { ...full, step, review: true, companyName: "Half typed", email: "" } });
+  });
+  it("only goes back, to a real step", () => {
+    for (const change of ["5", "6", "0", "-1", "two", "", "1.5"]) expect(next(at(5), { change, intent: "send" }).state.step).toBe(5);
+    expect(next(at(2), { change: "3", timeframe: "relaxed" }).state).toEqual({ ...full, step: 3, timeframe: "relaxed" });
+  });
+  it("after the changed step, comes back to step 5 when nothing else is missing", () => {
+    const changing = next(at(5), { change: "1" }).state;
+    expect(next(changing, { service: "ai" })).toEqual({ state: { ...full, service: "ai" } });
+    const description = next(at(5), { change: "4" }).state;
+    expect(next(description, { intent: "continue", description: "A new brief" }).state).toEqual({ ...full, description: "A new brief" });
+  });
+  it("stops at the first step still missing, and shows errors where it stands", () => {
+    const noDescription = { ...at(2, { description: "" }), review: true as const };
+    expect(next(noDescription, { timeframe: "relaxed" }).state).toEqual({ ...full, step: 4, timeframe: "relaxed", description: "", review: true });
+    const changing = next(at(5), { change: "2" }).state;
+    expect(next(changing, { timeframe: "soon" })).toEqual({ state: changing, errors: { timeframe: ["Please choose a timeframe"] } });
+  });
+  it("Back during a change walks back as usual and ends the change", () => {
+    const changing = next(at(5), { change: "3" }).state;
+    const back = next(changing, { intent: "back" }).state;
+    expect(back).toEqual(at(2));
+    expect(next(back, { timeframe: "urgent" }).state).toEqual(at(3));
+  });
+  it("travels in the hidden fields, and only before step 5", () => {
+    const changing = next(at(5), { change: "2" }).state;
+    expect(stateToFields(changing)).toMatchObject({ "state.step": "2", "state.review": "1" });
+    expect(parseState(stateToFields(changing))).toEqual(changing);
+    expect(parseState({ ...stateToFields(full), "state.review": "1" })).toEqual(full);
+  });
+});
+
 describe("next: step 4 (description)", () => {
   const s = at(4, { description: "", companyName: "", email: "", phone: "" });
   it("continue stores the trimmed description and advances", () => {

@@ -10,7 +10,7 @@ import { emailSchema, fieldErrors, phoneSchema, requiredText } from "~/forms/fie
 import type { FieldErrors } from "~/forms/limits";
 import { LIMITS } from "~/forms/limits";
 import { COMPLEXITY_VALUES, SERVICE_VALUES, TIMEFRAME_VALUES } from "./pricing";
-import { INTENT, INTENT_FIELD, resetState, type Step, STATE_PREFIX, TEXT_FIELDS, type WizardState } from "./state";
+import { CHANGE_FIELD, INTENT, INTENT_FIELD, resetState, type Step, STATE_PREFIX, TEXT_FIELDS, type WizardState } from "./state";
 
 const service = z.enum(SERVICE_VALUES, "Please choose a service");
 const timeframe = z.enum(TIMEFRAME_VALUES, "Please choose a timeframe");
@@ -56,7 +56,8 @@ export function parseState(fields: FormFields): WizardState {
     if (value !== undefined && value.length <= LIMITS[name === "phone" ? "phoneMax" : name]) state[name] = value;
   }
   const requested = /^[1-5]$/.test(get("step") ?? "") ? (Number(get("step")) as Step) : 1;
-  return { ...state, step: Math.min(requested, reachable(state)) as Step };
+  const step = Math.min(requested, reachable(state)) as Step;
+  return step < 5 && get("review") === "1" ? { ...state, step, review: true } : { ...state, step };
 }
 
 /** `errors` when the step did not pass its check; `ready` on a valid send (the wizard stays on 5). */
@@ -66,23 +67,34 @@ export interface NextResult {
   ready?: CalculatorRequest;
 }
 
+/** The state at `step`; `review` only while a Change is under way (never on step 5). */
+function at(state: WizardState, step: Step, review: boolean): WizardState {
+  const { review: _, ...rest } = state;
+  return review && step < 5 ? { ...rest, step, review: true } : { ...rest, step };
+}
+
 /**
  * One transition. Back goes one step down (never below 1) keeping everything, even what was just
- * typed; any other post checks the current step's fields and advances, or stays with `errors`.
- * A text field missing from the post keeps the state's value; other steps' fields are ignored.
+ * typed; Change (`change=N`, from step 5's summary) goes straight to an earlier step N the same
+ * way, and once that step passes the wizard goes on to the first step still missing (step 5 when
+ * nothing is). Any other post checks the current step's fields and advances, or stays with
+ * `errors`. A text field missing from the post keeps the state's value; other steps' fields are
+ * ignored.
  */
 export function next(state: WizardState, posted: FormFields): NextResult {
   const draft: WizardState = { ...state };
   if (state.step === 4) draft.description = text(posted, "description") ?? state.description;
   if (state.step === 5) for (const name of ["companyName", "email", "phone"] as const) draft[name] = text(posted, name) ?? state[name];
-  if (text(posted, INTENT_FIELD) === INTENT.back) return { state: { ...draft, step: Math.max(1, state.step - 1) as Step } };
+  if (text(posted, INTENT_FIELD) === INTENT.back) return { state: at(draft, Math.max(1, state.step - 1) as Step, false) };
+  const change = Number(text(posted, CHANGE_FIELD) ?? NaN);
+  if (Number.isInteger(change) && change >= 1 && change < state.step) return { state: at(draft, change as Step, true) };
 
   const choice = (["service", "timeframe", "complexity"] as const)[state.step - 1];
   const input = choice ? { ...draft, [choice]: text(posted, choice) } : draft;
   const parsed = STEPS[state.step - 1]!.safeParse(input);
   if (!parsed.success) return { state: draft, errors: fieldErrors(parsed.error) };
   const updated: WizardState = { ...draft, ...parsed.data };
-  if (state.step < 5) return { state: { ...updated, step: (state.step + 1) as Step } };
+  if (state.step < 5) return { state: at(updated, state.review ? reachable(updated) : ((state.step + 1) as Step), state.review === true) };
 
   const whole = calculatorRequestSchema.safeParse(updated);
   if (whole.success) return { state: updated, ready: whole.data };

@@ -4,6 +4,9 @@
  */
 import { type ComplexityValue, DEFAULT_COMPLEXITY, type ServiceValue, type TimeframeValue } from "./pricing";
 
+/** The wizard card's id: every step's answer lands there (`/?draft=…#wizard`), under the header. */
+export const WIZARD_ID = "wizard";
+
 /** The progress indicator reads "Step N of 5". */
 export type Step = 1 | 2 | 3 | 4 | 5;
 export const STEP_COUNT = 5;
@@ -18,6 +21,8 @@ export interface WizardState {
   companyName: string;
   email: string;
   phone: string;
+  /** Set by a Change control on step 5: after that step, go straight on to the first one missing. */
+  review?: true;
 }
 
 export const TEXT_FIELDS = ["description", "companyName", "email", "phone"] as const;
@@ -30,6 +35,8 @@ export function resetState(): WizardState {
 /** The submit buttons' field for Back, Continue and Send; the choices post their own names. */
 export const INTENT_FIELD = "intent";
 export const INTENT = { back: "back", continue: "continue", send: "send" } as const;
+/** Step 5's Change controls post `change=<step>` to go straight to that step. */
+export const CHANGE_FIELD = "change";
 /** Hidden state fields are prefixed (`state.step`, …) so they never collide with the visible ones. */
 export const STATE_PREFIX = "state.";
 
@@ -39,5 +46,6 @@ export function stateToFields(state: WizardState): Record<string, string> {
   if (state.service) fields[`${STATE_PREFIX}service`] = state.service;
   if (state.timeframe) fields[`${STATE_PREFIX}timeframe`] = state.timeframe;
   for (const name of TEXT_FIELDS) if (state[name] !== "") fields[`${STATE_PREFIX}${name}`] = state[name];
+  if (state.review) fields[`${STATE_PREFIX}review`] = "1";
   return fields;
 }

@@ -1,13 +1,15 @@
 import { Link, useSearchParams } from "@remix-run/react";
-import { useRef, type KeyboardEvent } from "react";
+import { type ReactNode, useRef, type KeyboardEvent } from "react";
 import { services } from "~/content/services";
+import type { Service } from "~/content/types";
 import { useHydrated } from "~/utils/use-hydrated";
 
 /**
  * The home page's services, as WAI-ARIA tabs. Each tab is a link to `?service=<key>`, so the server
  * renders the selection without JavaScript; with it, clicks and arrow keys switch tabs in place.
+ * `action` adds a control for the selected service (the home page's "Estimate this").
  */
-export function ServiceTabs() {
+export function ServiceTabs({ action }: { action?: (service: Service) => ReactNode }) {
   const [params, setParams] = useSearchParams();
   const hydrated = useHydrated();
   const tabs = useRef<(HTMLAnchorElement | null)[]>([]);
@@ -84,6 +86,7 @@ export function ServiceTabs() {
           <Link className="btn btn--ghost" to={`/services#${selected.slug}`}>
             Learn More<span className="visually-hidden"> about {selected.name}</span>
           </Link>
+          {action?.(selected)}
         </div>
         <ul className="checklist checklist--2">
           {selected.details.map((detail) => (

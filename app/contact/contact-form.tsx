@@ -28,6 +28,15 @@ export function ContactForm({ result, sent }: { result: Answer | undefined; sent
 
   // The server found a problem with what was typed (its checks are the ones that count).
   useEffect(() => focusFirstInvalid(formRef.current), [result]);
+  // After a send (a navigation to ?sent=contact) the form starts over: focus its thanks, which a
+  // screen reader then reads, and the next Tab goes to the empty form.
+  const shown = useRef(answer);
+  useEffect(() => {
+    if (answer === shown.current) return;
+    shown.current = answer;
+    if (view.status === "sent") formRef.current?.querySelector<HTMLElement>('[role="status"]')?.focus();
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only a new answer moves focus
+  }, [answer]);
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     const formData = new FormData(event.currentTarget);

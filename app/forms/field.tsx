@@ -70,13 +70,14 @@ export function Honeypot() {
 
 /**
  * A form's two live regions: success in a status region, problems in an alert region. Both are
- * always rendered, so screen readers announce the text when it appears.
+ * always rendered, so screen readers announce the text when it appears. The status region takes
+ * focus from script (a form that starts over after a send keeps the visitor there).
  */
 export function FormNotices({ status, sent, failed }: { status: "sent" | FormProblem | null; sent: string; failed: string }) {
   const problem = status === "failed" ? failed : status === "rateLimited" ? messages.rateLimited : "";
   return (
     <>
-      <div role="status" className={status === "sent" ? "notice notice--ok" : "notice"}>
+      <div role="status" className={status === "sent" ? "notice notice--ok" : "notice"} tabIndex={-1}>
         {status === "sent" ? sent : ""}
       </div>
       <div role="alert" className={problem ? "notice notice--error" : "notice"}>

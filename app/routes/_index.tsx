@@ -1,7 +1,9 @@
-import type { ActionFunctionArgs, MetaFunction } from "@remix-run/node";
-import { useActionData, useSearchParams } from "@remix-run/react";
+import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { type ClientLoaderFunctionArgs, type ShouldRevalidateFunction, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { calculatorAction } from "~/calculator/action.server";
 import { CalculatorWizard } from "~/calculator/calculator-wizard";
+import { loadDraft } from "~/calculator/draft.server";
+import { EstimateThis } from "~/calculator/estimate-this";
 import { ContactDetails } from "~/components/contact-details";
 import { ContactForm } from "~/contact/contact-form";
 import { Hero } from "~/components/hero";
@@ -9,7 +11,7 @@ import { SelectedWork } from "~/components/selected-work";
 import { ServiceTabs } from "~/components/service-tabs";
 import { Testimonials } from "~/components/testimonials";
 import { contactAction } from "~/contact/action.server";
-import { pageHeaders } from "~/utils/cache-headers";
+import { cacheHeaders, pageHeaders } from "~/utils/cache-headers";
 import { seo } from "~/utils/seo";
 import { agencyJsonLd } from "~/utils/structured-data";
 
@@ -21,6 +23,28 @@ export const meta: MetaFunction = () => [
   }),
   { "script:ld+json": agencyJsonLd() },
 ];
+
+/**
+ * The calculator's step without JavaScript (`?draft=<id>`, decision 0016): one visitor's own page,
+ * never kept by a shared cache. Without the parameter the page is the same for everyone.
+ */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const draft = await loadDraft(request, context);
+  return json({ draft }, draft ? { headers: { "Cache-Control": cacheHeaders.private } } : {});
+}
+
+/** In the browser only a draft needs the server: tab changes and visits to / cost no request. */
+export async function clientLoader({ request, serverLoader }: ClientLoaderFunctionArgs) {
+  if (!new URL(request.url).searchParams.has("draft")) return { draft: null };
+  return serverLoader<typeof loader>();
+}
+
+/** Only a post's answer or another step page needs the loader again; tab changes do not. */
+export const shouldRevalidate: ShouldRevalidateFunction = ({ currentUrl, nextUrl, formMethod, defaultShouldRevalidate }) =>
+  (formMethod !== undefined || ["draft", "step"].some((name) => currentUrl.searchParams.get(name) !== nextUrl.searchParams.get(name))) && defaultShouldRevalidate;
+
+/** A reference as the lead store makes them (e.g. 20261122-7F3KQ9ZA); anything else in the URL is not shown. */
+const REFERENCE = /^[A-Za-z0-9-]{1,40}$/;
 
 /** Both of the page's forms post here and say which they are in a hidden `formName` field. */
 export async function action({ context }: ActionFunctionArgs) {
@@ -39,8 +63,10 @@ export const headers = pageHeaders;
 
 export default function Home() {
   const result = useActionData<typeof action>();
+  const { draft } = useLoaderData<typeof clientLoader>();
   const [params] = useSearchParams();
   const sent = params.get("sent");
+  const reference = params.get("ref") ?? "";
   return (
     <>
       <Hero />
@@ -50,7 +76,7 @@ export default function Home() {
             <p className="eyebrow">What we do</p>
             <h2 id="services-title">Services built around your business</h2>
           </div>
-          <ServiceTabs />
+          <ServiceTabs action={(service) => <EstimateThis service={service.key} name={service.name} />} />
         </div>
       </section>
       <Testimonials />
@@ -67,7 +93,11 @@ export default function Home() {
               <li>Leave your details and we confirm the price in writing.</li>
             </ol>
           </div>
-          <CalculatorWizard result={result?.form === "calculator" ? result : undefined} sent={sent === "calculator"} />
+          <CalculatorWizard
+            result={result?.form === "calculator" ? result : undefined}
+            draft={draft}
+            sent={sent === "calculator" ? { reference: REFERENCE.test(reference) ? reference : undefined } : null}
+          />
         </div>
       </section>
       <section id="contact" className="section" aria-labelledby="contact-title">

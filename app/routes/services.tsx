@@ -1,4 +1,5 @@
 import type { MetaFunction } from "@remix-run/node";
+import { EstimateThis } from "~/calculator/estimate-this";
 import { CallToAction } from "~/components/call-to-action";
 import { PageHeader } from "~/components/page-header";
 import { Testimonials } from "~/components/testimonials";
@@ -27,6 +28,7 @@ export default function ServicesPage() {
               <h2 id={`${service.slug}-title`}>{service.name}</h2>
               <p className="lead">{service.description}</p>
               <p>{servicePages[service.key].longDescription}</p>
+              <EstimateThis service={service.key} name={service.name} />
             </div>
             <div className="card">
               <h3>What you get</h3>

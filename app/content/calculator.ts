@@ -1,0 +1,25 @@
+/**
+ * What the cost calculator says besides its choices (app/calculator/pricing.ts has those). Step 5
+ * says what really happens: the request reaches the agency, and a person emails a written quote;
+ * nothing is sent to the visitor automatically.
+ */
+export const calculatorText = {
+  headings: {
+    1: "Which service do you need?",
+    2: "When do you need it?",
+    3: "How complex is it?",
+    4: "Tell us about your project",
+    5: "Your estimate, and how to reach you",
+  },
+  detailsIntro:
+    "Send us your answers and a person on our team emails you a written quote within one business day. Nothing is sent to you automatically, and we use your details only to reply about this project.",
+  breakdownCaption: "How we worked it out",
+  basePrice: "base price",
+  summaryTitle: "Your answers",
+  /** Shown after a send, under the thank-you message. */
+  referenceLabel: "Your reference",
+  nextSteps:
+    "What happens next: a person on our team reads your request and emails you a written quote within one business day. If something is unclear, we call you first. Please quote your reference if you contact us about it.",
+  /** A draft older than an hour (or from another server without shared storage) is gone. */
+  expired: "Sorry, your earlier answers were kept for an hour and have expired, so the calculator has started again.",
+} as const;

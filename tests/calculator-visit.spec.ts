@@ -1,0 +1,294 @@
+/**
+ * The calculator as a visitor goes through it (issue 19): each step a GET without JavaScript
+ * (Back and reload never resend), the estimate explained with Change controls, the reference after
+ * sending, and "Estimate this" on the services. The basics of the wizard are in calculator.spec.ts.
+ */
+import type { Page } from "@playwright/test";
+import { calculatorText } from "../app/content/calculator";
+import { messages } from "../app/content/messages";
+import { seriousViolations } from "./support/axe";
+import { expect, test } from "./support/fixtures";
+import { freePort, startRedis } from "./support/redis";
+import { serve } from "./support/server";
+
+const calculator = (page: Page) => page.locator("#calculator");
+const progress = (page: Page) => calculator(page).getByText(/^Step \d of 5$/);
+const DRAFT_URL = /\/\?draft=[\w-]{22}&step=[1-5]#wizard$/;
+
+async function upToDetails(page: Page) {
+  const calc = calculator(page);
+  await page.goto("/");
+  await calc.getByRole("button", { name: "Software Development", exact: true }).click();
+  await calc.getByRole("button", { name: "Urgent (1-2 weeks)" }).click();
+  await calc.getByRole("button", { name: "Complex" }).click();
+  await calc.getByLabel("Project description").fill("A dispatch app for 40 drivers");
+  await calc.getByRole("button", { name: "Continue" }).click();
+  await expect(progress(page)).toHaveText("Step 5 of 5");
+}
+
+test.describe("without JavaScript, every step is a page of its own", () => {
+  test.skip(({ javaScriptEnabled }) => javaScriptEnabled, "with JavaScript steps 1-4 run in the browser");
+
+  test("each step's post is answered 303 with a GET of the step, so reload and Back never send a form again", async ({ page }) => {
+    const posts: number[] = [];
+    page.on("response", (r) => r.request().isNavigationRequest() && r.request().method() === "POST" && posts.push(r.status()));
+    await upToDetails(page);
+    expect(posts).toEqual([303, 303, 303, 303]);
+    await expect(page).toHaveURL(DRAFT_URL);
+
+    const reloaded = await page.reload();
+    expect(reloaded?.request().method()).toBe("GET");
+    await expect(progress(page)).toHaveText("Step 5 of 5");
+    await expect(calculator(page).locator(".estimate")).toContainText("$5,625");
+
+    // A history entry made by a POST would need the form again (Chrome: ERR_CACHE_MISS), since
+    // the step pages are no-store; these are GETs, so Back simply shows the earlier step, with
+    // everything chosen and typed since (the visit's latest answers, like the wizard's own Back).
+    const back = await page.goBack();
+    if (back) expect(back.request().method()).toBe("GET");
+    await expect(progress(page)).toHaveText("Step 4 of 5");
+    await expect(calculator(page).getByLabel("Project description")).toHaveValue("A dispatch app for 40 drivers");
+    await page.goBack();
+    await expect(progress(page)).toHaveText("Step 3 of 5");
+    await expect(calculator(page).getByRole("button", { name: "Complex" })).toHaveAttribute("aria-current", "true");
+    await page.goForward();
+    await expect(progress(page)).toHaveText("Step 4 of 5");
+    await page.goForward();
+    await expect(progress(page)).toHaveText("Step 5 of 5");
+    await calculator(page).getByRole("button", { name: "Back" }).click();
+    await expect(progress(page)).toHaveText("Step 4 of 5");
+    expect(posts).toEqual([303, 303, 303, 303, 303]);
+  });
+
+  test("a step with errors is a GET too: reloading it shows the same messages and values", async ({ page }) => {
+    await upToDetails(page);
+    const calc = calculator(page);
+    await calc.getByLabel("Company name").fill("Acme");
+    await calc.getByLabel("Email").fill("not-an-email");
+    await calc.getByRole("button", { name: "Send my request" }).click();
+    await expect(page).toHaveURL(DRAFT_URL);
+    await expect(calc.getByLabel("Email")).toHaveAccessibleDescription("Please enter a valid email address");
+    const reloaded = await page.reload();
+    expect(reloaded?.request().method()).toBe("GET");
+    await expect(calc.getByLabel("Email")).toHaveValue("not-an-email");
+    await expect(calc.getByLabel("Company name")).toHaveValue("Acme");
+    await expect(calc.getByLabel("Phone")).toHaveAccessibleDescription("Please enter your phone number");
+  });
+
+  test("a step's page is one visitor's own (private, no-store); the home page without one stays the same for everyone", async ({ request }) => {
+    const posted = await request.post("/?index", { form: { formName: "calculator", "state.step": "1", service: "ai" }, maxRedirects: 0 });
+    expect(posted.status()).toBe(303);
+    const location = posted.headers()["location"]!;
+    expect(location).toMatch(/^\/\?draft=[\w-]{22}&step=2#wizard$/);
+    const step = await request.get(location);
+    expect(step.status()).toBe(200);
+    expect(step.headers()["cache-control"]).toBe("private, no-store");
+    expect(await step.text()).toMatch(/Step (<!-- -->)?2(<!-- -->)? of/);
+    const data = await request.get(`${location.split("#")[0]}&_data=routes%2F_index`);
+    expect(data.headers()["cache-control"]).toBe("private, no-store");
+    expect(((await data.json()) as { draft: { state: { service: string } } }).draft.state.service).toBe("ai");
+
+    const [one, two] = [await request.get("/"), await request.get("/")];
+    expect(one.headers()["cache-control"]).toMatch(/^public/);
+    const strip = (html: string) => html.replace(/nonce="[^"]*"|'nonce-[^']*'/g, "");
+    expect(strip(await one.text())).toBe(strip(await two.text()));
+  });
+});
+
+test("with REDIS_URL, a step posted to one server is rendered by another", async ({ javaScriptEnabled }) => {
+  test.skip(javaScriptEnabled, "server behaviour: once is enough");
+  test.setTimeout(60_000);
+  const redis = await startRedis();
+  const [a, b] = [serve(await freePort(), { REDIS_URL: redis.url }), serve(await freePort(), { REDIS_URL: redis.url })];
+  try {
+    await Promise.all([a.listening, b.listening]);
+    for (const server of [a, b]) await expect.poll(() => server.stdout().includes('"event":"draft_store_ready"')).toBe(true);
+    const body = new URLSearchParams({ formName: "calculator", "state.step": "1", service: "zoho" }).toString();
+    const posted = await fetch(`${a.url}/?index`, { method: "POST", redirect: "manual", headers: { Origin: a.url, "Content-Type": "application/x-www-form-urlencoded" }, body });
+    expect(posted.status).toBe(303);
+    const html = await (await fetch(b.url + posted.headers.get("location")!)).text();
+    expect(html).toMatch(/Step (<!-- -->)?2(<!-- -->)? of/);
+    expect(html).toMatch(/\$2,000/);
+    expect(html).not.toContain(calculatorText.expired);
+  } finally {
+    a.kill();
+    b.kill();
+    await redis.stop();
+  }
+});
+
+test("an unknown or expired step page starts the calculator again, with a short note", async ({ page }) => {
+  await page.goto(`/?draft=${"x".repeat(22)}#wizard`);
+  const calc = calculator(page);
+  await expect(calc.getByText(calculatorText.expired)).toBeVisible();
+  await expect(progress(page)).toHaveText("Step 1 of 5");
+  await calc.getByRole("button", { name: "Zoho Solutions", exact: true }).click();
+  await expect(progress(page)).toHaveText("Step 2 of 5");
+  await expect(calc.getByText(calculatorText.expired)).toHaveCount(0);
+});
+
+test("step 5 explains the estimate, lists the answers with Change controls, and says what happens", async ({ page, browser, javaScriptEnabled }) => {
+  await upToDetails(page);
+  const calc = calculator(page);
+  await expect(calc.getByRole("heading", { name: calculatorText.headings[5] })).toBeVisible();
+  await expect(page.getByText("Where should we send your estimate?")).toHaveCount(0);
+  await expect(calc.getByText(calculatorText.detailsIntro)).toBeVisible();
+  const breakdown = calc.getByRole("table", { name: calculatorText.breakdownCaption });
+  await expect(breakdown.getByRole("row")).toHaveText([
+    /^Software Development, base price\s*\$2,500$/,
+    /^Urgent \(1-2 weeks\)\s*× 1\.5$/,
+    /^Complex\s*× 1\.5$/,
+    /^Your estimate \(\$2,500 × 1\.5 × 1\.5\)\s*\$5,625$/,
+  ]);
+  const summary = calc.getByRole("region", { name: calculatorText.summaryTitle });
+  await expect(summary.locator("dt")).toHaveText(["Service", "Timeframe", "Complexity", "Project description"]);
+  await expect(summary.locator(".summary-value")).toHaveText(["Software Development", "Urgent (1-2 weeks)", "Complex", "A dispatch app for 40 drivers"]);
+  for (const what of ["service", "timeframe", "complexity", "description"]) await expect(summary.getByRole("button", { name: `Change ${what}` })).toBeVisible();
+  expect(await seriousViolations(page, browser, javaScriptEnabled)).toEqual([]);
+});
+
+test("Change goes straight to a step and comes back to step 5, keeping the details typed; the send carries the new answers", async ({ page, formService }) => {
+  await upToDetails(page);
+  const calc = calculator(page);
+  const company = `Gauteng Freight ${formService.token}`;
+  await calc.getByLabel("Company name").fill(company);
+  await calc.getByLabel("Email").fill("ops@gautengfreight.co.za");
+  await calc.getByLabel("Phone").fill("+27 11 555 0101");
+
+  await calc.getByRole("button", { name: "Change timeframe" }).click();
+  await expect(progress(page)).toHaveText("Step 2 of 5");
+  await expect(calc.getByRole("button", { name: "Urgent (1-2 weeks)" })).toHaveAttribute("aria-current", "true");
+  await calc.getByRole("button", { name: "Relaxed (5-8 weeks)" }).click();
+  await expect(progress(page)).toHaveText("Step 5 of 5");
+  await expect(calc.getByLabel("Company name")).toHaveValue(company);
+  await expect(calc.locator("tfoot")).toContainText("$3,000");
+
+  await calc.getByRole("button", { name: "Change description" }).click();
+  await expect(progress(page)).toHaveText("Step 4 of 5");
+  await expect(calc.getByLabel("Project description")).toHaveValue("A dispatch app for 40 drivers");
+  await calc.getByLabel("Project description").fill("Route planning for 12 vans");
+  await calc.getByRole("button", { name: "Continue" }).click();
+  await expect(progress(page)).toHaveText("Step 5 of 5");
+
+  await calc.getByRole("button", { name: "Change service" }).click();
+  await expect(progress(page)).toHaveText("Step 1 of 5");
+  await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
+  await expect(progress(page)).toHaveText("Step 5 of 5");
+  await expect(calc.locator(".summary-value")).toHaveText(["AI Solutions", "Relaxed (5-8 weeks)", "Complex", "Route planning for 12 vans"]);
+  await expect(calc.locator("tfoot")).toContainText("$3,600");
+  await expect(calc.getByLabel("Email")).toHaveValue("ops@gautengfreight.co.za");
+
+  await calc.getByRole("button", { name: "Send my request" }).click();
+  await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+  const reference = (await calc.locator(".reference").textContent())!;
+  expect(reference).toMatch(/^[0-9A-Z-]{6,40}$/);
+  await expect(calc.getByText(calculatorText.nextSteps)).toBeVisible();
+  await expect(page).toHaveURL(new RegExp(`\\?sent=calculator&ref=${reference}#wizard$`));
+  await expect(progress(page)).toHaveText("Step 1 of 5");
+
+  await expect.poll(async () => (await formService.received()).length).toBe(1);
+  const [payload] = (await formService.received()) as Record<string, string>[];
+  for (const line of ["Service: AI Solutions", "Timeframe: Relaxed (5-8 weeks)", "Description: Route planning for 12 vans", "Estimated cost: $3,600", `Company: ${company}`]) expect(payload!.message).toContain(line);
+  expect(payload!.message).toMatch(new RegExp(`\\nReference: ${reference}$`));
+});
+
+test("the thank-you page shows no reference it did not make", async ({ page }) => {
+  await page.goto("/?sent=calculator&ref=%3Cb%3ECall%20us%20at%20555%3C%2Fb%3E#wizard");
+  const calc = calculator(page);
+  await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+  await expect(calc.getByText(calculatorText.nextSteps)).toBeVisible();
+  await expect(calc.locator(".reference")).toHaveCount(0);
+  await expect(page.getByText("Call us at 555")).toHaveCount(0);
+});
+
+test.describe("with JavaScript, focus stays with the visitor", () => {
+  test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, "focus is moved by script");
+
+  test("after a send, focus is on the thanks and reference, and the next Tab reaches the restarted wizard", async ({ page, browser, javaScriptEnabled }) => {
+    await upToDetails(page);
+    const calc = calculator(page);
+    await calc.getByLabel("Company name").fill("Acme");
+    await calc.getByLabel("Email").fill("ada@acme.example");
+    await calc.getByLabel("Phone").fill("011 555 0100");
+    await calc.getByRole("button", { name: "Send my request" }).click();
+    await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+    await expect(calc.locator(".wizard-sent")).toBeFocused();
+    await page.keyboard.press("Tab");
+    await expect(calc.getByRole("button", { name: "Software Development", exact: true })).toBeFocused();
+    expect(await seriousViolations(page, browser, javaScriptEnabled)).toEqual([]);
+  });
+
+  test("Change moves focus to the step's heading", async ({ page }) => {
+    await upToDetails(page);
+    const calc = calculator(page);
+    await calc.getByRole("button", { name: "Change complexity" }).click();
+    await expect(calc.getByRole("heading", { name: calculatorText.headings[3] })).toBeFocused();
+    await calc.getByRole("button", { name: "Simple" }).click();
+    await expect(calc.getByRole("heading", { name: calculatorText.headings[5] })).toBeFocused();
+  });
+});
+
+for (const [width, height] of [
+  [320, 568],
+  [390, 844],
+  [1280, 800],
+] as const) {
+  test.describe(`at ${width} px`, () => {
+    test.use({ viewport: { width, height } });
+
+    test("Estimate this on /services opens the calculator at step 2 with that service chosen, its choices in view under the header", async ({ page, javaScriptEnabled }) => {
+      await page.goto("/services");
+      await page.getByRole("button", { name: "Estimate this for AI Solutions" }).click();
+      await expect(page).toHaveURL(DRAFT_URL);
+      const calc = calculator(page);
+      await expect(progress(page)).toHaveText("Step 2 of 5");
+      await expect(calc.locator(".estimate")).toContainText("$3,000");
+      const heading = calc.getByRole("heading", { name: calculatorText.headings[2] });
+      if (javaScriptEnabled) await expect(heading).toBeFocused();
+      await expect(progress(page)).toBeInViewport();
+      const header = await page.locator(".site-header").boundingBox();
+      expect((await progress(page).boundingBox())!.y).toBeGreaterThanOrEqual(header!.y + header!.height);
+      const choices = ["Urgent (1-2 weeks)", "Standard (3-4 weeks)", "Relaxed (5-8 weeks)"];
+      // On the smallest phones the first choice is in view; from 390 px all of them are.
+      for (const name of width < 390 ? choices.slice(0, 1) : choices) await expect(calc.getByRole("button", { name })).toBeInViewport();
+      await page.screenshot({ path: test.info().outputPath(`estimate-this-${width}.png`) });
+    });
+
+    test("a step page lands at the wizard's card with the step's choices in view", async ({ page, javaScriptEnabled }) => {
+      test.skip(javaScriptEnabled, "with JavaScript steps 1-4 stay where they are");
+      await page.goto("/#calculator");
+      await calculator(page).getByRole("button", { name: "Mobile App Development" }).click();
+      await expect(progress(page)).toHaveText("Step 2 of 5");
+      await expect(progress(page)).toBeInViewport();
+      const header = await page.locator(".site-header").boundingBox();
+      expect((await progress(page).boundingBox())!.y).toBeGreaterThanOrEqual(header!.y + header!.height);
+      await expect(calculator(page).getByRole("button", { name: "Urgent (1-2 weeks)" })).toBeInViewport();
+      await calculator(page).getByRole("button", { name: "Back" }).click();
+      await expect(progress(page)).toHaveText("Step 1 of 5");
+      const services = ["Software Development", "Mobile App Development", "SEO & Digital Marketing", "AI Solutions", "Zoho Solutions"];
+      for (const name of width < 390 ? services.slice(0, 1) : services) await expect(calculator(page).getByRole("button", { name, exact: true })).toBeInViewport();
+    });
+
+    test("step 5 and the thanks, for the eye", async ({ page }) => {
+      await upToDetails(page);
+      await calculator(page).locator("#wizard").screenshot({ path: test.info().outputPath(`step-5-${width}.png`) });
+      const calc = calculator(page);
+      await calc.getByLabel("Company name").fill("Acme");
+      await calc.getByLabel("Email").fill("ada@acme.example");
+      await calc.getByLabel("Phone").fill("011 555 0100");
+      await calc.getByRole("button", { name: "Send my request" }).click();
+      await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+      await page.screenshot({ path: test.info().outputPath(`sent-${width}.png`) });
+    });
+  });
+}
+
+test("Estimate this on the home page's selected service tab opens step 2 with it chosen", async ({ page }) => {
+  await page.goto("/");
+  await page.getByRole("tab", { name: "SEO & Digital Marketing" }).click();
+  await page.getByRole("button", { name: "Estimate this for SEO & Digital Marketing" }).click();
+  await expect(progress(page)).toHaveText("Step 2 of 5");
+  await expect(calculator(page).locator(".estimate")).toContainText("$1,000");
+  await calculator(page).getByRole("button", { name: "Back" }).click();
+  await expect(calculator(page).getByRole("button", { name: "SEO & Digital Marketing" })).toHaveAttribute("aria-current", "true");
+});
