@@ -259,6 +259,11 @@ for (const [width, height] of [
       await page.goto("/#calculator");
       await calculator(page).getByRole("button", { name: "Mobile App Development" }).click();
       await expect(progress(page)).toHaveText("Step 2 of 5");
+      // There at once, not by a smooth scroll from the top of the page: read as it loads, no retry.
+      await page.waitForLoadState("load");
+      const top = await page.evaluate(() => document.querySelector("#wizard")!.getBoundingClientRect().top);
+      expect(top).toBeGreaterThanOrEqual(0);
+      expect(top).toBeLessThan(height / 2);
       await expect(progress(page)).toBeInViewport();
       const header = await page.locator(".site-header").boundingBox();
       expect((await progress(page).boundingBox())!.y).toBeGreaterThanOrEqual(header!.y + header!.height);
