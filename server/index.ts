@@ -26,10 +26,11 @@ import { createDraftStore } from "./drafts";
 import { formPosts } from "./form-posts";
 import { createLeadInbox } from "./lead-inbox";
 import { createLogger, requestLogger } from "./log";
-import { createMetrics, routePaths } from "./metrics";
-import { createPageCache, pagePaths } from "./page-cache";
+import { createMetrics } from "./metrics";
+import { createPageCache } from "./page-cache";
 import { createRateLimits } from "./rate-limits";
 import { rejectMalformed, wellFormedHost } from "./reject-malformed";
+import { routePaths } from "./route-paths";
 
 process.env.NODE_ENV ??= "production"; // before the build (and React) is loaded
 const log = createLogger();
@@ -92,7 +93,7 @@ function secure(req: IncomingMessage): boolean {
 const remix = createRemixHandler(build, "production");
 // The page cache renders a page's key as a GET of its own: no visitor's headers, cookie or Host.
 const pages = createPageCache({
-  pagePaths: pagePaths(build),
+  pagePaths: routePaths(build.routes, { pages: true }),
   variants: pageVariants,
   privateParams: PRIVATE_QUERY_PARAMS,
   commonHeaders: PROTECTIVE,

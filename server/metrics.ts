@@ -5,26 +5,11 @@
  * lead kinds and outcomes.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { ServerBuild } from "@remix-run/node";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Lead } from "~/context";
 import type { LeadEvents, LeadStats } from "./leads/types";
 
 const METHODS = new Set(["GET", "HEAD", "POST"]);
-
-/**
- * The app's own URL paths, from the Remix build's route manifest ("/", "/services", "/healthz",
- * …), so a new page gets its own label without a change here. Paths with parameters or splats are
- * left out: their values would make the labels unbounded.
- */
-export function routePaths(routes: ServerBuild["routes"]): string[] {
-  const full = (id: string | undefined): string[] => {
-    const route = id === undefined ? undefined : routes[id];
-    return route ? [...full(route.parentId), ...(route.path ? [route.path] : [])] : [];
-  };
-  const paths = Object.keys(routes).map((id) => `/${full(id).join("/")}`);
-  return [...new Set(paths)].filter((path) => !/[:*]/.test(path));
-}
 
 /** A route's path, "assets" or "other": never the raw URL, which a client could make unbounded. */
 export function routeLabel(path: string, routes: ReadonlySet<string>): string {
@@ -46,7 +31,7 @@ export interface Metrics {
 }
 
 /**
- * `paths`: the app's routes (routePaths). `leadStats` is read at each scrape, so the gauges are as
+ * `paths`: the app's routes (route-paths.ts). `leadStats` is read at each scrape, so the gauges are as
  * fresh as the queue's own figures. `held` comes with the lead store's site-wide ceiling (decision
  * 0012); a store without one reports none.
  */

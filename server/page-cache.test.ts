@@ -7,7 +7,7 @@ import { projectCategories } from "~/content/projects";
 import { services } from "~/content/services";
 import { PRIVATE_QUERY_PARAMS } from "~/utils/cache-headers";
 import { pageVariants } from "~/utils/page-variants.server";
-import { createPageCache, pagePaths, sharedTtl, type PageCacheOptions } from "./page-cache";
+import { createPageCache, sharedTtl, type PageCacheOptions } from "./page-cache";
 
 const PUBLIC = "public, max-age=0, s-maxage=300, stale-while-revalidate=86400";
 const HTML = `<!DOCTYPE html><html><body>${"<p>Custom software, SEO and AI for South African businesses.</p>".repeat(80)}</body></html>`;
@@ -24,20 +24,6 @@ function cacheWith(render: PageCacheOptions["render"] = async () => page(), extr
     ...extra,
   });
 }
-
-describe("pagePaths", () => {
-  it("lists the build's page routes: components only, no path parameters", () => {
-    const module = (component: boolean) => (component ? { default: () => null } : {});
-    const routes = {
-      root: { id: "root", path: "", module: module(true) },
-      "routes/_index": { id: "routes/_index", parentId: "root", index: true, module: module(true) },
-      "routes/services": { id: "routes/services", parentId: "root", path: "services", module: module(true) },
-      "routes/healthz": { id: "routes/healthz", parentId: "root", path: "healthz", module: module(false) },
-      "routes/blog.$slug": { id: "routes/blog.$slug", parentId: "root", path: "blog/:slug", module: module(true) },
-    };
-    expect(pagePaths({ routes } as never).sort()).toEqual(["/", "/services"]);
-  });
-});
 
 describe("route: what a request's key is", () => {
   const cache = cacheWith();

@@ -17,7 +17,6 @@ import fresh from "fresh";
 import CachePolicy from "http-cache-semantics";
 import { LRUCache } from "lru-cache";
 import Negotiator from "negotiator";
-import type { ServerBuild } from "@remix-run/node";
 import type { PageVariants } from "~/utils/page-variants.server";
 
 const brotli = promisify(brotliCompress);
@@ -60,23 +59,6 @@ export function sharedTtl(key: string, response: { status: number; headers: Head
   if (response.status !== 200 || "set-cookie" in headers) return 0;
   const policy = new CachePolicy({ method: "GET", url: key, headers: {} }, { status: response.status, headers }, { shared: true });
   return policy.storable() ? policy.maxAge() : 0;
-}
-
-/** The paths of the build's page routes (those with a component and no path parameters). */
-export function pagePaths(build: Pick<ServerBuild, "routes">): string[] {
-  const pathOf = (id: string | undefined): string | null => {
-    const route = id === undefined ? undefined : build.routes[id];
-    if (route === undefined) return "";
-    const parent = pathOf(route.parentId);
-    const own = route.path ?? "";
-    return parent === null || /[:*]/.test(own) ? null : own ? `${parent}/${own}` : parent;
-  };
-  const paths = new Set<string>();
-  for (const [id, route] of Object.entries(build.routes)) {
-    const path = route.module.default ? pathOf(id) : null;
-    if (path !== null) paths.add(path.replace(/\/+/g, "/").replace(/(.)\/$/, "$1") || "/");
-  }
-  return [...paths];
 }
 
 export function createPageCache({ pagePaths, variants, privateParams, render, commonHeaders, maxEntries = 100 }: PageCacheOptions) {
