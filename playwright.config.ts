@@ -1,35 +1,51 @@
+import { availableParallelism } from "node:os";
 import { defineConfig, devices } from "@playwright/test";
 import { sites } from "./tests/support/sites";
 
 /**
- * End-to-end tests run against the production build (`npm start`). Each project gets its own
- * server and its own fake form service, so the JavaScript-on and -off runs never share state.
+ * End-to-end tests run against the production build (`npm start`). Each browser project gets its
+ * own server and its own fake form service, so the JavaScript-on and -off runs never share state;
+ * tests within a project are isolated by their own client address and form-service token, so
+ * every test may run beside any other (fullyParallel).
+ *
+ * Which project runs a test is said by its tags, so nothing is collected only to be skipped:
+ * - `@needs-js`: a JavaScript enhancement (focus moved by script, steps in the browser): js only.
+ * - `@without-js`: what only a browser without JavaScript gets (step pages): no-js only.
+ * - `@once`: the same for every browser (HTTP, headers, CSS): js only.
+ * - `@for-the-eye`: screenshots to look at, no assertion of their own: only with SCREENSHOTS=1.
+ * Operational tests (tests/ops: real processes, the image, Redis, trickles) are the `ops` project,
+ * listed first so its long tests start first.
  */
+const eye = process.env.SCREENSHOTS ? [] : [/@for-the-eye/];
+const browser = {
+  ...devices["Desktop Chrome"],
+  viewport: { width: 1280, height: 800 },
+  launchOptions: {
+    executablePath: process.env.CHROME_PATH || "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+  },
+};
+
 export default defineConfig({
   testDir: "tests",
   testMatch: "**/*.spec.ts",
-  fullyParallel: false,
-  workers: 2,
+  fullyParallel: true,
+  // Most of a test's time is spent waiting (on a server, a browser, a timeout), so the machine
+  // holds more workers than cores; measured in perf/test-suite.md. E2E_WORKERS overrides.
+  workers: Number(process.env.E2E_WORKERS) || Math.max(2, availableParallelism() * 2),
   retries: 0,
   forbidOnly: !!process.env.CI,
-  timeout: 45_000,
+  timeout: 30_000,
   expect: { timeout: 8_000 },
   // The JSON report feeds the closing line of scripts/test.sh (outside test-results/, which
   // Playwright empties at start).
   reporter: [["list"], ["json", { outputFile: "reports/e2e.json" }]],
   globalSetup: "./tests/support/global-setup.ts",
-  use: {
-    ...devices["Desktop Chrome"],
-    viewport: { width: 1280, height: 800 },
-    launchOptions: {
-      executablePath: process.env.CHROME_PATH || "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
-    },
-    trace: "retain-on-failure",
-  },
+  use: { ...browser, trace: "retain-on-failure" },
   projects: [
-    { name: "js", use: { baseURL: sites.js.url, javaScriptEnabled: true } },
-    { name: "no-js", use: { baseURL: sites.noJs.url, javaScriptEnabled: false } },
+    { name: "ops", testMatch: "ops/**/*.spec.ts", use: { baseURL: sites.js.url } },
+    { name: "js", testIgnore: "ops/**", grepInvert: [/@without-js/, ...eye], use: { baseURL: sites.js.url, javaScriptEnabled: true } },
+    { name: "no-js", testIgnore: "ops/**", grepInvert: [/@needs-js|@once/, ...eye], use: { baseURL: sites.noJs.url, javaScriptEnabled: false } },
   ],
   webServer: Object.values(sites).map((site) => ({
     command: site.command,

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Everything a fresh machine needs to pass every test: system packages, npm packages, then
-# type check, lint, unit tests, production build and the end-to-end tests (JavaScript on and off).
+# Everything a fresh machine needs to pass every test: system packages, npm packages, the
+# production build, then type check, lint, unit tests and the end-to-end tests (JavaScript on and
+# off, and the operational tests), side by side.
 # Ends with one line: "tests: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -33,18 +34,32 @@ echo "==> node $(node -v)"
 case "$(node -v)" in v24.*) ;; *) echo "FAILED: expected Node 24 from node_modules/.bin"; exit 1 ;; esac
 
 mkdir -p reports
-rm -f reports/unit.json reports/e2e.json
-status=0
-step() { echo "==> $*"; "$@" || { echo "FAILED: $*"; status=1; }; }
+rm -f reports/unit.json reports/e2e.json reports/*.log
 
-step npx tsc
-step npm run lint
-step npx vitest run --reporter=default --reporter=json --outputFile=reports/unit.json
-step npm run build
-if [ $status -eq 0 ]; then
-  step npx playwright test
-else
-  echo "==> skipping end-to-end tests: an earlier step failed"
+# The build first (seconds); then types, lint, unit tests and the end-to-end tests side by side:
+# none needs another's result, and most of their time is spent waiting. The three checks write
+# to logs, shown as each ends; Playwright's progress shows as it runs.
+echo "==> npm run build"
+if ! npm run build; then
+  echo "FAILED: npm run build"
+  node scripts/count-tests.mjs reports/unit.json reports/e2e.json 1
+  exit 1
 fi
+declare -A jobs
+check() { local name=$1; shift; ("$@" >"reports/$name.log" 2>&1) & jobs[$name]=$!; }
+check types npx tsc
+check lint npm run lint
+check unit npx vitest run --reporter=default --reporter=json --outputFile=reports/unit.json
+echo "==> npx playwright test (alongside types, lint and unit tests)"
+npx playwright test
+status=$?
+[ $status -eq 0 ] || echo "FAILED: npx playwright test"
+for name in types lint unit; do
+  wait "${jobs[$name]}"
+  code=$?
+  echo "==> $name"
+  cat "reports/$name.log"
+  [ $code -eq 0 ] || { echo "FAILED: $name"; status=1; }
+done
 
 node scripts/count-tests.mjs reports/unit.json reports/e2e.json $status

@@ -12,9 +12,8 @@ interface ScriptTransfer {
   bodyBytes: number;
 }
 
-test.describe("budgets", () => {
-  test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, "counts the scripts a browser with JavaScript loads");
-
+// Counts the scripts a browser with JavaScript loads.
+test.describe("budgets", { tag: "@needs-js" }, () => {
   test("the home page's JavaScript, compressed as sent to a browser, stays within perf/budgets.json", async ({ browser, baseURL }) => {
     const scripts = (await pageScripts(browser, `${baseURL}/`)) as ScriptTransfer[];
     const total = scripts.reduce((sum, s) => sum + s.bodyBytes, 0);

@@ -33,9 +33,8 @@ function expectHashedScripts(csp: string | undefined, html: string, what: string
   for (const hash of inline) expect(allowed, what).toContain(hash);
 }
 
-test.describe("caching, end to end", () => {
-  test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, "HTTP only: once is enough");
-  const site = sites.js.url;
+// HTTP only: once is enough.
+test.describe("caching, end to end", { tag: "@once" }, () => {  const site = sites.js.url;
 
   for (const path of [...PAGES, "/?service=seo", "/work?category=ai"]) {
     test(`GET ${path} may be kept by shared caches, with a strong ETag`, async ({ request }) => {
@@ -179,9 +178,8 @@ test.describe("caching, end to end", () => {
   });
 });
 
-test.describe("behind a caching proxy (Varnish)", () => {
-  test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, "one proxy in front of the JavaScript site is enough");
-  test.describe.configure({ mode: "serial" });
+// One proxy in front of the JavaScript site is enough.
+test.describe("behind a caching proxy (Varnish)", { tag: "@once" }, () => {  test.describe.configure({ mode: "serial" });
   let varnish: Varnish;
   test.beforeAll(async () => {
     varnish = await startVarnish(sites.js.url);

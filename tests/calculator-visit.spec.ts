@@ -7,9 +7,7 @@ import type { Page } from "@playwright/test";
 import { calculatorText } from "../app/content/calculator";
 import { messages } from "../app/content/messages";
 import { seriousViolations } from "./support/axe";
-import { expect, test } from "./support/fixtures";
-import { freePort, startRedis } from "./support/redis";
-import { serve } from "./support/server";
+import { expect, forTheEye, test } from "./support/fixtures";
 
 const calculator = (page: Page) => page.locator("#calculator");
 const progress = (page: Page) => calculator(page).getByText(/^Step \d of 5$/);
@@ -36,9 +34,8 @@ async function sendDetails(page: Page) {
   await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
 }
 
-test.describe("without JavaScript, every step is a page of its own", () => {
-  test.skip(({ javaScriptEnabled }) => javaScriptEnabled, "with JavaScript steps 1-4 run in the browser");
-
+// With JavaScript steps 1-4 run in the browser.
+test.describe("without JavaScript, every step is a page of its own", { tag: "@without-js" }, () => {
   test("each step's post is answered 303 with a GET of the step, so reload and Back never send a form again", async ({ page }) => {
     const posts: number[] = [];
     page.on("response", (r) => r.request().isNavigationRequest() && r.request().method() === "POST" && posts.push(r.status()));
@@ -103,28 +100,6 @@ test.describe("without JavaScript, every step is a page of its own", () => {
     const strip = (html: string) => html.replace(/nonce="[^"]*"|'nonce-[^']*'/g, "");
     expect(strip(await one.text())).toBe(strip(await two.text()));
   });
-});
-
-test("with REDIS_URL, a step posted to one server is rendered by another", async ({ javaScriptEnabled }) => {
-  test.skip(javaScriptEnabled, "server behaviour: once is enough");
-  test.setTimeout(60_000);
-  const redis = await startRedis();
-  const [a, b] = [serve(await freePort(), { REDIS_URL: redis.url }), serve(await freePort(), { REDIS_URL: redis.url })];
-  try {
-    await Promise.all([a.listening, b.listening]);
-    for (const server of [a, b]) await expect.poll(() => server.stdout().includes('"event":"draft_store_ready"')).toBe(true);
-    const body = new URLSearchParams({ formName: "calculator", "state.step": "1", service: "zoho" }).toString();
-    const posted = await fetch(`${a.url}/?index`, { method: "POST", redirect: "manual", headers: { Origin: a.url, "Content-Type": "application/x-www-form-urlencoded" }, body });
-    expect(posted.status).toBe(303);
-    const html = await (await fetch(b.url + posted.headers.get("location")!)).text();
-    expect(html).toMatch(/Step (<!-- -->)?2(<!-- -->)? of/);
-    expect(html).toMatch(/\$2,000/);
-    expect(html).not.toContain(calculatorText.expired);
-  } finally {
-    a.kill();
-    b.kill();
-    await redis.stop();
-  }
 });
 
 test("an unknown or expired step page starts the calculator again, with a short note", async ({ page }) => {
@@ -211,9 +186,8 @@ test("the thank-you page shows no reference it did not make", async ({ page }) =
   await expect(page.getByText("Call us at 555")).toHaveCount(0);
 });
 
-test.describe("with JavaScript, focus stays with the visitor", () => {
-  test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, "focus is moved by script");
-
+// Focus is moved by script.
+test.describe("with JavaScript, focus stays with the visitor", { tag: "@needs-js" }, () => {
   test("after a send, focus is on the thanks and reference, and the next Tab reaches the restarted wizard", async ({ page, browser, javaScriptEnabled }) => {
     await upToDetails(page);
     const calc = calculator(page);
@@ -257,12 +231,11 @@ for (const [width, height] of [
       const choices = ["Urgent (1-2 weeks)", "Standard (3-4 weeks)", "Relaxed (5-8 weeks)"];
       // On the smallest phones the first choice is in view; from 390 px all of them are.
       for (const name of width < 390 ? choices.slice(0, 1) : choices) await expect(calc.getByRole("button", { name })).toBeInViewport();
-      await page.screenshot({ path: test.info().outputPath(`estimate-this-${width}.png`) });
+      await forTheEye(page, `estimate-this-${width}`);
     });
 
-    test("a step page lands at the wizard's card with the step's choices in view", async ({ page, javaScriptEnabled }) => {
-      test.skip(javaScriptEnabled, "with JavaScript steps 1-4 stay where they are");
-      await page.goto("/#calculator");
+    // With JavaScript steps 1-4 stay where they are.
+    test("a step page lands at the wizard's card with the step's choices in view", { tag: "@without-js" }, async ({ page }) => {      await page.goto("/#calculator");
       await calculator(page).getByRole("button", { name: "Mobile App Development" }).click();
       await expect(progress(page)).toHaveText("Step 2 of 5");
       // There at once, not by a smooth scroll from the top of the page: read as it loads, no retry.
@@ -280,11 +253,11 @@ for (const [width, height] of [
       for (const name of width < 390 ? services.slice(0, 1) : services) await expect(calculator(page).getByRole("button", { name, exact: true })).toBeInViewport();
     });
 
-    test("step 5 and the thanks, for the eye", async ({ page }) => {
+    test("step 5 and the thanks", { tag: "@for-the-eye" }, async ({ page }) => {
       await upToDetails(page);
-      await calculator(page).locator("#wizard").screenshot({ path: test.info().outputPath(`step-5-${width}.png`) });
+      await forTheEye(calculator(page).locator("#wizard"), `step-5-${width}`);
       await sendDetails(page);
-      await page.screenshot({ path: test.info().outputPath(`sent-${width}.png`) });
+      await forTheEye(page, `sent-${width}`);
     });
   });
 }

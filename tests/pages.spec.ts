@@ -66,8 +66,8 @@ test("the services tabs default to Software Development and switch by click", as
   await expect(page.getByRole("tabpanel").getByRole("link", { name: /Learn more/i })).toHaveAttribute("href", /\/services#/);
 });
 
-test("arrow keys move between the services tabs", async ({ page, javaScriptEnabled }) => {
-  test.skip(!javaScriptEnabled, "Arrow-key roving needs JavaScript; without it each tab is a plain link (tested above).");
+// Arrow-key roving needs JavaScript; without it each tab is a plain link (tested above).
+test("arrow keys move between the services tabs", { tag: "@needs-js" }, async ({ page }) => {
   await page.goto("/");
   await page.getByRole("tab", { name: "Software Development" }).focus();
   await page.keyboard.press("ArrowRight");
@@ -174,8 +174,8 @@ test.describe("at 390 px", () => {
     await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Services" })).toBeHidden();
   });
 
-  test("Escape closes the menu", async ({ page, javaScriptEnabled }) => {
-    test.skip(!javaScriptEnabled, "Escape-to-close is a JavaScript enhancement.");
+  // Escape-to-close is a JavaScript enhancement.
+  test("Escape closes the menu", { tag: "@needs-js" }, async ({ page }) => {
     await page.goto("/");
     await page.locator(".nav-menu > summary").click();
     await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "About" })).toBeVisible();

@@ -9,8 +9,7 @@ const siteFor = (project: string) => (project === "no-js" ? sites.noJs : sites.j
 const contactFields = (name: string) => ({ formName: "contact", name, email: "thabo@example.co.za", service: "seo", message: "Hello" });
 
 test.describe("response headers", () => {
-  test("every page carries a strict hash-based CSP that allows exactly its inline scripts, and the protective headers", async ({ request, javaScriptEnabled }) => {
-    test.skip(!javaScriptEnabled, "headers are the same for both projects' server");
+  test("every page carries a strict hash-based CSP that allows exactly its inline scripts, and the protective headers", { tag: "@once" }, async ({ request }) => {
     for (const path of ["/", "/services", "/work", "/about", "/no-such-page", "/?sent=contact"]) {
       const response = await request.get(path);
       const headers = response.headers();
@@ -31,22 +30,19 @@ test.describe("response headers", () => {
     }
   });
 
-  test("answers that are not documents allow no inline script at all", async ({ request, javaScriptEnabled }) => {
-    test.skip(!javaScriptEnabled, "same server behaviour in both projects");
+  test("answers that are not documents allow no inline script at all", { tag: "@once" }, async ({ request }) => {
     for (const path of ["/healthz", "/robots.txt", "/work?_data=routes%2Fwork", "/build/no-such-file.js"]) {
       const scriptSrc = (await request.get(path)).headers()["content-security-policy"]!.split(";").find((d) => d.startsWith("script-src"));
       expect(scriptSrc, path).toBe("script-src 'self'");
     }
   });
 
-  test("HSTS is sent when the proxy in front says the request came over HTTPS", async ({ request, javaScriptEnabled }) => {
-    test.skip(!javaScriptEnabled, "same server behaviour in both projects");
+  test("HSTS is sent when the proxy in front says the request came over HTTPS", { tag: "@once" }, async ({ request }) => {
     const response = await request.get("/", { headers: { "X-Forwarded-Proto": "https" } });
     expect(response.headers()["strict-transport-security"]).toMatch(/max-age=\d+/);
   });
 
-  test("every other answer carries the protective headers too: health, robots, sitemap, assets, a 404, a refusal", async ({ request, javaScriptEnabled }) => {
-    test.skip(!javaScriptEnabled, "same server behaviour in both projects");
+  test("every other answer carries the protective headers too: health, robots, sitemap, assets, a 404, a refusal", { tag: "@once" }, async ({ request }) => {
     const html = await (await request.get("/")).text();
     const asset = /\/build\/[^"]+\.js/.exec(html)![0];
     const answers = {
@@ -68,15 +64,13 @@ test.describe("response headers", () => {
     }
   });
 
-  test("client-side data requests carry the same headers", async ({ request, javaScriptEnabled }) => {
-    test.skip(!javaScriptEnabled, "same server behaviour in both projects");
+  test("client-side data requests carry the same headers", { tag: "@once" }, async ({ request }) => {
     const response = await request.get("/work?_data=routes%2Fwork");
     expect(response.headers()["content-security-policy"]).toContain("default-src 'self'");
     expect(response.headers()["x-content-type-options"]).toBe("nosniff");
   });
 
-  test("no page, and no step of the wizard, trips the Content-Security-Policy", async ({ page, formService, javaScriptEnabled }) => {
-    test.skip(!javaScriptEnabled, "a policy on scripts matters where scripts run");
+  test("no page, and no step of the wizard, trips the Content-Security-Policy", { tag: "@needs-js" }, async ({ page, formService }) => {
     const violations = await watchCsp(page);
     await walkTheSite(page, ["/", "/services", "/work", "/about", "/work?category=ai", "/?service=seo", "/no-such-page"], `CSP ${formService.token}`);
     await page.getByRole("link", { name: "Contact Us" }).first().click();
@@ -100,8 +94,7 @@ test.describe("refused posts", () => {
     await expect.poll(async () => (await formService.received()).length).toBe(1);
   });
 
-  test("a body over 64 KB is refused with 413, with or without a Content-Length", async ({ request, formService, javaScriptEnabled }) => {
-    test.skip(!javaScriptEnabled, "same server behaviour in both projects");
+  test("a body over 64 KB is refused with 413, with or without a Content-Length", { tag: "@once" }, async ({ request, formService }) => {
     const big = await request.post("/?index", { form: { ...contactFields(`Big ${formService.token}`), message: "x".repeat(100_000) }, headers: { "X-Forwarded-For": newClient() }, maxRedirects: 0 });
     expect(big.status()).toBe(413);
 
@@ -133,8 +126,7 @@ test.describe("refused posts", () => {
     expect(health.status()).toBe(200);
   });
 
-  test("non-form and junk bodies get a clear 4xx, never a 5xx or a delivery", async ({ request, formService, javaScriptEnabled }) => {
-    test.skip(!javaScriptEnabled, "same server behaviour in both projects");
+  test("non-form and junk bodies get a clear 4xx, never a 5xx or a delivery", { tag: "@once" }, async ({ request, formService }) => {
     const headers = { "X-Forwarded-For": newClient() };
     const asJson = await request.post("/?index", { data: { name: "x" }, headers, maxRedirects: 0 });
     expect(asJson.status()).toBe(415);
@@ -210,8 +202,7 @@ test.describe("rate limits", () => {
     await expect(page.getByText(messages.rateLimited)).toBeVisible();
   });
 
-  test("more than thirty posts a minute get 429 with the same words", async ({ request, javaScriptEnabled }) => {
-    test.skip(!javaScriptEnabled, "same server behaviour in both projects");
+  test("more than thirty posts a minute get 429 with the same words", { tag: "@once" }, async ({ request }) => {
     const client = newClient();
     const statuses: number[] = [];
     let last: Awaited<ReturnType<typeof request.post>> | undefined;

@@ -1,10 +1,12 @@
 /**
  * Issue 19: a prospective client's visit, in every current browser, at 320, 390 and 1280 px, with
- * JavaScript on and off (the two projects). Screenshots of the print and dark styles go to the
- * test's output folder (test-results/) to be looked at.
+ * JavaScript on and off (the two projects). With SCREENSHOTS=1, screenshots of the print and dark
+ * styles go to the test's output folder (test-results/) to be looked at.
  */
-import { expect, test } from "./support/fixtures";
+import { expect, forTheEye, test } from "./support/fixtures";
 import type { Page } from "@playwright/test";
+import { featuredProjectIds, projects } from "../app/content/projects";
+import { testimonials } from "../app/content/testimonials";
 import { seriousViolations } from "./support/axe";
 import { focusRingContrasts, textContrasts } from "./support/contrast";
 
@@ -63,7 +65,7 @@ for (const width of WIDTHS) {
     test("/work cards show their descriptions without hover, and hover or focus never moves the grid", async ({ page }) => {
       await page.goto("/work");
       const cards = page.locator("article.project-card");
-      expect(await cards.count()).toBe(6);
+      expect(await cards.count()).toBe(projects.length);
       for (const card of await cards.all()) {
         await expect(card.locator(".project-details p").first()).toBeVisible();
         await expect(card.getByRole("link", { name: /^Live site of / })).toBeVisible();
@@ -103,16 +105,15 @@ for (const width of WIDTHS) {
       expect(clipped.clips).toEqual([]);
     });
 
-    test("the home page shows testimonials and three projects; the hero's visual only where there is room", async ({ page }) => {
+    test("the home page shows the testimonials and the featured projects; the hero's visual only where there is room", async ({ page }) => {
       const fetched: string[] = [];
       page.on("request", (r) => fetched.push(new URL(r.url()).pathname));
       await page.goto("/");
-      const testimonials = page.getByRole("region", { name: "What our clients say" });
-      await expect(testimonials.getByRole("img", { name: "Rated 5 out of 5" })).toHaveCount(3);
-      await expect(testimonials.locator("blockquote")).toHaveCount(3);
+      const said = page.getByRole("region", { name: "What our clients say" });
+      await expect(said.getByRole("img", { name: "Rated 5 out of 5" })).toHaveCount(testimonials.length);
+      await expect(said.locator("blockquote")).toHaveCount(testimonials.length);
       const work = page.getByRole("region", { name: "Systems our clients use every day" });
-      await expect(work.locator("article.project-card")).toHaveCount(3);
-      await expect(work.locator(".project-category")).toHaveText(["Software Development", "Mobile Development", "AI Solutions"]);
+      await expect(work.locator("article.project-card")).toHaveCount(featuredProjectIds.length);
       await expect(work.getByRole("link", { name: "See all our work" })).toHaveAttribute("href", "/work");
 
       const visual = page.locator(".hero-visual");
@@ -194,7 +195,7 @@ test("a link into the page lands below the fixed header (1280 px)", async ({ pag
   await expect.poll(async () => (await page.locator("#ai-solutions").boundingBox())!.y).toBeGreaterThanOrEqual(header.y + header.height - 1);
 });
 
-test("eyebrow labels reach 4.5:1 against every colour of their background, page headers' gradients included", async ({ page }) => {
+test("eyebrow labels reach 4.5:1 against every colour of their background, page headers' gradients included", { tag: "@once" }, async ({ page }) => {
   const low: string[] = [];
   for (const path of PAGES) {
     await page.goto(path);
@@ -206,25 +207,22 @@ test("eyebrow labels reach 4.5:1 against every colour of their background, page 
 });
 
 for (const scheme of ["light", "dark"] as const) {
-  test(`every focus indicator reaches 3:1 against the background it is drawn on (${scheme} scheme)`, async ({ page }) => {
-    test.slow(); // tabs through every control of five pages
-    await page.emulateMedia({ colorScheme: scheme });
-    const low: string[] = [];
-    for (const path of PAGES) {
+  for (const path of PAGES) {
+    test(`every focus indicator on ${path} reaches 3:1 against the background it is drawn on (${scheme} scheme)`, { tag: "@once" }, async ({ page }) => {
+      await page.emulateMedia({ colorScheme: scheme });
       await page.goto(path);
       const { rings, missing } = await focusRingContrasts(page);
-      expect(rings.length, path).toBeGreaterThan(10);
-      expect(missing, `${path}: focusable without a visible indicator`).toEqual([]);
-      for (const m of rings) if (m.ratio < 3) low.push(`${path} ${m.what}: ${m.color} on ${m.against.join(", ")} = ${m.ratio.toFixed(2)}`);
-    }
-    expect(low).toEqual([]);
-  });
+      expect(rings.length).toBeGreaterThan(10);
+      expect(missing, "focusable without a visible indicator").toEqual([]);
+      expect(rings.filter((m) => m.ratio < 3).map((m) => `${m.what}: ${m.color} on ${m.against.join(", ")} = ${m.ratio.toFixed(2)}`)).toEqual([]);
+    });
+  }
 }
 
-test("every \"Code repository\" and \"Live site\" link's name begins with its visible text (WCAG 2.5.3)", async ({ page }) => {
+test("every \"Code repository\" and \"Live site\" link's name begins with its visible text (WCAG 2.5.3)", { tag: "@once" }, async ({ page }) => {
   await page.goto("/work");
   const repos = page.getByRole("link", { name: /^Code repository of / });
-  expect(await repos.count()).toBe(2);
+  expect(await repos.count()).toBe(projects.filter((p) => p.githubUrl).length);
   const links = page.locator(".project-links a");
   for (const link of await links.all()) {
     const visible = await link.evaluate((el) => [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join("").trim());
@@ -233,7 +231,7 @@ test("every \"Code repository\" and \"Live site\" link's name begins with its vi
   }
 });
 
-test("no page links to itself from its call to action: /work offers the team instead", async ({ page }) => {
+test("no page links to itself from its call to action: /work offers the team instead", { tag: "@once" }, async ({ page }) => {
   await page.goto("/work");
   const cta = page.getByRole("region", { name: "Know what your project will cost before we talk" });
   await expect(cta.getByRole("link")).toHaveText(["Estimate my project", "Meet the team"]);
@@ -242,14 +240,14 @@ test("no page links to itself from its call to action: /work offers the team ins
   await expect(page.getByRole("region", { name: "Know what your project will cost before we talk" }).getByRole("link", { name: "View Our Work" })).toHaveAttribute("href", "/work");
 });
 
-test("the header is opaque: no grey band where it passes over the dark hero", async ({ page }) => {
+test("the header is opaque: no grey band where it passes over the dark hero", { tag: "@once" }, async ({ page }) => {
   await page.goto("/");
   await page.evaluate(() => window.scrollTo(0, 200)); // the hero now runs under the header
   // Fully opaque white (a translucent white let the indigo through: the grey band).
   await expect(page.locator(".site-header")).toHaveCSS("background-color", "rgb(255, 255, 255)");
 });
 
-test("favicon.ico and the apple-touch-icon are linked and served as images", async ({ page, request }) => {
+test("favicon.ico and the apple-touch-icon are linked and served as images", { tag: "@once" }, async ({ page, request }) => {
   await page.goto("/about");
   await expect(page.locator('head link[rel="icon"][href="/favicon.ico"]')).toHaveCount(1);
   await expect(page.locator('head link[rel="icon"][type="image/svg+xml"]')).toHaveCount(1);
@@ -264,7 +262,7 @@ test("favicon.ico and the apple-touch-icon are linked and served as images", asy
   expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([180, 180]);
 });
 
-test("/privacy says what is collected, why, where and how long it is kept, who receives it, the rights and whom to ask", async ({ page, browser, javaScriptEnabled }) => {
+test("/privacy says what is collected, why, where and how long it is kept, who receives it, the rights and whom to ask", { tag: "@once" }, async ({ page, browser, javaScriptEnabled }) => {
   const response = await page.goto("/privacy");
   expect(response?.status()).toBe(200);
   const main = page.getByRole("main");
@@ -314,8 +312,8 @@ test("the home page describes the agency in JSON-LD, and the CSP neither blocks 
   await expect(page.locator('script[type="application/ld+json"]')).toHaveCount(0);
 });
 
-test("the home page does not shift as it loads, the hero's visual included (1280 px)", async ({ page, javaScriptEnabled }) => {
-  test.skip(!javaScriptEnabled, "measured with the browser's layout-shift entries, which need script access");
+// Measured with the browser's layout-shift entries, which need script access.
+test("the home page does not shift as it loads, the hero's visual included (1280 px)", { tag: "@needs-js" }, async ({ page }) => {
   await page.goto("/");
   await page.waitForLoadState("load");
   await expect.poll(() => page.locator(".hero-visual").evaluate((img: HTMLImageElement) => img.complete)).toBe(true);
@@ -332,9 +330,10 @@ test("the home page does not shift as it loads, the hero's visual included (1280
   expect(shift).toBe(0);
 });
 
-test.describe("print and dark styles", () => {
+// CSS alone: the same with JavaScript on or off.
+test.describe("print and dark styles", { tag: "@once" }, () => {
   for (const width of WIDTHS) {
-    test(`print: no navigation, no buttons, black on white; the estimate prints (${width} px)`, async ({ page }, testInfo) => {
+    test(`print: no navigation, no buttons, black on white; the estimate prints (${width} px)`, async ({ page }) => {
       await page.setViewportSize({ width, height: 900 });
       await page.goto("/");
       const wizard = page.locator("#calculator");
@@ -349,37 +348,25 @@ test.describe("print and dark styles", () => {
       await expect(wizard.locator(".estimate")).toContainText("$3,000");
       expect(await page.locator("body").evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color])).toEqual(["rgb(255, 255, 255)", "rgb(0, 0, 0)"]);
       expect(await page.locator(".hero h1").evaluate((el) => getComputedStyle(el).color)).toBe("rgb(0, 0, 0)");
-      await page.screenshot({ path: testInfo.outputPath(`print-home-${width}.png`), fullPage: true });
+      await forTheEye(page, `print-home-${width}`, { fullPage: true });
       await page.goto("/work");
       await expect(page.locator(".filter")).toBeHidden();
       await expect(page.locator("article.project-card").first()).toBeVisible();
-      await page.screenshot({ path: testInfo.outputPath(`print-work-${width}.png`), fullPage: true });
+      await forTheEye(page, `print-work-${width}`, { fullPage: true });
     });
 
-    test(`dark scheme: dark surfaces, light text, and axe finds nothing serious (${width} px)`, async ({ page, browser, javaScriptEnabled }, testInfo) => {
-      test.slow(); // five pages, each screenshotted whole and (at 1280 px) checked by axe
-      await page.setViewportSize({ width, height: 900 });
-      await page.emulateMedia({ colorScheme: "dark" });
-      for (const path of PAGES) {
+    for (const path of PAGES) {
+      test(`dark scheme: ${path} has dark surfaces and light text, and axe finds nothing serious (${width} px)`, async ({ page, browser }) => {
+        await page.setViewportSize({ width, height: 900 });
+        await page.emulateMedia({ colorScheme: "dark" });
         await page.goto(path);
         const [bg, ink] = await page.locator("body").evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color]);
         expect(bg).toBe("rgb(18, 17, 42)");
         expect(ink).toBe("rgb(236, 235, 255)");
-        await page.screenshot({ path: testInfo.outputPath(`dark${path === "/" ? "-home" : path.replace("/", "-")}-${width}.png`), fullPage: true });
-        if (width === 1280 || path === "/") {
-          // axe in the dark scheme: its own context for the no-JS project inherits no emulation, so set it there too.
-          if (!javaScriptEnabled) {
-            const context = await browser.newContext({ javaScriptEnabled: true, colorScheme: "dark", viewport: page.viewportSize() });
-            const probe = await context.newPage();
-            await probe.route("**/build/**", (r) => r.abort());
-            await probe.goto(page.url());
-            expect(await seriousViolations(probe, browser, true), path).toEqual([]);
-            await context.close();
-          } else {
-            expect(await seriousViolations(page, browser, true), path).toEqual([]);
-          }
-        }
-      }
-    });
+        await forTheEye(page, `dark${path === "/" ? "-home" : path.replace("/", "-")}-${width}`, { fullPage: true });
+        // axe at the widest layout, and the home page at every width.
+        if (width === 1280 || path === "/") expect(await seriousViolations(page, browser, true)).toEqual([]);
+      });
+    }
   }
 });

@@ -17,10 +17,9 @@ type Browser = Awaited<ReturnType<typeof remote>>;
 let driver: ChildProcess | undefined;
 let browser: Browser;
 
-test.describe("WebKit (WebKitGTK through WebDriver)", () => {
-  test.describe.configure({ mode: "serial", timeout: 90_000 });
-  test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, "one engine run is enough: it drives the site with JavaScript on");
-
+// One engine run is enough: it drives the site with JavaScript on.
+test.describe("WebKit (WebKitGTK through WebDriver)", { tag: "@once" }, () => {
+  test.describe.configure({ mode: "serial" });
   test.beforeAll(async () => {
     const port = await freePort();
     // WebKitGTK needs a display: xvfb-run gives it a virtual one (-a: the first free number).

@@ -37,13 +37,11 @@ test.describe.serial("compose.yaml's shape: two site containers, one Redis", () 
   const sites: { container: Container; url: string; metrics: string }[] = [];
 
   test.beforeAll(async () => {
-    test.skip(test.info().project.name !== "js", "runs once, in the js project");
     test.setTimeout(15 * 60_000);
     image = await buildImage();
     await removeAll("compose");
   });
   test.afterAll(async () => {
-    if (test.info().project.name !== "js") return;
     await removeAll("compose");
     await fake?.close();
     await redis?.stop();

@@ -31,7 +31,6 @@ test.describe.serial("the container image, built and run with podman", () => {
   };
 
   test.beforeAll(async () => {
-    test.skip(test.info().project.name !== "js", "runs once, in the js project");
     test.setTimeout(15 * 60_000);
     image = await buildImage();
     fake = await startFakeFormService({ port: opsPort(62) });
@@ -39,7 +38,6 @@ test.describe.serial("the container image, built and run with podman", () => {
     volume = await freshVolume("image-data");
   });
   test.afterAll(async () => {
-    if (test.info().project.name !== "js") return;
     await removeAll("image");
     await fake?.close();
   });

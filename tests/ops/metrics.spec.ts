@@ -12,8 +12,6 @@ import { startFakeFormService } from "../support/fake-form-service";
 import { accepts, postContact, REPO, serve } from "../support/server";
 import { opsPort, TEST_ACCESS_KEY } from "../support/sites";
 
-test.beforeEach(() => test.skip(test.info().project.name !== "js", "runs once, in the js project"));
-
 test("after one lead, /metrics on METRICS_PORT counts it and shows the runtime; the public port answers 404 there; nothing personal", async () => {
   const fake = await startFakeFormService({ port: opsPort(41) });
   const metricsUrl = `http://127.0.0.1:${opsPort(42)}/metrics`;

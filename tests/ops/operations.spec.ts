@@ -16,6 +16,7 @@ import { promisify } from "node:util";
 import { Redis } from "ioredis";
 import { expect, test } from "@playwright/test";
 import { CONTACT_SENT } from "../../app/contact/action.server";
+import { calculatorText } from "../../app/content/calculator";
 import { messages } from "../../app/content/messages";
 import { type FakeMode, startFakeFormService } from "../support/fake-form-service";
 import { startRedis } from "../support/redis";
@@ -30,8 +31,6 @@ const keyed = (fake: { submitUrl: string }, dir: string, extra: Record<string, s
 /** `npm run leads -- …` on a data folder, as an operator runs it. */
 const cli = (dir: string) => (...args: string[]) => promisify(execFile)("npm", ["run", "-s", "leads", "--", ...args], { cwd: REPO, env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", DATA_DIR: dir } });
 const sha = (file: string) => (existsSync(file) ? createHash("sha256").update(readFileSync(file)).digest("hex") : "absent");
-
-test.beforeEach(() => test.skip(test.info().project.name !== "js", "runs once, in the js project"));
 
 for (const [name, value, port] of [
   ["FORM_ENDPOINT", "not-a-url", opsPort(10)],
@@ -120,6 +119,26 @@ test("with REDIS_URL two servers share the queue: leads stored by one that is th
     a.kill();
     b.kill();
     await fake.close();
+    await redis.stop();
+  }
+});
+
+test("with REDIS_URL, a calculator step posted without JavaScript to one server is rendered by another", async () => {
+  const redis = await startRedis();
+  const [a, b] = [serve(opsPort(77), { REDIS_URL: redis.url, DATA_DIR: dataDir() }), serve(opsPort(78), { REDIS_URL: redis.url, DATA_DIR: dataDir() })];
+  try {
+    await Promise.all([a.listening, b.listening]);
+    for (const server of [a, b]) await expect.poll(() => server.stdout().includes('"event":"draft_store_ready"')).toBe(true);
+    const body = new URLSearchParams({ formName: "calculator", "state.step": "1", service: "zoho" }).toString();
+    const posted = await fetch(`${a.url}/?index`, { method: "POST", redirect: "manual", headers: { Origin: a.url, "Content-Type": "application/x-www-form-urlencoded" }, body });
+    expect(posted.status).toBe(303);
+    const html = await (await fetch(b.url + posted.headers.get("location")!)).text();
+    expect(html).toMatch(/Step (<!-- -->)?2(<!-- -->)? of/);
+    expect(html).toMatch(/\$2,000/);
+    expect(html).not.toContain(calculatorText.expired);
+  } finally {
+    a.kill();
+    b.kill();
     await redis.stop();
   }
 });

@@ -9,8 +9,6 @@ import { expect, test } from "@playwright/test";
 import { postContact, rawRequest, serve, sleep } from "../support/server";
 import { opsPort } from "../support/sites";
 
-test.beforeEach(() => test.skip(test.info().project.name !== "js", "runs once, in the js project"));
-
 const jsonLines = (text: string) => text.split("\n").filter((line) => line.trim() !== "");
 
 test("with no proxy in front, a flood from one address gets 429s with Retry-After while another address is served", async () => {

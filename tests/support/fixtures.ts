@@ -1,11 +1,15 @@
-import { test as base } from "@playwright/test";
+import { expect, test as base, type Locator, type Page } from "@playwright/test";
 import { randomUUID } from "node:crypto";
 import { fakeFormClient } from "./fake-form-service";
 import { sites } from "./sites";
 
 type FormService = ReturnType<typeof fakeFormClient> & {
   token: string;
-  /** What arrived once deliveries have had time to happen: for checking that nothing was sent. */
+  /**
+   * What arrived once the site has no lead left to deliver (its `leads_pending` metric is 0): a
+   * lead is stored before the visitor's answer, so after that answer every lead it made has
+   * reached the service. For checking that nothing (or exactly one thing) was sent.
+   */
   settled(): Promise<unknown[]>;
 };
 
@@ -30,10 +34,23 @@ export const test = base.extend<{ formService: FormService }>({
     const site = testInfo.project.name === "no-js" ? sites.noJs : sites.js;
     const token = `t${randomUUID().slice(0, 8)}`;
     const client = fakeFormClient(site.formServiceUrl!, token);
-    // Leads go out in the background within milliseconds of being stored; give them a moment.
-    const settled = () => new Promise((resolve) => setTimeout(resolve, 750)).then(() => client.received());
+    const pending = async () => Number(/^leads_pending (\d+)$/m.exec(await (await fetch(site.metricsUrl!)).text())?.[1]);
+    const settled = async () => {
+      await expect.poll(pending, { message: "the site's leads_pending", intervals: [25, 50, 100] }).toBe(0);
+      return client.received();
+    };
     await use({ ...client, token, settled });
   },
 });
 
-export { expect } from "@playwright/test";
+export { expect };
+
+/**
+ * A screenshot to look at (in the test's folder under test-results/), taken only with
+ * SCREENSHOTS=1: it asserts nothing, and a full page costs a second or more.
+ */
+export async function forTheEye(target: Page | Locator, name: string, { fullPage = false } = {}) {
+  if (!process.env.SCREENSHOTS) return;
+  const path = base.info().outputPath(`${name}.png`);
+  await ("goto" in target ? target.screenshot({ path, fullPage }) : target.screenshot({ path }));
+}

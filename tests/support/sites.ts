@@ -5,8 +5,9 @@ import { join } from "node:path";
 export const TEST_ACCESS_KEY = "test-key-3b7f0c1e-never-in-html";
 
 /**
- * Ports: E2E_PORT_BASE (default 3100) and the next three for sites, +90 and +91 for fake services;
- * tests/ops start their own servers at +200 to +299 (`opsPort(n)`).
+ * Ports: E2E_PORT_BASE (default 3100) and the next three for sites, +10 and +11 for the two
+ * browser sites' metrics, +90 and +91 for fake services; tests/ops start their own servers at +200
+ * to +299 (`opsPort(n)`).
  */
 const base = Number(process.env.E2E_PORT_BASE ?? 3100);
 export const opsPort = (n: number) => base + 200 + n;
@@ -20,6 +21,7 @@ export const e2eRoot = join(tmpdir(), "agency-site-e2e", String(base));
 export const e2eDir = join(e2eRoot, (process.env.AGENCY_E2E_RUN ??= `run-${Date.now()}`));
 
 function site(port: number, formServicePort: number | null, extra: Record<string, string> = {}) {
+  const metricsPort = extra.METRICS_PORT ? Number(extra.METRICS_PORT) : null;
   const dataDir = join(e2eDir, `site-${port}`);
   const env: Record<string, string> = {
     PORT: String(port),
@@ -37,7 +39,7 @@ function site(port: number, formServicePort: number | null, extra: Record<string
     env.FORM_ACCESS_KEY = TEST_ACCESS_KEY;
     env.FORM_ENDPOINT = `http://127.0.0.1:${formServicePort}/submit`;
   }
-  return { url: `http://127.0.0.1:${port}`, formServiceUrl: formServicePort ? `http://127.0.0.1:${formServicePort}` : null, env, command: "npm start", ready: `http://127.0.0.1:${port}/healthz` };
+  return { url: `http://127.0.0.1:${port}`, metricsUrl: metricsPort ? `http://127.0.0.1:${metricsPort}/metrics` : null, formServiceUrl: formServicePort ? `http://127.0.0.1:${formServicePort}` : null, env, command: "npm start", ready: `http://127.0.0.1:${port}/healthz` };
 }
 
 /** The site whose store opens and then cannot be written: a full tmpfs (full-disk-site.mjs). */
@@ -51,8 +53,8 @@ function fullDiskSite(port: number) {
  * outbox), and one whose lead store cannot be written (its data folder is a full file system).
  */
 export const sites = {
-  js: site(base, base + 90),
-  noJs: site(base + 1, base + 91),
+  js: site(base, base + 90, { METRICS_PORT: String(base + 10) }),
+  noJs: site(base + 1, base + 91, { METRICS_PORT: String(base + 11) }),
   outbox: site(base + 2, null),
   unwritable: fullDiskSite(base + 3),
 };
