@@ -41,7 +41,9 @@ export default defineConfig({
   // Playwright empties at start).
   reporter: [["list"], ["json", { outputFile: "reports/e2e.json" }]],
   globalSetup: "./tests/support/global-setup.ts",
-  use: { ...browser, trace: "retain-on-failure" },
+  // A failing test keeps its trace (DOM snapshots, no screencast: recording one for every test
+  // cost a fifth of the suite's CPU). `--trace=on` records everything.
+  use: { ...browser, trace: { mode: "retain-on-failure", screenshots: false } },
   projects: [
     { name: "ops", testMatch: "ops/**/*.spec.ts", use: { baseURL: sites.js.url } },
     { name: "js", testIgnore: "ops/**", grepInvert: [/@without-js/, ...eye], use: { baseURL: sites.js.url, javaScriptEnabled: true } },
