@@ -147,7 +147,7 @@ test("a shared /work?category= link opens filtered, and project cards carry thei
 test.describe("on a touch phone", () => {
   test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
 
-  test("project details are always visible", async ({ page }) => {
+  test("project details are always visible", { tag: "@once" }, async ({ page }) => {
     await page.goto("/work");
     await expect(page.locator("article.project-card .project-details").first()).toBeVisible();
     await expect(page.getByRole("link", { name: /^Live site of / }).first()).toBeVisible();
@@ -184,7 +184,7 @@ test.describe("at 390 px", () => {
     await expect(page.locator(".nav-menu > summary")).toBeFocused();
   });
 
-  test("no page scrolls sideways", async ({ page }) => {
+  test("no page scrolls sideways", { tag: "@once" }, async ({ page }) => {
     for (const path of ["/", "/services", "/work", "/about", "/privacy"]) {
       await page.goto(path);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -193,7 +193,7 @@ test.describe("at 390 px", () => {
   });
 });
 
-test("the desktop nav shows its links without a menu toggle", async ({ page }) => {
+test("the desktop nav shows its links without a menu toggle", { tag: "@once" }, async ({ page }) => {
   await page.goto("/");
   await expect(page.locator(".nav-menu > summary")).toBeHidden();
   await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "About" })).toBeVisible();
@@ -224,7 +224,7 @@ test("an unknown route answers 404 in the site's look, without a stack trace", a
   await expect(page.locator("body")).not.toContainText(/at .*\.js:\d+/);
 });
 
-test("robots.txt and sitemap.xml", async ({ request }) => {
+test("robots.txt and sitemap.xml", { tag: "@once" }, async ({ request }) => {
   const robots = await request.get("/robots.txt");
   expect(robots.status()).toBe(200);
   expect(await robots.text()).toMatch(/Sitemap: https:\/\/.+\/sitemap\.xml/);
@@ -234,7 +234,7 @@ test("robots.txt and sitemap.xml", async ({ request }) => {
   for (const path of ["/services", "/work", "/about", "/privacy"]) expect(xml).toContain(`${path}</loc>`);
 });
 
-test("the Open Graph image every page names is served", async ({ page, request }) => {
+test("the Open Graph image every page names is served", { tag: "@once" }, async ({ page, request }) => {
   await page.goto("/");
   const image = await page.locator('meta[property="og:image"]').getAttribute("content");
   const response = await request.get(new URL(image!).pathname);

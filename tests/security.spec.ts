@@ -79,7 +79,7 @@ test.describe("response headers", () => {
 });
 
 test.describe("refused posts", () => {
-  test("a cross-site post is refused with 403 and nothing is sent", async ({ request, formService }) => {
+  test("a cross-site post is refused with 403 and nothing is sent", { tag: "@once" }, async ({ request, formService }) => {
     const url = "/?index";
     const bySecFetch = await request.post(url, { form: contactFields(`Eve ${formService.token}`), headers: { "Sec-Fetch-Site": "cross-site", Origin: "https://evil.example", "X-Forwarded-For": newClient() }, maxRedirects: 0 });
     expect(bySecFetch.status()).toBe(403);
@@ -139,7 +139,7 @@ test.describe("refused posts", () => {
     expect(await formService.settled()).toEqual([]);
   });
 
-  test("unknown choices, tampered state and markup in fields are answered with messages, never echoed raw", async ({ request, formService }) => {
+  test("unknown choices, tampered state and markup in fields are answered with messages, never echoed raw", { tag: "@once" }, async ({ request, formService }) => {
     const headers = { "X-Forwarded-For": newClient() };
     // A calculator step is answered with a redirect to the step's page (decision 0016).
     const step = async (form: Record<string, string>) => {

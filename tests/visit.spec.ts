@@ -45,7 +45,7 @@ for (const width of WIDTHS) {
       await expect(page.getByRole("heading", { level: 1 })).toHaveText("Projects we are proud of");
     });
 
-    test("the brand and the menu toggle fit on one line, inside the screen", async ({ page }) => {
+    test("the brand and the menu toggle fit on one line, inside the screen", { tag: "@once" }, async ({ page }) => {
       await page.goto("/");
       const brand = await page.locator(".site-header .brand").boundingBox();
       const header = await page.locator(".site-header").boundingBox();
@@ -62,7 +62,7 @@ for (const width of WIDTHS) {
       expect(overflow).toBeLessThanOrEqual(0);
     });
 
-    test("/work cards show their descriptions without hover, and hover or focus never moves the grid", async ({ page }) => {
+    test("/work cards show their descriptions without hover, and hover or focus never moves the grid", { tag: "@once" }, async ({ page }) => {
       await page.goto("/work");
       const cards = page.locator("article.project-card");
       expect(await cards.count()).toBe(projects.length);
@@ -77,7 +77,7 @@ for (const width of WIDTHS) {
       expect(await layoutBoxes(page, "article.project-card, .grid--3")).toEqual(before);
     });
 
-    test("the focus ring of a card's link is drawn whole, not clipped by the card", async ({ page }) => {
+    test("the focus ring of a card's link is drawn whole, not clipped by the card", { tag: "@once" }, async ({ page }) => {
       await page.goto("/work");
       const card = page.locator("article.project-card").first();
       // From the last filter link, Tab reaches the first card's first link.
@@ -105,7 +105,7 @@ for (const width of WIDTHS) {
       expect(clipped.clips).toEqual([]);
     });
 
-    test("the home page shows the testimonials and the featured projects; the hero's visual only where there is room", async ({ page }) => {
+    test("the home page shows the testimonials and the featured projects; the hero's visual only where there is room", { tag: "@once" }, async ({ page }) => {
       const fetched: string[] = [];
       page.on("request", (r) => fetched.push(new URL(r.url()).pathname));
       await page.goto("/");
