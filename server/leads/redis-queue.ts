@@ -56,7 +56,15 @@ function within<T>(ms: number, work: Promise<T>): Promise<T> {
   return Promise.race([work, slow]).finally(() => clearTimeout(timer));
 }
 
-export function createRedisQueue({ redisUrl, dbFile, transport, log, events = noLeadEvents, retentionMs = 30 * 86_400_000, perHour = 60, now = Date.now, random = Math.random, concurrency = 4 }: QueueOptions & { redisUrl: string }): LeadQueue {
+export interface RedisQueueOptions extends QueueOptions {
+  redisUrl: string;
+  /** How often the counts that stats() reports are read from Redis. */
+  refreshMs?: number;
+}
+
+export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
+  const { redisUrl, dbFile, transport, log, events = noLeadEvents, retentionMs = 30 * 86_400_000, perHour = 60, now = Date.now, random = Math.random, concurrency = 4 } = options;
+  const { backoff = (n: number) => retryDelay(n, random), pollMs = 2_000, refreshMs = 5_000 } = options;
   keepLogJson(log);
   const producer = watch(new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 }), log, "producer");
   producer.once("ready", () => void checkEviction(producer, log).catch(() => undefined));
@@ -142,11 +150,11 @@ export function createRedisQueue({ redisUrl, dbFile, transport, log, events = no
         concurrency,
         lockDuration: 15_000,
         stalledInterval: 15_000,
-        settings: { backoffStrategy: (attemptsMade) => retryDelay(attemptsMade, random) },
+        settings: { backoffStrategy: backoff },
       });
       worker.on("error", () => undefined); // reported by the connection's listener
-      every(2_000, handOver);
-      every(5_000, refresh);
+      every(pollMs, handOver);
+      every(refreshMs, refresh);
       void refresh().catch(() => undefined);
     },
     async accept(lead: Lead) {
