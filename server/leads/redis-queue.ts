@@ -1,7 +1,8 @@
 /**
  * With REDIS_URL, leads wait in Redis (BullMQ), so any container delivers any lead and a container
- * that dies loses none: another picks its leads up once their lock runs out. A lead that arrives
- * while Redis cannot take it goes to the local SQLite store and is handed to Redis when it is back.
+ * that dies loses none: another picks its leads up once their lock runs out (within ~10 s). A lead
+ * that arrives while Redis cannot take it goes to the local SQLite store and is handed to Redis
+ * when it is back.
  * The job id is the lead's dedupe key, so the same form posted twice is one job, and the hourly
  * ceiling is one counter in Redis for every container; a lead over it is held in the local store.
  */
@@ -148,8 +149,12 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
         connection,
         prefix: QUEUE.prefix,
         concurrency,
-        lockDuration: 15_000,
-        stalledInterval: 15_000,
+        // A delivery's lock is renewed every 2.5 s while it runs, however long FORM_TIMEOUT_MS lets
+        // it take; a killed container's lock lapses within 5 s and the next 5 s stalled check
+        // hands the lead on: ~10 s at most (decision 0018). Stalling, however often, never parks.
+        lockDuration: 5_000,
+        stalledInterval: 5_000,
+        maxStalledCount: 1_000_000,
         settings: { backoffStrategy: backoff },
       });
       worker.on("error", () => undefined); // reported by the connection's listener
