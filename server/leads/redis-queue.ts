@@ -10,6 +10,7 @@ import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
 import { dirname } from "node:path";
 import type { Logger } from "../log";
+import { watchRedis } from "../redis-watch";
 import { importJournal } from "./legacy-journal";
 import { expired, leadKey, newLeadId, retryDelay } from "./schedule";
 import { reportHeld, type QueueOptions } from "./sqlite-queue";
@@ -20,16 +21,8 @@ export const QUEUE = { name: "leads", prefix: "agency-site" };
 /** A re-queued lead gets a fresh retry window from `since`. */
 export type QueuedLead = StoredLead & { since?: number };
 
-/** ioredis logs every failed reconnect unless someone listens: log changes of state instead. */
-function watch(connection: Redis, log: Logger, name: string) {
-  let up = false;
-  connection.on("ready", () => ((up = true), log.info({ connection: name }, "lead_queue_redis_ready")));
-  connection.on("error", (error: Error) => {
-    if (up) log.warn({ err: error, connection: name }, "lead_queue_redis_down");
-    up = false;
-  });
-  return connection;
-}
+/** The lead queue's two connections, each logged by name as it comes and goes. */
+const watch = (connection: Redis, log: Logger, name: string) => watchRedis(connection, log, { event: "lead_queue_redis", fields: { connection: name } });
 
 /**
  * BullMQ writes a few warnings with console.warn/error (the eviction policy on every connection,
