@@ -1,12 +1,11 @@
 /** The draft store in memory and against a real redis-server (Debian's) on a free port. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedis, type RedisServer } from "../tests/support/redis";
-import { quietLog } from "../tests/support/quiet-log";
+import { quietLog, recordingLog, until } from "../tests/support/quiet-log";
 import { createDraftStore } from "./drafts";
 
 const draft = { fields: { "state.step": "5", "state.description": "d".repeat(5000) }, errors: { email: ["Please enter a valid email address"] } };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe("in memory (no REDIS_URL)", () => {
   it("gives each save a fresh 22-character id and loads a copy of what was saved", async () => {
     const store = createDraftStore({ log: quietLog });
@@ -51,8 +50,9 @@ describe("with Redis", () => {
   afterAll(() => redis.stop());
 
   it("one server's draft is loaded by another, with the store's expiry", async () => {
-    const [a, b] = [createDraftStore({ redisUrl: redis.url, log: quietLog }), createDraftStore({ redisUrl: redis.url, log: quietLog })];
-    await sleep(200); // connected
+    const { log, count } = recordingLog();
+    const [a, b] = [createDraftStore({ redisUrl: redis.url, log }), createDraftStore({ redisUrl: redis.url, log })];
+    await until(() => count("draft_store_ready") === 2);
     const id = await a.save(draft);
     expect(await b.load(id)).toEqual(draft);
     await a.close();
@@ -61,10 +61,11 @@ describe("with Redis", () => {
 
   it("keeps drafts in memory while Redis is unreachable", async () => {
     const down = await startRedis();
-    const store = createDraftStore({ redisUrl: down.url, log: quietLog });
-    await sleep(200);
+    const { log, count } = recordingLog();
+    const store = createDraftStore({ redisUrl: down.url, log });
+    await until(() => count("draft_store_ready") === 1);
     await down.stop();
-    await sleep(100);
+    await until(() => count("draft_store_down") === 1);
     const id = await store.save(draft);
     expect(await store.load(id)).toEqual(draft);
     await store.close();

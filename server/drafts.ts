@@ -11,6 +11,7 @@ import { Redis } from "ioredis";
 import { LRUCache } from "lru-cache";
 import type { DraftStore } from "~/context";
 import type { Logger } from "./log";
+import { watchRedis } from "./redis-watch";
 
 export const DRAFT_TTL_SECONDS = 60 * 60;
 /** 16 random bytes, base64url: 22 characters nobody can guess. */
@@ -26,13 +27,7 @@ export interface DraftOptions {
 
 export function createDraftStore({ redisUrl, log, ttlSeconds = DRAFT_TTL_SECONDS, maxMemory = 16 * 1024 * 1024 }: DraftOptions): DraftStore & { close(): Promise<void> } {
   const memory = new LRUCache<string, string>({ maxSize: maxMemory, sizeCalculation: (json, id) => json.length + id.length, ttl: ttlSeconds * 1000 });
-  const redis = redisUrl ? new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500 }) : undefined;
-  let up = false;
-  redis?.on("ready", () => ((up = true), log.info({ store: "redis" }, "draft_store_ready")));
-  redis?.on("error", (error: Error) => {
-    if (up) log.warn({ err: error, fallback: "memory" }, "draft_store_down");
-    up = false;
-  });
+  const redis = redisUrl ? watchRedis(new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500 }), log, { event: "draft_store", fields: { store: "redis" }, fallback: "memory" }) : undefined;
   const key = (id: string) => `draft:${id}`;
 
   return {

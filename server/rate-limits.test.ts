@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { quietLog } from "../tests/support/quiet-log";
+import { quietLog, recordingLog, until } from "../tests/support/quiet-log";
 import { startRedis } from "../tests/support/redis";
 import { clientKey, createRateLimits, LIMITS } from "./rate-limits";
 
@@ -41,9 +41,10 @@ describe("createRateLimits in memory", () => {
 describe("createRateLimits with Redis (a real redis-server)", () => {
   it("counts every process's posts together, and falls back to memory when Redis goes away", async () => {
     const redis = await startRedis();
-    const [a, b] = [createRateLimits(redis.url, quietLog), createRateLimits(redis.url, quietLog)];
+    const { log, count } = recordingLog();
+    const [a, b] = [createRateLimits(redis.url, log), createRateLimits(redis.url, log)];
     try {
-      await new Promise((r) => setTimeout(r, 300)); // both connected
+      await until(() => count("rate_limit_store_ready") === 2);
       const client = `ip:198.51.100.${process.pid % 200}`;
       for (let i = 0; i < LIMITS.leads.points; i++) expect(await (i % 2 ? a : b).take("leads", client)).toBe(0);
       expect(await a.take("leads", client)).toBeGreaterThan(0);

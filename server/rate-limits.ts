@@ -7,6 +7,7 @@ import ipaddr from "ipaddr.js";
 import { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Logger } from "./log";
+import { watchRedis } from "./redis-watch";
 
 export const LIMITS = {
   posts: { points: 30, duration: 60 },
@@ -29,15 +30,8 @@ export type RateLimits = ReturnType<typeof createRateLimits>;
 
 export function createRateLimits(redisUrl: string | undefined, log: Logger) {
   const redis = redisUrl
-    ? new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500, lazyConnect: false })
+    ? watchRedis(new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500, lazyConnect: false }), log, { event: "rate_limit_store", fields: { store: "redis" }, fallback: "memory" })
     : undefined;
-  // Without an "error" listener ioredis prints every failed reconnect; log the changes only.
-  let up = false;
-  redis?.on("ready", () => ((up = true), log.info({ store: "redis" }, "rate_limit_store_ready")));
-  redis?.on("error", (error: Error) => {
-    if (up) log.warn({ err: error, fallback: "memory" }, "rate_limit_store_down");
-    up = false;
-  });
 
   const make = (name: keyof typeof LIMITS): RateLimiterAbstract => {
     const rule = { keyPrefix: `rl:${name}`, ...LIMITS[name] };

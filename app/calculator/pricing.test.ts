@@ -1,126 +1,115 @@
 import { describe, expect, it } from "vitest";
 
-import { COMPLEXITIES, type ComplexityValue, estimate, estimateParts, formatUsd, optionOf, SERVICES, type ServiceValue, TIMEFRAMES, type TimeframeValue } from "./pricing";
+import { hero } from "../content/claims";
+import { services } from "../content/services";
 
-// Worked out by hand from SPEC.md section 9 (base × timeframe × complexity), not from the code.
-// Columns: [simple, medium, complex]; "none" = no timeframe chosen (multiplier 1).
-const EXPECTED: Record<ServiceValue, Record<TimeframeValue | "none", [number, number, number]>> = {
-  softwareDev: {
-    none: [2000, 2500, 3750],
-    urgent: [3000, 3750, 5625],
-    standard: [2000, 2500, 3750],
-    relaxed: [1600, 2000, 3000],
-  },
-  mobileApp: {
-    none: [4000, 5000, 7500],
-    urgent: [6000, 7500, 11250],
-    standard: [4000, 5000, 7500],
-    relaxed: [3200, 4000, 6000],
-  },
-  seo: {
-    none: [800, 1000, 1500],
-    urgent: [1200, 1500, 2250],
-    standard: [800, 1000, 1500],
-    relaxed: [640, 800, 1200],
-  },
-  ai: {
-    none: [2400, 3000, 4500],
-    urgent: [3600, 4500, 6750],
-    standard: [2400, 3000, 4500],
-    relaxed: [1920, 2400, 3600],
-  },
-  zoho: {
-    none: [1600, 2000, 3000],
-    urgent: [2400, 3000, 4500],
-    standard: [1600, 2000, 3000],
-    relaxed: [1280, 1600, 2400],
-  },
-};
+import { COMPLEXITIES, DEFAULT_COMPLEXITY, estimate, estimateParts, formatUsd, optionOf, SERVICES, TIMEFRAMES, type TimeframeValue } from "./pricing";
 
-const SERVICE_KEYS = ["softwareDev", "mobileApp", "seo", "ai", "zoho"] as const;
-const TIMEFRAME_KEYS = ["none", "urgent", "standard", "relaxed"] as const;
-const COMPLEXITY_KEYS = ["simple", "medium", "complex"] as const;
+// Every timeframe choice, "not chosen yet" (undefined) included.
+const TIMEFRAME_CHOICES: (TimeframeValue | undefined)[] = [undefined, ...TIMEFRAMES.map((t) => t.value)];
+
+/** Every combination the wizard can reach, with the figures SPEC.md section 9 builds the estimate from. */
+function everyChoice() {
+  return SERVICES.flatMap((service) =>
+    TIMEFRAME_CHOICES.flatMap((timeframe) =>
+      COMPLEXITIES.map((complexity) => ({
+        choice: { service: service.value, timeframe, complexity: complexity.value },
+        base: service.basePrice,
+        timeMultiplier: timeframe === undefined ? 1 : optionOf(TIMEFRAMES, timeframe).multiplier,
+        sizeMultiplier: complexity.multiplier,
+      })),
+    ),
+  );
+}
+
+describe("SPEC.md section 9", () => {
+  // The one place the spec's numbers are written down in the tests; everything below is computed
+  // from the lists, so a price change is one edit here and in pricing.ts, nowhere else.
+  it("gives the base prices and multipliers by value", () => {
+    expect(Object.fromEntries(SERVICES.map((s) => [s.value, s.basePrice]))).toStrictEqual({ softwareDev: 2500, mobileApp: 5000, seo: 1000, ai: 3000, zoho: 2000 });
+    expect(Object.fromEntries(TIMEFRAMES.map((t) => [t.value, t.multiplier]))).toStrictEqual({ urgent: 1.5, standard: 1, relaxed: 0.8 });
+    expect(Object.fromEntries(COMPLEXITIES.map((c) => [c.value, c.multiplier]))).toStrictEqual({ simple: 0.8, medium: 1, complex: 1.5 });
+    expect(DEFAULT_COMPLEXITY).toBe("medium");
+  });
+});
 
 describe("option lists", () => {
-  it("have the spec's values, labels, prices and multipliers in order", () => {
-    expect(SERVICES).toEqual([
-      { value: "softwareDev", label: "Software Development", basePrice: 2500 },
-      { value: "mobileApp", label: "Mobile App Development", basePrice: 5000 },
-      { value: "seo", label: "SEO & Digital Marketing", basePrice: 1000 },
-      { value: "ai", label: "AI Solutions", basePrice: 3000 },
-      { value: "zoho", label: "Zoho Solutions", basePrice: 2000 },
-    ]);
-    expect(TIMEFRAMES).toEqual([
-      { value: "urgent", label: "Urgent (1-2 weeks)", multiplier: 1.5 },
-      { value: "standard", label: "Standard (3-4 weeks)", multiplier: 1 },
-      { value: "relaxed", label: "Relaxed (5-8 weeks)", multiplier: 0.8 },
-    ]);
-    expect(COMPLEXITIES).toEqual([
-      { value: "simple", label: "Simple", multiplier: 0.8 },
-      { value: "medium", label: "Medium", multiplier: 1 },
-      { value: "complex", label: "Complex", multiplier: 1.5 },
-    ]);
-    expect(optionOf(SERVICES, "seo").label).toBe("SEO & Digital Marketing");
-    expect(optionOf(TIMEFRAMES, "relaxed").multiplier).toBe(0.8);
+  it.each([
+    ["services", SERVICES],
+    ["timeframes", TIMEFRAMES],
+    ["complexities", COMPLEXITIES],
+  ] as const)("%s have unique values and labels, none empty", (_, options) => {
+    expect(new Set(options.map((o) => o.value)).size).toBe(options.length);
+    expect(new Set(options.map((o) => o.label)).size).toBe(options.length);
+    for (const o of options) expect(o.label.trim()).not.toBe("");
+  });
+
+  it("optionOf finds each option by its value", () => {
+    for (const options of [SERVICES, TIMEFRAMES, COMPLEXITIES] as readonly (readonly { value: string }[])[]) {
+      for (const o of options) expect(optionOf(options, o.value)).toBe(o);
+    }
   });
 });
 
 describe("estimate", () => {
-  for (const service of SERVICE_KEYS) {
-    for (const tf of TIMEFRAME_KEYS) {
-      COMPLEXITY_KEYS.forEach((complexity, i) => {
-        const expected = EXPECTED[service][tf][i];
-        it(`${service} + ${tf} + ${complexity} = ${expected}`, () => {
-          const timeframe = tf === "none" ? undefined : tf;
-          expect(estimate({ service, timeframe, complexity })).toBe(expected);
-        });
-      });
+  it("is base × timeframe multiplier (1 when none) × complexity multiplier, rounded, for every choice", () => {
+    const choices = everyChoice();
+    expect(choices).toHaveLength(SERVICES.length * (TIMEFRAMES.length + 1) * COMPLEXITIES.length);
+    for (const { choice, base, timeMultiplier, sizeMultiplier } of choices) {
+      expect(estimate(choice), JSON.stringify(choice)).toBe(Math.round(base * timeMultiplier * sizeMultiplier));
     }
-  }
+  });
+
+  it("is a positive whole number of dollars once a service is chosen", () => {
+    for (const { choice } of everyChoice()) {
+      const amount = estimate(choice);
+      expect(Number.isInteger(amount), JSON.stringify(choice)).toBe(true);
+      expect(amount).toBeGreaterThan(0);
+    }
+  });
 
   it("uses medium when no complexity is given", () => {
-    for (const service of SERVICE_KEYS) {
-      for (const tf of TIMEFRAME_KEYS) {
-        const timeframe = tf === "none" ? undefined : tf;
-        expect(estimate({ service, timeframe })).toBe(EXPECTED[service][tf][1]);
-      }
+    for (const { choice } of everyChoice()) {
+      expect(estimate({ service: choice.service, timeframe: choice.timeframe })).toBe(estimate({ ...choice, complexity: "medium" }));
     }
   });
 
   it("is 0 with no service, whatever else is chosen", () => {
     expect(estimate({})).toBe(0);
-    for (const tf of TIMEFRAME_KEYS) {
-      for (const complexity of [undefined, ...COMPLEXITY_KEYS] as (ComplexityValue | undefined)[]) {
-        const timeframe = tf === "none" ? undefined : tf;
-        expect(estimate({ timeframe, complexity })).toBe(0);
+    for (const { choice } of everyChoice()) expect(estimate({ timeframe: choice.timeframe, complexity: choice.complexity })).toBe(0);
+  });
+
+  it("a more urgent timeframe never costs less, a more complex project never less", () => {
+    for (const service of SERVICES.map((s) => s.value)) {
+      for (const complexity of COMPLEXITIES.map((c) => c.value)) {
+        // TIMEFRAMES run from most to least urgent.
+        const byUrgency = TIMEFRAMES.map((t) => estimate({ service, timeframe: t.value, complexity }));
+        expect(byUrgency).toStrictEqual([...byUrgency].sort((a, b) => b - a));
+      }
+      for (const timeframe of TIMEFRAME_CHOICES) {
+        // COMPLEXITIES run from simplest to most complex.
+        const bySize = COMPLEXITIES.map((c) => estimate({ service, timeframe, complexity: c.value }));
+        expect(bySize).toStrictEqual([...bySize].sort((a, b) => a - b));
       }
     }
   });
 
-  it("always returns a whole number", () => {
-    expect(Number.isInteger(estimate({ service: "mobileApp", timeframe: "relaxed", complexity: "simple" }))).toBe(true);
+  it("the spec's standard timeframe costs what no timeframe costs", () => {
+    for (const { choice } of everyChoice()) expect(estimate({ ...choice, timeframe: "standard" })).toBe(estimate({ ...choice, timeframe: undefined }));
   });
 });
 
 describe("estimateParts", () => {
-  it("names the base price and each multiplier, and multiplies out to estimate()", () => {
-    expect(estimateParts({ service: "softwareDev", timeframe: "urgent", complexity: "complex" })).toEqual({
-      base: { label: "Software Development", amount: 2500 },
-      factors: [
-        { label: "Urgent (1-2 weeks)", multiplier: 1.5 },
-        { label: "Complex", multiplier: 1.5 },
-      ],
-      total: 5625,
-    });
-    for (const service of SERVICES) {
-      for (const timeframe of [undefined, ...TIMEFRAMES.map((t) => t.value)]) {
-        for (const complexity of COMPLEXITIES) {
-          const parts = estimateParts({ service: service.value, timeframe, complexity: complexity.value });
-          expect(parts.factors).toHaveLength(timeframe ? 2 : 1);
-          expect(Math.round(parts.factors.reduce((sum, f) => sum * f.multiplier, parts.base.amount))).toBe(parts.total);
-          expect(parts.total).toBe(estimate({ service: service.value, timeframe, complexity: complexity.value }));
-        }
-      }
+  it("names the base price and each chosen multiplier by its option's label, and multiplies out to estimate()", () => {
+    for (const { choice } of everyChoice()) {
+      const parts = estimateParts(choice);
+      const service = optionOf(SERVICES, choice.service);
+      const complexity = optionOf(COMPLEXITIES, choice.complexity);
+      const timeframe = choice.timeframe === undefined ? [] : [optionOf(TIMEFRAMES, choice.timeframe)];
+      expect(parts.base).toStrictEqual({ label: service.label, amount: service.basePrice });
+      expect(parts.factors).toStrictEqual([...timeframe, complexity].map((o) => ({ label: o.label, multiplier: o.multiplier })));
+      expect(Math.round(parts.factors.reduce((sum, f) => sum * f.multiplier, parts.base.amount))).toBe(parts.total);
+      expect(parts.total).toBe(estimate(choice));
     }
   });
 });
@@ -137,5 +126,19 @@ describe("formatUsd", () => {
     [-0.2, "$0"],
   ])("%s -> %s", (n, s) => {
     expect(formatUsd(n)).toBe(s);
+  });
+});
+
+describe("the site's copy agrees with the calculator", () => {
+  it("each service tab is named as the calculator names that service", () => {
+    for (const s of services) expect(s.name).toBe(optionOf(SERVICES, s.key).label);
+  });
+
+  it("the hero's example estimate is what the calculator works out", () => {
+    const example = { service: "softwareDev", timeframe: "urgent", complexity: "complex" } as const;
+    const parts = estimateParts(example);
+    expect(hero.visual.alt).toContain(`${parts.base.label} at ${formatUsd(parts.base.amount)}`);
+    for (const f of parts.factors) expect(hero.visual.alt).toContain(`${f.multiplier} for`);
+    expect(hero.visual.alt).toContain(`makes ${formatUsd(estimate(example))}`);
   });
 });

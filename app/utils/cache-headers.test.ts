@@ -1,14 +1,36 @@
 import type { HeadersFunction } from "@remix-run/node";
+import CachePolicy from "http-cache-semantics";
 import { describe, expect, it } from "vitest";
 
 import { cacheHeaders, enforceDocumentCachePolicy, pageHeaders } from "./cache-headers";
 
 const none = () => new Headers();
 
+/** How a cache of this kind (shared: a CDN or the server's page cache; else a browser) reads a 200 with this Cache-Control. */
+function policy(cacheControl: string, shared: boolean) {
+  const response = { status: 200, headers: { "cache-control": cacheControl } };
+  return new CachePolicy({ url: "/", method: "GET", headers: {} }, response, { shared });
+}
+
 describe("cacheHeaders", () => {
-  it("has the agreed values", () => {
-    expect(cacheHeaders.page).toBe("public, max-age=0, s-maxage=300, stale-while-revalidate=86400");
-    expect(cacheHeaders.private).toBe("private, no-store");
+  it("a page may be kept and served fresh for a while by a shared cache, and longer stale while it refreshes", () => {
+    const shared = policy(cacheHeaders.page, true);
+    expect(shared.storable()).toBe(true);
+    expect(shared.maxAge()).toBeGreaterThan(0);
+    expect(shared.stale()).toBe(false);
+    // Kept past its freshness: stale-while-revalidate.
+    expect(shared.timeToLive()).toBeGreaterThan(shared.maxAge() * 1000);
+  });
+
+  it("a browser keeps a page but asks again before showing it (a deploy reaches visitors at once)", () => {
+    const browser = policy(cacheHeaders.page, false);
+    expect(browser.storable()).toBe(true);
+    expect(browser.maxAge()).toBe(0);
+    expect(browser.stale()).toBe(true);
+  });
+
+  it("a per-visitor answer is kept by no cache at all", () => {
+    for (const shared of [true, false]) expect(policy(cacheHeaders.private, shared).storable()).toBe(false);
   });
 });
 

@@ -1,8 +1,11 @@
-/** The Redis mode against a real redis-server (Debian's), started on a free port for these tests. */
+/**
+ * The Redis mode against real redis-servers (Debian's): one per test on a free port, so the tests
+ * run at once. The queue looks around, and retries, every few milliseconds instead of seconds.
+ */
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { startRedis, type RedisServer } from "../../tests/support/redis";
 import { quietLog } from "../../tests/support/quiet-log";
 import { runCli } from "./cli";
@@ -10,7 +13,7 @@ import { createRedisQueue } from "./redis-queue";
 import type { DeliveryOutcome, Lead, StoredLead, Transport } from "./types";
 
 const lead: Lead = { kind: "calculator", subject: "New cost estimate request from Acme", fromName: "Acme", replyTo: "ada@acme.example", text: "Service: SEO" };
-const until = async (check: () => boolean | Promise<boolean>, ms = 15_000) => {
+const until = async (check: () => boolean | Promise<boolean>, ms = 8_000) => {
   for (const started = Date.now(); !(await check()); await new Promise((r) => setTimeout(r, 50))) if (Date.now() - started > ms) throw new Error("timed out");
 };
 
@@ -30,37 +33,44 @@ function recording(answer: (lead: StoredLead) => DeliveryOutcome) {
   return { transport, delivered, attempts };
 }
 
-let redis: RedisServer;
-beforeAll(async () => void (redis = await startRedis()));
-afterAll(() => redis.stop());
+const POLL_MS = 50;
 
-const queueFor = async (transport: Transport, dir?: string) =>
-  createRedisQueue({ redisUrl: redis.url, dbFile: join(dir ?? (await mkdtemp(join(tmpdir(), "rq-"))), "leads.db"), transport, log: quietLog, random: () => 0 });
+/** A redis-server of the test's own, stopped when the test ends. */
+async function ownRedis(): Promise<RedisServer> {
+  const redis = await startRedis();
+  onTestFinished(() => redis.stop());
+  return redis;
+}
 
-describe("the Redis queue", () => {
+const queueFor = async (redis: RedisServer, transport: Transport, dir?: string) =>
+  createRedisQueue({ redisUrl: redis.url, dbFile: join(dir ?? (await mkdtemp(join(tmpdir(), "rq-"))), "leads.db"), transport, log: quietLog, backoff: () => 200, pollMs: POLL_MS, refreshMs: POLL_MS });
+
+describe.concurrent("the Redis queue", () => {
   it("lets any process deliver a lead another stored, even after the one that stored it is gone", async () => {
     let serviceUp = false;
     const a = recording(() => ({ ok: false, retry: true, reason: "http", status: 503 }));
     const b = recording(() => (serviceUp ? { ok: true } : { ok: false, retry: true, reason: "http", status: 503 }));
-    const first = await queueFor(a.transport);
+    const redis = await ownRedis();
+    const first = await queueFor(redis, a.transport);
     await first.start();
     const ids = await Promise.all(["one", "two", "three"].map((t) => first.accept({ ...lead, text: `Service: SEO ${t}` })));
     await until(() => a.attempts.length >= 3);
     await first.close();
 
-    const second = await queueFor(b.transport);
+    const second = await queueFor(redis, b.transport);
     await second.start();
     serviceUp = true;
-    await until(() => b.delivered.length === 3, 30_000);
+    await until(() => b.delivered.length === 3);
     expect(b.delivered.sort()).toEqual([...ids].sort());
     await until(async () => second.stats().pending === 0);
     await second.close();
-  }, 40_000);
+  });
 
   it("parks a lead refused for good as a failed job, which the CLI re-queues", async () => {
     let refuse = true;
     const { transport, delivered } = recording(() => (refuse ? { ok: false, retry: false, reason: "http", status: 401 } : { ok: true }));
-    const queue = await queueFor(transport);
+    const redis = await ownRedis();
+    const queue = await queueFor(redis, transport);
     await queue.start();
     const id = await queue.accept(lead);
     await until(() => queue.stats().parked >= 1);
@@ -71,11 +81,11 @@ describe("the Redis queue", () => {
     expect(await runCli(["retry", id], { REDIS_URL: redis.url, DATA_DIR: join(tmpdir(), "rq-none") }, () => undefined)).toBe(0);
     await until(() => delivered.includes(id));
     await queue.close();
-  }, 30_000);
+  });
 
   it("the same form posted twice is one job, and answers the first one's id", async () => {
     const { transport, delivered } = recording(() => ({ ok: true }));
-    const queue = await queueFor(transport);
+    const queue = await queueFor(await ownRedis(), transport);
     await queue.start();
     const same = { ...lead, text: "Service: SEO (twice)" };
     const [a, b] = [await queue.accept(same), await queue.accept({ ...same })];
@@ -85,21 +95,22 @@ describe("the Redis queue", () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(delivered.filter((d) => d === a)).toHaveLength(1);
     await queue.close();
-  }, 20_000);
+  });
 
   it("keeps a lead in the local store while Redis is down and hands it over, once, when it is back", async () => {
     const { transport, delivered } = recording(() => ({ ok: true }));
     const dir = await mkdtemp(join(tmpdir(), "rq-"));
-    const queue = await queueFor(transport, dir);
+    const redis = await ownRedis();
+    const queue = await queueFor(redis, transport, dir);
     await queue.start();
     await redis.stop();
     await until(() => queue.stats().redis === "down");
     const id = await queue.accept(lead);
     expect(queue.stats()).toMatchObject({ store: "redis", writable: true, pending: 1, redis: "down" });
     await redis.restart();
-    await until(() => delivered.includes(id), 30_000);
-    await new Promise((r) => setTimeout(r, 2_500));
+    await until(() => delivered.includes(id));
+    await new Promise((r) => setTimeout(r, 10 * POLL_MS)); // ten more hand-over rounds
     expect(delivered.filter((d) => d === id)).toHaveLength(1);
     await queue.close();
-  }, 45_000);
+  });
 });

@@ -1,7 +1,8 @@
 /**
  * With REDIS_URL, leads wait in Redis (BullMQ), so any container delivers any lead and a container
- * that dies loses none: another picks its leads up once their lock runs out. A lead that arrives
- * while Redis cannot take it goes to the local SQLite store and is handed to Redis when it is back.
+ * that dies loses none: another picks its leads up once their lock runs out (within ~10 s). A lead
+ * that arrives while Redis cannot take it goes to the local SQLite store and is handed to Redis
+ * when it is back.
  * The job id is the lead's dedupe key, so the same form posted twice is one job, and the hourly
  * ceiling is one counter in Redis for every container; a lead over it is held in the local store.
  */
@@ -9,6 +10,7 @@ import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
 import { dirname } from "node:path";
 import type { Logger } from "../log";
+import { watchRedis } from "../redis-watch";
 import { importJournal } from "./legacy-journal";
 import { expired, leadKey, newLeadId, retryDelay } from "./schedule";
 import { reportHeld, type QueueOptions } from "./sqlite-queue";
@@ -19,16 +21,8 @@ export const QUEUE = { name: "leads", prefix: "agency-site" };
 /** A re-queued lead gets a fresh retry window from `since`. */
 export type QueuedLead = StoredLead & { since?: number };
 
-/** ioredis logs every failed reconnect unless someone listens: log changes of state instead. */
-function watch(connection: Redis, log: Logger, name: string) {
-  let up = false;
-  connection.on("ready", () => ((up = true), log.info({ connection: name }, "lead_queue_redis_ready")));
-  connection.on("error", (error: Error) => {
-    if (up) log.warn({ err: error, connection: name }, "lead_queue_redis_down");
-    up = false;
-  });
-  return connection;
-}
+/** The lead queue's two connections, each logged by name as it comes and goes. */
+const watch = (connection: Redis, log: Logger, name: string) => watchRedis(connection, log, { event: "lead_queue_redis", fields: { connection: name } });
 
 /**
  * BullMQ writes a few warnings with console.warn/error (the eviction policy on every connection,
@@ -56,7 +50,15 @@ function within<T>(ms: number, work: Promise<T>): Promise<T> {
   return Promise.race([work, slow]).finally(() => clearTimeout(timer));
 }
 
-export function createRedisQueue({ redisUrl, dbFile, transport, log, events = noLeadEvents, retentionMs = 30 * 86_400_000, perHour = 60, now = Date.now, random = Math.random, concurrency = 4 }: QueueOptions & { redisUrl: string }): LeadQueue {
+export interface RedisQueueOptions extends QueueOptions {
+  redisUrl: string;
+  /** How often the counts that stats() reports are read from Redis. */
+  refreshMs?: number;
+}
+
+export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
+  const { redisUrl, dbFile, transport, log, events = noLeadEvents, retentionMs = 30 * 86_400_000, perHour = 60, now = Date.now, random = Math.random, concurrency = 4 } = options;
+  const { backoff = (n: number) => retryDelay(n, random), pollMs = 2_000, refreshMs = 5_000 } = options;
   keepLogJson(log);
   const producer = watch(new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 }), log, "producer");
   producer.once("ready", () => void checkEviction(producer, log).catch(() => undefined));
@@ -140,13 +142,17 @@ export function createRedisQueue({ redisUrl, dbFile, transport, log, events = no
         connection,
         prefix: QUEUE.prefix,
         concurrency,
-        lockDuration: 15_000,
-        stalledInterval: 15_000,
-        settings: { backoffStrategy: (attemptsMade) => retryDelay(attemptsMade, random) },
+        // A delivery's lock is renewed every 2.5 s while it runs, however long FORM_TIMEOUT_MS lets
+        // it take; a killed container's lock lapses within 5 s and the next 5 s stalled check
+        // hands the lead on: ~10 s at most (decision 0018). Stalling, however often, never parks.
+        lockDuration: 5_000,
+        stalledInterval: 5_000,
+        maxStalledCount: 1_000_000,
+        settings: { backoffStrategy: backoff },
       });
       worker.on("error", () => undefined); // reported by the connection's listener
-      every(2_000, handOver);
-      every(5_000, refresh);
+      every(pollMs, handOver);
+      every(refreshMs, refresh);
       void refresh().catch(() => undefined);
     },
     async accept(lead: Lead) {

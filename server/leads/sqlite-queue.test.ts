@@ -31,12 +31,15 @@ function logLines() {
 }
 
 const failed: DeliveryOutcome = { ok: false, retry: true, reason: "http", status: 500 };
+/** The queue looks at its database, and retries, every few milliseconds instead of seconds (the schedule itself: schedule.test.ts). */
+const fast = { pollMs: 50, backoff: () => 50 };
 
 describe("the embedded queue", () => {
-  it("stores a lead before answering, then delivers it once, retrying within seconds after failures", async () => {
+  it("stores a lead before answering, then delivers it once, retrying on the schedule after failures", async () => {
     const dbFile = await tempDb();
     const { transport, attempts } = scripted(failed, failed, { ok: true, status: 200 });
-    const queue = createSqliteQueue({ dbFile, transport, log: quietLog, random: () => 0 });
+    const retries: number[] = [];
+    const queue = createSqliteQueue({ dbFile, transport, log: quietLog, ...fast, backoff: (n) => (retries.push(n), 50) });
     await queue.start();
     const id = await queue.accept(lead);
     const reader = openStore(dbFile);
@@ -45,12 +48,13 @@ describe("the embedded queue", () => {
     expect(queue.stats()).toMatchObject({ store: "sqlite", writable: true, parked: 0, held: 0 });
     await until(() => queue.stats().pending === 0);
     expect(attempts.map((a) => a.id)).toEqual([id, id, id]);
+    expect(retries).toEqual([1, 2]);
     await queue.close();
   });
 
   it("the same form posted again answers the same id and is delivered once", async () => {
     const { transport, attempts } = scripted({ ok: true });
-    const queue = createSqliteQueue({ dbFile: await tempDb(), transport, log: quietLog });
+    const queue = createSqliteQueue({ dbFile: await tempDb(), transport, log: quietLog, ...fast });
     await queue.start();
     const ids = await Promise.all([queue.accept(lead), queue.accept({ ...lead }), queue.accept(lead)]);
     expect(new Set(ids).size).toBe(1);
@@ -79,7 +83,7 @@ describe("the embedded queue", () => {
     let now = Date.parse("2026-11-22T10:00:00Z");
     const dbFile = await tempDb();
     const { transport, attempts } = scripted(failed);
-    const queue = createSqliteQueue({ dbFile, transport, log: quietLog, now: () => now, random: () => 0 });
+    const queue = createSqliteQueue({ dbFile, transport, log: quietLog, now: () => now, ...fast });
     await queue.start();
     const id = await queue.accept(lead);
     await until(() => attempts.length === 1);
@@ -92,11 +96,11 @@ describe("the embedded queue", () => {
     expect(store.claimDue(now + 10_000, 1, 1).map((r) => r.id)).toEqual([id]);
     store.retryLater(id, now - RETRY_WINDOW_MS, RETRY_WINDOW_MS);
     store.close();
-    const later = createSqliteQueue({ dbFile, transport, log: quietLog, now: () => now, random: () => 0 });
+    const later = createSqliteQueue({ dbFile, transport, log: quietLog, now: () => now, ...fast });
     await later.start();
     await until(() => later.stats().parked === 1);
     await later.close();
-  }, 20_000);
+  });
 
   it("past LEADS_PER_HOUR leads are stored and held, the operator is told once, and a release sends them", async () => {
     const { log, lines } = logLines();
@@ -104,7 +108,7 @@ describe("the embedded queue", () => {
     const events: LeadEvents = { accepted: () => undefined, attempted: () => undefined, held: (kind) => void held.push(kind) };
     const dbFile = await tempDb();
     const { transport, attempts } = scripted({ ok: true });
-    const queue = createSqliteQueue({ dbFile, transport, log, events, perHour: 2 });
+    const queue = createSqliteQueue({ dbFile, transport, log, events, perHour: 2, ...fast });
     await queue.start();
     for (const text of ["a", "b", "c", "d"]) await queue.accept(another(text));
     await until(() => attempts.length === 2);
@@ -114,23 +118,23 @@ describe("the embedded queue", () => {
     const store = openStore(dbFile);
     expect(store.requeue("held", [], Date.now())).toBe(2);
     store.close();
-    await until(() => attempts.length === 4, 6_000);
+    await until(() => attempts.length === 4);
     await queue.close();
   });
 
   it("picks up what was pending after a restart, and what an operator re-queued meanwhile", async () => {
     const dbFile = await tempDb();
-    const first = createSqliteQueue({ dbFile, transport: scripted(failed).transport, log: quietLog });
+    const first = createSqliteQueue({ dbFile, transport: scripted(failed).transport, log: quietLog, ...fast });
     await first.start();
     await first.accept(lead);
     await first.close();
-    const refused = createSqliteQueue({ dbFile, transport: scripted({ ok: false, retry: false, reason: "http", status: 403 }).transport, log: quietLog });
+    const refused = createSqliteQueue({ dbFile, transport: scripted({ ok: false, retry: false, reason: "http", status: 403 }).transport, log: quietLog, ...fast });
     await refused.start();
     await until(() => refused.stats().parked === 1);
     await refused.close();
 
     const { transport, attempts } = scripted({ ok: true });
-    const fixed = createSqliteQueue({ dbFile, transport, log: quietLog });
+    const fixed = createSqliteQueue({ dbFile, transport, log: quietLog, ...fast });
     await fixed.start();
     const store = openStore(dbFile);
     expect(store.requeue("parked", [], Date.now())).toBe(1);

@@ -26,9 +26,12 @@ export interface QueueOptions {
   now?: () => number;
   random?: () => number;
   concurrency?: number;
+  /** The wait before retry `n` (1 after the first failure): the schedule's, drawn with `random`, unless a test shortens it. */
+  backoff?: (n: number) => number;
+  /** How often the queue looks for what another process or the operator changed (the database; with Redis, leads kept locally). */
+  pollMs?: number;
 }
 
-const POLL_MS = 2_000;
 const PURGE_MS = 60_000;
 
 /** Reports the first hold of an episode once, as the issue asks: a log line the operator sees. */
@@ -37,7 +40,7 @@ export function reportHeld(log: Logger, events: LeadEvents, kind: Lead["kind"], 
   if (firstHeld) log.error({ perHour, command: "npm run leads -- release" }, "leads_held");
 }
 
-export function createSqliteQueue({ dbFile, transport, log, events = noLeadEvents, retentionMs = 30 * 86_400_000, perHour = 60, leaseMs = 40_000, now = Date.now, random = Math.random, concurrency = 4 }: QueueOptions): LeadQueue & { store(): LeadStore | undefined } {
+export function createSqliteQueue({ dbFile, transport, log, events = noLeadEvents, retentionMs = 30 * 86_400_000, perHour = 60, leaseMs = 40_000, now = Date.now, random = Math.random, concurrency = 4, backoff = (n) => retryDelay(n, random), pollMs = 2_000 }: QueueOptions): LeadQueue & { store(): LeadStore | undefined } {
   let store: LeadStore | undefined;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -48,7 +51,7 @@ export function createSqliteQueue({ dbFile, transport, log, events = noLeadEvent
   function wake() {
     clearTimeout(timer);
     if (stopped || !store) return;
-    let wait = POLL_MS;
+    let wait = pollMs;
     try {
       const due = store.nextDueAt();
       if (due !== null) wait = Math.min(wait, due - now());
@@ -96,7 +99,7 @@ export function createSqliteQueue({ dbFile, transport, log, events = noLeadEvent
         events.attempted(row.kind, "parked", fields.durationMs / 1000);
         log.error({ ...fields, reason, status: outcome.status }, "lead_parked");
       } else {
-        const delay = retryDelay(row.attempts + 1, random);
+        const delay = backoff(row.attempts + 1);
         await whenFree(() => store.retryLater(row.id, now(), delay));
         events.attempted(row.kind, "retried", fields.durationMs / 1000);
         log.warn({ ...fields, reason: outcome.reason, status: outcome.status, cause: outcome.cause, retryInSeconds: Math.round(delay / 1000) }, "lead_delivery_failed");

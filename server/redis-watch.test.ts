@@ -1,0 +1,25 @@
+import { Redis } from "ioredis";
+import { expect, it, onTestFinished } from "vitest";
+import { startRedis } from "../tests/support/redis";
+import { recordingLog, until } from "../tests/support/quiet-log";
+import { watchRedis } from "./redis-watch";
+
+it("logs ready, down once however many reconnects fail, and ready again when Redis is back", async () => {
+  const { log, lines } = recordingLog();
+  const redis = await startRedis();
+  onTestFinished(() => redis.stop());
+  let errors = 0;
+  const connection = watchRedis(new Redis(redis.url, { retryStrategy: () => 20 }), log, { event: "thing_store", fields: { store: "redis" }, fallback: "memory" });
+  onTestFinished(() => connection.disconnect());
+  connection.on("error", () => errors++);
+  await until(() => lines.length === 1);
+  expect(lines[0]).toMatchObject({ level: "info", event: "thing_store_ready", store: "redis" });
+
+  await redis.stop();
+  await until(() => errors >= 3);
+  expect(lines.slice(1)).toEqual([expect.objectContaining({ level: "warn", event: "thing_store_down", store: "redis", fallback: "memory", err: expect.anything() })]);
+
+  await redis.restart();
+  await until(() => lines.length === 3);
+  expect(lines[2]).toMatchObject({ event: "thing_store_ready" });
+});
