@@ -46,9 +46,12 @@ export const shouldRevalidate: ShouldRevalidateFunction = ({ currentUrl, nextUrl
 /** A reference as the lead store makes them (e.g. 20261122-7F3KQ9ZA); anything else in the URL is not shown. */
 const REFERENCE = /^[A-Za-z0-9-]{1,40}$/;
 
-/** Both of the page's forms post here and say which they are in a hidden `formName` field. */
-export async function action({ context }: ActionFunctionArgs) {
-  const fields = context.form?.fields ?? {};
+/**
+ * Both of the page's forms post here and say which they are in a hidden `formName` field. The
+ * server has checked the body before (server/form-posts.ts); a urlencoded form holds only strings.
+ */
+export async function action({ request, context }: ActionFunctionArgs) {
+  const fields = Object.fromEntries(await request.formData()) as Record<string, string>;
   switch (fields.formName) {
     case "calculator":
       return calculatorAction(fields, context);
