@@ -11,11 +11,6 @@ export interface Lead {
   text: string;
 }
 
-/** A form post that passed the server's rules (same site, under the limits, within 64 KB). */
-export interface FormPost {
-  fields: Record<string, string>;
-}
-
 /** Why a form did not go through: it could not be stored, or the client is over its quota. */
 export type FormProblem = "failed" | "rateLimited";
 
@@ -39,8 +34,6 @@ declare module "@remix-run/node" {
   interface AppLoadContext {
     /** The client's address as the server sees it: the socket's, or what trusted proxies report. */
     clientAddress: string | undefined;
-    /** The body of a POST, read and checked by the server; undefined for other requests. */
-    form?: FormPost;
     /** Stores a lead for delivery. Counts against the client's quota; a bot's lead is dropped quietly. */
     submitLead(lead: Lead): Promise<LeadAnswer>;
     /** Whether the server can serve (false once it is stopping): all that /healthz tells. */

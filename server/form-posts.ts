@@ -1,7 +1,8 @@
 /**
- * Every POST passes here before Remix sees it, so no action can skip a rule: the cross-site
- * check, the per-client post limit, the body cap and the honeypot. What survives reaches the
- * action as `context.form` (its fields, already read); the body stream itself is used up here.
+ * Every post (every method with an action) passes here before Remix sees it, so no action can
+ * skip a rule: the cross-site check, the per-client post limit, the body cap and the honeypot.
+ * What survives is `res.locals.form`; remix-handler.ts hands its fields to Remix as the body an
+ * action reads with `request.formData()` (the body stream itself is used up here).
  */
 import type { Request, RequestHandler, Response } from "express";
 import getRawBody from "raw-body";
@@ -12,6 +13,13 @@ import type { Logger } from "./log";
 import { clientKey, type RateLimits } from "./rate-limits";
 
 export const MAX_FORM_BYTES = 64 * 1024;
+
+/** A post that passed the rules: its fields (invisible code points removed), the honeypot's verdict, the client. */
+export interface CheckedPost {
+  fields: Record<string, string>;
+  bot: boolean;
+  client: string;
+}
 
 const REFUSALS = {
   400: "That form could not be read.",
@@ -76,7 +84,7 @@ export function formPosts({ limits, log }: { limits: RateLimits; log: Logger }):
     // Invisible code points go before any action sees a field (validation included).
     const fields = Object.fromEntries([...new URLSearchParams(body)].map(([name, value]) => [name, stripInvisible(value)]));
     const bot = (fields[HONEYPOT_FIELD] ?? "").trim() !== "";
-    res.locals.form = { fields, bot, client };
+    res.locals.form = { fields, bot, client } satisfies CheckedPost;
     next();
   };
 }

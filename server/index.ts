@@ -8,7 +8,6 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { TLSSocket } from "node:tls";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { createRequestHandler } from "@remix-run/express";
 import { createRequestHandler as createRemixHandler, type ServerBuild } from "@remix-run/node";
 import closeWithGrace from "close-with-grace";
 import compression from "compression";
@@ -30,6 +29,7 @@ import { createMetrics } from "./metrics";
 import { createPageCache } from "./page-cache";
 import { createRateLimits } from "./rate-limits";
 import { rejectMalformed, wellFormedHost } from "./reject-malformed";
+import { ACTION_METHODS, remixHandler } from "./remix-handler";
 import { routePaths } from "./route-paths";
 
 process.env.NODE_ENV ??= "production"; // before the build (and React) is loaded
@@ -141,21 +141,17 @@ const publicFiles = express.static("public", { maxAge: "1h", index: false, redir
 // Pages have no extension: only paths that look like files cost a look in public/.
 app.use((req, res, next) => (path.extname(req.path) ? publicFiles(req, res, next) : next()));
 
-app.post("*", formPosts({ limits, log }));
+const posts = formPosts({ limits, log });
+app.use((req, res, next) => (ACTION_METHODS.has(req.method) ? posts(req, res, next) : next()));
 app.all(
   "*",
-  createRequestHandler({
-    build: config.dev ? async () => build : build,
-    mode: config.dev ? "development" : "production",
-    getLoadContext: (req, res) => ({
-      clientAddress: req.ip,
-      form: res.locals.form,
-      submitLead: (lead) => inbox.submit(res.locals.form, lead),
-      serving: () => !stopping,
-      drafts,
-      log,
-    }),
-  }),
+  remixHandler(config.dev ? createRemixHandler(async () => build, "development") : remix, (req, res) => ({
+    clientAddress: req.ip,
+    submitLead: (lead) => inbox.submit(res.locals.form, lead),
+    serving: () => !stopping,
+    drafts,
+    log,
+  })),
 );
 // Whatever got here is an error: a short answer, one JSON line, never a stack trace.
 app.use(((error, req, res, _next) => {

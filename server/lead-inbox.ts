@@ -2,19 +2,15 @@
  * Where actions hand over leads (`context.submitLead`). The honeypot and the per-client lead quota
  * apply here, whatever the action does; then the lead is stored for delivery in the background.
  */
-import type { FormPost, Lead, LeadAnswer } from "~/context";
+import type { Lead, LeadAnswer } from "~/context";
 import type { Config } from "./config";
+import type { CheckedPost } from "./form-posts";
 import { createLeadQueue } from "./leads";
 import { createTransport } from "./leads/transport";
 import type { Logger } from "./log";
 import type { RateLimits } from "./rate-limits";
 import type { LeadEvents } from "./leads/types";
 
-/** What the form-post rules (form-posts.ts) found out about a post. */
-export interface CheckedPost extends FormPost {
-  bot: boolean;
-  client: string;
-}
 
 export function createLeadInbox(config: Config, limits: RateLimits, log: Logger, events?: LeadEvents) {
   const queue = createLeadQueue({

@@ -1,28 +1,23 @@
 import { Link } from "@remix-run/react";
 import { featuredProjectIds, projects } from "~/content/projects";
 import { ProjectCard } from "./project-card";
+import { Section } from "./section";
 
 /** Proof on the home page: a few delivered projects, and the way to the rest. */
 export function SelectedWork() {
   const featured = projects.filter((p) => featuredProjectIds.includes(p.id));
   return (
-    <section className="section" aria-labelledby="selected-work-title">
-      <div className="container">
-        <div className="section-head">
-          <p className="eyebrow">Our work</p>
-          <h2 id="selected-work-title">Systems our clients use every day</h2>
-        </div>
-        <div className="grid grid--3">
-          {featured.map((project) => (
-            <ProjectCard key={project.id} project={project} />
-          ))}
-        </div>
-        <p className="section-more">
-          <Link className="btn btn--ghost" to="/work">
-            See all our work
-          </Link>
-        </p>
+    <Section titleId="selected-work-title" eyebrow="Our work" title="Systems our clients use every day">
+      <div className="grid grid--3">
+        {featured.map((project) => (
+          <ProjectCard key={project.id} project={project} />
+        ))}
       </div>
-    </section>
+      <p className="section-more">
+        <Link className="btn btn--ghost" to="/work">
+          See all our work
+        </Link>
+      </p>
+    </Section>
   );
 }

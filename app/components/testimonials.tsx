@@ -1,4 +1,5 @@
 import { testimonials } from "~/content/testimonials";
+import { Section } from "./section";
 
 function Stars({ rating }: { rating: number }) {
   return (
@@ -14,30 +15,24 @@ function Stars({ rating }: { rating: number }) {
 
 export function Testimonials() {
   return (
-    <section className="section section--alt" aria-labelledby="testimonials-title">
-      <div className="container">
-        <div className="section-head">
-          <p className="eyebrow">Testimonials</p>
-          <h2 id="testimonials-title">What our clients say</h2>
-        </div>
-        <div className="grid grid--3">
-          {testimonials.map((t) => (
-            <figure key={t.name} className="card testimonial">
-              <Stars rating={t.rating} />
-              <blockquote>
-                <p>“{t.content}”</p>
-              </blockquote>
-              <figcaption className="person">
-                <img src={t.image.src} alt={t.image.alt} width={t.image.width} height={t.image.height} loading="lazy" />
-                <span>
-                  <strong>{t.name}</strong>
-                  <span className="muted">{t.position}</span>
-                </span>
-              </figcaption>
-            </figure>
-          ))}
-        </div>
+    <Section titleId="testimonials-title" eyebrow="Testimonials" title="What our clients say" alt>
+      <div className="grid grid--3">
+        {testimonials.map((t) => (
+          <figure key={t.name} className="card testimonial">
+            <Stars rating={t.rating} />
+            <blockquote>
+              <p>“{t.content}”</p>
+            </blockquote>
+            <figcaption className="person">
+              <img src={t.image.src} alt={t.image.alt} width={t.image.width} height={t.image.height} loading="lazy" />
+              <span>
+                <strong>{t.name}</strong>
+                <span className="muted">{t.position}</span>
+              </span>
+            </figcaption>
+          </figure>
+        ))}
       </div>
-    </section>
+    </Section>
   );
 }

@@ -7,6 +7,7 @@ import { EstimateThis } from "~/calculator/estimate-this";
 import { ContactDetails } from "~/components/contact-details";
 import { ContactForm } from "~/contact/contact-form";
 import { Hero } from "~/components/hero";
+import { Section } from "~/components/section";
 import { SelectedWork } from "~/components/selected-work";
 import { ServiceTabs } from "~/components/service-tabs";
 import { Testimonials } from "~/components/testimonials";
@@ -46,9 +47,12 @@ export const shouldRevalidate: ShouldRevalidateFunction = ({ currentUrl, nextUrl
 /** A reference as the lead store makes them (e.g. 20261122-7F3KQ9ZA); anything else in the URL is not shown. */
 const REFERENCE = /^[A-Za-z0-9-]{1,40}$/;
 
-/** Both of the page's forms post here and say which they are in a hidden `formName` field. */
-export async function action({ context }: ActionFunctionArgs) {
-  const fields = context.form?.fields ?? {};
+/**
+ * Both of the page's forms post here and say which they are in a hidden `formName` field. The
+ * server has checked the body before (server/form-posts.ts); a urlencoded form holds only strings.
+ */
+export async function action({ request, context }: ActionFunctionArgs) {
+  const fields = Object.fromEntries(await request.formData()) as Record<string, string>;
   switch (fields.formName) {
     case "calculator":
       return calculatorAction(fields, context);
@@ -70,49 +74,51 @@ export default function Home() {
   return (
     <>
       <Hero />
-      <section id="services" className="section" aria-labelledby="services-title">
-        <div className="container">
-          <div className="section-head">
-            <p className="eyebrow">What we do</p>
-            <h2 id="services-title">Services built around your business</h2>
-          </div>
-          <ServiceTabs action={(service) => <EstimateThis service={service.key} name={service.name} />} />
-        </div>
-      </section>
+      <Section id="services" titleId="services-title" eyebrow="What we do" title="Services built around your business">
+        <ServiceTabs action={(service) => <EstimateThis service={service.key} name={service.name} />} />
+      </Section>
       <Testimonials />
       <SelectedWork />
-      <section id="calculator" className="section section--alt" aria-labelledby="calculator-title">
-        <div className="container split">
-          <div className="section-head">
-            <p className="eyebrow">Cost calculator</p>
-            <h2 id="calculator-title">Estimate your project</h2>
+      <Section
+        id="calculator"
+        titleId="calculator-title"
+        eyebrow="Cost calculator"
+        title="Estimate your project"
+        alt
+        split
+        intro={
+          <>
             <p className="lead">Five quick steps, an instant estimate in US dollars, and a written quote from us within one business day.</p>
             <ol className="steps-list">
               <li>Pick a service, a timeframe and how complex it is.</li>
               <li>Describe the project in a few sentences.</li>
               <li>Leave your details and we confirm the price in writing.</li>
             </ol>
-          </div>
-          <CalculatorWizard
-            result={result?.form === "calculator" ? result : undefined}
-            draft={draft}
-            sent={sent === "calculator" ? { reference: REFERENCE.test(reference) ? reference : undefined } : null}
-          />
-        </div>
-      </section>
-      <section id="contact" className="section" aria-labelledby="contact-title">
-        <div className="container split">
-          <div className="section-head">
-            <p className="eyebrow">Contact</p>
-            <h2 id="contact-title" tabIndex={-1}>
-              Let’s talk about your project
-            </h2>
+          </>
+        }
+      >
+        <CalculatorWizard
+          result={result?.form === "calculator" ? result : undefined}
+          draft={draft}
+          sent={sent === "calculator" ? { reference: REFERENCE.test(reference) ? reference : undefined } : null}
+        />
+      </Section>
+      <Section
+        id="contact"
+        titleId="contact-title"
+        eyebrow="Contact"
+        title="Let’s talk about your project"
+        split
+        focusableTitle
+        intro={
+          <>
             <p className="lead">Tell us what you are working on. We reply within one business day.</p>
             <ContactDetails className="contact-direct" labelled />
-          </div>
-          <ContactForm result={result?.form === "contact" ? result : undefined} sent={sent === "contact"} />
-        </div>
-      </section>
+          </>
+        }
+      >
+        <ContactForm result={result?.form === "contact" ? result : undefined} sent={sent === "contact"} />
+      </Section>
     </>
   );
 }

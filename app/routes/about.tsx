@@ -26,6 +26,8 @@ export default function AboutPage() {
           ))}
         </div>
       </section>
+      {/* Section's markup (components/section.tsx) written out: imported here too, Section would
+          become a script chunk of its own, one more on the home page, over its budget (perf/). */}
       <section className="section section--alt" aria-labelledby="values-title">
         <div className="container">
           <div className="section-head">

@@ -1,0 +1,58 @@
+import type { AddressInfo } from "node:net";
+import { createRequestHandler, json, type ActionFunctionArgs, type ServerBuild } from "@remix-run/node";
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formPosts } from "./form-posts";
+import { createLogger } from "./log";
+import { createRateLimits } from "./rate-limits";
+import { remixHandler } from "./remix-handler";
+
+/** A new action written the Remix way, in a one-route Remix app; it answers the fields it read. */
+async function action({ request }: ActionFunctionArgs) {
+  return json(Object.fromEntries(await request.formData()));
+}
+const build = {
+  mode: "production",
+  future: {},
+  isSpaMode: false,
+  publicPath: "/build/",
+  assetsBuildDirectory: "public/build",
+  entry: { module: { default: () => new Response("no documents here", { status: 500 }) } },
+  routes: { root: { id: "root", path: "*", module: { default: () => null, action } } },
+  assets: { url: "/build/manifest.js", version: "1", entry: { module: "/build/entry.js", imports: [] }, routes: { root: { id: "root", path: "*", module: "/build/root.js", hasAction: true } } },
+} as unknown as ServerBuild;
+
+/** The server's order: the form-post rules, then Remix (here on its own too, as if mounted wrongly). */
+let url = "";
+let close = () => {};
+const errors: Error[] = [];
+beforeAll(async () => {
+  const log = createLogger();
+  const remix = remixHandler(createRequestHandler(build, "production"), () => ({ clientAddress: undefined, submitLead: async () => ({ ok: true }), serving: () => true, drafts: { save: async () => "", load: async () => undefined }, log }));
+  const app = express();
+  app.post("/checked", formPosts({ limits: createRateLimits(undefined, log), log }), remix);
+  app.post("/unchecked", remix);
+  app.use(((error, _req, res, _next) => void (errors.push(error as Error), res.status(500).send("Something went wrong"))) as express.ErrorRequestHandler);
+  const server = app.listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  close = () => server.close();
+});
+afterAll(() => close());
+
+const post = (path: string, body: string) =>
+  fetch(`${url}${path}?_data=root`, { method: "POST", body, headers: { "Content-Type": "application/x-www-form-urlencoded" }, signal: AbortSignal.timeout(5_000) });
+
+describe("remixHandler", () => {
+  it("gives an action reading request.formData() the form the rules checked, cleaned", async () => {
+    const response = await post("/checked", "name=Ann+Lee&message=Hi\u200b+there&service=seo");
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ name: "Ann Lee", message: "Hi there", service: "seo" });
+  });
+
+  it("fails loudly, naming the cause, when a form reaches Remix without passing the rules", async () => {
+    const response = await post("/unchecked", "name=Ann");
+    expect(response.status).toBe(500);
+    expect(errors.at(-1)?.message).toBe("POST /unchecked reached Remix without passing formPosts (server/form-posts.ts), which reads and checks every form's body");
+  });
+});
