@@ -44,7 +44,18 @@ export default tseslint.config(
     files: ["app/**/*.{ts,tsx}"],
     ignores: ["app/**/*.server.{ts,tsx}", "app/routes/**", "app/entry.server.tsx", "app/**/*.test.ts"],
     rules: {
-      "@typescript-eslint/no-restricted-imports": ["error", { patterns: [{ group: ["**/*.server", "*.server"], allowTypeImports: true, message: "Server-only code: import it from a *.server.ts module, a route or entry.server." }] }],
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/*.server", "*.server"],
+              allowTypeImports: true,
+              message: "Server-only code: import it from a *.server.ts module, a route or entry.server.",
+            },
+          ],
+        },
+      ],
     },
   },
   {

@@ -28,7 +28,10 @@ if (existsSync(assets)) {
     if (!entry.isFile() || !/\.(js|css)$/.test(entry.name)) continue;
     const file = join(entry.parentPath, entry.name);
     const bytes = readFileSync(file);
-    writeFileSync(`${file}.br`, brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }));
+    writeFileSync(
+      `${file}.br`,
+      brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }),
+    );
     writeFileSync(`${file}.gz`, gzipSync(bytes, { level: 9 }));
   }
 }

@@ -66,7 +66,10 @@ try {
     const metrics = Object.fromEntries(Object.keys(all[0].metrics).map((m) => [m, median(all.map((r) => r.metrics[m]))]));
     results.lighthouse[path] = { version: all[0].version, formFactor: all[0].formFactor, throttling: all[0].throttlingMethod, scores, metrics, runs: all };
     for (const c of CATEGORIES) {
-      if (scores[c] < budgets.lighthouse[c]) problems.push(`Lighthouse ${c} on ${path}: ${scores[c]} < ${budgets.lighthouse[c]} (audits below full marks in some run: ${[...new Set(all.flatMap((r) => r.failing))].join(", ") || "none"})`);
+      if (scores[c] < budgets.lighthouse[c])
+        problems.push(
+          `Lighthouse ${c} on ${path}: ${scores[c]} < ${budgets.lighthouse[c]} (audits below full marks in some run: ${[...new Set(all.flatMap((r) => r.failing))].join(", ") || "none"})`,
+        );
     }
   }
 
@@ -86,12 +89,18 @@ try {
   const busyBeforePercent = await waitForQuiet();
   results.throughput = { busyBeforePercent };
   for (const tool of ["wrk", "autocannon"]) {
-    for (const [name, headers] of [["identity", {}], ["brotli", { "accept-encoding": "br" }]]) {
+    for (const [name, headers] of [
+      ["identity", {}],
+      ["brotli", { "accept-encoding": "br" }],
+    ]) {
       step(`throughput, ${tool}, ${name === "identity" ? "no Accept-Encoding" : "Accept-Encoding: br"}`);
       results.throughput[`${tool}-${name}`] = await measureThroughput({ url: `${origin}/`, floorPort: port + 1, headers, tool });
     }
   }
-  for (const [key, budget] of [["wrk-identity", budgets.throughputRatio], ["wrk-brotli", budgets.throughputRatioBrotli]]) {
+  for (const [key, budget] of [
+    ["wrk-identity", budgets.throughputRatio],
+    ["wrk-brotli", budgets.throughputRatioBrotli],
+  ]) {
     const { ratio } = results.throughput[key];
     if (ratio < budget) problems.push(`throughput ratio (${key}): ${ratio.toFixed(3)} < ${budget}`);
   }
@@ -118,7 +127,8 @@ writeFileSync(join(REPO, "perf/latest.json"), JSON.stringify(results, null, 2) +
 
 console.log(table(results));
 // A busy machine can pass a budget as easily as fail one (the floor suffers most): say so.
-if (results.loadMax > cores()) console.log(`\nwarning: the load average reached ${results.loadMax} on ${cores()} cores during this run: these figures are not comparable with a quiet run.`);
+if (results.loadMax > cores())
+  console.log(`\nwarning: the load average reached ${results.loadMax} on ${cores()} cores during this run: these figures are not comparable with a quiet run.`);
 if (problems.length) {
   console.log(`\nBudgets broken:\n- ${problems.join("\n- ")}`);
   process.exit(1);

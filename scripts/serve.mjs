@@ -83,7 +83,10 @@ export function serve(port, env = {}, { logFile, cpus } = {}) {
 async function waitForHealth(url, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const status = await fetch(`${url}/healthz`).then((r) => r.status, () => 0);
+    const status = await fetch(`${url}/healthz`).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -14,7 +14,16 @@ const problem = (env: Record<string, string>) => {
 describe("parseConfig", () => {
   it("works out of the box: port 3000, no proxy, Web3Forms without a key (so the outbox), data/ files", () => {
     const config = parse({});
-    expect(config).toMatchObject({ dev: false, port: 3000, version: "1.2.3", trustProxy: false, dataDir: "data", leadsDb: "data/leads.db", retentionDays: 30, leadsPerHour: 60 });
+    expect(config).toMatchObject({
+      dev: false,
+      port: 3000,
+      version: "1.2.3",
+      trustProxy: false,
+      dataDir: "data",
+      leadsDb: "data/leads.db",
+      retentionDays: 30,
+      leadsPerHour: 60,
+    });
     expect(config.delivery).toEqual({
       provider: "web3forms",
       endpoint: "https://api.web3forms.com/submit",
@@ -92,6 +101,9 @@ describe("describeConfig", () => {
     const text = JSON.stringify(describeConfig(config));
     expect(text).not.toContain("sk-very-secret");
     expect(text).not.toContain("pw");
-    expect(describeConfig(config)).toMatchObject({ leadStore: "redis redis:6379, fallback data/leads.db", delivery: { to: "provider", endpoint: "https://api.web3forms.com" } });
+    expect(describeConfig(config)).toMatchObject({
+      leadStore: "redis redis:6379, fallback data/leads.db",
+      delivery: { to: "provider", endpoint: "https://api.web3forms.com" },
+    });
   });
 });

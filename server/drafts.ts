@@ -25,9 +25,20 @@ export interface DraftOptions {
   maxMemory?: number;
 }
 
-export function createDraftStore({ redisUrl, log, ttlSeconds = DRAFT_TTL_SECONDS, maxMemory = 16 * 1024 * 1024 }: DraftOptions): DraftStore & { close(): Promise<void> } {
+export function createDraftStore({
+  redisUrl,
+  log,
+  ttlSeconds = DRAFT_TTL_SECONDS,
+  maxMemory = 16 * 1024 * 1024,
+}: DraftOptions): DraftStore & { close(): Promise<void> } {
   const memory = new LRUCache<string, string>({ maxSize: maxMemory, sizeCalculation: (json, id) => json.length + id.length, ttl: ttlSeconds * 1000 });
-  const redis = redisUrl ? watchRedis(new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500 }), log, { event: "draft_store", fields: { store: "redis" }, fallback: "memory" }) : undefined;
+  const redis = redisUrl
+    ? watchRedis(new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500 }), log, {
+        event: "draft_store",
+        fields: { store: "redis" },
+        fallback: "memory",
+      })
+    : undefined;
   const key = (id: string) => `draft:${id}`;
 
   return {

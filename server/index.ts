@@ -64,7 +64,8 @@ try {
   process.exit(1);
 }
 const drafts = createDraftStore({ redisUrl: config.redisUrl, log });
-const PERMISSIONS_POLICY = "accelerometer=(), browsing-topics=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), hid=(), magnetometer=(), microphone=(), midi=(), payment=(), serial=(), usb=()";
+const PERMISSIONS_POLICY =
+  "accelerometer=(), browsing-topics=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), hid=(), magnetometer=(), microphone=(), midi=(), payment=(), serial=(), usb=()";
 const HSTS = ["strict-transport-security", "max-age=63072000; includeSubDomains"] as const;
 /** Every answer's CSP but a document's, which brings its own with its scripts' hashes (entry.server). */
 const COMMON_CSP = contentSecurityPolicy([], { dev: config.dev });
@@ -72,12 +73,25 @@ const COMMON_CSP = contentSecurityPolicy([], { dev: config.dev });
  * The protective headers are the same for every answer (no nonce since decision 0014): helmet
  * works them out once, here, and each answer copies the list (a cached page has it built in).
  */
-const PROTECTIVE: [string, string][] = [...headersOf(helmet({ contentSecurityPolicy: false, referrerPolicy: { policy: "strict-origin-when-cross-origin" }, strictTransportSecurity: false, xFrameOptions: { action: "deny" } })), ["permissions-policy", PERMISSIONS_POLICY]];
+const PROTECTIVE: [string, string][] = [
+  ...headersOf(
+    helmet({
+      contentSecurityPolicy: false,
+      referrerPolicy: { policy: "strict-origin-when-cross-origin" },
+      strictTransportSecurity: false,
+      xFrameOptions: { action: "deny" },
+    }),
+  ),
+  ["permissions-policy", PERMISSIONS_POLICY],
+];
 
 /** The headers a header-setting middleware sets, recorded once. */
 function headersOf(middleware: (req: IncomingMessage, res: ServerResponse, next: () => void) => void): [string, string][] {
   const headers = new Map<string, string>();
-  const recorder = { setHeader: (name: string, value: unknown) => headers.set(name.toLowerCase(), String(value)), removeHeader: (name: string) => headers.delete(name.toLowerCase()) };
+  const recorder = {
+    setHeader: (name: string, value: unknown) => headers.set(name.toLowerCase(), String(value)),
+    removeHeader: (name: string) => headers.delete(name.toLowerCase()),
+  };
   middleware({} as IncomingMessage, recorder as unknown as ServerResponse, () => undefined);
   return [...headers];
 }
@@ -123,7 +137,11 @@ app.use(rejectMalformed(app.get("trust proxy fn")));
 // Fingerprinted assets, with brotli and gzip files made at build time (scripts/build-server.mjs).
 app.use(
   "/build",
-  expressStaticGzip("public/build", { enableBrotli: true, orderPreference: ["br", "gz"], serveStatic: { immutable: true, maxAge: "1y", index: false, redirect: false } }),
+  expressStaticGzip("public/build", {
+    enableBrotli: true,
+    orderPreference: ["br", "gz"],
+    serveStatic: { immutable: true, maxAge: "1y", index: false, redirect: false },
+  }),
   (_req, res) => void res.status(404).type("text/plain").send("Not found"),
 );
 // A page not in memory yet (or a request with Express's checks to pass first): rendered once, kept.
@@ -159,7 +177,11 @@ app.use(((error, req, res, _next) => {
   const known = status >= 400 && status < 500;
   if (!known) log.error({ err: error, method: req.method, path: req.path }, "error");
   if (res.headersSent) return void res.destroy();
-  res.status(known ? status : 500).set("Cache-Control", "private, no-store").type("text/plain").send(known ? "Bad request" : "Something went wrong");
+  res
+    .status(known ? status : 500)
+    .set("Cache-Control", "private, no-store")
+    .type("text/plain")
+    .send(known ? "Bad request" : "Something went wrong");
 }) as express.ErrorRequestHandler);
 
 const logRequest = requestLogger(log);

@@ -11,7 +11,6 @@ import type { Logger } from "./log";
 import type { RateLimits } from "./rate-limits";
 import type { LeadEvents } from "./leads/types";
 
-
 export function createLeadInbox(config: Config, limits: RateLimits, log: Logger, events?: LeadEvents) {
   const queue = createLeadQueue({
     dbFile: config.leadsDb,
@@ -30,9 +29,9 @@ export function createLeadInbox(config: Config, limits: RateLimits, log: Logger,
     close: () => queue.close(),
     async submit(post: CheckedPost | undefined, lead: Lead): Promise<LeadAnswer> {
       if (!post) return { ok: false, problem: "failed" };
-      if (post.bot) return log.info({ kind: lead.kind }, "bot_dropped"), { ok: true };
+      if (post.bot) return (log.info({ kind: lead.kind }, "bot_dropped"), { ok: true });
       const wait = await limits.take("leads", post.client);
-      if (wait) return log.warn({ limit: "leads", retryAfter: wait }, "rate_limited"), { ok: false, problem: "rateLimited", retryAfter: wait };
+      if (wait) return (log.warn({ limit: "leads", retryAfter: wait }, "rate_limited"), { ok: false, problem: "rateLimited", retryAfter: wait });
       try {
         return { ok: true, reference: await queue.accept(lead) };
       } catch (error) {

@@ -12,12 +12,17 @@ describe("createLogger", () => {
   it("writes one JSON object per line with level, time and event", () => {
     const { log, lines } = capture();
     log.info({ id: "20261122-AB12CD34", kind: "contact" }, "lead_stored");
-    expect(lines()).toEqual([{ level: "info", time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), id: "20261122-AB12CD34", kind: "contact", event: "lead_stored" }]);
+    expect(lines()).toEqual([
+      { level: "info", time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), id: "20261122-AB12CD34", kind: "contact", event: "lead_stored" },
+    ]);
   });
 
   it("drops any field named like a secret or something a visitor typed, at any depth", () => {
     const { log, lines } = capture();
-    log.warn({ provider: "web3forms", access_key: "K", payload: { subject: "S", message: "M", nested: [{ email: "e@x", phone: "1" }] }, Authorization: "Bearer K" }, "oops");
+    log.warn(
+      { provider: "web3forms", access_key: "K", payload: { subject: "S", message: "M", nested: [{ email: "e@x", phone: "1" }] }, Authorization: "Bearer K" },
+      "oops",
+    );
     const [line] = lines();
     expect(line).toMatchObject({ provider: "web3forms", payload: { nested: [{}] } });
     expect(JSON.stringify(line)).not.toMatch(/"K"|"S"|"M"|e@x|Bearer/);

@@ -28,7 +28,15 @@ const PATHS = routePaths(manifest);
 describe("routeLabel", () => {
   it("names the app's routes, folds assets into one label and everything else into another", () => {
     const label = (path: string) => routeLabel(path, new Set(PATHS));
-    expect(["/", "/services", "/work/", "/about", "/healthz", "/robots.txt", "/sitemap.xml"].map(label)).toEqual(["/", "/services", "/work", "/about", "/healthz", "/robots.txt", "/sitemap.xml"]);
+    expect(["/", "/services", "/work/", "/about", "/healthz", "/robots.txt", "/sitemap.xml"].map(label)).toEqual([
+      "/",
+      "/services",
+      "/work",
+      "/about",
+      "/healthz",
+      "/robots.txt",
+      "/sitemap.xml",
+    ]);
     expect(["/build/entry.client-ABC123.js", "/favicon.ico", "/images/team.webp"].map(label)).toEqual(["assets", "assets", "assets"]);
     expect(["/wp-login", "/services/anything", "/%2e%2e/etc", "/blog/some-post", "/about/x"].map(label)).toEqual(["other", "other", "other", "other", "other"]);
   });

@@ -50,8 +50,18 @@ export function createMetrics(paths: string[], leadStats: () => Pick<LeadStats, 
   });
   const accepted = new Counter({ name: "leads_accepted_total", help: "Leads stored for delivery.", labelNames: kindLabel, registers: [registry] });
   const delivered = new Counter({ name: "leads_delivered_total", help: "Leads the form service confirmed.", labelNames: kindLabel, registers: [registry] });
-  const retried = new Counter({ name: "lead_delivery_retries_total", help: "Delivery attempts that failed and will be tried again.", labelNames: kindLabel, registers: [registry] });
-  const parked = new Counter({ name: "leads_parked_total", help: "Leads refused for good or expired: kept, no longer retried.", labelNames: kindLabel, registers: [registry] });
+  const retried = new Counter({
+    name: "lead_delivery_retries_total",
+    help: "Delivery attempts that failed and will be tried again.",
+    labelNames: kindLabel,
+    registers: [registry],
+  });
+  const parked = new Counter({
+    name: "leads_parked_total",
+    help: "Leads refused for good or expired: kept, no longer retried.",
+    labelNames: kindLabel,
+    registers: [registry],
+  });
   const held = new Counter({ name: "leads_held_total", help: "Leads held back over the site-wide ceiling.", labelNames: kindLabel, registers: [registry] });
   const attemptDuration = new Histogram({
     name: "lead_delivery_attempt_duration_seconds",

@@ -12,7 +12,10 @@ import { createPageCache, sharedTtl, type PageCacheOptions } from "./page-cache"
 const PUBLIC = "public, max-age=0, s-maxage=300, stale-while-revalidate=86400";
 const HTML = `<!DOCTYPE html><html><body>${"<p>Custom software, SEO and AI for South African businesses.</p>".repeat(80)}</body></html>`;
 const page = (headers: Record<string, string> = {}, status = 200, body = HTML) =>
-  new Response(body, { status, headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": PUBLIC, "Content-Security-Policy": "script-src 'self' 'sha256-x'", ...headers } });
+  new Response(body, {
+    status,
+    headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": PUBLIC, "Content-Security-Policy": "script-src 'self' 'sha256-x'", ...headers },
+  });
 
 function cacheWith(render: PageCacheOptions["render"] = async () => page(), extra: Partial<PageCacheOptions> = {}) {
   return createPageCache({
@@ -51,10 +54,15 @@ describe("route: what a request's key is", () => {
     for (const { value } of projectCategories) expect(cache.route("GET", `/work?category=${value}`)).toEqual({ key: `/work?category=${value}` });
   });
 
-  it.each(["/?sent=contact", "/?service=seo&sent=calculator", "/?sent=", "/work?_data=routes%2Fwork", "/no-such-page", "/build/x.js", "http://elsewhere.example/"])(
-    "%s is not the cache's to answer",
-    (url) => expect(cache.route("GET", url)).toBeNull(),
-  );
+  it.each([
+    "/?sent=contact",
+    "/?service=seo&sent=calculator",
+    "/?sent=",
+    "/work?_data=routes%2Fwork",
+    "/no-such-page",
+    "/build/x.js",
+    "http://elsewhere.example/",
+  ])("%s is not the cache's to answer", (url) => expect(cache.route("GET", url)).toBeNull());
 
   it("leaves every per-visitor parameter in PRIVATE_QUERY_PARAMS to Remix", () => {
     for (const name of PRIVATE_QUERY_PARAMS) expect(cache.route("GET", `/?${name}=1`)).toBeNull();
@@ -139,7 +147,9 @@ describe("send", () => {
       new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
         request({ port, host: "127.0.0.1", path: "/", method, headers }, (res) => {
           const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c)).on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+          res
+            .on("data", (c: Buffer) => chunks.push(c))
+            .on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
         })
           .on("error", reject)
           .end();
@@ -149,7 +159,13 @@ describe("send", () => {
 
   it("chooses brotli, then gzip, then identity, with the page's headers and the common ones", async () => {
     const { kept, get } = await serve();
-    for (const [accept, coding] of [["gzip, deflate, br, zstd", "br"], ["gzip", "gzip"], ["", "identity"], ["br;q=0, gzip", "gzip"], ["identity", "identity"]] as const) {
+    for (const [accept, coding] of [
+      ["gzip, deflate, br, zstd", "br"],
+      ["gzip", "gzip"],
+      ["", "identity"],
+      ["br;q=0, gzip", "gzip"],
+      ["identity", "identity"],
+    ] as const) {
       const res = await get(accept ? { "Accept-Encoding": accept } : {});
       expect(res.status, accept).toBe(200);
       expect(res.headers["content-encoding"], accept).toBe(coding === "identity" ? undefined : coding);

@@ -84,7 +84,13 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
 
   async function keep(response: Response, identity: Buffer): Promise<Page> {
     const [br, gz] = await Promise.all([
-      brotli(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
+      brotli(identity, {
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: 11,
+          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+          [constants.BROTLI_PARAM_SIZE_HINT]: identity.length,
+        },
+      }),
       gzipped(identity, { level: 9 }),
     ]);
     const bodies = { br, gzip: gz, identity };
@@ -108,7 +114,9 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
     let coding = codings.get(header);
     if (coding === undefined) {
       // negotiator ≥ 1 breaks ties by `preferred` (its types predate the option): brotli first.
-      const negotiator = new Negotiator({ headers: { "accept-encoding": header } }) as { encoding(available: Coding[], options: { preferred: Coding[] }): string | undefined };
+      const negotiator = new Negotiator({ headers: { "accept-encoding": header } }) as {
+        encoding(available: Coding[], options: { preferred: Coding[] }): string | undefined;
+      };
       const chosen = negotiator.encoding(CODINGS, { preferred: CODINGS });
       coding = (chosen as Coding | undefined) ?? "identity";
       codings.set(header, coding);

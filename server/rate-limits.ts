@@ -23,14 +23,21 @@ export function clientKey(ip: string | undefined): string {
   let address = ipaddr.parse(ip);
   if (address instanceof ipaddr.IPv6 && address.isIPv4MappedAddress()) address = address.toIPv4Address();
   if (address instanceof ipaddr.IPv4) return `ip:${address.toString()}`;
-  return `ip6:${address.parts.slice(0, 4).map((part) => part.toString(16)).join(":")}::/64`;
+  return `ip6:${address.parts
+    .slice(0, 4)
+    .map((part) => part.toString(16))
+    .join(":")}::/64`;
 }
 
 export type RateLimits = ReturnType<typeof createRateLimits>;
 
 export function createRateLimits(redisUrl: string | undefined, log: Logger) {
   const redis = redisUrl
-    ? watchRedis(new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500, lazyConnect: false }), log, { event: "rate_limit_store", fields: { store: "redis" }, fallback: "memory" })
+    ? watchRedis(new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500, lazyConnect: false }), log, {
+        event: "rate_limit_store",
+        fields: { store: "redis" },
+        fallback: "memory",
+      })
     : undefined;
 
   const make = (name: keyof typeof LIMITS): RateLimiterAbstract => {
@@ -55,10 +62,11 @@ export function createRateLimits(redisUrl: string | undefined, log: Logger) {
   return {
     take,
     /** Gives a lead back to the client's quota when it could not be stored after all. */
-    refund: (key: string) => limiters.leads.reward(key, 1).then(
-      () => undefined,
-      () => undefined,
-    ),
+    refund: (key: string) =>
+      limiters.leads.reward(key, 1).then(
+        () => undefined,
+        () => undefined,
+      ),
     close: async () => void (await redis?.quit().catch(() => redis.disconnect())),
   };
 }

@@ -9,7 +9,11 @@ it("logs ready, down once however many reconnects fail, and ready again when Red
   const redis = await startRedis();
   onTestFinished(() => redis.stop());
   let errors = 0;
-  const connection = watchRedis(new Redis(redis.url, { retryStrategy: () => 20 }), log, { event: "thing_store", fields: { store: "redis" }, fallback: "memory" });
+  const connection = watchRedis(new Redis(redis.url, { retryStrategy: () => 20 }), log, {
+    event: "thing_store",
+    fields: { store: "redis" },
+    fallback: "memory",
+  });
   onTestFinished(() => connection.disconnect());
   connection.on("error", () => errors++);
   await until(() => lines.length === 1);
@@ -17,7 +21,9 @@ it("logs ready, down once however many reconnects fail, and ready again when Red
 
   await redis.stop();
   await until(() => errors >= 3);
-  expect(lines.slice(1)).toEqual([expect.objectContaining({ level: "warn", event: "thing_store_down", store: "redis", fallback: "memory", err: expect.anything() })]);
+  expect(lines.slice(1)).toEqual([
+    expect.objectContaining({ level: "warn", event: "thing_store_down", store: "redis", fallback: "memory", err: expect.anything() }),
+  ]);
 
   await redis.restart();
   await until(() => lines.length === 3);

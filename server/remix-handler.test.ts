@@ -19,7 +19,12 @@ const build = {
   assetsBuildDirectory: "public/build",
   entry: { module: { default: () => new Response("no documents here", { status: 500 }) } },
   routes: { root: { id: "root", path: "*", module: { default: () => null, action } } },
-  assets: { url: "/build/manifest.js", version: "1", entry: { module: "/build/entry.js", imports: [] }, routes: { root: { id: "root", path: "*", module: "/build/root.js", hasAction: true } } },
+  assets: {
+    url: "/build/manifest.js",
+    version: "1",
+    entry: { module: "/build/entry.js", imports: [] },
+    routes: { root: { id: "root", path: "*", module: "/build/root.js", hasAction: true } },
+  },
 } as unknown as ServerBuild;
 
 /** The server's order: the form-post rules, then Remix (here on its own too, as if mounted wrongly). */
@@ -28,7 +33,13 @@ let close = () => {};
 const errors: Error[] = [];
 beforeAll(async () => {
   const log = createLogger();
-  const remix = remixHandler(createRequestHandler(build, "production"), () => ({ clientAddress: undefined, submitLead: async () => ({ ok: true }), serving: () => true, drafts: { save: async () => "", load: async () => undefined }, log }));
+  const remix = remixHandler(createRequestHandler(build, "production"), () => ({
+    clientAddress: undefined,
+    submitLead: async () => ({ ok: true }),
+    serving: () => true,
+    drafts: { save: async () => "", load: async () => undefined },
+    log,
+  }));
   const app = express();
   app.post("/checked", formPosts({ limits: createRateLimits(undefined, log), log }), remix);
   app.post("/unchecked", remix);
@@ -41,7 +52,12 @@ beforeAll(async () => {
 afterAll(() => close());
 
 const post = (path: string, body: string) =>
-  fetch(`${url}${path}?_data=root`, { method: "POST", body, headers: { "Content-Type": "application/x-www-form-urlencoded" }, signal: AbortSignal.timeout(5_000) });
+  fetch(`${url}${path}?_data=root`, {
+    method: "POST",
+    body,
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    signal: AbortSignal.timeout(5_000),
+  });
 
 describe("remixHandler", () => {
   it("gives an action reading request.formData() the form the rules checked, cleaned", async () => {
@@ -53,6 +69,8 @@ describe("remixHandler", () => {
   it("fails loudly, naming the cause, when a form reaches Remix without passing the rules", async () => {
     const response = await post("/unchecked", "name=Ann");
     expect(response.status).toBe(500);
-    expect(errors.at(-1)?.message).toBe("POST /unchecked reached Remix without passing formPosts (server/form-posts.ts), which reads and checks every form's body");
+    expect(errors.at(-1)?.message).toBe(
+      "POST /unchecked reached Remix without passing formPosts (server/form-posts.ts), which reads and checks every form's body",
+    );
   });
 });

@@ -23,7 +23,8 @@ export function remixHandler(
       if (ACTION_METHODS.has(req.method)) {
         const form = res.locals.form as CheckedPost | undefined;
         // Only a server mounted wrongly gets here: say so rather than let an action hang.
-        if (!form) throw new Error(`${req.method} ${req.path} reached Remix without passing formPosts (server/form-posts.ts), which reads and checks every form's body`);
+        if (!form)
+          throw new Error(`${req.method} ${req.path} reached Remix without passing formPosts (server/form-posts.ts), which reads and checks every form's body`);
         const headers = new Headers(request.headers);
         headers.delete("content-length"); // the cleaned body may be shorter than the one sent
         request = new Request(request, { headers, body: new URLSearchParams(form.fields) });

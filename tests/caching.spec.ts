@@ -34,7 +34,8 @@ function expectHashedScripts(csp: string | undefined, html: string, what: string
 }
 
 // HTTP only: once is enough.
-test.describe("caching, end to end", { tag: "@once" }, () => {  const site = sites.js.url;
+test.describe("caching, end to end", { tag: "@once" }, () => {
+  const site = sites.js.url;
 
   for (const path of [...PAGES, "/?service=seo", "/work?category=ai"]) {
     test(`GET ${path} may be kept by shared caches, with a strong ETag`, async ({ request }) => {
@@ -82,7 +83,10 @@ test.describe("caching, end to end", { tag: "@once" }, () => {  const site = sit
     const plain = await request.get(src!, { headers: { "Accept-Encoding": "identity" } });
     expect(plain.headers()["cache-control"]).toBe("public, max-age=31536000, immutable");
     expect(plain.headers()["content-encoding"]).toBeUndefined();
-    for (const [accept, encoding, suffix] of [["br, gzip", "br", ".br"], ["gzip", "gzip", ".gz"]] as const) {
+    for (const [accept, encoding, suffix] of [
+      ["br, gzip", "br", ".br"],
+      ["gzip", "gzip", ".gz"],
+    ] as const) {
       const response = await request.get(src!, { headers: { "Accept-Encoding": accept } });
       expect(response.headers()["content-encoding"], accept).toBe(encoding);
       expect(response.headers()["vary"], accept).toMatch(/Accept-Encoding/i);
@@ -134,7 +138,8 @@ test.describe("caching, end to end", { tag: "@once" }, () => {  const site = sit
         const head = await raw(`${site}${path}`, { "Accept-Encoding": accept }, "HEAD");
         expect(head.status).toBe(200);
         expect(head.body.length).toBe(0);
-        for (const name of ["etag", "content-length", "content-security-policy", "cache-control", "content-encoding"]) expect(head.headers[name], `${path} ${accept} ${name}`).toEqual(first.headers[name]);
+        for (const name of ["etag", "content-length", "content-security-policy", "cache-control", "content-encoding"])
+          expect(head.headers[name], `${path} ${accept} ${name}`).toEqual(first.headers[name]);
       }
       const stale = await raw(`${site}${path}`, { "If-None-Match": '"not-this-one"' });
       expect(stale.status).toBe(200);
@@ -158,7 +163,9 @@ test.describe("caching, end to end", { tag: "@once" }, () => {  const site = sit
         const expected = await raw(`${site}${page}`, { "Accept-Encoding": accept });
         const got = await raw(`${site}${link}`, { "Accept-Encoding": accept });
         expect(got.status, link).toBe(200);
-        expect(createHash("sha256").update(got.body).digest("hex"), `${link} (${accept}) is ${page}`).toBe(createHash("sha256").update(expected.body).digest("hex"));
+        expect(createHash("sha256").update(got.body).digest("hex"), `${link} (${accept}) is ${page}`).toBe(
+          createHash("sha256").update(expected.body).digest("hex"),
+        );
         expect(got.headers.etag, link).toBe(expected.headers.etag);
         expect(got.headers["content-security-policy"], link).toBe(expected.headers["content-security-policy"]);
       }
@@ -179,7 +186,8 @@ test.describe("caching, end to end", { tag: "@once" }, () => {  const site = sit
 });
 
 // One proxy in front of the JavaScript site is enough.
-test.describe("behind a caching proxy (Varnish)", { tag: "@once" }, () => {  test.describe.configure({ mode: "serial" });
+test.describe("behind a caching proxy (Varnish)", { tag: "@once" }, () => {
+  test.describe.configure({ mode: "serial" });
   let varnish: Varnish;
   test.beforeAll(async () => {
     varnish = await startVarnish(sites.js.url);
@@ -188,7 +196,9 @@ test.describe("behind a caching proxy (Varnish)", { tag: "@once" }, () => {  tes
     await varnish?.stop();
   });
 
-  test("repeated requests never see a nonce, and every inline script in each kept page is allowed by the CSP header that came with it", async ({ playwright }) => {
+  test("repeated requests never see a nonce, and every inline script in each kept page is allowed by the CSP header that came with it", async ({
+    playwright,
+  }) => {
     const client = await playwright.request.newContext({ baseURL: varnish.url });
     try {
       for (const path of [...PAGES, "/?service=seo", "/work?category=ai", "/?utm_source=newsletter", "/?sent=contact", "/no-such-page"]) {
@@ -196,7 +206,12 @@ test.describe("behind a caching proxy (Varnish)", { tag: "@once" }, () => {  tes
         for (let i = 0; i < 4; i++) {
           const response = await client.get(path, { headers: { "Accept-Encoding": "gzip" } });
           const headers = response.headers();
-          answers.push({ csp: headers["content-security-policy"], html: await response.text(), hit: /^\d+ \d+$/.test(headers["x-varnish"] ?? ""), cacheControl: headers["cache-control"] });
+          answers.push({
+            csp: headers["content-security-policy"],
+            html: await response.text(),
+            hit: /^\d+ \d+$/.test(headers["x-varnish"] ?? ""),
+            cacheControl: headers["cache-control"],
+          });
         }
         for (const { csp, html } of answers) expectHashedScripts(csp, html, path);
         for (const answer of answers.slice(1)) {
@@ -205,7 +220,10 @@ test.describe("behind a caching proxy (Varnish)", { tag: "@once" }, () => {  tes
         }
         const shared = !path.includes("sent=") && path !== "/no-such-page";
         // Public pages are kept by the proxy (answered from it after the first), per-visitor ones never.
-        expect(answers.slice(1).every((a) => a.hit), `${path} hits`).toBe(shared);
+        expect(
+          answers.slice(1).every((a) => a.hit),
+          `${path} hits`,
+        ).toBe(shared);
         expect(answers[0]!.cacheControl, path).toBe(shared ? answers[0]!.cacheControl : PRIVATE);
       }
     } finally {

@@ -173,7 +173,14 @@ test("Change goes straight to a step and comes back to step 5, keeping the detai
 
   await expect.poll(async () => (await formService.received()).length).toBe(1);
   const [payload] = (await formService.received()) as Record<string, string>[];
-  for (const line of ["Service: AI Solutions", "Timeframe: Relaxed (5-8 weeks)", "Description: Route planning for 12 vans", "Estimated cost: $3,600", `Company: ${company}`]) expect(payload!.message).toContain(line);
+  for (const line of [
+    "Service: AI Solutions",
+    "Timeframe: Relaxed (5-8 weeks)",
+    "Description: Route planning for 12 vans",
+    "Estimated cost: $3,600",
+    `Company: ${company}`,
+  ])
+    expect(payload!.message).toContain(line);
   expect(payload!.message).toMatch(new RegExp(`\\nReference: ${reference}$`));
 });
 
@@ -216,7 +223,10 @@ for (const [width, height] of [
   test.describe(`at ${width} px`, () => {
     test.use({ viewport: { width, height } });
 
-    test("Estimate this on /services opens the calculator at step 2 with that service chosen, its choices in view under the header", async ({ page, javaScriptEnabled }) => {
+    test("Estimate this on /services opens the calculator at step 2 with that service chosen, its choices in view under the header", async ({
+      page,
+      javaScriptEnabled,
+    }) => {
       await page.goto("/services");
       await page.getByRole("button", { name: "Estimate this for AI Solutions" }).click();
       await expect(page).toHaveURL(DRAFT_URL);
@@ -235,7 +245,8 @@ for (const [width, height] of [
     });
 
     // With JavaScript steps 1-4 stay where they are.
-    test("a step page lands at the wizard's card with the step's choices in view", { tag: "@without-js" }, async ({ page }) => {      await page.goto("/#calculator");
+    test("a step page lands at the wizard's card with the step's choices in view", { tag: "@without-js" }, async ({ page }) => {
+      await page.goto("/#calculator");
       await calculator(page).getByRole("button", { name: "Mobile App Development" }).click();
       await expect(progress(page)).toHaveText("Step 2 of 5");
       // There at once, not by a smooth scroll from the top of the page: read as it loads, no retry.
@@ -250,7 +261,8 @@ for (const [width, height] of [
       await calculator(page).getByRole("button", { name: "Back" }).click();
       await expect(progress(page)).toHaveText("Step 1 of 5");
       const services = ["Software Development", "Mobile App Development", "SEO & Digital Marketing", "AI Solutions", "Zoho Solutions"];
-      for (const name of width < 390 ? services.slice(0, 1) : services) await expect(calculator(page).getByRole("button", { name, exact: true })).toBeInViewport();
+      for (const name of width < 390 ? services.slice(0, 1) : services)
+        await expect(calculator(page).getByRole("button", { name, exact: true })).toBeInViewport();
     });
 
     test("step 5 and the thanks", { tag: "@for-the-eye" }, async ({ page }) => {

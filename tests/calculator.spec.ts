@@ -259,7 +259,12 @@ test("with no key configured, a send lands in the outbox file and the visitor se
   await calc.getByRole("button", { name: "Send my request" }).click();
   await expect(calc.getByRole("status")).toHaveText(SUCCESS);
   // Stored first, then written to the outbox a moment later.
-  const outbox = async () => (await readFile(sites.outbox.env.OUTBOX_FILE!, "utf8").catch(() => "")).trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, string>);
+  const outbox = async () =>
+    (await readFile(sites.outbox.env.OUTBOX_FILE!, "utf8").catch(() => ""))
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, string>);
   await expect.poll(async () => (await outbox()).filter((l) => l.from_name === company).length).toBe(1);
   const mine = (await outbox()).find((l) => l.from_name === company);
   expect(mine?.message).toContain("Estimated cost: $6,750");

@@ -82,7 +82,10 @@ test("arrow keys move between the services tabs", { tag: "@needs-js" }, async ({
 
 test("Learn More lands on the matching section of /services", async ({ page }) => {
   await page.goto("/?service=seo");
-  await page.getByRole("tabpanel").getByRole("link", { name: /Learn more/i }).click();
+  await page
+    .getByRole("tabpanel")
+    .getByRole("link", { name: /Learn more/i })
+    .click();
   await expect(page).toHaveURL(/\/services#/);
   const id = new URL(page.url()).hash.slice(1);
   await expect(page.locator(`[id="${id}"]`).getByRole("heading", { level: 2 })).toHaveText("SEO & Digital Marketing");

@@ -9,30 +9,36 @@ const siteFor = (project: string) => (project === "no-js" ? sites.noJs : sites.j
 const contactFields = (name: string) => ({ formName: "contact", name, email: "thabo@example.co.za", service: "seo", message: "Hello" });
 
 test.describe("response headers", () => {
-  test("every page carries a strict hash-based CSP that allows exactly its inline scripts, and the protective headers", { tag: "@once" }, async ({ request }) => {
-    for (const path of ["/", "/services", "/work", "/about", "/no-such-page", "/?sent=contact"]) {
-      const response = await request.get(path);
-      const headers = response.headers();
-      const csp = headers["content-security-policy"]!;
-      for (const directive of ["default-src 'self'", "form-action 'self'", "frame-ancestors 'none'", "base-uri 'self'", "object-src 'none'"]) expect(csp, path).toContain(directive);
-      const html = await response.text();
-      const { scriptSrc, allowed, inline } = scriptHashes(csp, html);
-      expect(scriptSrc, path).not.toMatch(/unsafe-inline|unsafe-eval|nonce/);
-      expect(`${csp}${html}`, path).not.toContain("nonce");
-      expect(inline.length, path).toBeGreaterThan(0);
-      expect(new Set(allowed), path).toEqual(new Set(inline));
-      expect(headers["x-content-type-options"]).toBe("nosniff");
-      expect(headers["referrer-policy"]).toBe("strict-origin-when-cross-origin");
-      expect(headers["permissions-policy"]).toContain("camera=()");
-      expect(headers["cross-origin-opener-policy"]).toBe("same-origin");
-      expect(headers["x-powered-by"]).toBeUndefined();
-      expect(headers["strict-transport-security"]).toBeUndefined();
-    }
-  });
+  test(
+    "every page carries a strict hash-based CSP that allows exactly its inline scripts, and the protective headers",
+    { tag: "@once" },
+    async ({ request }) => {
+      for (const path of ["/", "/services", "/work", "/about", "/no-such-page", "/?sent=contact"]) {
+        const response = await request.get(path);
+        const headers = response.headers();
+        const csp = headers["content-security-policy"]!;
+        for (const directive of ["default-src 'self'", "form-action 'self'", "frame-ancestors 'none'", "base-uri 'self'", "object-src 'none'"])
+          expect(csp, path).toContain(directive);
+        const html = await response.text();
+        const { scriptSrc, allowed, inline } = scriptHashes(csp, html);
+        expect(scriptSrc, path).not.toMatch(/unsafe-inline|unsafe-eval|nonce/);
+        expect(`${csp}${html}`, path).not.toContain("nonce");
+        expect(inline.length, path).toBeGreaterThan(0);
+        expect(new Set(allowed), path).toEqual(new Set(inline));
+        expect(headers["x-content-type-options"]).toBe("nosniff");
+        expect(headers["referrer-policy"]).toBe("strict-origin-when-cross-origin");
+        expect(headers["permissions-policy"]).toContain("camera=()");
+        expect(headers["cross-origin-opener-policy"]).toBe("same-origin");
+        expect(headers["x-powered-by"]).toBeUndefined();
+        expect(headers["strict-transport-security"]).toBeUndefined();
+      }
+    },
+  );
 
   test("answers that are not documents allow no inline script at all", { tag: "@once" }, async ({ request }) => {
     for (const path of ["/healthz", "/robots.txt", "/work?_data=routes%2Fwork", "/build/no-such-file.js"]) {
-      const scriptSrc = (await request.get(path)).headers()["content-security-policy"]!.split(";").find((d) => d.startsWith("script-src"));
+      const csp = (await request.get(path)).headers()["content-security-policy"]!;
+      const scriptSrc = csp.split(";").find((d) => d.startsWith("script-src"));
       expect(scriptSrc, path).toBe("script-src 'self'");
     }
   });
@@ -81,28 +87,51 @@ test.describe("response headers", () => {
 test.describe("refused posts", () => {
   test("a cross-site post is refused with 403 and nothing is sent", { tag: "@once" }, async ({ request, formService }) => {
     const url = "/?index";
-    const bySecFetch = await request.post(url, { form: contactFields(`Eve ${formService.token}`), headers: { "Sec-Fetch-Site": "cross-site", Origin: "https://evil.example", "X-Forwarded-For": newClient() }, maxRedirects: 0 });
+    const bySecFetch = await request.post(url, {
+      form: contactFields(`Eve ${formService.token}`),
+      headers: { "Sec-Fetch-Site": "cross-site", Origin: "https://evil.example", "X-Forwarded-For": newClient() },
+      maxRedirects: 0,
+    });
     expect(bySecFetch.status()).toBe(403);
-    const byOrigin = await request.post(url, { form: contactFields(`Eve ${formService.token}`), headers: { Origin: "https://evil.example", "X-Forwarded-For": newClient() }, maxRedirects: 0 });
+    const byOrigin = await request.post(url, {
+      form: contactFields(`Eve ${formService.token}`),
+      headers: { Origin: "https://evil.example", "X-Forwarded-For": newClient() },
+      maxRedirects: 0,
+    });
     expect(byOrigin.status()).toBe(403);
-    const byReferer = await request.post(url, { form: contactFields(`Eve ${formService.token}`), headers: { Referer: "https://evil.example/page", "X-Forwarded-For": newClient() }, maxRedirects: 0 });
+    const byReferer = await request.post(url, {
+      form: contactFields(`Eve ${formService.token}`),
+      headers: { Referer: "https://evil.example/page", "X-Forwarded-For": newClient() },
+      maxRedirects: 0,
+    });
     expect(byReferer.status()).toBe(403);
     expect(await formService.settled()).toEqual([]);
 
-    const sameOrigin = await request.post(url, { form: contactFields(`Ann ${formService.token}`), headers: { Origin: siteFor(test.info().project.name).url, "X-Forwarded-For": newClient() }, maxRedirects: 0 });
+    const sameOrigin = await request.post(url, {
+      form: contactFields(`Ann ${formService.token}`),
+      headers: { Origin: siteFor(test.info().project.name).url, "X-Forwarded-For": newClient() },
+      maxRedirects: 0,
+    });
     expect(sameOrigin.status()).toBe(303);
     await expect.poll(async () => (await formService.received()).length).toBe(1);
   });
 
   test("a body over 64 KB is refused with 413, with or without a Content-Length", { tag: "@once" }, async ({ request, formService }) => {
-    const big = await request.post("/?index", { form: { ...contactFields(`Big ${formService.token}`), message: "x".repeat(100_000) }, headers: { "X-Forwarded-For": newClient() }, maxRedirects: 0 });
+    const big = await request.post("/?index", {
+      form: { ...contactFields(`Big ${formService.token}`), message: "x".repeat(100_000) },
+      headers: { "X-Forwarded-For": newClient() },
+      maxRedirects: 0,
+    });
     expect(big.status()).toBe(413);
 
     // Chunked, no Content-Length, and it would go on for 10 MB: the server stops reading early.
     const { url } = sites.js;
     const outcome = await new Promise<{ status?: number; sent: number; error?: string }>((resolve) => {
       let sent = 0;
-      const req = httpRequest(`${url}/?index`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", "Transfer-Encoding": "chunked", "X-Forwarded-For": newClient() } });
+      const req = httpRequest(`${url}/?index`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", "Transfer-Encoding": "chunked", "X-Forwarded-For": newClient() },
+      });
       req.on("response", (res) => {
         res.resume();
         resolve({ status: res.statusCode, sent });
@@ -130,38 +159,58 @@ test.describe("refused posts", () => {
     const headers = { "X-Forwarded-For": newClient() };
     const asJson = await request.post("/?index", { data: { name: "x" }, headers, maxRedirects: 0 });
     expect(asJson.status()).toBe(415);
-    const junk = await request.post("/?index", { data: "%%%\u0000\u00ff&&==", headers: { ...headers, "Content-Type": "application/x-www-form-urlencoded" }, maxRedirects: 0 });
+    const junk = await request.post("/?index", {
+      data: "%%%\u0000\u00ff&&==",
+      headers: { ...headers, "Content-Type": "application/x-www-form-urlencoded" },
+      maxRedirects: 0,
+    });
     expect(junk.status()).toBeGreaterThanOrEqual(400);
     expect(junk.status()).toBeLessThan(500);
     // The site's forms post urlencoded; anything else is refused before it is read.
-    const multipart = await request.post("/?index", { data: "--x\r\nnot really", headers: { ...headers, "Content-Type": "multipart/form-data; boundary=x" }, maxRedirects: 0 });
+    const multipart = await request.post("/?index", {
+      data: "--x\r\nnot really",
+      headers: { ...headers, "Content-Type": "multipart/form-data; boundary=x" },
+      maxRedirects: 0,
+    });
     expect(multipart.status()).toBe(415);
     expect(await formService.settled()).toEqual([]);
   });
 
-  test("unknown choices, tampered state and markup in fields are answered with messages, never echoed raw", { tag: "@once" }, async ({ request, formService }) => {
-    const headers = { "X-Forwarded-For": newClient() };
-    // A calculator step is answered with a redirect to the step's page (decision 0016).
-    const step = async (form: Record<string, string>) => {
-      const posted = await request.post("/?index", { form, headers, maxRedirects: 0 });
-      expect(posted.status()).toBe(303);
-      return request.get(posted.headers()["location"]!, { headers });
-    };
-    const unknownChoice = await step({ formName: "calculator", "state.step": "1", service: "rocket-science" });
-    expect(await unknownChoice.text()).toContain("Please choose a service");
+  test(
+    "unknown choices, tampered state and markup in fields are answered with messages, never echoed raw",
+    { tag: "@once" },
+    async ({ request, formService }) => {
+      const headers = { "X-Forwarded-For": newClient() };
+      // A calculator step is answered with a redirect to the step's page (decision 0016).
+      const step = async (form: Record<string, string>) => {
+        const posted = await request.post("/?index", { form, headers, maxRedirects: 0 });
+        expect(posted.status()).toBe(303);
+        return request.get(posted.headers()["location"]!, { headers });
+      };
+      const unknownChoice = await step({ formName: "calculator", "state.step": "1", service: "rocket-science" });
+      expect(await unknownChoice.text()).toContain("Please choose a service");
 
-    const tampered = await step({ formName: "calculator", "state.step": "5", "state.service": "hacker", intent: "send", companyName: "A", email: "a@b.co", phone: "0115550100" });
-    expect(tampered.status()).toBeLessThan(500);
-    expect(await tampered.text()).toMatch(/Step (<!-- -->)?1(<!-- -->)? of/);
+      const tampered = await step({
+        formName: "calculator",
+        "state.step": "5",
+        "state.service": "hacker",
+        intent: "send",
+        companyName: "A",
+        email: "a@b.co",
+        phone: "0115550100",
+      });
+      expect(tampered.status()).toBeLessThan(500);
+      expect(await tampered.text()).toMatch(/Step (<!-- -->)?1(<!-- -->)? of/);
 
-    const injected = `<script>alert("${formService.token}")</script>`;
-    const markup = await request.post("/?index", { form: { ...contactFields(injected), email: "bad" }, headers, maxRedirects: 0 });
-    expect(markup.status()).toBe(400);
-    const html = await markup.text();
-    expect(html).not.toContain(injected);
-    expect(html).toContain("&lt;script&gt;");
-    expect(await formService.settled()).toEqual([]);
-  });
+      const injected = `<script>alert("${formService.token}")</script>`;
+      const markup = await request.post("/?index", { form: { ...contactFields(injected), email: "bad" }, headers, maxRedirects: 0 });
+      expect(markup.status()).toBe(400);
+      const html = await markup.text();
+      expect(html).not.toContain(injected);
+      expect(html).toContain("&lt;script&gt;");
+      expect(await formService.settled()).toEqual([]);
+    },
+  );
 });
 
 test.describe("rate limits", () => {
@@ -169,7 +218,11 @@ test.describe("rate limits", () => {
     const client = newClient();
     // Five different messages: the same form posted again is one lead (decision 0012).
     for (let i = 0; i < 5; i++) {
-      const ok = await request.post("/?index", { form: contactFields(`Busy ${formService.token} ${i}`), headers: { "X-Forwarded-For": client }, maxRedirects: 0 });
+      const ok = await request.post("/?index", {
+        form: contactFields(`Busy ${formService.token} ${i}`),
+        headers: { "X-Forwarded-For": client },
+        maxRedirects: 0,
+      });
       expect(ok.status()).toBe(303);
     }
     await page.setExtraHTTPHeaders({ "X-Forwarded-For": client });
@@ -190,7 +243,12 @@ test.describe("rate limits", () => {
 
   test("a visitor over the post limit is told to wait, with or without JavaScript", async ({ page, request }) => {
     const client = newClient();
-    for (let i = 0; i < 30; i++) await request.post("/?index", { form: { formName: "calculator", "state.step": "1", service: "seo" }, headers: { "X-Forwarded-For": client }, maxRedirects: 0 });
+    for (let i = 0; i < 30; i++)
+      await request.post("/?index", {
+        form: { formName: "calculator", "state.step": "1", service: "seo" },
+        headers: { "X-Forwarded-For": client },
+        maxRedirects: 0,
+      });
     await page.setExtraHTTPHeaders({ "X-Forwarded-For": client });
     await page.goto("/");
     const form = page.locator("#contact");
@@ -207,7 +265,11 @@ test.describe("rate limits", () => {
     const statuses: number[] = [];
     let last: Awaited<ReturnType<typeof request.post>> | undefined;
     for (let i = 0; i < 31; i++) {
-      const r = (last = await request.post("/?index", { form: { formName: "calculator", "state.step": "1", service: "seo" }, headers: { "X-Forwarded-For": client }, maxRedirects: 0 }));
+      const r = (last = await request.post("/?index", {
+        form: { formName: "calculator", "state.step": "1", service: "seo" },
+        headers: { "X-Forwarded-For": client },
+        maxRedirects: 0,
+      }));
       statuses.push(r.status());
       if (i === 30) expect(await r.text()).toContain(messages.rateLimited.replace(/'/g, "&#x27;"));
     }

@@ -15,10 +15,12 @@ const WIDTHS = [320, 390, 1280];
 
 /** The layout boxes of the elements, without transforms (a hover lift is allowed, a reflow is not). */
 const layoutBoxes = (page: Page, selector: string) =>
-  page.locator(selector).evaluateAll((els) => els.map((el) => {
-    const e = el as HTMLElement;
-    return [e.offsetLeft, e.offsetTop, e.offsetWidth, e.offsetHeight].join(",");
-  }));
+  page.locator(selector).evaluateAll((els) =>
+    els.map((el) => {
+      const e = el as HTMLElement;
+      return [e.offsetLeft, e.offsetTop, e.offsetWidth, e.offsetHeight].join(",");
+    }),
+  );
 
 for (const width of WIDTHS) {
   test.describe(`at ${width} px`, () => {
@@ -73,7 +75,10 @@ for (const width of WIDTHS) {
       const before = await layoutBoxes(page, "article.project-card, .grid--3");
       await cards.first().hover();
       expect(await layoutBoxes(page, "article.project-card, .grid--3")).toEqual(before);
-      await cards.nth(1).getByRole("link", { name: /^Live site of / }).focus();
+      await cards
+        .nth(1)
+        .getByRole("link", { name: /^Live site of / })
+        .focus();
       expect(await layoutBoxes(page, "article.project-card, .grid--3")).toEqual(before);
     });
 
@@ -170,7 +175,7 @@ test.describe("at 400% zoom (1280×1024: 320×256 CSS px)", () => {
     await expect.poll(async () => (await header.boundingBox())!.y + (await header.boundingBox())!.height).toBeLessThanOrEqual(0);
   });
 
-  test("the wizard's \"Step N of 5\" is never under the header", async ({ page }) => {
+  test('the wizard\'s "Step N of 5" is never under the header', async ({ page }) => {
     await page.goto("/");
     const wizard = page.locator("#calculator");
     await wizard.getByRole("button", { name: "AI Solutions" }).click();
@@ -219,13 +224,19 @@ for (const scheme of ["light", "dark"] as const) {
   }
 }
 
-test("every \"Code repository\" and \"Live site\" link's name begins with its visible text (WCAG 2.5.3)", { tag: "@once" }, async ({ page }) => {
+test('every "Code repository" and "Live site" link\'s name begins with its visible text (WCAG 2.5.3)', { tag: "@once" }, async ({ page }) => {
   await page.goto("/work");
   const repos = page.getByRole("link", { name: /^Code repository of / });
   expect(await repos.count()).toBe(projects.filter((p) => p.githubUrl).length);
   const links = page.locator(".project-links a");
   for (const link of await links.all()) {
-    const visible = await link.evaluate((el) => [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join("").trim());
+    const visible = await link.evaluate((el) =>
+      [...el.childNodes]
+        .filter((n) => n.nodeType === Node.TEXT_NODE)
+        .map((n) => n.textContent)
+        .join("")
+        .trim(),
+    );
     expect(["Live site", "Code repository"]).toContain(visible);
     await expect(link).toHaveAccessibleName(new RegExp(`^${visible} of .+`));
   }
@@ -237,7 +248,9 @@ test("no page links to itself from its call to action: /work offers the team ins
   await expect(cta.getByRole("link")).toHaveText(["Estimate my project", "Meet the team"]);
   await expect(cta.locator('a[href="/work"]')).toHaveCount(0);
   await page.goto("/about");
-  await expect(page.getByRole("region", { name: "Know what your project will cost before we talk" }).getByRole("link", { name: "View Our Work" })).toHaveAttribute("href", "/work");
+  await expect(
+    page.getByRole("region", { name: "Know what your project will cost before we talk" }).getByRole("link", { name: "View Our Work" }),
+  ).toHaveAttribute("href", "/work");
 });
 
 test("the header is opaque: no grey band where it passes over the dark hero", { tag: "@once" }, async ({ page }) => {
@@ -262,23 +275,34 @@ test("favicon.ico and the apple-touch-icon are linked and served as images", { t
   expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([180, 180]);
 });
 
-test("/privacy says what is collected, why, where and how long it is kept, who receives it, the rights and whom to ask", { tag: "@once" }, async ({ page, browser, javaScriptEnabled }) => {
-  const response = await page.goto("/privacy");
-  expect(response?.status()).toBe(200);
-  const main = page.getByRole("main");
-  for (const heading of ["What we collect", "Why we collect it", "Who receives it", "Where it is kept, and for how long", "Your rights", "Our information officer"]) {
-    await expect(main.getByRole("heading", { level: 2, name: heading })).toBeVisible();
-  }
-  await expect(main).toContainText("30 days");
-  await expect(main).toContainText("Web3Forms");
-  await expect(main).toContainText(/refuses a message, it stays on our server until/);
-  await expect(main.getByRole("link", { name: "privacy@kopanodigital.co.za" })).toHaveAttribute("href", "mailto:privacy@kopanodigital.co.za");
-  await expect(page).toHaveTitle(/Privacy notice \|/);
-  await expect(page.locator('link[rel="canonical"]')).toHaveAttribute("href", /\/privacy$/);
-  expect(await seriousViolations(page, browser, javaScriptEnabled)).toEqual([]);
-  const sitemap = await (await page.request.get("/sitemap.xml")).text();
-  expect(sitemap).toContain("/privacy</loc>");
-});
+test(
+  "/privacy says what is collected, why, where and how long it is kept, who receives it, the rights and whom to ask",
+  { tag: "@once" },
+  async ({ page, browser, javaScriptEnabled }) => {
+    const response = await page.goto("/privacy");
+    expect(response?.status()).toBe(200);
+    const main = page.getByRole("main");
+    for (const heading of [
+      "What we collect",
+      "Why we collect it",
+      "Who receives it",
+      "Where it is kept, and for how long",
+      "Your rights",
+      "Our information officer",
+    ]) {
+      await expect(main.getByRole("heading", { level: 2, name: heading })).toBeVisible();
+    }
+    await expect(main).toContainText("30 days");
+    await expect(main).toContainText("Web3Forms");
+    await expect(main).toContainText(/refuses a message, it stays on our server until/);
+    await expect(main.getByRole("link", { name: "privacy@kopanodigital.co.za" })).toHaveAttribute("href", "mailto:privacy@kopanodigital.co.za");
+    await expect(page).toHaveTitle(/Privacy notice \|/);
+    await expect(page.locator('link[rel="canonical"]')).toHaveAttribute("href", /\/privacy$/);
+    expect(await seriousViolations(page, browser, javaScriptEnabled)).toEqual([]);
+    const sitemap = await (await page.request.get("/sitemap.xml")).text();
+    expect(sitemap).toContain("/privacy</loc>");
+  },
+);
 
 test("the home page describes the agency in JSON-LD, and the CSP neither blocks nor reports it", async ({ page, javaScriptEnabled }) => {
   const problems: string[] = [];
@@ -346,7 +370,10 @@ test.describe("print and dark styles", { tag: "@once" }, () => {
       await expect(wizard.getByRole("button", { name: "Back" })).toBeHidden();
       await expect(wizard.locator(".estimate")).toBeVisible();
       await expect(wizard.locator(".estimate")).toContainText("$3,000");
-      expect(await page.locator("body").evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color])).toEqual(["rgb(255, 255, 255)", "rgb(0, 0, 0)"]);
+      expect(await page.locator("body").evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color])).toEqual([
+        "rgb(255, 255, 255)",
+        "rgb(0, 0, 0)",
+      ]);
       expect(await page.locator(".hero h1").evaluate((el) => getComputedStyle(el).color)).toBe("rgb(0, 0, 0)");
       await forTheEye(page, `print-home-${width}`, { fullPage: true });
       await page.goto("/work");

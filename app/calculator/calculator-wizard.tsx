@@ -8,7 +8,11 @@ import { COMPLEXITIES, estimate, estimateParts, formatUsd, optionOf, SERVICES, T
 import { CHANGE_FIELD, INTENT, INTENT_FIELD, STEP_COUNT, stateToFields, WIZARD_ID, type WizardState } from "./state";
 import { checks, POST, useWizard, type WizardProps } from "./use-wizard";
 
-const CHOICES = { 1: { name: "service", options: SERVICES }, 2: { name: "timeframe", options: TIMEFRAMES }, 3: { name: "complexity", options: COMPLEXITIES } } as const;
+const CHOICES = {
+  1: { name: "service", options: SERVICES },
+  2: { name: "timeframe", options: TIMEFRAMES },
+  3: { name: "complexity", options: COMPLEXITIES },
+} as const;
 
 /**
  * The five-step cost calculator (its state and behaviour: use-wizard.ts). After a send, `sent`
@@ -38,7 +42,16 @@ export function CalculatorWizard(props: WizardProps) {
         </p>
         <progress max={STEP_COUNT} value={state.step} aria-labelledby="wizard-progress-label" />
       </div>
-      <Form method="post" action={POST.action} ref={formRef} onSubmit={onSubmit} {...checks.onIntent} noValidate preventScrollReset aria-labelledby="wizard-heading">
+      <Form
+        method="post"
+        action={POST.action}
+        ref={formRef}
+        onSubmit={onSubmit}
+        {...checks.onIntent}
+        noValidate
+        preventScrollReset
+        aria-labelledby="wizard-heading"
+      >
         <input type="hidden" name="formName" value="calculator" />
         {found ? <input type="hidden" name="draft" value={found.id} /> : null}
         {Object.entries(stateToFields(state)).map(([name, value]) => (
@@ -160,9 +173,27 @@ function StepFields({ state, errors }: { state: WizardState; errors: FieldErrors
   return (
     <>
       <p className="step-intro">{text.detailsIntro}</p>
-      <Field form="calc" name="companyName" label="Company name" errors={errors} render={(p) => <input {...p} defaultValue={state.companyName} maxLength={LIMITS.companyName} autoComplete="organization" required />} />
-      <Field form="calc" name="email" label="Email" errors={errors} render={(p) => <input {...p} type="email" defaultValue={state.email} maxLength={LIMITS.email} autoComplete="email" required />} />
-      <Field form="calc" name="phone" label="Phone" errors={errors} render={(p) => <input {...p} type="tel" defaultValue={state.phone} maxLength={LIMITS.phoneMax} autoComplete="tel" required />} />
+      <Field
+        form="calc"
+        name="companyName"
+        label="Company name"
+        errors={errors}
+        render={(p) => <input {...p} defaultValue={state.companyName} maxLength={LIMITS.companyName} autoComplete="organization" required />}
+      />
+      <Field
+        form="calc"
+        name="email"
+        label="Email"
+        errors={errors}
+        render={(p) => <input {...p} type="email" defaultValue={state.email} maxLength={LIMITS.email} autoComplete="email" required />}
+      />
+      <Field
+        form="calc"
+        name="phone"
+        label="Phone"
+        errors={errors}
+        render={(p) => <input {...p} type="tel" defaultValue={state.phone} maxLength={LIMITS.phoneMax} autoComplete="tel" required />}
+      />
       <Honeypot />
     </>
   );

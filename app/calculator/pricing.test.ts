@@ -26,7 +26,13 @@ describe("SPEC.md section 9", () => {
   // The one place the spec's numbers are written down in the tests; everything below is computed
   // from the lists, so a price change is one edit here and in pricing.ts, nowhere else.
   it("gives the base prices and multipliers by value", () => {
-    expect(Object.fromEntries(SERVICES.map((s) => [s.value, s.basePrice]))).toStrictEqual({ softwareDev: 2500, mobileApp: 5000, seo: 1000, ai: 3000, zoho: 2000 });
+    expect(Object.fromEntries(SERVICES.map((s) => [s.value, s.basePrice]))).toStrictEqual({
+      softwareDev: 2500,
+      mobileApp: 5000,
+      seo: 1000,
+      ai: 3000,
+      zoho: 2000,
+    });
     expect(Object.fromEntries(TIMEFRAMES.map((t) => [t.value, t.multiplier]))).toStrictEqual({ urgent: 1.5, standard: 1, relaxed: 0.8 });
     expect(Object.fromEntries(COMPLEXITIES.map((c) => [c.value, c.multiplier]))).toStrictEqual({ simple: 0.8, medium: 1, complex: 1.5 });
     expect(DEFAULT_COMPLEXITY).toBe("medium");

@@ -40,7 +40,15 @@ export function optionOf<O extends { value: string }, V extends O["value"]>(opti
  * Whole dollars: base price × timeframe multiplier (1 when none is chosen yet) × complexity
  * multiplier, rounded; 0 until a service is chosen.
  */
-export function estimate({ service, timeframe, complexity = DEFAULT_COMPLEXITY }: { service?: ServiceValue; timeframe?: TimeframeValue; complexity?: ComplexityValue }): number {
+export function estimate({
+  service,
+  timeframe,
+  complexity = DEFAULT_COMPLEXITY,
+}: {
+  service?: ServiceValue;
+  timeframe?: TimeframeValue;
+  complexity?: ComplexityValue;
+}): number {
   if (service === undefined) return 0;
   const t = timeframe === undefined ? 1 : optionOf(TIMEFRAMES, timeframe).multiplier;
   return Math.round(optionOf(SERVICES, service).basePrice * t * optionOf(COMPLEXITIES, complexity).multiplier);
@@ -50,7 +58,15 @@ export function estimate({ service, timeframe, complexity = DEFAULT_COMPLEXITY }
  * How `estimate()` builds its figure, for showing it: the service's base price, each multiplier
  * with the label of the choice it comes from, and the rounded total.
  */
-export function estimateParts({ service, timeframe, complexity = DEFAULT_COMPLEXITY }: { service: ServiceValue; timeframe?: TimeframeValue; complexity?: ComplexityValue }): {
+export function estimateParts({
+  service,
+  timeframe,
+  complexity = DEFAULT_COMPLEXITY,
+}: {
+  service: ServiceValue;
+  timeframe?: TimeframeValue;
+  complexity?: ComplexityValue;
+}): {
   base: { label: string; amount: number };
   factors: { label: string; multiplier: number }[];
   total: number;

@@ -32,7 +32,11 @@ describe("each step's check, through next()", () => {
   });
 
   it("step 5 requires company name (≤120), email and phone, trimmed", () => {
-    expect(next(at(5), { companyName: " Acme ", email: " a@b.co ", phone: " 0115551234 " }).ready).toMatchObject({ companyName: "Acme", email: "a@b.co", phone: "0115551234" });
+    expect(next(at(5), { companyName: " Acme ", email: " a@b.co ", phone: " 0115551234 " }).ready).toMatchObject({
+      companyName: "Acme",
+      email: "a@b.co",
+      phone: "0115551234",
+    });
     expect(next(at(5), { ...contact, companyName: "c".repeat(120) }).ready).toBeDefined();
     expect(next(at(5), { companyName: "c".repeat(121), email: "bad", phone: "12" }).errors).toEqual({
       companyName: ["Company name must be at most 120 characters"],
@@ -245,8 +249,12 @@ describe("hidden fields", () => {
       timeframe: "urgent",
     });
     expect(parseState({ "state.step": "3", "state.service": "ai" })).toEqual({ ...resetState(), step: 2, service: "ai" });
-    expect(parseState({ "state.step": "4", "state.service": "ai", "state.timeframe": "urgent", "state.complexity": "extreme" }))
-      .toEqual({ ...resetState(), step: 4, service: "ai", timeframe: "urgent" });
+    expect(parseState({ "state.step": "4", "state.service": "ai", "state.timeframe": "urgent", "state.complexity": "extreme" })).toEqual({
+      ...resetState(),
+      step: 4,
+      service: "ai",
+      timeframe: "urgent",
+    });
     // step 5 needs a valid description
     const noDescription = { ...stateToFields(full), "state.description": "   " };
     expect(parseState(noDescription).step).toBe(4);
@@ -265,7 +273,8 @@ describe("hidden fields", () => {
   });
 
   it("a full no-JavaScript walk through: every post carries the state and one button", () => {
-    const post = (s: WizardState, visible: Record<string, string>) => next(parseState({ ...stateToFields(s), ...visible }), { ...stateToFields(s), ...visible });
+    const post = (s: WizardState, visible: Record<string, string>) =>
+      next(parseState({ ...stateToFields(s), ...visible }), { ...stateToFields(s), ...visible });
     let r = post(resetState(), { service: "mobileApp" });
     r = post(r.state, { timeframe: "relaxed" });
     r = post(r.state, { complexity: "simple" });

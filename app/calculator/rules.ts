@@ -19,7 +19,13 @@ const description = requiredText(LIMITS.description, "Please describe your proje
 const companyName = requiredText(LIMITS.companyName, "Please enter your company name", "Company name must be at most 120 characters");
 
 /** What each step asks for, in order; step 5's fields are the visitor's details. */
-const STEPS = [z.object({ service }), z.object({ timeframe }), z.object({ complexity }), z.object({ description }), z.object({ companyName, email: emailSchema, phone: phoneSchema })] as const;
+const STEPS = [
+  z.object({ service }),
+  z.object({ timeframe }),
+  z.object({ complexity }),
+  z.object({ description }),
+  z.object({ companyName, email: emailSchema, phone: phoneSchema }),
+] as const;
 
 /** The whole request as the agency receives it. */
 export const calculatorRequestSchema = z.object({ service, timeframe, complexity, description, companyName, email: emailSchema, phone: phoneSchema });

@@ -13,7 +13,10 @@ export function ServiceTabs({ action }: { action?: (service: Service) => ReactNo
   const [params, setParams] = useSearchParams();
   const hydrated = useHydrated();
   const tabs = useRef<(HTMLAnchorElement | null)[]>([]);
-  const selectedIndex = Math.max(0, services.findIndex((s) => s.key === params.get("service")));
+  const selectedIndex = Math.max(
+    0,
+    services.findIndex((s) => s.key === params.get("service")),
+  );
   const selected = services[selectedIndex] ?? services[0];
 
   function select(index: number) {

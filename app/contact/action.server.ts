@@ -11,7 +11,12 @@ export const CONTACT_SENT = "/?sent=contact#contact";
 export async function contactAction(fields: Record<string, string>, { submitLead }: AppLoadContext) {
   const values = { name: fields.name ?? "", email: fields.email ?? "", service: fields.service ?? "", message: fields.message ?? "" };
   const parsed = contactSchema.safeParse(values);
-  const answer = { form: "contact" as const, values, errors: parsed.success ? null : (fieldErrors(parsed.error) as FieldErrors | null), problem: null as FormProblem | null };
+  const answer = {
+    form: "contact" as const,
+    values,
+    errors: parsed.success ? null : (fieldErrors(parsed.error) as FieldErrors | null),
+    problem: null as FormProblem | null,
+  };
   if (!parsed.success) return json(answer, { status: 400 });
   const taken = await submitLead(contactLead(parsed.data));
   return taken.ok ? redirect(CONTACT_SENT, 303) : notTaken({ ...answer, problem: taken.problem }, taken);

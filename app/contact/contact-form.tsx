@@ -57,12 +57,35 @@ export function ContactForm({ result, sent }: { result: Answer | undefined; sent
   const { errors, status } = view;
   return (
     // A new answer gives a new form: after a send its fields start empty again.
-    <Form key={String(answer)} method="post" action={POST.action} ref={formRef} onSubmit={onSubmit} {...checks.onIntent} noValidate preventScrollReset className="card contact-form" aria-labelledby="contact-title">
+    <Form
+      key={String(answer)}
+      method="post"
+      action={POST.action}
+      ref={formRef}
+      onSubmit={onSubmit}
+      {...checks.onIntent}
+      noValidate
+      preventScrollReset
+      className="card contact-form"
+      aria-labelledby="contact-title"
+    >
       <input type="hidden" name="formName" value="contact" />
       <FormNotices status={status} sent={messages.contactSent} failed={messages.contactFailed} />
       <div className="grid grid--2">
-        <Field form="contact" name="name" label="Name" errors={errors} render={(p) => <input {...p} defaultValue={values.name} maxLength={LIMITS.name} autoComplete="name" required />} />
-        <Field form="contact" name="email" label="Email" errors={errors} render={(p) => <input {...p} type="email" defaultValue={values.email} maxLength={LIMITS.email} autoComplete="email" required />} />
+        <Field
+          form="contact"
+          name="name"
+          label="Name"
+          errors={errors}
+          render={(p) => <input {...p} defaultValue={values.name} maxLength={LIMITS.name} autoComplete="name" required />}
+        />
+        <Field
+          form="contact"
+          name="email"
+          label="Email"
+          errors={errors}
+          render={(p) => <input {...p} type="email" defaultValue={values.email} maxLength={LIMITS.email} autoComplete="email" required />}
+        />
       </div>
       <Field
         form="contact"
@@ -80,7 +103,13 @@ export function ContactForm({ result, sent }: { result: Answer | undefined; sent
           </select>
         )}
       />
-      <Field form="contact" name="message" label="Message" errors={errors} render={(p) => <textarea {...p} defaultValue={values.message} maxLength={LIMITS.message} rows={5} required />} />
+      <Field
+        form="contact"
+        name="message"
+        label="Message"
+        errors={errors}
+        render={(p) => <textarea {...p} defaultValue={values.message} maxLength={LIMITS.message} rows={5} required />}
+      />
       <Honeypot />
       <button className="btn" type="submit" disabled={sending}>
         {sending ? "Sending…" : "Send message"}

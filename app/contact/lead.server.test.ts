@@ -13,13 +13,20 @@ describe("contactLead", () => {
   });
 
   it("keeps the name on one line in the subject", () => {
-    expect(contactLead({ name: "Ada\u0085Bcc: x", email: "ada@example.com", service: "seo", message: "Hi" }).subject).toBe("New contact form message from Ada Bcc: x");
+    expect(contactLead({ name: "Ada\u0085Bcc: x", email: "ada@example.com", service: "seo", message: "Hi" }).subject).toBe(
+      "New contact form message from Ada Bcc: x",
+    );
   });
 });
 
 describe("contactLead's sender", () => {
   it("a name that passes for the agency or carries an address is sent as 'Website visitor', and stays in the message", () => {
-    const lead = contactLead({ name: "Kopano Digital Billing <billing@kopanodigital.co.za>", email: "x@example.com", service: "seo", message: "Pay this invoice" });
+    const lead = contactLead({
+      name: "Kopano Digital Billing <billing@kopanodigital.co.za>",
+      email: "x@example.com",
+      service: "seo",
+      message: "Pay this invoice",
+    });
     expect([lead.fromName, lead.subject]).toEqual(["Website visitor", "New contact form message from Website visitor"]);
     expect(lead.text).toContain("Name: Kopano Digital Billing <billing@kopanodigital.co.za>");
   });

@@ -14,22 +14,18 @@ export const story = {
 export const values: readonly Value[] = [
   {
     title: "Plain talk",
-    description:
-      "Clear quotes, honest timelines and no jargon. If something is not worth building, we say so before you pay for it.",
+    description: "Clear quotes, honest timelines and no jargon. If something is not worth building, we say so before you pay for it.",
   },
   {
     title: "Measure what matters",
-    description:
-      "We agree up front how success will be measured, whether hours saved, enquiries or sales, and report against it.",
+    description: "We agree up front how success will be measured, whether hours saved, enquiries or sales, and report against it.",
   },
   {
     title: "Built to hand over",
-    description:
-      "Tested code, documented set-ups and training for your staff, so you are never locked in to us.",
+    description: "Tested code, documented set-ups and training for your staff, so you are never locked in to us.",
   },
   {
     title: "Local and accountable",
-    description:
-      "We are based in Johannesburg, work in your time zone and understand South African realities, from load-shedding to POPIA.",
+    description: "We are based in Johannesburg, work in your time zone and understand South African realities, from load-shedding to POPIA.",
   },
 ];

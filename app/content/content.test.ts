@@ -47,7 +47,10 @@ function expectImage(image: Image): void {
 /** Every entry has a distinct value for `key`. */
 function expectUnique<T>(items: readonly T[], key: (item: T) => string): void {
   const seen = items.map(key);
-  expect(seen.filter((k, i) => seen.indexOf(k) !== i), "repeated").toEqual([]);
+  expect(
+    seen.filter((k, i) => seen.indexOf(k) !== i),
+    "repeated",
+  ).toEqual([]);
 }
 
 function expectText(...texts: string[]): void {

@@ -58,8 +58,7 @@ export const services: readonly [Service, Service, Service, Service] = [
     name: "Zoho Solutions",
     slug: "zoho-solutions",
     title: "Zoho set up properly, from CRM to Books",
-    description:
-      "We implement, customise and connect Zoho apps so your sales, finance and operations teams work from one source of truth.",
+    description: "We implement, customise and connect Zoho apps so your sales, finance and operations teams work from one source of truth.",
     details: [
       "Zoho CRM implementation and set-up",
       "Zoho Books and Inventory configuration",

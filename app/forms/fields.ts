@@ -7,20 +7,18 @@ import { type FieldErrors, LIMITS } from "./limits";
  * longer than `max` characters (after trimming) fails with `tooLong`.
  */
 export function requiredText(max: number, required: string, tooLong: string) {
-  return z.string({ error: required }).check(
-    z.trim(),
-    z.minLength(1, { error: required, abort: true }),
-    z.maxLength(max, tooLong),
-  );
+  return z.string({ error: required }).check(z.trim(), z.minLength(1, { error: required, abort: true }), z.maxLength(max, tooLong));
 }
 
 /** Required email address, trimmed, at most 254 characters. */
-export const emailSchema = z.string({ error: "Please enter your email address" }).check(
-  z.trim(),
-  z.minLength(1, { error: "Please enter your email address", abort: true }),
-  z.maxLength(LIMITS.email, { error: "Email address must be at most 254 characters", abort: true }),
-  z.email("Please enter a valid email address"),
-);
+export const emailSchema = z
+  .string({ error: "Please enter your email address" })
+  .check(
+    z.trim(),
+    z.minLength(1, { error: "Please enter your email address", abort: true }),
+    z.maxLength(LIMITS.email, { error: "Email address must be at most 254 characters", abort: true }),
+    z.email("Please enter a valid email address"),
+  );
 
 /**
  * Required phone number, trimmed: 7–30 characters of digits, spaces and `+ ( ) -`, with at least
@@ -34,10 +32,7 @@ export const phoneSchema = z.string({ error: "Please enter your phone number" })
     abort: true,
   }),
   z.maxLength(LIMITS.phoneMax, { error: "Phone number must be at most 30 characters", abort: true }),
-  z.refine(
-    (v: string) => (v.match(/[0-9]/g)?.length ?? 0) >= LIMITS.phoneMin,
-    "Phone number must contain at least 7 digits",
-  ),
+  z.refine((v: string) => (v.match(/[0-9]/g)?.length ?? 0) >= LIMITS.phoneMin, "Phone number must contain at least 7 digits"),
 );
 
 /**

@@ -17,19 +17,32 @@ describe("oneLine", () => {
 
 describe("leadText", () => {
   it("writes one 'Label: value' line per row", () => {
-    expect(leadText([["Service", "SEO"], ["Company", "Acme"]])).toBe("Service: SEO\nCompany: Acme");
+    expect(
+      leadText([
+        ["Service", "SEO"],
+        ["Company", "Acme"],
+      ]),
+    ).toBe("Service: SEO\nCompany: Acme");
   });
 
   it("keeps a multi-line value's breaks, of every kind, and quotes each later line so none passes for the message's own", () => {
     const typed = ["First line", "Estimated cost: $1", "", "Company: Someone else"].join("\u2028");
-    expect(leadText([["Description", typed, "multiLine"], ["Estimated cost", "$5,625"]])).toBe(
-      ["Description: First line", "  > Estimated cost: $1", "  >", "  > Company: Someone else", "Estimated cost: $5,625"].join("\n"),
-    );
+    expect(
+      leadText([
+        ["Description", typed, "multiLine"],
+        ["Estimated cost", "$5,625"],
+      ]),
+    ).toBe(["Description: First line", "  > Estimated cost: $1", "  >", "  > Company: Someone else", "Estimated cost: $5,625"].join("\n"));
     for (const c of SEPARATORS) expect(leadText([["Message", `a${c}b`, "multiLine"]])).toBe("Message: a\n  > b");
   });
 
   it("strips controls and bidi overrides inside a multi-line value, and keeps single-line values on one line", () => {
-    expect(leadText([["Message", "pay \u202eevil\u202c now\u0000", "multiLine"], ["Phone", "011\n555"]])).toBe("Message: pay evil now\nPhone: 011 555");
+    expect(
+      leadText([
+        ["Message", "pay \u202eevil\u202c now\u0000", "multiLine"],
+        ["Phone", "011\n555"],
+      ]),
+    ).toBe("Message: pay evil now\nPhone: 011 555");
   });
 });
 
@@ -45,7 +58,26 @@ describe("notTaken", () => {
 describe("invisible code points", () => {
   // Zero-width space/joiners, soft hyphen, word joiner, BOM, Hangul fillers, a variation selector,
   // TAG characters (an invisible "ignore previous"), bidi controls, Mongolian vowel separator, braille blank.
-  const HIDDEN = ["\u200b", "\u200c", "\u200d", "\u00ad", "\u2060", "\ufeff", "\u115f", "\u1160", "\u3164", "\uffa0", "\ufe0f", "\u{e0100}", "\u{e0069}\u{e0067}\u{e006e}", "\u202e", "\u2066", "\u180e", "\u2800", "\u034f"];
+  const HIDDEN = [
+    "\u200b",
+    "\u200c",
+    "\u200d",
+    "\u00ad",
+    "\u2060",
+    "\ufeff",
+    "\u115f",
+    "\u1160",
+    "\u3164",
+    "\uffa0",
+    "\ufe0f",
+    "\u{e0100}",
+    "\u{e0069}\u{e0067}\u{e006e}",
+    "\u202e",
+    "\u2066",
+    "\u180e",
+    "\u2800",
+    "\u034f",
+  ];
 
   it.each(HIDDEN.map((c) => [JSON.stringify(c), c]))("stripInvisible removes %s", (_name, c) => {
     expect(stripInvisible(`Ac${c}me`)).toBe("Acme");
@@ -56,7 +88,10 @@ describe("invisible code points", () => {
   });
 
   it("nothing invisible reaches a lead's text, subject or sender name", () => {
-    const text = leadText([["Name", "Ada\u200b \u{e0041}\u{e0049}Lovelace\u00ad"], ["Message", "Hi\u2063\nsecond\u200d line", "multiLine"]]);
+    const text = leadText([
+      ["Name", "Ada\u200b \u{e0041}\u{e0049}Lovelace\u00ad"],
+      ["Message", "Hi\u2063\nsecond\u200d line", "multiLine"],
+    ]);
     expect(text).toBe("Name: Ada Lovelace\nMessage: Hi\n  > second line");
     expect(senderName("Ada\u3164Lovelace\ufe0f")).toBe("AdaLovelace");
   });
@@ -76,6 +111,15 @@ describe("senderName", () => {
   });
 
   it("never passes for the agency, however it is spelled", () => {
-    for (const name of ["Kopano Digital Billing <billing@kopanodigital.co.za>", "kopano digital", "K0pano D1gital", "KOPANO-DIGITAL Accounts", "Кораnо Digital", "Kopáno Digítal", "Kopano\u200bDigital"]) expect(senderName(name), name).toBe(VISITOR);
+    for (const name of [
+      "Kopano Digital Billing <billing@kopanodigital.co.za>",
+      "kopano digital",
+      "K0pano D1gital",
+      "KOPANO-DIGITAL Accounts",
+      "Кораnо Digital",
+      "Kopáno Digítal",
+      "Kopano\u200bDigital",
+    ])
+      expect(senderName(name), name).toBe(VISITOR);
   });
 });

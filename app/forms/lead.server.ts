@@ -34,7 +34,38 @@ export function oneLine(value: string): string {
 }
 
 /** Letters that look like Latin ones in a mail client (Cyrillic, Greek), and digits used as letters. */
-const LOOKALIKES: Record<string, string> = { а: "a", е: "e", о: "o", р: "p", с: "c", у: "y", х: "x", к: "k", і: "l", ј: "j", ԁ: "d", ɡ: "g", ο: "o", α: "a", κ: "k", ι: "l", ν: "v", τ: "t", ρ: "p", "0": "o", "1": "l", i: "l", "|": "l", "!": "l", "3": "e", "4": "a", "@": "a", "5": "s", $: "s", "7": "t" };
+const LOOKALIKES: Record<string, string> = {
+  а: "a",
+  е: "e",
+  о: "o",
+  р: "p",
+  с: "c",
+  у: "y",
+  х: "x",
+  к: "k",
+  і: "l",
+  ј: "j",
+  ԁ: "d",
+  ɡ: "g",
+  ο: "o",
+  α: "a",
+  κ: "k",
+  ι: "l",
+  ν: "v",
+  τ: "t",
+  ρ: "p",
+  "0": "o",
+  "1": "l",
+  i: "l",
+  "|": "l",
+  "!": "l",
+  "3": "e",
+  "4": "a",
+  "@": "a",
+  "5": "s",
+  $: "s",
+  "7": "t",
+};
 const skeleton = (value: string) =>
   [...value.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase()]
     .map((c) => LOOKALIKES[c] ?? c)

@@ -19,7 +19,8 @@ import { agencyJsonLd } from "~/utils/structured-data";
 export const meta: MetaFunction = () => [
   ...seo({
     title: "Software, SEO, AI and Zoho for South African businesses",
-    description: "A Johannesburg digital agency building custom software, mobile apps, SEO and AI solutions and Zoho systems. Get a cost estimate in under a minute.",
+    description:
+      "A Johannesburg digital agency building custom software, mobile apps, SEO and AI solutions and Zoho systems. Get a cost estimate in under a minute.",
     path: "/",
   }),
   { "script:ld+json": agencyJsonLd() },
@@ -42,7 +43,8 @@ export async function clientLoader({ request, serverLoader }: ClientLoaderFuncti
 
 /** Only a post's answer or another step page needs the loader again; tab changes do not. */
 export const shouldRevalidate: ShouldRevalidateFunction = ({ currentUrl, nextUrl, formMethod, defaultShouldRevalidate }) =>
-  (formMethod !== undefined || ["draft", "step"].some((name) => currentUrl.searchParams.get(name) !== nextUrl.searchParams.get(name))) && defaultShouldRevalidate;
+  (formMethod !== undefined || ["draft", "step"].some((name) => currentUrl.searchParams.get(name) !== nextUrl.searchParams.get(name))) &&
+  defaultShouldRevalidate;
 
 /** A reference as the lead store makes them (e.g. 20261122-7F3KQ9ZA); anything else in the URL is not shown. */
 const REFERENCE = /^[A-Za-z0-9-]{1,40}$/;

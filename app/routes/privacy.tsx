@@ -26,7 +26,9 @@ export default function PrivacyPage() {
           {privacy.sections.map((section) => (
             <div key={section.heading}>
               <h2 id={slug(section.heading)}>{section.heading}</h2>
-              {section.paragraphs?.map((p) => <p key={p}>{p}</p>)}
+              {section.paragraphs?.map((p) => (
+                <p key={p}>{p}</p>
+              ))}
               {section.items ? (
                 <ul>
                   {section.items.map((item) => (
@@ -56,4 +58,8 @@ export default function PrivacyPage() {
   );
 }
 
-const slug = (heading: string) => heading.toLowerCase().replace(/[^a-z]+/g, "-").replace(/-$/, "");
+const slug = (heading: string) =>
+  heading
+    .toLowerCase()
+    .replace(/[^a-z]+/g, "-")
+    .replace(/-$/, "");

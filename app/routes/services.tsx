@@ -10,7 +10,8 @@ import { seo } from "~/utils/seo";
 export const meta: MetaFunction = () =>
   seo({
     title: "Services",
-    description: "Custom software, SEO and digital marketing, AI solutions and Zoho implementations for South African businesses, built by a Johannesburg team.",
+    description:
+      "Custom software, SEO and digital marketing, AI solutions and Zoho implementations for South African businesses, built by a Johannesburg team.",
     path: "/services",
   });
 

@@ -52,26 +52,17 @@ describe("pageHeaders", () => {
   });
 
   it("is private when an error boundary renders", () => {
-    expect(pageHeaders({ actionHeaders: none(), loaderHeaders: none(), errorHeaders: new Headers() })["Cache-Control"]).toBe(
-      cacheHeaders.private,
-    );
+    expect(pageHeaders({ actionHeaders: none(), loaderHeaders: none(), errorHeaders: new Headers() })["Cache-Control"]).toBe(cacheHeaders.private);
   });
 
-  it.each(["private, no-store", "no-store", "private", "public, NO-STORE"])(
-    "stays private under a parent that said %j",
-    (value) => {
-      const parentHeaders = new Headers({ "Cache-Control": value });
-      expect(pageHeaders({ actionHeaders: none(), loaderHeaders: none(), parentHeaders })["Cache-Control"]).toBe(
-        cacheHeaders.private,
-      );
-    },
-  );
+  it.each(["private, no-store", "no-store", "private", "public, NO-STORE"])("stays private under a parent that said %j", (value) => {
+    const parentHeaders = new Headers({ "Cache-Control": value });
+    expect(pageHeaders({ actionHeaders: none(), loaderHeaders: none(), parentHeaders })["Cache-Control"]).toBe(cacheHeaders.private);
+  });
 
   it("does not mistake a public parent for private", () => {
     const parentHeaders = new Headers({ "Cache-Control": cacheHeaders.page });
-    expect(pageHeaders({ actionHeaders: none(), loaderHeaders: none(), parentHeaders })["Cache-Control"]).toBe(
-      cacheHeaders.page,
-    );
+    expect(pageHeaders({ actionHeaders: none(), loaderHeaders: none(), parentHeaders })["Cache-Control"]).toBe(cacheHeaders.page);
   });
 
   it("keeps a loader's explicit Cache-Control on a GET, but not on a post", () => {

@@ -9,7 +9,7 @@ describe("inlineScriptHashes", () => {
     const html = [
       '<script>window.__remixContext = {"a":1};</script>',
       '<script type="module" async="">import "/build/manifest-1.js";</script>',
-      "<script>window.__remixContext = {\"a\":1};</script>",
+      '<script>window.__remixContext = {"a":1};</script>',
       '<script src="/build/x.js"></script>',
       '<script type="application/ld+json">{"@type":"Organization"}</script>',
       "<SCRIPT>é\r\n</SCRIPT>",
@@ -25,7 +25,8 @@ describe("contentSecurityPolicy", () => {
     const policy = contentSecurityPolicy(["sha256-abc=", "sha256-def="]);
     const scriptSrc = policy.split(";").find((d) => d.startsWith("script-src"));
     expect(scriptSrc).toBe("script-src 'self' 'sha256-abc=' 'sha256-def='");
-    for (const directive of ["default-src 'self'", "object-src 'none'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'"]) expect(policy).toContain(directive);
+    for (const directive of ["default-src 'self'", "object-src 'none'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'"])
+      expect(policy).toContain(directive);
     expect(policy).not.toMatch(/nonce|unsafe/);
   });
 

@@ -15,5 +15,4 @@ describe("agencyJsonLd", () => {
     expect(data.areaServed.map((a) => a.name)).toEqual([...site.areaServed]);
     expect(data.sameAs).toEqual([site.social.url]);
   });
-
 });

@@ -13,7 +13,10 @@ const slowPhone = { cpu: 4, network: { offline: false, latency: 150, downloadThr
 
 const browser = await chromium.launch({ executablePath: process.env.CHROME_PATH || "/usr/bin/chromium", args: CHROME_FLAGS.filter((f) => f !== "--headless") });
 try {
-  for (const [name, throttle] of [["unthrottled", null], ["slow phone", slowPhone]]) {
+  for (const [name, throttle] of [
+    ["unthrottled", null],
+    ["slow phone", slowPhone],
+  ]) {
     const paint = [];
     const ready = [];
     for (let i = 0; i < 9; i++) {

@@ -118,7 +118,10 @@ export async function measureLeadWait({ url, service, sends = 50, concurrency = 
   await sendMany(url, "warm-up", 5, 5);
   // Instant first: with a lead store, deliveries to the slow service go on after its sends end.
   const modes = {};
-  for (const [name, delay] of [["instant", 0], ["slow", SLOW_SERVICE_MS]]) {
+  for (const [name, delay] of [
+    ["instant", 0],
+    ["slow", SLOW_SERVICE_MS],
+  ]) {
     service.setDelay(delay);
     const before = service.received();
     modes[name] = { serviceDelayMs: delay, ...(await sendMany(url, name, sends, concurrency)) };
@@ -134,8 +137,12 @@ export function leadWaitProblems(result, budgets) {
     const other = Object.entries(result[mode].statuses).filter(([status]) => status !== "303");
     if (other.length) problems.push(`lead wait (${mode} service): not every send was stored (303): ${other.map(([s, n]) => `${n}× ${s}`).join(", ")}`);
   }
-  if (result.slow.p99Ms > budgets.leadWaitP99Ms) problems.push(`lead wait p99 with a ${SLOW_SERVICE_MS / 1000} s service: ${result.slow.p99Ms} ms > ${budgets.leadWaitP99Ms} ms (the visitor waits for the service)`);
-  if (result.dependenceMs > budgets.leadWaitDependenceMs) problems.push(`lead wait p99, slow minus instant service: ${result.dependenceMs} ms > ${budgets.leadWaitDependenceMs} ms`);
+  if (result.slow.p99Ms > budgets.leadWaitP99Ms)
+    problems.push(
+      `lead wait p99 with a ${SLOW_SERVICE_MS / 1000} s service: ${result.slow.p99Ms} ms > ${budgets.leadWaitP99Ms} ms (the visitor waits for the service)`,
+    );
+  if (result.dependenceMs > budgets.leadWaitDependenceMs)
+    problems.push(`lead wait p99, slow minus instant service: ${result.dependenceMs} ms > ${budgets.leadWaitDependenceMs} ms`);
   return problems;
 }
 

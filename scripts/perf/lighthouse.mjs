@@ -12,7 +12,15 @@ import { join } from "node:path";
 const require = createRequire(import.meta.url);
 const cli = join(require.resolve("lighthouse/package.json"), "..", "cli", "index.js");
 
-export const CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+export const CHROME_FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
 export const CATEGORIES = ["performance", "accessibility", "best-practices", "seo"];
 
 /**

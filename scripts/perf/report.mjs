@@ -9,7 +9,9 @@ export function table(results) {
   const lines = ["| Page | Performance | Accessibility | Best practices | SEO | FCP | LCP | TBT | CLS |", "|---|---|---|---|---|---|---|---|---|"];
   for (const [path, r] of Object.entries(lighthouse)) {
     const m = r.metrics;
-    lines.push(`| ${path} | ${r.scores.performance} | ${r.scores.accessibility} | ${r.scores["best-practices"]} | ${r.scores.seo} | ${(m.fcp / 1000).toFixed(2)} s | ${(m.lcp / 1000).toFixed(2)} s | ${Math.round(m.tbt)} ms | ${m.cls.toFixed(3)} |`);
+    lines.push(
+      `| ${path} | ${r.scores.performance} | ${r.scores.accessibility} | ${r.scores["best-practices"]} | ${r.scores.seo} | ${(m.fcp / 1000).toFixed(2)} s | ${(m.lcp / 1000).toFixed(2)} s | ${Math.round(m.tbt)} ms | ${m.cls.toFixed(3)} |`,
+    );
   }
   const encodings = [...new Set(js.scripts.map((s) => s.encoding))].join(", ");
   const rps = (r) => `${r.ratio.toFixed(3)} (${n(r.appRps)} / ${n(r.floorRps)} req/s; p99 ${r.appP99Ms} / ${r.floorP99Ms} ms)`;

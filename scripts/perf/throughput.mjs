@@ -70,7 +70,9 @@ async function load(url, { duration, connections, headers, tool }) {
 
 /** The floor server, pinned to the site's core; resolves once it prints "ready". */
 function startFloor(port, file, encoding) {
-  const child = spawn("taskset", ["-c", SERVER_CPUS, process.execPath, floorScript, String(port), file, ...(encoding ? [encoding] : [])], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn("taskset", ["-c", SERVER_CPUS, process.execPath, floorScript, String(port), file, ...(encoding ? [encoding] : [])], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   // Also when this process is stopped mid-run (perf.mjs exits on SIGINT).
   const kill = () => child.kill();
   process.on("exit", kill);

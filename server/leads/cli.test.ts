@@ -25,7 +25,12 @@ async function dataDir() {
 const run = async (argv: string[], env: Record<string, string>) => {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(argv, env, (line) => out.push(line), (line) => err.push(line));
+  const code = await runCli(
+    argv,
+    env,
+    (line) => out.push(line),
+    (line) => err.push(line),
+  );
   return { code, out, err };
 };
 
@@ -58,7 +63,15 @@ describe("npm run leads", () => {
   it("status: counts, the oldest pending lead's age, retention and the ceiling, as JSON", async () => {
     const { code, out } = await run(["status"], { DATA_DIR: await dataDir(), LEAD_RETENTION_DAYS: "7" });
     expect(code).toBe(0);
-    expect(JSON.parse(out.join("\n"))).toMatchObject({ store: "sqlite", pending: 1, held: 1, parked: 1, retentionDays: 7, leadsPerHour: 60, oldestPendingSeconds: expect.any(Number) });
+    expect(JSON.parse(out.join("\n"))).toMatchObject({
+      store: "sqlite",
+      pending: 1,
+      held: 1,
+      parked: 1,
+      retentionDays: 7,
+      leadsPerHour: 60,
+      oldestPendingSeconds: expect.any(Number),
+    });
   });
 
   it("says so, exit 1, when the store cannot be read, and changes nothing", async () => {
@@ -70,7 +83,10 @@ describe("npm run leads", () => {
   });
 
   it("answers anything else with its usage and exit code 2", async () => {
-    expect(await run(["delete-everything"], {})).toMatchObject({ code: 2, out: ["usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status"] });
+    expect(await run(["delete-everything"], {})).toMatchObject({
+      code: 2,
+      out: ["usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status"],
+    });
     expect((await run(["--help"], {})).code).toBe(0);
   });
 });

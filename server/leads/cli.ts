@@ -36,10 +36,23 @@ function age(ms: number): string {
   return minutes < 60 ? `${minutes}m` : minutes < 48 * 60 ? `${Math.floor(minutes / 60)}h` : `${Math.floor(minutes / 1440)}d`;
 }
 
-const fromStore = (r: LeadRow): Row => ({ id: r.id, kind: r.kind, acceptedAt: r.firstAcceptedAt, status: r.status as Row["status"], reason: r.parkedReason ?? undefined, lead: r.lead, where: "sqlite" });
+const fromStore = (r: LeadRow): Row => ({
+  id: r.id,
+  kind: r.kind,
+  acceptedAt: r.firstAcceptedAt,
+  status: r.status as Row["status"],
+  reason: r.parkedReason ?? undefined,
+  lead: r.lead,
+  where: "sqlite",
+});
 
 /** `out` is stdout, `err` stderr; the exit code is 1 when something could not be read. */
-export async function runCli(argv: string[], env: Record<string, string | undefined>, out: (line: string) => void, err: (line: string) => void = out): Promise<number> {
+export async function runCli(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  out: (line: string) => void,
+  err: (line: string) => void = out,
+): Promise<number> {
   const [command, ...ids] = argv;
   if (!command || !COMMANDS.includes(command)) {
     out(USAGE);
@@ -66,8 +79,18 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     }
     if (queue) {
       try {
-        for (const job of await queue.getJobs(["waiting", "delayed", "active", "prioritized"])) rows.push({ id: job.data.id, kind: job.data.kind, acceptedAt: job.data.acceptedAt, status: "pending", lead: job.data, where: "redis" });
-        for (const job of await queue.getJobs(["failed"])) rows.push({ id: job.data.id, kind: job.data.kind, acceptedAt: job.data.acceptedAt, status: "parked", reason: job.failedReason, lead: job.data, where: "redis" });
+        for (const job of await queue.getJobs(["waiting", "delayed", "active", "prioritized"]))
+          rows.push({ id: job.data.id, kind: job.data.kind, acceptedAt: job.data.acceptedAt, status: "pending", lead: job.data, where: "redis" });
+        for (const job of await queue.getJobs(["failed"]))
+          rows.push({
+            id: job.data.id,
+            kind: job.data.kind,
+            acceptedAt: job.data.acceptedAt,
+            status: "parked",
+            reason: job.failedReason,
+            lead: job.data,
+            where: "redis",
+          });
       } catch (error) {
         code = 1;
         err(`leads: Redis could not be read (${(error as Error).name}); showing the local store only`);

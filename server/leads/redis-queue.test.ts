@@ -43,7 +43,15 @@ async function ownRedis(): Promise<RedisServer> {
 }
 
 const queueFor = async (redis: RedisServer, transport: Transport, dir?: string) =>
-  createRedisQueue({ redisUrl: redis.url, dbFile: join(dir ?? (await mkdtemp(join(tmpdir(), "rq-"))), "leads.db"), transport, log: quietLog, backoff: () => 200, pollMs: POLL_MS, refreshMs: POLL_MS });
+  createRedisQueue({
+    redisUrl: redis.url,
+    dbFile: join(dir ?? (await mkdtemp(join(tmpdir(), "rq-"))), "leads.db"),
+    transport,
+    log: quietLog,
+    backoff: () => 200,
+    pollMs: POLL_MS,
+    refreshMs: POLL_MS,
+  });
 
 describe.concurrent("the Redis queue", () => {
   it("lets any process deliver a lead another stored, even after the one that stored it is gone", async () => {

@@ -30,10 +30,12 @@ const watch = (connection: Redis, log: Logger, name: string) => watchRedis(conne
  * anything else a library prints this way becomes a `library_warning` line.
  */
 function keepLogJson(log: Logger) {
-  const toLog = (level: "warn" | "error") => (...args: unknown[]) => {
-    const note = args.map(String).join(" ").replace(/\s+/g, " ").slice(0, 300);
-    if (!/Eviction policy is/.test(note)) log[level]({ note }, "library_warning");
-  };
+  const toLog =
+    (level: "warn" | "error") =>
+    (...args: unknown[]) => {
+      const note = args.map(String).join(" ").replace(/\s+/g, " ").slice(0, 300);
+      if (!/Eviction policy is/.test(note)) log[level]({ note }, "library_warning");
+    };
   console.warn = toLog("warn");
   console.error = toLog("error");
 }
@@ -57,13 +59,29 @@ export interface RedisQueueOptions extends QueueOptions {
 }
 
 export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
-  const { redisUrl, dbFile, transport, log, events = noLeadEvents, retentionMs = 30 * 86_400_000, perHour = 60, now = Date.now, random = Math.random, concurrency = 4 } = options;
+  const {
+    redisUrl,
+    dbFile,
+    transport,
+    log,
+    events = noLeadEvents,
+    retentionMs = 30 * 86_400_000,
+    perHour = 60,
+    now = Date.now,
+    random = Math.random,
+    concurrency = 4,
+  } = options;
   const { backoff = (n: number) => retryDelay(n, random), pollMs = 2_000, refreshMs = 5_000 } = options;
   keepLogJson(log);
   const producer = watch(new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 }), log, "producer");
   producer.once("ready", () => void checkEviction(producer, log).catch(() => undefined));
   // Delivered jobs stay a day (the dedupe window), or not at all with LEAD_RETENTION_DAYS=0.
-  const job = { attempts: 1_000_000, backoff: { type: "schedule" }, removeOnComplete: retentionMs === 0 ? true : { age: Math.min(retentionMs, 86_400_000) / 1000 }, removeOnFail: false };
+  const job = {
+    attempts: 1_000_000,
+    backoff: { type: "schedule" },
+    removeOnComplete: retentionMs === 0 ? true : { age: Math.min(retentionMs, 86_400_000) / 1000 },
+    removeOnFail: false,
+  };
   const queue = new Queue<QueuedLead>(QUEUE.name, { connection: producer, prefix: QUEUE.prefix, defaultJobOptions: job });
   queue.on("error", () => undefined); // the connection's own listener reports it
   let worker: Worker<QueuedLead> | undefined;
@@ -78,7 +96,8 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     const started = now();
     const outcome = await transport.deliver(lead);
     const fields = { id: lead.id, kind: lead.kind, provider: transport.name, attempt: job.attemptsMade + 1, durationMs: now() - started };
-    if (outcome.ok) return void (events.attempted(lead.kind, "delivered", fields.durationMs / 1000), log.info({ ...fields, status: outcome.status }, "lead_delivered"));
+    if (outcome.ok)
+      return void (events.attempted(lead.kind, "delivered", fields.durationMs / 1000), log.info({ ...fields, status: outcome.status }, "lead_delivered"));
     // The waits BullMQ scheduled so far (their mean), so a clock jump cannot shorten the window.
     const waited = Array.from({ length: job.attemptsMade + 1 }, (_, n) => retryDelay(n + 1, () => 0.5)).reduce((a, b) => a + b, 0);
     if (!outcome.retry || expired(lead.since ?? lead.acceptedAt, waited, now())) {
@@ -112,7 +131,11 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
   async function refresh() {
     const counts = await queue.getJobCounts("waiting", "delayed", "active", "prioritized", "failed");
     const jobs = await queue.getJobs(["waiting", "delayed", "active", "prioritized"], 0, 999);
-    snapshot = { pending: (counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.active ?? 0) + (counts.prioritized ?? 0), parked: counts.failed ?? 0, oldest: Math.min(...jobs.map((j) => j.data.acceptedAt)) };
+    snapshot = {
+      pending: (counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.active ?? 0) + (counts.prioritized ?? 0),
+      parked: counts.failed ?? 0,
+      oldest: Math.min(...jobs.map((j) => j.data.acceptedAt)),
+    };
     local?.purge(now(), retentionMs);
   }
 
@@ -182,7 +205,7 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
         }
       }
       if ("hold" in taken) return keepLocally(lead, stored.id, key, 0);
-      if (taken.first !== stored.id) return log.info({ id: taken.first, kind: lead.kind }, "lead_duplicate"), taken.first;
+      if (taken.first !== stored.id) return (log.info({ id: taken.first, kind: lead.kind }, "lead_duplicate"), taken.first);
       writable = true;
       log.info({ id: stored.id, kind: lead.kind, store: "redis" }, "lead_stored");
       events.accepted(lead.kind);

@@ -39,5 +39,7 @@ export function newLeadId(now: number): string {
  * bytes are the same for everyone, so nothing rendered into them could tell visitors apart).
  */
 export function leadKey(lead: Lead): string {
-  return createHash("sha256").update(JSON.stringify([lead.kind, lead.subject, lead.fromName, lead.replyTo, lead.text])).digest("base64url");
+  return createHash("sha256")
+    .update(JSON.stringify([lead.kind, lead.subject, lead.fromName, lead.replyTo, lead.text]))
+    .digest("base64url");
 }

@@ -10,7 +10,13 @@ import { createSqliteQueue } from "./sqlite-queue";
 import { openStore, StoreUnusable } from "./store";
 import type { DeliveryOutcome, Lead, LeadEvents, StoredLead, Transport } from "./types";
 
-const lead: Lead = { kind: "contact", subject: "New contact form message from Ada", fromName: "Ada", replyTo: "ada@example.com", text: "Name: Ada\nMessage: our secret plans" };
+const lead: Lead = {
+  kind: "contact",
+  subject: "New contact form message from Ada",
+  fromName: "Ada",
+  replyTo: "ada@example.com",
+  text: "Name: Ada\nMessage: our secret plans",
+};
 const another = (text: string): Lead => ({ ...lead, text });
 const tempDb = async () => join(await mkdtemp(join(tmpdir(), "queue-")), "leads.db");
 const until = async (check: () => boolean, ms = 8_000) => {
@@ -74,7 +80,9 @@ describe("the embedded queue", () => {
     await until(() => queue.stats().parked === 1);
     await new Promise((r) => setTimeout(r, 300));
     expect(attempts).toHaveLength(1);
-    expect(lines.filter((l) => l.level === "error")).toEqual([expect.objectContaining({ event: "lead_parked", id, kind: "contact", reason: "http", status: 401 })]);
+    expect(lines.filter((l) => l.level === "error")).toEqual([
+      expect.objectContaining({ event: "lead_parked", id, kind: "contact", reason: "http", status: 401 }),
+    ]);
     expect(JSON.stringify(lines)).not.toMatch(/Ada|secret plans|ada@example.com/);
     await queue.close();
   });
@@ -128,7 +136,12 @@ describe("the embedded queue", () => {
     await first.start();
     await first.accept(lead);
     await first.close();
-    const refused = createSqliteQueue({ dbFile, transport: scripted({ ok: false, retry: false, reason: "http", status: 403 }).transport, log: quietLog, ...fast });
+    const refused = createSqliteQueue({
+      dbFile,
+      transport: scripted({ ok: false, retry: false, reason: "http", status: 403 }).transport,
+      log: quietLog,
+      ...fast,
+    });
     await refused.start();
     await until(() => refused.stats().parked === 1);
     await refused.close();

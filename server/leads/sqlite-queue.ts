@@ -40,7 +40,20 @@ export function reportHeld(log: Logger, events: LeadEvents, kind: Lead["kind"], 
   if (firstHeld) log.error({ perHour, command: "npm run leads -- release" }, "leads_held");
 }
 
-export function createSqliteQueue({ dbFile, transport, log, events = noLeadEvents, retentionMs = 30 * 86_400_000, perHour = 60, leaseMs = 40_000, now = Date.now, random = Math.random, concurrency = 4, backoff = (n) => retryDelay(n, random), pollMs = 2_000 }: QueueOptions): LeadQueue & { store(): LeadStore | undefined } {
+export function createSqliteQueue({
+  dbFile,
+  transport,
+  log,
+  events = noLeadEvents,
+  retentionMs = 30 * 86_400_000,
+  perHour = 60,
+  leaseMs = 40_000,
+  now = Date.now,
+  random = Math.random,
+  concurrency = 4,
+  backoff = (n) => retryDelay(n, random),
+  pollMs = 2_000,
+}: QueueOptions): LeadQueue & { store(): LeadStore | undefined } {
   let store: LeadStore | undefined;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -72,7 +85,10 @@ export function createSqliteQueue({ dbFile, transport, log, events = noLeadEvent
       }
       for (const row of store.claimDue(now(), concurrency - inFlight.size, leaseMs)) {
         if (inFlight.has(row.id)) continue;
-        inFlight.set(row.id, attempt(store, row).finally(() => (inFlight.delete(row.id), wake())));
+        inFlight.set(
+          row.id,
+          attempt(store, row).finally(() => (inFlight.delete(row.id), wake())),
+        );
       }
     } catch (error) {
       log.error({ err: error, ...sqliteCause(error) }, "lead_store_read_failed");
@@ -83,7 +99,10 @@ export function createSqliteQueue({ dbFile, transport, log, events = noLeadEvent
   async function attempt(store: LeadStore, row: LeadRow) {
     if (!row.lead) {
       // Its text could not be read back: keep it, parked, for the operator.
-      return void (await whenFree(() => store.park(row.id, now(), "unreadable")).catch(() => undefined), log.error({ id: row.id, kind: row.kind, reason: "unreadable" }, "lead_parked"));
+      return void (
+        await whenFree(() => store.park(row.id, now(), "unreadable")).catch(() => undefined),
+        log.error({ id: row.id, kind: row.kind, reason: "unreadable" }, "lead_parked")
+      );
     }
     const started = now();
     const outcome = await transport.deliver(row.lead);
@@ -102,7 +121,10 @@ export function createSqliteQueue({ dbFile, transport, log, events = noLeadEvent
         const delay = backoff(row.attempts + 1);
         await whenFree(() => store.retryLater(row.id, now(), delay));
         events.attempted(row.kind, "retried", fields.durationMs / 1000);
-        log.warn({ ...fields, reason: outcome.reason, status: outcome.status, cause: outcome.cause, retryInSeconds: Math.round(delay / 1000) }, "lead_delivery_failed");
+        log.warn(
+          { ...fields, reason: outcome.reason, status: outcome.status, cause: outcome.cause, retryInSeconds: Math.round(delay / 1000) },
+          "lead_delivery_failed",
+        );
       }
     } catch (error) {
       // The outcome could not be written down: the claim runs out and the lead is tried again
@@ -126,7 +148,7 @@ export function createSqliteQueue({ dbFile, transport, log, events = noLeadEvent
       try {
         const result = await whenFree(() => open.insert(lead, { id: newLeadId(now()), key: leadKey(lead), now: now(), perHour }));
         writable = true;
-        if (result.duplicate) return log.info({ id: result.id, kind: lead.kind }, "lead_duplicate"), result.id;
+        if (result.duplicate) return (log.info({ id: result.id, kind: lead.kind }, "lead_duplicate"), result.id);
         log.info({ id: result.id, kind: lead.kind, store: "sqlite", held: result.held || undefined }, "lead_stored");
         events.accepted(lead.kind);
         if (result.held) reportHeld(log, events, lead.kind, result.firstHeld, perHour);
@@ -138,13 +160,25 @@ export function createSqliteQueue({ dbFile, transport, log, events = noLeadEvent
       }
     },
     stats() {
-      let counts: { pending: number; held: number; parked: number; oldestPendingSeconds: number | null } = { pending: 0, held: 0, parked: 0, oldestPendingSeconds: null };
+      let counts: { pending: number; held: number; parked: number; oldestPendingSeconds: number | null } = {
+        pending: 0,
+        held: 0,
+        parked: 0,
+        oldestPendingSeconds: null,
+      };
       try {
         if (store) counts = store.stats(now());
       } catch {
         // unreadable for now: zeros, and writable says the rest
       }
-      return { store: "sqlite" as const, writable: store !== undefined && writable, pending: counts.pending, held: counts.held, parked: counts.parked, oldestPendingSeconds: counts.oldestPendingSeconds };
+      return {
+        store: "sqlite" as const,
+        writable: store !== undefined && writable,
+        pending: counts.pending,
+        held: counts.held,
+        parked: counts.parked,
+        oldestPendingSeconds: counts.oldestPendingSeconds,
+      };
     },
     async close() {
       stopped = true;

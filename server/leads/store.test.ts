@@ -14,12 +14,19 @@ import { DEDUPE_WINDOW_MS, MAX_DELAY_MS } from "./schedule";
 import { openStore, sqliteCause, StoreUnusable, whenFree } from "./store";
 import type { Lead } from "./types";
 
-const lead = (text = "Message: our secret plans"): Lead => ({ kind: "contact", subject: "New contact form message from Ada", fromName: "Ada", replyTo: "ada@example.com", text });
+const lead = (text = "Message: our secret plans"): Lead => ({
+  kind: "contact",
+  subject: "New contact form message from Ada",
+  fromName: "Ada",
+  replyTo: "ada@example.com",
+  text,
+});
 const dbFile = () => join(mkdtempSync(join(tmpdir(), "store-")), "data", "leads.db");
 const hash = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
 const T = Date.parse("2026-11-23T10:00:00Z");
 let n = 0;
-const add = (store: ReturnType<typeof openStore>, text?: string, now = T, perHour = 60) => store.insert(lead(text), { id: `L${++n}`, key: `k-${text ?? "same"}`, now, perHour });
+const add = (store: ReturnType<typeof openStore>, text?: string, now = T, perHour = 60) =>
+  store.insert(lead(text), { id: `L${++n}`, key: `k-${text ?? "same"}`, now, perHour });
 
 describe("opening the store", () => {
   it("creates the database in WAL mode with synchronous=FULL, folder 0700 and file 0600", () => {
@@ -76,7 +83,12 @@ describe("writing", () => {
   it("past the hourly ceiling a lead is stored but held; the first hold says so once; release sends them on", () => {
     const store = openStore(dbFile());
     const results = ["a", "b", "c", "d"].map((t, i) => add(store, t, T + i, 2));
-    expect(results.map((r) => [r.held, r.firstHeld])).toEqual([[false, false], [false, false], [true, true], [true, false]]);
+    expect(results.map((r) => [r.held, r.firstHeld])).toEqual([
+      [false, false],
+      [false, false],
+      [true, true],
+      [true, false],
+    ]);
     expect(store.stats(T)).toMatchObject({ pending: 2, held: 2 });
     expect(store.requeue("held", [results[2]!.id], T)).toBe(1);
     expect(store.requeue("held", [], T)).toBe(1);

@@ -78,7 +78,8 @@ CREATE INDEX IF NOT EXISTS leads_by_time ON leads (first_accepted_at);
 PRAGMA user_version = 1;
 `;
 
-const SELECT = "SELECT id, kind, status, attempts, next_attempt_at, first_accepted_at, retry_ms, delivered_at, parked_reason, parked_status, dedupe_key, payload FROM leads";
+const SELECT =
+  "SELECT id, kind, status, attempts, next_attempt_at, first_accepted_at, retry_ms, delivered_at, parked_reason, parked_status, dedupe_key, payload FROM leads";
 
 function toRow(r: Record<string, unknown>): LeadRow {
   const base = {
@@ -113,7 +114,10 @@ function check(file: string) {
   let db: DatabaseSync | undefined;
   try {
     db = new DatabaseSync(file, { readOnly: true, timeout: 5_000 });
-    const result = db.prepare("PRAGMA quick_check").all().map((row) => Object.values(row)[0]);
+    const result = db
+      .prepare("PRAGMA quick_check")
+      .all()
+      .map((row) => Object.values(row)[0]);
     if (result.join() !== "ok") throw new StoreUnusable(file, "SQLite's quick_check found damage");
     const version = Number(Object.values(db.prepare("PRAGMA user_version").get() ?? {})[0]);
     if (version > 1) throw new StoreUnusable(file, `it was written by a newer version (schema ${version})`);
@@ -201,12 +205,22 @@ export function openStore(file: string) {
      */
     insert(lead: Lead, { id, key, now, perHour }: { id: string; key: string; now: number; perHour: number }): InsertResult {
       return transaction(() => {
-        const seen = db.prepare("SELECT id FROM leads WHERE dedupe_key = ? AND first_accepted_at > ? ORDER BY first_accepted_at LIMIT 1").get(key, now - DEDUPE_WINDOW_MS);
+        const seen = db
+          .prepare("SELECT id FROM leads WHERE dedupe_key = ? AND first_accepted_at > ? ORDER BY first_accepted_at LIMIT 1")
+          .get(key, now - DEDUPE_WINDOW_MS);
         if (seen) return { id: String(seen.id), duplicate: true, held: false, firstHeld: false };
         const held = count("SELECT count(*) FROM leads WHERE first_accepted_at > ?", now - 3_600_000) >= perHour;
         const firstHeld = held && count("SELECT count(*) FROM leads WHERE status = 'held'") === 0;
         const { kind, ...payload } = lead;
-        db.prepare("INSERT INTO leads (id, kind, payload, dedupe_key, status, next_attempt_at, first_accepted_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(id, kind, JSON.stringify(payload), key, held ? "held" : "pending", now, now);
+        db.prepare("INSERT INTO leads (id, kind, payload, dedupe_key, status, next_attempt_at, first_accepted_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(
+          id,
+          kind,
+          JSON.stringify(payload),
+          key,
+          held ? "held" : "pending",
+          now,
+          now,
+        );
         return { id, duplicate: false, held, firstHeld };
       });
     },
@@ -214,8 +228,19 @@ export function openStore(file: string) {
     /** A lead from the old journal (legacy-journal.ts), as it was: pending or parked; kept if already here. */
     importLead(lead: StoredLead, key: string, parked: { reason: string; status?: number; at: number } | undefined, now: number) {
       const { kind, id, acceptedAt, ...payload } = lead;
-      db.prepare("INSERT OR IGNORE INTO leads (id, kind, payload, dedupe_key, status, next_attempt_at, first_accepted_at, parked_at, parked_reason, parked_status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").run(
-        id, kind, JSON.stringify(payload), key, parked ? "parked" : "pending", now, acceptedAt, parked?.at ?? null, parked?.reason ?? null, parked?.status ?? null,
+      db.prepare(
+        "INSERT OR IGNORE INTO leads (id, kind, payload, dedupe_key, status, next_attempt_at, first_accepted_at, parked_at, parked_reason, parked_status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      ).run(
+        id,
+        kind,
+        JSON.stringify(payload),
+        key,
+        parked ? "parked" : "pending",
+        now,
+        acceptedAt,
+        parked?.at ?? null,
+        parked?.reason ?? null,
+        parked?.status ?? null,
       );
     },
 
@@ -230,7 +255,9 @@ export function openStore(file: string) {
       if (limit <= 0) return [];
       return transaction(() => {
         const rows = db
-          .prepare(`${SELECT} WHERE status = 'pending' AND (next_attempt_at <= ? OR next_attempt_at > ?) AND (claimed_until IS NULL OR claimed_until <= ? OR claimed_until > ?) ORDER BY next_attempt_at LIMIT ?`)
+          .prepare(
+            `${SELECT} WHERE status = 'pending' AND (next_attempt_at <= ? OR next_attempt_at > ?) AND (claimed_until IS NULL OR claimed_until <= ? OR claimed_until > ?) ORDER BY next_attempt_at LIMIT ?`,
+          )
           .all(now, now + MAX_DELAY_MS + 60_000, now, now + leaseMs, limit)
           .map(toRow);
         const claim = db.prepare("UPDATE leads SET claimed_by = ?, claimed_until = ? WHERE id = ?");
@@ -248,20 +275,28 @@ export function openStore(file: string) {
     /** Delivered: with no retention, its text goes at once (the row stays a day, for the dedupe). */
     delivered(id: string, now: number, retentionMs: number) {
       const erase = retentionMs === 0 ? ", payload = NULL" : "";
-      db.prepare(`UPDATE leads SET status = 'delivered', delivered_at = ?, attempts = attempts + 1, claimed_by = NULL, claimed_until = NULL${erase} WHERE id = ? AND status = 'pending'`).run(now, id);
+      db.prepare(
+        `UPDATE leads SET status = 'delivered', delivered_at = ?, attempts = attempts + 1, claimed_by = NULL, claimed_until = NULL${erase} WHERE id = ? AND status = 'pending'`,
+      ).run(now, id);
     },
 
     /** Handed to Redis (which now holds the text): the local copy's text goes at once. */
     handed(id: string, now: number) {
-      db.prepare("UPDATE leads SET status = 'handed', delivered_at = ?, payload = NULL, claimed_by = NULL, claimed_until = NULL WHERE id = ? AND status = 'pending'").run(now, id);
+      db.prepare(
+        "UPDATE leads SET status = 'handed', delivered_at = ?, payload = NULL, claimed_by = NULL, claimed_until = NULL WHERE id = ? AND status = 'pending'",
+      ).run(now, id);
     },
 
     retryLater(id: string, now: number, delayMs: number) {
-      db.prepare("UPDATE leads SET attempts = attempts + 1, next_attempt_at = ?, retry_ms = retry_ms + ?, claimed_by = NULL, claimed_until = NULL WHERE id = ? AND status = 'pending' AND claimed_by = ?").run(now + delayMs, delayMs, id, owner);
+      db.prepare(
+        "UPDATE leads SET attempts = attempts + 1, next_attempt_at = ?, retry_ms = retry_ms + ?, claimed_by = NULL, claimed_until = NULL WHERE id = ? AND status = 'pending' AND claimed_by = ?",
+      ).run(now + delayMs, delayMs, id, owner);
     },
 
     park(id: string, now: number, reason: string, status?: number) {
-      db.prepare("UPDATE leads SET status = 'parked', attempts = attempts + 1, parked_at = ?, parked_reason = ?, parked_status = ?, claimed_by = NULL, claimed_until = NULL WHERE id = ? AND status = 'pending'").run(now, reason, status ?? null, id);
+      db.prepare(
+        "UPDATE leads SET status = 'parked', attempts = attempts + 1, parked_at = ?, parked_reason = ?, parked_status = ?, claimed_by = NULL, claimed_until = NULL WHERE id = ? AND status = 'pending'",
+      ).run(now, reason, status ?? null, id);
     },
 
     /** Lets claims of this process go (at a clean stop), so another process need not wait. */
@@ -272,18 +307,28 @@ export function openStore(file: string) {
     /** Parked (retry) or held (release) leads, all or those named, become pending now, with a fresh retry window. */
     requeue(from: "parked" | "held", ids: string[], now: number): number {
       return transaction(() => {
-        const move = db.prepare("UPDATE leads SET status = 'pending', attempts = 0, retry_ms = 0, next_attempt_at = ?, parked_at = NULL, parked_reason = NULL, parked_status = NULL WHERE status = ? AND (? = 1 OR id = ?)");
+        const move = db.prepare(
+          "UPDATE leads SET status = 'pending', attempts = 0, retry_ms = 0, next_attempt_at = ?, parked_at = NULL, parked_reason = NULL, parked_status = NULL WHERE status = ? AND (? = 1 OR id = ?)",
+        );
         if (ids.length === 0) return Number(move.run(now, from, 1, "").changes);
         return ids.reduce((n, id) => n + Number(move.run(now, from, 0, id).changes), 0);
       });
     },
 
     list(statuses: LeadStatus[]): LeadRow[] {
-      return db.prepare(`${SELECT} WHERE status IN (${statuses.map(() => "?").join(", ")}) ORDER BY first_accepted_at, rowid`).all(...statuses).map(toRow);
+      return db
+        .prepare(`${SELECT} WHERE status IN (${statuses.map(() => "?").join(", ")}) ORDER BY first_accepted_at, rowid`)
+        .all(...statuses)
+        .map(toRow);
     },
 
     stats(now: number) {
-      const by = Object.fromEntries(db.prepare("SELECT status, count(*) AS n FROM leads GROUP BY status").all().map((r) => [String(r.status), Number(r.n)]));
+      const by = Object.fromEntries(
+        db
+          .prepare("SELECT status, count(*) AS n FROM leads GROUP BY status")
+          .all()
+          .map((r) => [String(r.status), Number(r.n)]),
+      );
       const oldest = db.prepare("SELECT min(first_accepted_at) AS at FROM leads WHERE status = 'pending'").get()?.at;
       return {
         pending: by.pending ?? 0,
@@ -301,8 +346,12 @@ export function openStore(file: string) {
      */
     purge(now: number, retentionMs: number): number {
       return transaction(() => {
-        const erased = db.prepare("UPDATE leads SET payload = NULL WHERE status IN ('delivered', 'handed') AND payload IS NOT NULL AND delivered_at <= ?").run(now - retentionMs).changes;
-        const removed = db.prepare("DELETE FROM leads WHERE status IN ('delivered', 'handed') AND delivered_at <= ?").run(now - Math.max(retentionMs, DEDUPE_WINDOW_MS)).changes;
+        const erased = db
+          .prepare("UPDATE leads SET payload = NULL WHERE status IN ('delivered', 'handed') AND payload IS NOT NULL AND delivered_at <= ?")
+          .run(now - retentionMs).changes;
+        const removed = db
+          .prepare("DELETE FROM leads WHERE status IN ('delivered', 'handed') AND delivered_at <= ?")
+          .run(now - Math.max(retentionMs, DEDUPE_WINDOW_MS)).changes;
         return Number(erased) + Number(removed);
       });
     },

@@ -10,7 +10,15 @@ import { type FakeFormService, startFakeFormService } from "../../tests/support/
 import { appendLine, createTransport, type TransportConfig } from "./transport";
 import type { StoredLead } from "./types";
 
-const lead: StoredLead = { id: "20261122-AAAA0000", acceptedAt: 0, kind: "contact", subject: "New contact form message from Ada", fromName: "Ada", replyTo: "ada@example.com", text: "Name: Ada\nMessage: Hi" };
+const lead: StoredLead = {
+  id: "20261122-AAAA0000",
+  acceptedAt: 0,
+  kind: "contact",
+  subject: "New contact form message from Ada",
+  fromName: "Ada",
+  replyTo: "ada@example.com",
+  text: "Name: Ada\nMessage: Hi",
+};
 let service: FakeFormService;
 let config: TransportConfig;
 
@@ -28,7 +36,14 @@ describe("web3forms (the default)", () => {
   it("sends SPEC.md's payload with the reference line, and counts only {success: true} as delivered", async () => {
     expect(await createTransport(config).deliver(lead)).toEqual({ ok: true, status: 200 });
     expect(service.received()).toEqual([
-      { access_key: "k-123", subject: lead.subject, to: "hello@agency.example", from_name: "Ada", replyto: "ada@example.com", message: `${lead.text}\n\nReference: ${lead.id}` },
+      {
+        access_key: "k-123",
+        subject: lead.subject,
+        to: "hello@agency.example",
+        from_name: "Ada",
+        replyto: "ada@example.com",
+        message: `${lead.text}\n\nReference: ${lead.id}`,
+      },
     ]);
   });
 
@@ -105,7 +120,10 @@ describe("the outbox (no key)", () => {
     expect(outbox.name).toBe("outbox");
     const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => outbox.deliver({ ...lead, id: `L${i}` })));
     expect(outcomes.every((o) => o.ok)).toBe(true);
-    const lines = (await readFile(outboxFile, "utf8")).trim().split("\n").map((l) => JSON.parse(l) as Record<string, string>);
+    const lines = (await readFile(outboxFile, "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, string>);
     expect(lines.map((l) => l.id).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `L${i}`).sort());
     expect(lines[0]).toMatchObject({ subject: lead.subject, to: "hello@agency.example", from_name: "Ada", reply_to: "ada@example.com" });
     expect(lines[0]!.message).toMatch(/\n\nReference: L\d+$/);

@@ -24,7 +24,14 @@ const field = (body: unknown, key: string) => (typeof body === "object" && body 
 /** Each service's payload, headers and success rule (besides a 2xx status). */
 const PROVIDERS = {
   web3forms: {
-    payload: (lead: StoredLead, c: TransportConfig) => ({ access_key: c.accessKey, subject: lead.subject, to: c.inbox, from_name: lead.fromName, message: text(lead), replyto: lead.replyTo }),
+    payload: (lead: StoredLead, c: TransportConfig) => ({
+      access_key: c.accessKey,
+      subject: lead.subject,
+      to: c.inbox,
+      from_name: lead.fromName,
+      message: text(lead),
+      replyto: lead.replyTo,
+    }),
     headers: (): Record<string, string> => ({}),
     accepted: (body: unknown) => field(body, "success") === true,
   },

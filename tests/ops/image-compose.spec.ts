@@ -72,8 +72,19 @@ test.describe.serial("compose.yaml's shape: two site containers, one Redis", () 
       const service = compose.services[name]!;
       const env = Object.fromEntries(Object.entries(service.environment ?? {}).map(([k, v]) => [k, interpolate(v)]));
       const [port, metrics] = [opsPort(30 + i), opsPort(32 + i)];
-      Object.assign(env, { PORT: String(port), METRICS_PORT: String(metrics), REDIS_URL: redis.url, FORM_ACCESS_KEY: TEST_ACCESS_KEY, FORM_ENDPOINT: fake.submitUrl, FORM_TIMEOUT_MS: "2000" });
-      const container = await startContainer(image, `compose-${name}`, { volume: await freshVolume(`compose-${name}-data`), env, readOnly: service.read_only === true });
+      Object.assign(env, {
+        PORT: String(port),
+        METRICS_PORT: String(metrics),
+        REDIS_URL: redis.url,
+        FORM_ACCESS_KEY: TEST_ACCESS_KEY,
+        FORM_ENDPOINT: fake.submitUrl,
+        FORM_TIMEOUT_MS: "2000",
+      });
+      const container = await startContainer(image, `compose-${name}`, {
+        volume: await freshVolume(`compose-${name}-data`),
+        env,
+        readOnly: service.read_only === true,
+      });
       sites.push({ container, url: `http://127.0.0.1:${port}`, metrics: `http://127.0.0.1:${metrics}/metrics` });
     }
     for (const site of sites) await expect.poll(async () => (await fetch(`${site.url}/healthz`).catch(() => null))?.status, { timeout: 30_000 }).toBe(200);
@@ -84,7 +95,8 @@ test.describe.serial("compose.yaml's shape: two site containers, one Redis", () 
     for (const site of sites) await site.container.exec(...check);
 
     const tokens = ["compose-a1", "compose-a2", "compose-b1", "compose-b2"];
-    for (const [i, token] of tokens.entries()) expect((await postContact(sites[i < 2 ? 0 : 1]!.url, `Hello (${token}).`, { localAddress: `127.0.0.${40 + i}` })).status).toBe(303);
+    for (const [i, token] of tokens.entries())
+      expect((await postContact(sites[i < 2 ? 0 : 1]!.url, `Hello (${token}).`, { localAddress: `127.0.0.${40 + i}` })).status).toBe(303);
     await expect.poll(() => tokens.map((t) => fake.accepted(t).length), { timeout: 30_000 }).toEqual([1, 1, 1, 1]);
 
     fake.setMode("fail500", undefined, "compose-orphan");
@@ -95,7 +107,10 @@ test.describe.serial("compose.yaml's shape: two site containers, one Redis", () 
     fake.setMode("ok", undefined, "compose-orphan");
     await expect.poll(() => fake.accepted("compose-orphan").length, { timeout: 90_000 }).toBe(1);
     await sleep(3_000);
-    expect([...tokens, "compose-orphan"].map((t) => fake.accepted(t).length), "each exactly once").toEqual([1, 1, 1, 1, 1]);
+    expect(
+      [...tokens, "compose-orphan"].map((t) => fake.accepted(t).length),
+      "each exactly once",
+    ).toEqual([1, 1, 1, 1, 1]);
     expect(await (await fetch(sites[1]!.metrics)).text()).toMatch(/^leads_delivered_total\{kind="contact"\} [1-5]$/m);
   });
 });

@@ -23,11 +23,20 @@ test.describe.serial("the container image, built and run with podman", () => {
   let volume = "";
   let first: Container;
   let second: Container;
-  const env = () => ({ PORT: String(PORT), METRICS_PORT: String(METRICS), FORM_ACCESS_KEY: TEST_ACCESS_KEY, FORM_ENDPOINT: fake.submitUrl, FORM_TIMEOUT_MS: "2000" });
+  const env = () => ({
+    PORT: String(PORT),
+    METRICS_PORT: String(METRICS),
+    FORM_ACCESS_KEY: TEST_ACCESS_KEY,
+    FORM_ENDPOINT: fake.submitUrl,
+    FORM_TIMEOUT_MS: "2000",
+  });
   const serving = async (container: Container) => {
-    await expect.poll(async () => (await fetch(`${url}/healthz`).catch(() => null))?.status, { timeout: 30_000, message: "healthz" }).toBe(200).catch(async (error: unknown) => {
-      throw new Error(`${String(error)}\n${await container.logs()}`);
-    });
+    await expect
+      .poll(async () => (await fetch(`${url}/healthz`).catch(() => null))?.status, { timeout: 30_000, message: "healthz" })
+      .toBe(200)
+      .catch(async (error: unknown) => {
+        throw new Error(`${String(error)}\n${await container.logs()}`);
+      });
   };
 
   test.beforeAll(async () => {
@@ -56,7 +65,11 @@ test.describe.serial("the container image, built and run with podman", () => {
     await serving(container);
     expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: "ok" });
     expect((await fetch(`${url}/`)).status).toBe(200);
-    const users = (await podman(["top", container.name, "user,comm"])).trim().split("\n").slice(1).map((line) => line.trim().split(/\s+/)[0]);
+    const users = (await podman(["top", container.name, "user,comm"]))
+      .trim()
+      .split("\n")
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/)[0]);
     expect(users.length).toBeGreaterThanOrEqual(1);
     expect(new Set(users)).toEqual(new Set(["node"]));
     const write = await podmanTry(["exec", container.name, "touch", "/app/build/x"]);
@@ -92,13 +105,21 @@ test.describe.serial("the container image, built and run with podman", () => {
   test("podman stop: a request in flight finishes, /healthz answers 503 on that connection, then the server exits with code 0 within a few seconds", async () => {
     // A post whose body is still arriving when SIGTERM comes, on a keep-alive connection, as a
     // load balancer's would be.
-    const body = new URLSearchParams({ formName: "contact", name: "Ada", email: "ada@example.com", service: "seo", message: "Sent while stopping (image-stop)." }).toString();
+    const body = new URLSearchParams({
+      formName: "contact",
+      name: "Ada",
+      email: "ada@example.com",
+      service: "seo",
+      message: "Sent while stopping (image-stop).",
+    }).toString();
     const slow = connect(PORT, "127.0.0.1");
     let reply = "";
     slow.on("data", (chunk) => (reply += chunk));
     const closed = new Promise((resolve) => slow.once("close", resolve));
     await new Promise((resolve) => slow.once("connect", resolve));
-    slow.write(`POST /?index HTTP/1.1\r\nHost: 127.0.0.1:${PORT}\r\nOrigin: ${url}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+    slow.write(
+      `POST /?index HTTP/1.1\r\nHost: 127.0.0.1:${PORT}\r\nOrigin: ${url}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    );
     await sleep(200);
 
     const started = Date.now();

@@ -15,7 +15,12 @@ import { opsPort, TEST_ACCESS_KEY } from "../support/sites";
 test("after one lead, /metrics on METRICS_PORT counts it and shows the runtime; the public port answers 404 there; nothing personal", async () => {
   const fake = await startFakeFormService({ port: opsPort(41) });
   const metricsUrl = `http://127.0.0.1:${opsPort(42)}/metrics`;
-  const server = serve(opsPort(40), { FORM_ACCESS_KEY: TEST_ACCESS_KEY, FORM_ENDPOINT: fake.submitUrl, METRICS_PORT: String(opsPort(42)), DATA_DIR: mkdtempSync(join(tmpdir(), "agency-site-ops-")) });
+  const server = serve(opsPort(40), {
+    FORM_ACCESS_KEY: TEST_ACCESS_KEY,
+    FORM_ENDPOINT: fake.submitUrl,
+    METRICS_PORT: String(opsPort(42)),
+    DATA_DIR: mkdtempSync(join(tmpdir(), "agency-site-ops-")),
+  });
   try {
     await server.listening;
     expect((await postContact(server.url, "Our confidential launch (metrics)")).status).toBe(303);
@@ -39,7 +44,10 @@ test("after one lead, /metrics on METRICS_PORT counts it and shows the runtime; 
     const rules = parse(readFileSync(join(REPO, "prometheus-rules.yaml"), "utf8")) as { groups: { rules: { expr: string }[] }[] };
     const named = rules.groups.flatMap((g) => g.rules.flatMap((r) => [...r.expr.matchAll(/\b(?:leads?|http|nodejs|process)_\w+/g)].map((m) => m[0])));
     expect(named.length).toBeGreaterThan(4);
-    expect(named.filter((name) => !new RegExp(`^${name}[ {]`, "m").test(text)), "named in prometheus-rules.yaml but not served").toEqual([]);
+    expect(
+      named.filter((name) => !new RegExp(`^${name}[ {]`, "m").test(text)),
+      "named in prometheus-rules.yaml but not served",
+    ).toEqual([]);
 
     const publicAnswer = await fetch(`${server.url}/metrics`);
     expect(publicAnswer.status).toBe(404);

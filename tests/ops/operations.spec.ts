@@ -24,12 +24,27 @@ import { accepts, postContact, REPO, serve, sleep } from "../support/server";
 import { opsPort, TEST_ACCESS_KEY } from "../support/sites";
 
 /** The log as records (every line the server writes is one JSON object). */
-const events = (out: string) => out.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
+const events = (out: string) =>
+  out
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 const dataDir = () => mkdtempSync(join(tmpdir(), "agency-site-ops-"));
-const keyed = (fake: { submitUrl: string }, dir: string, extra: Record<string, string> = {}) => ({ FORM_ACCESS_KEY: TEST_ACCESS_KEY, FORM_ENDPOINT: fake.submitUrl, DATA_DIR: dir, ...extra });
+const keyed = (fake: { submitUrl: string }, dir: string, extra: Record<string, string> = {}) => ({
+  FORM_ACCESS_KEY: TEST_ACCESS_KEY,
+  FORM_ENDPOINT: fake.submitUrl,
+  DATA_DIR: dir,
+  ...extra,
+});
 
 /** `npm run leads -- …` on a data folder, as an operator runs it. */
-const cli = (dir: string) => (...args: string[]) => promisify(execFile)("npm", ["run", "-s", "leads", "--", ...args], { cwd: REPO, env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", DATA_DIR: dir } });
+const cli =
+  (dir: string) =>
+  (...args: string[]) =>
+    promisify(execFile)("npm", ["run", "-s", "leads", "--", ...args], {
+      cwd: REPO,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", DATA_DIR: dir },
+    });
 const sha = (file: string) => (existsSync(file) ? createHash("sha256").update(readFileSync(file)).digest("hex") : "absent");
 
 for (const [name, value, port] of [
@@ -89,7 +104,10 @@ test("a failing, hanging or lying form service costs no lead: each visitor is th
     await second.listening;
     await expect.poll(() => modes.map((mode) => fake.accepted(`durable-${mode}`).length), { timeout: 60_000 }).toEqual([1, 1, 1, 1]);
     await sleep(3_000);
-    expect(modes.map((mode) => fake.accepted(`durable-${mode}`).length), "no duplicates").toEqual([1, 1, 1, 1]);
+    expect(
+      modes.map((mode) => fake.accepted(`durable-${mode}`).length),
+      "no duplicates",
+    ).toEqual([1, 1, 1, 1]);
     expect(await (await fetch(`${second.url}/healthz`)).json()).toEqual({ status: "ok" });
   } finally {
     first.kill();
@@ -130,7 +148,12 @@ test("with REDIS_URL, a calculator step posted without JavaScript to one server 
     await Promise.all([a.listening, b.listening]);
     for (const server of [a, b]) await expect.poll(() => server.stdout().includes('"event":"draft_store_ready"')).toBe(true);
     const body = new URLSearchParams({ formName: "calculator", "state.step": "1", service: "zoho" }).toString();
-    const posted = await fetch(`${a.url}/?index`, { method: "POST", redirect: "manual", headers: { Origin: a.url, "Content-Type": "application/x-www-form-urlencoded" }, body });
+    const posted = await fetch(`${a.url}/?index`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { Origin: a.url, "Content-Type": "application/x-www-form-urlencoded" },
+      body,
+    });
     expect(posted.status).toBe(303);
     const html = await (await fetch(b.url + posted.headers.get("location")!)).text();
     expect(html).toMatch(/Step (<!-- -->)?2(<!-- -->)? of/);
@@ -175,7 +198,10 @@ test("with REDIS_URL, SIGTERM closes every Redis connection and the process exit
     await expect.poll(() => server.stdout()).toContain("rate_limit_store_ready");
     expect((await postContact(server.url, "Counted in Redis")).status).toBe(303);
     const myId = Number(await probe.call("CLIENT", "ID"));
-    const others = async () => String(await probe.call("CLIENT", "LIST")).split("\n").filter((l) => l.startsWith("id=") && !l.startsWith(`id=${myId} `)).length;
+    const others = async () =>
+      String(await probe.call("CLIENT", "LIST"))
+        .split("\n")
+        .filter((l) => l.startsWith("id=") && !l.startsWith(`id=${myId} `)).length;
     expect(await probe.keys("rl:*")).not.toEqual([]);
     expect(await others()).toBeGreaterThan(0);
     server.child.kill("SIGTERM");
@@ -201,7 +227,9 @@ test("the metrics say the queue's state and /healthz stays a bare 200 when the s
     expect(await metrics()).toMatch(/^leads_pending 0$/m);
     const response = await fetch(`${server.url}/healthz`);
     expect([response.status, response.headers.get("cache-control"), await response.json()]).toEqual([200, "no-store", { status: "ok" }]);
-    expect(events(server.stdout()).filter((e) => e.level === "error")).toEqual([expect.objectContaining({ event: "lead_parked", reason: "http", status: 401 })]);
+    expect(events(server.stdout()).filter((e) => e.level === "error")).toEqual([
+      expect.objectContaining({ event: "lead_parked", reason: "http", status: 401 }),
+    ]);
     expect(server.stdout()).not.toMatch(/confidential launch|Ada Lovelace|ada@example\.com/);
   } finally {
     server.kill();
@@ -236,7 +264,9 @@ test("logs: a JSON start line, then a line when a lead is stored and when it is 
   const message = "Our confidential product launch needs SEO before 1 March (log-test).";
   try {
     await server.listening;
-    expect(events(server.stdout()).filter((e) => e.event === "start")).toEqual([expect.objectContaining({ level: "info", delivery: expect.objectContaining({ to: "provider" }) })]);
+    expect(events(server.stdout()).filter((e) => e.event === "start")).toEqual([
+      expect.objectContaining({ level: "info", delivery: expect.objectContaining({ to: "provider" }) }),
+    ]);
     expect((await postContact(server.url, message)).status).toBe(303);
     await expect.poll(() => events(server.stdout()).filter((e) => e.event === "lead_delivered").length).toBe(1);
     server.child.kill("SIGTERM");
@@ -244,7 +274,8 @@ test("logs: a JSON start line, then a line when a lead is stored and when it is 
     const [stored] = events(server.stdout()).filter((e) => e.event === "lead_stored");
     expect(stored).toMatchObject({ level: "info", kind: "contact", store: "sqlite", id: expect.stringMatching(/^\d{8}-[0-9A-Z]{8}$/) });
     expect(events(server.stdout()).find((e) => e.event === "lead_delivered")).toMatchObject({ id: stored!.id, provider: "web3forms", status: 200, attempt: 1 });
-    for (const stream of [server.stdout(), server.stderr()]) expect(stream).not.toMatch(new RegExp(`${TEST_ACCESS_KEY}|confidential product launch|Ada Lovelace|ada@example.com`));
+    for (const stream of [server.stdout(), server.stderr()])
+      expect(stream).not.toMatch(new RegExp(`${TEST_ACCESS_KEY}|confidential product launch|Ada Lovelace|ada@example.com`));
     expect((fake.accepted("log-test")[0] as { message: string }).message).toContain(`Reference: ${stored!.id as string}`);
   } finally {
     server.kill();
@@ -294,8 +325,14 @@ test("the disk fills up mid-traffic (a small tmpfs as DATA_DIR): every thanked l
     await second.listening;
     await expect.poll(() => thanked.map((t) => fake.accepted(t).length), { timeout: 60_000 }).toEqual(thanked.map(() => 1));
     await sleep(3_000);
-    expect(thanked.map((t) => fake.accepted(t).length), "exactly once").toEqual(thanked.map(() => 1));
-    expect(refused.map((t) => fake.received(t).length), "never stored, never sent").toEqual(refused.map(() => 0));
+    expect(
+      thanked.map((t) => fake.accepted(t).length),
+      "exactly once",
+    ).toEqual(thanked.map(() => 1));
+    expect(
+      refused.map((t) => fake.received(t).length),
+      "never stored, never sent",
+    ).toEqual(refused.map(() => 0));
   } finally {
     first.kill();
     second?.kill();
@@ -318,7 +355,8 @@ test("a store the server cannot read stops the start with one JSON line and exit
   try {
     await first.listening;
     const tokens = ["unread-1", "unread-2", "unread-3"];
-    for (const [i, token] of tokens.entries()) expect((await postContact(first.url, `Keep me (${token}).`, { localAddress: `127.0.2.${i + 1}` })).status).toBe(303);
+    for (const [i, token] of tokens.entries())
+      expect((await postContact(first.url, `Keep me (${token}).`, { localAddress: `127.0.2.${i + 1}` })).status).toBe(303);
     await expect.poll(() => tokens.every((t) => fake.received(t).length > 0)).toBe(true);
     first.child.kill("SIGKILL"); // the WAL still holds them
     await first.exited;
@@ -367,14 +405,18 @@ test("an owner paused (SIGSTOP) for 15 s, a second server on the same folder, th
     fake.setMode("ok", undefined, "paused-pending");
     b = serve(opsPort(73), env);
     await b.listening;
-    for (const [i, token] of ["paused-b1", "paused-b2"].entries()) expect((await postContact(b.url, `While paused (${token}).`, { localAddress: `127.0.3.${10 + i}` })).status).toBe(303);
+    for (const [i, token] of ["paused-b1", "paused-b2"].entries())
+      expect((await postContact(b.url, `While paused (${token}).`, { localAddress: `127.0.3.${10 + i}` })).status).toBe(303);
     a.child.kill("SIGCONT");
     const tokens = ["paused-a1", "paused-pending", "paused-b1", "paused-b2", "paused-a2", "paused-b3"];
     expect((await postContact(a.url, "After the pause (paused-a2).", { localAddress: "127.0.3.20" })).status).toBe(303);
     expect((await postContact(b.url, "After the pause (paused-b3).", { localAddress: "127.0.3.21" })).status).toBe(303);
     await expect.poll(() => tokens.map((t) => fake.accepted(t).length), { timeout: 60_000 }).toEqual(tokens.map(() => 1));
     await sleep(5_000);
-    expect(tokens.map((t) => fake.accepted(t).length), "exactly once").toEqual(tokens.map(() => 1));
+    expect(
+      tokens.map((t) => fake.accepted(t).length),
+      "exactly once",
+    ).toEqual(tokens.map(() => 1));
   } finally {
     a.child.kill("SIGCONT");
     a.kill();

@@ -38,7 +38,11 @@ test("200 clients trickling a body one byte every 2 s are all cut off within ~30
     const closedAfter: number[] = [];
     for (let i = 0; i < 200; i++) {
       const socket = connect({ port: server.port, host: "127.0.0.1", localAddress: `127.0.1.${i + 2}` });
-      socket.on("connect", () => socket.write(`POST /?index HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\n`));
+      socket.on("connect", () =>
+        socket.write(
+          `POST /?index HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\n`,
+        ),
+      );
       const drip = setInterval(() => socket.writable && socket.write("a"), 2_000);
       socket.on("close", () => (clearInterval(drip), closedAfter.push(Date.now() - started)));
       socket.on("error", () => undefined);
@@ -111,7 +115,9 @@ test("SIGTERM: new connections are refused, a request in flight finishes, idle k
     let reply = "";
     slow.on("data", (chunk) => (reply += chunk));
     const slowClosed = new Promise((resolve) => slow.once("close", resolve));
-    slow.write(`POST /?index HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+    slow.write(
+      `POST /?index HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    );
     await sleep(200);
 
     const signalled = Date.now();
@@ -119,7 +125,12 @@ test("SIGTERM: new connections are refused, a request in flight finishes, idle k
     await idleClosed;
     expect(Date.now() - signalled, "the idle keep-alive socket closes at once").toBeLessThan(1_000);
     await sleep(300);
-    expect(await fetch(`${server.url}/healthz`).then(() => "answered", () => "refused")).toBe("refused");
+    expect(
+      await fetch(`${server.url}/healthz`).then(
+        () => "answered",
+        () => "refused",
+      ),
+    ).toBe("refused");
     slow.write(body.slice(10));
     await slowClosed;
     const answered = Date.now();

@@ -52,9 +52,7 @@ const send = (res: ServerResponse, status: number, body?: unknown) => {
 };
 
 /** Starts the service on 127.0.0.1 (`port` 0, the default, picks a free port). */
-export async function startFakeFormService(
-  opts: { port?: number; host?: string; delayMs?: number } = {},
-): Promise<FakeFormService> {
+export async function startFakeFormService(opts: { port?: number; host?: string; delayMs?: number } = {}): Promise<FakeFormService> {
   let mode: FakeMode = "ok";
   let delayMs = opts.delayMs ?? 2000;
   let bodies: { raw: string; parsed: unknown; accepted: boolean }[] = [];
@@ -90,7 +88,8 @@ export async function startFakeFormService(
         if (m === "successFalse") return send(res, 200, { success: false, message: "Invalid access key" });
         if (m === "successFalseString") return send(res, 200, { success: "false" });
         if (m === "unauthorized") return send(res, 401, { success: false, message: "Invalid access key" });
-        if (m === "html200") return res.writeHead(200, { "Content-Type": "text/html" }), void res.end("<html><body>Please sign in to the Wi-Fi</body></html>");
+        if (m === "html200")
+          return (res.writeHead(200, { "Content-Type": "text/html" }), void res.end("<html><body>Please sign in to the Wi-Fi</body></html>"));
         // Accepted only if the answer reaches a sender still waiting for it.
         const ok = () => void (req.socket.destroyed || ((body.accepted = true), send(res, 200, { success: true, message: "Email sent successfully!" })));
         if (m === "slow") {
@@ -107,15 +106,13 @@ export async function startFakeFormService(
       }
       if (req.method === "GET" && url.pathname === "/__received") return send(res, 200, received(match));
       if (req.method === "GET" && url.pathname === "/__accepted") return send(res, 200, accepted(match));
-      if (req.method === "POST" && url.pathname === "/__clear") return clear(match), send(res, 204);
+      if (req.method === "POST" && url.pathname === "/__clear") return (clear(match), send(res, 204));
       send(res, 404, { error: "not found" });
     };
     handle().catch(() => res.destroy());
   });
 
-  await new Promise<void>((resolve, reject) =>
-    server.once("error", reject).listen(opts.port ?? 0, opts.host ?? "127.0.0.1", resolve),
-  );
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(opts.port ?? 0, opts.host ?? "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   const base = `http://${opts.host ?? "127.0.0.1"}:${port}`;
   return {

@@ -28,7 +28,13 @@ process.on("SIGINT", () => server.kill("SIGTERM"));
 server.on("exit", (code) => (unmount(), process.exit(code ?? 0)));
 
 const health = `http://127.0.0.1:${process.env.PORT}/healthz`;
-while ((await fetch(health).then((r) => r.status, () => 0)) !== 200) await new Promise((r) => setTimeout(r, 100));
+while (
+  (await fetch(health).then(
+    (r) => r.status,
+    () => 0,
+  )) !== 200
+)
+  await new Promise((r) => setTimeout(r, 100));
 
 // Every byte left: big writes first, then smaller ones until the file system says no more.
 const fd = openSync(join(dir, "filler"), "w");

@@ -64,11 +64,18 @@ export async function buildImage(): Promise<string> {
   await ensureBaseImages();
   const tmp = mkdtempSync(join(tmpdir(), "agency-site-image-"));
   // The build reaches the npm registry through this machine's own npm settings, where it has any.
-  const npmrc = [["/etc/npmrc", "/usr/local/etc/npmrc"], [join(process.env.HOME ?? "/root", ".npmrc"), "/root/.npmrc"]]
+  const npmrc = [
+    ["/etc/npmrc", "/usr/local/etc/npmrc"],
+    [join(process.env.HOME ?? "/root", ".npmrc"), "/root/.npmrc"],
+  ]
     .filter(([host]) => existsSync(host!))
     .flatMap(([host, inside]) => ["-v", `${host}:${inside}:ro`]);
   try {
-    await run("flock", [BUILD_LOCK, "podman", "build", ...FLAGS, ...npmrc, "--format", "docker", "--layers", "--iidfile", join(tmp, "iid"), "-t", "agency-site:test", REPO], { timeout: 15 * 60_000, maxBuffer: 64 * 1024 * 1024 });
+    await run(
+      "flock",
+      [BUILD_LOCK, "podman", "build", ...FLAGS, ...npmrc, "--format", "docker", "--layers", "--iidfile", join(tmp, "iid"), "-t", "agency-site:test", REPO],
+      { timeout: 15 * 60_000, maxBuffer: 64 * 1024 * 1024 },
+    );
     return readFileSync(join(tmp, "iid"), "utf8").trim();
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -87,12 +94,29 @@ export interface Container {
  * Starts the image as an operator would: read-only root, `volume` (a named volume) on /app/data,
  * the image's own ENTRYPOINT and CMD. `id` starts with the spec's scope (see removeAll).
  */
-export async function startContainer(image: string, id: string, { volume, env = {}, readOnly = true }: { volume: string; env?: Record<string, string>; readOnly?: boolean }): Promise<Container> {
+export async function startContainer(
+  image: string,
+  id: string,
+  { volume, env = {}, readOnly = true }: { volume: string; env?: Record<string, string>; readOnly?: boolean },
+): Promise<Container> {
   const name = `${prefix}-${id}`;
   await podmanTry(["rm", "-f", "-t", "0", name]);
   const envFlags = Object.entries(env).flatMap(([key, value]) => ["-e", `${key}=${value}`]);
   // The health check's timer needs systemd, which these machines lack: run it on demand instead.
-  await podman(["run", "-d", "--name", name, ...FLAGS, ...(readOnly ? ["--read-only"] : []), "--health-interval", "disable", "-v", `${volume}:/app/data`, ...envFlags, image]);
+  await podman([
+    "run",
+    "-d",
+    "--name",
+    name,
+    ...FLAGS,
+    ...(readOnly ? ["--read-only"] : []),
+    "--health-interval",
+    "disable",
+    "-v",
+    `${volume}:/app/data`,
+    ...envFlags,
+    image,
+  ]);
   return {
     name,
     logs: async () => (await podmanTry(["logs", name])).stdout,

@@ -36,7 +36,9 @@ export async function startRedis(port?: number, args: string[] = []): Promise<Re
   const at = port ?? (await freePort());
   let child: ChildProcess | undefined;
   async function start() {
-    child = spawn("redis-server", ["--port", String(at), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning", ...args], { stdio: "ignore" });
+    child = spawn("redis-server", ["--port", String(at), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning", ...args], {
+      stdio: "ignore",
+    });
     for (let i = 0; i < 100 && !(await answers(at)); i++) await new Promise((r) => setTimeout(r, 50));
     if (!(await answers(at))) throw new Error(`redis-server did not start on port ${at}`);
   }

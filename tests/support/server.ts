@@ -32,7 +32,11 @@ export interface Answer {
  * submission at the fake form service; `localAddress` (127.0.0.2, 127.0.0.3, …) makes the post
  * come from a client of its own.
  */
-export function postContact(url: string, message: string, { localAddress, name = "Ada Lovelace" }: { localAddress?: string; name?: string } = {}): Promise<Answer> {
+export function postContact(
+  url: string,
+  message: string,
+  { localAddress, name = "Ada Lovelace" }: { localAddress?: string; name?: string } = {},
+): Promise<Answer> {
   const body = new URLSearchParams({ formName: "contact", name, email: "ada@example.com", service: "seo", message }).toString();
   return new Promise((resolve, reject) => {
     const req = request(

@@ -39,7 +39,14 @@ function site(port: number, formServicePort: number | null, extra: Record<string
     env.FORM_ACCESS_KEY = TEST_ACCESS_KEY;
     env.FORM_ENDPOINT = `http://127.0.0.1:${formServicePort}/submit`;
   }
-  return { url: `http://127.0.0.1:${port}`, metricsUrl: metricsPort ? `http://127.0.0.1:${metricsPort}/metrics` : null, formServiceUrl: formServicePort ? `http://127.0.0.1:${formServicePort}` : null, env, command: "npm start", ready: `http://127.0.0.1:${port}/healthz` };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    metricsUrl: metricsPort ? `http://127.0.0.1:${metricsPort}/metrics` : null,
+    formServiceUrl: formServicePort ? `http://127.0.0.1:${formServicePort}` : null,
+    env,
+    command: "npm start",
+    ready: `http://127.0.0.1:${port}/healthz`,
+  };
 }
 
 /** The site whose store opens and then cannot be written: a full tmpfs (full-disk-site.mjs). */

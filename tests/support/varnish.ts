@@ -20,7 +20,11 @@ export async function startVarnish(backend: string): Promise<Varnish> {
   const dir = mkdtempSync(join(tmpdir(), "e2e-varnish-"));
   writeFileSync(join(dir, "site.vcl"), `vcl 4.1;\nbackend site { .host = "${hostname}"; .port = "${backendPort}"; }\n`);
   // -F: in the foreground, as this process's child; -j none: no privilege separation (no varnish user needed).
-  const child: ChildProcess = spawn("varnishd", ["-F", "-j", "none", "-f", join(dir, "site.vcl"), "-a", `127.0.0.1:${port}`, "-n", join(dir, "work"), "-s", "malloc,32m"], { stdio: "ignore" });
+  const child: ChildProcess = spawn(
+    "varnishd",
+    ["-F", "-j", "none", "-f", join(dir, "site.vcl"), "-a", `127.0.0.1:${port}`, "-n", join(dir, "work"), "-s", "malloc,32m"],
+    { stdio: "ignore" },
+  );
   const url = `http://127.0.0.1:${port}`;
   const stop = () =>
     new Promise<void>((resolve) => {
@@ -30,7 +34,10 @@ export async function startVarnish(backend: string): Promise<Varnish> {
       child.kill("SIGTERM");
     });
   for (let i = 0; i < 100; i++) {
-    const status = await fetch(`${url}/healthz`).then((r) => r.status, () => 0);
+    const status = await fetch(`${url}/healthz`).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return { url, stop };
     await new Promise((r) => setTimeout(r, 100));
   }
