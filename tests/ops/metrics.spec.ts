@@ -3,13 +3,14 @@
  * with the runtime's metrics, the lead counters and no personal data or key. Each test starts its
  * own server from build/ (opsPort 40-43).
  */
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import { parse } from "yaml";
 import { startFakeFormService } from "../support/fake-form-service";
-import { accepts, postContact, REPO, serve } from "../support/server";
+import { postContact, REPO, serve } from "../support/server";
 import { opsPort, TEST_ACCESS_KEY } from "../support/sites";
 
 test("after one lead, /metrics on METRICS_PORT counts it and shows the runtime; the public port answers 404 there; nothing personal", async () => {
@@ -62,7 +63,12 @@ test("without METRICS_PORT no metrics listener is opened", async () => {
   const server = serve(opsPort(43));
   try {
     await server.listening;
-    expect(await accepts(opsPort(42))).toBe(false);
+    // Every TCP port the process listens on (ss names the owner of each listening socket).
+    const listening = execFileSync("ss", ["-ltnpH"], { encoding: "utf8" })
+      .split("\n")
+      .filter((line) => line.includes(`pid=${server.child.pid},`))
+      .map((line) => Number(/:(\d+)\s/.exec(line)?.[1]));
+    expect(listening).toEqual([opsPort(43)]);
     expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
   } finally {
     server.kill();
