@@ -138,31 +138,36 @@ for (const width of WIDTHS) {
         expect(fetched).not.toContain("/images/hero-estimate.svg");
       }
     });
-
-    test("the privacy notice is linked from the footer and beside both forms' send buttons", async ({ page }) => {
-      await page.goto("/services");
-      await page.getByRole("contentinfo").getByRole("link", { name: "Privacy notice" }).click();
-      await expect(page).toHaveURL(/\/privacy$/);
-      await expect(page.getByRole("heading", { level: 1 })).toHaveText("Privacy notice");
-
-      await page.goto("/");
-      const contact = page.locator("#contact form");
-      await expect(contact.getByRole("link", { name: "How we handle your data" })).toHaveAttribute("href", "/privacy");
-      // The calculator's note shows at step 5, with the send button.
-      const wizard = page.locator("#calculator");
-      await wizard.getByRole("button", { name: "Software Development" }).click();
-      await wizard.getByRole("button", { name: "Standard (3-4 weeks)" }).click();
-      await wizard.getByRole("button", { name: "Medium" }).click();
-      await wizard.getByLabel("Project description").fill("A booking portal for our three clinics, with SMS reminders.");
-      await wizard.getByRole("button", { name: "Continue" }).click();
-      await expect(wizard.getByText("Step 5 of 5")).toBeVisible();
-      const note = wizard.getByRole("link", { name: "How we handle your data" });
-      await expect(note).toBeVisible();
-      await note.click();
-      await expect(page).toHaveURL(/\/privacy$/);
-    });
   });
 }
+
+// Where the links are, not how they lay out: one phone width is enough.
+test.describe("at 390 px", () => {
+  test.use({ viewport: { width: 390, height: 800 } });
+
+  test("the privacy notice is linked from the footer and beside both forms' send buttons", async ({ page }) => {
+    await page.goto("/services");
+    await page.getByRole("contentinfo").getByRole("link", { name: "Privacy notice" }).click();
+    await expect(page).toHaveURL(/\/privacy$/);
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Privacy notice");
+
+    await page.goto("/");
+    const contact = page.locator("#contact form");
+    await expect(contact.getByRole("link", { name: "How we handle your data" })).toHaveAttribute("href", "/privacy");
+    // The calculator's note shows at step 5, with the send button.
+    const wizard = page.locator("#calculator");
+    await wizard.getByRole("button", { name: "Software Development" }).click();
+    await wizard.getByRole("button", { name: "Standard (3-4 weeks)" }).click();
+    await wizard.getByRole("button", { name: "Medium" }).click();
+    await wizard.getByLabel("Project description").fill("A booking portal for our three clinics, with SMS reminders.");
+    await wizard.getByRole("button", { name: "Continue" }).click();
+    await expect(wizard.getByText("Step 5 of 5")).toBeVisible();
+    const note = wizard.getByRole("link", { name: "How we handle your data" });
+    await expect(note).toBeVisible();
+    await note.click();
+    await expect(page).toHaveURL(/\/privacy$/);
+  });
+});
 
 test.describe("at 400% zoom (1280×1024: 320×256 CSS px)", () => {
   test.use({ viewport: { width: 320, height: 256 } });
