@@ -8,21 +8,11 @@ import { calculatorText } from "../app/content/calculator";
 import { messages } from "../app/content/messages";
 import { seriousViolations } from "./support/axe";
 import { expect, forTheEye, test } from "./support/fixtures";
+import { atStep5, calculator, progress } from "./support/wizard";
 
-const calculator = (page: Page) => page.locator("#calculator");
-const progress = (page: Page) => calculator(page).getByText(/^Step \d of 5$/);
 const DRAFT_URL = /\/\?draft=[\w-]{22}&step=[1-5]#wizard$/;
-
-async function upToDetails(page: Page) {
-  const calc = calculator(page);
-  await page.goto("/");
-  await calc.getByRole("button", { name: "Software Development", exact: true }).click();
-  await calc.getByRole("button", { name: "Urgent (1-2 weeks)" }).click();
-  await calc.getByRole("button", { name: "Complex" }).click();
-  await calc.getByLabel("Project description").fill("A dispatch app for 40 drivers");
-  await calc.getByRole("button", { name: "Continue" }).click();
-  await expect(progress(page)).toHaveText("Step 5 of 5");
-}
+const choices = { service: "Software Development", timeframe: "Urgent (1-2 weeks)", complexity: "Complex", description: "A dispatch app for 40 drivers" };
+const upToDetails = (page: Page, { walk = false } = {}) => atStep5(page, choices, { walk });
 
 /** Step 5's details filled in and sent, up to the thanks. */
 async function sendDetails(page: Page) {
@@ -39,7 +29,7 @@ test.describe("without JavaScript, every step is a page of its own", { tag: "@wi
   test("each step's post is answered 303 with a GET of the step, so reload and Back never send a form again", async ({ page }) => {
     const posts: number[] = [];
     page.on("response", (r) => r.request().isNavigationRequest() && r.request().method() === "POST" && posts.push(r.status()));
-    await upToDetails(page);
+    await upToDetails(page, { walk: true });
     expect(posts).toEqual([303, 303, 303, 303]);
     await expect(page).toHaveURL(DRAFT_URL);
 

@@ -4,6 +4,7 @@ import { messages } from "../app/content/messages";
 import { site } from "../app/content/site";
 import { expect, test } from "./support/fixtures";
 import { sites, TEST_ACCESS_KEY } from "./support/sites";
+import { atStep5, calculator, progress } from "./support/wizard";
 
 const SUCCESS = messages.calculatorSent;
 const FAILURE = messages.calculatorFailed;
@@ -31,22 +32,10 @@ const order: Order = {
 /** The order with this test's token in its company name, so the fake service can tell it apart. */
 const tagged = (o: Order, token: string): Order => ({ ...o, company: `${o.company} ${token}` });
 
-const calculator = (page: Page) => page.locator("#calculator");
-const progress = (page: Page) => calculator(page).getByText(/^Step \d of 5$/);
-
-async function chooseUpToDetails(page: Page, o: Order, site = "") {
+/** Step 5 with the order's choices and its details typed in (`walk`: see atStep5). */
+async function chooseUpToDetails(page: Page, o: Order, site = "", { walk = false } = {}) {
   const calc = calculator(page);
-  await page.goto(`${site}/`);
-  await expect(progress(page)).toHaveText("Step 1 of 5");
-  await calc.getByRole("button", { name: o.service, exact: true }).click();
-  await expect(progress(page)).toHaveText("Step 2 of 5");
-  await calc.getByRole("button", { name: o.timeframe, exact: true }).click();
-  await expect(progress(page)).toHaveText("Step 3 of 5");
-  await calc.getByRole("button", { name: o.complexity, exact: true }).click();
-  await expect(progress(page)).toHaveText("Step 4 of 5");
-  await calc.getByLabel("Project description").fill(o.description);
-  await calc.getByRole("button", { name: "Continue" }).click();
-  await expect(progress(page)).toHaveText("Step 5 of 5");
+  await atStep5(page, o, { site, walk });
   await calc.getByLabel("Company name").fill(o.company);
   await calc.getByLabel("Email").fill(o.email);
   await calc.getByLabel("Phone").fill(o.phone);
@@ -56,7 +45,7 @@ async function chooseUpToDetails(page: Page, o: Order, site = "") {
 const price = "$5,625";
 test(`the wizard sends ${order.service} / ${order.timeframe} / ${order.complexity} at ${price} with every field`, async ({ page, formService }) => {
   const o = tagged(order, formService.token);
-  await chooseUpToDetails(page, o);
+  await chooseUpToDetails(page, o, "", { walk: true });
   await expect(calculator(page).locator(".estimate")).toContainText(price);
   await calculator(page).getByRole("button", { name: "Send my request" }).click();
 

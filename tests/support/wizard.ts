@@ -1,0 +1,52 @@
+import { expect, type Page, test } from "@playwright/test";
+import { COMPLEXITIES, SERVICES, TIMEFRAMES } from "../../app/calculator/pricing";
+
+/** The choices of steps 1-4, as the visitor sees them (labels). */
+export interface Choices {
+  service: string;
+  timeframe: string;
+  complexity: string;
+  description: string;
+}
+
+export const calculator = (page: Page) => page.locator("#calculator");
+export const progress = (page: Page) => calculator(page).getByText(/^Step \d of 5$/);
+
+const valueOf = (list: readonly { value: string; label: string }[], label: string) => list.find((o) => o.label === label)!.value;
+
+/**
+ * The wizard at step 5 with these choices, on `site` (default: the project's). With JavaScript,
+ * steps 1-4 are clicks in the page, without a request, and are clicked. Without it each step is a
+ * post and a page of its own; walking them is what `walk: true` (calculator.spec's full send,
+ * calculator-visit.spec's 303s) tests, so other tests arrive at step 5 as that walk ends: step 4's
+ * post, answered with the address of the step-5 page, which the browser then opens.
+ */
+export async function atStep5(page: Page, c: Choices, { site = "", walk = false } = {}) {
+  const calc = calculator(page);
+  if (test.info().project.use.javaScriptEnabled === false && !walk) {
+    const form = {
+      formName: "calculator",
+      "state.step": "4",
+      "state.service": valueOf(SERVICES, c.service),
+      "state.timeframe": valueOf(TIMEFRAMES, c.timeframe),
+      "state.complexity": valueOf(COMPLEXITIES, c.complexity),
+      description: c.description,
+      intent: "continue",
+    };
+    const answer = await page.request.post(`${site}/?index`, { form, maxRedirects: 0 });
+    expect(answer.status()).toBe(303);
+    await page.goto(`${site}${answer.headers()["location"]}`);
+  } else {
+    await page.goto(`${site}/`);
+    await expect(progress(page)).toHaveText("Step 1 of 5");
+    await calc.getByRole("button", { name: c.service, exact: true }).click();
+    await expect(progress(page)).toHaveText("Step 2 of 5");
+    await calc.getByRole("button", { name: c.timeframe, exact: true }).click();
+    await expect(progress(page)).toHaveText("Step 3 of 5");
+    await calc.getByRole("button", { name: c.complexity, exact: true }).click();
+    await expect(progress(page)).toHaveText("Step 4 of 5");
+    await calc.getByLabel("Project description").fill(c.description);
+    await calc.getByRole("button", { name: "Continue" }).click();
+  }
+  await expect(progress(page)).toHaveText("Step 5 of 5");
+}
