@@ -25,7 +25,7 @@ test("the contact form requires every field and shows a message next to each", a
   expect(await formService.settled()).toEqual([]);
 });
 
-test("the service select starts empty and offers the four services", async ({ page }) => {
+test("the service select starts empty and offers the four services", { tag: "@once" }, async ({ page }) => {
   await page.goto("/");
   const select = contactForm(page).getByLabel("Service");
   await expect(select).toHaveValue("");

@@ -92,7 +92,7 @@ test("Learn More lands on the matching section of /services", async ({ page }) =
   await expect(page.locator(`[id="${id}"]`)).toBeInViewport();
 });
 
-test("/services shows testimonials with accessible five-star ratings and a call to action", async ({ page }) => {
+test("/services shows testimonials with accessible five-star ratings and a call to action", { tag: "@once" }, async ({ page }) => {
   await page.goto("/services");
   for (const name of ["Software Development", "SEO & Digital Marketing", "AI Solutions", "Zoho Solutions"]) {
     await expect(page.getByRole("heading", { level: 2, name })).toBeVisible();
@@ -104,7 +104,7 @@ test("/services shows testimonials with accessible five-star ratings and a call 
   await expect(page).toHaveURL(/\/#calculator$/);
 });
 
-test("/about shows the story, values and team", async ({ page }) => {
+test("/about shows the story, values and team", { tag: "@once" }, async ({ page }) => {
   await page.goto("/about");
   await expect(page.getByRole("heading", { name: "Our story" })).toBeVisible();
   await expect(page.getByRole("heading", { name: "How we work" })).toBeVisible();
@@ -136,7 +136,7 @@ test("/work filters projects by category through the URL, default All", async ({
   await expect(cards).toHaveCount(all);
 });
 
-test("a shared /work?category= link opens filtered, and project cards carry their links", async ({ page }) => {
+test("a shared /work?category= link opens filtered, and project cards carry their links", { tag: "@once" }, async ({ page }) => {
   await page.goto("/work?category=mobile");
   const cards = page.locator("article.project-card");
   for (const card of await cards.all()) await expect(card.locator(".project-category")).toHaveText("Mobile Development");
