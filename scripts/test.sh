@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+# The same Chromium as a headless shell: what the end-to-end tests run (playwright.config.ts).
+command -v chromium-headless-shell >/dev/null 2>&1 || need+=(chromium-headless-shell)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 # The real image (podman builds and runs it; debootstrap makes the stand-in base image), a caching
 # proxy for the CDN tests, and a second browser engine (WebKitGTK's WebDriver).
