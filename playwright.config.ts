@@ -56,10 +56,9 @@ export default defineConfig({
   // Playwright empties at start).
   reporter: [["list"], ["json", { outputFile: "reports/e2e.json" }]],
   globalSetup: "./tests/support/global-setup.ts",
-  // No trace while the whole suite runs: recording one for every test cost a quarter of its CPU
-  // (the screencast a fifth, DOM snapshots the rest), and a failure still leaves its error context
-  // (test-results/). Re-run a failing test with `--trace=retain-on-failure` to get one.
-  use: { ...browser, trace: "off" },
+  // A failing test keeps its trace: DOM snapshots, no screencast (recording one for every test
+  // cost a fifth of the suite's CPU). `--trace=on` records everything.
+  use: { ...browser, trace: { mode: "retain-on-failure", screenshots: false } },
   projects: [
     { name: "ops", testMatch: "ops/**/*.spec.ts", use: { baseURL: sites.js.url } },
     { name: "js", testIgnore: "ops/**", grepInvert: [/@without-js/, ...eye], use: { baseURL: sites.js.url, javaScriptEnabled: true } },
