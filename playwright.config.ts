@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { defineConfig, devices } from "@playwright/test";
+import { CHROME_FLAGS } from "./scripts/perf/lighthouse.mjs";
 import { sites } from "./tests/support/sites";
 
 /**
@@ -29,15 +30,8 @@ const browser = {
   viewport: { width: 1280, height: 800 },
   launchOptions: {
     executablePath: process.env.CHROME_PATH || (existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : "/usr/bin/chromium"),
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      "--disable-quic",
-    ],
+    // The perf scripts' quiet headless flags (Playwright adds its own headless one).
+    args: [...CHROME_FLAGS.filter((f) => f !== "--headless"), "--disable-quic"],
   },
 };
 
