@@ -21,13 +21,16 @@ export type FormProblem = "failed" | "rateLimited";
 export type LeadAnswer = { ok: true; reference?: string } | { ok: false; problem: FormProblem; retryAfter?: number };
 
 /**
- * Short-lived records keyed by a random id, for state too big or too personal for a URL (the
- * calculator's answers between steps without JavaScript). Kept about an hour; `save` with the id
- * of an earlier record replaces it; `load` answers undefined for an unknown, expired or malformed id.
+ * Short-lived records of one browser's own (server/drafts.ts): the calculator's answers between
+ * steps without JavaScript, a sent request's receipt. `owner` is the hash of that browser's cookie
+ * (app/forms/visitor.server.ts); only the same owner loads, replaces or deletes a record. `save`
+ * with the id of the owner's earlier record replaces it (any other id gets a fresh one); `load`
+ * answers undefined for an unknown, expired, malformed or someone else's id.
  */
 export interface DraftStore {
-  save(value: unknown, id?: string): Promise<string>;
-  load(id: string): Promise<unknown>;
+  save(owner: string, value: unknown, id?: string): Promise<string>;
+  load(owner: string | undefined, id: string): Promise<unknown>;
+  delete(owner: string | undefined, id: string): Promise<void>;
 }
 
 declare module "@remix-run/node" {
@@ -38,7 +41,7 @@ declare module "@remix-run/node" {
     submitLead(lead: Lead): Promise<LeadAnswer>;
     /** Whether the server can serve (false once it is stopping): all that /healthz tells. */
     serving(): boolean;
-    /** The calculator's drafts between steps (server/drafts.ts). */
+    /** A visitor's own short-lived records: drafts and receipts (server/drafts.ts). */
     drafts: DraftStore;
     log: { error(fields: object, event: string): void };
   }

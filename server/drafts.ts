@@ -1,21 +1,27 @@
 /**
- * The calculator's drafts between steps for visitors without JavaScript (docs/decisions/0016):
- * each step's post is kept here under a random id and answered with a redirect to `/?draft=<id>`,
- * so Back and reload are plain GETs. The answers (up to 5,000 characters of description, and
- * contact details) stay off URLs, history and logs. In memory by default (lru-cache: an hour,
- * bounded by size); with REDIS_URL in Redis, so any container renders any draft, and in memory
- * again while Redis is unreachable (a draft is worth less than a visitor's wait).
+ * Short-lived records a visitor's own pages need between requests (docs/decisions/0016, 0020): the
+ * calculator's steps without JavaScript, and the receipt that shows a sent request's reference.
+ * Every record belongs to one browser: it is kept under the owner (a hash of that browser's
+ * cookie, app/forms/visitor.server.ts) and its own random id, and only that owner can load,
+ * replace or delete it, so a link made by someone else never reaches a visitor's answers.
+ * In memory by default (lru-cache, bounded by size, purged at expiry); with REDIS_URL in Redis,
+ * so any container renders any record, and in memory again while Redis is unreachable (a draft
+ * is worth less than a visitor's wait).
  */
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { LRUCache } from "lru-cache";
+import { DRAFT_LIFETIME_MINUTES } from "~/content/privacy";
 import type { DraftStore } from "~/context";
 import type { Logger } from "./log";
 import { watchRedis } from "./redis-watch";
 
-export const DRAFT_TTL_SECONDS = 60 * 60;
+/** How long a record lives after its last save: the privacy notice states it. */
+export const DRAFT_TTL_SECONDS = DRAFT_LIFETIME_MINUTES * 60;
 /** 16 random bytes, base64url: 22 characters nobody can guess. */
 const ID = /^[A-Za-z0-9_-]{22}$/;
+/** An owner is a SHA-256, base64url. */
+const OWNER = /^[A-Za-z0-9_-]{43}$/;
 
 export interface DraftOptions {
   redisUrl?: string | undefined;
@@ -30,8 +36,14 @@ export function createDraftStore({
   log,
   ttlSeconds = DRAFT_TTL_SECONDS,
   maxMemory = 16 * 1024 * 1024,
-}: DraftOptions): DraftStore & { close(): Promise<void> } {
-  const memory = new LRUCache<string, string>({ maxSize: maxMemory, sizeCalculation: (json, id) => json.length + id.length, ttl: ttlSeconds * 1000 });
+}: DraftOptions): DraftStore & { close(): Promise<void>; readonly size: number } {
+  // ttlAutopurge: an expired record leaves memory at its expiry, not when next looked up.
+  const memory = new LRUCache<string, string>({
+    maxSize: maxMemory,
+    sizeCalculation: (json, key) => json.length + key.length,
+    ttl: ttlSeconds * 1000,
+    ttlAutopurge: true,
+  });
   const redis = redisUrl
     ? watchRedis(new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500 }), log, {
         event: "draft_store",
@@ -39,30 +51,51 @@ export function createDraftStore({
         fallback: "memory",
       })
     : undefined;
-  const key = (id: string) => `draft:${id}`;
+  const key = (owner: string, id: string) => `${owner}:${id}`;
+  const valid = (owner: string, id: string) => OWNER.test(owner) && ID.test(id);
+
+  async function read(name: string): Promise<string | undefined> {
+    let json: string | null | undefined;
+    try {
+      json = await redis?.get(`draft:${name}`);
+    } catch {
+      json = undefined;
+    }
+    return json ?? memory.get(name);
+  }
 
   return {
-    async save(value, existing) {
-      const id = existing !== undefined && ID.test(existing) ? existing : randomBytes(16).toString("base64url");
+    async save(owner, value, existing) {
+      if (!OWNER.test(owner)) throw new Error("a draft needs its owner");
+      // An earlier id is kept only if this owner's record still has it; anything else gets a new one.
+      const reuse = existing !== undefined && valid(owner, existing) && (await read(key(owner, existing))) !== undefined;
+      const id = reuse ? existing : randomBytes(16).toString("base64url");
       const json = JSON.stringify(value);
       try {
         if (!redis) throw new Error("no redis");
-        await redis.set(key(id), json, "EX", ttlSeconds);
+        await redis.set(`draft:${key(owner, id)}`, json, "EX", ttlSeconds);
+        memory.delete(key(owner, id)); // a copy kept while Redis was away would outlive this one
       } catch {
-        memory.set(id, json);
+        memory.set(key(owner, id), json);
       }
       return id;
     },
-    async load(id) {
-      if (!ID.test(id)) return undefined;
-      let json: string | null | undefined;
+    async load(owner, id) {
+      if (owner === undefined || !valid(owner, id)) return undefined;
+      const json = await read(key(owner, id));
+      return json === undefined ? undefined : (JSON.parse(json) as unknown);
+    },
+    async delete(owner, id) {
+      if (owner === undefined || !valid(owner, id)) return;
+      memory.delete(key(owner, id));
       try {
-        json = await redis?.get(key(id));
+        await redis?.del(`draft:${key(owner, id)}`);
       } catch {
-        json = undefined;
+        // Redis is away: its copy expires with its own TTL
       }
-      json ??= memory.get(id);
-      return json == null ? undefined : (JSON.parse(json) as unknown);
+    },
+    get size() {
+      return memory.size;
     },
     close: async () => void (await redis?.quit().catch(() => redis.disconnect())),
   };

@@ -37,7 +37,7 @@ beforeAll(async () => {
     clientAddress: undefined,
     submitLead: async () => ({ ok: true }),
     serving: () => true,
-    drafts: { save: async () => "", load: async () => undefined },
+    drafts: { save: async () => "", load: async () => undefined, delete: async () => undefined },
     log,
   }));
   const app = express();

@@ -74,7 +74,7 @@ test("after a successful send the wizard starts over with every field cleared an
   await chooseUpToDetails(page, order);
   await calculator(page).getByRole("button", { name: "Send my request" }).click();
   await expect(calculator(page).getByRole("status")).toHaveText(SUCCESS);
-  await expect(page).toHaveURL(/\?sent=calculator&ref=[0-9A-Z-]+#wizard$/);
+  await expect(page).toHaveURL(/\?sent=calculator&receipt=[\w-]{22}#wizard$/);
 
   const calc = calculator(page);
   await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();

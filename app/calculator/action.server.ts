@@ -1,27 +1,21 @@
-import { redirect, type AppLoadContext } from "@remix-run/node";
+import { type AppLoadContext } from "@remix-run/node";
 import type { FormProblem } from "~/context";
 import type { FieldErrors } from "~/forms/limits";
 import { notTaken } from "~/forms/lead.server";
-import { draftUrl } from "./draft.server";
+import { toStep, toThanks } from "./draft.server";
 import { calculatorLead } from "./lead.server";
 import { next, parseState } from "./rules";
-import { WIZARD_ID } from "./state";
-
-/** The thank-you page: the reference the agency's message ends with, shown to the visitor too. */
-export function calculatorSentUrl(reference: string | undefined): string {
-  return `/?sent=calculator${reference ? `&ref=${encodeURIComponent(reference)}` : ""}#${WIZARD_ID}`;
-}
 
 /**
  * A calculator post: every step without JavaScript, the send with it. The state comes from hidden
  * fields and is checked again here; the estimate the agency receives is computed here. Every
  * outcome but a lead not taken is a redirect to a GET (a step, with its errors, or the thanks).
  */
-export async function calculatorAction(fields: Record<string, string>, context: AppLoadContext) {
+export async function calculatorAction(request: Request, fields: Record<string, string>, context: AppLoadContext) {
   const outcome = next(parseState(fields), fields);
-  if (!outcome.ready) return redirect(await draftUrl(context, outcome, fields.draft), 303);
+  if (!outcome.ready) return toStep(request, context, outcome, fields.draft);
   const answer = { form: "calculator" as const, state: outcome.state, errors: null as FieldErrors | null, problem: null as FormProblem | null };
   const taken = await context.submitLead(calculatorLead(outcome.ready));
   // Not taken: stay on step 5 with everything typed (503, or 429 with Retry-After).
-  return taken.ok ? redirect(calculatorSentUrl(taken.reference), 303) : notTaken({ ...answer, problem: taken.problem }, taken);
+  return taken.ok ? toThanks(request, context, taken.reference, fields.draft) : notTaken({ ...answer, problem: taken.problem }, taken);
 }

@@ -2,24 +2,38 @@
  * Without JavaScript each wizard step is a post answered with a redirect to a GET of the step
  * (`/?draft=<id>&step=<n>#wizard`), so Back and reload never ask to send a form again. The
  * visit's latest state and the last step's errors wait in the load context's draft store under
- * that id (decision 0016); each step page shows that latest state at its own step, so the
- * browser's Back keeps everything, as the wizard's own Back button does.
+ * that id, owned by the visitor's browser (decisions 0016, 0020); each step page shows that
+ * latest state at its own step, so the browser's Back keeps everything, as the wizard's own Back
+ * button does. A sent request deletes its draft and leaves a receipt: the reference the server
+ * issued, which the thank-you page shows (and nothing from its URL).
  */
-import type { AppLoadContext } from "@remix-run/node";
+import { type AppLoadContext, redirect } from "@remix-run/node";
 import type { FieldErrors } from "~/forms/limits";
+import { visitor, visitorOwner } from "~/forms/visitor.server";
 import { type NextResult, parseState } from "./rules";
-import { stateToFields, WIZARD_ID, type WizardState } from "./state";
-
-export const DRAFT_PARAM = "draft";
-const STEP_PARAM = "step";
+import { DRAFT_PARAM, RECEIPT_PARAM, STEP_PARAM, stateToFields, WIZARD_ID, type WizardState } from "./state";
 
 /** What the home page's loader hands the wizard: a draft, one that is gone, or none asked for. */
 export type DraftView = { id: string; state: WizardState; errors: FieldErrors | null } | { expired: true } | null;
 
-/** Keeps a step's outcome (in the visit's draft, if the post named one) and gives the URL that renders it. */
-export async function draftUrl({ drafts }: AppLoadContext, outcome: NextResult, previous: string | undefined): Promise<string> {
-  const id = await drafts.save({ fields: stateToFields(outcome.state), errors: outcome.errors ?? null }, previous);
-  return `/?${DRAFT_PARAM}=${id}&${STEP_PARAM}=${outcome.state.step}#${WIZARD_ID}`;
+/** What the thanks show: only what the server itself issued for this browser. */
+export interface Receipt {
+  reference: string;
+}
+
+/** Keeps a step's outcome (in the visit's draft, if the post named one of this browser's) and redirects to its page. */
+export async function toStep(request: Request, { drafts }: AppLoadContext, outcome: NextResult, previous: string | undefined) {
+  const { owner, headers } = await visitor(request);
+  const id = await drafts.save(owner, { fields: stateToFields(outcome.state), errors: outcome.errors ?? null }, previous);
+  return redirect(`/?${DRAFT_PARAM}=${id}&${STEP_PARAM}=${outcome.state.step}#${WIZARD_ID}`, { status: 303, headers });
+}
+
+/** The request was sent: its draft goes, and the thanks get a receipt only this browser can open. */
+export async function toThanks(request: Request, { drafts }: AppLoadContext, reference: string | undefined, draft: string | undefined) {
+  const { owner, headers } = await visitor(request);
+  if (draft !== undefined) await drafts.delete(owner, draft);
+  const receipt = reference === undefined ? "" : `&${RECEIPT_PARAM}=${await drafts.save(owner, { reference } satisfies Receipt)}`;
+  return redirect(`/?sent=calculator${receipt}#${WIZARD_ID}`, { status: 303, headers });
 }
 
 function errorsOf(value: unknown): FieldErrors | null {
@@ -28,15 +42,23 @@ function errorsOf(value: unknown): FieldErrors | null {
   return entries.length ? Object.fromEntries(entries) : null;
 }
 
-/** The draft a page's URL names, read leniently like any post (the store is trusted, not blindly). */
+/** The draft a page's URL names, if this browser owns it, read leniently like any post (the store is trusted, not blindly). */
 export async function loadDraft(request: Request, { drafts }: AppLoadContext): Promise<DraftView> {
   const params = new URL(request.url).searchParams;
   const id = params.get(DRAFT_PARAM);
   if (id === null) return null;
-  const saved = (await drafts.load(id)) as { fields?: Record<string, unknown>; errors?: unknown } | undefined;
+  const saved = (await drafts.load(await visitorOwner(request), id)) as { fields?: Record<string, unknown>; errors?: unknown } | undefined;
   if (typeof saved?.fields !== "object" || saved.fields === null) return { expired: true };
   // The page's own step, as far as the answers allow; the errors belong to the step they came from.
   const step = params.get(STEP_PARAM);
   const state = parseState(step === null ? saved.fields : { ...saved.fields, "state.step": step });
   return { id, state, errors: String(state.step) === saved.fields["state.step"] ? errorsOf(saved.errors) : null };
+}
+
+/** The receipt a thank-you page's URL names, if this browser owns it; otherwise none. */
+export async function loadReceipt(request: Request, { drafts }: AppLoadContext): Promise<Receipt | null> {
+  const id = new URL(request.url).searchParams.get(RECEIPT_PARAM);
+  if (id === null) return null;
+  const saved = (await drafts.load(await visitorOwner(request), id)) as Partial<Receipt> | undefined;
+  return typeof saved?.reference === "string" ? { reference: saved.reference } : null;
 }

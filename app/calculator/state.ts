@@ -7,6 +7,11 @@ import { type ComplexityValue, DEFAULT_COMPLEXITY, type ServiceValue, type Timef
 /** The wizard card's id: every step's answer lands there (`/?draft=…#wizard`), under the header. */
 export const WIZARD_ID = "wizard";
 
+/** A step page's parameters without JavaScript (`?draft=<id>&step=<n>`), and the thanks' receipt (`?receipt=<id>`). */
+export const DRAFT_PARAM = "draft";
+export const STEP_PARAM = "step";
+export const RECEIPT_PARAM = "receipt";
+
 /** The progress indicator reads "Step N of 5". */
 export type Step = 1 | 2 | 3 | 4 | 5;
 export const STEP_COUNT = 5;

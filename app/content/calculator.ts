@@ -3,6 +3,8 @@
  * says what really happens: the request reaches the agency, and a person emails a written quote;
  * nothing is sent to the visitor automatically.
  */
+import { DRAFT_LIFETIME_MINUTES } from "./privacy";
+
 export const calculatorText = {
   headings: {
     1: "Which service do you need?",
@@ -20,6 +22,6 @@ export const calculatorText = {
   referenceLabel: "Your reference",
   nextSteps:
     "What happens next: a person on our team reads your request and emails you a written quote within one business day. If something is unclear, we call you first. Please quote your reference if you contact us about it.",
-  /** A draft older than an hour (or from another server without shared storage) is gone. */
-  expired: "Sorry, your earlier answers were kept for an hour and have expired, so the calculator has started again.",
+  /** A draft that is gone: expired, sent, another browser's, or on another server without shared storage. */
+  expired: `Sorry, we no longer have those answers (we keep them ${DRAFT_LIFETIME_MINUTES} minutes, in the browser that gave them), so the calculator has started again.`,
 } as const;

@@ -7,6 +7,13 @@ import { site } from "./site";
  */
 export const LEAD_RETENTION_DAYS = 30;
 
+/**
+ * How long the server keeps what a visitor's own pages need between requests (the calculator's
+ * answers between steps without JavaScript, a sent request's reference) after the last step: the
+ * draft store's lifetime and its cookie's (server/drafts.ts, app/forms/visitor.server.ts).
+ */
+export const DRAFT_LIFETIME_MINUTES = 60;
+
 export interface PrivacySection {
   heading: string;
   paragraphs?: readonly string[];
@@ -17,7 +24,7 @@ export interface PrivacySection {
 export const privacy = {
   title: "Privacy notice",
   lead: `What ${site.name} does with the details you give us through this website, and the rights you have over them.`,
-  updated: "2026-11-23",
+  updated: "2026-11-24",
   sections: [
     {
       heading: "What we collect",
@@ -30,7 +37,15 @@ export const privacy = {
     {
       heading: "What we do not collect",
       paragraphs: [
-        "This site sets no cookies, runs no analytics or advertising trackers and loads nothing from other companies' servers. Our server records each request (the page, the time and the answer) without your address or anything you typed, and counts requests per address for a few minutes to stop abuse. While you fill in the calculator, your browser keeps your answers in its session storage, on your device, until you send them or close the tab.",
+        "This site runs no analytics or advertising trackers and loads nothing from other companies' servers. Our server records each request (the page, the time and the answer) without your address or anything you typed, and counts requests per address for a few minutes to stop abuse.",
+      ],
+    },
+    {
+      heading: "While you fill in the calculator",
+      items: [
+        "With JavaScript on, your browser keeps your answers in its session storage, on your device, until you send them or close the tab.",
+        `Without JavaScript, each step is a page of its own, so our server keeps your answers between steps: for at most ${DRAFT_LIFETIME_MINUTES} minutes after your last step, and no longer than until you send your request.`,
+        `When you step through it without JavaScript, or send it, our server sets one cookie, named “visit”: a random number that lets only your browser open those answers and your request’s reference again. It says nothing about you, is never used to follow you, and expires ${DRAFT_LIFETIME_MINUTES} minutes after your last step.`,
       ],
     },
     {

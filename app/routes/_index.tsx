@@ -2,7 +2,8 @@ import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFuncti
 import { type ClientLoaderFunctionArgs, type ShouldRevalidateFunction, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { calculatorAction } from "~/calculator/action.server";
 import { CalculatorWizard } from "~/calculator/calculator-wizard";
-import { loadDraft } from "~/calculator/draft.server";
+import { loadDraft, loadReceipt } from "~/calculator/draft.server";
+import { DRAFT_PARAM, RECEIPT_PARAM, STEP_PARAM } from "~/calculator/state";
 import { EstimateThis } from "~/calculator/estimate-this";
 import { ContactDetails } from "~/components/contact-details";
 import { ContactForm } from "~/contact/contact-form";
@@ -27,27 +28,26 @@ export const meta: MetaFunction = () => [
 ];
 
 /**
- * The calculator's step without JavaScript (`?draft=<id>`, decision 0016): one visitor's own page,
- * never kept by a shared cache. Without the parameter the page is the same for everyone.
+ * The calculator's step without JavaScript (`?draft=<id>`, decision 0016) and a sent request's
+ * receipt (`?receipt=<id>`): one visitor's own page, never kept by a shared cache. Without either
+ * parameter the page is the same for everyone.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const draft = await loadDraft(request, context);
-  return json({ draft }, draft ? { headers: { "Cache-Control": cacheHeaders.private } } : {});
+  const [draft, receipt] = await Promise.all([loadDraft(request, context), loadReceipt(request, context)]);
+  return json({ draft, receipt }, draft || receipt ? { headers: { "Cache-Control": cacheHeaders.private } } : {});
 }
 
-/** In the browser only a draft needs the server: tab changes and visits to / cost no request. */
+/** In the browser only a draft or a receipt needs the server: tab changes and visits to / cost no request. */
 export async function clientLoader({ request, serverLoader }: ClientLoaderFunctionArgs) {
-  if (!new URL(request.url).searchParams.has("draft")) return { draft: null };
+  const params = new URL(request.url).searchParams;
+  if (!params.has(DRAFT_PARAM) && !params.has(RECEIPT_PARAM)) return { draft: null, receipt: null };
   return serverLoader<typeof loader>();
 }
 
 /** Only a post's answer or another step page needs the loader again; tab changes do not. */
 export const shouldRevalidate: ShouldRevalidateFunction = ({ currentUrl, nextUrl, formMethod, defaultShouldRevalidate }) =>
-  (formMethod !== undefined || ["draft", "step"].some((name) => currentUrl.searchParams.get(name) !== nextUrl.searchParams.get(name))) &&
+  (formMethod !== undefined || [DRAFT_PARAM, STEP_PARAM, RECEIPT_PARAM].some((name) => currentUrl.searchParams.get(name) !== nextUrl.searchParams.get(name))) &&
   defaultShouldRevalidate;
-
-/** A reference as the lead store makes them (e.g. 20261122-7F3KQ9ZA); anything else in the URL is not shown. */
-const REFERENCE = /^[A-Za-z0-9-]{1,40}$/;
 
 /**
  * Both of the page's forms post here and say which they are in a hidden `formName` field. The
@@ -57,7 +57,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const fields = Object.fromEntries(await request.formData()) as Record<string, string>;
   switch (fields.formName) {
     case "calculator":
-      return calculatorAction(fields, context);
+      return calculatorAction(request, fields, context);
     case "contact":
       return contactAction(fields, context);
     default:
@@ -69,10 +69,9 @@ export const headers = pageHeaders;
 
 export default function Home() {
   const result = useActionData<typeof action>();
-  const { draft } = useLoaderData<typeof clientLoader>();
+  const { draft, receipt } = useLoaderData<typeof clientLoader>();
   const [params] = useSearchParams();
   const sent = params.get("sent");
-  const reference = params.get("ref") ?? "";
   return (
     <>
       <Hero />
@@ -102,7 +101,7 @@ export default function Home() {
         <CalculatorWizard
           result={result?.form === "calculator" ? result : undefined}
           draft={draft}
-          sent={sent === "calculator" ? { reference: REFERENCE.test(reference) ? reference : undefined } : null}
+          sent={sent === "calculator" ? { reference: receipt?.reference } : null}
         />
       </Section>
       <Section

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { DRAFT_LIFETIME_MINUTES, privacy } from "~/content/privacy";
+import { VISIT_COOKIE, visitor, visitorOwner } from "./visitor.server";
+
+const request = (url: string, cookie?: string) => new Request(url, cookie ? { headers: { cookie } } : {});
+/** The name=value part of a Set-Cookie header, as a browser sends it back. */
+const sentBack = (setCookie: string) => setCookie.split(";")[0]!;
+
+describe("the visit cookie", () => {
+  it("gives a browser without one a new owner, and the same owner on its next request", async () => {
+    const first = await visitor(request("http://localhost/?index"));
+    expect(first.owner).toMatch(/^[\w-]{43}$/);
+    const cookie = sentBack(first.headers["Set-Cookie"]);
+    expect(await visitorOwner(request("http://localhost/", cookie))).toBe(first.owner);
+    expect((await visitor(request("http://localhost/?index", cookie))).owner).toBe(first.owner);
+    expect((await visitor(request("http://localhost/?index"))).owner).not.toBe(first.owner);
+  });
+
+  it("is HttpOnly, SameSite=Lax, for the whole site, as long as a draft lives, and Secure over HTTPS", async () => {
+    const plain = (await visitor(request("http://localhost/?index"))).headers["Set-Cookie"];
+    expect(plain).toMatch(new RegExp(`^${VISIT_COOKIE}=`));
+    for (const part of ["HttpOnly", "SameSite=Lax", "Path=/", `Max-Age=${DRAFT_LIFETIME_MINUTES * 60}`]) expect(plain).toContain(part);
+    expect(plain).not.toContain("Secure");
+    expect((await visitor(request("https://example.com/?index"))).headers["Set-Cookie"]).toContain("Secure");
+  });
+
+  it("holds only a random token: a forged or malformed value opens nothing and is replaced", async () => {
+    for (const cookie of [`${VISIT_COOKIE}=`, `${VISIT_COOKIE}=abc`, `${VISIT_COOKIE}=${btoa(JSON.stringify({ owner: "x" }))}`, "other=1"]) {
+      expect(await visitorOwner(request("http://localhost/", cookie))).toBeUndefined();
+      expect(sentBack((await visitor(request("http://localhost/?index", cookie))).headers["Set-Cookie"])).not.toBe(cookie);
+    }
+  });
+
+  it("is named in the privacy notice, with the lifetime the store and the cookie use", () => {
+    const notice = JSON.stringify(privacy);
+    expect(notice).toContain(`“${VISIT_COOKIE}”`);
+    expect(notice).toContain(`${DRAFT_LIFETIME_MINUTES} minutes`);
+  });
+});
