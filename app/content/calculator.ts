@@ -3,8 +3,6 @@
  * says what really happens: the request reaches the agency, and a person emails a written quote;
  * nothing is sent to the visitor automatically.
  */
-import { DRAFT_LIFETIME_MINUTES } from "./privacy";
-
 export const calculatorText = {
   headings: {
     1: "Which service do you need?",
@@ -23,5 +21,5 @@ export const calculatorText = {
   nextSteps:
     "What happens next: a person on our team reads your request and emails you a written quote within one business day. If something is unclear, we call you first. Please quote your reference if you contact us about it.",
   /** A draft that is gone: expired, sent, another browser's, or on another server without shared storage. */
-  expired: `Sorry, we no longer have those answers (we keep them ${DRAFT_LIFETIME_MINUTES} minutes, in the browser that gave them), so the calculator has started again.`,
+  expired: "Sorry, we no longer have those answers (we keep them only briefly, and only for the browser that gave them), so the calculator has started again.",
 } as const;
