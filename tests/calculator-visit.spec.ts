@@ -113,7 +113,7 @@ test("step 5 explains the estimate, lists the answers with Change controls, and 
     /^Software Development, base price\s*\$2,500$/,
     /^Urgent \(1-2 weeks\)\s*× 1\.5$/,
     /^Complex\s*× 1\.5$/,
-    /^Your estimate \(\$2,500 × 1\.5 × 1\.5\)\s*\$5,625$/,
+    /^Your estimate \(\$2,500 ×\s1\.5 ×\s1\.5\)\s*\$5,625$/, // a no-break space keeps "×" with its number
   ]);
   const summary = calc.getByRole("region", { name: calculatorText.summaryTitle });
   await expect(summary.locator("dt")).toHaveText(["Service", "Timeframe", "Complexity", "Project description"]);

