@@ -4,7 +4,7 @@
  * Get Started and the menu's short way land on the calculator's first choice; the hero's
  * illustration draws no control; portraits stay visible on the dark scheme's cards.
  */
-import type { Page } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { COMPLEXITIES, estimate, SERVICES, TIMEFRAMES } from "../app/calculator/pricing";
 import { messages } from "../app/content/messages";
 import { expect, test } from "./support/fixtures";
@@ -19,6 +19,18 @@ const sideways = (page: Page) =>
     const card = document.getElementById("wizard");
     return { page: doc.scrollWidth - doc.clientWidth, card: card ? card.scrollWidth - card.clientWidth : 0 };
   });
+
+/** Whole in view, and nothing (the fixed header, an open menu) drawn over it. */
+async function expectUncovered(target: Locator) {
+  await expect(target).toBeInViewport({ ratio: 1 });
+  const onTop = () =>
+    target.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return !!hit && el.contains(hit);
+    });
+  await expect.poll(onTop).toBe(true);
+}
 
 test.describe("at 320 px", () => {
   test.use({ viewport: { width: 320, height: 640 } });
@@ -80,5 +92,29 @@ test.describe("at 320 px", () => {
     await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
     await check("the thanks");
     expect(seen).toEqual([]);
+  });
+});
+
+test.describe("at 390 px", () => {
+  // What a 390 px phone shows of a page under its browser's bars.
+  test.use({ viewport: { width: 390, height: 700 } });
+
+  test("Get Started lands on the calculator with its first choice whole in view, under the header", async ({ page }) => {
+    await page.goto("/");
+    await page.getByRole("link", { name: "Get Started" }).click();
+    await expect(page).toHaveURL(/\/#wizard$/);
+    await expectUncovered(calculator(page).locator(".choice").first());
+  });
+
+  test("the menu's Estimate My Project is the short way to the calculator", async ({ page, javaScriptEnabled }) => {
+    // Without JavaScript, on the home page itself the jump cannot close the <details> menu, which
+    // then still covers the top of the screen: from other pages the link opens the home page anew.
+    for (const path of javaScriptEnabled ? ["/about", "/"] : ["/about"]) {
+      await page.goto(path);
+      await page.locator(".nav-menu > summary").click();
+      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Estimate My Project" }).click();
+      await expect(page).toHaveURL(/\/#wizard$/);
+      await expectUncovered(calculator(page).locator(".choice").first());
+    }
   });
 });

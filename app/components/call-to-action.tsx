@@ -8,7 +8,7 @@ export function CallToAction({ second = { to: "/work", label: "View Our Work" } 
         <h2 id="cta-title">Know what your project will cost before we talk</h2>
         <p>Answer five quick questions and get an estimate in under a minute. No obligation, and a real person replies within one business day.</p>
         <div className="btn-row">
-          <Link className="btn btn--light" to="/#calculator">
+          <Link className="btn btn--light" to="/#wizard">
             Estimate my project
           </Link>
           <Link className="btn btn--outline-light" to={second.to}>
