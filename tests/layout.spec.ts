@@ -118,3 +118,25 @@ test.describe("at 390 px", () => {
     }
   });
 });
+
+test("from 768 to 1280 px the header's brand, links and Contact Us each keep one line", { tag: "@once" }, async ({ page }) => {
+  await page.goto("/about");
+  const wrapped: string[] = [];
+  for (const width of [768, 800, 900, 1024, 1280]) {
+    await page.setViewportSize({ width, height: 800 });
+    const lines = await page.locator(".nav-bar").evaluate((bar) =>
+      [...bar.querySelectorAll("a")].flatMap((a) => {
+        const texts = [...a.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim() !== "");
+        const range = document.createRange();
+        return texts.map((t) => {
+          range.selectNodeContents(t);
+          return { text: t.textContent!.trim(), lines: range.getClientRects().length };
+        });
+      }),
+    );
+    expect(lines.length, `${width} px`).toBeGreaterThanOrEqual(6); // the brand, four links, Contact Us
+    for (const { text, lines: n } of lines) if (n > 1) wrapped.push(`${width} px: ${text} on ${n} lines`);
+    expect((await page.locator(".site-header").boundingBox())!.height, `${width} px`).toBeLessThanOrEqual(65);
+  }
+  expect(wrapped).toEqual([]);
+});
