@@ -6,6 +6,7 @@
  */
 import type { Locator, Page } from "@playwright/test";
 import { COMPLEXITIES, estimate, SERVICES, TIMEFRAMES } from "../app/calculator/pricing";
+import { hero } from "../app/content/claims";
 import { messages } from "../app/content/messages";
 import { expect, test } from "./support/fixtures";
 import { calculator, progress } from "./support/wizard";
@@ -139,4 +140,26 @@ test("from 768 to 1280 px the header's brand, links and Contact Us each keep one
     expect((await page.locator(".site-header").boundingBox())!.height, `${width} px`).toBeLessThanOrEqual(65);
   }
   expect(wrapped).toEqual([]);
+});
+
+test("the hero's illustration is an image, and draws no button (no words on a pill, the site's button shape)", { tag: "@once" }, async ({ page }) => {
+  await page.goto("/");
+  const visual = page.locator(".hero-visual");
+  await expect(visual).toBeVisible();
+  await expect(visual).toHaveRole("img");
+  await expect(visual).toHaveAccessibleName(hero.visual.alt);
+  expect(await visual.evaluate((el) => el.closest(`a, button, [role=button], [tabindex]:not([tabindex="-1"])`) === null)).toBe(true);
+
+  await page.setContent(await (await page.request.get(hero.visual.src)).text());
+  const buttons = await page.evaluate(() => {
+    const words = [...document.querySelectorAll("text")].map((t) => t.getBoundingClientRect());
+    return [...document.querySelectorAll("rect")]
+      .filter((rect) => rect.getAttribute("fill") !== "none" && rect.rx.baseVal.value >= rect.height.baseVal.value / 2 - 0.5)
+      .filter((rect) => {
+        const b = rect.getBoundingClientRect();
+        return words.some((w) => w.left >= b.left && w.right <= b.right && w.top >= b.top && w.bottom <= b.bottom);
+      })
+      .map((rect) => rect.outerHTML);
+  });
+  expect(buttons).toEqual([]);
 });
