@@ -8,6 +8,7 @@ import type { Locator, Page } from "@playwright/test";
 import { COMPLEXITIES, estimate, SERVICES, TIMEFRAMES } from "../app/calculator/pricing";
 import { hero } from "../app/content/claims";
 import { messages } from "../app/content/messages";
+import { outlineContrasts } from "./support/contrast";
 import { expect, test } from "./support/fixtures";
 import { calculator, progress } from "./support/wizard";
 
@@ -162,4 +163,16 @@ test("the hero's illustration is an image, and draws no button (no words on a pi
       .map((rect) => rect.outerHTML);
   });
   expect(buttons).toEqual([]);
+});
+
+test("on the dark scheme every portrait's disc is outlined at 3:1 or more against its card", { tag: "@once" }, async ({ page }) => {
+  await page.emulateMedia({ colorScheme: "dark" });
+  for (const path of ["/", "/about"]) {
+    await page.goto(path);
+    const rings = await outlineContrasts(page, ".person img, .member img");
+    expect(rings.length, path).toBeGreaterThan(0);
+    expect(rings.filter((r) => !r.drawn || r.ratio < 3).map((r) => `${path} ${r.what}: ${r.color} on ${r.against.join(", ")} = ${r.ratio.toFixed(2)}`)).toEqual(
+      [],
+    );
+  }
 });

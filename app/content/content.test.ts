@@ -186,6 +186,20 @@ describe("images", () => {
     for (const image of images) expectImage(image);
   });
 
+  it("project illustrations are drawn on dark grounds, so none is a light panel on the dark scheme's cards", () => {
+    const luminance = (hex: string) => {
+      const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+      return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+    };
+    for (const { image } of projects) {
+      const svg = readFileSync(`${publicDir}${image.src}`, "utf8");
+      // The ground: the first shape, covering the whole picture.
+      const ground = new RegExp(`<rect width="${image.width}" height="${image.height}" fill="(#[0-9a-f]{6})"`, "i").exec(svg)?.[1];
+      expect(ground, image.src).toBeDefined();
+      expect(1.05 / (luminance(ground!) + 0.05), `${image.src}: white against its ground ${ground}`).toBeGreaterThanOrEqual(3);
+    }
+  });
+
   it("images of one kind share one size, so cards line up", () => {
     for (const kind of [projects, testimonials, team]) expect(new Set(kind.map((x) => `${x.image.width}x${x.image.height}`)).size).toBe(1);
   });
