@@ -34,17 +34,35 @@ async function expectUncovered(target: Locator) {
   await expect.poll(onTop).toBe(true);
 }
 
+/** Title Case, the convention of the spec's own buttons (Get Started, View Our Work, Learn More, Contact Us). */
+const MINOR_WORDS = new Set(["a", "an", "and", "at", "by", "for", "in", "of", "on", "or", "the", "to"]);
+const inTitleCase = (label: string) => label.split(/\s+/).every((word, i) => (i > 0 && MINOR_WORDS.has(word)) || /^[A-Z0-9$]/.test(word));
+
 test.describe("at 320 px", () => {
   test.use({ viewport: { width: 320, height: 640 } });
 
-  test("no page scrolls sideways", { tag: "@once" }, async ({ page }) => {
+  test("no page scrolls sideways, and every link drawn as a button, and Estimate This, is in Title Case", { tag: "@once" }, async ({ page }) => {
     const wide: string[] = [];
+    const cased: string[] = [];
     for (const path of PAGES) {
       await page.goto(path);
       const over = (await sideways(page)).page;
       if (over > 0) wide.push(`${path}: ${over} px`);
+      // The visible words only (a button's visually hidden rest, e.g. " for AI Solutions", is not shown).
+      const labels = await page.locator("a.btn, .estimate-this .btn").evaluateAll((els) =>
+        els.map((el) =>
+          [...el.childNodes]
+            .filter((n) => n.nodeType === Node.TEXT_NODE)
+            .map((n) => n.textContent)
+            .join("")
+            .trim(),
+        ),
+      );
+      expect(labels.length, path).toBeGreaterThan(0);
+      for (const label of labels) if (!inTitleCase(label)) cased.push(`${path}: ${label}`);
     }
     expect(wide).toEqual([]);
+    expect(cased).toEqual([]);
   });
 
   test("no step of the calculator scrolls sideways or spills out of its card, with the widest figures and the longest labels", async ({

@@ -100,7 +100,7 @@ test("/services shows testimonials with accessible five-star ratings and a call 
   const ratings = page.getByRole("img", { name: "Rated 5 out of 5" });
   expect(await ratings.count()).toBeGreaterThanOrEqual(3);
   await expect(page.locator("figure.testimonial img").first()).toHaveAttribute("width", /\d+/);
-  await page.getByRole("link", { name: "Estimate my project" }).click();
+  await page.getByRole("link", { name: "Estimate My Project" }).click();
   await expect(page).toHaveURL(/\/#wizard$/);
 });
 

@@ -3,7 +3,7 @@ import type { ServiceValue } from "./pricing";
 import { STATE_PREFIX, WIZARD_ID } from "./state";
 
 /**
- * "Estimate this" on a service: step 1 of the calculator posted with that service, as its own
+ * "Estimate This" on a service: step 1 of the calculator posted with that service, as its own
  * button would, so the visitor lands on step 2 with it chosen, with or without JavaScript.
  */
 export function EstimateThis({ service, name }: { service: ServiceValue; name: string }) {
@@ -12,7 +12,7 @@ export function EstimateThis({ service, name }: { service: ServiceValue; name: s
       <input type="hidden" name="formName" value="calculator" />
       <input type="hidden" name={`${STATE_PREFIX}step`} value="1" />
       <button className="btn" type="submit" name="service" value={service}>
-        Estimate this<span className="visually-hidden"> for {name}</span>
+        Estimate This<span className="visually-hidden"> for {name}</span>
       </button>
     </Form>
   );

@@ -9,7 +9,7 @@ export function CallToAction({ second = { to: "/work", label: "View Our Work" } 
         <p>Answer five quick questions and get an estimate in under a minute. No obligation, and a real person replies within one business day.</p>
         <div className="btn-row">
           <Link className="btn btn--light" to="/#wizard">
-            Estimate my project
+            Estimate My Project
           </Link>
           <Link className="btn btn--outline-light" to={second.to}>
             {second.label}
