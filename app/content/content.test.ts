@@ -1,5 +1,5 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { story, values } from "./about";
 import { claims, hero } from "./claims";
@@ -222,5 +222,21 @@ describe("messages", () => {
   it("uses SPEC.md's exact words for the calculator's outcome (the end-to-end tests import these)", () => {
     expect(messages.calculatorSent).toBe("Thank you! We will contact you shortly.");
     expect(messages.calculatorFailed).toBe("There was an error submitting your request. Please try again.");
+  });
+});
+
+describe("copy", () => {
+  it("uses typographic quotes and apostrophes (“ ” ‘ ’), never straight ones, in every text under app/content", async () => {
+    const dir = fileURLToPath(new URL(".", import.meta.url));
+    const modules = readdirSync(dir).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"));
+    const texts: string[] = [];
+    const walk = (value: unknown): void => {
+      if (typeof value === "string") texts.push(value);
+      else if (Array.isArray(value)) value.forEach(walk);
+      else if (value && typeof value === "object") Object.values(value).forEach(walk);
+    };
+    for (const file of modules) walk(Object.values(await import(pathToFileURL(`${dir}${file}`).href)));
+    expect(texts.length).toBeGreaterThan(100);
+    expect(texts.filter((t) => /['"]/.test(t))).toEqual([]);
   });
 });

@@ -37,7 +37,7 @@ export const privacy = {
     {
       heading: "What we do not collect",
       paragraphs: [
-        "This site runs no analytics or advertising trackers and loads nothing from other companies' servers. Our server records each request (the page, the time and the answer) without your address or anything you typed, and counts requests per address for a few minutes to stop abuse.",
+        "This site runs no analytics or advertising trackers and loads nothing from other companies’ servers. Our server records each request (the page, the time and the answer) without your address or anything you typed, and counts requests per address for a few minutes to stop abuse.",
       ],
     },
     {
@@ -51,7 +51,7 @@ export const privacy = {
     {
       heading: "Why we collect it",
       paragraphs: [
-        "To answer you: to prepare the quote you asked for or reply to your message, and to contact you about it by email or phone. We do not use your details for marketing, and we never sell or share them for anyone else's marketing.",
+        "To answer you: to prepare the quote you asked for or reply to your message, and to contact you about it by email or phone. We do not use your details for marketing, and we never sell or share them for anyone else’s marketing.",
       ],
     },
     {

@@ -25,9 +25,9 @@ export const projects: readonly Project[] = [
     id: "fleetline-dispatch",
     title: "FleetLine dispatch and proof of delivery",
     description:
-      "A dispatch portal for a Germiston logistics company running 40 trucks across Gauteng. Drivers capture signatures and photos on delivery, and the office sees every load's status without phoning anyone.",
+      "A dispatch portal for a Germiston logistics company running 40 trucks across Gauteng. Drivers capture signatures and photos on delivery, and the office sees every load’s status without phoning anyone.",
     category: "software",
-    image: workImage("fleetline-dispatch", "Dispatch dashboard with a route map and a list of today's deliveries"),
+    image: workImage("fleetline-dispatch", "Dispatch dashboard with a route map and a list of today’s deliveries"),
     technologies: ["React", "Node.js", "PostgreSQL", "Google Maps API"],
     liveUrl: "https://dispatch.fleetline.co.za",
   },
@@ -78,7 +78,7 @@ export const projects: readonly Project[] = [
     description:
       "A WhatsApp assistant for a Johannesburg homeware retailer that answers order-status, delivery and returns questions in English and isiZulu, and hands the conversation to a person when it is unsure.",
     category: "ai",
-    image: workImage("homestead-whatsapp-assistant", "Chat conversation in which an assistant answers a customer's delivery question"),
+    image: workImage("homestead-whatsapp-assistant", "Chat conversation in which an assistant answers a customer’s delivery question"),
     technologies: ["Python", "WhatsApp Business API", "LangChain", "PostgreSQL", "Redis"],
     liveUrl: "https://www.homesteadliving.co.za/help",
     githubUrl: "https://github.com/kopano-digital/whatsapp-support-starter",

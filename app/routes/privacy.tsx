@@ -7,7 +7,7 @@ import { seo } from "~/utils/seo";
 export const meta: MetaFunction = () =>
   seo({
     title: "Privacy notice",
-    description: `What ${site.name} collects through this website's forms, why, where it is kept and for how long, who receives it, and your rights under POPIA.`,
+    description: `What ${site.name} collects through this website’s forms, why, where it is kept and for how long, who receives it, and your rights under POPIA.`,
     path: "/privacy",
   });
 
