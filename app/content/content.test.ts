@@ -3,7 +3,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { story, values } from "./about";
 import { claims, hero } from "./claims";
-import { LEAD_RETENTION_DAYS, privacy } from "./privacy";
+import { type PrivacyFacts, privacy } from "./privacy";
 import { messages } from "./messages";
 import { featuredProjectIds, filterProjects, projectCategories, projects } from "./projects";
 import { servicePages } from "./service-pages";
@@ -138,15 +138,37 @@ describe("home page", () => {
 });
 
 describe("privacy notice", () => {
-  const text = JSON.stringify(privacy);
+  const web3forms: PrivacyFacts = { formService: { provider: "web3forms", host: "api.web3forms.com", inbox: site.email }, retentionDays: 30 };
+  const formspree: PrivacyFacts = { formService: { provider: "formspree", host: "formspree.io", inbox: site.email }, retentionDays: 7 };
+  const webhook: PrivacyFacts = { formService: { provider: "webhook", host: "hooks.example.net", inbox: site.email }, retentionDays: 1 };
+  const outbox: PrivacyFacts = { formService: null, retentionDays: 0 };
+  const notice = (facts: PrivacyFacts) => JSON.stringify(privacy.sections(facts));
+
   it("says what is collected, why, who receives it, where and how long it is kept, and the visitor's rights", () => {
-    const headings = privacy.sections.map((s) => s.heading).join("\n");
-    for (const topic of [/collect/i, /why/i, /who receives/i, /where .*how long/i, /rights/i]) expect(headings).toMatch(topic);
-    for (const s of privacy.sections) expectText(s.heading, ...(s.paragraphs ?? []), ...(s.items ?? []));
-    expect(text).toContain("Web3Forms");
-    expect(text).toContain(`${LEAD_RETENTION_DAYS} days`);
-    expect(text).toMatch(/refuses a message, it stays on our server until/);
-    expect(text).toContain("Information Regulator");
+    for (const facts of [web3forms, formspree, webhook, outbox]) {
+      const sections = privacy.sections(facts);
+      const headings = sections.map((s) => s.heading).join("\n");
+      for (const topic of [/collect/i, /why/i, /who receives/i, /where .*how long/i, /rights/i]) expect(headings).toMatch(topic);
+      for (const s of sections) expectText(s.heading, ...(s.paragraphs ?? []), ...(s.items ?? []));
+      expect(notice(facts)).toContain("Information Regulator");
+    }
+  });
+
+  it("names the form service the server delivers to and the retention it is set to, whatever the settings", () => {
+    expect(notice(web3forms)).toContain(`our form service, Web3Forms, which emails it to our inbox, ${site.email}`);
+    expect(notice(web3forms)).toContain("then kept for 30 days");
+    expect(notice(web3forms)).toMatch(/refuses a message, it stays on our server until/);
+
+    expect(notice(formspree)).toContain("our form service, Formspree,");
+    expect(notice(formspree)).toContain("then kept for 7 days");
+    expect(notice(webhook)).toContain("our form service at hooks.example.net,");
+    expect(notice(webhook)).toContain("then kept for 1 day ");
+    for (const facts of [formspree, webhook]) expect(notice(facts)).not.toContain("Web3Forms");
+    expect(notice(webhook)).not.toMatch(/Formspree|email inbox/);
+
+    // No key: every form stays on this server; no service, no retention after a delivery.
+    expect(notice(outbox)).not.toMatch(/form service|Web3Forms|Formspree|0 days/);
+    expect(notice(outbox)).toContain("our server stores it, and our team reads it there");
   });
 
   it("names an information officer with a working email and phone", () => {
@@ -236,6 +258,12 @@ describe("copy", () => {
       else if (value && typeof value === "object") Object.values(value).forEach(walk);
     };
     for (const file of modules) walk(Object.values(await import(pathToFileURL(`${dir}${file}`).href)));
+    for (const formService of [
+      null,
+      ...(["web3forms", "formspree", "webhook"] as const).map((provider) => ({ provider, host: "forms.example.net", inbox: site.email })),
+    ]) {
+      walk(privacy.sections({ formService, retentionDays: 30 }));
+    }
     expect(texts.length).toBeGreaterThan(100);
     expect(texts.filter((t) => /['"]/.test(t))).toEqual([]);
   });
