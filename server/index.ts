@@ -117,6 +117,7 @@ const pages = createPageCache({
       submitLead: () => Promise.reject(new Error("a page render takes no leads")),
       serving: () => !stopping,
       drafts,
+      bookingUrl: config.bookingUrl,
       log,
     }),
 });
@@ -168,6 +169,7 @@ app.all(
     submitLead: (lead) => inbox.submit(res.locals.form, lead),
     serving: () => !stopping,
     drafts,
+    bookingUrl: config.bookingUrl,
     log,
   })),
 );
