@@ -18,7 +18,7 @@ import onHeaders from "on-headers";
 import { pino } from "pino";
 import { PRIVATE_QUERY_PARAMS } from "~/utils/cache-headers";
 import { contentSecurityPolicy } from "~/utils/csp.server";
-import { pageVariants } from "~/utils/page-variants.server";
+import { pageVariants } from "~/page-variants.server";
 import { version } from "../package.json";
 import { describeConfig, parseConfig } from "./config";
 import { createDraftStore } from "./drafts";

@@ -92,8 +92,11 @@ export function CalculatorWizard(props: WizardProps) {
   );
 }
 
-/** Step 5: the figure as base price × multipliers = total, in the same dollars. */
-function Breakdown({ state }: { state: WizardState }) {
+/**
+ * The figure as base price × multipliers = total, in the same dollars: step 5 and the estimate's
+ * own page (rendered there on the server, app/calculator/estimate-page.server.tsx).
+ */
+export function Breakdown({ state }: { state: Pick<WizardState, "service" | "timeframe" | "complexity"> }) {
   if (!state.service) return null;
   const { base, factors, total } = estimateParts({ ...state, service: state.service });
   const sum = [formatUsd(base.amount), ...factors.map((f) => f.multiplier)].join(" × ");
