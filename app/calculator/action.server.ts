@@ -17,5 +17,5 @@ export async function calculatorAction(request: Request, fields: Record<string, 
   const answer = { form: "calculator" as const, state: outcome.state, errors: null as FieldErrors | null, problem: null as FormProblem | null };
   const taken = await context.submitLead(calculatorLead(outcome.ready));
   // Not taken: stay on step 5 with everything typed (503, or 429 with Retry-After).
-  return taken.ok ? toThanks(request, context, taken.reference, fields.draft) : notTaken({ ...answer, problem: taken.problem }, taken);
+  return taken.ok ? toThanks(request, context, taken.reference, fields.draft, outcome.ready) : notTaken({ ...answer, problem: taken.problem }, taken);
 }
