@@ -155,6 +155,7 @@ test.describe("an estimate's page over HTTP and on paper", { tag: "@once" }, () 
   });
 
   test("anything but three known choices is a 404 that repeats nothing of the address", async ({ request }) => {
+    expect((await request.get(ESTIMATE)).status()).toBe(200);
     for (const query of [
       "",
       "service=softwareDev&timeframe=urgent",
@@ -173,6 +174,7 @@ test.describe("an estimate's page over HTTP and on paper", { tag: "@once" }, () 
     await page.setViewportSize({ width: 320, height: 640 });
     await page.emulateMedia({ colorScheme: "dark" });
     await page.goto(ESTIMATE);
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Estimate: $5,625");
     expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
     expect(await page.locator("body").evaluate((el) => getComputedStyle(el).backgroundColor)).toBe("rgb(18, 17, 42)");
     expect(await seriousViolations(page, browser, true)).toEqual([]);
