@@ -27,6 +27,8 @@ const BREAKDOWN = [
 
 /** Pages in a PDF that Chromium made: its page objects (`/Type /Page`, not the `/Pages` tree). */
 const pdfPages = (pdf: Buffer) => (pdf.toString("latin1").match(/\/Type\s*\/Page(?![a-zA-Z])/g) ?? []).length;
+/** A4 with the margins a browser's print dialog leaves by default (about 10 mm; page.pdf's own are 0). */
+const A4 = { format: "A4", margin: { top: "10mm", right: "10mm", bottom: "10mm", left: "10mm" } } as const;
 
 /** Step 5 with the choices above, and the visitor's details typed in. */
 async function detailsTyped(page: Page, siteUrl = "", company = details.company) {
@@ -182,7 +184,7 @@ test.describe("an estimate's page over HTTP and on paper", { tag: "@once" }, () 
 
   test("prints on one A4 page: the agency and the estimate, without navigation, footer, form or button", async ({ page }) => {
     await page.goto(ESTIMATE);
-    expect(pdfPages(await page.pdf({ format: "A4" }))).toBe(1);
+    expect(pdfPages(await page.pdf(A4))).toBe(1);
     await page.emulateMedia({ media: "print" });
     for (const hidden of [page.locator(".site-header"), page.locator(".site-footer"), page.locator("main form"), page.getByRole("button")]) {
       await expect(hidden.first()).toBeHidden();
@@ -191,12 +193,12 @@ test.describe("an estimate's page over HTTP and on paper", { tag: "@once" }, () 
     await expect(page.getByRole("table", { name: calculatorText.breakdownCaption })).toBeVisible();
     // The count is of pages, not a constant: a long page makes several.
     await page.goto("/privacy");
-    expect(pdfPages(await page.pdf({ format: "A4" }))).toBeGreaterThan(1);
+    expect(pdfPages(await page.pdf(A4))).toBeGreaterThan(1);
   });
 
   test("the home page at step 5 prints as its estimate: one A4 page with the breakdown, the answers and the estimate's address", async ({ page }) => {
     await detailsTyped(page);
-    expect(pdfPages(await page.pdf({ format: "A4" }))).toBe(1);
+    expect(pdfPages(await page.pdf(A4))).toBe(1);
     await page.emulateMedia({ media: "print" });
     const calc = calculator(page);
     for (const hidden of [

@@ -21,7 +21,7 @@ export const estimateText = {
   excludes: {
     heading: "What it does not cover",
     items: [
-      "Other companies' charges: hosting, domains, app store fees, software licences and paid services, which we pass on at cost.",
+      "Other companies’ charges: hosting, domains, app store fees, software licences and paid services, which we pass on at cost.",
       "Content such as copy, photos and translations, and moving data from your old systems, unless the written quote includes them.",
       "VAT, where it applies, and changes asked for after the written quote is agreed.",
     ],

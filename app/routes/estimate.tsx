@@ -35,7 +35,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => {
   const { base, factors, total } = estimateParts(choices);
   const title = `Estimate: ${formatUsd(total)} — ${inBrief(choices)}`;
   const sum = [formatUsd(base.amount), ...factors.map((f) => f.multiplier)].join(" × ");
-  const description = `${[base.label, ...factors.map((f) => f.label)].join(", ")}: ${sum} = ${formatUsd(total)}. An estimate from ${site.name}'s cost calculator; a written quote follows a request.`;
+  const description = `${[base.label, ...factors.map((f) => f.label)].join(", ")}: ${sum} = ${formatUsd(total)}. An estimate from ${site.name}’s cost calculator; a written quote follows a request.`;
   return [
     ...seo({ title, description, path: data.path }),
     { name: "robots", content: "noindex" },
