@@ -3,8 +3,7 @@ import { Link, useSearchParams } from "@remix-run/react";
 import { CallToAction } from "~/components/call-to-action";
 import { PageHeader } from "~/components/page-header";
 import { ProjectCard } from "~/components/project-card";
-import { filterProjects } from "~/content/portfolio";
-import { projectCategories } from "~/content/projects";
+import { filterProjects, projectCategories } from "~/content/projects";
 import { seo } from "~/utils/seo";
 
 export const meta: MetaFunction = () =>
