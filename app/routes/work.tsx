@@ -36,7 +36,7 @@ export default function WorkPage() {
                 <li key={c.value}>
                   <Link
                     className="tab"
-                    to={c.value === "all" ? "." : `?category=${c.value}`}
+                    to={c.value === "all" ? "/work" : `/work?category=${c.value}`}
                     aria-current={c.value === category ? "true" : undefined}
                     preventScrollReset
                   >
