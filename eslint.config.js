@@ -31,7 +31,7 @@ export default tseslint.config(
   },
   {
     // A package's public entry points only: its build output (`/dist/…`) is no API, moves in any
-    // release and would close the documented path to React Router 7 (decision 0020).
+    // release and would close the documented path to React Router 7 (decision 0021).
     rules: {
       "no-restricted-imports": [
         "error",

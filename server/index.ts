@@ -155,7 +155,7 @@ const posts = formPosts({ limits, log });
 app.use((req, res, next) => (ACTION_METHODS.has(req.method) ? posts(req, res, next) : next()));
 app.all(
   "*",
-  remixHandler(config.dev ? createRemixHandler(async () => build, "development") : remix, (req, res) => ({
+  remixHandler(config.dev ? async () => build : build, config.dev ? "development" : "production", (req, res) => ({
     clientAddress: req.ip,
     submitLead: (lead) => inbox.submit(res.locals.form, lead),
     serving: () => !stopping,

@@ -1,6 +1,6 @@
 import { get } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createRequestHandler, json, type ActionFunctionArgs, type LoaderFunctionArgs, type ServerBuild } from "@remix-run/node";
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type ServerBuild } from "@remix-run/node";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formPosts } from "./form-posts";
@@ -42,7 +42,7 @@ let close = () => {};
 const errors: Error[] = [];
 beforeAll(async () => {
   const log = createLogger();
-  const remix = remixHandler(createRequestHandler(build, "production"), () => ({
+  const remix = remixHandler(build, "production", () => ({
     clientAddress: undefined,
     submitLead: async () => ({ ok: true }),
     serving: () => true,

@@ -1,10 +1,12 @@
 /**
- * Remix behind Express, on `@remix-run/node`'s public exports only (no adapter internals, so the
- * move to React Router 7 swaps one import). It does what Remix's Express adapter does, with one
- * change: the body Remix reads is the one server/form-posts.ts has already read, checked and
- * cleaned, so an action reads its form the Remix way, `await request.formData()` (decision 0017).
+ * Remix behind Express through its adapter's public entry point, `@remix-run/express`'s
+ * `createRequestHandler` (its React Router 7 twin has the same shape), with one change: the body
+ * the adapter reads is the one server/form-posts.ts has already read, checked and cleaned, so an
+ * action reads its form the Remix way, `await request.formData()` (decision 0017).
  */
-import { writeReadableStreamToWritable, type AppLoadContext } from "@remix-run/node";
+import { Readable } from "node:stream";
+import { createRequestHandler } from "@remix-run/express";
+import type { AppLoadContext, ServerBuild } from "@remix-run/node";
 import type { Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from "express";
 import type { CheckedPost } from "./form-posts";
 
@@ -12,47 +14,44 @@ import type { CheckedPost } from "./form-posts";
 export const ACTION_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 /**
- * The request as Remix sees it. The URL's host and scheme are Express's `req.hostname` and
- * `req.protocol`, which honour TRUST_PROXY (forwarded headers from anyone else are gone by now);
- * the signal aborts once the answer can no longer be sent.
+ * The request as the adapter reads it: `req` itself (its URL, Host, TRUST_PROXY-aware protocol
+ * and headers, through Express's own request methods), with a stream of its own holding the
+ * checked form, since formPosts has used up the socket's.
  */
-function remixRequest(req: ExpressRequest, res: ExpressResponse, body: URLSearchParams | undefined): Request {
-  const host = req.get("X-Forwarded-Host")?.split(",")[0] ?? req.get("Host") ?? "";
-  const port = /:(\d+)$/.exec(host.trim())?.[1];
-  const url = new URL(`${req.protocol}://${req.hostname}${port ? `:${port}` : ""}${req.originalUrl}`);
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (Array.isArray(value)) for (const one of value) headers.append(name, one);
-    else if (value !== undefined) headers.set(name, value);
-  }
-  if (body) headers.delete("content-length"); // the cleaned body may be shorter than the one sent
-  const controller = new AbortController();
-  res.on("close", () => res.writableFinished || controller.abort());
-  return new Request(url, { method: req.method, headers, body, signal: controller.signal });
+function withCheckedBody(req: ExpressRequest, form: CheckedPost): ExpressRequest {
+  const body = Buffer.from(new URLSearchParams(form.fields).toString());
+  // Its own destroy: IncomingMessage's would take the finished stream for an aborted request and
+  // close the socket before the answer is written.
+  const replay = new Readable({ read() {}, destroy: (error, done) => done(error) });
+  replay.push(body);
+  replay.push(null);
+  Object.setPrototypeOf(replay, Object.getPrototypeOf(req));
+  const headers = { ...req.headers, "content-length": String(body.length) };
+  return Object.assign(replay, {
+    socket: req.socket,
+    app: req.app,
+    res: req.res,
+    method: req.method,
+    url: req.url,
+    originalUrl: req.originalUrl,
+    headers,
+  }) as unknown as ExpressRequest;
 }
 
 export function remixHandler(
-  handle: (request: Request, context: AppLoadContext) => Promise<Response>,
+  build: ServerBuild | (() => Promise<ServerBuild>),
+  mode: string,
   getLoadContext: (req: ExpressRequest, res: ExpressResponse) => AppLoadContext,
 ): RequestHandler {
-  return async (req, res, next) => {
-    try {
-      let body: URLSearchParams | undefined;
-      if (req.method !== "GET" && req.method !== "HEAD") {
-        const form = res.locals.form as CheckedPost | undefined;
-        // Only a server mounted wrongly gets here: say so rather than let an action hang.
-        if (!form)
-          throw new Error(`${req.method} ${req.path} reached Remix without passing formPosts (server/form-posts.ts), which reads and checks every form's body`);
-        body = new URLSearchParams(form.fields);
-      }
-      const response = await handle(remixRequest(req, res, body), getLoadContext(req, res));
-      res.statusMessage = response.statusText;
-      res.status(response.status);
-      for (const [name, value] of response.headers) res.append(name, value);
-      if (response.body) await writeReadableStreamToWritable(response.body, res);
-      else res.end();
-    } catch (error) {
-      next(error);
-    }
+  const handle = createRequestHandler({ build, mode, getLoadContext });
+  return (req, res, next) => {
+    if (req.method === "GET" || req.method === "HEAD") return void handle(req, res, next);
+    const form = res.locals.form as CheckedPost | undefined;
+    // Only a server mounted wrongly gets here: say so rather than let an action hang.
+    if (!form)
+      return next(
+        new Error(`${req.method} ${req.path} reached Remix without passing formPosts (server/form-posts.ts), which reads and checks every form's body`),
+      );
+    return void handle(withCheckedBody(req, form), res, next);
   };
 }

@@ -299,7 +299,7 @@ test.describe("rate limits", () => {
 });
 
 // Remix v2 gets no security fix; turbo-stream 2.4.1 (CVE-2026-34077) is reached only through single
-// fetch, which is off (decision 0020). These are the doors single fetch would open.
+// fetch, which is off (decision 0021). These are the doors single fetch would open.
 test.describe("Remix v2 with single fetch off", { tag: "@once" }, () => {
   test("no single-fetch data path answers: every .data URL and /__manifest are the 404 page, nothing is a turbo-stream", async ({ request, baseURL }) => {
     const paths = [
