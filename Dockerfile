@@ -21,10 +21,12 @@ RUN npm run build
 
 # ---- runtime: production dependencies, the build and the public files, nothing else -----------
 FROM node:24-bookworm-slim AS runtime
-# tini as PID 1: forwards SIGTERM to node and reaps zombies (node does neither as PID 1).
+# tini as PID 1: forwards SIGTERM to node and reaps zombies (node does neither as PID 1). apt's
+# lists and caches are deleted in the same layer, or they stay in the image.
 RUN apt-get update \
   && apt-get install -y --no-install-recommends tini \
-  && rm -rf /var/lib/apt/lists/*
+  && apt-get clean \
+  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
 WORKDIR /app
 ENV NODE_ENV=production PORT=3000 OUTBOX_FILE=/app/data/outbox.jsonl
 COPY package.json package-lock.json ./
