@@ -8,10 +8,8 @@
  */
 import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
-import { dirname } from "node:path";
 import type { Logger } from "../log";
 import { watchRedis } from "../redis-watch";
-import { importJournal } from "./legacy-journal";
 import { expired, leadKey, newLeadId, retryDelay } from "./schedule";
 import { reportHeld, type QueueOptions } from "./sqlite-queue";
 import { openStore, sqliteCause, whenFree, type LeadStore } from "./store";
@@ -158,7 +156,6 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
   return {
     async start() {
       local = openStore(dbFile); // throws StoreUnusable: the fallback must be there too
-      importJournal(local, dirname(dbFile), log);
       local.checkpoint();
       connection = watch(new Redis(redisUrl, { maxRetriesPerRequest: null }), log, "worker");
       worker = new Worker<QueuedLead>(QUEUE.name, deliver, {

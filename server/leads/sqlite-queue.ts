@@ -4,9 +4,7 @@
  * The loop looks at the database every few seconds too, so what another process or the operator's
  * command changed is picked up without any signal between them.
  */
-import { dirname } from "node:path";
 import type { Logger } from "../log";
-import { importJournal } from "./legacy-journal";
 import { expired, leadKey, newLeadId, retryDelay } from "./schedule";
 import { openStore, sqliteCause, whenFree, type LeadRow, type LeadStore } from "./store";
 import { noLeadEvents, type Lead, type LeadEvents, type LeadQueue, type Transport } from "./types";
@@ -138,7 +136,6 @@ export function createSqliteQueue({
     /** Opens the store (throws StoreUnusable if it cannot be read) and starts delivering. */
     async start() {
       store = openStore(dbFile);
-      importJournal(store, dirname(dbFile), log);
       store.checkpoint();
       void run();
     },

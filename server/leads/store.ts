@@ -225,25 +225,6 @@ export function openStore(file: string) {
       });
     },
 
-    /** A lead from the old journal (legacy-journal.ts), as it was: pending or parked; kept if already here. */
-    importLead(lead: StoredLead, key: string, parked: { reason: string; status?: number; at: number } | undefined, now: number) {
-      const { kind, id, acceptedAt, ...payload } = lead;
-      db.prepare(
-        "INSERT OR IGNORE INTO leads (id, kind, payload, dedupe_key, status, next_attempt_at, first_accepted_at, parked_at, parked_reason, parked_status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      ).run(
-        id,
-        kind,
-        JSON.stringify(payload),
-        key,
-        parked ? "parked" : "pending",
-        now,
-        acceptedAt,
-        parked?.at ?? null,
-        parked?.reason ?? null,
-        parked?.status ?? null,
-      );
-    },
-
     transaction,
 
     /**
