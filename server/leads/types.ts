@@ -21,10 +21,12 @@ export interface Transport {
 /** What /healthz reports: counts and ages, never anything a visitor typed. */
 export interface LeadStats {
   store: "sqlite" | "redis";
-  /** False after a store write failed, until one succeeds again. */
+  /** False after a lead could not be stored, until one is again. */
   writable: boolean;
+  /** True while the store cannot be read or written: a lead not stored, or the delivery loop backing off. */
+  failing: boolean;
   pending: number;
-  /** Stored over the hourly ceiling, waiting for `npm run leads -- release`. */
+  /** Stored over the hourly ceiling: they go out on their own as the last hour has room, or at `npm run leads -- release`. */
   held: number;
   parked: number;
   oldestPendingSeconds: number | null;
