@@ -47,20 +47,23 @@ return 1
 
 /** Where Redis has leads handed to it: delivered (by any container), still queued (or parked there), or gone. */
 export async function whereInRedis(redis: Redis, queue: Queue, leads: { id: string; key: string }[]): Promise<("delivered" | "queued" | "missing")[]> {
-  if (leads.length === 0) return [];
-  // One transaction: a delivery marks the lead before its job completes, so at any one moment
-  // Redis has one or the other unless it lost them.
-  const multi = redis.multi();
-  for (const { id, key } of leads) multi.exists(deliveredKey(id)).zscore(queue.toKey("completed"), key).exists(queue.toKey(key));
-  const answers = await multi.exec();
-  if (!answers) throw new Error("the Redis transaction was aborted");
-  const failed = answers.find(([error]) => error);
-  if (failed) throw failed[0];
-  return leads.map((_, i) => {
-    const [marked, completed, queued] = answers.slice(i * 3, i * 3 + 3).map(([, value]) => value);
-    if (Number(marked) === 1 || completed !== null) return "delivered";
-    return Number(queued) === 1 ? "queued" : "missing";
-  });
+  const where: ("delivered" | "queued" | "missing")[] = [];
+  // A few hundred leads per transaction. In one: a delivery marks its lead before the job
+  // completes, so at any one moment Redis has the one or the other unless it lost them.
+  for (let from = 0; from < leads.length; from += 300) {
+    const some = leads.slice(from, from + 300);
+    const multi = redis.multi();
+    for (const { id, key } of some) multi.exists(deliveredKey(id)).zscore(queue.toKey("completed"), key).exists(queue.toKey(key));
+    const answers = await multi.exec();
+    if (!answers) throw new Error("the Redis transaction was aborted");
+    const failed = answers.find(([error]) => error);
+    if (failed) throw failed[0];
+    for (let i = 0; i < some.length; i++) {
+      const [marked, completed, queued] = answers.slice(i * 3, i * 3 + 3).map(([, value]) => value);
+      where.push(Number(marked) === 1 || completed !== null ? "delivered" : Number(queued) === 1 ? "queued" : "missing");
+    }
+  }
+  return where;
 }
 
 /** The lead queue's two connections, each logged by name as it comes and goes. */
@@ -233,17 +236,19 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
         const first = await hand(row.lead, row.key ?? row.id);
         log.info({ id: row.id, kind: row.kind, duplicateOf: first === row.id ? undefined : first }, "lead_handed_to_redis");
       }
-      const handed = store.list(["handed"]).filter((row) => row.lead);
-      const where = await whereInRedis(
-        producer,
-        queue,
-        handed.map((row) => ({ id: row.id, key: row.key ?? row.id })),
-      );
-      for (const [i, row] of handed.entries()) {
-        if (where[i] === "delivered") await whenFree(() => store.delivered(row.id, now(), retentionMs));
+      const handed = store.handedKeys();
+      const where = await whereInRedis(producer, queue, handed);
+      for (const [i, { id, kind, key }] of handed.entries()) {
+        if (where[i] === "delivered") await whenFree(() => store.delivered(id, now(), retentionMs));
         if (where[i] !== "missing") continue;
-        await add(row.lead!, row.key ?? row.id);
-        log.warn({ id: row.id, kind: row.kind }, "lead_requeued");
+        const lead = store.get(id)?.lead;
+        if (!lead) {
+          await whenFree(() => store.park(id, now(), "unreadable"));
+          log.error({ id, kind, reason: "unreadable" }, "lead_parked");
+          continue;
+        }
+        await add(lead, key);
+        log.warn({ id, kind }, "lead_requeued");
       }
     } catch (error) {
       // A store write that failed is a fault; Redis going away is reported by its connection.

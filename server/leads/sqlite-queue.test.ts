@@ -176,6 +176,26 @@ describe("the embedded queue", () => {
     await fixed.close();
   });
 
+  it("with every delivery slot busy and more leads due, the loop waits for a slot instead of looking again at once", async () => {
+    let finish = (_: DeliveryOutcome) => {};
+    const transport: Transport = { name: "slow", deliver: () => new Promise((resolve) => (finish = resolve)) };
+    const queue = createSqliteQueue({ dbFile: await tempDb(), transport, log: quietLog, concurrency: 1, ...fast });
+    await queue.start();
+    await queue.accept(another("first"));
+    await queue.accept(another("second"));
+    const store = queue.store()!;
+    const claimDue = store.claimDue;
+    let looks = 0;
+    store.claimDue = (...args) => (looks++, claimDue(...args));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(looks, "looks at the store in 500 ms (one every 50 ms)").toBeLessThan(20);
+    finish({ ok: true });
+    await until(() => queue.stats().pending === 1);
+    finish({ ok: true });
+    await until(() => queue.stats().pending === 0);
+    await queue.close();
+  });
+
   it("close waits for a delivery in flight", async () => {
     let finish = (_: DeliveryOutcome) => {};
     const transport: Transport = { name: "slow", deliver: () => new Promise((resolve) => (finish = resolve)) };

@@ -336,7 +336,7 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
 
     park(id: string, now: number, reason: string, status?: number) {
       db.prepare(
-        "UPDATE leads SET status = 'parked', attempts = attempts + 1, parked_at = ?, parked_reason = ?, parked_status = ?, claimed_by = NULL, claimed_until = NULL WHERE id = ? AND status = 'pending'",
+        "UPDATE leads SET status = 'parked', attempts = attempts + 1, parked_at = ?, parked_reason = ?, parked_status = ?, claimed_by = NULL, claimed_until = NULL WHERE id = ? AND status IN ('pending', 'handed')",
       ).run(now, reason, status ?? null, id);
     },
 
@@ -383,6 +383,19 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
     /** A write that changes nothing, to learn whether the store takes writes again (after a fault). */
     probe() {
       transaction(() => db.exec(`PRAGMA user_version = ${VERSION}`));
+    },
+
+    /** Leads handed to Redis and not yet confirmed delivered, without their text: what to ask Redis about. */
+    handedKeys(): { id: string; kind: Lead["kind"]; key: string }[] {
+      return db
+        .prepare("SELECT id, kind, coalesce(dedupe_key, id) AS key FROM leads WHERE status = 'handed' ORDER BY first_accepted_at, rowid")
+        .all()
+        .map((r) => ({ id: String(r.id), kind: r.kind as Lead["kind"], key: String(r.key) }));
+    },
+
+    get(id: string): LeadRow | undefined {
+      const row = db.prepare(`${SELECT} WHERE id = ?`).get(id);
+      return row && toRow(row);
     },
 
     list(statuses: LeadStatus[]): LeadRow[] {
