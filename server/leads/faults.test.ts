@@ -12,7 +12,8 @@ describe("a failing lead store", () => {
     expect([faults.failing, faults.wait(2_000)]).toEqual([false, 2_000]);
     const waits: number[] = [];
     for (let i = 0; i < 9; i++) {
-      faults.failed(full, "read");
+      faults.lookFailed(full);
+      faults.failed(full, "write", { id: "L1" }); // a failed outcome meanwhile adds no wait
       waits.push(faults.wait(2_000));
     }
     expect(waits).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000]);

@@ -18,11 +18,16 @@ export function storeFaults(log: Logger, now: () => number) {
     },
     /** How long the loop waits before its next look: `usual`, or the fault's wait. */
     wait: (usual: number) => (fault ? fault.waitMs : usual),
-    /** A store call failed (`read`: the loop's own look; `write`: an outcome or a hand-over). */
+    /** A store call failed (`read`: the loop's own look; `write`: a lead, an outcome, a hand-over): the fault starts, if it had not. */
     failed(error: unknown, operation: "read" | "write", fields: Record<string, unknown> = {}) {
-      if (fault) return void (fault.waitMs = Math.min(LONGEST_WAIT_MS, fault.waitMs * 2));
+      if (fault) return;
       fault = { since: now(), waitMs: FIRST_WAIT_MS };
       log.error({ err: error, ...sqliteCause(error), ...fields }, `lead_store_${operation}_failed`);
+    },
+    /** The loop's own look failed: the next one waits twice as long (other failures meanwhile do not add up). */
+    lookFailed(error: unknown) {
+      if (!fault) return this.failed(error, "read");
+      fault.waitMs = Math.min(LONGEST_WAIT_MS, fault.waitMs * 2);
     },
     /** A write went through: the store works again. */
     cleared() {

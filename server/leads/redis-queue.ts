@@ -137,7 +137,6 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
   let connection: Redis | undefined;
   let local: LeadStore | undefined;
   let snapshot = { pending: 0, parked: 0, oldest: Infinity };
-  let writable = true;
   let stopped = false;
   let lastPurge = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -214,16 +213,15 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     const store = local;
     try {
       if (faults.failing) store.probe();
-      faults.cleared();
       if (now() - lastPurge >= PURGE_MS || now() < lastPurge) {
         const purged = store.purge(now(), retentionMs);
         lastPurge = now();
         if (purged) log.info({ rows: purged }, "leads_purged");
       }
     } catch (error) {
-      return faults.failed(error, "read");
+      return faults.lookFailed(error);
     }
-    if (producer.status !== "ready") return;
+    if (producer.status !== "ready") return faults.cleared();
     try {
       for (let held = store.list(["held"])[0]; held && (await admit(held.id, true)); held = store.list(["held"])[0])
         if (await whenFree(() => store.admitHeld(held!.id, now()))) log.info({ id: held.id, kind: held.kind }, "lead_released");
@@ -252,8 +250,9 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
       }
     } catch (error) {
       // A store write that failed is a fault; Redis going away is reported by its connection.
-      if (sqliteCause(error).code !== undefined) faults.failed(error, "write");
+      if (sqliteCause(error).code !== undefined) return faults.lookFailed(error);
     }
+    faults.cleared();
   }
 
   function schedule() {
@@ -324,10 +323,9 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
       let result: InsertResult;
       try {
         result = await whenFree(() => store.insert(lead, { id: stored.id, key, now: stored.acceptedAt, perHour: limit }));
-        writable = true;
         faults.cleared();
       } catch (error) {
-        writable = false;
+        faults.failed(error, "write"); // the loop waits, and tries a write now and then, until one goes through
         throw Object.assign(new Error("the lead store cannot be written"), sqliteCause(error));
       }
       if (result.duplicate) return (log.info({ id: result.id, kind: lead.kind }, "lead_duplicate"), result.id);
@@ -360,8 +358,8 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
       const ready = producer.status === "ready";
       return {
         store: "redis" as const,
-        writable: local !== undefined && writable,
-        failing: local === undefined || !writable || faults.failing,
+        writable: local !== undefined && !faults.failing,
+        failing: local === undefined || faults.failing,
         pending: snapshot.pending + counts.pending,
         held: counts.held,
         parked: snapshot.parked,

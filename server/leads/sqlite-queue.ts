@@ -57,7 +57,6 @@ export function createSqliteQueue({
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let lastPurge = 0;
-  let writable = true;
   const faults = storeFaults(log, now);
   const inFlight = new Map<string, Promise<void>>();
 
@@ -82,7 +81,6 @@ export function createSqliteQueue({
     if (stopped || !store) return;
     try {
       if (faults.failing) store.probe();
-      faults.cleared();
       if (now() - lastPurge >= PURGE_MS || now() < lastPurge) {
         const purged = store.purge(now(), retentionMs);
         lastPurge = now();
@@ -97,8 +95,9 @@ export function createSqliteQueue({
           attempt(store, row).finally(() => (inFlight.delete(row.id), wake())),
         );
       }
+      faults.cleared();
     } catch (error) {
-      faults.failed(error, "read");
+      faults.lookFailed(error);
     }
     wake();
   }
@@ -153,7 +152,6 @@ export function createSqliteQueue({
       const open = store;
       try {
         const result = await whenFree(() => open.insert(lead, { id: newLeadId(now()), key: leadKey(lead), now: now(), perHour }));
-        writable = true;
         faults.cleared();
         if (result.duplicate) return (log.info({ id: result.id, kind: lead.kind }, "lead_duplicate"), result.id);
         log.info({ id: result.id, kind: lead.kind, store: "sqlite", held: result.held || undefined }, "lead_stored");
@@ -162,7 +160,7 @@ export function createSqliteQueue({
         else void run();
         return result.id;
       } catch (error) {
-        writable = false;
+        faults.failed(error, "write"); // the loop waits, and tries a write now and then, until one goes through
         throw Object.assign(new Error("the lead store cannot be written"), sqliteCause(error));
       }
     },
@@ -180,8 +178,8 @@ export function createSqliteQueue({
       }
       return {
         store: "sqlite" as const,
-        writable: store !== undefined && writable,
-        failing: store === undefined || !writable || faults.failing,
+        writable: store !== undefined && !faults.failing,
+        failing: store === undefined || faults.failing,
         pending: counts.pending,
         held: counts.held,
         parked: counts.parked,

@@ -21,9 +21,9 @@ export interface Transport {
 /** What /healthz reports: counts and ages, never anything a visitor typed. */
 export interface LeadStats {
   store: "sqlite" | "redis";
-  /** False after a lead could not be stored, until one is again. */
+  /** False while the store fails: from a write that failed (a lead, an outcome) or a look that did, until a write goes through. */
   writable: boolean;
-  /** True while the store cannot be read or written: a lead not stored, or the delivery loop backing off. */
+  /** The store is not open, or fails (as above): the delivery loop waits meanwhile. */
   failing: boolean;
   pending: number;
   /** Stored over the hourly ceiling: they go out on their own as the last hour has room, or at `npm run leads -- release`. */
