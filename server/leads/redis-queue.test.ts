@@ -191,6 +191,24 @@ describe.concurrent("the Redis queue", () => {
     await queue.close();
   });
 
+  it("while Redis is away, the local store's own ceiling holds leads and lets them go; they are queued once Redis is back", async () => {
+    let now = Date.parse("2026-11-22T10:00:00Z");
+    const { transport, delivered } = recording(() => ({ ok: true }));
+    const redis = await ownRedis();
+    const queue = await queueFor(redis, transport, undefined, { perHour: 1, now: () => now });
+    await queue.start();
+    await redis.stop();
+    await until(() => queue.stats().redis === "down");
+    const first = await queue.accept(lead);
+    const held = await queue.accept({ ...lead, text: "Service: SEO (held while away)" });
+    expect(queue.stats()).toMatchObject({ pending: 1, held: 1 });
+    now += 3_600_001;
+    await until(() => queue.stats().held === 0);
+    await redis.restart();
+    await until(() => delivered.includes(first) && delivered.includes(held));
+    await queue.close();
+  }, 15_000); // Redis's reconnection takes seconds
+
   it("says once, at start, when Redis keeps nothing across a restart (no AOF, no RDB save points)", async () => {
     const [bare, saving] = await Promise.all([startRedis(), startRedis(undefined, ["--save", "3600 1"])]);
     try {

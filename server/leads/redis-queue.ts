@@ -218,6 +218,9 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
         lastPurge = now();
         if (purged) log.info({ rows: purged }, "leads_purged");
       }
+      // Without Redis, this store's own ceiling lets held leads go, as it lets new ones in.
+      const released = producer.status === "ready" ? null : store.releaseHeld(now(), perHour);
+      if (released) log.info(released, "lead_released");
     } catch (error) {
       return faults.lookFailed(error);
     }
