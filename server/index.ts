@@ -45,8 +45,6 @@ try {
 }
 // SITE_URL widened the old cross-site check; ours compares hosts and needs it no more (0008).
 if (process.env.SITE_URL) log.warn({ variable: "SITE_URL" }, "config_variable_unused");
-// LEADS_FILE named the old journal; the lead store is now DATA_DIR/leads.db (decision 0012).
-if (process.env.LEADS_FILE) log.warn({ variable: "LEADS_FILE", instead: "DATA_DIR" }, "config_variable_unused");
 // Node's own warnings would print plain text on stderr: keep the log JSON-only.
 process.removeAllListeners("warning").on("warning", (warning) => log.warn({ err: warning }, "node_warning"));
 
