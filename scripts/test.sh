@@ -24,7 +24,8 @@ command -v xvfb-run >/dev/null 2>&1 || need+=(xvfb)
 if [ ${#need[@]} -gt 0 ]; then
   echo "==> installing Debian packages: ${need[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null || { echo "could not install ${need[*]}"; exit 1; }
+  # No recommended extras: prometheus would bring its node exporter, a service of its own.
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null || { echo "could not install ${need[*]}"; exit 1; }
 fi
 
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1

@@ -1,7 +1,7 @@
 /**
  * With REDIS_URL, leads wait in Redis (BullMQ), so any container delivers any lead and a container
  * that dies loses none: another picks its leads up once their lock runs out (within ~10 s). Redis
- * is the queue, not the record (decision 0020): each lead is first stored in the SQLite store of
+ * is the queue, not the record (decision 0023): each lead is first stored in the SQLite store of
  * the container that took it and kept there, with its text, until its delivery is confirmed, and
  * that container queues again whatever Redis no longer has (restarted empty, flushed, failed
  * over). A lead that arrives while Redis cannot take it waits there until Redis is back.

@@ -12,7 +12,7 @@ import { DatabaseSync } from "node:sqlite";
 import { DEDUPE_WINDOW_MS, MAX_DELAY_MS } from "./schedule";
 import type { Lead, StoredLead } from "./types";
 
-/** `handed`: queued in Redis, kept here with its text until its delivery is confirmed (decision 0020). */
+/** `handed`: queued in Redis, kept here with its text until its delivery is confirmed (decision 0023). */
 export type LeadStatus = "pending" | "held" | "parked" | "delivered" | "handed";
 
 export interface LeadRow {
