@@ -11,8 +11,6 @@ command -v chromium >/dev/null 2>&1 || need+=(chromium)
 # The same Chromium as a headless shell: what the end-to-end tests run (playwright.config.ts).
 command -v chromium-headless-shell >/dev/null 2>&1 || need+=(chromium-headless-shell)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
-# promtool tests the alert rules (prometheus-rules.test.yaml).
-command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 # The real image (podman builds and runs it; debootstrap makes the stand-in base image), a caching
 # proxy for the CDN tests, and a second browser engine (WebKitGTK's WebDriver).
 command -v podman >/dev/null 2>&1 || need+=(podman runc)
@@ -24,8 +22,14 @@ command -v xvfb-run >/dev/null 2>&1 || need+=(xvfb)
 if [ ${#need[@]} -gt 0 ]; then
   echo "==> installing Debian packages: ${need[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  # No recommended extras: prometheus would bring its node exporter, a service of its own.
-  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null || { echo "could not install ${need[*]}"; exit 1; }
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null || { echo "could not install ${need[*]}"; exit 1; }
+fi
+# promtool tests the alert rules (prometheus-rules.test.yaml); without prometheus's recommended
+# node exporter, a service of its own.
+if ! command -v promtool >/dev/null 2>&1; then
+  echo "==> installing Debian packages: prometheus"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends prometheus >/dev/null || { echo "could not install prometheus"; exit 1; }
 fi
 
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
