@@ -108,6 +108,12 @@ test("step 5 explains the estimate, lists the answers with Change controls, and 
   await expect(calc.getByRole("heading", { name: calculatorText.headings[5] })).toBeVisible();
   await expect(page.getByText("Where should we send your estimate?")).toHaveCount(0);
   await expect(calc.getByText(calculatorText.detailsIntro)).toBeVisible();
+  // A name is asked for, so the reply can greet someone, but not required (the spec's three fields are).
+  const name = calc.getByLabel("Your name (optional)");
+  await expect(name).toHaveAttribute("autocomplete", "name");
+  await expect(name).toHaveAttribute("maxlength", "100");
+  await expect(name).not.toHaveAttribute("required");
+  for (const label of ["Company name", "Email", "Phone"]) await expect(calc.getByLabel(label)).toHaveAttribute("required");
   const breakdown = calc.getByRole("table", { name: calculatorText.breakdownCaption });
   await expect(breakdown.getByRole("row")).toHaveText([
     /^Software Development, base price\s*\$2,500$/,
@@ -172,6 +178,9 @@ test("Change goes straight to a step and comes back to step 5, keeping the detai
     `Company: ${company}`,
   ])
     expect(payload!.message).toContain(line);
+  // No name given: no Name line, and the company alone is the sender.
+  expect(payload!.message).not.toMatch(/^Name:/m);
+  expect(payload!.from_name).toBe(company);
   expect(payload!.message).toMatch(new RegExp(`\\nReference: ${reference}$`));
 });
 

@@ -175,6 +175,13 @@ function StepFields({ state, errors }: { state: WizardState; errors: FieldErrors
       <p className="step-intro">{text.detailsIntro}</p>
       <Field
         form="calc"
+        name="name"
+        label="Your name (optional)"
+        errors={errors}
+        render={(p) => <input {...p} defaultValue={state.name} maxLength={LIMITS.name} autoComplete="name" />}
+      />
+      <Field
+        form="calc"
         name="companyName"
         label="Company name"
         errors={errors}

@@ -6,7 +6,7 @@
  * `next(parseState(fields), fields)`.
  */
 import * as z from "zod/mini";
-import { emailSchema, fieldErrors, phoneSchema, requiredText } from "~/forms/fields";
+import { emailSchema, fieldErrors, optionalText, phoneSchema, requiredText } from "~/forms/fields";
 import type { FieldErrors } from "~/forms/limits";
 import { LIMITS } from "~/forms/limits";
 import { COMPLEXITY_VALUES, SERVICE_VALUES, TIMEFRAME_VALUES } from "./pricing";
@@ -17,6 +17,7 @@ const timeframe = z.enum(TIMEFRAME_VALUES, "Please choose a timeframe");
 const complexity = z.enum(COMPLEXITY_VALUES, "Please choose a complexity");
 const description = requiredText(LIMITS.description, "Please describe your project", "Description must be at most 5,000 characters");
 const companyName = requiredText(LIMITS.companyName, "Please enter your company name", "Company name must be at most 120 characters");
+const name = optionalText(LIMITS.name, "Name must be at most 100 characters");
 
 /** What each step asks for, in order; step 5's fields are the visitor's details. */
 const STEPS = [
@@ -24,11 +25,11 @@ const STEPS = [
   z.object({ timeframe }),
   z.object({ complexity }),
   z.object({ description }),
-  z.object({ companyName, email: emailSchema, phone: phoneSchema }),
+  z.object({ name, companyName, email: emailSchema, phone: phoneSchema }),
 ] as const;
 
 /** The whole request as the agency receives it. */
-export const calculatorRequestSchema = z.object({ service, timeframe, complexity, description, companyName, email: emailSchema, phone: phoneSchema });
+export const calculatorRequestSchema = z.object({ service, timeframe, complexity, description, name, companyName, email: emailSchema, phone: phoneSchema });
 export type CalculatorRequest = z.output<typeof calculatorRequestSchema>;
 
 /** Posted fields (e.g. `Object.fromEntries(formData)`); anything but a string counts as absent. */
@@ -90,7 +91,7 @@ function at(state: WizardState, step: Step, review: boolean): WizardState {
 export function next(state: WizardState, posted: FormFields): NextResult {
   const draft: WizardState = { ...state };
   if (state.step === 4) draft.description = text(posted, "description") ?? state.description;
-  if (state.step === 5) for (const name of ["companyName", "email", "phone"] as const) draft[name] = text(posted, name) ?? state[name];
+  if (state.step === 5) for (const field of ["name", "companyName", "email", "phone"] as const) draft[field] = text(posted, field) ?? state[field];
   if (text(posted, INTENT_FIELD) === INTENT.back) return { state: at(draft, Math.max(1, state.step - 1) as Step, false) };
   const change = Number(text(posted, CHANGE_FIELD) ?? NaN);
   if (Number.isInteger(change) && change >= 1 && change < state.step) return { state: at(draft, change as Step, true) };

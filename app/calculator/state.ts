@@ -23,6 +23,8 @@ export interface WizardState {
   timeframe?: TimeframeValue;
   complexity: ComplexityValue;
   description: string;
+  /** Step 5: the visitor's own name, optional. */
+  name: string;
   companyName: string;
   email: string;
   phone: string;
@@ -30,11 +32,11 @@ export interface WizardState {
   review?: true;
 }
 
-export const TEXT_FIELDS = ["description", "companyName", "email", "phone"] as const;
+export const TEXT_FIELDS = ["description", "name", "companyName", "email", "phone"] as const;
 
 /** A fresh wizard: step 1, nothing chosen, complexity "medium". Also the state after a send. */
 export function resetState(): WizardState {
-  return { step: 1, complexity: DEFAULT_COMPLEXITY, description: "", companyName: "", email: "", phone: "" };
+  return { step: 1, complexity: DEFAULT_COMPLEXITY, description: "", name: "", companyName: "", email: "", phone: "" };
 }
 
 /** The submit buttons' field for Back, Continue and Send; the choices post their own names. */

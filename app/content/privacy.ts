@@ -30,7 +30,7 @@ export const privacy = {
       heading: "What we collect",
       paragraphs: ["Only what you type into our two forms:"],
       items: [
-        "The cost calculator: the service, timeframe and complexity you chose, your project description, your company name, email address and phone number, and the estimate the calculator showed you.",
+        "The cost calculator: the service, timeframe and complexity you chose, your project description, your name if you give it, your company name, email address and phone number, and the estimate the calculator showed you.",
         "The contact form: your name, email address, the service you are interested in and your message.",
       ],
     },
