@@ -219,8 +219,12 @@ for (const [width, height] of [
       javaScriptEnabled,
     }) => {
       await page.goto("/services");
+      const posts: string[] = [];
+      page.on("request", (r) => r.method() === "POST" && posts.push(r.url()));
       await page.getByRole("button", { name: "Estimate this for AI Solutions" }).click();
-      await expect(page).toHaveURL(DRAFT_URL);
+      // With JavaScript the browser takes the step itself and the server keeps nothing (decision 0025).
+      await expect(page).toHaveURL(javaScriptEnabled ? /\/\?step=2#wizard$/ : DRAFT_URL);
+      expect(posts).toHaveLength(javaScriptEnabled ? 0 : 1);
       const calc = calculator(page);
       await expect(progress(page)).toHaveText("Step 2 of 5");
       await expect(calc.locator(".estimate")).toContainText("$3,000");
@@ -265,11 +269,13 @@ for (const [width, height] of [
   });
 }
 
-test("Estimate this on the home page's selected service tab opens step 2 with it chosen", async ({ page }) => {
+test("Estimate this on the home page's selected service tab opens step 2 with it chosen, the tab still selected", async ({ page }) => {
   await page.goto("/");
   await page.getByRole("tab", { name: "SEO & Digital Marketing" }).click();
   await page.getByRole("button", { name: "Estimate this for SEO & Digital Marketing" }).click();
   await expect(progress(page)).toHaveText("Step 2 of 5");
+  if (test.info().project.use.javaScriptEnabled)
+    await expect(page.getByRole("tab", { name: "SEO & Digital Marketing" })).toHaveAttribute("aria-selected", "true");
   await expect(calculator(page).locator(".estimate")).toContainText("$1,000");
   await calculator(page).getByRole("button", { name: "Back" }).click();
   await expect(calculator(page).getByRole("button", { name: "SEO & Digital Marketing" })).toHaveAttribute("aria-current", "true");

@@ -274,6 +274,18 @@ describe("hidden fields", () => {
     expect(parseState(tooLong)).toMatchObject({ step: 4, description: "", name: "", companyName: "" });
   });
 
+  it("read at another step's address (Back, Forward, a reload), keeps every answer at that step, or the furthest the answers allow", () => {
+    const at3 = { ...stateToFields(full), "state.step": "3" };
+    expect(parseState(at3)).toEqual(at(3));
+    const early = stateToFields({ ...resetState(), step: 2, service: "ai", timeframe: "urgent" });
+    expect(parseState({ ...early, "state.step": "5" })).toMatchObject({ step: 4, service: "ai", timeframe: "urgent" });
+    expect(parseState({ ...early, "state.step": null })).toEqual({ ...resetState(), service: "ai", timeframe: "urgent" });
+    // A Change under way ends where step 5 is shown.
+    const changing = next(at(5), { change: "2" }).state;
+    expect(parseState({ ...stateToFields(changing), "state.step": "5" })).toEqual(full);
+    expect(parseState({ ...stateToFields(changing), "state.step": "3" })).toEqual({ ...at(3), review: true });
+  });
+
   it.each(["0", "6", "2.0", " 2", "two", "", "-1", "1e0"])("an invalid step %j becomes 1", (step) => {
     expect(parseState({ ...stateToFields(full), "state.step": step }).step).toBe(1);
   });

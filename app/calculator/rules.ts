@@ -10,7 +10,10 @@ import { emailSchema, fieldErrors, optionalText, phoneSchema, requiredText } fro
 import type { FieldErrors } from "~/forms/limits";
 import { LIMITS } from "~/forms/limits";
 import { COMPLEXITY_VALUES, SERVICE_VALUES, TIMEFRAME_VALUES } from "./pricing";
-import { CHANGE_FIELD, INTENT, INTENT_FIELD, resetState, type Step, STATE_PREFIX, TEXT_FIELDS, type WizardState } from "./state";
+import { CHANGE_FIELD, INTENT, INTENT_FIELD, reachable, type Step, type WizardState } from "./state";
+
+// The post's hidden state is read by state.ts (the page restores the wizard with it, without zod).
+export { parseState } from "./state";
 
 const service = z.enum(SERVICE_VALUES, "Please choose a service");
 const timeframe = z.enum(TIMEFRAME_VALUES, "Please choose a timeframe");
@@ -38,33 +41,6 @@ export type FormFields = Readonly<Record<string, unknown>>;
 function text(fields: FormFields, name: string): string | undefined {
   const value = Object.hasOwn(fields, name) ? fields[name] : undefined;
   return typeof value === "string" ? value : undefined;
-}
-
-/** The first step whose own check the state fails: how far the wizard may be. */
-function reachable(state: WizardState): Step {
-  const failing = STEPS.slice(0, 4).findIndex((schema) => !schema.safeParse(state).success);
-  return (failing === -1 ? 5 : failing + 1) as Step;
-}
-
-/**
- * Reads the hidden state of an untrusted post leniently: unknown choices and over-long texts are
- * dropped, and the step is clamped to what the values allow. No state fields: a fresh wizard.
- */
-export function parseState(fields: FormFields): WizardState {
-  const get = (name: string) => text(fields, STATE_PREFIX + name);
-  const state = resetState();
-  const choices = { service, timeframe, complexity };
-  for (const [name, schema] of Object.entries(choices)) {
-    const parsed = schema.safeParse(get(name));
-    if (parsed.success) Object.assign(state, { [name]: parsed.data });
-  }
-  for (const name of TEXT_FIELDS) {
-    const value = get(name);
-    if (value !== undefined && value.length <= LIMITS[name === "phone" ? "phoneMax" : name]) state[name] = value;
-  }
-  const requested = /^[1-5]$/.test(get("step") ?? "") ? (Number(get("step")) as Step) : 1;
-  const step = Math.min(requested, reachable(state)) as Step;
-  return step < 5 && get("review") === "1" ? { ...state, step, review: true } : { ...state, step };
 }
 
 /** `errors` when the step did not pass its check; `ready` on a valid send (the wizard stays on 5). */

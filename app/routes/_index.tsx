@@ -1,9 +1,9 @@
 import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { type ClientLoaderFunctionArgs, type ShouldRevalidateFunction, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import { type ClientLoaderFunctionArgs, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { calculatorAction } from "~/calculator/action.server";
 import { CalculatorWizard } from "~/calculator/calculator-wizard";
 import { loadDraft, loadReceipt } from "~/calculator/draft.server";
-import { DRAFT_PARAM, RECEIPT_PARAM, STEP_PARAM } from "~/calculator/state";
+import { DRAFT_PARAM, RECEIPT_PARAM } from "~/calculator/state";
 import { EstimateThis } from "~/calculator/estimate-this";
 import { ContactDetails } from "~/components/contact-details";
 import { CONTACT_DRAFT_PARAM, ContactForm } from "~/contact/contact-form";
@@ -28,9 +28,6 @@ export const meta: MetaFunction = () => [
   { "script:ld+json": agencyJsonLd() },
 ];
 
-/** The server's records a page's URL names (decisions 0016, 0020): what they are read from. */
-const RECORDS = [DRAFT_PARAM, RECEIPT_PARAM, CONTACT_DRAFT_PARAM];
-
 /**
  * The calculator's step without JavaScript (`?draft=<id>`, decision 0016), a sent request's
  * receipt (`?receipt=<id>`) and the contact form's mistakes without JavaScript (`?contact=<id>`):
@@ -42,17 +39,15 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return json({ draft, receipt, contact }, draft || receipt || contact ? { headers: { "Cache-Control": cacheHeaders.private } } : {});
 }
 
-/** In the browser only those records need the server: tab changes and visits to / cost no request. */
+/**
+ * In the browser only those records need the server: visits to /, wizard steps with JavaScript and
+ * tab changes cost no request (on a visitor's own record page a tab change asks for it again).
+ */
 export async function clientLoader({ request, serverLoader }: ClientLoaderFunctionArgs) {
   const params = new URL(request.url).searchParams;
-  if (!RECORDS.some((name) => params.has(name))) return { draft: null, receipt: null, contact: null };
+  if (![DRAFT_PARAM, RECEIPT_PARAM, CONTACT_DRAFT_PARAM].some((name) => params.has(name))) return { draft: null, receipt: null, contact: null };
   return serverLoader<typeof loader>();
 }
-
-/** Only a post's answer or another record's page needs the loader again (a step without JavaScript); tab changes do not. */
-export const shouldRevalidate: ShouldRevalidateFunction = ({ currentUrl, nextUrl, formMethod, defaultShouldRevalidate }) =>
-  (formMethod !== undefined || [...RECORDS, STEP_PARAM].some((name) => currentUrl.searchParams.get(name) !== nextUrl.searchParams.get(name))) &&
-  defaultShouldRevalidate;
 
 /**
  * Both of the page's forms post here and say which they are in a hidden `formName` field. The
