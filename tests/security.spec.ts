@@ -202,9 +202,9 @@ test.describe("refused posts", () => {
       expect(tampered.status()).toBeLessThan(500);
       expect(await tampered.text()).toMatch(/Step (<!-- -->)?1(<!-- -->)? of/);
 
+      // So is a contact form with mistakes, to a page that shows what was typed.
       const injected = `<script>alert("${formService.token}")</script>`;
-      const markup = await request.post("/?index", { form: { ...contactFields(injected), email: "bad" }, headers, maxRedirects: 0 });
-      expect(markup.status()).toBe(400);
+      const markup = await step({ ...contactFields(injected), email: "bad" });
       const html = await markup.text();
       expect(html).not.toContain(injected);
       expect(html).toContain("&lt;script&gt;");

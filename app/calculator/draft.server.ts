@@ -8,6 +8,7 @@
  * issued, which the thank-you page shows (and nothing from its URL).
  */
 import { type AppLoadContext, redirect } from "@remix-run/node";
+import { errorsOf } from "~/forms/draft.server";
 import type { FieldErrors } from "~/forms/limits";
 import { visitor, visitorOwner } from "~/forms/visitor.server";
 import { type NextResult, parseState } from "./rules";
@@ -34,12 +35,6 @@ export async function toThanks(request: Request, { drafts }: AppLoadContext, ref
   if (draft !== undefined) await drafts.delete(owner, draft);
   const receipt = reference === undefined ? "" : `&${RECEIPT_PARAM}=${await drafts.save(owner, { reference } satisfies Receipt)}`;
   return redirect(`/?sent=calculator${receipt}#${WIZARD_ID}`, { status: 303, headers });
-}
-
-function errorsOf(value: unknown): FieldErrors | null {
-  if (typeof value !== "object" || value === null) return null;
-  const entries = Object.entries(value).filter((e): e is [string, string[]] => Array.isArray(e[1]) && e[1].every((m) => typeof m === "string"));
-  return entries.length ? Object.fromEntries(entries) : null;
 }
 
 /** The draft a page's URL names, if this browser owns it, read leniently like any post (the store is trusted, not blindly). */

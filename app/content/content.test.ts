@@ -5,7 +5,8 @@ import { story, values } from "./about";
 import { claims, hero } from "./claims";
 import { LEAD_RETENTION_DAYS, privacy } from "./privacy";
 import { messages } from "./messages";
-import { featuredProjectIds, filterProjects, projectCategories, projects } from "./projects";
+import { featuredProjects, projectCategories } from "./projects";
+import { filterProjects, projects } from "./work";
 import { servicePages } from "./service-pages";
 import { services } from "./services";
 import { site } from "./site";
@@ -122,9 +123,9 @@ describe("projects", () => {
 
 describe("home page", () => {
   it("features projects that exist, each once", () => {
-    expect(featuredProjectIds.length).toBeGreaterThan(0);
-    expectUnique(featuredProjectIds, (id) => id);
-    for (const id of featuredProjectIds) expect(projects.map((p) => p.id)).toContain(id);
+    expect(featuredProjects.length).toBeGreaterThan(0);
+    expectUnique(featuredProjects, (p) => p.id);
+    for (const p of featuredProjects) expect(projects).toContain(p);
   });
 
   it("shows the spec's three claims, and a hero with text", () => {

@@ -3,7 +3,8 @@ import { Link, useSearchParams } from "@remix-run/react";
 import { CallToAction } from "~/components/call-to-action";
 import { PageHeader } from "~/components/page-header";
 import { ProjectCard } from "~/components/project-card";
-import { filterProjects, projectCategories } from "~/content/projects";
+import { projectCategories } from "~/content/projects";
+import { filterProjects } from "~/content/work";
 import { seo } from "~/utils/seo";
 
 export const meta: MetaFunction = () =>
