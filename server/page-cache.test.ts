@@ -99,26 +99,35 @@ describe("sharedTtl", () => {
   ])("is 0 for %s", (_what, response) => expect(sharedTtl("/", response)).toBe(0));
 });
 
-describe("fetch: rendering and keeping", () => {
+describe("lookup: rendering and keeping", () => {
+  it("answers a kept page at once (no promise), and a miss with the render that keeps it", async () => {
+    const cache = cacheWith();
+    const miss = cache.lookup("/");
+    expect(miss).toBeInstanceOf(Promise);
+    const kept = await miss;
+    expect(kept).toBeDefined();
+    expect(cache.lookup("/")).toBe(kept);
+  });
+
   it("renders a key once however many ask at the same time, and keeps it", async () => {
     let renders = 0;
     const cache = cacheWith(async () => (renders++, page()));
-    const all = await Promise.all(Array.from({ length: 5 }, () => cache.fetch("/")));
+    const all = await Promise.all(Array.from({ length: 5 }, () => cache.lookup("/")));
     expect(renders).toBe(1);
     expect(new Set(all).size).toBe(1);
-    expect(cache.peek("/")).toBe(all[0]);
+    expect(cache.lookup("/")).toBe(all[0]);
   });
 
   it("keeps nothing a shared cache may not keep", async () => {
     for (const response of [page({ "Cache-Control": "private, no-store" }), page({}, 404), page({ "Set-Cookie": "a=1" })]) {
       const cache = cacheWith(async () => response.clone());
-      expect(await cache.fetch("/")).toBeUndefined();
+      expect(await cache.lookup("/")).toBeUndefined();
       expect(cache.size).toBe(0);
     }
   });
 
   it("keeps identity, brotli-11 and gzip-9 bodies of the same bytes, each with its own strong ETag", async () => {
-    const kept = (await cacheWith().fetch("/"))!;
+    const kept = (await cacheWith().lookup("/"))!;
     expect(kept.bodies.identity.toString()).toBe(HTML);
     expect(brotliDecompressSync(kept.bodies.br).toString()).toBe(HTML);
     expect(gunzipSync(kept.bodies.gzip).toString()).toBe(HTML);
@@ -132,11 +141,11 @@ describe("fetch: rendering and keeping", () => {
   it("serves a page past its s-maxage while it renders it again", async () => {
     let renders = 0;
     const cache = cacheWith(async () => (renders++, page({ "Cache-Control": "public, s-maxage=1" })));
-    const first = await cache.fetch("/");
+    const first = await cache.lookup("/");
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    expect(cache.peek("/")).toBe(first);
+    expect(cache.lookup("/")).toBe(first);
     await expect.poll(() => renders).toBe(2);
-    await expect.poll(() => cache.peek("/") !== first).toBe(true);
+    await expect.poll(() => cache.lookup("/") !== first).toBe(true);
   });
 });
 
@@ -146,7 +155,7 @@ describe("send", () => {
 
   async function serve() {
     const cache = cacheWith();
-    const kept = (await cache.fetch("/"))!;
+    const kept = (await cache.lookup("/"))!;
     const server = createServer((req, res) => cache.send(req, res, kept, req.headers["x-https"] ? ["strict-transport-security", "max-age=1"] : []));
     server.listen(0, "127.0.0.1");
     await once(server, "listening");

@@ -149,16 +149,16 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
       return { key: kept.length ? `${path}?${kept.sort().join("&")}` : path };
     },
 
-    /** The kept page, fresh or stale (a stale one is refreshed in the background), without waiting. */
-    peek(key: string): Page | undefined {
+    /**
+     * The one lookup of a request: the kept page at once, fresh or stale (a stale one is rendered
+     * again in the background), so a hit costs no promise; on a miss, the render that keeps it
+     * (joined by every request for the same key), undefined when the answer is not one to keep.
+     */
+    lookup(key: string): Page | Promise<Page | undefined> {
       const page = pages.get(key);
-      if (page !== undefined && pages.getRemainingTTL(key) <= 0) void pages.fetch(key).catch(() => undefined);
+      if (page === undefined) return pages.fetch(key);
+      if (pages.getRemainingTTL(key) <= 0) void pages.fetch(key).catch(() => undefined);
       return page;
-    },
-
-    /** The page for a key, rendering it if need be; undefined when the answer is not one to keep. */
-    fetch(key: string): Promise<Page | undefined> {
-      return pages.fetch(key);
     },
 
     /** Sends a kept page: 304 when the client's copy is current, no body for HEAD. */

@@ -7,14 +7,8 @@ import { type FieldErrors, LIMITS } from "~/forms/limits";
 import { type Choices, estimateHref } from "./choices";
 import type { Receipt } from "./draft.server";
 import { COMPLEXITIES, estimate, estimateParts, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
-import { CHANGE_FIELD, INTENT, INTENT_FIELD, STEP_COUNT, stateToFields, WIZARD_ID, type WizardState } from "./state";
+import { CHANGE_FIELD, CHOICES, INTENT, INTENT_FIELD, STEP_COUNT, stateToFields, WIZARD_ID, type WizardState } from "./state";
 import { checks, POST, useWizard, type WizardProps } from "./use-wizard";
-
-const CHOICES = {
-  1: { name: "service", options: SERVICES },
-  2: { name: "timeframe", options: TIMEFRAMES },
-  3: { name: "complexity", options: COMPLEXITIES },
-} as const;
 
 /**
  * The five-step cost calculator (its state and behaviour: use-wizard.ts). After a send, `sent`
@@ -98,7 +92,7 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
             </button>
           ) : null}
           {state.step >= 2 ? (
-            <button className="btn btn--ghost" type="submit" name={INTENT_FIELD} value={INTENT.back} formNoValidate>
+            <button className="btn btn--ghost" type="submit" name={INTENT_FIELD} value={INTENT.back}>
               Back
             </button>
           ) : null}
@@ -167,7 +161,7 @@ function Summary({ state }: { state: WizardState }) {
             <dt>{label}</dt>
             <dd>
               <span className="summary-value">{value}</span>
-              <button className="link-button" type="submit" name={CHANGE_FIELD} value={step} formNoValidate>
+              <button className="link-button" type="submit" name={CHANGE_FIELD} value={step}>
                 Change<span className="visually-hidden"> {what}</span>
               </button>
             </dd>
@@ -197,6 +191,13 @@ function StepFields({ state, errors }: { state: WizardState; errors: FieldErrors
       <p className="step-intro">{text.detailsIntro}</p>
       <Field
         form="calc"
+        name="name"
+        label="Your name (optional)"
+        errors={errors}
+        render={(p) => <input {...p} defaultValue={state.name} maxLength={LIMITS.name} autoComplete="name" />}
+      />
+      <Field
+        form="calc"
         name="companyName"
         label="Company name"
         errors={errors}
@@ -222,7 +223,7 @@ function StepFields({ state, errors }: { state: WizardState; errors: FieldErrors
 }
 
 function ChoiceStep({ step, state, errors }: { step: 1 | 2 | 3; state: WizardState; errors: FieldErrors | null }) {
-  const { name, options } = CHOICES[step];
+  const { name, options } = CHOICES[step - 1]!;
   const message = errors?.[name]?.join(" ");
   return (
     <>

@@ -12,6 +12,7 @@ const sent: CalculatorRequest = {
   timeframe: "urgent",
   complexity: "complex",
   description: "A dispatch app for 40 drivers",
+  name: "",
   companyName: "Gauteng Freight",
   email: "ops@gautengfreight.co.za",
   phone: "+27 11 555 0101",

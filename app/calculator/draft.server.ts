@@ -9,6 +9,7 @@
  * nothing from its URL).
  */
 import { type AppLoadContext, redirect } from "@remix-run/node";
+import { errorsOf } from "~/forms/draft.server";
 import type { FieldErrors } from "~/forms/limits";
 import { visitor, visitorOwner } from "~/forms/visitor.server";
 import { sentSummary } from "~/content/calculator";
@@ -68,12 +69,6 @@ export async function toThanks(
   const kept: KeptReceipt | undefined = reference === undefined ? undefined : { reference, service, timeframe, complexity, estimate: estimate(sent) };
   const receipt = kept === undefined ? "" : `&${RECEIPT_PARAM}=${await drafts.save(owner, kept)}`;
   return redirect(`/?sent=calculator${receipt}#${WIZARD_ID}`, { status: 303, headers });
-}
-
-function errorsOf(value: unknown): FieldErrors | null {
-  if (typeof value !== "object" || value === null) return null;
-  const entries = Object.entries(value).filter((e): e is [string, string[]] => Array.isArray(e[1]) && e[1].every((m) => typeof m === "string"));
-  return entries.length ? Object.fromEntries(entries) : null;
 }
 
 /** The draft a page's URL names, if this browser owns it, read leniently like any post (the store is trusted, not blindly). */
