@@ -43,6 +43,8 @@ declare module "@remix-run/node" {
     serving(): boolean;
     /** A visitor's own short-lived records: drafts and receipts (server/drafts.ts). */
     drafts: DraftStore;
+    /** BOOKING_URL: the https booking page (Cal.com, Calendly) the thanks offer; undefined when unset. */
+    bookingUrl: string | undefined;
     log: { error(fields: object, event: string): void };
   }
 }

@@ -19,7 +19,7 @@ import onHeaders from "on-headers";
 import { pino } from "pino";
 import { PRIVATE_QUERY_PARAMS } from "~/utils/cache-headers";
 import { contentSecurityPolicy } from "~/utils/csp.server";
-import { pageVariants } from "~/utils/page-variants.server";
+import { pageVariants } from "~/page-variants.server";
 import { version } from "../package.json";
 import { canonicalPath } from "./canonical-path";
 import { describeConfig, parseConfig } from "./config";
@@ -117,6 +117,7 @@ const pages = createPageCache({
       submitLead: () => Promise.reject(new Error("a page render takes no leads")),
       serving: () => !stopping,
       drafts,
+      bookingUrl: config.bookingUrl,
       log,
     }),
 });
@@ -158,6 +159,7 @@ app.all(
     submitLead: (lead) => inbox.submit(res.locals.form, lead),
     serving: () => !stopping,
     drafts,
+    bookingUrl: config.bookingUrl,
     log,
   })),
 );

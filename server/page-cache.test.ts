@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { projectCategories } from "~/content/projects";
 import { services } from "~/content/services";
 import { PRIVATE_QUERY_PARAMS } from "~/utils/cache-headers";
-import { pageVariants } from "~/utils/page-variants.server";
+import { pageVariants } from "~/page-variants.server";
 import { createPageCache, sharedTtl, type PageCacheOptions } from "./page-cache";
 
 const PUBLIC = "public, max-age=0, s-maxage=300, stale-while-revalidate=86400";
@@ -52,6 +52,15 @@ describe("route: what a request's key is", () => {
   it("has a key of its own for every service tab and every work category, from the content", () => {
     for (const { key } of services) expect(cache.route("GET", `/?service=${key}&utm_source=x`)).toEqual({ key: `/?service=${key}` });
     for (const { value } of projectCategories) expect(cache.route("GET", `/work?category=${value}`)).toEqual({ key: `/work?category=${value}` });
+  });
+
+  it("keys an estimate's page on its three choices alone, in one order, whatever else the address holds", () => {
+    const estimates = cacheWith(undefined, { pagePaths: ["/estimate"] });
+    const key = "/estimate?complexity=simple&service=seo&timeframe=urgent";
+    expect(estimates.route("GET", "/estimate?service=seo&timeframe=urgent&complexity=simple")).toEqual({ key });
+    expect(estimates.route("GET", "/estimate?complexity=simple&utm_source=chat&timeframe=urgent&service=seo&name=Ada")).toEqual({ key });
+    // A value not among the choices is left out: that key's page is a 404, which is never kept.
+    expect(estimates.route("GET", "/estimate?service=seo&timeframe=soon&complexity=simple")).toEqual({ key: "/estimate?complexity=simple&service=seo" });
   });
 
   it.each([

@@ -2,7 +2,7 @@
  * Public pages, rendered once and kept as bytes (decision 0014). A page whose own Cache-Control
  * lets a shared cache keep it is stored as identity, brotli-11 and gzip-9 bodies with a strong
  * ETag and its answer headers already built, under a key made of its path and the query
- * parameters that select what it shows (app/utils/page-variants.server.ts). A hit is answered
+ * parameters that select what it shows (app/page-variants.server.ts). A hit is answered
  * straight from node:http, before Express: no router, no query parser, no per-request headers.
  *
  * A miss renders the key's URL itself, with no visitor's headers (so a Host, a cookie or a
@@ -17,7 +17,7 @@ import fresh from "fresh";
 import CachePolicy from "http-cache-semantics";
 import { LRUCache } from "lru-cache";
 import Negotiator from "negotiator";
-import type { PageVariants } from "~/utils/page-variants.server";
+import type { PageVariants } from "~/page-variants.server";
 
 const brotli = promisify(brotliCompress);
 const gzipped = promisify(gzip);

@@ -47,6 +47,7 @@ beforeAll(async () => {
     submitLead: async () => ({ ok: true }),
     serving: () => true,
     drafts: { save: async () => "", load: async () => undefined, delete: async () => undefined },
+    bookingUrl: undefined,
     log,
   }));
   const app = express();

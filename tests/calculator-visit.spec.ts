@@ -186,11 +186,17 @@ test("Change goes straight to a step and comes back to step 5, keeping the detai
 
 // Focus is moved by script.
 test.describe("with JavaScript, focus stays with the visitor", { tag: "@needs-js" }, () => {
-  test("after a send, focus is on the thanks and reference, and the next Tab reaches the restarted wizard", async ({ page, browser, javaScriptEnabled }) => {
+  test("after a send, focus is on the thanks and reference; Tab reaches the estimate's link, then the restarted wizard", async ({
+    page,
+    browser,
+    javaScriptEnabled,
+  }) => {
     await upToDetails(page);
     const calc = calculator(page);
     await sendDetails(page);
     await expect(calc.locator(".wizard-sent")).toBeFocused();
+    await page.keyboard.press("Tab");
+    await expect(calc.getByRole("link", { name: calculatorText.keepLink })).toBeFocused();
     await page.keyboard.press("Tab");
     await expect(calc.getByRole("button", { name: "Software Development", exact: true })).toBeFocused();
     expect(await seriousViolations(page, browser, javaScriptEnabled)).toEqual([]);

@@ -15,5 +15,5 @@ export async function calculatorAction(request: Request, fields: Record<string, 
   const taken = await context.submitLead(calculatorLead(outcome.ready));
   // Not taken: stay on step 5 with everything typed (503, or 429 with Retry-After).
   if (!taken.ok) return notTaken({ form: "calculator" as const, state: outcome.state, problem: taken.problem }, taken);
-  return toThanks(request, context, taken.reference, fields.draft);
+  return toThanks(request, context, taken.reference, fields.draft, outcome.ready);
 }

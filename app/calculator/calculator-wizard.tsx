@@ -4,15 +4,18 @@ import { messages } from "~/content/messages";
 import { Field, FormNotices, Honeypot } from "~/forms/field";
 import { PrivacyNote } from "~/forms/privacy-note";
 import { type FieldErrors, LIMITS } from "~/forms/limits";
+import { type Choices, estimateHref } from "./choices";
+import type { Receipt } from "./draft.server";
 import { COMPLEXITIES, estimate, estimateParts, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
 import { CHANGE_FIELD, CHOICES, INTENT, INTENT_FIELD, STEP_COUNT, stateToFields, WIZARD_ID, type WizardState } from "./state";
 import { checks, POST, useWizard, type WizardProps } from "./use-wizard";
 
 /**
  * The five-step cost calculator (its state and behaviour: use-wizard.ts). After a send, `sent`
- * carries the lead's reference.
+ * carries what the server kept for this browser: the lead's reference, a line on what was sent
+ * with the link to its estimate's page, and the booking page when there is one.
  */
-export function CalculatorWizard(props: WizardProps) {
+export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Partial<Receipt> | null }) {
   const [view, found, sending, heading, formRef, sentRef, onSubmit] = useWizard(props);
   const { sent } = props;
   const { state, errors, status } = view;
@@ -26,7 +29,17 @@ export function CalculatorWizard(props: WizardProps) {
               {text.referenceLabel}: <strong className="reference">{sent.reference}</strong>
             </p>
           ) : null}
+          {sent?.summary ? (
+            <p>
+              {sent.summary} <a href={sent.estimate}>{text.keepLink}</a>
+            </p>
+          ) : null}
           <p>{text.nextSteps}</p>
+          {sent?.booking ? (
+            <a className="btn" href={sent.booking}>
+              {text.bookCall}
+            </a>
+          ) : null}
         </div>
       ) : null}
       {view.expired ? <p className="wizard-note">{text.expired}</p> : null}
@@ -55,6 +68,12 @@ export function CalculatorWizard(props: WizardProps) {
           {text.headings[state.step]}
         </h3>
         {state.step === 5 ? <Breakdown state={state} /> : null}
+        {/* At step 5 all three choices are made (parseState and next() see to it). */}
+        {state.step === 5 ? (
+          <p className="estimate-keep">
+            <a href={estimateHref(state as Choices)}>{text.keepLink}</a>
+          </p>
+        ) : null}
         <StepFields state={state} errors={errors} />
         {state.step >= 2 && state.step < 5 ? (
           <p className="estimate" aria-live="polite">
@@ -86,8 +105,11 @@ export function CalculatorWizard(props: WizardProps) {
   );
 }
 
-/** Step 5: the figure as base price × multipliers = total, in the same dollars. */
-function Breakdown({ state }: { state: WizardState }) {
+/**
+ * The figure as base price × multipliers = total, in the same dollars: step 5 and the estimate's
+ * own page (rendered there on the server, app/calculator/estimate-page.server.tsx).
+ */
+export function Breakdown({ state }: { state: Pick<WizardState, "service" | "timeframe" | "complexity"> }) {
   if (!state.service) return null;
   const { base, factors, total } = estimateParts({ ...state, service: state.service });
   const sum = [formatUsd(base.amount), ...factors.map((f) => f.multiplier)].join(" × ");

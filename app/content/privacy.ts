@@ -9,8 +9,9 @@ export const LEAD_RETENTION_DAYS = 30;
 
 /**
  * How long the server keeps what a visitor's own pages need between requests (the calculator's
- * answers between steps without JavaScript, a sent request's reference) after the last step: the
- * draft store's lifetime and its cookie's (server/drafts.ts, app/forms/visitor.server.ts).
+ * answers between steps without JavaScript; a sent request's reference, choices and estimate)
+ * after the last step: the draft store's lifetime and its cookie's (server/drafts.ts,
+ * app/forms/visitor.server.ts).
  */
 export const DRAFT_LIFETIME_MINUTES = 60;
 
@@ -45,7 +46,7 @@ export const privacy = {
       items: [
         "With JavaScript on, your browser keeps your calculator answers in its session storage, on your device, until you send them or close the tab.",
         `Without JavaScript, each calculator step is a page of its own, so our server keeps your answers between steps: for at most ${DRAFT_LIFETIME_MINUTES} minutes after your last step, and no longer than until you send your request. The same goes for a contact message that comes back to you with a mistake to correct.`,
-        `When you step through the calculator without JavaScript, send it, or get a contact message back to correct, our server sets one cookie, named “visit”: a random number that lets only your browser open those answers and your request’s reference again. It says nothing about you, is never used to follow you, and expires ${DRAFT_LIFETIME_MINUTES} minutes after your last step.`,
+        `When you step through the calculator without JavaScript, send it, or get a contact message back to correct, our server sets one cookie, named “visit”: a random number that lets only your browser open those answers, and once you send the calculator your request’s reference, choices and estimate, again. It says nothing about you, is never used to follow you, and expires ${DRAFT_LIFETIME_MINUTES} minutes after your last step.`,
       ],
     },
     {

@@ -98,11 +98,7 @@ export default function Home() {
           </>
         }
       >
-        <CalculatorWizard
-          result={result?.form === "calculator" ? result : undefined}
-          draft={draft}
-          sent={sent === "calculator" ? { reference: receipt?.reference } : null}
-        />
+        <CalculatorWizard result={result?.form === "calculator" ? result : undefined} draft={draft} sent={sent === "calculator" ? (receipt ?? {}) : null} />
       </Section>
       <Section
         id="contact"
