@@ -18,18 +18,23 @@ COPY server ./server
 COPY scripts/build-server.mjs ./scripts/
 COPY public ./public
 RUN npm run build
+# The runtime's node_modules: only the files the built server can load (decision 0022).
+COPY scripts/container/runtime-files.mjs ./scripts/container/
+RUN node scripts/container/runtime-files.mjs /app/runtime
 
-# ---- runtime: production dependencies, the build and the public files, nothing else -----------
+# ---- runtime: the traced node_modules, the build and the public files, nothing else ------------
 FROM node:24-bookworm-slim AS runtime
-# tini as PID 1: forwards SIGTERM to node and reaps zombies (node does neither as PID 1).
+# tini as PID 1: forwards SIGTERM to node and reaps zombies (node does neither as PID 1). apt's
+# lists and caches are deleted in the same layer, or they stay in the image.
 RUN apt-get update \
   && apt-get install -y --no-install-recommends tini \
-  && rm -rf /var/lib/apt/lists/*
+  && apt-get clean \
+  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
 WORKDIR /app
 ENV NODE_ENV=production PORT=3000 OUTBOX_FILE=/app/data/outbox.jsonl
-COPY package.json package-lock.json ./
-# Same reason as above for `npm install` (decision 0003); --omit=dev leaves out the build tools.
-RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --no-audit --no-fund
+# package.json only for `npm run leads` (the lead command); no npm install here.
+COPY package.json ./
+COPY --from=build /app/runtime/node_modules ./node_modules
 COPY --from=build /app/build ./build
 COPY --from=build /app/public ./public
 # The only writable place: the lead store and the outbox used when FORM_ACCESS_KEY is unset. Mount

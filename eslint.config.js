@@ -30,6 +30,16 @@ export default tseslint.config(
     },
   },
   {
+    // A package's public entry points only: its build output (`/dist/…`) is no API, moves in any
+    // release and would close the documented path to React Router 7 (decision 0021).
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ group: ["**/dist", "**/dist/**"], message: "Import the package's public entry point, not its build output." }] },
+      ],
+    },
+  },
+  {
     files: ["app/**/*.{ts,tsx}", "server/**/*.ts"],
     plugins: { "import-x": importX },
     settings: importX.flatConfigs.typescript.settings,

@@ -7,7 +7,8 @@ export default {
     v3_relativeSplatPath: true,
     v3_throwAbortReason: true,
     v3_lazyRouteDiscovery: false,
-    // Single fetch needs the Vite compiler; this project uses the classic one.
+    // Off: turbo-stream 2.4.1, which only single fetch uses, has an advisory no Remix 2 release
+    // will fix (docs/decisions/0021); single fetch also wants the Vite compiler.
     v3_singleFetch: false,
   },
 };

@@ -47,6 +47,8 @@ declare module "@remix-run/node" {
     drafts: DraftStore;
     /** The server's settings the privacy notice states (server/config.ts). */
     privacy: PrivacyFacts;
+    /** BOOKING_URL: the https booking page (Cal.com, Calendly) the thanks offer; undefined when unset. */
+    bookingUrl: string | undefined;
     log: { error(fields: object, event: string): void };
   }
 }

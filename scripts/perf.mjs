@@ -60,7 +60,7 @@ try {
     for (let i = 0; i < runs; i++) {
       const busyBeforePercent = await waitForQuiet();
       step(`lighthouse ${path} run ${i + 1}/${runs}`);
-      all.push({ ...(await lighthouseRun(origin + path, { chromePath })), busyBeforePercent });
+      all.push({ ...(await lighthouseRun(origin + path, { chromePath, skipAudits: budgets.lighthouseSkipAudits?.[path] })), busyBeforePercent });
     }
     const scores = Object.fromEntries(CATEGORIES.map((c) => [c, median(all.map((r) => r.scores[c]))]));
     const metrics = Object.fromEntries(Object.keys(all[0].metrics).map((m) => [m, median(all.map((r) => r.metrics[m]))]));

@@ -19,11 +19,15 @@ command -v varnishd >/dev/null 2>&1 || need+=(varnish)
 command -v WebKitWebDriver >/dev/null 2>&1 || need+=(webkit2gtk-driver)
 # WebKitGTK needs a display: tests/webkit.spec.ts gives it a virtual one.
 command -v xvfb-run >/dev/null 2>&1 || need+=(xvfb)
-if [ ${#need[@]} -gt 0 ]; then
-  echo "==> installing Debian packages: ${need[*]}"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null || { echo "could not install ${need[*]}"; exit 1; }
-fi
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+install() {
+  echo "==> installing Debian packages: $*"
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null || { echo "could not install $*"; exit 1; }
+}
+[ ${#need[@]} -eq 0 ] || install "${need[@]}"
+# promtool tests the alert rules (prometheus-rules.test.yaml); without prometheus's recommended
+# node exporter, a service of its own.
+command -v promtool >/dev/null 2>&1 || install --no-install-recommends prometheus
 
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 # `npm install`, not `npm ci`: see docs/decisions/0003-npm-install-not-ci.md

@@ -62,6 +62,12 @@ describe("parseConfig", () => {
     expect(config.delivery).toMatchObject({ provider: "formspree", accessKey: undefined, inbox: "sales@agency.example", timeoutMs: 5000 });
   });
 
+  it("BOOKING_URL is an https booking page, kept as given; unset, there is none", () => {
+    expect(parse({}).bookingUrl).toBeUndefined();
+    expect(parse({ BOOKING_URL: " https://cal.com/kopano/intro?duration=30 " }).bookingUrl).toBe("https://cal.com/kopano/intro?duration=30");
+    expect(parse({ BOOKING_URL: "https://calendly.com/kopano/30min" }).bookingUrl).toBe("https://calendly.com/kopano/30min");
+  });
+
   it.each([
     ["0", false],
     ["false", false],
@@ -86,6 +92,9 @@ describe("parseConfig", () => {
     [{ TRUST_PROXY: "true" }, "TRUST_PROXY must be a number of proxy hops or a list of proxy addresses/CIDRs"],
     [{ TRUST_PROXY: "everyone" }, "TRUST_PROXY must be"],
     [{ REDIS_URL: "http://redis:6379" }, "REDIS_URL must be a redis:// or rediss:// URL"],
+    [{ BOOKING_URL: "cal.com/kopano/intro" }, "BOOKING_URL must be an https URL"],
+    [{ BOOKING_URL: "http://cal.com/kopano/intro" }, "BOOKING_URL must be an https URL"],
+    [{ BOOKING_URL: "javascript:alert(1)//https://cal.com" }, "BOOKING_URL must be an https URL"],
   ])("%j stops the server with one line naming the variable", (env, message) => {
     const line = problem(env as Record<string, string>);
     expect(line).toMatch(/^Invalid configuration: /);

@@ -60,6 +60,8 @@ const schema = z
     TRUST_PROXY: trustProxy,
     REDIS_URL: z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" }).optional(),
     APP_VERSION: z.string().optional(),
+    // A booking page the thanks link to (Cal.com, Calendly): https only, since it becomes a link on our page.
+    BOOKING_URL: z.url({ protocol: /^https$/, error: "must be an https URL" }).optional(),
     // Prometheus metrics on a listener of their own (server/metrics.ts); unset: no metrics.
     METRICS_PORT: z.coerce.number({ error: "must be a port number" }).int().min(1).max(65535).optional(),
   })
@@ -87,6 +89,7 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
     version: e.APP_VERSION ?? version,
     trustProxy: e.TRUST_PROXY,
     redisUrl: e.REDIS_URL,
+    bookingUrl: e.BOOKING_URL,
     /** Everything the server writes lives here: the lead database and (by default) the outbox. */
     dataDir: e.DATA_DIR,
     leadsDb: join(e.DATA_DIR, "leads.db"),
@@ -119,6 +122,7 @@ export function describeConfig(config: Config) {
     leadStore: config.redisUrl ? `redis ${new URL(config.redisUrl).host}, fallback ${config.leadsDb}` : config.leadsDb,
     leadRetentionDays: config.retentionDays,
     leadsPerHour: config.leadsPerHour,
+    bookingUrl: config.bookingUrl ?? null,
     delivery: { ...delivery, endpoint: new URL(endpoint).origin, to: accessKey ? "provider" : "outbox" },
   };
 }

@@ -1,8 +1,9 @@
 /**
- * The site's server: Express with Remix's adapter, serving the build from `npm run build`. It does
- * what must happen before Remix, or for every answer: client addresses, timeouts, limits and the
- * form-post rules, protective headers, precompressed assets, the page cache, JSON logs and a
- * graceful stop. docs/decisions/0008-own-express-server.md says why each piece is here.
+ * The site's server: Express, with Remix behind it (remix-handler.ts), serving the build from
+ * `npm run build`. It does what must happen before Remix, or for every answer: client addresses,
+ * timeouts, limits and the form-post rules, protective headers, one address per path,
+ * precompressed assets, the page cache, JSON logs and a graceful stop.
+ * docs/decisions/0008-own-express-server.md says why each piece is here.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { TLSSocket } from "node:tls";
@@ -18,8 +19,9 @@ import onHeaders from "on-headers";
 import { pino } from "pino";
 import { PRIVATE_QUERY_PARAMS } from "~/utils/cache-headers";
 import { contentSecurityPolicy } from "~/utils/csp.server";
-import { pageVariants } from "~/utils/page-variants.server";
+import { pageVariants } from "~/page-variants.server";
 import { version } from "../package.json";
+import { canonicalPath } from "./canonical-path";
 import { describeConfig, parseConfig, privacyFacts } from "./config";
 import { createDraftStore } from "./drafts";
 import { formPosts } from "./form-posts";
@@ -43,8 +45,6 @@ try {
 }
 // SITE_URL widened the old cross-site check; ours compares hosts and needs it no more (0008).
 if (process.env.SITE_URL) log.warn({ variable: "SITE_URL" }, "config_variable_unused");
-// LEADS_FILE named the old journal; the lead store is now DATA_DIR/leads.db (decision 0012).
-if (process.env.LEADS_FILE) log.warn({ variable: "LEADS_FILE", instead: "DATA_DIR" }, "config_variable_unused");
 // Node's own warnings would print plain text on stderr: keep the log JSON-only.
 process.removeAllListeners("warning").on("warning", (warning) => log.warn({ err: warning }, "node_warning"));
 
@@ -119,6 +119,7 @@ const pages = createPageCache({
       serving: () => !stopping,
       drafts,
       privacy,
+      bookingUrl: config.bookingUrl,
       log,
     }),
 });
@@ -146,16 +147,6 @@ app.use(
   }),
   (_req, res) => void res.status(404).type("text/plain").send("Not found"),
 );
-// A page not in memory yet (or a request with Express's checks to pass first): rendered once, kept.
-app.get("*", (req, res, next) => {
-  const route = config.dev ? null : pages.route(req.method, req.originalUrl);
-  if (route === null || "redirect" in route) return next();
-  pages.fetch(route.key).then((page) => {
-    if (page === undefined) return next(); // not a page to keep (an error, private): Remix answers this request itself
-    for (const name of res.getHeaderNames()) res.removeHeader(name); // the page's list has them all
-    pages.send(req, res, page, req.secure ? HSTS : []);
-  }, next);
-});
 app.use(compression());
 const publicFiles = express.static("public", { maxAge: "1h", index: false, redirect: false });
 // Pages have no extension: only paths that look like files cost a look in public/.
@@ -165,12 +156,13 @@ const posts = formPosts({ limits, log });
 app.use((req, res, next) => (ACTION_METHODS.has(req.method) ? posts(req, res, next) : next()));
 app.all(
   "*",
-  remixHandler(config.dev ? createRemixHandler(async () => build, "development") : remix, (req, res) => ({
+  remixHandler(config.dev ? async () => build : build, config.dev ? "development" : "production", (req, res) => ({
     clientAddress: req.ip,
     submitLead: (lead) => inbox.submit(res.locals.form, lead),
     serving: () => !stopping,
     drafts,
     privacy,
+    bookingUrl: config.bookingUrl,
     log,
   })),
 );
@@ -188,25 +180,63 @@ app.use(((error, req, res, _next) => {
 }) as express.ErrorRequestHandler);
 
 const logRequest = requestLogger(log);
+const noop = () => undefined;
 const REDIRECT_HEADERS = [...PROTECTIVE.flat(), "content-security-policy", COMMON_CSP, "cache-control", "public, max-age=3600", "content-length", "0"];
+const REFUSAL_HEADERS = [
+  ...PROTECTIVE.flat(),
+  "content-security-policy",
+  COMMON_CSP,
+  "cache-control",
+  "private, no-store",
+  "content-type",
+  "text/plain; charset=utf-8",
+];
+
+/** A 301 to the request's one address (the headers every answer carries, built once). */
+function moved(req: IncomingMessage, res: ServerResponse, location: string) {
+  try {
+    res.writeHead(301, [...REDIRECT_HEADERS, "location", location, ...(secure(req) ? HSTS : [])]);
+  } catch {
+    // Node's parser refuses what a header could not carry; should one get through, refuse it too.
+    res.writeHead(400, [...REFUSAL_HEADERS, "content-length", "0"]);
+  }
+  res.end();
+}
+
 /**
- * Every request: its log line, then a kept page straight from memory (or the 301 from a page's
- * path in odd case to its own), else Express. A malformed Host is Express's to refuse.
+ * Every request: its log line, then, before Express, what needs none of its checks: an odd
+ * address of a path answered with a 301 to its canonical one (canonical-path.ts), a page path in
+ * odd case with a 301 to its own, a page from the page cache (rendered into it on a miss). The
+ * cache takes only GET and HEAD for the exact path of a page, which already passes every check of
+ * reject-malformed.ts but the Host, checked here; a kept page carries the protective headers and
+ * the CSP, and HSTS is added here. Everything else is Express's, and so is a page not for keeping.
  */
 function handle(req: IncomingMessage, res: ServerResponse) {
-  logRequest(req, res, () => undefined);
-  const route = config.dev || !wellFormedHost(req.headers) ? null : pages.route(req.method, req.url ?? "");
-  if (route !== null && "redirect" in route) {
-    try {
-      res.writeHead(301, [...REDIRECT_HEADERS, "location", route.redirect, ...(secure(req) ? HSTS : [])]);
-    } catch {
-      return void app(req, res); // a query no header may carry: Express and Remix answer it (404)
-    }
-    return void res.end();
+  logRequest(req, res, noop);
+  const url = req.url ?? "";
+  if (url[0] !== "/" || !wellFormedHost(req.headers)) return void app(req, res); // Express refuses it
+  const mark = url.indexOf("?");
+  const path = mark === -1 ? url : url.slice(0, mark);
+  const canonical = canonicalPath(path);
+  const target = canonical === path ? url : canonical + (mark === -1 ? "" : url.slice(mark));
+  const route = config.dev ? null : pages.route(req.method, target);
+  if (route !== null && "redirect" in route) return moved(req, res, route.redirect);
+  if (canonical !== path) {
+    if (req.method === "GET" || req.method === "HEAD") return moved(req, res, target);
+    // No form posts to an odd address: refused unread (the connection closes), never an action.
+    if (req.method === "POST") return void res.writeHead(404, [...REFUSAL_HEADERS, "content-length", "9", "connection", "close"]).end("Not found");
+    return void app(req, res); // 405
   }
-  const page = route === null ? undefined : pages.peek(route.key);
-  if (page === undefined) return void app(req, res);
-  pages.send(req, res, page, secure(req) ? HSTS : []);
+  if (route === null) return void app(req, res);
+  const page = pages.lookup(route.key);
+  if (!(page instanceof Promise)) return pages.send(req, res, page, secure(req) ? HSTS : []);
+  page.then(
+    (kept) => (kept === undefined ? app(req, res) : pages.send(req, res, kept, secure(req) ? HSTS : [])),
+    (error: unknown) => {
+      log.error({ err: error, method: req.method, path }, "error");
+      app(req, res); // Remix renders it for this request
+    },
+  );
 }
 
 // Headers within 10 s, the whole request within 20 s (checked every second), idle keep-alive 5 s.

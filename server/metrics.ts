@@ -35,7 +35,10 @@ export interface Metrics {
  * fresh as the queue's own figures. `held` comes with the lead store's site-wide ceiling (decision
  * 0012); a store without one reports none.
  */
-export function createMetrics(paths: string[], leadStats: () => Pick<LeadStats, "pending" | "parked" | "oldestPendingSeconds"> & { held?: number }): Metrics {
+export function createMetrics(
+  paths: string[],
+  leadStats: () => Pick<LeadStats, "pending" | "parked" | "oldestPendingSeconds"> & Partial<Pick<LeadStats, "held" | "failing">>,
+): Metrics {
   const routes = new Set(paths);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -91,10 +94,18 @@ export function createMetrics(paths: string[], leadStats: () => Pick<LeadStats, 
   });
   new Gauge({
     name: "leads_held_now",
-    help: "Leads held back right now over the site-wide ceiling, waiting for an operator.",
+    help: "Leads held back right now over the site-wide ceiling: they go out as the last hour has room, or when released.",
     registers: [registry],
     collect() {
       this.set(leadStats().held ?? 0);
+    },
+  });
+  new Gauge({
+    name: "lead_store_failing",
+    help: "1 while the lead store cannot be read or written (a lead not stored, or the delivery loop backing off), else 0.",
+    registers: [registry],
+    collect() {
+      this.set(leadStats().failing ? 1 : 0);
     },
   });
   new Gauge({

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { projectCategories } from "~/content/projects";
 import { services } from "~/content/services";
 import { PRIVATE_QUERY_PARAMS } from "~/utils/cache-headers";
-import { pageVariants } from "~/utils/page-variants.server";
+import { pageVariants } from "~/page-variants.server";
 import { createPageCache, sharedTtl, type PageCacheOptions } from "./page-cache";
 
 const PUBLIC = "public, max-age=0, s-maxage=300, stale-while-revalidate=86400";
@@ -54,6 +54,15 @@ describe("route: what a request's key is", () => {
     for (const { value } of projectCategories) expect(cache.route("GET", `/work?category=${value}`)).toEqual({ key: `/work?category=${value}` });
   });
 
+  it("keys an estimate's page on its three choices alone, in one order, whatever else the address holds", () => {
+    const estimates = cacheWith(undefined, { pagePaths: ["/estimate"] });
+    const key = "/estimate?complexity=simple&service=seo&timeframe=urgent";
+    expect(estimates.route("GET", "/estimate?service=seo&timeframe=urgent&complexity=simple")).toEqual({ key });
+    expect(estimates.route("GET", "/estimate?complexity=simple&utm_source=chat&timeframe=urgent&service=seo&name=Ada")).toEqual({ key });
+    // A value not among the choices is left out: that key's page is a 404, which is never kept.
+    expect(estimates.route("GET", "/estimate?service=seo&timeframe=soon&complexity=simple")).toEqual({ key: "/estimate?complexity=simple&service=seo" });
+  });
+
   it.each([
     "/?sent=contact",
     "/?service=seo&sent=calculator",
@@ -90,26 +99,35 @@ describe("sharedTtl", () => {
   ])("is 0 for %s", (_what, response) => expect(sharedTtl("/", response)).toBe(0));
 });
 
-describe("fetch: rendering and keeping", () => {
+describe("lookup: rendering and keeping", () => {
+  it("answers a kept page at once (no promise), and a miss with the render that keeps it", async () => {
+    const cache = cacheWith();
+    const miss = cache.lookup("/");
+    expect(miss).toBeInstanceOf(Promise);
+    const kept = await miss;
+    expect(kept).toBeDefined();
+    expect(cache.lookup("/")).toBe(kept);
+  });
+
   it("renders a key once however many ask at the same time, and keeps it", async () => {
     let renders = 0;
     const cache = cacheWith(async () => (renders++, page()));
-    const all = await Promise.all(Array.from({ length: 5 }, () => cache.fetch("/")));
+    const all = await Promise.all(Array.from({ length: 5 }, () => cache.lookup("/")));
     expect(renders).toBe(1);
     expect(new Set(all).size).toBe(1);
-    expect(cache.peek("/")).toBe(all[0]);
+    expect(cache.lookup("/")).toBe(all[0]);
   });
 
   it("keeps nothing a shared cache may not keep", async () => {
     for (const response of [page({ "Cache-Control": "private, no-store" }), page({}, 404), page({ "Set-Cookie": "a=1" })]) {
       const cache = cacheWith(async () => response.clone());
-      expect(await cache.fetch("/")).toBeUndefined();
+      expect(await cache.lookup("/")).toBeUndefined();
       expect(cache.size).toBe(0);
     }
   });
 
   it("keeps identity, brotli-11 and gzip-9 bodies of the same bytes, each with its own strong ETag", async () => {
-    const kept = (await cacheWith().fetch("/"))!;
+    const kept = (await cacheWith().lookup("/"))!;
     expect(kept.bodies.identity.toString()).toBe(HTML);
     expect(brotliDecompressSync(kept.bodies.br).toString()).toBe(HTML);
     expect(gunzipSync(kept.bodies.gzip).toString()).toBe(HTML);
@@ -123,11 +141,11 @@ describe("fetch: rendering and keeping", () => {
   it("serves a page past its s-maxage while it renders it again", async () => {
     let renders = 0;
     const cache = cacheWith(async () => (renders++, page({ "Cache-Control": "public, s-maxage=1" })));
-    const first = await cache.fetch("/");
+    const first = await cache.lookup("/");
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    expect(cache.peek("/")).toBe(first);
+    expect(cache.lookup("/")).toBe(first);
     await expect.poll(() => renders).toBe(2);
-    await expect.poll(() => cache.peek("/") !== first).toBe(true);
+    await expect.poll(() => cache.lookup("/") !== first).toBe(true);
   });
 });
 
@@ -137,7 +155,7 @@ describe("send", () => {
 
   async function serve() {
     const cache = cacheWith();
-    const kept = (await cache.fetch("/"))!;
+    const kept = (await cache.lookup("/"))!;
     const server = createServer((req, res) => cache.send(req, res, kept, req.headers["x-https"] ? ["strict-transport-security", "max-age=1"] : []));
     server.listen(0, "127.0.0.1");
     await once(server, "listening");

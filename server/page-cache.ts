@@ -2,7 +2,7 @@
  * Public pages, rendered once and kept as bytes (decision 0014). A page whose own Cache-Control
  * lets a shared cache keep it is stored as identity, brotli-11 and gzip-9 bodies with a strong
  * ETag and its answer headers already built, under a key made of its path and the query
- * parameters that select what it shows (app/utils/page-variants.server.ts). A hit is answered
+ * parameters that select what it shows (app/page-variants.server.ts). A hit is answered
  * straight from node:http, before Express: no router, no query parser, no per-request headers.
  *
  * A miss renders the key's URL itself, with no visitor's headers (so a Host, a cookie or a
@@ -17,7 +17,7 @@ import fresh from "fresh";
 import CachePolicy from "http-cache-semantics";
 import { LRUCache } from "lru-cache";
 import Negotiator from "negotiator";
-import type { PageVariants } from "~/utils/page-variants.server";
+import type { PageVariants } from "~/page-variants.server";
 
 const brotli = promisify(brotliCompress);
 const gzipped = promisify(gzip);
@@ -149,16 +149,16 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
       return { key: kept.length ? `${path}?${kept.sort().join("&")}` : path };
     },
 
-    /** The kept page, fresh or stale (a stale one is refreshed in the background), without waiting. */
-    peek(key: string): Page | undefined {
+    /**
+     * The one lookup of a request: the kept page at once, fresh or stale (a stale one is rendered
+     * again in the background), so a hit costs no promise; on a miss, the render that keeps it
+     * (joined by every request for the same key), undefined when the answer is not one to keep.
+     */
+    lookup(key: string): Page | Promise<Page | undefined> {
       const page = pages.get(key);
-      if (page !== undefined && pages.getRemainingTTL(key) <= 0) void pages.fetch(key).catch(() => undefined);
+      if (page === undefined) return pages.fetch(key);
+      if (pages.getRemainingTTL(key) <= 0) void pages.fetch(key).catch(() => undefined);
       return page;
-    },
-
-    /** The page for a key, rendering it if need be; undefined when the answer is not one to keep. */
-    fetch(key: string): Promise<Page | undefined> {
-      return pages.fetch(key);
     },
 
     /** Sends a kept page: 304 when the client's copy is current, no body for HEAD. */

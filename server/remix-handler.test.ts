@@ -1,5 +1,6 @@
+import { get } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createRequestHandler, json, type ActionFunctionArgs, type ServerBuild } from "@remix-run/node";
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type ServerBuild } from "@remix-run/node";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formPosts } from "./form-posts";
@@ -11,6 +12,14 @@ import { remixHandler } from "./remix-handler";
 async function action({ request }: ActionFunctionArgs) {
   return json(Object.fromEntries(await request.formData()));
 }
+/** A loader that answers what Remix was given, with two cookies and a status of its own. */
+function loader({ request }: LoaderFunctionArgs) {
+  const headers = new Headers([
+    ["Set-Cookie", "a=1"],
+    ["Set-Cookie", "b=2"],
+  ]);
+  return json({ url: request.url, method: request.method, test: request.headers.get("x-test") }, { status: 203, headers });
+}
 const build = {
   mode: "production",
   future: {},
@@ -18,12 +27,12 @@ const build = {
   publicPath: "/build/",
   assetsBuildDirectory: "public/build",
   entry: { module: { default: () => new Response("no documents here", { status: 500 }) } },
-  routes: { root: { id: "root", path: "*", module: { default: () => null, action } } },
+  routes: { root: { id: "root", path: "*", module: { default: () => null, action, loader } } },
   assets: {
     url: "/build/manifest.js",
     version: "1",
     entry: { module: "/build/entry.js", imports: [] },
-    routes: { root: { id: "root", path: "*", module: "/build/root.js", hasAction: true } },
+    routes: { root: { id: "root", path: "*", module: "/build/root.js", hasAction: true, hasLoader: true } },
   },
 } as unknown as ServerBuild;
 
@@ -33,17 +42,19 @@ let close = () => {};
 const errors: Error[] = [];
 beforeAll(async () => {
   const log = createLogger();
-  const remix = remixHandler(createRequestHandler(build, "production"), () => ({
+  const remix = remixHandler(build, "production", () => ({
     clientAddress: undefined,
     submitLead: async () => ({ ok: true }),
     serving: () => true,
     drafts: { save: async () => "", load: async () => undefined, delete: async () => undefined },
     privacy: { formService: null, retentionDays: 30 },
+    bookingUrl: undefined,
     log,
   }));
   const app = express();
   app.post("/checked", formPosts({ limits: createRateLimits(undefined, log), log }), remix);
   app.post("/unchecked", remix);
+  app.get("/read", remix);
   app.use(((error, _req, res, _next) => void (errors.push(error as Error), res.status(500).send("Something went wrong"))) as express.ErrorRequestHandler);
   const server = app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
@@ -61,6 +72,19 @@ const post = (path: string, body: string) =>
   });
 
 describe("remixHandler", () => {
+  it("hands Remix a GET with its URL (the Host's name and port) and headers, and sends back its status, headers and body", async () => {
+    // node:http, since fetch may not set Host.
+    const answer = await new Promise<{ status: number; cookies: string[] | undefined; body: string }>((resolve, reject) => {
+      get(`${url}/read?x=1&_data=root`, { headers: { Host: "shop.example:8080", "X-Test": "yes" } }, (res) => {
+        let body = "";
+        res.on("data", (chunk) => (body += chunk)).on("end", () => resolve({ status: res.statusCode!, cookies: res.headers["set-cookie"], body }));
+      }).on("error", reject);
+    });
+    expect(answer.status).toBe(203);
+    expect(answer.cookies).toEqual(["a=1", "b=2"]);
+    expect(JSON.parse(answer.body)).toEqual({ url: "http://shop.example:8080/read?x=1", method: "GET", test: "yes" });
+  });
+
   it("gives an action reading request.formData() the form the rules checked, cleaned", async () => {
     const response = await post("/checked", "name=Ann+Lee&message=Hi\u200b+there&service=seo");
     expect(response.status).toBe(200);

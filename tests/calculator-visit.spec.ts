@@ -108,6 +108,12 @@ test("step 5 explains the estimate, lists the answers with Change controls, and 
   await expect(calc.getByRole("heading", { name: calculatorText.headings[5] })).toBeVisible();
   await expect(page.getByText("Where should we send your estimate?")).toHaveCount(0);
   await expect(calc.getByText(calculatorText.detailsIntro)).toBeVisible();
+  // A name is asked for, so the reply can greet someone, but not required (the spec's three fields are).
+  const name = calc.getByLabel("Your name (optional)");
+  await expect(name).toHaveAttribute("autocomplete", "name");
+  await expect(name).toHaveAttribute("maxlength", "100");
+  await expect(name).not.toHaveAttribute("required");
+  for (const label of ["Company name", "Email", "Phone"]) await expect(calc.getByLabel(label)).toHaveAttribute("required");
   const breakdown = calc.getByRole("table", { name: calculatorText.breakdownCaption });
   await expect(breakdown.getByRole("row")).toHaveText([
     /^Software Development, base price\s*\$2,500$/,
@@ -172,16 +178,25 @@ test("Change goes straight to a step and comes back to step 5, keeping the detai
     `Company: ${company}`,
   ])
     expect(payload!.message).toContain(line);
+  // No name given: no Name line, and the company alone is the sender.
+  expect(payload!.message).not.toMatch(/^Name:/m);
+  expect(payload!.from_name).toBe(company);
   expect(payload!.message).toMatch(new RegExp(`\\nReference: ${reference}$`));
 });
 
 // Focus is moved by script.
 test.describe("with JavaScript, focus stays with the visitor", { tag: "@needs-js" }, () => {
-  test("after a send, focus is on the thanks and reference, and the next Tab reaches the restarted wizard", async ({ page, browser, javaScriptEnabled }) => {
+  test("after a send, focus is on the thanks and reference; Tab reaches the estimate's link, then the restarted wizard", async ({
+    page,
+    browser,
+    javaScriptEnabled,
+  }) => {
     await upToDetails(page);
     const calc = calculator(page);
     await sendDetails(page);
     await expect(calc.locator(".wizard-sent")).toBeFocused();
+    await page.keyboard.press("Tab");
+    await expect(calc.getByRole("link", { name: calculatorText.keepLink })).toBeFocused();
     await page.keyboard.press("Tab");
     await expect(calc.getByRole("button", { name: "Software Development", exact: true })).toBeFocused();
     expect(await seriousViolations(page, browser, javaScriptEnabled)).toEqual([]);
@@ -210,8 +225,12 @@ for (const [width, height] of [
       javaScriptEnabled,
     }) => {
       await page.goto("/services");
+      const posts: string[] = [];
+      page.on("request", (r) => r.method() === "POST" && posts.push(r.url()));
       await page.getByRole("button", { name: "Estimate this for AI Solutions" }).click();
-      await expect(page).toHaveURL(DRAFT_URL);
+      // With JavaScript the browser takes the step itself and the server keeps nothing (decision 0025).
+      await expect(page).toHaveURL(javaScriptEnabled ? /\/\?step=2#wizard$/ : DRAFT_URL);
+      expect(posts).toHaveLength(javaScriptEnabled ? 0 : 1);
       const calc = calculator(page);
       await expect(progress(page)).toHaveText("Step 2 of 5");
       await expect(calc.locator(".estimate")).toContainText("$3,000");
@@ -256,11 +275,13 @@ for (const [width, height] of [
   });
 }
 
-test("Estimate this on the home page's selected service tab opens step 2 with it chosen", async ({ page }) => {
+test("Estimate this on the home page's selected service tab opens step 2 with it chosen, the tab still selected", async ({ page }) => {
   await page.goto("/");
   await page.getByRole("tab", { name: "SEO & Digital Marketing" }).click();
   await page.getByRole("button", { name: "Estimate this for SEO & Digital Marketing" }).click();
   await expect(progress(page)).toHaveText("Step 2 of 5");
+  if (test.info().project.use.javaScriptEnabled)
+    await expect(page.getByRole("tab", { name: "SEO & Digital Marketing" })).toHaveAttribute("aria-selected", "true");
   await expect(calculator(page).locator(".estimate")).toContainText("$1,000");
   await calculator(page).getByRole("button", { name: "Back" }).click();
   await expect(calculator(page).getByRole("button", { name: "SEO & Digital Marketing" })).toHaveAttribute("aria-current", "true");

@@ -14,6 +14,7 @@ interface Order {
   timeframe: string;
   complexity: string;
   description: string;
+  name?: string;
   company: string;
   email: string;
   phone: string;
@@ -24,6 +25,7 @@ const order: Order = {
   timeframe: "Urgent (1-2 weeks)",
   complexity: "Complex",
   description: "A dispatch app for 40 drivers,\nwith proof of delivery photos.",
+  name: "Thandi Nkosi",
   company: "Gauteng Freight (Pty) Ltd",
   email: "ops@gautengfreight.co.za",
   phone: "+27 11 555 0101",
@@ -36,6 +38,7 @@ const tagged = (o: Order, token: string): Order => ({ ...o, company: `${o.compan
 async function chooseUpToDetails(page: Page, o: Order, site = "", { walk = false } = {}) {
   const calc = calculator(page);
   await atStep5(page, o, { site, walk });
+  if (o.name) await calc.getByLabel("Your name (optional)").fill(o.name);
   await calc.getByLabel("Company name").fill(o.company);
   await calc.getByLabel("Email").fill(o.email);
   await calc.getByLabel("Phone").fill(o.phone);
@@ -53,8 +56,9 @@ test(`the wizard sends ${order.service} / ${order.timeframe} / ${order.complexit
   await expect(progress(page)).toHaveText("Step 1 of 5");
   await expect.poll(async () => (await formService.received()).length).toBe(1);
   const [payload] = (await formService.received()) as Record<string, string>[];
-  expect(payload).toMatchObject({ access_key: TEST_ACCESS_KEY, to: site.email, from_name: o.company });
-  expect(payload!.subject).toContain(o.company);
+  // The person by name, at their company: whom the agency's reply greets.
+  expect(payload).toMatchObject({ access_key: TEST_ACCESS_KEY, to: site.email, from_name: `${o.name} at ${o.company}` });
+  expect(payload!.subject).toBe(`New cost estimate request from ${o.name} at ${o.company}`);
   for (const line of [
     `Service: ${o.service}`,
     `Timeframe: ${o.timeframe}`,
@@ -62,6 +66,7 @@ test(`the wizard sends ${order.service} / ${order.timeframe} / ${order.complexit
     "Description: A dispatch app for 40 drivers,",
     "with proof of delivery photos.",
     `Estimated cost: ${price}`,
+    `Name: ${o.name}`,
     `Company: ${o.company}`,
     `Email: ${o.email}`,
     `Phone: ${o.phone}`,
@@ -85,6 +90,7 @@ test("after a successful send the wizard starts over with every field cleared an
   await expect(calc.getByLabel("Project description")).toHaveValue("");
   await calc.getByLabel("Project description").fill("Chatbot");
   await calc.getByRole("button", { name: "Continue" }).click();
+  await expect(calc.getByLabel("Your name (optional)")).toHaveValue("");
   await expect(calc.getByLabel("Company name")).toHaveValue("");
   await expect(calc.getByLabel("Email")).toHaveValue("");
   await expect(calc.getByLabel("Phone")).toHaveValue("");
@@ -112,6 +118,7 @@ test("Back goes one step at a time and keeps what was chosen and typed", async (
   await calc.getByRole("button", { name: "Urgent (1-2 weeks)" }).click();
   await calc.getByRole("button", { name: "Complex" }).click();
   await calc.getByRole("button", { name: "Continue" }).click();
+  await expect(calc.getByLabel("Your name (optional)")).toHaveValue(order.name!);
   await expect(calc.getByLabel("Company name")).toHaveValue(order.company);
   await expect(calc.getByLabel("Phone")).toHaveValue(order.phone);
 });
@@ -154,6 +161,7 @@ test("a lead that cannot be stored shows the failure text and keeps everything o
   await expect(calculator(page).getByRole("alert")).toHaveText(FAILURE);
   await expect(progress(page)).toHaveText("Step 5 of 5");
   const calc = calculator(page);
+  await expect(calc.getByLabel("Your name (optional)")).toHaveValue(o.name!);
   await expect(calc.getByLabel("Company name")).toHaveValue(o.company);
   await expect(calc.getByLabel("Email")).toHaveValue(o.email);
   await expect(calc.getByLabel("Phone")).toHaveValue(o.phone);

@@ -1,7 +1,7 @@
-import type { Locator, Page } from "@playwright/test";
+import type { APIRequestContext, Locator, Page } from "@playwright/test";
 import { messages } from "../app/content/messages";
 import { site } from "../app/content/site";
-import { expect, test } from "./support/fixtures";
+import { expect, newClient, test } from "./support/fixtures";
 import { sites, TEST_ACCESS_KEY } from "./support/sites";
 
 const contactForm = (page: Page) => page.locator("#contact");
@@ -34,8 +34,10 @@ test("the service select starts empty and offers the four services", { tag: "@on
   expect(await select.locator("option").evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(["", "low-code", "seo", "ai", "zoho"]);
 });
 
-test("a bad email keeps what was typed and is not sent", async ({ page, formService }) => {
+test("a bad email keeps what was typed and is not sent", async ({ page, formService, javaScriptEnabled }) => {
   await page.goto("/");
+  const posts: string[] = [];
+  page.on("request", (r) => r.method() === "POST" && posts.push(r.url()));
   const form = contactForm(page);
   await form.getByLabel("Name").fill(`Lerato Mokoena ${formService.token}`);
   await form.getByLabel("Email").fill("lerato@");
@@ -47,6 +49,105 @@ test("a bad email keeps what was typed and is not sent", async ({ page, formServ
   await expect(form.getByLabel("Service")).toHaveValue("seo");
   await expect(form.getByLabel("Message")).toHaveValue("We need help with local search.");
   expect(await formService.settled()).toEqual([]);
+  // With JavaScript the browser's own checks caught it; without, the server did (below).
+  expect(posts).toHaveLength(javaScriptEnabled ? 0 : 1);
+});
+
+const typed = { name: "Lerato Mokoena", email: "lerato@", message: "We need help with local search." };
+
+/** The form as a server answer with mistakes shows it: what was typed, and the email's message. */
+async function showsTheMistake(form: Locator, name = typed.name) {
+  await expect(form.getByLabel("Email")).toHaveAccessibleDescription("Please enter a valid email address");
+  await expect(form.getByLabel("Email")).toHaveValue(typed.email);
+  await expect(form.getByLabel("Name")).toHaveValue(name);
+  await expect(form.getByLabel("Service")).toHaveValue("seo");
+  await expect(form.getByLabel("Message")).toHaveValue(typed.message);
+}
+
+test.describe("without JavaScript", { tag: "@without-js" }, () => {
+  test("a form with mistakes is answered 303 with a page of its own, so reload, Back and Forward are plain GETs with the values and messages; sending deletes it", async ({
+    page,
+    formService,
+  }) => {
+    const posts: number[] = [];
+    page.on("response", (r) => r.request().isNavigationRequest() && r.request().method() === "POST" && posts.push(r.status()));
+    await page.goto("/");
+    const form = contactForm(page);
+    const name = `${typed.name} ${formService.token}`;
+    await fillIn(form, name, typed.message);
+    await form.getByLabel("Email").fill(typed.email);
+    await form.getByLabel("Service").selectOption("seo");
+    await form.getByRole("button", { name: "Send message" }).click();
+    await expect(page).toHaveURL(/\/\?contact=[\w-]{22}#contact$/);
+    expect(posts).toEqual([303]);
+    await showsTheMistake(form, name);
+    const errorPage = page.url();
+
+    const reloaded = await page.reload();
+    expect(reloaded?.request().method()).toBe("GET");
+    await showsTheMistake(form, name);
+    const back = await page.goBack();
+    expect(back?.request().method()).toBe("GET");
+    // The page before it (the browser may put back what was typed there, as it does for any form).
+    await expect(page).toHaveURL(/\/$/);
+    await expect(form.getByLabel("Email")).not.toHaveAttribute("aria-invalid");
+    const forward = await page.goForward();
+    expect(forward?.request().method()).toBe("GET");
+    await showsTheMistake(form, name);
+    expect(posts).toEqual([303]);
+
+    await form.getByLabel("Email").fill("lerato@mokoena.co.za");
+    await form.getByRole("button", { name: "Send message" }).click();
+    await expect(form.getByRole("status")).toHaveText(messages.contactSent);
+    expect(await formService.settled()).toHaveLength(1);
+    // Sent: its page is gone, even for the browser that made it.
+    await page.goto(errorPage);
+    await expect(form.getByLabel("Name")).toHaveValue("");
+    await expect(form.getByLabel("Email")).not.toHaveAttribute("aria-invalid");
+  });
+
+  test("a message the server cannot take keeps the page's draft, so the send that then goes through deletes it", async ({ page }) => {
+    await page.goto(`${sites.unwritable.url}/`);
+    const form = contactForm(page);
+    await fillIn(form, typed.name, typed.message);
+    await form.getByLabel("Email").fill(typed.email);
+    await form.getByRole("button", { name: "Send message" }).click();
+    const id = /contact=([\w-]{22})/.exec(page.url())?.[1];
+    expect(id).toBeDefined();
+    await form.getByLabel("Email").fill("lerato@mokoena.co.za");
+    await form.getByRole("button", { name: "Send message" }).click();
+    await expect(form.getByRole("alert")).toHaveText(messages.contactFailed);
+    await expect(form.locator('input[name="draft"]')).toHaveValue(id!);
+  });
+});
+
+test("someone else's link to a form with mistakes shows nothing of it, and a post naming it makes a draft of the poster's own", async ({
+  page,
+  playwright,
+  baseURL,
+}) => {
+  const mallory: APIRequestContext = await playwright.request.newContext({ baseURL, extraHTTPHeaders: { "X-Forwarded-For": newClient() } });
+  const bait = { formName: "contact", name: "Mallory Billing", email: "mallory@evil", service: "seo", message: "Pay invoice 4711 to account 123" };
+  const posted = await mallory.post("/?index", { form: bait, maxRedirects: 0 });
+  expect(posted.status()).toBe(303);
+  const link = posted.headers()["location"]!;
+  expect(link).toMatch(/^\/\?contact=[\w-]{22}#contact$/);
+  expect(await (await mallory.get(link)).text()).toContain(bait.message); // its maker sees it
+
+  await page.goto(link);
+  const form = contactForm(page);
+  await expect(form.getByLabel("Name")).toHaveValue("");
+  await expect(form.getByLabel("Email")).not.toHaveAttribute("aria-invalid");
+  const html = await page.content();
+  for (const text of [bait.name, bait.email, bait.message, "Please enter a valid email address"]) expect(html).not.toContain(text);
+  await expect(form.locator('input[name="draft"]')).toHaveCount(0);
+
+  // The visitor's own mistakes never join the maker's draft, and a post naming it makes a new one.
+  const id = /contact=([\w-]{22})/.exec(link)![1]!;
+  const other = await page.request.post("/?index", { form: { ...bait, name: "Vusi Visitor-4711", draft: id }, maxRedirects: 0 });
+  expect(other.headers()["location"]).not.toContain(id);
+  expect(await (await mallory.get(link)).text()).not.toContain("Vusi Visitor-4711");
+  await mallory.dispose();
 });
 
 test("a valid message is stored, confirmed, and delivered with its own subject", async ({ page, formService }) => {

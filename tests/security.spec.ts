@@ -202,9 +202,9 @@ test.describe("refused posts", () => {
       expect(tampered.status()).toBeLessThan(500);
       expect(await tampered.text()).toMatch(/Step (<!-- -->)?1(<!-- -->)? of/);
 
+      // So is a contact form with mistakes, to a page that shows what was typed.
       const injected = `<script>alert("${formService.token}")</script>`;
-      const markup = await request.post("/?index", { form: { ...contactFields(injected), email: "bad" }, headers, maxRedirects: 0 });
-      expect(markup.status()).toBe(400);
+      const markup = await step({ ...contactFields(injected), email: "bad" });
       const html = await markup.text();
       expect(html).not.toContain(injected);
       expect(html).toContain("&lt;script&gt;");
@@ -260,6 +260,24 @@ test.describe("rate limits", () => {
     await expect(page.getByText(messages.rateLimited)).toBeVisible();
   });
 
+  test(
+    "PUT, PATCH and DELETE are refused with 405 before anything reads them, and nothing is sent",
+    { tag: "@once" },
+    async ({ request, formService, baseURL }) => {
+      for (const method of ["PUT", "PATCH", "DELETE"]) {
+        const response = await request.fetch("/?index", {
+          method,
+          form: contactFields(`Eve ${formService.token}`),
+          headers: { Origin: baseURL!, "X-Forwarded-For": newClient() },
+          maxRedirects: 0,
+        });
+        expect(response.status(), method).toBe(405);
+        expect(response.headers()["allow"], method).toBe("GET, HEAD, POST");
+      }
+      expect(await formService.settled()).toEqual([]);
+    },
+  );
+
   test("more than thirty posts a minute get 429 with the same words", { tag: "@once" }, async ({ request }) => {
     const client = newClient();
     const statuses: number[] = [];
@@ -277,5 +295,57 @@ test.describe("rate limits", () => {
     expect(statuses.slice(0, 30).every((s) => s === 303)).toBe(true);
     expect(statuses[30]).toBe(429);
     expect(Number(last!.headers()["retry-after"])).toBeGreaterThan(0);
+  });
+});
+
+// Remix v2 gets no security fix; turbo-stream 2.4.1 (CVE-2026-34077) is reached only through single
+// fetch, which is off (decision 0021). These are the doors single fetch would open.
+test.describe("Remix v2 with single fetch off", { tag: "@once" }, () => {
+  test("no single-fetch data path answers: every .data URL and /__manifest are the 404 page, nothing is a turbo-stream", async ({ request, baseURL }) => {
+    const paths = [
+      "/_root.data",
+      "/index.data",
+      "/_index.data",
+      "/services.data",
+      "/about.data",
+      "/work.data?category=ai",
+      "/privacy.data",
+      "/healthz.data",
+      "/__manifest?p=%2F&version=1",
+    ];
+    const answers = [
+      ...(await Promise.all(paths.map(async (path) => [`GET ${path}`, await request.get(path, { maxRedirects: 0 })] as const))),
+      ...(await Promise.all(
+        ["/index.data?index", "/_root.data"].map(
+          async (path) =>
+            [
+              `POST ${path}`,
+              await request.post(path, { form: contactFields("Ann"), headers: { Origin: baseURL!, "X-Forwarded-For": newClient() }, maxRedirects: 0 }),
+            ] as const,
+        ),
+      )),
+    ];
+    for (const [what, response] of answers) {
+      expect(response.status(), what).toBe(404);
+      expect(response.headers()["content-type"], what).toMatch(/^text\/html/);
+      expect(response.headers()["x-remix-response"], what).toBeUndefined();
+      expect(await response.text(), what).toContain("<!DOCTYPE html>");
+    }
+  });
+
+  test("a document hands the browser Remix v2's context, no turbo-stream, and tells it single fetch is off", async ({ request }) => {
+    for (const path of ["/", "/work?category=ai", "/no-such-page"]) {
+      const html = await (await request.get(path)).text();
+      expect(html, path).toContain('"v3_singleFetch":false');
+      expect(html, path).not.toMatch(/streamController|__remixContext\.stream\b|text\/x-script/);
+    }
+  });
+
+  test("?_data= is Remix v2's own data request, answered as JSON", async ({ request }) => {
+    const response = await request.get("/?_data=routes%2F_index");
+    expect(response.status()).toBe(200);
+    expect(response.headers()["content-type"]).toBe("application/json; charset=utf-8");
+    expect(response.headers()["x-remix-response"]).toBe("yes");
+    expect(await response.json()).toBeInstanceOf(Object);
   });
 });

@@ -5,7 +5,8 @@
  */
 import { expect, forTheEye, test } from "./support/fixtures";
 import type { Page } from "@playwright/test";
-import { featuredProjectIds, projects } from "../app/content/projects";
+import { featuredProjects } from "../app/content/projects";
+import { projects } from "../app/content/work";
 import { testimonials } from "../app/content/testimonials";
 import { seriousViolations } from "./support/axe";
 import { focusRingContrasts, textContrasts } from "./support/contrast";
@@ -118,7 +119,7 @@ for (const width of WIDTHS) {
       await expect(said.getByRole("img", { name: "Rated 5 out of 5" })).toHaveCount(testimonials.length);
       await expect(said.locator("blockquote")).toHaveCount(testimonials.length);
       const work = page.getByRole("region", { name: "Systems our clients use every day" });
-      await expect(work.locator("article.project-card")).toHaveCount(featuredProjectIds.length);
+      await expect(work.locator("article.project-card")).toHaveCount(featuredProjects.length);
       await expect(work.getByRole("link", { name: "See All Our Work" })).toHaveAttribute("href", "/work");
 
       const visual = page.locator(".hero-visual");

@@ -56,6 +56,12 @@ test.describe("WebKit (WebKitGTK through WebDriver)", { tag: "@once" }, () => {
     await element.click();
   }
 
+  /** Types into a field brought into view the same way (setValue clicks it first). */
+  async function type(element: ReturnType<Browser["$"]>, value: string) {
+    await browser.execute((el) => el.scrollIntoView({ block: "center", behavior: "instant" }), await element);
+    await element.setValue(value);
+  }
+
   const mainNavLink = (name: string) => browser.$(`nav[aria-label="Main"]`).$(`a=${name}`);
 
   test("every page renders its heading and hydrates", async () => {
@@ -106,12 +112,13 @@ test.describe("WebKit (WebKitGTK through WebDriver)", { tag: "@once" }, () => {
     await press(wizard.$("button=Complex"));
     await step(4);
     expect(await wizard.$(".estimate").getText()).toContain("$3,750");
-    await wizard.$("textarea").setValue("A customer portal for our 300 tenants, tested in WebKit.");
+    await type(wizard.$("textarea"), "A customer portal for our 300 tenants, tested in WebKit.");
     await press(wizard.$("button=Continue"));
     await step(5);
-    await wizard.$('input[name="companyName"]').setValue("WebKit Smoke Test (Pty) Ltd");
-    await wizard.$('input[type="email"]').setValue("webkit@example.com");
-    await wizard.$('input[type="tel"]').setValue("+27 11 555 0100");
+    await type(wizard.$('input[name="name"]'), "Wendy Kit");
+    await type(wizard.$('input[name="companyName"]'), "WebKit Smoke Test (Pty) Ltd");
+    await type(wizard.$('input[type="email"]'), "webkit@example.com");
+    await type(wizard.$('input[type="tel"]'), "+27 11 555 0100");
     await press(wizard.$("button=Send my request"));
     await browser.waitUntil(async () => (await wizard.$('[role="status"]').getText()) === "Thank you! We will contact you shortly.", {
       timeout: 15_000,

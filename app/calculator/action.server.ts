@@ -1,6 +1,4 @@
 import { type AppLoadContext } from "@remix-run/node";
-import type { FormProblem } from "~/context";
-import type { FieldErrors } from "~/forms/limits";
 import { notTaken } from "~/forms/lead.server";
 import { toStep, toThanks } from "./draft.server";
 import { calculatorLead } from "./lead.server";
@@ -14,8 +12,8 @@ import { next, parseState } from "./rules";
 export async function calculatorAction(request: Request, fields: Record<string, string>, context: AppLoadContext) {
   const outcome = next(parseState(fields), fields);
   if (!outcome.ready) return toStep(request, context, outcome, fields.draft);
-  const answer = { form: "calculator" as const, state: outcome.state, errors: null as FieldErrors | null, problem: null as FormProblem | null };
   const taken = await context.submitLead(calculatorLead(outcome.ready));
   // Not taken: stay on step 5 with everything typed (503, or 429 with Retry-After).
-  return taken.ok ? toThanks(request, context, taken.reference, fields.draft) : notTaken({ ...answer, problem: taken.problem }, taken);
+  if (!taken.ok) return notTaken({ form: "calculator" as const, state: outcome.state, problem: taken.problem }, taken);
+  return toThanks(request, context, taken.reference, fields.draft, outcome.ready);
 }

@@ -4,21 +4,18 @@ import { messages } from "~/content/messages";
 import { Field, FormNotices, Honeypot } from "~/forms/field";
 import { PrivacyNote } from "~/forms/privacy-note";
 import { type FieldErrors, LIMITS } from "~/forms/limits";
+import { type Choices, estimateHref } from "./choices";
+import type { Receipt } from "./draft.server";
 import { COMPLEXITIES, estimate, estimateParts, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
-import { CHANGE_FIELD, INTENT, INTENT_FIELD, STEP_COUNT, stateToFields, WIZARD_ID, type WizardState } from "./state";
+import { CHANGE_FIELD, CHOICES, INTENT, INTENT_FIELD, STEP_COUNT, stateToFields, WIZARD_ID, type WizardState } from "./state";
 import { checks, POST, useWizard, type WizardProps } from "./use-wizard";
-
-const CHOICES = {
-  1: { name: "service", options: SERVICES },
-  2: { name: "timeframe", options: TIMEFRAMES },
-  3: { name: "complexity", options: COMPLEXITIES },
-} as const;
 
 /**
  * The five-step cost calculator (its state and behaviour: use-wizard.ts). After a send, `sent`
- * carries the lead's reference.
+ * carries what the server kept for this browser: the lead's reference, a line on what was sent
+ * with the link to its estimate's page, and the booking page when there is one.
  */
-export function CalculatorWizard(props: WizardProps) {
+export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Partial<Receipt> | null }) {
   const [view, found, sending, heading, formRef, sentRef, onSubmit] = useWizard(props);
   const { sent } = props;
   const { state, errors, status } = view;
@@ -32,7 +29,17 @@ export function CalculatorWizard(props: WizardProps) {
               {text.referenceLabel}: <strong className="reference">{sent.reference}</strong>
             </p>
           ) : null}
+          {sent?.summary ? (
+            <p>
+              {sent.summary} <a href={sent.estimate}>{text.keepLink}</a>
+            </p>
+          ) : null}
           <p>{text.nextSteps}</p>
+          {sent?.booking ? (
+            <a className="btn" href={sent.booking}>
+              {text.bookCall}
+            </a>
+          ) : null}
         </div>
       ) : null}
       {view.expired ? <p className="wizard-note">{text.expired}</p> : null}
@@ -61,6 +68,12 @@ export function CalculatorWizard(props: WizardProps) {
           {text.headings[state.step]}
         </h3>
         {state.step === 5 ? <Breakdown state={state} /> : null}
+        {/* At step 5 all three choices are made (parseState and next() see to it). */}
+        {state.step === 5 ? (
+          <p className="estimate-keep">
+            <a href={estimateHref(state as Choices)}>{text.keepLink}</a>
+          </p>
+        ) : null}
         <StepFields state={state} errors={errors} />
         {state.step >= 2 && state.step < 5 ? (
           <p className="estimate" aria-live="polite">
@@ -79,7 +92,7 @@ export function CalculatorWizard(props: WizardProps) {
             </button>
           ) : null}
           {state.step >= 2 ? (
-            <button className="btn btn--ghost" type="submit" name={INTENT_FIELD} value={INTENT.back} formNoValidate>
+            <button className="btn btn--ghost" type="submit" name={INTENT_FIELD} value={INTENT.back}>
               Back
             </button>
           ) : null}
@@ -92,8 +105,11 @@ export function CalculatorWizard(props: WizardProps) {
   );
 }
 
-/** Step 5: the figure as base price × multipliers = total, in the same dollars. */
-function Breakdown({ state }: { state: WizardState }) {
+/**
+ * The figure as base price × multipliers = total, in the same dollars: step 5 and the estimate's
+ * own page (rendered there on the server, app/calculator/estimate-page.server.tsx).
+ */
+export function Breakdown({ state }: { state: Pick<WizardState, "service" | "timeframe" | "complexity"> }) {
   if (!state.service) return null;
   const { base, factors, total } = estimateParts({ ...state, service: state.service });
   // A narrow card may wrap the sum before a "×", never between it and its number.
@@ -146,7 +162,7 @@ function Summary({ state }: { state: WizardState }) {
             <dt>{label}</dt>
             <dd>
               <span className="summary-value">{value}</span>
-              <button className="link-button" type="submit" name={CHANGE_FIELD} value={step} formNoValidate>
+              <button className="link-button" type="submit" name={CHANGE_FIELD} value={step}>
                 Change<span className="visually-hidden"> {what}</span>
               </button>
             </dd>
@@ -176,6 +192,13 @@ function StepFields({ state, errors }: { state: WizardState; errors: FieldErrors
       <p className="step-intro">{text.detailsIntro}</p>
       <Field
         form="calc"
+        name="name"
+        label="Your name (optional)"
+        errors={errors}
+        render={(p) => <input {...p} defaultValue={state.name} maxLength={LIMITS.name} autoComplete="name" />}
+      />
+      <Field
+        form="calc"
         name="companyName"
         label="Company name"
         errors={errors}
@@ -201,7 +224,7 @@ function StepFields({ state, errors }: { state: WizardState; errors: FieldErrors
 }
 
 function ChoiceStep({ step, state, errors }: { step: 1 | 2 | 3; state: WizardState; errors: FieldErrors | null }) {
-  const { name, options } = CHOICES[step];
+  const { name, options } = CHOICES[step - 1]!;
   const message = errors?.[name]?.join(" ");
   return (
     <>

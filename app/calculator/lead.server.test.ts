@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { VISITOR } from "~/forms/lead.server";
 import { calculatorLead } from "./lead.server";
 import type { CalculatorRequest } from "./rules";
 
@@ -7,6 +8,7 @@ const request: CalculatorRequest = {
   timeframe: "urgent",
   complexity: "complex",
   description: "A booking app for salons",
+  name: "",
   companyName: "Acme Ltd",
   email: "ada@acme.example",
   phone: "+27 11 555 1234",
@@ -41,5 +43,23 @@ describe("calculatorLead", () => {
     expect(lead.subject).toBe("New cost estimate request from Acme Estimated cost: $1");
     expect(lead.fromName).toBe("Acme Estimated cost: $1");
     expect(lead.text.split("\n").filter((line) => line.startsWith("Estimated cost:"))).toEqual(["Estimated cost: $5,625"]);
+  });
+
+  it("names the person when given: in the message above the company, and as the sender 'name at company'", () => {
+    const lead = calculatorLead({ ...request, name: "Thandi Nkosi" });
+    expect(lead.text).toContain("Estimated cost: $5,625\nName: Thandi Nkosi\nCompany: Acme Ltd\n");
+    expect([lead.fromName, lead.subject]).toEqual(["Thandi Nkosi at Acme Ltd", "New cost estimate request from Thandi Nkosi at Acme Ltd"]);
+    // Without a name the message has no Name line at all (above: the company alone is the sender).
+    expect(calculatorLead(request).text).not.toMatch(/^Name:/m);
+  });
+
+  it("leaves out of the sender a part that cannot stand there, and keeps it in the message as typed", () => {
+    const spoofName = calculatorLead({ ...request, name: "Kopano Digital Billing <billing@kopanodigital.co.za>" });
+    expect(spoofName.fromName).toBe("Acme Ltd");
+    expect(spoofName.text).toContain("Name: Kopano Digital Billing <billing@kopanodigital.co.za>");
+    const spoofCompany = calculatorLead({ ...request, name: "Thandi\u2028Nkosi", companyName: "K0pano Digital" });
+    expect(spoofCompany.fromName).toBe("Thandi Nkosi");
+    expect(spoofCompany.text).toContain("Name: Thandi Nkosi\nCompany: K0pano Digital\n");
+    expect(calculatorLead({ ...request, name: "ada@acme.example", companyName: "<x@y.z>" }).fromName).toBe(VISITOR);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { calculatorRequestSchema, next, parseState } from "./rules";
 import { resetState, stateToFields, type WizardState } from "./state";
 
-const contact = { companyName: "Acme Ltd", email: "ada@acme.example", phone: "+27 11 555 1234" };
+const contact = { name: "Thandi Nkosi", companyName: "Acme Ltd", email: "ada@acme.example", phone: "+27 11 555 1234" };
 const full: WizardState = {
   step: 5,
   service: "softwareDev",
@@ -46,10 +46,20 @@ describe("each step's check, through next()", () => {
     expect(next(at(5), { ...contact, companyName: "   " }).errors).toEqual({ companyName: ["Please enter your company name"] });
   });
 
-  it("the whole request needs every field", () => {
+  it("step 5's name is optional, trimmed, and at most 100 characters", () => {
+    const details = { companyName: "Acme", email: "a@b.co", phone: "0115551234" };
+    expect(next(at(5), { ...details, name: "" }).ready?.name).toBe("");
+    expect(next(at(5), { ...details, name: "  Thandi Nkosi \n" }).ready?.name).toBe("Thandi Nkosi");
+    expect(next(at(5), { ...details, name: "n".repeat(100) }).ready?.name).toBe("n".repeat(100));
+    expect(next(at(5), { ...details, name: "n".repeat(101) }).errors).toEqual({ name: ["Name must be at most 100 characters"] });
+  });
+
+  it("the whole request needs every field but the name", () => {
     const { step: _step, ...request } = full;
     expect(calculatorRequestSchema.parse(request)).toEqual(request);
-    for (const key of Object.keys(request)) {
+    const { name: _name, ...anonymous } = request;
+    expect(calculatorRequestSchema.parse(anonymous)).toEqual({ ...anonymous, name: "" });
+    for (const key of Object.keys(anonymous)) {
       const partial: Record<string, unknown> = { ...request };
       delete partial[key];
       expect(calculatorRequestSchema.safeParse(partial).success).toBe(false);
@@ -59,7 +69,7 @@ describe("each step's check, through next()", () => {
 
 describe("resetState", () => {
   it("is step 1 with nothing chosen and complexity medium", () => {
-    expect(resetState()).toEqual({ step: 1, complexity: "medium", description: "", companyName: "", email: "", phone: "" });
+    expect(resetState()).toEqual({ step: 1, complexity: "medium", description: "", name: "", companyName: "", email: "", phone: "" });
     expect(resetState()).not.toBe(resetState());
   });
 });
@@ -106,8 +116,8 @@ describe("next: back", () => {
   });
   it("keeps what was just typed on steps 4 and 5, even if invalid", () => {
     expect(next(at(4), { intent: "back", description: "  half-typed" }).state).toEqual(at(3, { description: "  half-typed" }));
-    expect(next(at(5), { intent: "back", companyName: "X", email: "not-yet", phone: "" }).state).toEqual(
-      at(4, { companyName: "X", email: "not-yet", phone: "" }),
+    expect(next(at(5), { intent: "back", name: "T", companyName: "X", email: "not-yet", phone: "" }).state).toEqual(
+      at(4, { name: "T", companyName: "X", email: "not-yet", phone: "" }),
     );
   });
 });
@@ -171,9 +181,9 @@ describe("next: step 4 (description)", () => {
 });
 
 describe("next: step 5 (send)", () => {
-  const s = at(5, { companyName: "", email: "", phone: "" });
+  const s = at(5, { name: "", companyName: "", email: "", phone: "" });
   it("returns the whole request when valid and stays on step 5", () => {
-    const r = next(s, { intent: "send", companyName: " Acme Ltd ", email: "ada@acme.example", phone: "+27 11 555 1234" });
+    const r = next(s, { intent: "send", name: "Thandi Nkosi ", companyName: " Acme Ltd ", email: "ada@acme.example", phone: "+27 11 555 1234" });
     expect(r.errors).toBeUndefined();
     expect(r.state).toEqual(full);
     expect(r.ready).toEqual({
@@ -181,6 +191,7 @@ describe("next: step 5 (send)", () => {
       timeframe: "urgent",
       complexity: "complex",
       description: "A booking app",
+      name: "Thandi Nkosi",
       companyName: "Acme Ltd",
       email: "ada@acme.example",
       phone: "+27 11 555 1234",
@@ -218,6 +229,7 @@ describe("hidden fields", () => {
       "state.timeframe": "urgent",
       "state.complexity": "complex",
       "state.description": "A booking app",
+      "state.name": "Thandi Nkosi",
       "state.companyName": "Acme Ltd",
       "state.email": "ada@acme.example",
       "state.phone": "+27 11 555 1234",
@@ -258,8 +270,20 @@ describe("hidden fields", () => {
     // step 5 needs a valid description
     const noDescription = { ...stateToFields(full), "state.description": "   " };
     expect(parseState(noDescription).step).toBe(4);
-    const tooLong = { ...stateToFields(full), "state.description": "z".repeat(5001), "state.companyName": "c".repeat(121) };
-    expect(parseState(tooLong)).toMatchObject({ step: 4, description: "", companyName: "" });
+    const tooLong = { ...stateToFields(full), "state.description": "z".repeat(5001), "state.name": "n".repeat(101), "state.companyName": "c".repeat(121) };
+    expect(parseState(tooLong)).toMatchObject({ step: 4, description: "", name: "", companyName: "" });
+  });
+
+  it("read at another step's address (Back, Forward, a reload), keeps every answer at that step, or the furthest the answers allow", () => {
+    const at3 = { ...stateToFields(full), "state.step": "3" };
+    expect(parseState(at3)).toEqual(at(3));
+    const early = stateToFields({ ...resetState(), step: 2, service: "ai", timeframe: "urgent" });
+    expect(parseState({ ...early, "state.step": "5" })).toMatchObject({ step: 4, service: "ai", timeframe: "urgent" });
+    expect(parseState({ ...early, "state.step": null })).toEqual({ ...resetState(), service: "ai", timeframe: "urgent" });
+    // A Change under way ends where step 5 is shown.
+    const changing = next(at(5), { change: "2" }).state;
+    expect(parseState({ ...stateToFields(changing), "state.step": "5" })).toEqual(full);
+    expect(parseState({ ...stateToFields(changing), "state.step": "3" })).toEqual({ ...at(3), review: true });
   });
 
   it.each(["0", "6", "2.0", " 2", "two", "", "-1", "1e0"])("an invalid step %j becomes 1", (step) => {

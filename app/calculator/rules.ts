@@ -6,17 +6,21 @@
  * `next(parseState(fields), fields)`.
  */
 import * as z from "zod/mini";
-import { emailSchema, fieldErrors, phoneSchema, requiredText } from "~/forms/fields";
+import { emailSchema, fieldErrors, optionalText, phoneSchema, requiredText } from "~/forms/fields";
 import type { FieldErrors } from "~/forms/limits";
 import { LIMITS } from "~/forms/limits";
 import { COMPLEXITY_VALUES, SERVICE_VALUES, TIMEFRAME_VALUES } from "./pricing";
-import { CHANGE_FIELD, INTENT, INTENT_FIELD, resetState, type Step, STATE_PREFIX, TEXT_FIELDS, type WizardState } from "./state";
+import { CHANGE_FIELD, INTENT, INTENT_FIELD, reachable, type Step, type WizardState } from "./state";
+
+// The post's hidden state is read by state.ts (the page restores the wizard with it, without zod).
+export { parseState } from "./state";
 
 const service = z.enum(SERVICE_VALUES, "Please choose a service");
 const timeframe = z.enum(TIMEFRAME_VALUES, "Please choose a timeframe");
 const complexity = z.enum(COMPLEXITY_VALUES, "Please choose a complexity");
 const description = requiredText(LIMITS.description, "Please describe your project", "Description must be at most 5,000 characters");
 const companyName = requiredText(LIMITS.companyName, "Please enter your company name", "Company name must be at most 120 characters");
+const name = optionalText(LIMITS.name, "Name must be at most 100 characters");
 
 /** What each step asks for, in order; step 5's fields are the visitor's details. */
 const STEPS = [
@@ -24,11 +28,11 @@ const STEPS = [
   z.object({ timeframe }),
   z.object({ complexity }),
   z.object({ description }),
-  z.object({ companyName, email: emailSchema, phone: phoneSchema }),
+  z.object({ name, companyName, email: emailSchema, phone: phoneSchema }),
 ] as const;
 
 /** The whole request as the agency receives it. */
-export const calculatorRequestSchema = z.object({ service, timeframe, complexity, description, companyName, email: emailSchema, phone: phoneSchema });
+export const calculatorRequestSchema = z.object({ service, timeframe, complexity, description, name, companyName, email: emailSchema, phone: phoneSchema });
 export type CalculatorRequest = z.output<typeof calculatorRequestSchema>;
 
 /** Posted fields (e.g. `Object.fromEntries(formData)`); anything but a string counts as absent. */
@@ -37,33 +41,6 @@ export type FormFields = Readonly<Record<string, unknown>>;
 function text(fields: FormFields, name: string): string | undefined {
   const value = Object.hasOwn(fields, name) ? fields[name] : undefined;
   return typeof value === "string" ? value : undefined;
-}
-
-/** The first step whose own check the state fails: how far the wizard may be. */
-function reachable(state: WizardState): Step {
-  const failing = STEPS.slice(0, 4).findIndex((schema) => !schema.safeParse(state).success);
-  return (failing === -1 ? 5 : failing + 1) as Step;
-}
-
-/**
- * Reads the hidden state of an untrusted post leniently: unknown choices and over-long texts are
- * dropped, and the step is clamped to what the values allow. No state fields: a fresh wizard.
- */
-export function parseState(fields: FormFields): WizardState {
-  const get = (name: string) => text(fields, STATE_PREFIX + name);
-  const state = resetState();
-  const choices = { service, timeframe, complexity };
-  for (const [name, schema] of Object.entries(choices)) {
-    const parsed = schema.safeParse(get(name));
-    if (parsed.success) Object.assign(state, { [name]: parsed.data });
-  }
-  for (const name of TEXT_FIELDS) {
-    const value = get(name);
-    if (value !== undefined && value.length <= LIMITS[name === "phone" ? "phoneMax" : name]) state[name] = value;
-  }
-  const requested = /^[1-5]$/.test(get("step") ?? "") ? (Number(get("step")) as Step) : 1;
-  const step = Math.min(requested, reachable(state)) as Step;
-  return step < 5 && get("review") === "1" ? { ...state, step, review: true } : { ...state, step };
 }
 
 /** `errors` when the step did not pass its check; `ready` on a valid send (the wizard stays on 5). */
@@ -90,7 +67,7 @@ function at(state: WizardState, step: Step, review: boolean): WizardState {
 export function next(state: WizardState, posted: FormFields): NextResult {
   const draft: WizardState = { ...state };
   if (state.step === 4) draft.description = text(posted, "description") ?? state.description;
-  if (state.step === 5) for (const name of ["companyName", "email", "phone"] as const) draft[name] = text(posted, name) ?? state[name];
+  if (state.step === 5) for (const field of ["name", "companyName", "email", "phone"] as const) draft[field] = text(posted, field) ?? state[field];
   if (text(posted, INTENT_FIELD) === INTENT.back) return { state: at(draft, Math.max(1, state.step - 1) as Step, false) };
   const change = Number(text(posted, CHANGE_FIELD) ?? NaN);
   if (Number.isInteger(change) && change >= 1 && change < state.step) return { state: at(draft, change as Step, true) };

@@ -1,8 +1,10 @@
 /**
- * The wizard's state and how it travels in a form's hidden fields, without zod (the page renders
- * the wizard with this alone; rules.ts has the checks and the transitions).
+ * The wizard's state, how it travels in a form's hidden fields, and how such fields are read back,
+ * without zod: the page renders and restores the wizard with this alone (rules.ts has the checks
+ * and the transitions).
  */
-import { type ComplexityValue, DEFAULT_COMPLEXITY, type ServiceValue, type TimeframeValue } from "./pricing";
+import { LIMITS } from "~/forms/limits";
+import { COMPLEXITIES, type ComplexityValue, DEFAULT_COMPLEXITY, SERVICES, type ServiceValue, TIMEFRAMES, type TimeframeValue } from "./pricing";
 
 /** The wizard card's id: every step's answer lands there (`/?draft=…#wizard`), under the header. */
 export const WIZARD_ID = "wizard";
@@ -23,6 +25,8 @@ export interface WizardState {
   timeframe?: TimeframeValue;
   complexity: ComplexityValue;
   description: string;
+  /** Step 5: the visitor's own name, optional. */
+  name: string;
   companyName: string;
   email: string;
   phone: string;
@@ -30,11 +34,18 @@ export interface WizardState {
   review?: true;
 }
 
-export const TEXT_FIELDS = ["description", "companyName", "email", "phone"] as const;
+/** Steps 1–3, in order: the field each one's buttons post, and its options. */
+export const CHOICES = [
+  { name: "service", options: SERVICES },
+  { name: "timeframe", options: TIMEFRAMES },
+  { name: "complexity", options: COMPLEXITIES },
+] as const;
+
+export const TEXT_FIELDS = ["description", "name", "companyName", "email", "phone"] as const;
 
 /** A fresh wizard: step 1, nothing chosen, complexity "medium". Also the state after a send. */
 export function resetState(): WizardState {
-  return { step: 1, complexity: DEFAULT_COMPLEXITY, description: "", companyName: "", email: "", phone: "" };
+  return { step: 1, complexity: DEFAULT_COMPLEXITY, description: "", name: "", companyName: "", email: "", phone: "" };
 }
 
 /** The submit buttons' field for Back, Continue and Send; the choices post their own names. */
@@ -53,4 +64,37 @@ export function stateToFields(state: WizardState): Record<string, string> {
   for (const name of TEXT_FIELDS) if (state[name] !== "") fields[`${STATE_PREFIX}${name}`] = state[name];
   if (state.review) fields[`${STATE_PREFIX}review`] = "1";
   return fields;
+}
+
+/**
+ * How far the wizard may be: the first step whose answer is missing (steps 1, 2 and 4: a choice,
+ * a description), or 5. Step 3 always has one (complexity starts at "medium").
+ */
+export function reachable(state: WizardState): Step {
+  return !state.service ? 1 : !state.timeframe ? 2 : state.description.trim() === "" ? 4 : 5;
+}
+
+/**
+ * Reads the hidden state of an untrusted post (or of the browser's saved answers) leniently:
+ * unknown choices and over-long texts are dropped, anything but a string counts as absent, and
+ * the step is clamped to what the values allow. No state fields: a fresh wizard.
+ */
+export function parseState(fields: Readonly<Record<string, unknown>>): WizardState {
+  const get = (name: string) => {
+    const value = Object.hasOwn(fields, STATE_PREFIX + name) ? fields[STATE_PREFIX + name] : undefined;
+    return typeof value === "string" ? value : undefined;
+  };
+  const state = resetState();
+  for (const { name, options } of CHOICES) {
+    const value = get(name);
+    if (options.some((option) => option.value === value)) Object.assign(state, { [name]: value });
+  }
+  for (const name of TEXT_FIELDS) {
+    const value = get(name);
+    if (value !== undefined && value.length <= LIMITS[name === "phone" ? "phoneMax" : name]) state[name] = value;
+  }
+  const requested = /^[1-5]$/.test(get("step") ?? "") ? (Number(get("step")) as Step) : 1;
+  state.step = Math.min(requested, reachable(state)) as Step;
+  if (state.step < 5 && get("review") === "1") state.review = true;
+  return state;
 }

@@ -1,15 +1,14 @@
 import { Link } from "@remix-run/react";
-import { featuredProjectIds, projects } from "~/content/projects";
+import { featuredProjects } from "~/content/projects";
 import { ProjectCard } from "./project-card";
 import { Section } from "./section";
 
 /** Proof on the home page: a few delivered projects, and the way to the rest. */
 export function SelectedWork() {
-  const featured = projects.filter((p) => featuredProjectIds.includes(p.id));
   return (
     <Section titleId="selected-work-title" eyebrow="Our work" title="Systems our clients use every day">
       <div className="grid grid--3">
-        {featured.map((project) => (
+        {featuredProjects.map((project) => (
           <ProjectCard key={project.id} project={project} />
         ))}
       </div>

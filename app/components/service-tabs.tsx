@@ -66,7 +66,7 @@ export function ServiceTabs({ action }: { action?: (service: Service) => ReactNo
               aria-selected={isSelected}
               aria-controls="service-panel"
               tabIndex={hydrated && !isSelected ? -1 : undefined}
-              to={`?service=${service.key}#services`}
+              to={`/?service=${service.key}#services`}
               preventScrollReset
               replace
               onClick={(event) => {

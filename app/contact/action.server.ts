@@ -1,23 +1,23 @@
-import { json, redirect, type AppLoadContext } from "@remix-run/node";
-import type { FormProblem } from "~/context";
-import type { FieldErrors } from "~/forms/limits";
+import { type AppLoadContext, redirect } from "@remix-run/node";
 import { notTaken } from "~/forms/lead.server";
+import { deleteContactDraft, toContactErrors } from "./draft.server";
 import { contactLead } from "./lead.server";
 import { contactSchema, fieldErrors } from "./schema";
 
 export const CONTACT_SENT = "/?sent=contact#contact";
 
-/** A contact-form post: checked here whatever the browser did, then handed over as a lead. */
-export async function contactAction(fields: Record<string, string>, { submitLead }: AppLoadContext) {
+/**
+ * A contact-form post: checked here whatever the browser did, then handed over as a lead. Every
+ * outcome but a lead not taken is a redirect to a GET: the form with its errors (draft.server.ts),
+ * or the thanks. Not taken: the form again with everything typed (503, or 429 with Retry-After),
+ * and the draft's id, so a send that then goes through still deletes it.
+ */
+export async function contactAction(request: Request, fields: Record<string, string>, context: AppLoadContext) {
   const values = { name: fields.name ?? "", email: fields.email ?? "", service: fields.service ?? "", message: fields.message ?? "" };
   const parsed = contactSchema.safeParse(values);
-  const answer = {
-    form: "contact" as const,
-    values,
-    errors: parsed.success ? null : (fieldErrors(parsed.error) as FieldErrors | null),
-    problem: null as FormProblem | null,
-  };
-  if (!parsed.success) return json(answer, { status: 400 });
-  const taken = await submitLead(contactLead(parsed.data));
-  return taken.ok ? redirect(CONTACT_SENT, 303) : notTaken({ ...answer, problem: taken.problem }, taken);
+  if (!parsed.success) return toContactErrors(request, context, values, fieldErrors(parsed.error), fields.draft);
+  const taken = await context.submitLead(contactLead(parsed.data));
+  if (!taken.ok) return notTaken({ form: "contact" as const, values, draft: fields.draft, problem: taken.problem }, taken);
+  await deleteContactDraft(request, context, fields.draft);
+  return redirect(CONTACT_SENT, 303);
 }

@@ -1,40 +1,52 @@
 import type { SerializeFrom } from "@remix-run/node";
 import { Form, useLocation, useNavigation, useSubmit } from "@remix-run/react";
-import { useEffect, useRef, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { flushSync } from "react-dom";
 import { CONTACT_SERVICES } from "~/content/contact-services";
 import { messages } from "~/content/messages";
 import { Field, focusFirstInvalid, FormNotices, Honeypot } from "~/forms/field";
 import { lazyChecks } from "~/forms/lazy-checks";
-import { LIMITS } from "~/forms/limits";
+import { type FieldErrors, LIMITS } from "~/forms/limits";
 import { PrivacyNote } from "~/forms/privacy-note";
-import { useAnswerState } from "~/forms/use-answer";
 import type { contactAction } from "./action.server";
+import type { ContactDraft } from "./draft.server";
 
 type Answer = SerializeFrom<typeof contactAction>;
+
+/** Without JavaScript, a form with mistakes comes back as `/?contact=<id>#contact` (draft.server.ts). */
+export const CONTACT_DRAFT_PARAM = "contact";
 
 const checks = lazyChecks(() => import("./schema"));
 const POST = { method: "post", action: "/?index#contact", preventScrollReset: true } as const;
 
-/** The home page's contact form: checked in the browser when it can be, always on the server. */
-export function ContactForm({ result, sent }: { result: Answer | undefined; sent: boolean }) {
+/**
+ * The home page's contact form: checked in the browser when it can be, always on the server. The
+ * server's errors come as a page of their own (`draft`, from the page's loader), a send it could
+ * not take as `result`.
+ */
+export function ContactForm({ result, draft, sent }: { result: Answer | undefined; draft: SerializeFrom<ContactDraft>; sent: boolean }) {
   const location = useLocation();
-  const answer = result ?? (sent ? location.key : undefined);
-  const [view, setView] = useAnswerState(answer, () => ({ errors: result?.errors ?? null, status: result?.problem ?? (sent ? ("sent" as const) : null) }));
+  // The server's latest answer: a send not taken, or the page of a navigation (its mistakes, the thanks).
+  const answer = result ?? (draft || sent ? location.key : undefined);
+  // What the browser's own checks found, until the next answer.
+  const [checked, setChecked] = useState<[answer: unknown, errors: FieldErrors]>();
+  const mine = checked && checked[0] === answer ? checked[1] : null;
+  const errors = mine ?? draft?.errors ?? null;
+  const status = mine ? null : (result?.problem ?? (sent ? ("sent" as const) : null));
   const formRef = useRef<HTMLFormElement>(null);
   const navigation = useNavigation();
   const submit = useSubmit();
   const sending = navigation.formData?.get("formName") === "contact";
 
-  // The server found a problem with what was typed (its checks are the ones that count).
-  useEffect(() => focusFirstInvalid(formRef.current), [result]);
-  // After a send (a navigation to ?sent=contact) the form starts over: focus its thanks, which a
-  // screen reader then reads, and the next Tab goes to the empty form.
+  // A new answer by navigation: the server found mistakes (its checks are the ones that count), so
+  // focus the first; or the message was sent and the form starts over, so focus its thanks, which
+  // a screen reader then reads, and the next Tab goes to the empty form.
   const shown = useRef(answer);
   useEffect(() => {
     if (answer === shown.current) return;
     shown.current = answer;
-    if (view.status === "sent") formRef.current?.querySelector<HTMLElement>('[role="status"]')?.focus();
+    if (status === "sent") formRef.current?.querySelector<HTMLElement>('[role="status"]')?.focus();
+    else focusFirstInvalid(formRef.current);
     // eslint-disable-next-line react-hooks/exhaustive-deps -- only a new answer moves focus
   }, [answer]);
 
@@ -45,7 +57,7 @@ export function ContactForm({ result, sent }: { result: Answer | undefined; sent
       ({ contactSchema, fieldErrors }) => {
         const parsed = contactSchema.safeParse(Object.fromEntries(formData));
         if (parsed.success) return true;
-        flushSync(() => setView({ errors: fieldErrors(parsed.error), status: null }));
+        flushSync(() => setChecked([answer, fieldErrors(parsed.error)]));
         focusFirstInvalid(formRef.current);
         return false;
       },
@@ -53,8 +65,8 @@ export function ContactForm({ result, sent }: { result: Answer | undefined; sent
     );
   }
 
-  const values: Partial<Record<string, string>> = result?.values ?? {};
-  const { errors, status } = view;
+  const values: Partial<Record<string, string>> = result?.values ?? draft?.values ?? {};
+  const id = result?.draft ?? draft?.id;
   return (
     // A new answer gives a new form: after a send its fields start empty again.
     <Form
@@ -70,6 +82,7 @@ export function ContactForm({ result, sent }: { result: Answer | undefined; sent
       aria-labelledby="contact-title"
     >
       <input type="hidden" name="formName" value="contact" />
+      {id ? <input type="hidden" name="draft" value={id} /> : null}
       <FormNotices status={status} sent={messages.contactSent} failed={messages.contactFailed} />
       <div className="grid grid--2">
         <Field

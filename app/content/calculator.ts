@@ -16,10 +16,17 @@ export const calculatorText = {
   breakdownCaption: "How we worked it out",
   basePrice: "base price",
   summaryTitle: "Your answers",
+  /** Step 5's and the thanks' link to the estimate's own page (/estimate?…). */
+  keepLink: "Keep or share this estimate",
   /** Shown after a send, under the thank-you message. */
   referenceLabel: "Your reference",
+  /** The thanks' link to the agency's booking page, when BOOKING_URL is set. */
+  bookCall: "Book a call",
   nextSteps:
     "What happens next: a person on our team reads your request and emails you a written quote within one business day. If something is unclear, we call you first. Please quote your reference if you contact us about it.",
   /** A draft that is gone: expired, sent, another browser's, or on another server without shared storage. */
   expired: "Sorry, we no longer have those answers (we keep them only briefly, and only for the browser that gave them), so the calculator has started again.",
 } as const;
+
+/** The thanks' line on what was sent, made on the server from the receipt, e.g. "…, Complex, estimated at $5,625." */
+export const sentSummary = (choices: string, figure: string) => `You asked about ${choices}, estimated at ${figure}.`;

@@ -11,9 +11,10 @@ export interface PrivacyFacts {
 }
 
 /**
- * How long the server keeps what a visitor’s own pages need between requests (the calculator’s
- * answers between steps without JavaScript, a sent request’s reference) after the last step: the
- * draft store’s lifetime and its cookie’s (server/drafts.ts, app/forms/visitor.server.ts).
+ * How long the server keeps what a visitor's own pages need between requests (the calculator's
+ * answers between steps without JavaScript; a sent request's reference, choices and estimate)
+ * after the last step: the draft store's lifetime and its cookie's (server/drafts.ts,
+ * app/forms/visitor.server.ts).
  */
 export const DRAFT_LIFETIME_MINUTES = 60;
 
@@ -34,7 +35,7 @@ export const privacy = {
       heading: "What we collect",
       paragraphs: ["Only what you type into our two forms:"],
       items: [
-        "The cost calculator: the service, timeframe and complexity you chose, your project description, your company name, email address and phone number, and the estimate the calculator showed you.",
+        "The cost calculator: the service, timeframe and complexity you chose, your project description, your name if you give it, your company name, email address and phone number, and the estimate the calculator showed you.",
         "The contact form: your name, email address, the service you are interested in and your message.",
       ],
     },
@@ -45,11 +46,11 @@ export const privacy = {
       ],
     },
     {
-      heading: "While you fill in the calculator",
+      heading: "While you fill in our forms",
       items: [
-        "With JavaScript on, your browser keeps your answers in its session storage, on your device, until you send them or close the tab.",
-        `Without JavaScript, each step is a page of its own, so our server keeps your answers between steps: for at most ${DRAFT_LIFETIME_MINUTES} minutes after your last step, and no longer than until you send your request.`,
-        `When you step through it without JavaScript, or send it, our server sets one cookie, named “visit”: a random number that lets only your browser open those answers and your request’s reference again. It says nothing about you, is never used to follow you, and expires ${DRAFT_LIFETIME_MINUTES} minutes after your last step.`,
+        "With JavaScript on, your browser keeps your calculator answers in its session storage, on your device, until you send them or close the tab.",
+        `Without JavaScript, each calculator step is a page of its own, so our server keeps your answers between steps: for at most ${DRAFT_LIFETIME_MINUTES} minutes after your last step, and no longer than until you send your request. The same goes for a contact message that comes back to you with a mistake to correct.`,
+        `When you step through the calculator without JavaScript, send it, or get a contact message back to correct, our server sets one cookie, named “visit”: a random number that lets only your browser open those answers, and once you send the calculator your request’s reference, choices and estimate, again. It says nothing about you, is never used to follow you, and expires ${DRAFT_LIFETIME_MINUTES} minutes after your last step.`,
       ],
     },
     {

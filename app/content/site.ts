@@ -14,7 +14,8 @@ export interface SiteFacts {
   phone: string;
   /** The same number as a tel: link. */
   phoneHref: string;
-  address: { city: string; country: string };
+  /** countryCode: ISO 3166-1 alpha-2, for structured data. */
+  address: { city: string; country: string; countryCode: string };
   social: { label: string; url: string };
   foundedYear: number;
   /** The information officer POPIA requires (named in the privacy notice, /privacy). */
@@ -30,7 +31,7 @@ export const site = {
   email: "hello@kopanodigital.co.za",
   phone: "+27 10 446 2817",
   phoneHref: "tel:+27104462817",
-  address: { city: "Johannesburg", country: "South Africa" },
+  address: { city: "Johannesburg", country: "South Africa", countryCode: "ZA" },
   social: { label: "LinkedIn", url: "https://www.linkedin.com/company/kopano-digital" },
   foundedYear: 2024,
   informationOfficer: { name: "Sipho Dlamini", email: "privacy@kopanodigital.co.za", phone: "+27 10 446 2817", phoneHref: "tel:+27104462817" },

@@ -10,6 +10,11 @@ export function requiredText(max: number, required: string, tooLong: string) {
   return z.string({ error: required }).check(z.trim(), z.minLength(1, { error: required, abort: true }), z.maxLength(max, tooLong));
 }
 
+/** An optional string, trimmed: missing counts as empty; longer than `max` characters fails with `tooLong`. */
+export function optionalText(max: number, tooLong: string) {
+  return z._default(z.string().check(z.trim(), z.maxLength(max, tooLong)), "");
+}
+
 /** Required email address, trimmed, at most 254 characters. */
 export const emailSchema = z
   .string({ error: "Please enter your email address" })

@@ -18,8 +18,6 @@ export function lazyChecks<Checks>(load: () => Promise<Checks>) {
   return {
     /** Spread on the form: starts loading as soon as the visitor reaches for it. */
     onIntent: { onPointerEnter: warm, onPointerDown: warm, onFocus: warm },
-    /** The checks, for work that may wait for them (e.g. restoring a saved wizard). */
-    get,
     /**
      * The submit handler's shared part. `run` applies the checks and says whether the post may go
      * to the server. Checks not here yet: the post is held, they are loaded, and `post` sends it

@@ -1,18 +1,19 @@
 import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { type ClientLoaderFunctionArgs, type ShouldRevalidateFunction, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import { type ClientLoaderFunctionArgs, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { calculatorAction } from "~/calculator/action.server";
 import { CalculatorWizard } from "~/calculator/calculator-wizard";
 import { loadDraft, loadReceipt } from "~/calculator/draft.server";
-import { DRAFT_PARAM, RECEIPT_PARAM, STEP_PARAM } from "~/calculator/state";
+import { DRAFT_PARAM, RECEIPT_PARAM } from "~/calculator/state";
 import { EstimateThis } from "~/calculator/estimate-this";
 import { ContactDetails } from "~/components/contact-details";
-import { ContactForm } from "~/contact/contact-form";
+import { CONTACT_DRAFT_PARAM, ContactForm } from "~/contact/contact-form";
 import { Hero } from "~/components/hero";
 import { Section } from "~/components/section";
 import { SelectedWork } from "~/components/selected-work";
 import { ServiceTabs } from "~/components/service-tabs";
 import { Testimonials } from "~/components/testimonials";
 import { contactAction } from "~/contact/action.server";
+import { loadContactDraft } from "~/contact/draft.server";
 import { cacheHeaders, pageHeaders } from "~/utils/cache-headers";
 import { seo } from "~/utils/seo";
 import { agencyJsonLd } from "~/utils/structured-data";
@@ -28,26 +29,25 @@ export const meta: MetaFunction = () => [
 ];
 
 /**
- * The calculator's step without JavaScript (`?draft=<id>`, decision 0016) and a sent request's
- * receipt (`?receipt=<id>`): one visitor's own page, never kept by a shared cache. Without either
- * parameter the page is the same for everyone.
+ * The calculator's step without JavaScript (`?draft=<id>`, decision 0016), a sent request's
+ * receipt (`?receipt=<id>`) and the contact form's mistakes without JavaScript (`?contact=<id>`):
+ * one visitor's own page, never kept by a shared cache. Without them the page is the same for
+ * everyone.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const [draft, receipt] = await Promise.all([loadDraft(request, context), loadReceipt(request, context)]);
-  return json({ draft, receipt }, draft || receipt ? { headers: { "Cache-Control": cacheHeaders.private } } : {});
+  const [draft, receipt, contact] = await Promise.all([loadDraft(request, context), loadReceipt(request, context), loadContactDraft(request, context)]);
+  return json({ draft, receipt, contact }, draft || receipt || contact ? { headers: { "Cache-Control": cacheHeaders.private } } : {});
 }
 
-/** In the browser only a draft or a receipt needs the server: tab changes and visits to / cost no request. */
+/**
+ * In the browser only those records need the server: visits to /, wizard steps with JavaScript and
+ * tab changes cost no request (on a visitor's own record page a tab change asks for it again).
+ */
 export async function clientLoader({ request, serverLoader }: ClientLoaderFunctionArgs) {
   const params = new URL(request.url).searchParams;
-  if (!params.has(DRAFT_PARAM) && !params.has(RECEIPT_PARAM)) return { draft: null, receipt: null };
+  if (![DRAFT_PARAM, RECEIPT_PARAM, CONTACT_DRAFT_PARAM].some((name) => params.has(name))) return { draft: null, receipt: null, contact: null };
   return serverLoader<typeof loader>();
 }
-
-/** Only a post's answer or another step page needs the loader again; tab changes do not. */
-export const shouldRevalidate: ShouldRevalidateFunction = ({ currentUrl, nextUrl, formMethod, defaultShouldRevalidate }) =>
-  (formMethod !== undefined || [DRAFT_PARAM, STEP_PARAM, RECEIPT_PARAM].some((name) => currentUrl.searchParams.get(name) !== nextUrl.searchParams.get(name))) &&
-  defaultShouldRevalidate;
 
 /**
  * Both of the page's forms post here and say which they are in a hidden `formName` field. The
@@ -59,7 +59,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     case "calculator":
       return calculatorAction(request, fields, context);
     case "contact":
-      return contactAction(fields, context);
+      return contactAction(request, fields, context);
     default:
       throw new Response("That form is not one of ours.", { status: 400 });
   }
@@ -69,7 +69,7 @@ export const headers = pageHeaders;
 
 export default function Home() {
   const result = useActionData<typeof action>();
-  const { draft, receipt } = useLoaderData<typeof clientLoader>();
+  const { draft, receipt, contact } = useLoaderData<typeof clientLoader>();
   const [params] = useSearchParams();
   const sent = params.get("sent");
   return (
@@ -98,11 +98,7 @@ export default function Home() {
           </>
         }
       >
-        <CalculatorWizard
-          result={result?.form === "calculator" ? result : undefined}
-          draft={draft}
-          sent={sent === "calculator" ? { reference: receipt?.reference } : null}
-        />
+        <CalculatorWizard result={result?.form === "calculator" ? result : undefined} draft={draft} sent={sent === "calculator" ? (receipt ?? {}) : null} />
       </Section>
       <Section
         id="contact"
@@ -118,7 +114,7 @@ export default function Home() {
           </>
         }
       >
-        <ContactForm result={result?.form === "contact" ? result : undefined} sent={sent === "contact"} />
+        <ContactForm result={result?.form === "contact" ? result : undefined} draft={contact} sent={sent === "contact"} />
       </Section>
     </>
   );

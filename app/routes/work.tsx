@@ -3,7 +3,8 @@ import { Link, useSearchParams } from "@remix-run/react";
 import { CallToAction } from "~/components/call-to-action";
 import { PageHeader } from "~/components/page-header";
 import { ProjectCard } from "~/components/project-card";
-import { filterProjects, projectCategories } from "~/content/projects";
+import { projectCategories } from "~/content/projects";
+import { filterProjects } from "~/content/work";
 import { seo } from "~/utils/seo";
 
 export const meta: MetaFunction = () =>
@@ -36,7 +37,7 @@ export default function WorkPage() {
                 <li key={c.value}>
                   <Link
                     className="tab"
-                    to={c.value === "all" ? "." : `?category=${c.value}`}
+                    to={c.value === "all" ? "/work" : `/work?category=${c.value}`}
                     aria-current={c.value === category ? "true" : undefined}
                     preventScrollReset
                   >

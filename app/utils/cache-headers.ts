@@ -47,12 +47,13 @@ export function pageHeaders({ actionHeaders, loaderHeaders, parentHeaders, error
 
 /**
  * Query parameters that make a page one visitor's own: `?sent=` (with `receipt=`) is where a
- * successful post redirects to say thank you, and `?draft=` a calculator step without JavaScript.
+ * successful post redirects to say thank you, `?draft=` a calculator step without JavaScript, and
+ * `?contact=` the contact form's mistakes without it.
  * A request carrying any of them is rendered for that request, goes out "private, no-store", and
  * is never answered from or kept in the server's page cache (server/page-cache.ts). The one list
  * both read: add a per-visitor parameter here.
  */
-export const PRIVATE_QUERY_PARAMS: readonly string[] = ["sent", "receipt", "draft"];
+export const PRIVATE_QUERY_PARAMS: readonly string[] = ["sent", "receipt", "draft", "contact"];
 
 /** Anything but a 200 answer to GET/HEAD, and any `?sent=` page, becomes "private, no-store". */
 export function enforceDocumentCachePolicy(request: Request, status: number, headers: Headers): Headers {

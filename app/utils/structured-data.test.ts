@@ -10,8 +10,11 @@ describe("agencyJsonLd", () => {
     expect(data.url).toBe(`${site.url}/`);
     expect(data.logo).toMatch(/^https:\/\/.+\.png$/);
     expect(data.email).toBe(site.email);
-    expect(data.telephone).toBe("+27104462817");
-    expect(data.address).toEqual({ "@type": "PostalAddress", addressLocality: "Johannesburg", addressCountry: "ZA" });
+    // schema.org wants the number in international form, the one the tel: links dial.
+    expect(data.telephone).toMatch(/^\+\d{8,15}$/);
+    expect(site.phoneHref).toBe(`tel:${data.telephone}`);
+    expect(data.address).toEqual({ "@type": "PostalAddress", addressLocality: site.address.city, addressCountry: site.address.countryCode });
+    expect(data.address.addressCountry).toMatch(/^[A-Z]{2}$/);
     expect(data.areaServed.map((a) => a.name)).toEqual([...site.areaServed]);
     expect(data.sameAs).toEqual([site.social.url]);
   });

@@ -18,8 +18,8 @@ export function agencyJsonLd() {
     email: site.email,
     telephone: site.phoneHref.slice("tel:".length),
     foundingDate: String(site.foundedYear),
-    address: { "@type": "PostalAddress", addressLocality: site.address.city, addressCountry: "ZA" },
-    areaServed: site.areaServed.map((name) => ({ "@type": name === "South Africa" ? "Country" : "Place", name })),
+    address: { "@type": "PostalAddress", addressLocality: site.address.city, addressCountry: site.address.countryCode },
+    areaServed: site.areaServed.map((name) => ({ "@type": name === site.address.country ? "Country" : "Place", name })),
     sameAs: [site.social.url],
   };
 }

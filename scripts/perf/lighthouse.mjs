@@ -1,7 +1,7 @@
 /**
  * Lighthouse (mobile preset, simulated throttling: its defaults) against one URL, through its own
  * CLI in a child process with Debian's Chromium. Returns the four category scores (0-100) and the
- * lab metrics of one run.
+ * lab metrics of one run. `skipAudits`: audits a page fails on purpose (perf/budgets.json says which).
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -39,14 +39,23 @@ export async function lighthouseRun(url, options = {}) {
   }
 }
 
-async function lighthouseOnce(url, { chromePath = process.env.CHROME_PATH || "/usr/bin/chromium" } = {}) {
+async function lighthouseOnce(url, { chromePath = process.env.CHROME_PATH || "/usr/bin/chromium", skipAudits = [] } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "perf-lh-"));
   const out = join(dir, "report.json");
   try {
     await new Promise((resolve, reject) => {
       execFile(
         process.execPath,
-        [cli, url, "--quiet", `--chrome-flags=${CHROME_FLAGS.join(" ")}`, `--only-categories=${CATEGORIES.join(",")}`, "--output=json", `--output-path=${out}`],
+        [
+          cli,
+          url,
+          "--quiet",
+          `--chrome-flags=${CHROME_FLAGS.join(" ")}`,
+          `--only-categories=${CATEGORIES.join(",")}`,
+          "--output=json",
+          `--output-path=${out}`,
+          ...(skipAudits.length ? [`--skip-audits=${skipAudits.join(",")}`] : []),
+        ],
         { env: { ...process.env, CHROME_PATH: chromePath }, maxBuffer: 16 * 1024 * 1024 },
         (error, _stdout, stderr) => (error ? reject(new Error(`lighthouse ${url} failed: ${stderr || error.message}`)) : resolve()),
       );

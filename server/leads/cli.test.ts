@@ -16,7 +16,7 @@ async function dataDir() {
   store.insert(lead("Message: secret plans"), { id: "P1", key: "p", now: HOURS_AGO, perHour: 60 });
   store.insert(lead("Message: parked plans"), { id: "K1", key: "k", now: HOURS_AGO + 1, perHour: 60 });
   store.insert(lead("Message: held plans"), { id: "H1", key: "h", now: HOURS_AGO + 2, perHour: 0 });
-  store.claimDue(HOURS_AGO + 10, 10, 1);
+  store.claimDue(() => HOURS_AGO + 10, 10, 1);
   store.park("K1", HOURS_AGO + 10, "http", 401);
   store.close();
   return dir;

@@ -4,7 +4,9 @@
  * SQLite database directly; SQLite's locks keep it safe beside a running server, which picks up a
  * change within a few seconds.
  *
- *   list             pending, held and parked leads: id, kind, status, age, why (no personal data)
+ *   list             pending, held and parked leads: id, kind, status, age, why (no personal data);
+ *                    with Redis, a lead this store handed over counts as pending until Redis says
+ *                    it was delivered, so what Redis lost still shows
  *   export           the same leads in full, one JSON object per line (personal data)
  *   retry [id …]     re-queue parked leads (all, or those named), e.g. after fixing a wrong key
  *   release [id …]   send on leads held over the hourly ceiling (all, or those named)
@@ -15,7 +17,7 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { version } from "../../package.json";
 import { parseConfig } from "../config";
-import { QUEUE, type QueuedLead } from "./redis-queue";
+import { QUEUE, whereInRedis, type QueuedLead } from "./redis-queue";
 import { openStore, sqliteCause, whenFree, type LeadRow, type LeadStore } from "./store";
 
 interface Row {
@@ -26,6 +28,8 @@ interface Row {
   reason?: string;
   lead: QueuedLead | null;
   where: "sqlite" | "redis";
+  /** The dedupe key: the job's id in Redis. */
+  key: string;
 }
 
 const USAGE = "usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status";
@@ -44,6 +48,7 @@ const fromStore = (r: LeadRow): Row => ({
   reason: r.parkedReason ?? undefined,
   lead: r.lead,
   where: "sqlite",
+  key: r.key ?? r.id,
 });
 
 /** `out` is stdout, `err` stderr; the exit code is 1 when something could not be read. */
@@ -73,14 +78,31 @@ export async function runCli(
   let code = 0;
   try {
     const rows: Row[] = store ? store.list(["pending", "held", "parked"]).map(fromStore) : [];
-    for (const row of rows.filter((r) => r.lead === null)) {
+    // Handed to Redis, not yet confirmed delivered: pending, unless Redis says otherwise below.
+    let handed: Row[] = store ? store.list(["handed"]).map((r) => ({ ...fromStore(r), status: "pending" as const })) : [];
+    for (const row of [...rows, ...handed].filter((r) => r.lead === null)) {
       code = 1;
       err(`leads: the text of lead ${row.id} could not be read`);
     }
     if (queue) {
       try {
+        // Still queued there: listed from Redis; delivered: done. What Redis lost stays pending here.
+        const where = await whereInRedis(
+          redis!,
+          queue,
+          handed.map((row) => ({ id: row.id, key: row.key })),
+        );
+        handed = handed.filter((_, i) => where[i] === "missing");
         for (const job of await queue.getJobs(["waiting", "delayed", "active", "prioritized"]))
-          rows.push({ id: job.data.id, kind: job.data.kind, acceptedAt: job.data.acceptedAt, status: "pending", lead: job.data, where: "redis" });
+          rows.push({
+            id: job.data.id,
+            kind: job.data.kind,
+            acceptedAt: job.data.acceptedAt,
+            status: "pending",
+            lead: job.data,
+            where: "redis",
+            key: job.id ?? job.data.id,
+          });
         for (const job of await queue.getJobs(["failed"]))
           rows.push({
             id: job.data.id,
@@ -90,12 +112,15 @@ export async function runCli(
             reason: job.failedReason,
             lead: job.data,
             where: "redis",
+            key: job.id ?? job.data.id,
           });
       } catch (error) {
         code = 1;
         err(`leads: Redis could not be read (${(error as Error).name}); showing the local store only`);
       }
     }
+    const known = new Set(rows.map((row) => row.id));
+    rows.push(...handed.filter((row) => !known.has(row.id)));
     const wanted = (id: string) => ids.length === 0 || ids.includes(id);
     if (command === "list") {
       out(["id", "kind", "status", "age", "reason"].join("\t"));

@@ -7,9 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { startRedis, type RedisServer } from "../../tests/support/redis";
-import { quietLog } from "../../tests/support/quiet-log";
+import { quietLog, recordingLog } from "../../tests/support/quiet-log";
 import { runCli } from "./cli";
-import { createRedisQueue } from "./redis-queue";
+import { createRedisQueue, type RedisQueueOptions } from "./redis-queue";
+import { openStore } from "./store";
 import type { DeliveryOutcome, Lead, StoredLead, Transport } from "./types";
 
 const lead: Lead = { kind: "calculator", subject: "New cost estimate request from Acme", fromName: "Acme", replyTo: "ada@acme.example", text: "Service: SEO" };
@@ -42,7 +43,7 @@ async function ownRedis(): Promise<RedisServer> {
   return redis;
 }
 
-const queueFor = async (redis: RedisServer, transport: Transport, dir?: string) =>
+const queueFor = async (redis: RedisServer, transport: Transport, dir?: string, options: Partial<RedisQueueOptions> = {}) =>
   createRedisQueue({
     redisUrl: redis.url,
     dbFile: join(dir ?? (await mkdtemp(join(tmpdir(), "rq-"))), "leads.db"),
@@ -51,7 +52,18 @@ const queueFor = async (redis: RedisServer, transport: Transport, dir?: string) 
     backoff: () => 200,
     pollMs: POLL_MS,
     refreshMs: POLL_MS,
+    ...options,
   });
+/** The local record of a lead, as the store in `dir` has it now. */
+const record = (dir: string, id: string) => {
+  const store = openStore(join(dir, "leads.db"));
+  try {
+    return store.list(["pending", "handed", "held", "delivered"]).find((r) => r.id === id);
+  } finally {
+    store.close();
+  }
+};
+const failing: DeliveryOutcome = { ok: false, retry: true, reason: "http", status: 503 };
 
 describe.concurrent("the Redis queue", () => {
   it("lets any process deliver a lead another stored, even after the one that stored it is gone", async () => {
@@ -120,5 +132,101 @@ describe.concurrent("the Redis queue", () => {
     await new Promise((r) => setTimeout(r, 10 * POLL_MS)); // ten more hand-over rounds
     expect(delivered.filter((d) => d === id)).toHaveLength(1);
     await queue.close();
+  });
+
+  it("keeps each lead's record, with its text, until its delivery is confirmed; a Redis that comes back empty gets it queued again, and it is delivered once", async () => {
+    let up = false;
+    const { transport, delivered, attempts } = recording(() => (up ? { ok: true } : failing));
+    const dir = await mkdtemp(join(tmpdir(), "rq-"));
+    const redis = await ownRedis();
+    const queue = await queueFor(redis, transport, dir);
+    await queue.start();
+    const id = await queue.accept(lead);
+    await until(() => attempts.includes(id));
+    expect(record(dir, id)).toMatchObject({ status: "handed", lead: { text: lead.text } });
+    await redis.stop();
+    await redis.restart(); // empty
+    up = true;
+    await until(() => delivered.includes(id));
+    await until(() => record(dir, id)?.status === "delivered");
+    await new Promise((r) => setTimeout(r, 10 * POLL_MS));
+    expect(delivered.filter((d) => d === id)).toHaveLength(1);
+    await queue.close();
+  });
+
+  it("a lead another process delivered is confirmed in the record of the one that took it, once that one is back; with retention 0 no text stays", async () => {
+    const redis = await ownRedis();
+    const [dirA, dirB] = [await mkdtemp(join(tmpdir(), "rq-")), await mkdtemp(join(tmpdir(), "rq-"))];
+    const a = await queueFor(redis, recording(() => failing).transport, dirA, { retentionMs: 0 });
+    await a.start();
+    const id = await a.accept(lead);
+    await a.close();
+    const b = recording(() => ({ ok: true }));
+    const other = await queueFor(redis, b.transport, dirB, { retentionMs: 0 });
+    await other.start();
+    await until(() => b.delivered.includes(id));
+    expect(record(dirA, id)).toMatchObject({ status: "handed", lead: { text: lead.text } });
+    const back = await queueFor(redis, recording(() => failing).transport, dirA, { retentionMs: 0 });
+    await back.start();
+    await until(() => record(dirA, id)?.status === "delivered");
+    expect(record(dirA, id)?.lead).toBeNull();
+    expect(b.delivered).toEqual([id]);
+    await Promise.all([back.close(), other.close()]);
+  });
+
+  it("held leads go out on their own once the shared hour has room, at the ceiling's pace", async () => {
+    let now = Date.parse("2026-11-22T10:00:00Z");
+    const { transport, delivered } = recording(() => ({ ok: true }));
+    const queue = await queueFor(await ownRedis(), transport, undefined, { perHour: 1, now: () => now });
+    await queue.start();
+    const first = await queue.accept(lead);
+    const held = await queue.accept({ ...lead, text: "Service: SEO (held)" });
+    await until(() => delivered.includes(first));
+    expect(queue.stats()).toMatchObject({ held: 1 });
+    await new Promise((r) => setTimeout(r, 10 * POLL_MS));
+    expect(delivered).toEqual([first]);
+    now += 3_600_001;
+    await until(() => delivered.includes(held));
+    expect(queue.stats()).toMatchObject({ held: 0 });
+    await queue.close();
+  });
+
+  it("while Redis is away, the local store's own ceiling holds leads and lets them go; they are queued once Redis is back", async () => {
+    let now = Date.parse("2026-11-22T10:00:00Z");
+    const { transport, delivered } = recording(() => ({ ok: true }));
+    const redis = await ownRedis();
+    const queue = await queueFor(redis, transport, undefined, { perHour: 1, now: () => now });
+    await queue.start();
+    await redis.stop();
+    await until(() => queue.stats().redis === "down");
+    const first = await queue.accept(lead);
+    const held = await queue.accept({ ...lead, text: "Service: SEO (held while away)" });
+    expect(queue.stats()).toMatchObject({ pending: 1, held: 1 });
+    now += 3_600_001;
+    await until(() => queue.stats().held === 0);
+    await redis.restart();
+    await until(() => delivered.includes(first) && delivered.includes(held));
+    await queue.close();
+  }, 15_000); // Redis's reconnection takes seconds
+
+  it("says once, at start, when Redis keeps nothing across a restart (no AOF, no RDB save points)", async () => {
+    const [bare, saving] = await Promise.all([startRedis(), startRedis(undefined, ["--save", "3600 1"])]);
+    try {
+      for (const [redis, warned] of [
+        [bare, 1],
+        [saving, 0],
+      ] as const) {
+        const { log, count } = recordingLog();
+        const dbFile = join(await mkdtemp(join(tmpdir(), "rq-")), "leads.db");
+        const queue = createRedisQueue({ redisUrl: redis.url, dbFile, transport: recording(() => ({ ok: true })).transport, log });
+        await queue.start();
+        await until(() => queue.stats().redis === "ready");
+        await new Promise((r) => setTimeout(r, 300));
+        expect(count("redis_persistence_off")).toBe(warned);
+        await queue.close();
+      }
+    } finally {
+      await Promise.all([bare.stop(), saving.stop()]);
+    }
   });
 });

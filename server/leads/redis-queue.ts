@@ -1,29 +1,73 @@
 /**
  * With REDIS_URL, leads wait in Redis (BullMQ), so any container delivers any lead and a container
- * that dies loses none: another picks its leads up once their lock runs out (within ~10 s). A lead
- * that arrives while Redis cannot take it goes to the local SQLite store and is handed to Redis
- * when it is back.
+ * that dies loses none: another picks its leads up once their lock runs out (within ~10 s). Redis
+ * is the queue, not the record (decision 0023): each lead is first stored in the SQLite store of
+ * the container that took it and kept there, with its text, until its delivery is confirmed, and
+ * that container queues again whatever Redis no longer has (restarted empty, flushed, failed
+ * over). A lead that arrives while Redis cannot take it waits there until Redis is back.
  * The job id is the lead's dedupe key, so the same form posted twice is one job, and the hourly
- * ceiling is one counter in Redis for every container; a lead over it is held in the local store.
+ * ceiling is one count in Redis for every container; a lead over it is held in the local store.
  */
 import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
-import { dirname } from "node:path";
 import type { Logger } from "../log";
 import { watchRedis } from "../redis-watch";
-import { importJournal } from "./legacy-journal";
+import { storeFaults } from "./faults";
 import { expired, leadKey, newLeadId, retryDelay } from "./schedule";
 import { reportHeld, type QueueOptions } from "./sqlite-queue";
-import { openStore, sqliteCause, whenFree, type LeadStore } from "./store";
+import { openStore, sqliteCause, whenFree, type InsertResult, type LeadStore } from "./store";
 import { noLeadEvents, type Lead, type LeadQueue, type StoredLead } from "./types";
 
 export const QUEUE = { name: "leads", prefix: "agency-site" };
 /** A re-queued lead gets a fresh retry window from `since`. */
 export type QueuedLead = StoredLead & { since?: number };
 
+/** Written by whichever container delivered a lead, so the one that keeps its record hears of it. */
+export const deliveredKey = (id: string) => `${QUEUE.prefix}:delivered:${id}`;
+/** Longer than a container is expected to stay down with deliveries still to hear of. */
+const DELIVERED_MARK_MS = 30 * 86_400_000;
+/** The leads the ceiling let through, by time: one sorted set for every container. */
+const ADMITTED = `${QUEUE.prefix}:leads-admitted`;
+const HOUR_MS = 3_600_000;
+const PURGE_MS = 60_000;
+
+/**
+ * Lets a lead through the shared ceiling, or not: fewer than ARGV[3] in the last hour, and (when
+ * ARGV[4] is set, for a held lead) none since that time. ARGV: now, an hour ago, the ceiling, the
+ * pace's bound, the lead's id. Times ahead of `now` (a clock set back) do not count.
+ */
+const ADMIT = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
+if redis.call('ZCOUNT', KEYS[1], '(' .. ARGV[2], ARGV[1]) >= tonumber(ARGV[3]) then return 0 end
+if ARGV[4] ~= '' and #redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[4], ARGV[1], 'LIMIT', 0, 1) > 0 then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[5])
+redis.call('PEXPIRE', KEYS[1], 3600000)
+return 1
+`;
+
+/** Where Redis has leads handed to it: delivered (by any container), still queued (or parked there), or gone. */
+export async function whereInRedis(redis: Redis, queue: Queue, leads: { id: string; key: string }[]): Promise<("delivered" | "queued" | "missing")[]> {
+  const where: ("delivered" | "queued" | "missing")[] = [];
+  // A few hundred leads per transaction. In one: a delivery marks its lead before the job
+  // completes, so at any one moment Redis has the one or the other unless it lost them.
+  for (let from = 0; from < leads.length; from += 300) {
+    const some = leads.slice(from, from + 300);
+    const multi = redis.multi();
+    for (const { id, key } of some) multi.exists(deliveredKey(id)).zscore(queue.toKey("completed"), key).exists(queue.toKey(key));
+    const answers = await multi.exec();
+    if (!answers) throw new Error("the Redis transaction was aborted");
+    const failed = answers.find(([error]) => error);
+    if (failed) throw failed[0];
+    for (let i = 0; i < some.length; i++) {
+      const [marked, completed, queued] = answers.slice(i * 3, i * 3 + 3).map(([, value]) => value);
+      where.push(Number(marked) === 1 || completed !== null ? "delivered" : Number(queued) === 1 ? "queued" : "missing");
+    }
+  }
+  return where;
+}
+
 /** The lead queue's two connections, each logged by name as it comes and goes. */
 const watch = (connection: Redis, log: Logger, name: string) => watchRedis(connection, log, { event: "lead_queue_redis", fields: { connection: name } });
-
 /**
  * BullMQ writes a few warnings with console.warn/error (the eviction policy on every connection,
  * an old Redis version): plain text in a JSON log. Ours says the eviction policy once, as JSON;
@@ -40,10 +84,15 @@ function keepLogJson(log: Logger) {
   console.error = toLog("error");
 }
 
-async function checkEviction(producer: Redis, log: Logger) {
+/** At start, one warning for each way this Redis could lose queued leads (the local records still hold them). */
+async function checkRedis(producer: Redis, log: Logger) {
   const info = await producer.info("memory");
   const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
   if (policy && policy !== "noeviction") log.warn({ policy, expected: "noeviction" }, "redis_eviction_policy");
+  // CONFIG may be switched off (a managed Redis): then nothing is said.
+  const setting = async (name: string) => ((await producer.config("GET", name)) as string[])[1];
+  const [appendonly, save] = await Promise.all([setting("appendonly"), setting("save")]);
+  if (appendonly === "no" && save === "") log.warn({ appendonly, save, expected: "appendonly yes" }, "redis_persistence_off");
 }
 
 function within<T>(ms: number, work: Promise<T>): Promise<T> {
@@ -74,7 +123,7 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
   const { backoff = (n: number) => retryDelay(n, random), pollMs = 2_000, refreshMs = 5_000 } = options;
   keepLogJson(log);
   const producer = watch(new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 }), log, "producer");
-  producer.once("ready", () => void checkEviction(producer, log).catch(() => undefined));
+  producer.once("ready", () => void checkRedis(producer, log).catch(() => undefined));
   // Delivered jobs stay a day (the dedupe window), or not at all with LEAD_RETENTION_DAYS=0.
   const job = {
     attempts: 1_000_000,
@@ -88,16 +137,43 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
   let connection: Redis | undefined;
   let local: LeadStore | undefined;
   let snapshot = { pending: 0, parked: 0, oldest: Infinity };
-  let writable = true;
-  const timers: NodeJS.Timeout[] = [];
+  let stopped = false;
+  let lastPurge = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let ticking: Promise<void> = Promise.resolve();
+  const refresher: NodeJS.Timeout[] = [];
+  const faults = storeFaults(log, now);
+
+  /** Through the shared ceiling (a held lead: also at its pace), or not. */
+  async function admit(id: string, held: boolean): Promise<boolean> {
+    const at = now();
+    const pace = held ? String(at - HOUR_MS / perHour) : "";
+    return Number(await producer.eval(ADMIT, 1, ADMITTED, String(at), String(at - HOUR_MS), String(perHour), pace, id)) === 1;
+  }
+
+  /** The local record says delivered (its text then kept as LEAD_RETENTION_DAYS says). */
+  async function confirm(id: string) {
+    try {
+      await whenFree(() => local?.delivered(id, now(), retentionMs));
+    } catch (error) {
+      faults.failed(error, "write", { id }); // the next look at Redis confirms it again
+    }
+  }
 
   async function deliver(job: Job<QueuedLead>) {
     const lead = job.data;
+    // Queued again after Redis lost it, or stalled after its send: sent already, not twice.
+    if ((await producer.exists(deliveredKey(lead.id))) === 1)
+      return void (await confirm(lead.id), log.info({ id: lead.id, kind: lead.kind }, "lead_delivered_already"));
     const started = now();
     const outcome = await transport.deliver(lead);
     const fields = { id: lead.id, kind: lead.kind, provider: transport.name, attempt: job.attemptsMade + 1, durationMs: now() - started };
-    if (outcome.ok)
+    if (outcome.ok) {
+      // Marked before the job completes (and may be removed): whichever container keeps its record hears of it.
+      await producer.set(deliveredKey(lead.id), String(now()), "PX", DELIVERED_MARK_MS).catch(() => undefined);
+      await confirm(lead.id);
       return void (events.attempted(lead.kind, "delivered", fields.durationMs / 1000), log.info({ ...fields, status: outcome.status }, "lead_delivered"));
+    }
     // The waits BullMQ scheduled so far (their mean), so a clock jump cannot shorten the window.
     const waited = Array.from({ length: job.attemptsMade + 1 }, (_, n) => retryDelay(n + 1, () => 0.5)).reduce((a, b) => a + b, 0);
     if (!outcome.retry || expired(lead.since ?? lead.acceptedAt, waited, now())) {
@@ -117,15 +193,79 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     return (await queue.getJob(key))?.data.id ?? lead.id;
   }
 
-  /** Leads the local store kept while Redis was away, with their first acceptance time. */
-  async function handOver() {
-    if (!local || producer.status !== "ready") return;
-    for (const row of local.list(["pending"])) {
-      if (!row.lead) continue;
-      const first = await add(row.lead, row.key ?? row.id);
-      await whenFree(() => local!.handed(row.id, now()));
-      log.info({ id: row.id, kind: row.kind, duplicateOf: first === row.id ? undefined : first }, "lead_handed_to_redis");
+  /**
+   * Queues a lead recorded here: handed (kept until confirmed), or forgotten when another lead
+   * with the same form was queued first. Resolves with the id Redis has.
+   */
+  async function hand(lead: StoredLead, key: string): Promise<string> {
+    const first = await within(1_500, add(lead, key));
+    await whenFree(() => (first === lead.id ? local?.handed(lead.id) : local?.forget(lead.id)));
+    return first;
+  }
+
+  /**
+   * What the local store must tell Redis, and hear from it: held leads the ceiling now lets go
+   * (oldest first, at its pace), leads kept while Redis was away, and, for leads handed over,
+   * whether they were delivered (by any container) or are gone from Redis and must be queued again.
+   */
+  async function tick() {
+    if (!local) return;
+    const store = local;
+    try {
+      if (faults.failing) store.probe();
+      if (now() - lastPurge >= PURGE_MS || now() < lastPurge) {
+        const purged = store.purge(now(), retentionMs);
+        lastPurge = now();
+        if (purged) log.info({ rows: purged }, "leads_purged");
+      }
+      // Without Redis, this store's own ceiling lets held leads go, as it lets new ones in.
+      const released = producer.status === "ready" ? null : store.releaseHeld(now(), perHour);
+      if (released) log.info(released, "lead_released");
+    } catch (error) {
+      return faults.lookFailed(error);
     }
+    if (producer.status !== "ready") return faults.cleared();
+    try {
+      for (let held = store.list(["held"])[0]; held && (await admit(held.id, true)); held = store.list(["held"])[0])
+        if (await whenFree(() => store.admitHeld(held!.id, now()))) log.info({ id: held.id, kind: held.kind }, "lead_released");
+      for (const row of store.list(["pending"])) {
+        if (!row.lead) {
+          await whenFree(() => store.park(row.id, now(), "unreadable"));
+          log.error({ id: row.id, kind: row.kind, reason: "unreadable" }, "lead_parked");
+          continue;
+        }
+        const first = await hand(row.lead, row.key ?? row.id);
+        log.info({ id: row.id, kind: row.kind, duplicateOf: first === row.id ? undefined : first }, "lead_handed_to_redis");
+      }
+      const handed = store.handedKeys();
+      const where = await whereInRedis(producer, queue, handed);
+      for (const [i, { id, kind, key }] of handed.entries()) {
+        if (where[i] === "delivered") await whenFree(() => store.delivered(id, now(), retentionMs));
+        if (where[i] !== "missing") continue;
+        const lead = store.get(id)?.lead;
+        if (!lead) {
+          await whenFree(() => store.park(id, now(), "unreadable"));
+          log.error({ id, kind, reason: "unreadable" }, "lead_parked");
+          continue;
+        }
+        await add(lead, key);
+        log.warn({ id, kind }, "lead_requeued");
+      }
+    } catch (error) {
+      // A store write that failed is a fault; Redis going away is reported by its connection.
+      if (sqliteCause(error).code !== undefined) return faults.lookFailed(error);
+    }
+    faults.cleared();
+  }
+
+  function schedule() {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      ticking = tick()
+        .catch(() => undefined)
+        .finally(schedule);
+    }, faults.wait(pollMs));
+    timer.unref();
   }
 
   async function refresh() {
@@ -136,29 +276,11 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
       parked: counts.failed ?? 0,
       oldest: Math.min(...jobs.map((j) => j.data.acceptedAt)),
     };
-    local?.purge(now(), retentionMs);
-  }
-
-  const every = (ms: number, task: () => Promise<void>) => {
-    const timer = setInterval(() => void task().catch(() => undefined), ms);
-    timer.unref();
-    timers.push(timer);
-  };
-
-  /** Into the local store: Redis is away (`perHour` as configured), or the lead is held (0). */
-  async function keepLocally(lead: Lead, id: string, key: string, limit: number) {
-    const result = await whenFree(() => local!.insert(lead, { id, key, now: now(), perHour: limit }));
-    if (result.duplicate) return result.id;
-    log.warn({ id: result.id, kind: lead.kind, store: "sqlite", held: result.held || undefined }, "lead_stored");
-    events.accepted(lead.kind);
-    if (result.held) reportHeld(log, events, lead.kind, result.firstHeld, perHour);
-    return result.id;
   }
 
   return {
     async start() {
-      local = openStore(dbFile); // throws StoreUnusable: the fallback must be there too
-      importJournal(local, dirname(dbFile), log);
+      local = openStore(dbFile); // throws StoreUnusable: the records must be there
       local.checkpoint();
       connection = watch(new Redis(redisUrl, { maxRetriesPerRequest: null }), log, "worker");
       worker = new Worker<QueuedLead>(QUEUE.name, deliver, {
@@ -174,41 +296,57 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
         settings: { backoffStrategy: backoff },
       });
       worker.on("error", () => undefined); // reported by the connection's listener
-      every(pollMs, handOver);
-      every(refreshMs, refresh);
+      const every = setInterval(() => void refresh().catch(() => undefined), refreshMs);
+      every.unref();
+      refresher.push(every);
       void refresh().catch(() => undefined);
+      schedule();
     },
     async accept(lead: Lead) {
+      if (!local) throw new Error("the lead store is not open");
+      const store = local;
       const stored: StoredLead = { ...lead, id: newLeadId(now()), acceptedAt: now() };
       const key = leadKey(lead);
-      let taken: { first: string } | { hold: true };
+      // Redis first for what every container shares: the same form already queued, and the ceiling.
+      let shared: { first: string } | { admitted: boolean } | undefined;
       try {
-        taken = await within(
+        shared = await within(
           1_500,
           (async () => {
             const seen = await queue.getJob(key);
-            if (seen) return { first: seen.data.id };
-            const hour = `${QUEUE.prefix}:leads-hour:${Math.floor(now() / 3_600_000)}`;
-            const [[, count]] = (await producer.multi().incr(hour).pexpire(hour, 7_200_000).exec()) as [[unknown, number]];
-            if (count > perHour) return { hold: true as const };
-            return { first: await add(stored, key) };
+            return seen ? { first: seen.data.id } : { admitted: await admit(stored.id, false) };
           })(),
         );
       } catch (error) {
-        if (!local) throw error;
         log.warn({ err: error }, "lead_queue_redis_unavailable");
+      }
+      if (shared && "first" in shared) return (log.info({ id: shared.first, kind: lead.kind }, "lead_duplicate"), shared.first);
+      // Then the record, here, before the visitor is thanked; without Redis, this store's own ceiling.
+      const limit = shared === undefined ? perHour : shared.admitted ? Infinity : 0;
+      let result: InsertResult;
+      try {
+        result = await whenFree(() => store.insert(lead, { id: stored.id, key, now: stored.acceptedAt, perHour: limit }));
+        faults.cleared();
+      } catch (error) {
+        faults.failed(error, "write"); // the loop waits, and tries a write now and then, until one goes through
+        throw Object.assign(new Error("the lead store cannot be written"), sqliteCause(error));
+      }
+      if (result.duplicate) return (log.info({ id: result.id, kind: lead.kind }, "lead_duplicate"), result.id);
+      let first: string | undefined;
+      if (shared && !result.held) {
         try {
-          return await keepLocally(lead, stored.id, key, perHour);
-        } catch (failed) {
-          writable = false;
-          throw Object.assign(new Error("the lead store cannot be written"), sqliteCause(failed));
+          first = await hand(stored, key);
+        } catch (error) {
+          // Recorded here: handed over on the next look.
+          if (sqliteCause(error).code !== undefined) faults.failed(error, "write", { id: stored.id });
+          else log.warn({ err: error }, "lead_queue_redis_unavailable");
         }
       }
-      if ("hold" in taken) return keepLocally(lead, stored.id, key, 0);
-      if (taken.first !== stored.id) return (log.info({ id: taken.first, kind: lead.kind }, "lead_duplicate"), taken.first);
-      writable = true;
-      log.info({ id: stored.id, kind: lead.kind, store: "redis" }, "lead_stored");
+      if (first !== undefined && first !== stored.id) return (log.info({ id: first, kind: lead.kind }, "lead_duplicate"), first);
+      const inRedis = first !== undefined;
+      log[inRedis ? "info" : "warn"]({ id: stored.id, kind: lead.kind, store: inRedis ? "redis" : "sqlite", held: result.held || undefined }, "lead_stored");
       events.accepted(lead.kind);
+      if (result.held) reportHeld(log, events, lead.kind, result.firstHeld, perHour);
       return stored.id;
     },
     stats() {
@@ -223,7 +361,8 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
       const ready = producer.status === "ready";
       return {
         store: "redis" as const,
-        writable: ready || (local !== undefined && writable),
+        writable: local !== undefined && !faults.failing,
+        failing: local === undefined || faults.failing,
         pending: snapshot.pending + counts.pending,
         held: counts.held,
         parked: snapshot.parked,
@@ -232,11 +371,15 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
       };
     },
     async close() {
-      for (const timer of timers) clearInterval(timer);
+      stopped = true;
+      clearTimeout(timer);
+      for (const every of refresher) clearInterval(every);
+      await ticking;
       await worker?.close();
       await queue.close();
       local?.checkpoint();
       local?.close();
+      local = undefined;
       connection?.disconnect();
       producer.disconnect();
     },

@@ -101,7 +101,7 @@ describe("the embedded queue", () => {
     await queue.close();
     // Waits that add up to the window (stored with the lead): parked at the next failure.
     const store = openStore(dbFile);
-    expect(store.claimDue(now + 10_000, 1, 1).map((r) => r.id)).toEqual([id]);
+    expect(store.claimDue(() => now + 10_000, 1, 1).map((r) => r.id)).toEqual([id]);
     store.retryLater(id, now - RETRY_WINDOW_MS, RETRY_WINDOW_MS);
     store.close();
     const later = createSqliteQueue({ dbFile, transport, log: quietLog, now: () => now, ...fast });
@@ -130,6 +130,26 @@ describe("the embedded queue", () => {
     await queue.close();
   });
 
+  it("held leads go out on their own, oldest first, once the last hour has room for them, at the ceiling's pace", async () => {
+    const { log, lines } = logLines();
+    let now = Date.parse("2026-11-22T10:00:00Z");
+    const { transport, attempts } = scripted({ ok: true });
+    const queue = createSqliteQueue({ dbFile: await tempDb(), transport, log, perHour: 2, now: () => now, ...fast });
+    await queue.start();
+    for (const text of ["a", "b", "c", "d"]) await queue.accept(another(text));
+    await until(() => attempts.length === 2);
+    now += 3_600_000; // a and b are an hour old
+    await until(() => attempts.length === 3);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(attempts.map((a) => a.text)).toEqual(["a", "b", "c"]);
+    expect(queue.stats()).toMatchObject({ held: 1 });
+    now += 1_800_000; // an hour / LEADS_PER_HOUR later
+    await until(() => attempts.length === 4);
+    expect(attempts[3]!.text).toBe("d");
+    expect(lines.filter((l) => l.event === "lead_released").map((l) => l.id)).toEqual(attempts.slice(2).map((a) => a.id));
+    await queue.close();
+  });
+
   it("picks up what was pending after a restart, and what an operator re-queued meanwhile", async () => {
     const dbFile = await tempDb();
     const first = createSqliteQueue({ dbFile, transport: scripted(failed).transport, log: quietLog, ...fast });
@@ -154,6 +174,26 @@ describe("the embedded queue", () => {
     store.close();
     await until(() => attempts.length === 1 && fixed.stats().parked === 0 && fixed.stats().pending === 0);
     await fixed.close();
+  });
+
+  it("with every delivery slot busy and more leads due, the loop waits for a slot instead of looking again at once", async () => {
+    let finish = (_: DeliveryOutcome) => {};
+    const transport: Transport = { name: "slow", deliver: () => new Promise((resolve) => (finish = resolve)) };
+    const queue = createSqliteQueue({ dbFile: await tempDb(), transport, log: quietLog, concurrency: 1, ...fast });
+    await queue.start();
+    await queue.accept(another("first"));
+    await queue.accept(another("second"));
+    const store = queue.store()!;
+    const claimDue = store.claimDue;
+    let looks = 0;
+    store.claimDue = (...args) => (looks++, claimDue(...args));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(looks, "looks at the store in 500 ms (one every 50 ms)").toBeLessThan(20);
+    finish({ ok: true });
+    await until(() => queue.stats().pending === 1);
+    finish({ ok: true });
+    await until(() => queue.stats().pending === 0);
+    await queue.close();
   });
 
   it("close waits for a delivery in flight", async () => {

@@ -4,9 +4,8 @@
  * The loop looks at the database every few seconds too, so what another process or the operator's
  * command changed is picked up without any signal between them.
  */
-import { dirname } from "node:path";
 import type { Logger } from "../log";
-import { importJournal } from "./legacy-journal";
+import { storeFaults } from "./faults";
 import { expired, leadKey, newLeadId, retryDelay } from "./schedule";
 import { openStore, sqliteCause, whenFree, type LeadRow, type LeadStore } from "./store";
 import { noLeadEvents, type Lead, type LeadEvents, type LeadQueue, type Transport } from "./types";
@@ -19,7 +18,7 @@ export interface QueueOptions {
   events?: LeadEvents;
   /** How long a delivered lead's text is kept (0: erased at delivery). */
   retentionMs?: number;
-  /** Past this many leads in the last hour, new ones are held (stored, not delivered). */
+  /** Past this many leads let through in the last hour, new ones are held (stored, not yet delivered). */
   perHour?: number;
   /** How long a claimed delivery is this process's: longer than one attempt can take. */
   leaseMs?: number;
@@ -34,7 +33,7 @@ export interface QueueOptions {
 
 const PURGE_MS = 60_000;
 
-/** Reports the first hold of an episode once, as the issue asks: a log line the operator sees. */
+/** Reports the first hold of an episode once: a log line the operator sees (and a metric while any is held). */
 export function reportHeld(log: Logger, events: LeadEvents, kind: Lead["kind"], firstHeld: boolean, perHour: number) {
   events.held?.(kind);
   if (firstHeld) log.error({ perHour, command: "npm run leads -- release" }, "leads_held");
@@ -58,18 +57,21 @@ export function createSqliteQueue({
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let lastPurge = 0;
-  let writable = true;
+  const faults = storeFaults(log, now);
   const inFlight = new Map<string, Promise<void>>();
 
   function wake() {
     clearTimeout(timer);
     if (stopped || !store) return;
-    let wait = pollMs;
-    try {
-      const due = store.nextDueAt();
-      if (due !== null) wait = Math.min(wait, due - now());
-    } catch {
-      // the next run says what went wrong
+    let wait = faults.wait(pollMs);
+    // With every slot busy, a finished attempt wakes the loop.
+    if (!faults.failing && inFlight.size < concurrency) {
+      try {
+        const due = store.nextDueAt(now());
+        if (due !== null) wait = Math.min(wait, due - now());
+      } catch {
+        // the next run says what went wrong
+      }
     }
     timer = setTimeout(() => void run(), Math.max(0, wait));
     timer.unref();
@@ -78,20 +80,24 @@ export function createSqliteQueue({
   async function run() {
     if (stopped || !store) return;
     try {
+      if (faults.failing) store.probe();
       if (now() - lastPurge >= PURGE_MS || now() < lastPurge) {
         const purged = store.purge(now(), retentionMs);
         lastPurge = now();
         if (purged) log.info({ rows: purged }, "leads_purged");
       }
-      for (const row of store.claimDue(now(), concurrency - inFlight.size, leaseMs)) {
+      const released = store.releaseHeld(now(), perHour);
+      if (released) log.info(released, "lead_released");
+      for (const row of store.claimDue(now, concurrency - inFlight.size, leaseMs)) {
         if (inFlight.has(row.id)) continue;
         inFlight.set(
           row.id,
           attempt(store, row).finally(() => (inFlight.delete(row.id), wake())),
         );
       }
+      faults.cleared();
     } catch (error) {
-      log.error({ err: error, ...sqliteCause(error) }, "lead_store_read_failed");
+      faults.lookFailed(error);
     }
     wake();
   }
@@ -129,7 +135,7 @@ export function createSqliteQueue({
     } catch (error) {
       // The outcome could not be written down: the claim runs out and the lead is tried again
       // (at least once, never zero).
-      log.error({ err: error, ...sqliteCause(error), id: row.id }, "lead_store_write_failed");
+      faults.failed(error, "write", { id: row.id });
     }
   }
 
@@ -138,7 +144,6 @@ export function createSqliteQueue({
     /** Opens the store (throws StoreUnusable if it cannot be read) and starts delivering. */
     async start() {
       store = openStore(dbFile);
-      importJournal(store, dirname(dbFile), log);
       store.checkpoint();
       void run();
     },
@@ -147,7 +152,7 @@ export function createSqliteQueue({
       const open = store;
       try {
         const result = await whenFree(() => open.insert(lead, { id: newLeadId(now()), key: leadKey(lead), now: now(), perHour }));
-        writable = true;
+        faults.cleared();
         if (result.duplicate) return (log.info({ id: result.id, kind: lead.kind }, "lead_duplicate"), result.id);
         log.info({ id: result.id, kind: lead.kind, store: "sqlite", held: result.held || undefined }, "lead_stored");
         events.accepted(lead.kind);
@@ -155,7 +160,7 @@ export function createSqliteQueue({
         else void run();
         return result.id;
       } catch (error) {
-        writable = false;
+        faults.failed(error, "write"); // the loop waits, and tries a write now and then, until one goes through
         throw Object.assign(new Error("the lead store cannot be written"), sqliteCause(error));
       }
     },
@@ -169,11 +174,12 @@ export function createSqliteQueue({
       try {
         if (store) counts = store.stats(now());
       } catch {
-        // unreadable for now: zeros, and writable says the rest
+        // unreadable for now: zeros, and failing says the rest
       }
       return {
         store: "sqlite" as const,
-        writable: store !== undefined && writable,
+        writable: store !== undefined && !faults.failing,
+        failing: store === undefined || faults.failing,
         pending: counts.pending,
         held: counts.held,
         parked: counts.parked,

@@ -24,6 +24,7 @@ const lead = (text = "Message: our secret plans"): Lead => ({
 const dbFile = () => join(mkdtempSync(join(tmpdir(), "store-")), "data", "leads.db");
 const hash = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
 const T = Date.parse("2026-11-23T10:00:00Z");
+const HOUR = 3_600_000;
 let n = 0;
 const add = (store: ReturnType<typeof openStore>, text?: string, now = T, perHour = 60) =>
   store.insert(lead(text), { id: `L${++n}`, key: `k-${text ?? "same"}`, now, perHour });
@@ -96,6 +97,52 @@ describe("writing", () => {
     // An hour later the ceiling has room again.
     expect(add(store, "e", T + 3_600_010, 2).held).toBe(false);
     store.close();
+  });
+
+  it("held leads do not count toward the ceiling: once the last hour has room they go out on their own, oldest first, one per hour / ceiling", () => {
+    const store = openStore(dbFile());
+    const [, , c, d, e] = ["a", "b", "c", "d", "e"].map((t, i) => add(store, t, T + i, 2));
+    expect([c, d, e].map((r) => r!.held)).toEqual([true, true, true]);
+    expect(store.releaseHeld(T + HOUR - 10, 2), "within the hour").toBeNull();
+    // a and b are an hour old: the three held ones do not fill the hour that holds them.
+    expect(store.releaseHeld(T + HOUR + 5, 2)).toEqual({ id: c!.id, kind: "contact" });
+    expect(store.releaseHeld(T + HOUR + 10, 2), "sooner than the ceiling's pace").toBeNull();
+    expect(store.releaseHeld(T + HOUR + 5 + HOUR / 2, 2)).toEqual({ id: d!.id, kind: "contact" });
+    expect(add(store, "f", T + HOUR + 6 + HOUR / 2, 2).held, "the last hour is full again").toBe(true);
+    expect(store.releaseHeld(T + 2 * HOUR + 5, 2)).toEqual({ id: e!.id, kind: "contact" });
+    expect(store.stats(T + 2 * HOUR + 5)).toMatchObject({ pending: 5, held: 1 });
+    store.close();
+  });
+
+  it("a lead the operator releases goes at once and takes none of the ceiling's room", () => {
+    const store = openStore(dbFile());
+    const [, held] = [add(store, "a", T, 1), add(store, "b", T + 1, 1)];
+    expect(held.held).toBe(true);
+    expect(store.requeue("held", [], T + 2)).toBe(1);
+    expect(store.claimDue(() => T + 2, 5, 30_000).map((r) => r.id)).toContain(held.id);
+    expect(add(store, "c", T + HOUR + 1, 1).held).toBe(false);
+    store.close();
+  });
+
+  it("a database of schema 1 is brought up to date: leads let through count toward the ceiling, held ones not; handed leads without their text are done", () => {
+    const file = dbFile();
+    const store = openStore(file);
+    const [pending, handed] = [add(store, "pending"), add(store, "handed")];
+    const held = add(store, "held", T, 0);
+    store.close();
+    const old = new DatabaseSync(file);
+    old.exec("DROP INDEX leads_by_admission; ALTER TABLE leads DROP COLUMN admitted_at; PRAGMA user_version = 1;");
+    old.prepare("UPDATE leads SET status = 'handed', payload = NULL WHERE id = ?").run(handed.id);
+    old.close();
+    const upgraded = openStore(file);
+    expect(upgraded.list(["pending", "held", "delivered"]).map((r) => [r.id, r.status])).toEqual([
+      [pending.id, "pending"],
+      [handed.id, "delivered"],
+      [held.id, "held"],
+    ]);
+    expect(add(upgraded, "within the hour", T + 10, 3).held).toBe(false);
+    expect(add(upgraded, "over it", T + 11, 3).held).toBe(true);
+    upgraded.close();
   });
 
   it("while another connection holds the write lock, a write waits and then fails (SQLITE_BUSY); once it lets go, writes work", async () => {
@@ -176,27 +223,45 @@ describe("writing", () => {
 });
 
 describe("delivering", () => {
-  it("two processes' connections never claim the same lead, and a claim runs out for whoever comes next", () => {
+  it("two processes' connections never claim the same lead; a claim holds for its lease on the host's monotonic clock, whatever the wall clock says, then runs out", () => {
     const file = dbFile();
-    const [a, b] = [openStore(file), openStore(file)];
+    let mono = 5_000;
+    const clock = { monotonic: () => mono, boot: "boot-1" };
+    const [a, b] = [openStore(file, clock), openStore(file, clock)];
     add(a, "one");
     add(a, "two");
-    const claimedByA = a.claimDue(T, 10, 30_000).map((r) => r.id);
+    const claimedByA = a.claimDue(() => T, 10, 30_000).map((r) => r.id);
     expect(claimedByA).toHaveLength(2);
-    expect(b.claimDue(T + 1_000, 10, 30_000)).toEqual([]);
-    expect(b.claimDue(T + 30_000, 10, 30_000).map((r) => r.id)).toEqual(claimedByA);
+    // The other's wall clock a second, a day ahead, a day behind: the claims are still A's.
+    for (const wall of [T + 1_000, T + 86_400_000, T - 86_400_000]) expect(b.claimDue(() => wall, 10, 30_000)).toEqual([]);
+    expect(b.nextDueAt(T + 1_000)).toBe(T + 1_000 + 30_000);
+    mono += 29_999;
+    expect(b.claimDue(() => T, 10, 30_000)).toEqual([]);
+    mono += 1;
+    expect(b.claimDue(() => T, 10, 30_000).map((r) => r.id)).toEqual(claimedByA);
     a.close();
     b.close();
+  });
+
+  it("a claim made before the host restarted (another boot, whose clock has restarted) holds nothing", () => {
+    const file = dbFile();
+    const before = openStore(file, { monotonic: () => 9_000_000, boot: "boot-1" });
+    add(before, "across a reboot");
+    expect(before.claimDue(() => T, 1, 30_000)).toHaveLength(1);
+    before.close();
+    const after = openStore(file, { monotonic: () => 1_000, boot: "boot-2" });
+    expect(after.claimDue(() => T, 1, 30_000)).toHaveLength(1);
+    after.close();
   });
 
   it("a clock that jumps back does not stall a lead: a retry time further ahead than the schedule ever waits counts as due", () => {
     const store = openStore(dbFile());
     const { id } = add(store, "jump");
-    store.claimDue(T, 1, 30_000);
+    store.claimDue(() => T, 1, 30_000);
     store.retryLater(id, T, 60_000);
-    expect(store.claimDue(T + 1_000, 1, 30_000)).toEqual([]);
+    expect(store.claimDue(() => T + 1_000, 1, 30_000)).toEqual([]);
     const dayBack = T - 86_400_000;
-    expect(store.claimDue(dayBack, 1, 30_000).map((r) => r.id)).toEqual([id]);
+    expect(store.claimDue(() => dayBack, 1, 30_000).map((r) => r.id)).toEqual([id]);
     expect(T + 60_000 - dayBack).toBeGreaterThan(MAX_DELAY_MS);
     store.close();
   });
@@ -205,7 +270,7 @@ describe("delivering", () => {
     const file = dbFile();
     const store = openStore(file);
     const { id } = add(store, "window");
-    store.claimDue(T, 1, 30_000);
+    store.claimDue(() => T, 1, 30_000);
     store.retryLater(id, T, 2_000);
     store.close();
     const reopened = openStore(file);
@@ -216,7 +281,7 @@ describe("delivering", () => {
   it("retention: a delivered lead's text is erased after LEAD_RETENTION_DAYS (at once with 0), its row after a day; parked leads stay", () => {
     const store = openStore(dbFile());
     const [kept, erased, parked] = [add(store, "kept 30 days"), add(store, "erased at delivery"), add(store, "parked")];
-    store.claimDue(T, 3, 30_000);
+    store.claimDue(() => T, 3, 30_000);
     store.delivered(kept.id, T, 30 * 86_400_000);
     store.delivered(erased.id, T, 0);
     store.park(parked.id, T, "http", 401);

@@ -3,15 +3,16 @@
  * in WAL mode with synchronous=FULL, so a lead is on disk when its transaction commits and a torn
  * write, a full disk or a crash leaves the last committed state (decision 0012). Several processes
  * may share one database: SQLite's locks serialise writers, and a delivery is claimed for a while
- * (a lease) so two processes never attempt the same lead at once.
+ * (a lease on the host's monotonic clock) so two processes never attempt the same lead at once.
  */
 import { randomUUID } from "node:crypto";
-import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from "node:fs";
+import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { DEDUPE_WINDOW_MS, MAX_DELAY_MS } from "./schedule";
 import type { Lead, StoredLead } from "./types";
 
+/** `handed`: queued in Redis, kept here with its text until its delivery is confirmed (decision 0023). */
 export type LeadStatus = "pending" | "held" | "parked" | "delivered" | "handed";
 
 export interface LeadRow {
@@ -77,6 +78,19 @@ CREATE INDEX IF NOT EXISTS leads_by_key ON leads (dedupe_key);
 CREATE INDEX IF NOT EXISTS leads_by_time ON leads (first_accepted_at);
 PRAGMA user_version = 1;
 `;
+/**
+ * Version 2: when the ceiling let a lead through (`admitted_at`; none while held), and a lead
+ * handed to Redis keeps its text until its delivery is confirmed. Rows handed by version 1 have
+ * no text left to send again: as far as this store knows, they are done.
+ */
+const MIGRATE_2 = `
+ALTER TABLE leads ADD COLUMN admitted_at INTEGER;
+UPDATE leads SET admitted_at = first_accepted_at WHERE status <> 'held';
+UPDATE leads SET status = 'delivered', claimed_by = NULL WHERE status = 'handed' AND payload IS NULL;
+CREATE INDEX IF NOT EXISTS leads_by_admission ON leads (admitted_at);
+PRAGMA user_version = 2;
+`;
+const VERSION = 2;
 
 const SELECT =
   "SELECT id, kind, status, attempts, next_attempt_at, first_accepted_at, retry_ms, delivered_at, parked_reason, parked_status, dedupe_key, payload FROM leads";
@@ -120,7 +134,7 @@ function check(file: string) {
       .map((row) => Object.values(row)[0]);
     if (result.join() !== "ok") throw new StoreUnusable(file, "SQLite's quick_check found damage");
     const version = Number(Object.values(db.prepare("PRAGMA user_version").get() ?? {})[0]);
-    if (version > 1) throw new StoreUnusable(file, `it was written by a newer version (schema ${version})`);
+    if (version > VERSION) throw new StoreUnusable(file, `it was written by a newer version (schema ${version})`);
   } catch (error) {
     if (error instanceof StoreUnusable) throw error;
     const { cause } = sqliteCause(error);
@@ -134,7 +148,7 @@ export interface InsertResult {
   id: string;
   /** The same form was already stored: its lead's id, nothing new written. */
   duplicate: boolean;
-  /** Stored, but over the hourly ceiling: waits for `npm run leads -- release`. */
+  /** Stored, but over the hourly ceiling: held until the last hour has room again (or a release). */
   held: boolean;
   /** The first lead held since none was: the moment to tell the operator. */
   firstHeld: boolean;
@@ -142,11 +156,51 @@ export interface InsertResult {
 
 export type LeadStore = ReturnType<typeof openStore>;
 
+/** WAL, fsync'd commits, erased text overwritten; the schema created or brought up to date. */
+function prepare(db: DatabaseSync) {
+  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON;");
+  const version = () => Number(Object.values(db.prepare("PRAGMA user_version").get() ?? {})[0]);
+  if (version() >= VERSION) return;
+  // Read again under the write lock: another process may have just done it.
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    if (version() < 1) db.exec(SCHEMA);
+    if (version() < 2) db.exec(MIGRATE_2);
+    db.exec("COMMIT");
+  } catch (error) {
+    if (db.isTransaction) db.exec("ROLLBACK");
+    throw error;
+  }
+}
+
+const HOUR_MS = 3_600_000;
+
+/** This boot of the host (Linux), so a claim made before a reboot never counts (its clock restarted). */
+function bootId(): string {
+  try {
+    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+  } catch {
+    // Elsewhere (a development machine): one name for every boot. A claim a crash left before a
+    // reboot then holds until the new clock passes it: a stall, never a lead sent twice.
+    return "boot";
+  }
+}
+
+/** The host's monotonic clock in ms (CLOCK_MONOTONIC on Linux): the same for every process, and never set. */
+const monotonicMs = () => Number(process.hrtime.bigint() / 1_000_000n);
+
+export interface StoreClock {
+  /** The host's monotonic clock, in ms: claims are measured on it. */
+  monotonic?: () => number;
+  /** Which boot of the host that clock belongs to. */
+  boot?: string;
+}
+
 /**
  * Opens (creating if needed) the database at `file`, its folder 0700 and its files 0600. Throws
  * StoreUnusable if an existing file cannot be read or is damaged; nothing is written to it then.
  */
-export function openStore(file: string) {
+export function openStore(file: string, { monotonic = monotonicMs, boot = bootId() }: StoreClock = {}) {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   if (existsSync(file) && !statSync(file).isFile()) throw new StoreUnusable(file, "it is not a file");
   // Read-only (a file or folder without write permission, a read-only mount): refused at start,
@@ -172,13 +226,15 @@ export function openStore(file: string) {
   let db: DatabaseSync;
   try {
     db = new DatabaseSync(file, { timeout: 250 });
-    db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON;");
-    const version = Number(Object.values(db.prepare("PRAGMA user_version").get() ?? {})[0]);
-    if (version < 1) db.exec(`BEGIN IMMEDIATE; ${SCHEMA} COMMIT;`);
+    prepare(db);
   } catch (error) {
     throw new StoreUnusable(file, sqliteCause(error).cause ?? "it cannot be opened");
   }
-  const owner = randomUUID();
+  // A claim names its owner after the boot whose monotonic clock measures it.
+  const mine = `${boot}/`;
+  const owner = `${mine}${randomUUID()}`;
+  /** A row's claim that still holds: this boot's, and not run out. Parameters: mine, mine, now (monotonic). */
+  const CLAIMED = "(claimed_by IS NOT NULL AND substr(claimed_by, 1, length(?)) = ? AND coalesce(claimed_until, 0) > ?)";
 
   /** One write transaction; BEGIN IMMEDIATE takes the write lock first, so reads inside are current. */
   function transaction<T>(work: () => T): T {
@@ -194,6 +250,8 @@ export function openStore(file: string) {
   }
 
   const count = (sql: string, ...params: (string | number)[]) => Number(Object.values(db.prepare(sql).get(...params) ?? {})[0] ?? 0);
+  /** Leads the ceiling let through in the last hour (held ones are not; a time ahead of the clock is not counted). */
+  const admitted = (now: number) => count("SELECT count(*) FROM leads WHERE admitted_at > ? AND admitted_at <= ?", now - HOUR_MS, now);
 
   return {
     file,
@@ -201,7 +259,7 @@ export function openStore(file: string) {
 
     /**
      * Stores a lead in one transaction: the same form seen within the dedupe window answers the
-     * first one's id; past `perHour` leads in the last hour, the new one is held.
+     * first one's id; with `perHour` leads let through in the last hour, the new one is held.
      */
     insert(lead: Lead, { id, key, now, perHour }: { id: string; key: string; now: number; perHour: number }): InsertResult {
       return transaction(() => {
@@ -209,82 +267,65 @@ export function openStore(file: string) {
           .prepare("SELECT id FROM leads WHERE dedupe_key = ? AND first_accepted_at > ? ORDER BY first_accepted_at LIMIT 1")
           .get(key, now - DEDUPE_WINDOW_MS);
         if (seen) return { id: String(seen.id), duplicate: true, held: false, firstHeld: false };
-        const held = count("SELECT count(*) FROM leads WHERE first_accepted_at > ?", now - 3_600_000) >= perHour;
+        const held = admitted(now) >= perHour;
         const firstHeld = held && count("SELECT count(*) FROM leads WHERE status = 'held'") === 0;
         const { kind, ...payload } = lead;
-        db.prepare("INSERT INTO leads (id, kind, payload, dedupe_key, status, next_attempt_at, first_accepted_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(
-          id,
-          kind,
-          JSON.stringify(payload),
-          key,
-          held ? "held" : "pending",
-          now,
-          now,
-        );
+        db.prepare(
+          "INSERT INTO leads (id, kind, payload, dedupe_key, status, next_attempt_at, first_accepted_at, admitted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        ).run(id, kind, JSON.stringify(payload), key, held ? "held" : "pending", now, now, held ? null : now);
         return { id, duplicate: false, held, firstHeld };
       });
-    },
-
-    /** A lead from the old journal (legacy-journal.ts), as it was: pending or parked; kept if already here. */
-    importLead(lead: StoredLead, key: string, parked: { reason: string; status?: number; at: number } | undefined, now: number) {
-      const { kind, id, acceptedAt, ...payload } = lead;
-      db.prepare(
-        "INSERT OR IGNORE INTO leads (id, kind, payload, dedupe_key, status, next_attempt_at, first_accepted_at, parked_at, parked_reason, parked_status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      ).run(
-        id,
-        kind,
-        JSON.stringify(payload),
-        key,
-        parked ? "parked" : "pending",
-        now,
-        acceptedAt,
-        parked?.at ?? null,
-        parked?.reason ?? null,
-        parked?.status ?? null,
-      );
     },
 
     transaction,
 
     /**
-     * Claims up to `limit` pending leads that are due, for `leaseMs`. A time far in the future
-     * counts as due: the schedule never waits longer than MAX_DELAY_MS, so it was a clock that
-     * jumped back, and a lead must not wait for the clock to catch up.
+     * Claims up to `limit` pending leads that are due, for `leaseMs` of the host's monotonic clock:
+     * a claim is never taken from its owner before that, whatever the wall clock does. A retry
+     * time far in the future counts as due: the schedule never waits longer than MAX_DELAY_MS, so
+     * the wall clock jumped back, and a lead must not wait for it to catch up.
      */
-    claimDue(now: number, limit: number, leaseMs: number): LeadRow[] {
+    claimDue(now: () => number, limit: number, leaseMs: number): LeadRow[] {
       if (limit <= 0) return [];
       return transaction(() => {
+        // Read once the write lock is ours, so another process's claim made meanwhile is current.
+        const [wall, mono] = [now(), monotonic()];
         const rows = db
-          .prepare(
-            `${SELECT} WHERE status = 'pending' AND (next_attempt_at <= ? OR next_attempt_at > ?) AND (claimed_until IS NULL OR claimed_until <= ? OR claimed_until > ?) ORDER BY next_attempt_at LIMIT ?`,
-          )
-          .all(now, now + MAX_DELAY_MS + 60_000, now, now + leaseMs, limit)
+          .prepare(`${SELECT} WHERE status = 'pending' AND (next_attempt_at <= ? OR next_attempt_at > ?) AND NOT ${CLAIMED} ORDER BY next_attempt_at LIMIT ?`)
+          .all(wall, wall + MAX_DELAY_MS + 60_000, mine, mine, mono, limit)
           .map(toRow);
         const claim = db.prepare("UPDATE leads SET claimed_by = ?, claimed_until = ? WHERE id = ?");
-        for (const row of rows) claim.run(owner, now + leaseMs, row.id);
+        for (const row of rows) claim.run(owner, mono + leaseMs, row.id);
         return rows;
       });
     },
 
-    /** When the next pending lead is due (null: none), to sleep until then. */
-    nextDueAt(): number | null {
-      const row = db.prepare("SELECT min(max(next_attempt_at, coalesce(claimed_until, 0))) AS at FROM leads WHERE status = 'pending'").get();
+    /** When the next pending lead is due, or its claim runs out (null: none pending), to sleep until then. */
+    nextDueAt(now: number): number | null {
+      const row = db
+        .prepare(
+          `SELECT min(CASE WHEN ${CLAIMED} THEN max(next_attempt_at, ? + claimed_until - ?) ELSE next_attempt_at END) AS at FROM leads WHERE status = 'pending'`,
+        )
+        .get(mine, mine, monotonic(), now, monotonic());
       return row?.at === null || row?.at === undefined ? null : Number(row.at);
     },
 
-    /** Delivered: with no retention, its text goes at once (the row stays a day, for the dedupe). */
+    /** Delivered (with Redis: confirmed): with no retention, its text goes at once (the row stays a day, for the dedupe). */
     delivered(id: string, now: number, retentionMs: number) {
       const erase = retentionMs === 0 ? ", payload = NULL" : "";
       db.prepare(
-        `UPDATE leads SET status = 'delivered', delivered_at = ?, attempts = attempts + 1, claimed_by = NULL, claimed_until = NULL${erase} WHERE id = ? AND status = 'pending'`,
+        `UPDATE leads SET status = 'delivered', delivered_at = ?, attempts = attempts + 1, claimed_by = NULL, claimed_until = NULL${erase} WHERE id = ? AND status IN ('pending', 'handed')`,
       ).run(now, id);
     },
 
-    /** Handed to Redis (which now holds the text): the local copy's text goes at once. */
-    handed(id: string, now: number) {
-      db.prepare(
-        "UPDATE leads SET status = 'handed', delivered_at = ?, payload = NULL, claimed_by = NULL, claimed_until = NULL WHERE id = ? AND status = 'pending'",
-      ).run(now, id);
+    /** Queued in Redis: kept, with its text, until its delivery is confirmed (or it must be queued again). */
+    handed(id: string) {
+      db.prepare("UPDATE leads SET status = 'handed', claimed_by = NULL, claimed_until = NULL WHERE id = ? AND status = 'pending'").run(id);
+    },
+
+    /** The same form was queued by another lead first (with Redis): that one is the lead. */
+    forget(id: string) {
+      db.prepare("DELETE FROM leads WHERE id = ? AND status IN ('pending', 'handed')").run(id);
     },
 
     retryLater(id: string, now: number, delayMs: number) {
@@ -295,7 +336,7 @@ export function openStore(file: string) {
 
     park(id: string, now: number, reason: string, status?: number) {
       db.prepare(
-        "UPDATE leads SET status = 'parked', attempts = attempts + 1, parked_at = ?, parked_reason = ?, parked_status = ?, claimed_by = NULL, claimed_until = NULL WHERE id = ? AND status = 'pending'",
+        "UPDATE leads SET status = 'parked', attempts = attempts + 1, parked_at = ?, parked_reason = ?, parked_status = ?, claimed_by = NULL, claimed_until = NULL WHERE id = ? AND status IN ('pending', 'handed')",
       ).run(now, reason, status ?? null, id);
     },
 
@@ -313,6 +354,48 @@ export function openStore(file: string) {
         if (ids.length === 0) return Number(move.run(now, from, 1, "").changes);
         return ids.reduce((n, id) => n + Number(move.run(now, from, 0, id).changes), 0);
       });
+    },
+
+    /**
+     * The ceiling lets the oldest held lead go once the last hour has room for it and the last
+     * lead let through is an hour / `perHour` old (the ceiling's own pace). Returns it, or null.
+     */
+    releaseHeld(now: number, perHour: number): { id: string; kind: Lead["kind"] } | null {
+      const oldest = () => db.prepare("SELECT id, kind FROM leads WHERE status = 'held' ORDER BY first_accepted_at, rowid LIMIT 1").get();
+      if (!oldest()) return null;
+      return transaction(() => {
+        const last = db.prepare("SELECT max(admitted_at) AS at FROM leads WHERE admitted_at <= ?").get(now)?.at;
+        if (admitted(now) >= perHour || (last !== null && last !== undefined && Number(last) > now - HOUR_MS / perHour)) return null;
+        const row = oldest();
+        if (!row) return null;
+        db.prepare("UPDATE leads SET status = 'pending', next_attempt_at = ?, admitted_at = ? WHERE id = ?").run(now, now, String(row.id));
+        return { id: String(row.id), kind: row.kind as Lead["kind"] };
+      });
+    },
+
+    /** A held lead the shared ceiling (in Redis) let through: pending now, counted from now. */
+    admitHeld(id: string, now: number): boolean {
+      return (
+        db.prepare("UPDATE leads SET status = 'pending', next_attempt_at = ?, admitted_at = ? WHERE id = ? AND status = 'held'").run(now, now, id).changes > 0
+      );
+    },
+
+    /** A write that changes nothing, to learn whether the store takes writes again (after a fault). */
+    probe() {
+      transaction(() => db.exec(`PRAGMA user_version = ${VERSION}`));
+    },
+
+    /** Leads handed to Redis and not yet confirmed delivered, without their text: what to ask Redis about. */
+    handedKeys(): { id: string; kind: Lead["kind"]; key: string }[] {
+      return db
+        .prepare("SELECT id, kind, coalesce(dedupe_key, id) AS key FROM leads WHERE status = 'handed' ORDER BY first_accepted_at, rowid")
+        .all()
+        .map((r) => ({ id: String(r.id), kind: r.kind as Lead["kind"], key: String(r.key) }));
+    },
+
+    get(id: string): LeadRow | undefined {
+      const row = db.prepare(`${SELECT} WHERE id = ?`).get(id);
+      return row && toRow(row);
     },
 
     list(statuses: LeadStatus[]): LeadRow[] {
@@ -334,7 +417,8 @@ export function openStore(file: string) {
         pending: by.pending ?? 0,
         held: by.held ?? 0,
         parked: by.parked ?? 0,
-        delivered: (by.delivered ?? 0) + (by.handed ?? 0),
+        handed: by.handed ?? 0,
+        delivered: by.delivered ?? 0,
         oldestPendingSeconds: oldest === null || oldest === undefined ? null : Math.max(0, Math.round((now - Number(oldest)) / 1000)),
       };
     },
@@ -342,15 +426,16 @@ export function openStore(file: string) {
     /**
      * Retention: a delivered lead's text is erased `retentionMs` after delivery; its row (id,
      * kind, dedupe key, times) a day after at least, so a late replay still finds it. Parked and
-     * held leads are kept until the operator acts.
+     * held leads are kept until the operator acts (or the ceiling lets them go), handed ones until
+     * their delivery is confirmed.
      */
     purge(now: number, retentionMs: number): number {
       return transaction(() => {
         const erased = db
-          .prepare("UPDATE leads SET payload = NULL WHERE status IN ('delivered', 'handed') AND payload IS NOT NULL AND delivered_at <= ?")
+          .prepare("UPDATE leads SET payload = NULL WHERE status = 'delivered' AND payload IS NOT NULL AND delivered_at <= ?")
           .run(now - retentionMs).changes;
         const removed = db
-          .prepare("DELETE FROM leads WHERE status IN ('delivered', 'handed') AND delivered_at <= ?")
+          .prepare("DELETE FROM leads WHERE status = 'delivered' AND delivered_at <= ?")
           .run(now - Math.max(retentionMs, DEDUPE_WINDOW_MS)).changes;
         return Number(erased) + Number(removed);
       });

@@ -21,10 +21,12 @@ export interface Transport {
 /** What /healthz reports: counts and ages, never anything a visitor typed. */
 export interface LeadStats {
   store: "sqlite" | "redis";
-  /** False after a store write failed, until one succeeds again. */
+  /** False while the store fails: from a write that failed (a lead, an outcome) or a look that did, until a write goes through. */
   writable: boolean;
+  /** The store is not open, or fails (as above): the delivery loop waits meanwhile. */
+  failing: boolean;
   pending: number;
-  /** Stored over the hourly ceiling, waiting for `npm run leads -- release`. */
+  /** Stored over the hourly ceiling: they go out on their own as the last hour has room, or at `npm run leads -- release`. */
   held: number;
   parked: number;
   oldestPendingSeconds: number | null;

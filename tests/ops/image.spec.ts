@@ -5,17 +5,48 @@
  * file allowed a long timeout: the first build on a fresh machine takes minutes; after that
  * podman's layer cache makes a rebuild cost only the layers that changed. Ports: opsPort(60-62).
  */
+import { readFileSync } from "node:fs";
 import { connect } from "node:net";
+import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import { CONTACT_SENT } from "../../app/contact/action.server";
 import { type FakeFormService, startFakeFormService } from "../support/fake-form-service";
-import { buildImage, type Container, freshVolume, podman, podmanTry, removeAll, runOnce, startContainer } from "../support/podman";
-import { postContact, sleep } from "../support/server";
+import { baseImages, buildImage, type Container, freshVolume, podman, podmanTry, removeAll, runOnce, startContainer } from "../support/podman";
+import { postContact, REPO, sleep } from "../support/server";
 import { opsPort, TEST_ACCESS_KEY } from "../support/sites";
 
 const PORT = opsPort(60);
 const METRICS = opsPort(61);
 const url = `http://127.0.0.1:${PORT}`;
+/** What the image may add to its Node base image: the server, its packages and tini. */
+const MAX_ADDED_BYTES = 60_000_000;
+
+/**
+ * The lockfile's packages that a production install needs: the root's dependencies, then theirs
+ * and their optional ones, found as Node finds them (the nearest node_modules upwards). Peers are
+ * not followed: a peer nothing else asks for (typescript, for Remix) is not needed at run time.
+ */
+function productionPackages(): Set<string> {
+  type Entry = { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
+  const { packages } = JSON.parse(readFileSync(join(REPO, "package-lock.json"), "utf8")) as { packages: Record<string, Entry> };
+  const parent = (dir: string) => dir.replace(/\/?node_modules\/(@[^/]+\/)?[^/]+$/, "");
+  const locate = (from: string, name: string): string | undefined => {
+    const at = `${from && `${from}/`}node_modules/${name}`;
+    return packages[at] ? at : from ? locate(parent(from), name) : undefined; // undefined: for another system
+  };
+  const found = new Set<string>();
+  const visit = (from: string) => {
+    for (const name of Object.keys({ ...packages[from]!.dependencies, ...packages[from]!.optionalDependencies })) {
+      const at = locate(from, name);
+      if (at && !found.has(at)) {
+        found.add(at);
+        visit(at);
+      }
+    }
+  };
+  visit("");
+  return found;
+}
 
 test.describe.serial("the container image, built and run with podman", () => {
   let image = "";
@@ -58,6 +89,29 @@ test.describe.serial("the container image, built and run with podman", () => {
     expect(healthcheck?.Test?.join(" ")).toContain("/healthz");
     // A fresh named volume takes the image's /app/data: owned by node, closed to everyone else.
     expect((await runOnce(image, ["stat", "-c", "%U %a", "/app/data"], ["-v", `${volume}:/app/data`])).trim()).toBe("node 700");
+  });
+
+  test("adds at most 60 MB to its Node base image, and holds no development or peer-only package", async () => {
+    const size = async (ref: string) => Number(await podman(["image", "inspect", "--format", "{{.Size}}", ref]));
+    const base = baseImages().at(-1)!;
+    const added = (await size(image)) - (await size(base));
+    const layers = await podman(["history", "--format", "{{.Size}}\t{{.CreatedBy}}", image]);
+    expect(added, `bytes over ${base}; the layers:\n${layers}`).toBeLessThanOrEqual(MAX_ADDED_BYTES);
+    // Every package folder in the image's node_modules, e.g. node_modules/a/node_modules/@b/c.
+    const listed = await runOnce(image, [
+      "find",
+      "node_modules",
+      "-type",
+      "d",
+      "-regextype",
+      "posix-extended",
+      "-regex",
+      ".*node_modules/(@[^/]+/)?[^@/.][^/]*",
+    ]);
+    const inImage = listed.trim().split("\n");
+    expect(inImage).toContain("node_modules/@remix-run/node");
+    const production = productionPackages();
+    expect(inImage.filter((dir) => !production.has(dir))).toEqual([]);
   });
 
   test("serves with a read-only root and /app/data as a volume, every process non-root; health check passes; metrics only on their own port", async () => {

@@ -1,7 +1,8 @@
 /**
  * Prometheus metrics as an operator scrapes them: on METRICS_PORT only, never on the public port,
- * with the runtime's metrics, the lead counters and no personal data or key. Each test starts its
- * own server from build/ (opsPort 40-43).
+ * with the runtime's metrics, the lead counters and no personal data or key; and the alert rules
+ * shipped with them, tested with promtool on series a real scrape has. Each test starts its own
+ * server from build/ (opsPort 40-43).
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -41,14 +42,26 @@ test("after one lead, /metrics on METRICS_PORT counts it and shows the runtime; 
     expect(text).not.toMatch(/confidential|Ada|ada@|no-such-page|example\.com|127\.0\.0\.1/);
     expect(text).not.toContain(TEST_ACCESS_KEY);
 
-    // The alert rules shipped beside compose.yaml name only metrics that exist.
-    const rules = parse(readFileSync(join(REPO, "prometheus-rules.yaml"), "utf8")) as { groups: { rules: { expr: string }[] }[] };
-    const named = rules.groups.flatMap((g) => g.rules.flatMap((r) => [...r.expr.matchAll(/\b(?:leads?|http|nodejs|process)_\w+/g)].map((m) => m[0])));
-    expect(named.length).toBeGreaterThan(4);
+    expect(text).toMatch(/^lead_store_failing 0$/m);
+
+    // The alert rules shipped beside compose.yaml, and their tests, use only series that exist:
+    // names, and label names beside the target's own (Prometheus adds those, and `up`).
+    const named = alertRules().flatMap((r) => [...r.expr.matchAll(/\b(?:leads?|http|nodejs|process)_\w+/g)].map((m) => m[0]));
+    expect(named.length).toBeGreaterThan(6);
     expect(
       named.filter((name) => !new RegExp(`^${name}[ {]`, "m").test(text)),
       "named in prometheus-rules.yaml but not served",
     ).toEqual([]);
+    const series = ruleTests().flatMap((t) => t.input_series.map((i) => i.series));
+    expect(series.length).toBeGreaterThan(8);
+    const missing = series.filter((one) => {
+      const [, name, labels = ""] = /^(\w+)(?:\{(.*)\})?$/.exec(one)!;
+      if (name === "up") return false;
+      const served = text.split("\n").filter((line) => line.startsWith(`${name} `) || line.startsWith(`${name}{`));
+      const names = [...labels.matchAll(/(\w+)\s*=/g)].map((m) => m[1]!).filter((label) => label !== "instance" && label !== "job");
+      return served.length === 0 || !names.every((label) => served.some((line) => line.includes(`${label}="`)));
+    });
+    expect(missing, "used by prometheus-rules.test.yaml but not served").toEqual([]);
 
     const publicAnswer = await fetch(`${server.url}/metrics`);
     expect(publicAnswer.status).toBe(404);
@@ -57,6 +70,19 @@ test("after one lead, /metrics on METRICS_PORT counts it and shows the runtime; 
     server.kill();
     await fake.close();
   }
+});
+
+test("every alert rule fires in prometheus-rules.test.yaml when it should, and stays quiet when it should not (promtool test rules)", () => {
+  const tested = new Set(ruleTests().flatMap((t) => (t.alert_rule_test ?? []).filter((a) => (a.exp_alerts ?? []).length > 0).map((a) => a.alertname)));
+  expect(
+    alertRules()
+      .map((r) => r.alert)
+      .filter((name) => !tested.has(name)),
+    "alert rules no test makes fire",
+  ).toEqual([]);
+  // Debian's package prometheus (scripts/test.sh installs it); exits non-zero on any failed test.
+  const out = execFileSync("promtool", ["test", "rules", "prometheus-rules.test.yaml"], { cwd: REPO, encoding: "utf8" });
+  expect(out).toContain("SUCCESS");
 });
 
 test("without METRICS_PORT no metrics listener is opened", async () => {
@@ -74,3 +100,15 @@ test("without METRICS_PORT no metrics listener is opened", async () => {
     server.kill();
   }
 });
+
+function alertRules() {
+  const file = parse(readFileSync(join(REPO, "prometheus-rules.yaml"), "utf8")) as { groups: { rules: { alert: string; expr: string }[] }[] };
+  return file.groups.flatMap((g) => g.rules);
+}
+
+function ruleTests() {
+  const file = parse(readFileSync(join(REPO, "prometheus-rules.test.yaml"), "utf8")) as {
+    tests: { input_series: { series: string }[]; alert_rule_test?: { alertname: string; exp_alerts?: unknown[] }[] }[];
+  };
+  return file.tests;
+}

@@ -141,7 +141,7 @@ test("with REDIS_URL two servers share the queue: leads stored by one that is th
   }
 });
 
-test("with REDIS_URL, a calculator step posted without JavaScript to one server is rendered by another", async () => {
+test("with REDIS_URL, a calculator step posted without JavaScript to one server is rendered by another, for the same browser only", async () => {
   const redis = await startRedis();
   const [a, b] = [serve(opsPort(77), { REDIS_URL: redis.url, DATA_DIR: dataDir() }), serve(opsPort(78), { REDIS_URL: redis.url, DATA_DIR: dataDir() })];
   try {
@@ -155,10 +155,14 @@ test("with REDIS_URL, a calculator step posted without JavaScript to one server 
       body,
     });
     expect(posted.status).toBe(303);
-    const html = await (await fetch(b.url + posted.headers.get("location")!)).text();
+    // The browser that posted, with the cookie it was given (decision 0020): any server renders its draft.
+    const cookie = posted.headers.get("set-cookie")!.split(";")[0]!;
+    const html = await (await fetch(b.url + posted.headers.get("location")!, { headers: { cookie } })).text();
     expect(html).toMatch(/Step (<!-- -->)?2(<!-- -->)? of/);
     expect(html).toMatch(/\$2,000/);
     expect(html).not.toContain(calculatorText.expired);
+    // Any other browser, on either server, gets nothing of it.
+    expect(await (await fetch(b.url + posted.headers.get("location")!)).text()).toContain(calculatorText.expired);
   } finally {
     a.kill();
     b.kill();

@@ -4,6 +4,7 @@
  * its own server from build/ on its own port (opsPort 20-29); distinct clients come from distinct
  * loopback addresses (127.0.0.2, 127.0.0.3, …).
  */
+import { request, type IncomingHttpHeaders } from "node:http";
 import { connect, type Socket } from "node:net";
 import { expect, test } from "@playwright/test";
 import { postContact, rawRequest, serve, sleep } from "../support/server";
@@ -145,13 +146,13 @@ test("SIGTERM: new connections are refused, a request in flight finishes, idle k
 });
 
 test("the privacy notice names the form service and the retention the server is started with, in the page and in its data", async () => {
-  const webhook = serve(opsPort(28), {
+  const webhook = serve(opsPort(24), {
     FORM_PROVIDER: "webhook",
     FORM_ENDPOINT: "https://hooks.example.net/kopano",
     FORM_ACCESS_KEY: "k",
     LEAD_RETENTION_DAYS: "7",
   });
-  const outbox = serve(opsPort(29)); // no key: every form stays in the outbox on this server
+  const outbox = serve(opsPort(25)); // no key: every form stays in the outbox on this server
   try {
     await Promise.all([webhook.listening, outbox.listening]);
     const text = async (url: string) => (await (await fetch(url)).text()).replace(/<[^>]+>/g, "");
@@ -169,5 +170,43 @@ test("the privacy notice names the form service and the retention the server is 
   } finally {
     webhook.kill();
     outbox.kill();
+  }
+});
+
+test("a page's first request, rendered into the page cache before Express, gets what Express's checks give: a bad Host refused, HSTS only from a trusted proxy, every protective header", async () => {
+  // Only 127.0.0.2 is a proxy; each page is asked for once before it is kept and once after.
+  const server = serve(opsPort(29), { TRUST_PROXY: "127.0.0.2" });
+  const get = (path: string, localAddress: string, headers: Record<string, string> = {}, method = "GET") =>
+    new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
+      request({ host: "127.0.0.1", port: server.port, path, method, localAddress, headers: { "X-Forwarded-Proto": "https", ...headers } }, (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (body += chunk)).on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      })
+        .on("error", reject)
+        .end();
+    });
+  try {
+    await server.listening;
+    expect(await rawRequest(server.port, "GET /work HTTP/1.1\r\nHost: a b")).toBe(400);
+    expect(await rawRequest(server.port, `GET /work HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nX-Forwarded-Host: a b`)).toBe(400);
+    for (const round of ["rendered", "kept"]) {
+      const byProxy = await get("/about", "127.0.0.2");
+      const direct = await get("/services", "127.0.0.3");
+      const head = await get("/privacy", "127.0.0.3", {}, "HEAD");
+      expect(byProxy.headers["strict-transport-security"], round).toMatch(/^max-age=\d+/);
+      expect(direct.headers["strict-transport-security"], round).toBeUndefined();
+      expect(head.body, round).toBe("");
+      for (const answer of [byProxy, direct, head]) {
+        expect(answer.status, round).toBe(200);
+        expect(answer.headers["cache-control"], round).toMatch(/^public, /);
+        expect(answer.headers["content-security-policy"], round).toMatch(/script-src 'self' 'sha256-/);
+        expect(answer.headers["x-frame-options"], round).toBe("DENY");
+        expect(answer.headers["permissions-policy"], round).toContain("camera=()");
+        expect(answer.headers["x-powered-by"], round).toBeUndefined();
+      }
+    }
+  } finally {
+    server.kill();
   }
 });

@@ -46,17 +46,20 @@ export async function podmanTry(args: string[], { timeout = 60_000 } = {}) {
   }
 }
 
+/** The Dockerfile's `FROM` images in order, fully named; the last is the runtime stage's base. */
+export const baseImages = () =>
+  [...readFileSync(join(REPO, "Dockerfile"), "utf8").matchAll(/^FROM\s+(\S+)/gim)]
+    .map((m) => m[1]!)
+    .map((ref) => (ref.includes("/") ? ref : `docker.io/library/${ref}`));
+
 /** Pulls each `FROM` image; where that fails (no Docker Hub here), makes the local stand-in. */
 async function ensureBaseImages() {
-  const dockerfile = join(REPO, "Dockerfile");
-  const refs = new Set([...readFileSync(dockerfile, "utf8").matchAll(/^FROM\s+(\S+)/gim)].map((m) => m[1]!));
   let missing = false;
-  for (const ref of refs) {
-    const full = ref.includes("/") ? ref : `docker.io/library/${ref}`;
+  for (const full of new Set(baseImages())) {
     if ((await podmanTry(["image", "exists", full])).code === 0) continue;
     if ((await podmanTry(["pull", "-q", full], { timeout: 5 * 60_000 })).code !== 0) missing = true;
   }
-  if (missing) await run("flock", [BUILD_LOCK, "bash", join(REPO, "scripts/container/stand-in-base.sh"), dockerfile], { timeout: 10 * 60_000 });
+  if (missing) await run("flock", [BUILD_LOCK, "bash", join(REPO, "scripts/container/stand-in-base.sh"), join(REPO, "Dockerfile")], { timeout: 10 * 60_000 });
 }
 
 /** Builds the Dockerfile (docker format, so HEALTHCHECK is kept); resolves with the image id. */

@@ -58,11 +58,12 @@ function fullDiskSite(port: number) {
 
 /**
  * One site per Playwright project (each with its own fake form service), one with no key (the
- * outbox), and one whose lead store cannot be written (its data folder is a full file system).
+ * outbox) and the only one with a booking page (BOOKING_URL), and one whose lead store cannot be
+ * written (its data folder is a full file system).
  */
 export const sites = {
   js: site(base, base + 90, { METRICS_PORT: String(base + 10) }),
   noJs: site(base + 1, base + 91, { METRICS_PORT: String(base + 11) }),
-  outbox: site(base + 2, null),
+  outbox: site(base + 2, null, { BOOKING_URL: "https://cal.com/kopano-digital/intro" }),
   unwritable: fullDiskSite(base + 3),
 };

@@ -1,0 +1,90 @@
+import { randomUUID } from "node:crypto";
+import type { AppLoadContext } from "@remix-run/node";
+import type { DraftStore } from "~/context";
+import { describe, expect, it } from "vitest";
+import { sentSummary } from "~/content/calculator";
+import { visitor, visitorOwner } from "~/forms/visitor.server";
+import { bookingHref, loadReceipt, toThanks } from "./draft.server";
+import type { CalculatorRequest } from "./rules";
+
+const sent: CalculatorRequest = {
+  service: "softwareDev",
+  timeframe: "urgent",
+  complexity: "complex",
+  description: "A dispatch app for 40 drivers",
+  name: "",
+  companyName: "Gauteng Freight",
+  email: "ops@gautengfreight.co.za",
+  phone: "+27 11 555 0101",
+};
+/** The store's contract (server/drafts.ts keeps it, and is tested there): records by owner and id. */
+function memoryDrafts(): DraftStore {
+  const records = new Map<string, unknown>();
+  return {
+    save: async (owner, value) => {
+      const id = randomUUID().replaceAll("-", "").slice(0, 22);
+      records.set(`${owner}:${id}`, structuredClone(value));
+      return id;
+    },
+    load: async (owner, id) => records.get(`${owner}:${id}`),
+    delete: async (owner, id) => void records.delete(`${owner}:${id}`),
+  };
+}
+const contextWith = (bookingUrl?: string) => ({ drafts: memoryDrafts(), bookingUrl }) as unknown as AppLoadContext;
+
+/** Sends `sent`, then opens the thanks it redirects to, with the cookie it set (or another browser's). */
+async function thanks(context: AppLoadContext, { sameBrowser = true } = {}) {
+  const answer = await toThanks(new Request("http://localhost/?index", { method: "POST" }), context, "20261124-AB12CD34", undefined, sent);
+  const location = answer.headers.get("Location")!;
+  const cookie = sameBrowser ? answer.headers.get("Set-Cookie")!.split(";")[0]! : "visit=BBBBBBBBBBBBBBBBBBBBBB";
+  const request = new Request(new URL(location, "http://localhost"), { headers: { cookie } });
+  return { location, receipt: await loadReceipt(request, context), owner: await visitorOwner(request) };
+}
+
+describe("the thanks' receipt", () => {
+  it("keeps the reference, a line on what was sent and its estimate page, and nothing the visitor typed", async () => {
+    const context = contextWith();
+    const { location, receipt, owner } = await thanks(context);
+    expect(location).toMatch(/^\/\?sent=calculator&receipt=[\w-]{22}#wizard$/);
+    expect(receipt).toEqual({
+      reference: "20261124-AB12CD34",
+      summary: sentSummary("Software Development, Urgent (1-2 weeks), Complex", "$5,625"),
+      estimate: "/estimate?service=softwareDev&timeframe=urgent&complexity=complex",
+    });
+    const id = new URL(location, "http://localhost").searchParams.get("receipt")!;
+    const stored = JSON.stringify(await context.drafts.load(owner, id));
+    expect(stored).toContain("5625");
+    for (const typed of [sent.description, sent.companyName, sent.email, sent.phone]) expect(stored).not.toContain(typed);
+  });
+
+  it("opens for no other browser", async () => expect((await thanks(contextWith("https://cal.com/kopano/intro"), { sameBrowser: false })).receipt).toBeNull());
+
+  it("offers the booking page with the reference when BOOKING_URL is set", async () => {
+    const { receipt } = await thanks(contextWith("https://cal.com/kopano/intro"));
+    expect(receipt?.booking).toBe(bookingHref("https://cal.com/kopano/intro", "20261124-AB12CD34"));
+  });
+
+  it("shows no line when the stored choices or figure do not check out", async () => {
+    const context = contextWith();
+    const { owner, headers } = await visitor(new Request("http://localhost/?index", { method: "POST" }));
+    const cookie = headers["Set-Cookie"].split(";")[0]!;
+    const kept = { reference: "20261124-AB12CD34", service: "softwareDev", timeframe: "urgent", complexity: "complex", estimate: 5625 };
+    for (const tampered of [
+      { ...kept, estimate: 1 },
+      { ...kept, service: "<b>x</b>" },
+      { ...kept, estimate: "5625" },
+    ]) {
+      const id = await context.drafts.save(owner, tampered);
+      const request = new Request(`http://localhost/?sent=calculator&receipt=${id}`, { headers: { cookie } });
+      expect(await loadReceipt(request, context)).toEqual({ reference: "20261124-AB12CD34" });
+    }
+  });
+});
+
+describe("bookingHref", () => {
+  it("adds the reference where Cal.com (notes) and Calendly (a1) show it, keeping the page's own parameters", () => {
+    const url = new URL(bookingHref("https://calendly.com/kopano/30min?month=2026-12", "20261124-AB12CD34"));
+    expect(url.origin + url.pathname).toBe("https://calendly.com/kopano/30min");
+    expect(Object.fromEntries(url.searchParams)).toEqual({ month: "2026-12", notes: "Reference 20261124-AB12CD34", a1: "20261124-AB12CD34" });
+  });
+});

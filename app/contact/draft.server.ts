@@ -1,0 +1,40 @@
+/**
+ * Without JavaScript a contact form with mistakes is answered as a calculator step is (decision
+ * 0016): a redirect to a GET of the home page, `/?contact=<id>#contact`, that shows the messages
+ * beside what was typed, so Back and reload never offer to send the form again. What was typed
+ * waits in the visitor's draft store, owned by their browser (decision 0020), and is deleted when
+ * the message is sent.
+ */
+import { type AppLoadContext, redirect } from "@remix-run/node";
+import { errorsOf } from "~/forms/draft.server";
+import type { FieldErrors } from "~/forms/limits";
+import { visitor, visitorOwner } from "~/forms/visitor.server";
+import { CONTACT_DRAFT_PARAM } from "./contact-form";
+
+const FIELDS = ["name", "email", "service", "message"] as const;
+export type ContactValues = Record<(typeof FIELDS)[number], string>;
+
+/** What the home page's loader hands the form: this browser's draft (no id when it is not, or gone), or none asked for. */
+export type ContactDraft = { id?: string; values: Partial<ContactValues>; errors: FieldErrors | null } | null;
+
+/** Keeps what was typed with its errors (in the visitor's earlier draft, if the post named one) and redirects to the page showing them. */
+export async function toContactErrors(request: Request, { drafts }: AppLoadContext, values: ContactValues, errors: FieldErrors, previous: string | undefined) {
+  const { owner, headers } = await visitor(request);
+  const id = await drafts.save(owner, { values, errors }, previous);
+  return redirect(`/?${CONTACT_DRAFT_PARAM}=${id}#contact`, { status: 303, headers });
+}
+
+/** The message was sent: the draft it came from goes. */
+export async function deleteContactDraft(request: Request, { drafts }: AppLoadContext, id: string | undefined) {
+  if (id !== undefined) await drafts.delete(await visitorOwner(request), id);
+}
+
+/** The draft a page's URL names, if this browser owns it, read leniently; someone else's shows nothing. */
+export async function loadContactDraft(request: Request, { drafts }: AppLoadContext): Promise<ContactDraft> {
+  const id = new URL(request.url).searchParams.get(CONTACT_DRAFT_PARAM);
+  if (id === null) return null;
+  const saved = (await drafts.load(await visitorOwner(request), id)) as { values?: Record<string, unknown>; errors?: unknown } | undefined;
+  if (typeof saved?.values !== "object" || saved.values === null) return { values: {}, errors: null };
+  const values = Object.fromEntries(FIELDS.flatMap((name) => (typeof saved.values![name] === "string" ? [[name, saved.values![name]]] : [])));
+  return { id, values, errors: errorsOf(saved.errors) };
+}

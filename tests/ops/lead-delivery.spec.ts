@@ -1,0 +1,165 @@
+/**
+ * Delivery when the parts under it misbehave, with real processes: two servers on one data folder,
+ * a Redis without persistence that is killed and comes back empty, a data folder that is a full
+ * tmpfs. Each test starts its own servers from build/ (opsPort 90-98) and its own fake form
+ * service and Redis.
+ */
+import { execFile, execFileSync } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { expect, test } from "@playwright/test";
+import { startFakeFormService } from "../support/fake-form-service";
+import { startRedis } from "../support/redis";
+import { postContact, REPO, serve, sleep } from "../support/server";
+import { opsPort, TEST_ACCESS_KEY } from "../support/sites";
+
+const events = (out: string) =>
+  out
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+const dataDir = () => mkdtempSync(join(tmpdir(), "agency-site-ops-"));
+const keyed = (fake: { submitUrl: string }, dir: string, extra: Record<string, string> = {}) => ({
+  FORM_ACCESS_KEY: TEST_ACCESS_KEY,
+  FORM_ENDPOINT: fake.submitUrl,
+  DATA_DIR: dir,
+  ...extra,
+});
+/** `npm run leads -- status` on a data folder, as an operator runs it, parsed. */
+const status = async (dir: string, env: Record<string, string> = {}) =>
+  JSON.parse(
+    (
+      await promisify(execFile)("npm", ["run", "-s", "leads", "--", "status"], {
+        cwd: REPO,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", DATA_DIR: dir, ...env },
+      })
+    ).stdout,
+  ) as { pending: number; held: number; parked: number };
+/** CPU seconds (user + system) a process has used so far. */
+const cpuSeconds = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+
+test("two servers on one data folder, one's clock 30 s behind, the form service failing for a few seconds then back: every lead arrives exactly once", async () => {
+  test.setTimeout(60_000);
+  const dir = dataDir();
+  const fake = await startFakeFormService({ port: opsPort(90) });
+  fake.setMode("fail500");
+  const env = keyed(fake, dir, { FORM_TIMEOUT_MS: "2000", LEADS_PER_HOUR: "1000" });
+  // The first server's wall clock reads 30 s behind the other's, as a clock just set back (by NTP,
+  // by hand) reads against one read a moment before: each reads the other's claims as far ahead,
+  // or long run out. Only its wall clock: the host's monotonic clock is the same for both.
+  const behind = "--import=data:text/javascript,Date.now=((now)=>()=>now()-30000)(Date.now)";
+  const servers = [serve(opsPort(91), { ...env, NODE_OPTIONS: behind }), serve(opsPort(92), env)];
+  try {
+    await Promise.all(servers.map((s) => s.listening));
+    // Half while the service fails, half once it is back: each post makes its server look for due
+    // leads at once, so the two servers' claims meet often.
+    const tokens = Array.from({ length: 80 }, (_, i) => `twice-${i}-`);
+    const post = (from: number, to: number) =>
+      Promise.all(
+        tokens
+          .slice(from, to)
+          .map((token, i) => postContact(servers[(from + i) % 2]!.url, `Shared folder (${token}).`, { localAddress: `127.0.6.${from + i + 1}` })),
+      );
+    expect((await post(0, 40)).map((a) => a.status)).toEqual(Array(40).fill(303));
+    await sleep(3_000);
+    fake.setMode("ok");
+    expect((await post(40, 80)).map((a) => a.status)).toEqual(Array(40).fill(303));
+    await expect.poll(() => tokens.filter((t) => fake.accepted(t).length === 0), { timeout: 30_000 }).toEqual([]);
+    await sleep(3_000);
+    expect(
+      tokens.filter((t) => fake.accepted(t).length > 1),
+      "delivered more than once",
+    ).toEqual([]);
+  } finally {
+    for (const server of servers) server.kill();
+    await fake.close();
+  }
+});
+
+test("with REDIS_URL on a Redis without persistence that is killed and comes back empty, every thanked lead is delivered exactly once", async () => {
+  test.setTimeout(60_000);
+  const redis = await startRedis();
+  const fake = await startFakeFormService({ port: opsPort(93) });
+  fake.setMode("fail500");
+  const dirs = [dataDir(), dataDir()];
+  const servers = [serve(opsPort(94), keyed(fake, dirs[0]!, { REDIS_URL: redis.url })), serve(opsPort(95), keyed(fake, dirs[1]!, { REDIS_URL: redis.url }))];
+  try {
+    await Promise.all(servers.map((s) => s.listening));
+    for (const server of servers) await expect.poll(() => server.stdout()).toContain("lead_queue_redis_ready");
+    for (const server of servers)
+      expect(events(server.stdout()).filter((e) => e.event === "redis_persistence_off")).toEqual([
+        expect.objectContaining({ level: "warn", appendonly: "no", save: "" }),
+      ]);
+    const tokens = Array.from({ length: 10 }, (_, i) => `emptied-${i}-`);
+    for (const [i, token] of tokens.entries())
+      expect((await postContact(servers[i % 2]!.url, `Kept beside Redis (${token}).`, { localAddress: `127.0.7.${i + 1}` })).status).toBe(303);
+    await expect.poll(() => tokens.every((t) => fake.received(t).length > 0)).toBe(true);
+
+    await redis.stop();
+    await redis.restart(); // empty: no AOF, no RDB
+    await expect.poll(async () => (await status(dirs[0]!, { REDIS_URL: redis.url })).pending, { timeout: 15_000 }).toBe(tokens.length);
+    fake.setMode("ok");
+    await expect.poll(() => tokens.filter((t) => fake.accepted(t).length === 0), { timeout: 30_000 }).toEqual([]);
+    await sleep(3_000);
+    expect(
+      tokens.filter((t) => fake.accepted(t).length > 1),
+      "delivered more than once",
+    ).toEqual([]);
+    // Each server has heard that the other's deliveries of its leads are confirmed.
+    for (const dir of dirs) await expect.poll(async () => (await status(dir, { REDIS_URL: redis.url })).pending).toBe(0);
+  } finally {
+    for (const server of servers) server.kill();
+    await fake.close();
+    await redis.stop();
+  }
+});
+
+test("a full disk under pending leads makes the delivery loop wait, not spin: one line when it starts, one when it clears, and a metric meanwhile", async () => {
+  test.setTimeout(60_000);
+  const dir = dataDir();
+  execFileSync("mount", ["-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", dir]);
+  const fake = await startFakeFormService({ port: opsPort(96) });
+  fake.setMode("fail500");
+  const metrics = async () => (await fetch(`http://127.0.0.1:${opsPort(98)}/metrics`)).text();
+  const server = serve(opsPort(97), keyed(fake, dir, { FORM_TIMEOUT_MS: "1000", METRICS_PORT: String(opsPort(98)) }));
+  try {
+    await server.listening;
+    const tokens = ["full-1-", "full-2-", "full-3-"];
+    for (const [i, token] of tokens.entries())
+      expect((await postContact(server.url, `Waiting (${token}).`, { localAddress: `127.0.8.${i + 1}` })).status).toBe(303);
+    await expect.poll(() => tokens.every((t) => fake.received(t).length > 0)).toBe(true);
+    const filler = join(dir, "filler");
+    const fd = openSync(filler, "w");
+    for (const size of [65_536, 4_096, 512, 1]) {
+      const chunk = Buffer.alloc(size, 1);
+      try {
+        for (;;) writeSync(fd, chunk);
+      } catch {
+        // full at this size: a smaller one
+      }
+    }
+    closeSync(fd);
+    const cpuBefore = cpuSeconds(server.child.pid!);
+    await sleep(8_000);
+    expect(cpuSeconds(server.child.pid!) - cpuBefore, "CPU seconds used in 8 s on a full disk").toBeLessThan(0.5);
+    const faults = () => events(server.stdout()).filter((e) => String(e.event).startsWith("lead_store_"));
+    expect(faults()).toEqual([expect.objectContaining({ level: "error", event: expect.stringMatching(/^lead_store_(read|write)_failed$/) })]);
+    expect(await metrics()).toMatch(/^lead_store_failing 1$/m);
+
+    rmSync(filler);
+    fake.setMode("ok");
+    await expect.poll(() => faults().map((e) => e.event), { timeout: 30_000 }).toContain("lead_store_recovered");
+    expect(await metrics()).toMatch(/^lead_store_failing 0$/m);
+    await expect.poll(() => tokens.map((t) => fake.accepted(t).length), { timeout: 15_000 }).toEqual([1, 1, 1]);
+  } finally {
+    server.kill();
+    await server.exited;
+    await fake.close();
+    execFileSync("umount", ["-l", dir]);
+  }
+});
