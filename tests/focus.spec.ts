@@ -53,7 +53,7 @@ test.describe("focus", { tag: "@needs-js" }, () => {
     await form.getByLabel("Email").fill("focus@example.co.za");
     await form.getByLabel("Service").selectOption("seo");
     await form.getByLabel("Message").fill("Hello");
-    await form.getByRole("button", { name: "Send message" }).click();
+    await form.getByRole("button", { name: "Send Message" }).click();
     await expect(form.getByRole("status")).toHaveText(messages.contactSent);
     await expect(form.getByRole("status")).toBeFocused();
     await page.keyboard.press("Tab");

@@ -88,7 +88,7 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
           ) : null}
           {state.step === 5 ? (
             <button className="btn" type="submit" name={INTENT_FIELD} value={INTENT.send} disabled={sending}>
-              {sending ? "Sending…" : "Send my request"}
+              {sending ? "Sending…" : "Send My Request"}
             </button>
           ) : null}
           {state.step >= 2 ? (
