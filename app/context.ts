@@ -1,3 +1,5 @@
+import type { PrivacyFacts } from "./content/privacy";
+
 /**
  * What the server (server/index.ts) hands every loader, action and entry.server as `context`:
  * the one contract between the Express server and the Remix app. Types only.
@@ -43,6 +45,8 @@ declare module "@remix-run/node" {
     serving(): boolean;
     /** A visitor's own short-lived records: drafts and receipts (server/drafts.ts). */
     drafts: DraftStore;
+    /** The server's settings the privacy notice states (server/config.ts). */
+    privacy: PrivacyFacts;
     /** BOOKING_URL: the https booking page (Cal.com, Calendly) the thanks offer; undefined when unset. */
     bookingUrl: string | undefined;
     log: { error(fields: object, event: string): void };

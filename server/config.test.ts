@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeConfig, parseConfig } from "./config";
+import { describeConfig, parseConfig, privacyFacts } from "./config";
 
 const parse = (env: Record<string, string>) => parseConfig(env, "1.2.3");
 const problem = (env: Record<string, string>) => {
@@ -114,5 +114,20 @@ describe("describeConfig", () => {
       leadStore: "redis redis:6379, fallback data/leads.db",
       delivery: { to: "provider", endpoint: "https://api.web3forms.com" },
     });
+  });
+});
+
+describe("privacyFacts", () => {
+  it("tells the privacy notice where forms go and how long delivered ones are kept, never the key", () => {
+    expect(privacyFacts(parse({}))).toEqual({ formService: null, retentionDays: 30 });
+    expect(privacyFacts(parse({ FORM_ACCESS_KEY: "sk-very-secret", FORM_INBOX: "leads@example.co.za", LEAD_RETENTION_DAYS: "7" }))).toEqual({
+      formService: { provider: "web3forms", host: "api.web3forms.com", inbox: "leads@example.co.za" },
+      retentionDays: 7,
+    });
+    const webhook = privacyFacts(
+      parse({ FORM_PROVIDER: "webhook", FORM_ENDPOINT: "https://hooks.example.net/kopano?token=abc", FORM_ACCESS_KEY: "sk-very-secret" }),
+    );
+    expect(webhook.formService).toMatchObject({ provider: "webhook", host: "hooks.example.net" });
+    expect(JSON.stringify(webhook)).not.toMatch(/sk-very-secret|token=abc/);
   });
 });

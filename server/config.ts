@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import proxyAddr from "proxy-addr";
 import { z } from "zod";
+import type { PrivacyFacts } from "~/content/privacy";
 import { site } from "~/content/site";
 
 export const PROVIDERS = ["web3forms", "formspree", "webhook"] as const;
@@ -103,6 +104,12 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
       timeoutMs: e.FORM_TIMEOUT_MS,
     },
   };
+}
+
+/** What the privacy notice states about this configuration. */
+export function privacyFacts(config: Config): PrivacyFacts {
+  const { provider, endpoint, accessKey, inbox } = config.delivery;
+  return { formService: accessKey ? { provider, host: new URL(endpoint).host, inbox } : null, retentionDays: config.retentionDays };
 }
 
 /** What the start log says about the configuration: no key, no Redis credentials. */

@@ -22,7 +22,7 @@ import { contentSecurityPolicy } from "~/utils/csp.server";
 import { pageVariants } from "~/page-variants.server";
 import { version } from "../package.json";
 import { canonicalPath } from "./canonical-path";
-import { describeConfig, parseConfig } from "./config";
+import { describeConfig, parseConfig, privacyFacts } from "./config";
 import { createDraftStore } from "./drafts";
 import { formPosts } from "./form-posts";
 import { createLeadInbox } from "./lead-inbox";
@@ -64,6 +64,7 @@ try {
   process.exit(1);
 }
 const drafts = createDraftStore({ redisUrl: config.redisUrl, log });
+const privacy = privacyFacts(config);
 const PERMISSIONS_POLICY =
   "accelerometer=(), browsing-topics=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), hid=(), magnetometer=(), microphone=(), midi=(), payment=(), serial=(), usb=()";
 const HSTS = ["strict-transport-security", "max-age=63072000; includeSubDomains"] as const;
@@ -117,6 +118,7 @@ const pages = createPageCache({
       submitLead: () => Promise.reject(new Error("a page render takes no leads")),
       serving: () => !stopping,
       drafts,
+      privacy,
       bookingUrl: config.bookingUrl,
       log,
     }),
@@ -159,6 +161,7 @@ app.all(
     submitLead: (lead) => inbox.submit(res.locals.form, lead),
     serving: () => !stopping,
     drafts,
+    privacy,
     bookingUrl: config.bookingUrl,
     log,
   })),

@@ -47,6 +47,7 @@ beforeAll(async () => {
     submitLead: async () => ({ ok: true }),
     serving: () => true,
     drafts: { save: async () => "", load: async () => undefined, delete: async () => undefined },
+    privacy: { formService: null, retentionDays: 30 },
     bookingUrl: undefined,
     log,
   }));

@@ -120,7 +120,7 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
     const calc = calculator(page);
     await walkToDetails(page);
     await calc.getByLabel("Company name").fill(`${details.company} ${formService.token}`);
-    await calc.getByRole("button", { name: "Send my request" }).click();
+    await calc.getByRole("button", { name: "Send My Request" }).click();
     await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
     await page.goBack();
     await expect(page).toHaveURL(STEP_URL(5));

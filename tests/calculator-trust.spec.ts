@@ -70,7 +70,7 @@ test.describe("without JavaScript, a visitor's draft", { tag: "@without-js" }, (
     await calc.getByLabel("Company name").fill(`Victim Co ${formService.token}`);
     await calc.getByLabel("Email").fill("victim@victim.example");
     await calc.getByLabel("Phone").fill("x");
-    await calc.getByRole("button", { name: "Send my request" }).click();
+    await calc.getByRole("button", { name: "Send My Request" }).click();
     await expect(calc.getByLabel("Phone")).toHaveAttribute("aria-invalid", "true");
     const mine = page.url().replace(/^https?:\/\/[^/]+/, "");
     expect(mine).toMatch(/\?draft=[\w-]{22}&step=5#wizard$/);
@@ -100,7 +100,7 @@ test.describe("without JavaScript, a visitor's draft", { tag: "@without-js" }, (
     await showsNothingOf(page, bait.email);
 
     await calc.getByLabel("Phone").fill("011 555 0100");
-    await calc.getByRole("button", { name: "Send my request" }).click();
+    await calc.getByRole("button", { name: "Send My Request" }).click();
     await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
     expect(await formService.settled()).toHaveLength(1);
     // Sent: the draft is deleted, so even its own browser finds nothing there any more.

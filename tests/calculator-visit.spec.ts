@@ -20,7 +20,7 @@ async function sendDetails(page: Page) {
   await calc.getByLabel("Company name").fill("Acme");
   await calc.getByLabel("Email").fill("ada@acme.example");
   await calc.getByLabel("Phone").fill("011 555 0100");
-  await calc.getByRole("button", { name: "Send my request" }).click();
+  await calc.getByRole("button", { name: "Send My Request" }).click();
   await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
 }
 
@@ -62,7 +62,7 @@ test.describe("without JavaScript, every step is a page of its own", { tag: "@wi
     const calc = calculator(page);
     await calc.getByLabel("Company name").fill("Acme");
     await calc.getByLabel("Email").fill("not-an-email");
-    await calc.getByRole("button", { name: "Send my request" }).click();
+    await calc.getByRole("button", { name: "Send My Request" }).click();
     await expect(page).toHaveURL(DRAFT_URL);
     await expect(calc.getByLabel("Email")).toHaveAccessibleDescription("Please enter a valid email address");
     const reloaded = await page.reload();
@@ -119,7 +119,7 @@ test("step 5 explains the estimate, lists the answers with Change controls, and 
     /^Software Development, base price\s*\$2,500$/,
     /^Urgent \(1-2 weeks\)\s*× 1\.5$/,
     /^Complex\s*× 1\.5$/,
-    /^Your estimate \(\$2,500 × 1\.5 × 1\.5\)\s*\$5,625$/,
+    /^Your estimate \(\$2,500 ×\s1\.5 ×\s1\.5\)\s*\$5,625$/, // a no-break space keeps "×" with its number
   ]);
   const summary = calc.getByRole("region", { name: calculatorText.summaryTitle });
   await expect(summary.locator("dt")).toHaveText(["Service", "Timeframe", "Complexity", "Project description"]);
@@ -159,7 +159,7 @@ test("Change goes straight to a step and comes back to step 5, keeping the detai
   await expect(calc.locator("tfoot")).toContainText("$3,600");
   await expect(calc.getByLabel("Email")).toHaveValue("ops@gautengfreight.co.za");
 
-  await calc.getByRole("button", { name: "Send my request" }).click();
+  await calc.getByRole("button", { name: "Send My Request" }).click();
   await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
   const reference = (await calc.locator(".reference").textContent())!;
   expect(reference).toMatch(/^[0-9A-Z-]{6,40}$/);

@@ -50,7 +50,7 @@ test(`the wizard sends ${order.service} / ${order.timeframe} / ${order.complexit
   const o = tagged(order, formService.token);
   await chooseUpToDetails(page, o, "", { walk: true });
   await expect(calculator(page).locator(".estimate")).toContainText(price);
-  await calculator(page).getByRole("button", { name: "Send my request" }).click();
+  await calculator(page).getByRole("button", { name: "Send My Request" }).click();
 
   await expect(calculator(page).getByRole("status")).toHaveText(SUCCESS);
   await expect(progress(page)).toHaveText("Step 1 of 5");
@@ -77,7 +77,7 @@ test(`the wizard sends ${order.service} / ${order.timeframe} / ${order.complexit
 
 test("after a successful send the wizard starts over with every field cleared and complexity back to Medium", async ({ page }) => {
   await chooseUpToDetails(page, order);
-  await calculator(page).getByRole("button", { name: "Send my request" }).click();
+  await calculator(page).getByRole("button", { name: "Send My Request" }).click();
   await expect(calculator(page).getByRole("status")).toHaveText(SUCCESS);
   await expect(page).toHaveURL(/\?sent=calculator&receipt=[\w-]{22}#wizard$/);
 
@@ -127,7 +127,7 @@ test("invalid contact details get a message next to each field, keep their value
   await chooseUpToDetails(page, tagged({ ...order, email: "not-an-email", phone: "call me" }, formService.token));
   const calc = calculator(page);
   await calc.getByLabel("Company name").fill("   ");
-  await calc.getByRole("button", { name: "Send my request" }).click();
+  await calc.getByRole("button", { name: "Send My Request" }).click();
 
   await expect(calc.getByLabel("Email")).toHaveAttribute("aria-invalid", "true");
   await expect(calc.getByLabel("Email")).toHaveAccessibleDescription("Please enter a valid email address");
@@ -157,7 +157,7 @@ test("a lead that cannot be stored shows the failure text and keeps everything o
   const o = { ...order, company: `Unstored ${test.info().project.name}` };
   await page.goto(sites.unwritable.url + "/");
   await chooseUpToDetails(page, o, sites.unwritable.url);
-  await calculator(page).getByRole("button", { name: "Send my request" }).click();
+  await calculator(page).getByRole("button", { name: "Send My Request" }).click();
   await expect(calculator(page).getByRole("alert")).toHaveText(FAILURE);
   await expect(progress(page)).toHaveText("Step 5 of 5");
   const calc = calculator(page);
@@ -172,7 +172,7 @@ test("a lead that cannot be stored shows the failure text and keeps everything o
 
 test("a refresh after a successful send does not send again", async ({ page, formService }) => {
   await chooseUpToDetails(page, tagged(order, formService.token));
-  await calculator(page).getByRole("button", { name: "Send my request" }).click();
+  await calculator(page).getByRole("button", { name: "Send My Request" }).click();
   await expect(calculator(page).getByRole("status")).toHaveText(SUCCESS);
   await page.reload();
   await expect(progress(page)).toHaveText("Step 1 of 5");
@@ -210,7 +210,7 @@ test.describe("with JavaScript", { tag: "@needs-js" }, () => {
 
   test("invalid fields are caught in the browser and focus goes to the first", async ({ page, formService }) => {
     await chooseUpToDetails(page, tagged({ ...order, email: "nope" }, formService.token));
-    await calculator(page).getByRole("button", { name: "Send my request" }).click();
+    await calculator(page).getByRole("button", { name: "Send My Request" }).click();
     await expect(calculator(page).getByLabel("Email")).toBeFocused();
     expect(await formService.settled()).toEqual([]);
   });
@@ -227,10 +227,10 @@ test("the access key appears in no HTML or JavaScript the site serves", { tag: "
   for (const path of ["/", "/services", "/work", "/about", "/no-such-page"]) await page.goto(path);
   // Pages the actions render (errors, then a send) carry no key either.
   await chooseUpToDetails(page, tagged({ ...order, email: "not-an-email" }, formService.token));
-  await calculator(page).getByRole("button", { name: "Send my request" }).click();
+  await calculator(page).getByRole("button", { name: "Send My Request" }).click();
   await expect(calculator(page).getByLabel("Email")).toHaveAttribute("aria-invalid", "true");
   await calculator(page).getByLabel("Email").fill(order.email);
-  await calculator(page).getByRole("button", { name: "Send my request" }).click();
+  await calculator(page).getByRole("button", { name: "Send My Request" }).click();
   await expect(calculator(page).getByRole("status")).toHaveText(SUCCESS);
 
   // Every script the home page loads, whether or not this project runs them.
@@ -251,7 +251,7 @@ test("with no key configured, a send lands in the outbox file and the visitor se
   const invoices = { service: "AI Solutions", timeframe: "Urgent (1-2 weeks)", complexity: "Complex", description: "Invoice capture" };
   await chooseUpToDetails(page, { ...invoices, company, email: "finance@example.co.za", phone: "011 555 0199" }, sites.outbox.url);
   const calc = calculator(page);
-  await calc.getByRole("button", { name: "Send my request" }).click();
+  await calc.getByRole("button", { name: "Send My Request" }).click();
   await expect(calc.getByRole("status")).toHaveText(SUCCESS);
   // Stored first, then written to the outbox a moment later.
   const outbox = async () =>

@@ -16,7 +16,7 @@ async function fillIn(form: Locator, name: string, message: string) {
 test("the contact form requires every field and shows a message next to each", async ({ page, formService }) => {
   await page.goto("/");
   const form = contactForm(page);
-  await form.getByRole("button", { name: "Send message" }).click();
+  await form.getByRole("button", { name: "Send Message" }).click();
   await expect(form.getByLabel("Name")).toHaveAccessibleDescription(/Please enter your name/);
   await expect(form.getByLabel("Email")).toHaveAccessibleDescription(/Please enter your email address/);
   await expect(form.getByLabel("Service")).toHaveAccessibleDescription("Please choose a service");
@@ -43,7 +43,7 @@ test("a bad email keeps what was typed and is not sent", async ({ page, formServ
   await form.getByLabel("Email").fill("lerato@");
   await form.getByLabel("Service").selectOption("seo");
   await form.getByLabel("Message").fill("We need help with local search.");
-  await form.getByRole("button", { name: "Send message" }).click();
+  await form.getByRole("button", { name: "Send Message" }).click();
   await expect(form.getByLabel("Email")).toHaveAccessibleDescription("Please enter a valid email address");
   await expect(form.getByLabel("Name")).toHaveValue(`Lerato Mokoena ${formService.token}`);
   await expect(form.getByLabel("Service")).toHaveValue("seo");
@@ -77,7 +77,7 @@ test.describe("without JavaScript", { tag: "@without-js" }, () => {
     await fillIn(form, name, typed.message);
     await form.getByLabel("Email").fill(typed.email);
     await form.getByLabel("Service").selectOption("seo");
-    await form.getByRole("button", { name: "Send message" }).click();
+    await form.getByRole("button", { name: "Send Message" }).click();
     await expect(page).toHaveURL(/\/\?contact=[\w-]{22}#contact$/);
     expect(posts).toEqual([303]);
     await showsTheMistake(form, name);
@@ -97,7 +97,7 @@ test.describe("without JavaScript", { tag: "@without-js" }, () => {
     expect(posts).toEqual([303]);
 
     await form.getByLabel("Email").fill("lerato@mokoena.co.za");
-    await form.getByRole("button", { name: "Send message" }).click();
+    await form.getByRole("button", { name: "Send Message" }).click();
     await expect(form.getByRole("status")).toHaveText(messages.contactSent);
     expect(await formService.settled()).toHaveLength(1);
     // Sent: its page is gone, even for the browser that made it.
@@ -111,11 +111,11 @@ test.describe("without JavaScript", { tag: "@without-js" }, () => {
     const form = contactForm(page);
     await fillIn(form, typed.name, typed.message);
     await form.getByLabel("Email").fill(typed.email);
-    await form.getByRole("button", { name: "Send message" }).click();
+    await form.getByRole("button", { name: "Send Message" }).click();
     const id = /contact=([\w-]{22})/.exec(page.url())?.[1];
     expect(id).toBeDefined();
     await form.getByLabel("Email").fill("lerato@mokoena.co.za");
-    await form.getByRole("button", { name: "Send message" }).click();
+    await form.getByRole("button", { name: "Send Message" }).click();
     await expect(form.getByRole("alert")).toHaveText(messages.contactFailed);
     await expect(form.locator('input[name="draft"]')).toHaveValue(id!);
   });
@@ -157,7 +157,7 @@ test("a valid message is stored, confirmed, and delivered with its own subject",
   await form.getByLabel("Email").fill("lerato@mokoena.co.za");
   await form.getByLabel("Service").selectOption({ label: "Zoho Solutions" });
   await form.getByLabel("Message").fill("We run Zoho Books and want CRM too.");
-  await form.getByRole("button", { name: "Send message" }).click();
+  await form.getByRole("button", { name: "Send Message" }).click();
   await expect(form.getByRole("status")).toHaveText(messages.contactSent);
   await expect(form.getByLabel("Name")).toHaveValue("");
   await expect(form.getByLabel("Service")).toHaveValue("");
@@ -175,7 +175,7 @@ test("a message that cannot be stored shows the failure text and keeps everythin
   await page.goto(`${sites.unwritable.url}/`);
   const form = contactForm(page);
   await fillIn(form, "Lerato Mokoena", "Keep me.");
-  await form.getByRole("button", { name: "Send message" }).click();
+  await form.getByRole("button", { name: "Send Message" }).click();
   await expect(form.getByRole("alert")).toHaveText(messages.contactFailed);
   await expect(form.getByLabel("Name")).toHaveValue("Lerato Mokoena");
   await expect(form.getByLabel("Message")).toHaveValue("Keep me.");
@@ -190,7 +190,7 @@ test("a bot that fills the honeypot sees success and nothing is sent", async ({ 
   await form.getByLabel("Service").selectOption("ai");
   await form.getByLabel("Message").fill("Buy now");
   await form.locator('input[name="website"]').fill("http://spam.example", { force: true });
-  await form.getByRole("button", { name: "Send message" }).click();
+  await form.getByRole("button", { name: "Send Message" }).click();
   await expect(form.getByRole("status")).toHaveText(messages.contactSent);
   expect(await formService.settled()).toEqual([]);
   // The honeypot is hidden from assistive technology.

@@ -22,7 +22,7 @@ const BREAKDOWN = [
   /^Software Development, base price\s*\$2,500$/,
   /^Urgent \(1-2 weeks\)\s*× 1\.5$/,
   /^Complex\s*× 1\.5$/,
-  /^Your estimate \(\$2,500 × 1\.5 × 1\.5\)\s*\$5,625$/,
+  /^Your estimate \(\$2,500 ×\s1\.5 ×\s1\.5\)\s*\$5,625$/, // a no-break space keeps "×" with its number
 ];
 
 /** Pages in a PDF that Chromium made: its page objects (`/Type /Page`, not the `/Pages` tree). */
@@ -89,7 +89,7 @@ test("after a send the thanks keep the reference, a line on what was sent with i
 }) => {
   await detailsTyped(page, "", `${details.company} ${formService.token}`);
   const calc = calculator(page);
-  await calc.getByRole("button", { name: "Send my request" }).click();
+  await calc.getByRole("button", { name: "Send My Request" }).click();
   await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
   const thanks = calc.locator(".wizard-sent");
   await expect(thanks.locator(".reference")).toHaveText(/^\d{8}-[0-9A-Z]{8}$/);
@@ -105,7 +105,7 @@ test("after a send the thanks keep the reference, a line on what was sent with i
 test("with BOOKING_URL set, the thanks offer to book a call there, carrying the reference", async ({ page }) => {
   await detailsTyped(page, sites.outbox.url, `Booking ${newClient()}`);
   const calc = calculator(page);
-  await calc.getByRole("button", { name: "Send my request" }).click();
+  await calc.getByRole("button", { name: "Send My Request" }).click();
   const reference = (await calc.locator(".reference").textContent())!;
   expect(reference).toMatch(/^\d{8}-[0-9A-Z]{8}$/);
   const booking = new URL((await calc.getByRole("link", { name: calculatorText.bookCall }).getAttribute("href"))!);

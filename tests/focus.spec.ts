@@ -3,17 +3,18 @@
  * changes move it to their target, so keyboard and screen-reader visitors are not left behind.
  * Without JavaScript the browser itself follows a link's fragment.
  */
+import { calculatorText } from "../app/content/calculator";
 import { messages } from "../app/content/messages";
 import { expect, test } from "./support/fixtures";
 
 // Focus is moved by script.
 test.describe("focus", { tag: "@needs-js" }, () => {
-  test("Get Started moves focus to the calculator, and the next Tab reaches its first choice", async ({ page }) => {
+  test("Get Started moves focus to the calculator's question, and the next Tab reaches its first choice", async ({ page }) => {
     await page.goto("/");
     await page.getByRole("link", { name: "Get Started" }).focus();
     await page.keyboard.press("Enter");
-    await expect(page).toHaveURL(/#calculator$/);
-    await expect(page.getByRole("heading", { name: "Estimate your project" })).toBeFocused();
+    await expect(page).toHaveURL(/#wizard$/);
+    await expect(page.locator("#calculator").getByRole("heading", { name: calculatorText.headings[1] })).toBeFocused();
     await page.keyboard.press("Tab");
     await expect(page.locator("#calculator").getByRole("button", { name: "Software Development", exact: true })).toBeFocused();
   });
@@ -52,7 +53,7 @@ test.describe("focus", { tag: "@needs-js" }, () => {
     await form.getByLabel("Email").fill("focus@example.co.za");
     await form.getByLabel("Service").selectOption("seo");
     await form.getByLabel("Message").fill("Hello");
-    await form.getByRole("button", { name: "Send message" }).click();
+    await form.getByRole("button", { name: "Send Message" }).click();
     await expect(form.getByRole("status")).toHaveText(messages.contactSent);
     await expect(form.getByRole("status")).toBeFocused();
     await page.keyboard.press("Tab");

@@ -44,7 +44,7 @@ test("home hero shows the three claims and its two buttons lead to the calculato
   for (const text of ["10+", "Projects completed", "80%", "Client satisfaction", "2+", "Years experience"]) {
     await expect(hero).toContainText(text);
   }
-  await expect(hero.getByRole("link", { name: "Get Started" })).toHaveAttribute("href", /#calculator$/);
+  await expect(hero.getByRole("link", { name: "Get Started" })).toHaveAttribute("href", /#wizard$/);
   await hero.getByRole("link", { name: "View Our Work" }).click();
   await expect(page).toHaveURL(/\/work$/);
 });
@@ -100,8 +100,8 @@ test("/services shows testimonials with accessible five-star ratings and a call 
   const ratings = page.getByRole("img", { name: "Rated 5 out of 5" });
   expect(await ratings.count()).toBeGreaterThanOrEqual(3);
   await expect(page.locator("figure.testimonial img").first()).toHaveAttribute("width", /\d+/);
-  await page.getByRole("link", { name: "Estimate my project" }).click();
-  await expect(page).toHaveURL(/\/#calculator$/);
+  await page.getByRole("link", { name: "Estimate My Project" }).click();
+  await expect(page).toHaveURL(/\/#wizard$/);
 });
 
 test("/about shows the story, values and team", { tag: "@once" }, async ({ page }) => {

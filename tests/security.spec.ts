@@ -233,7 +233,7 @@ test.describe("rate limits", () => {
     await form.getByLabel("Service").selectOption("ai");
     await form.getByLabel("Message").fill("One more");
     const answer = page.waitForResponse((r) => r.request().method() === "POST");
-    await form.getByRole("button", { name: "Send message" }).click();
+    await form.getByRole("button", { name: "Send Message" }).click();
     expect((await answer).status()).toBe(429);
     await expect(form.getByRole("alert")).toHaveText(messages.rateLimited);
     await expect(form.getByLabel("Message")).toHaveValue("One more");
@@ -256,7 +256,7 @@ test.describe("rate limits", () => {
     await form.getByLabel("Email").fill("thabo@example.co.za");
     await form.getByLabel("Service").selectOption("seo");
     await form.getByLabel("Message").fill("Hello");
-    await form.getByRole("button", { name: "Send message" }).click();
+    await form.getByRole("button", { name: "Send Message" }).click();
     await expect(page.getByText(messages.rateLimited)).toBeVisible();
   });
 

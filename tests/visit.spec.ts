@@ -120,7 +120,7 @@ for (const width of WIDTHS) {
       await expect(said.locator("blockquote")).toHaveCount(testimonials.length);
       const work = page.getByRole("region", { name: "Systems our clients use every day" });
       await expect(work.locator("article.project-card")).toHaveCount(featuredProjects.length);
-      await expect(work.getByRole("link", { name: "See all our work" })).toHaveAttribute("href", "/work");
+      await expect(work.getByRole("link", { name: "See All Our Work" })).toHaveAttribute("href", "/work");
 
       const visual = page.locator(".hero-visual");
       await expect(visual).toHaveAttribute("width", "480");
@@ -251,7 +251,7 @@ test('every "Code repository" and "Live site" link\'s name begins with its visib
 test("no page links to itself from its call to action: /work offers the team instead", { tag: "@once" }, async ({ page }) => {
   await page.goto("/work");
   const cta = page.getByRole("region", { name: "Know what your project will cost before we talk" });
-  await expect(cta.getByRole("link")).toHaveText(["Estimate my project", "Meet the team"]);
+  await expect(cta.getByRole("link")).toHaveText(["Estimate My Project", "Meet the Team"]);
   await expect(cta.locator('a[href="/work"]')).toHaveCount(0);
   await page.goto("/about");
   await expect(

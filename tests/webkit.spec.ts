@@ -119,7 +119,7 @@ test.describe("WebKit (WebKitGTK through WebDriver)", { tag: "@once" }, () => {
     await type(wizard.$('input[name="companyName"]'), "WebKit Smoke Test (Pty) Ltd");
     await type(wizard.$('input[type="email"]'), "webkit@example.com");
     await type(wizard.$('input[type="tel"]'), "+27 11 555 0100");
-    await press(wizard.$("button=Send my request"));
+    await press(wizard.$("button=Send My Request"));
     await browser.waitUntil(async () => (await wizard.$('[role="status"]').getText()) === "Thank you! We will contact you shortly.", {
       timeout: 15_000,
       timeoutMsg: "no confirmation after sending",

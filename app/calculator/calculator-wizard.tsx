@@ -88,7 +88,7 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
           ) : null}
           {state.step === 5 ? (
             <button className="btn" type="submit" name={INTENT_FIELD} value={INTENT.send} disabled={sending}>
-              {sending ? "Sending…" : "Send my request"}
+              {sending ? "Sending…" : "Send My Request"}
             </button>
           ) : null}
           {state.step >= 2 ? (
@@ -112,7 +112,8 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
 export function Breakdown({ state }: { state: Pick<WizardState, "service" | "timeframe" | "complexity"> }) {
   if (!state.service) return null;
   const { base, factors, total } = estimateParts({ ...state, service: state.service });
-  const sum = [formatUsd(base.amount), ...factors.map((f) => f.multiplier)].join(" × ");
+  // A narrow card may wrap the sum before a "×", never between it and its number.
+  const sum = [formatUsd(base.amount), ...factors.map((f) => f.multiplier)].join(" ×\u00a0");
   return (
     <table className="estimate estimate-parts">
       <caption>{text.breakdownCaption}</caption>

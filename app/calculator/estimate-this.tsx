@@ -4,7 +4,7 @@ import { saveAnswers, useShowStep } from "./session";
 import { resetState, STATE_PREFIX, WIZARD_ID } from "./state";
 
 /**
- * "Estimate this" on a service: step 1 of the calculator posted with that service, as its own
+ * "Estimate This" on a service: step 1 of the calculator posted with that service, as its own
  * button would, so the visitor lands on step 2 with it chosen. With JavaScript the browser takes
  * that step itself, as the wizard does, and the server keeps nothing.
  */
@@ -24,7 +24,7 @@ export function EstimateThis({ service, name }: { service: ServiceValue; name: s
       <input type="hidden" name="formName" value="calculator" />
       <input type="hidden" name={`${STATE_PREFIX}step`} value="1" />
       <button className="btn" type="submit" name="service" value={service}>
-        Estimate this<span className="visually-hidden"> for {name}</span>
+        Estimate This<span className="visually-hidden"> for {name}</span>
       </button>
     </Form>
   );

@@ -8,8 +8,8 @@ export function CallToAction({ second = { to: "/work", label: "View Our Work" } 
         <h2 id="cta-title">Know what your project will cost before we talk</h2>
         <p>Answer five quick questions and get an estimate in under a minute. No obligation, and a real person replies within one business day.</p>
         <div className="btn-row">
-          <Link className="btn btn--light" to="/#calculator">
-            Estimate my project
+          <Link className="btn btn--light" to="/#wizard">
+            Estimate My Project
           </Link>
           <Link className="btn btn--outline-light" to={second.to}>
             {second.label}

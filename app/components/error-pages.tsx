@@ -16,11 +16,11 @@ function ErrorPage({ eyebrow, title, children, withServices = false }: { eyebrow
       <p className="lead">{children}</p>
       <div className="btn-row">
         <Link className="btn" to="/">
-          Go to the home page
+          Go to the Home Page
         </Link>
         {withServices ? (
           <Link className="btn btn--ghost" to="/services">
-            See our services
+            See Our Services
           </Link>
         ) : null}
       </div>

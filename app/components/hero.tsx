@@ -13,7 +13,7 @@ export function Hero() {
           <h1 id="hero-title">{hero.heading}</h1>
           <p className="lead">{hero.lead}</p>
           <div className="btn-row">
-            <Link className="btn btn--light" to="/#calculator">
+            <Link className="btn btn--light" to="/#wizard">
               Get Started
             </Link>
             <Link className="btn btn--outline-light" to="/work">

@@ -14,7 +14,7 @@ export function SelectedWork() {
       </div>
       <p className="section-more">
         <Link className="btn btn--ghost" to="/work">
-          See all our work
+          See All Our Work
         </Link>
       </p>
     </Section>

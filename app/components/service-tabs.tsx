@@ -7,7 +7,7 @@ import { useHydrated } from "~/utils/use-hydrated";
 /**
  * The home page's services, as WAI-ARIA tabs. Each tab is a link to `?service=<key>`, so the server
  * renders the selection without JavaScript; with it, clicks and arrow keys switch tabs in place.
- * `action` adds a control for the selected service (the home page's "Estimate this").
+ * `action` adds a control for the selected service (the home page's "Estimate This").
  */
 export function ServiceTabs({ action }: { action?: (service: Service) => ReactNode }) {
   const [params, setParams] = useSearchParams();

@@ -1,4 +1,4 @@
-import { NavLink, useLocation } from "@remix-run/react";
+import { Link, NavLink, useLocation } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import { navLinks } from "~/content/navigation";
 import { site } from "~/content/site";
@@ -15,7 +15,8 @@ export function SiteHeader() {
   const summaryRef = useRef<HTMLElement>(null);
   const location = useLocation();
 
-  useEffect(() => setOpen(false), [location.pathname, location.search]);
+  // Any navigation closes it, an in-page one (#wizard) too.
+  useEffect(() => setOpen(false), [location]);
 
   useEffect(() => {
     if (!open) return;
@@ -56,6 +57,10 @@ export function SiteHeader() {
               </li>
             ))}
           </ul>
+          {/* Phones: the calculator is thousands of pixels down the home page; this is the short way. */}
+          <Link className="btn btn--ghost nav-estimate" to="/#wizard">
+            Estimate My Project
+          </Link>
           <ContactLink className="btn" onNavigate={() => setOpen(false)}>
             Contact Us
           </ContactLink>

@@ -125,7 +125,7 @@ export function ContactForm({ result, draft, sent }: { result: Answer | undefine
       />
       <Honeypot />
       <button className="btn" type="submit" disabled={sending}>
-        {sending ? "Sending…" : "Send message"}
+        {sending ? "Sending…" : "Send Message"}
       </button>
       <PrivacyNote />
     </Form>

@@ -5,7 +5,7 @@ export const story = {
   heading: "Why we started Kopano",
   lead: "A small Johannesburg team that builds software, grows search traffic, automates routine work with AI and sets up Zoho, with the same people from the first workshop to launch.",
   paragraphs: [
-    `${site.name} started in Johannesburg in ${site.foundedYear} with a simple observation: small and mid-sized businesses were paying for software, marketing and CRM set-ups that never quite fitted how they worked. Kopano means "coming together" in Sesotho, and that is how we work: alongside your team, not at arm's length.`,
+    `${site.name} started in Johannesburg in ${site.foundedYear} with a simple observation: small and mid-sized businesses were paying for software, marketing and CRM set-ups that never quite fitted how they worked. Kopano means “coming together” in Sesotho, and that is how we work: alongside your team, not at arm’s length.`,
     "Since then we have completed more than ten projects for logistics companies, clinics, retailers, property managers and accounting firms across Gauteng. Some were new builds; others were rescues of systems that had stalled.",
     "We stay deliberately small so that the people you meet in the first workshop are the people who do the work. We quote clearly, report in plain language and measure ourselves by what changes in your business.",
   ],

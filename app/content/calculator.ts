@@ -21,7 +21,7 @@ export const calculatorText = {
   /** Shown after a send, under the thank-you message. */
   referenceLabel: "Your reference",
   /** The thanks' link to the agency's booking page, when BOOKING_URL is set. */
-  bookCall: "Book a call",
+  bookCall: "Book a Call",
   nextSteps:
     "What happens next: a person on our team reads your request and emails you a written quote within one business day. If something is unclear, we call you first. Please quote your reference if you contact us about it.",
   /** A draft that is gone: expired, sent, another browser's, or on another server without shared storage. */

@@ -1,9 +1,9 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { story, values } from "./about";
 import { claims, hero } from "./claims";
-import { LEAD_RETENTION_DAYS, privacy } from "./privacy";
+import { type PrivacyFacts, privacy } from "./privacy";
 import { messages } from "./messages";
 import { featuredProjects, projectCategories } from "./projects";
 import { filterProjects, projects } from "./work";
@@ -139,15 +139,37 @@ describe("home page", () => {
 });
 
 describe("privacy notice", () => {
-  const text = JSON.stringify(privacy);
+  const web3forms: PrivacyFacts = { formService: { provider: "web3forms", host: "api.web3forms.com", inbox: site.email }, retentionDays: 30 };
+  const formspree: PrivacyFacts = { formService: { provider: "formspree", host: "formspree.io", inbox: site.email }, retentionDays: 7 };
+  const webhook: PrivacyFacts = { formService: { provider: "webhook", host: "hooks.example.net", inbox: site.email }, retentionDays: 1 };
+  const outbox: PrivacyFacts = { formService: null, retentionDays: 0 };
+  const notice = (facts: PrivacyFacts) => JSON.stringify(privacy.sections(facts));
+
   it("says what is collected, why, who receives it, where and how long it is kept, and the visitor's rights", () => {
-    const headings = privacy.sections.map((s) => s.heading).join("\n");
-    for (const topic of [/collect/i, /why/i, /who receives/i, /where .*how long/i, /rights/i]) expect(headings).toMatch(topic);
-    for (const s of privacy.sections) expectText(s.heading, ...(s.paragraphs ?? []), ...(s.items ?? []));
-    expect(text).toContain("Web3Forms");
-    expect(text).toContain(`${LEAD_RETENTION_DAYS} days`);
-    expect(text).toMatch(/refuses a message, it stays on our server until/);
-    expect(text).toContain("Information Regulator");
+    for (const facts of [web3forms, formspree, webhook, outbox]) {
+      const sections = privacy.sections(facts);
+      const headings = sections.map((s) => s.heading).join("\n");
+      for (const topic of [/collect/i, /why/i, /who receives/i, /where .*how long/i, /rights/i]) expect(headings).toMatch(topic);
+      for (const s of sections) expectText(s.heading, ...(s.paragraphs ?? []), ...(s.items ?? []));
+      expect(notice(facts)).toContain("Information Regulator");
+    }
+  });
+
+  it("names the form service the server delivers to and the retention it is set to, whatever the settings", () => {
+    expect(notice(web3forms)).toContain(`our form service, Web3Forms, which emails it to our inbox, ${site.email}`);
+    expect(notice(web3forms)).toContain("then kept for 30 days");
+    expect(notice(web3forms)).toMatch(/refuses a message, it stays on our server until/);
+
+    expect(notice(formspree)).toContain("our form service, Formspree,");
+    expect(notice(formspree)).toContain("then kept for 7 days");
+    expect(notice(webhook)).toContain("our form service at hooks.example.net,");
+    expect(notice(webhook)).toContain("then kept for 1 day ");
+    for (const facts of [formspree, webhook]) expect(notice(facts)).not.toContain("Web3Forms");
+    expect(notice(webhook)).not.toMatch(/Formspree|email inbox/);
+
+    // No key: every form stays on this server; no service, no retention after a delivery.
+    expect(notice(outbox)).not.toMatch(/form service|Web3Forms|Formspree|0 days/);
+    expect(notice(outbox)).toContain("our server stores it, and our team reads it there");
   });
 
   it("names an information officer with a working email and phone", () => {
@@ -187,6 +209,20 @@ describe("images", () => {
     for (const image of images) expectImage(image);
   });
 
+  it("project illustrations are drawn on dark grounds, so none is a light panel on the dark scheme's cards", () => {
+    const luminance = (hex: string) => {
+      const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+      return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+    };
+    for (const { image } of projects) {
+      const svg = readFileSync(`${publicDir}${image.src}`, "utf8");
+      // The ground: the first shape, covering the whole picture.
+      const ground = new RegExp(`<rect width="${image.width}" height="${image.height}" fill="(#[0-9a-f]{6})"`, "i").exec(svg)?.[1];
+      expect(ground, image.src).toBeDefined();
+      expect(1.05 / (luminance(ground!) + 0.05), `${image.src}: white against its ground ${ground}`).toBeGreaterThanOrEqual(3);
+    }
+  });
+
   it("images of one kind share one size, so cards line up", () => {
     for (const kind of [projects, testimonials, team]) expect(new Set(kind.map((x) => `${x.image.width}x${x.image.height}`)).size).toBe(1);
   });
@@ -209,5 +245,27 @@ describe("messages", () => {
   it("uses SPEC.md's exact words for the calculator's outcome (the end-to-end tests import these)", () => {
     expect(messages.calculatorSent).toBe("Thank you! We will contact you shortly.");
     expect(messages.calculatorFailed).toBe("There was an error submitting your request. Please try again.");
+  });
+});
+
+describe("copy", () => {
+  it("uses typographic quotes and apostrophes (“ ” ‘ ’), never straight ones, in every text under app/content", async () => {
+    const dir = fileURLToPath(new URL(".", import.meta.url));
+    const modules = readdirSync(dir).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"));
+    const texts: string[] = [];
+    const walk = (value: unknown): void => {
+      if (typeof value === "string") texts.push(value);
+      else if (Array.isArray(value)) value.forEach(walk);
+      else if (value && typeof value === "object") Object.values(value).forEach(walk);
+    };
+    for (const file of modules) walk(Object.values(await import(pathToFileURL(`${dir}${file}`).href)));
+    for (const formService of [
+      null,
+      ...(["web3forms", "formspree", "webhook"] as const).map((provider) => ({ provider, host: "forms.example.net", inbox: site.email })),
+    ]) {
+      walk(privacy.sections({ formService, retentionDays: 30 }));
+    }
+    expect(texts.length).toBeGreaterThan(100);
+    expect(texts.filter((t) => /['"]/.test(t))).toEqual([]);
   });
 });

@@ -30,7 +30,7 @@ export const estimateText = {
     heading: "How long it stands",
     text: "This is an estimate, not an offer: it follows the prices of the date above, and this page always shows the figure at our current prices. The written quote we send within one business day of your request fixes the price and holds for 30 days.",
   },
-  start: "Start a request with these answers",
+  start: "Start a Request with These Answers",
   /** Beside the button: what it does. */
   startHint: "Opens our calculator with these three answers chosen: add a few words about the project and your details, and send.",
 } as const;

@@ -1,11 +1,14 @@
 import { site } from "./site";
 
 /**
- * How long a lead's personal data stays on our server after it has been delivered to our inbox:
- * the server's LEAD_RETENTION_DAYS (0 = deleted at delivery). Keep this in step with the
- * configuration: the notice below states it to visitors.
+ * What the notice says of the server's settings, so it stays true when they change: where a sent
+ * form goes (null when FORM_ACCESS_KEY is unset: it stays on this server, in the outbox) and how
+ * long a delivered lead is kept (LEAD_RETENTION_DAYS). The server passes them (app/context.ts).
  */
-export const LEAD_RETENTION_DAYS = 30;
+export interface PrivacyFacts {
+  formService: { provider: "web3forms" | "formspree" | "webhook"; host: string; inbox: string } | null;
+  retentionDays: number;
+}
 
 /**
  * How long the server keeps what a visitor's own pages need between requests (the calculator's
@@ -26,7 +29,8 @@ export const privacy = {
   title: "Privacy notice",
   lead: `What ${site.name} does with the details you give us through this website, and the rights you have over them.`,
   updated: "2026-11-24",
-  sections: [
+  /** Its sections: what they say of the form service and of retention follows the server’s settings. */
+  sections: (facts: PrivacyFacts): readonly PrivacySection[] => [
     {
       heading: "What we collect",
       paragraphs: ["Only what you type into our two forms:"],
@@ -38,7 +42,7 @@ export const privacy = {
     {
       heading: "What we do not collect",
       paragraphs: [
-        "This site runs no analytics or advertising trackers and loads nothing from other companies' servers. Our server records each request (the page, the time and the answer) without your address or anything you typed, and counts requests per address for a few minutes to stop abuse.",
+        "This site runs no analytics or advertising trackers and loads nothing from other companies’ servers. Our server records each request (the page, the time and the answer) without your address or anything you typed, and counts requests per address for a few minutes to stop abuse.",
       ],
     },
     {
@@ -52,23 +56,10 @@ export const privacy = {
     {
       heading: "Why we collect it",
       paragraphs: [
-        "To answer you: to prepare the quote you asked for or reply to your message, and to contact you about it by email or phone. We do not use your details for marketing, and we never sell or share them for anyone else's marketing.",
+        "To answer you: to prepare the quote you asked for or reply to your message, and to contact you about it by email or phone. We do not use your details for marketing, and we never sell or share them for anyone else’s marketing.",
       ],
     },
-    {
-      heading: "Who receives it",
-      paragraphs: [
-        `When you send a form, our server stores it and then passes it to our form service (Web3Forms, unless we name another one here), which emails it to our inbox, ${site.email}. The form service processes it only to deliver it to us. Our team reads it there; nobody else does.`,
-      ],
-    },
-    {
-      heading: "Where it is kept, and for how long",
-      items: [
-        `On the server that runs this site, until our form service confirms it has been delivered, then for ${LEAD_RETENTION_DAYS} days in case a delivery needs to be checked or repeated, after which it is deleted.`,
-        "If the form service refuses a message, it stays on our server until one of our team delivers or deletes it by hand.",
-        "In our email inbox, for as long as we are discussing or working on your project, and afterwards as long as the law requires us to keep business records.",
-      ],
-    },
+    ...receivers(facts),
     {
       heading: "Your rights",
       paragraphs: ["Under POPIA you may:"],
@@ -79,9 +70,45 @@ export const privacy = {
         "complain to the Information Regulator (inforegulator.org.za) if you believe we have not handled it properly.",
       ],
     },
-  ] satisfies readonly PrivacySection[],
+  ],
   officer: {
     heading: "Our information officer",
     intro: "For any of the above, or any question about your personal information, contact:",
   },
 } as const;
+
+const SERVICE_NAMES = { web3forms: "Web3Forms", formspree: "Formspree" } as const;
+
+/** Who receives a sent form, and where it is kept for how long, as the server is set up. */
+function receivers({ formService, retentionDays }: PrivacyFacts): PrivacySection[] {
+  const keep = "for as long as we are discussing or working on your project, and afterwards as long as the law requires us to keep business records.";
+  if (formService === null) {
+    return [
+      { heading: "Who receives it", paragraphs: ["When you send a form, our server stores it, and our team reads it there; nobody else does."] },
+      { heading: "Where it is kept, and for how long", items: [`On the server that runs this site, ${keep}`] },
+    ];
+  }
+  const { provider, host, inbox } = formService;
+  const service = provider === "webhook" ? `our form service at ${host}` : `our form service, ${SERVICE_NAMES[provider]}`;
+  const delivers = { web3forms: `emails it to our inbox, ${inbox}`, formspree: "emails it to our inbox", webhook: "passes it on to us" }[provider];
+  const after =
+    retentionDays === 0
+      ? "and is then deleted"
+      : `then kept for ${retentionDays} ${retentionDays === 1 ? "day" : "days"} in case a delivery needs to be checked or repeated, after which it is deleted`;
+  return [
+    {
+      heading: "Who receives it",
+      paragraphs: [
+        `When you send a form, our server stores it and then passes it to ${service}, which ${delivers}. The form service processes it only to deliver it to us. Our team reads it there; nobody else does.`,
+      ],
+    },
+    {
+      heading: "Where it is kept, and for how long",
+      items: [
+        `On the server that runs this site, until our form service confirms it has been delivered, ${after}.`,
+        "If the form service refuses a message, it stays on our server until one of our team delivers or deletes it by hand.",
+        `${provider === "webhook" ? "Where our form service delivers it to us" : "In our email inbox"}, ${keep}`,
+      ],
+    },
+  ];
+}

@@ -28,9 +28,9 @@ export const fleetlineDispatch: Project = {
   id: "fleetline-dispatch",
   title: "FleetLine dispatch and proof of delivery",
   description:
-    "A dispatch portal for a Germiston logistics company running 40 trucks across Gauteng. Drivers capture signatures and photos on delivery, and the office sees every load's status without phoning anyone.",
+    "A dispatch portal for a Germiston logistics company running 40 trucks across Gauteng. Drivers capture signatures and photos on delivery, and the office sees every load’s status without phoning anyone.",
   category: "software",
-  image: workImage("fleetline-dispatch", "Dispatch dashboard with a route map and a list of today's deliveries"),
+  image: workImage("fleetline-dispatch", "Dispatch dashboard with a route map and a list of today’s deliveries"),
   technologies: ["React", "Node.js", "PostgreSQL", "Google Maps API"],
   liveUrl: "https://dispatch.fleetline.co.za",
 };

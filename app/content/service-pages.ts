@@ -18,7 +18,7 @@ export const servicePages: Readonly<Record<ServiceKey, ServicePageCopy>> = {
   },
   seo: {
     longDescription:
-      "We begin with an audit of your site's speed, structure and indexing, and a look at what your competitors rank for. From there we agree a short list of priorities, fix what is broken and publish content on a steady schedule. Each month you get a report that ties rankings and traffic back to leads and sales.",
+      "We begin with an audit of your site’s speed, structure and indexing, and a look at what your competitors rank for. From there we agree a short list of priorities, fix what is broken and publish content on a steady schedule. Each month you get a report that ties rankings and traffic back to leads and sales.",
     deliverables: [
       "Technical and content audit",
       "Keyword map for your key pages",

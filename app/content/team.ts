@@ -24,7 +24,7 @@ export const team: readonly TeamMember[] = [
     position: "AI Engineer",
     image: portrait("pieter-botha", "Pieter Botha"),
     description:
-      "Pieter builds our document extraction and chat assistants. He insists on testing every model against a client's own data before anyone calls it finished.",
+      "Pieter builds our document extraction and chat assistants. He insists on testing every model against a client’s own data before anyone calls it finished.",
   },
   {
     name: "Aisha Patel",

@@ -33,7 +33,7 @@ export const projects: readonly Project[] = [
     description:
       "A WhatsApp assistant for a Johannesburg homeware retailer that answers order-status, delivery and returns questions in English and isiZulu, and hands the conversation to a person when it is unsure.",
     category: "ai",
-    image: workImage("homestead-whatsapp-assistant", "Chat conversation in which an assistant answers a customer's delivery question"),
+    image: workImage("homestead-whatsapp-assistant", "Chat conversation in which an assistant answers a customer’s delivery question"),
     technologies: ["Python", "WhatsApp Business API", "LangChain", "PostgreSQL", "Redis"],
     liveUrl: "https://www.homesteadliving.co.za/help",
     githubUrl: "https://github.com/kopano-digital/whatsapp-support-starter",

@@ -1,4 +1,5 @@
-import type { MetaFunction } from "@remix-run/node";
+import { json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { useLoaderData } from "@remix-run/react";
 import { PageHeader } from "~/components/page-header";
 import { privacy } from "~/content/privacy";
 import { site } from "~/content/site";
@@ -7,11 +8,15 @@ import { seo } from "~/utils/seo";
 export const meta: MetaFunction = () =>
   seo({
     title: "Privacy notice",
-    description: `What ${site.name} collects through this website's forms, why, where it is kept and for how long, who receives it, and your rights under POPIA.`,
+    description: `What ${site.name} collects through this website’s forms, why, where it is kept and for how long, who receives it, and your rights under POPIA.`,
     path: "/privacy",
   });
 
+/** The server's settings the notice describes: the same for every visitor, so the page stays cacheable. */
+export const loader = ({ context }: LoaderFunctionArgs) => json(context.privacy);
+
 export default function PrivacyPage() {
+  const facts = useLoaderData<typeof loader>();
   const officer = site.informationOfficer;
   return (
     <>
@@ -23,7 +28,7 @@ export default function PrivacyPage() {
           <h2 id="privacy-notice" className="visually-hidden">
             The notice
           </h2>
-          {privacy.sections.map((section) => (
+          {privacy.sections(facts).map((section) => (
             <div key={section.heading}>
               <h2 id={slug(section.heading)}>{section.heading}</h2>
               {section.paragraphs?.map((p) => (

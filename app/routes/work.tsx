@@ -58,7 +58,7 @@ export default function WorkPage() {
         </div>
       </section>
       {/* Not "View Our Work": this is that page. */}
-      <CallToAction second={{ to: "/about", label: "Meet the team" }} />
+      <CallToAction second={{ to: "/about", label: "Meet the Team" }} />
     </>
   );
 }

@@ -145,6 +145,34 @@ test("SIGTERM: new connections are refused, a request in flight finishes, idle k
   }
 });
 
+test("the privacy notice names the form service and the retention the server is started with, in the page and in its data", async () => {
+  const webhook = serve(opsPort(24), {
+    FORM_PROVIDER: "webhook",
+    FORM_ENDPOINT: "https://hooks.example.net/kopano",
+    FORM_ACCESS_KEY: "k",
+    LEAD_RETENTION_DAYS: "7",
+  });
+  const outbox = serve(opsPort(25)); // no key: every form stays in the outbox on this server
+  try {
+    await Promise.all([webhook.listening, outbox.listening]);
+    const text = async (url: string) => (await (await fetch(url)).text()).replace(/<[^>]+>/g, "");
+    for (const url of [`${webhook.url}/privacy`, `${webhook.url}/privacy?_data=routes%2Fprivacy`]) {
+      const notice = await text(url);
+      expect(notice, url).toContain("hooks.example.net");
+      expect(notice, url).not.toContain("Web3Forms");
+    }
+    const page = await text(`${webhook.url}/privacy`);
+    expect(page).toContain("our form service at hooks.example.net");
+    expect(page).toContain("then kept for 7 days");
+    const kept = await text(`${outbox.url}/privacy`);
+    expect(kept).not.toMatch(/form service|Web3Forms/);
+    expect(kept).toContain("our server stores it, and our team reads it there");
+  } finally {
+    webhook.kill();
+    outbox.kill();
+  }
+});
+
 test("a page's first request, rendered into the page cache before Express, gets what Express's checks give: a bad Host refused, HSTS only from a trusted proxy, every protective header", async () => {
   // Only 127.0.0.2 is a proxy; each page is asked for once before it is kept and once after.
   const server = serve(opsPort(29), { TRUST_PROXY: "127.0.0.2" });

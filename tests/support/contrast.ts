@@ -79,6 +79,20 @@ export async function textContrasts(page: Page, selector: string): Promise<Contr
 }
 
 /**
+ * The contrast of the outline of each element matching `selector` against what lies around it
+ * (a ring that outlines an image), and whether one is drawn at all (solid or other, 2 px or more).
+ */
+export async function outlineContrasts(page: Page, selector: string): Promise<(Contrast & { drawn: boolean })[]> {
+  return (await page.evaluate(measure, { selector, kind: "outline" as const })).map(({ what, color, against, ratio, visible }) => ({
+    what,
+    color,
+    against,
+    ratio,
+    drawn: visible,
+  }));
+}
+
+/**
  * Tabs through the whole page from the top and measures each focused control's focus indicator
  * against the background around it. Also reports a control whose indicator is missing or thin.
  */

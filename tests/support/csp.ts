@@ -52,7 +52,7 @@ export async function walkTheSite(page: Page, paths: string[], company: string) 
   await calc.getByLabel("Company name").fill(company);
   await calc.getByLabel("Email").fill("csp@example.co.za");
   await calc.getByLabel("Phone").fill("+27 11 555 0199");
-  await calc.getByRole("button", { name: "Send my request" }).click();
+  await calc.getByRole("button", { name: "Send My Request" }).click();
   await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
   await expect(calc.getByText(/^Step \d of 5$/)).toHaveText("Step 1 of 5");
 }

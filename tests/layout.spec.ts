@@ -1,0 +1,196 @@
+/**
+ * The layout at the widths visitors bring, with JavaScript on and off: nothing scrolls sideways at
+ * 320 px, on any page or at any step of the calculator; the header keeps one line from 768 px;
+ * Get Started and the menu's short way land on the calculator's first choice; the hero's
+ * illustration draws no control; portraits stay visible on the dark scheme's cards.
+ */
+import type { Locator, Page } from "@playwright/test";
+import { COMPLEXITIES, estimate, SERVICES, TIMEFRAMES } from "../app/calculator/pricing";
+import { hero } from "../app/content/claims";
+import { messages } from "../app/content/messages";
+import { outlineContrasts } from "./support/contrast";
+import { expect, test } from "./support/fixtures";
+import { calculator, progress } from "./support/wizard";
+
+const PAGES = ["/", "/services", "/work", "/about", "/privacy", "/estimate?service=mobileApp&timeframe=urgent&complexity=complex", "/no-such-page"];
+
+/** How far the page, and the calculator's card where there is one, reach past their width (0: they fit). */
+const sideways = (page: Page) =>
+  page.evaluate(() => {
+    const doc = document.scrollingElement!;
+    const card = document.getElementById("wizard");
+    return { page: doc.scrollWidth - doc.clientWidth, card: card ? card.scrollWidth - card.clientWidth : 0 };
+  });
+
+/** Whole in view, and nothing (the fixed header, an open menu) drawn over it. */
+async function expectUncovered(target: Locator) {
+  await expect(target).toBeInViewport({ ratio: 1 });
+  const onTop = () =>
+    target.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return !!hit && el.contains(hit);
+    });
+  await expect.poll(onTop).toBe(true);
+}
+
+/** Title Case, the convention of the spec's own buttons (Get Started, View Our Work, Learn More, Contact Us). */
+const MINOR_WORDS = new Set(["a", "an", "and", "at", "by", "for", "in", "of", "on", "or", "the", "to", "with"]);
+const inTitleCase = (label: string) => label.split(/\s+/).every((word, i) => (i > 0 && MINOR_WORDS.has(word)) || /^[A-Z0-9$]/.test(word));
+
+test.describe("at 320 px", () => {
+  test.use({ viewport: { width: 320, height: 640 } });
+
+  test("no page scrolls sideways, and everything drawn as a button is in Title Case", { tag: "@once" }, async ({ page }) => {
+    const wide: string[] = [];
+    const cased: string[] = [];
+    for (const path of PAGES) {
+      await page.goto(path);
+      const over = (await sideways(page)).page;
+      if (over > 0) wide.push(`${path}: ${over} px`);
+      // The visible words only (a button's visually hidden rest, e.g. " for AI Solutions", is not shown).
+      const labels = await page.locator(".btn").evaluateAll((els) =>
+        els.map((el) =>
+          [...el.childNodes]
+            .filter((n) => n.nodeType === Node.TEXT_NODE)
+            .map((n) => n.textContent)
+            .join("")
+            .trim(),
+        ),
+      );
+      expect(labels.length, path).toBeGreaterThan(0);
+      for (const label of labels) if (!inTitleCase(label)) cased.push(`${path}: ${label}`);
+    }
+    expect(wide).toEqual([]);
+    expect(cased).toEqual([]);
+  });
+
+  test("no step of the calculator scrolls sideways or spills out of its card, with the widest figures and the longest labels", async ({
+    page,
+    formService,
+  }) => {
+    const combinations = SERVICES.flatMap((s) => TIMEFRAMES.flatMap((t) => COMPLEXITIES.map((c) => [s, t, c] as const)));
+    const total = ([s, t, c]: (typeof combinations)[number]) => estimate({ service: s.value, timeframe: t.value, complexity: c.value });
+    const labels = ([s, t, c]: (typeof combinations)[number]) => s.label.length + t.label.length + c.label.length;
+    const widest = combinations.reduce((a, b) => (total(b) > total(a) ? b : a));
+    const longest = combinations.reduce((a, b) => (labels(b) > labels(a) ? b : a));
+    const calc = calculator(page);
+    const seen: string[] = [];
+    const check = async (where: string) => {
+      const over = await sideways(page);
+      if (over.page > 0 || over.card > 0) seen.push(`${where}: page ${over.page} px, card ${over.card} px`);
+    };
+    for (const choice of [widest, longest]) {
+      const name = choice.map((o) => o.label).join(" / ");
+      await page.evaluate(() => sessionStorage.clear()).catch(() => undefined);
+      await page.goto("/");
+      await expect(progress(page)).toHaveText("Step 1 of 5");
+      await check(`${name}, step 1`);
+      for (const [i, option] of choice.entries()) {
+        await calc.getByRole("button", { name: option.label, exact: true }).click();
+        await expect(progress(page)).toHaveText(`Step ${i + 2} of 5`);
+        await check(`${name}, step ${i + 2}`);
+      }
+      await calc.getByRole("button", { name: "Continue" }).click();
+      await expect(calc.locator(".field-error").first()).toBeVisible();
+      await check(`${name}, step 4 with its error`);
+      // A long address without spaces, as a description can hold.
+      await calc
+        .getByLabel("Project description")
+        .fill("Dispatch for 40 drivers, like https://example.co.za/dispatch-board-with-live-tracking-and-proof-of-delivery");
+      await calc.getByRole("button", { name: "Continue" }).click();
+      await expect(progress(page)).toHaveText("Step 5 of 5");
+      await check(`${name}, step 5`);
+      await calc.getByRole("button", { name: /^Send/ }).click();
+      await expect(calc.locator(".field-error").first()).toBeVisible();
+      await check(`${name}, step 5 with its errors`);
+    }
+    await calc.getByLabel("Company name").fill(`Sibanye Freight and Logistics (Pty) Ltd ${formService.token}`);
+    await calc.getByLabel("Email").fill("operations.director@sibanyefreightandlogistics.co.za");
+    await calc.getByLabel("Phone").fill("+27 11 555 0101");
+    await calc.getByRole("button", { name: /^Send/ }).click();
+    await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+    await check("the thanks");
+    expect(seen).toEqual([]);
+  });
+});
+
+test.describe("at 390 px", () => {
+  // What a 390 px phone shows of a page under its browser's bars.
+  test.use({ viewport: { width: 390, height: 700 } });
+
+  test("Get Started lands on the calculator with its first choice whole in view, under the header", async ({ page }) => {
+    await page.goto("/");
+    await page.getByRole("link", { name: "Get Started" }).click();
+    await expect(page).toHaveURL(/\/#wizard$/);
+    await expectUncovered(calculator(page).locator(".choice").first());
+  });
+
+  test("the menu's Estimate My Project is the short way to the calculator", async ({ page, javaScriptEnabled }) => {
+    // Without JavaScript, on the home page itself the jump cannot close the <details> menu, which
+    // then still covers the top of the screen: from other pages the link opens the home page anew.
+    for (const path of javaScriptEnabled ? ["/about", "/"] : ["/about"]) {
+      await page.goto(path);
+      await page.locator(".nav-menu > summary").click();
+      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Estimate My Project" }).click();
+      await expect(page).toHaveURL(/\/#wizard$/);
+      await expectUncovered(calculator(page).locator(".choice").first());
+    }
+  });
+});
+
+test("from 768 to 1280 px the header's brand, links and Contact Us each keep one line", { tag: "@once" }, async ({ page }) => {
+  await page.goto("/about");
+  const wrapped: string[] = [];
+  for (const width of [768, 800, 900, 1024, 1280]) {
+    await page.setViewportSize({ width, height: 800 });
+    const lines = await page.locator(".nav-bar").evaluate((bar) =>
+      [...bar.querySelectorAll("a")].flatMap((a) => {
+        const texts = [...a.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim() !== "");
+        const range = document.createRange();
+        return texts.map((t) => {
+          range.selectNodeContents(t);
+          return { text: t.textContent!.trim(), lines: range.getClientRects().length };
+        });
+      }),
+    );
+    expect(lines.length, `${width} px`).toBeGreaterThanOrEqual(6); // the brand, four links, Contact Us
+    for (const { text, lines: n } of lines) if (n > 1) wrapped.push(`${width} px: ${text} on ${n} lines`);
+    expect((await page.locator(".site-header").boundingBox())!.height, `${width} px`).toBeLessThanOrEqual(65);
+  }
+  expect(wrapped).toEqual([]);
+});
+
+test("the hero's illustration is an image, and draws no button (no words on a pill, the site's button shape)", { tag: "@once" }, async ({ page }) => {
+  await page.goto("/");
+  const visual = page.locator(".hero-visual");
+  await expect(visual).toBeVisible();
+  await expect(visual).toHaveRole("img");
+  await expect(visual).toHaveAccessibleName(hero.visual.alt);
+  expect(await visual.evaluate((el) => el.closest(`a, button, [role=button], [tabindex]:not([tabindex="-1"])`) === null)).toBe(true);
+
+  await page.setContent(await (await page.request.get(hero.visual.src)).text());
+  const buttons = await page.evaluate(() => {
+    const words = [...document.querySelectorAll("text")].map((t) => t.getBoundingClientRect());
+    return [...document.querySelectorAll("rect")]
+      .filter((rect) => rect.getAttribute("fill") !== "none" && rect.rx.baseVal.value >= rect.height.baseVal.value / 2 - 0.5)
+      .filter((rect) => {
+        const b = rect.getBoundingClientRect();
+        return words.some((w) => w.left >= b.left && w.right <= b.right && w.top >= b.top && w.bottom <= b.bottom);
+      })
+      .map((rect) => rect.outerHTML);
+  });
+  expect(buttons).toEqual([]);
+});
+
+test("on the dark scheme every portrait's disc is outlined at 3:1 or more against its card", { tag: "@once" }, async ({ page }) => {
+  await page.emulateMedia({ colorScheme: "dark" });
+  for (const path of ["/", "/about"]) {
+    await page.goto(path);
+    const rings = await outlineContrasts(page, ".person img, .member img");
+    expect(rings.length, path).toBeGreaterThan(0);
+    expect(rings.filter((r) => !r.drawn || r.ratio < 3).map((r) => `${path} ${r.what}: ${r.color} on ${r.against.join(", ")} = ${r.ratio.toFixed(2)}`)).toEqual(
+      [],
+    );
+  }
+});
