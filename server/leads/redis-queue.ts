@@ -14,7 +14,7 @@ import type { Logger } from "../log";
 import { watchRedis } from "../redis-watch";
 import { storeFaults } from "./faults";
 import { expired, leadKey, newLeadId, retryDelay } from "./schedule";
-import { reportHeld, type QueueOptions } from "./sqlite-queue";
+import { LOOK_TRIES, reportHeld, type QueueOptions } from "./sqlite-queue";
 import { openStore, sqliteCause, whenFree, type InsertResult, type LeadStore } from "./store";
 import { noLeadEvents, type Lead, type LeadQueue, type StoredLead } from "./types";
 
@@ -214,14 +214,15 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     if (!local) return;
     const store = local;
     try {
-      if (faults.failing) store.probe();
+      // Another server on the folder holding the write lock for a moment is waited for, not a fault.
+      if (faults.failing) await whenFree(() => store.probe(), LOOK_TRIES);
       if (now() - lastPurge >= PURGE_MS || now() < lastPurge) {
-        const purged = store.purge(now(), retentionMs);
+        const purged = await whenFree(() => store.purge(now(), retentionMs), LOOK_TRIES);
         lastPurge = now();
         if (purged) log.info({ rows: purged }, "leads_purged");
       }
       // Without Redis, this store's own ceiling lets held leads go, as it lets new ones in.
-      const released = producer.status === "ready" ? null : store.releaseHeld(now(), perHour);
+      const released = producer.status === "ready" ? null : await whenFree(() => store.releaseHeld(now(), perHour), LOOK_TRIES);
       if (released) log.info(released, "lead_released");
     } catch (error) {
       return faults.lookFailed(error);
