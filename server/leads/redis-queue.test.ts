@@ -52,6 +52,7 @@ const queueFor = async (redis: RedisServer, transport: Transport, dir?: string, 
     backoff: () => 200,
     pollMs: POLL_MS,
     refreshMs: POLL_MS,
+    leaseMs: 10 * POLL_MS,
     ...options,
   });
 /** The local record of a lead, as the store in `dir` has it now. */
@@ -229,4 +230,28 @@ describe.concurrent("the Redis queue", () => {
       await Promise.all([bare.stop(), saving.stop()]);
     }
   });
+});
+
+// On its own, after the others: it waits through a lease, and their load would only blur its timing.
+describe("the Redis queue, a send in flight", () => {
+  it("a lead whose job Redis loses while its send is in flight is not queued again under that send: it is sent once", async () => {
+    let release = () => undefined as void;
+    const answered = new Promise<void>((resolve) => (release = resolve));
+    const attempts: string[] = [];
+    const transport: Transport = { name: "slow", deliver: async (l) => (attempts.push(l.id), await answered, { ok: true }) };
+    const dir = await mkdtemp(join(tmpdir(), "rq-"));
+    const redis = await ownRedis();
+    const queue = await queueFor(redis, transport, dir, { leaseMs: 1_000 });
+    await queue.start();
+    const id = await queue.accept(lead);
+    await until(() => attempts.includes(id));
+    await redis.stop();
+    await redis.restart(); // empty, with the send still waiting for the service
+    await new Promise((r) => setTimeout(r, 12 * POLL_MS)); // the record has looked at Redis again, many times
+    release();
+    await until(() => record(dir, id)?.status === "delivered");
+    await new Promise((r) => setTimeout(r, 1_200)); // past the lease: nothing is left to queue again
+    expect(attempts).toEqual([id]);
+    await queue.close();
+  }, 15_000);
 });

@@ -14,7 +14,7 @@ import type { Logger } from "../log";
 import { watchRedis } from "../redis-watch";
 import { storeFaults } from "./faults";
 import { expired, leadKey, newLeadId, retryDelay } from "./schedule";
-import { reportHeld, type QueueOptions } from "./sqlite-queue";
+import { LOOK_TRIES, reportHeld, type QueueOptions } from "./sqlite-queue";
 import { openStore, sqliteCause, whenFree, type InsertResult, type LeadStore } from "./store";
 import { noLeadEvents, type Lead, type LeadQueue, type StoredLead } from "./types";
 
@@ -120,7 +120,7 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     random = Math.random,
     concurrency = 4,
   } = options;
-  const { backoff = (n: number) => retryDelay(n, random), pollMs = 2_000, refreshMs = 5_000 } = options;
+  const { backoff = (n: number) => retryDelay(n, random), pollMs = 2_000, refreshMs = 5_000, leaseMs = 40_000 } = options;
   keepLogJson(log);
   const producer = watch(new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 }), log, "producer");
   producer.once("ready", () => void checkRedis(producer, log).catch(() => undefined));
@@ -143,6 +143,8 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
   let ticking: Promise<void> = Promise.resolve();
   const refresher: NodeJS.Timeout[] = [];
   const faults = storeFaults(log, now);
+  /** When (performance.now()) each handed lead was first seen gone from Redis. */
+  let missingSince = new Map<string, number>();
 
   /** Through the shared ceiling (a held lead: also at its pace), or not. */
   async function admit(id: string, held: boolean): Promise<boolean> {
@@ -212,14 +214,15 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     if (!local) return;
     const store = local;
     try {
-      if (faults.failing) store.probe();
+      // Another server on the folder holding the write lock for a moment is waited for, not a fault.
+      if (faults.failing) await whenFree(() => store.probe(), LOOK_TRIES);
       if (now() - lastPurge >= PURGE_MS || now() < lastPurge) {
-        const purged = store.purge(now(), retentionMs);
+        const purged = await whenFree(() => store.purge(now(), retentionMs), LOOK_TRIES);
         lastPurge = now();
         if (purged) log.info({ rows: purged }, "leads_purged");
       }
       // Without Redis, this store's own ceiling lets held leads go, as it lets new ones in.
-      const released = producer.status === "ready" ? null : store.releaseHeld(now(), perHour);
+      const released = producer.status === "ready" ? null : await whenFree(() => store.releaseHeld(now(), perHour), LOOK_TRIES);
       if (released) log.info(released, "lead_released");
     } catch (error) {
       return faults.lookFailed(error);
@@ -239,9 +242,18 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
       }
       const handed = store.handedKeys();
       const where = await whereInRedis(producer, queue, handed);
+      const seenMissing = missingSince;
+      missingSince = new Map();
       for (const [i, { id, kind, key }] of handed.entries()) {
         if (where[i] === "delivered") await whenFree(() => store.delivered(id, now(), retentionMs));
         if (where[i] !== "missing") continue;
+        // A send in flight when Redis lost its job (here or in another container) ends within one
+        // lease and marks the lead delivered: queued again before that, it would be sent twice.
+        const since = seenMissing.get(id) ?? performance.now();
+        if (performance.now() - since < leaseMs) {
+          missingSince.set(id, since);
+          continue;
+        }
         const lead = store.get(id)?.lead;
         if (!lead) {
           await whenFree(() => store.park(id, now(), "unreadable"));

@@ -1,6 +1,7 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../log";
@@ -193,6 +194,29 @@ describe("the embedded queue", () => {
     await until(() => queue.stats().pending === 1);
     finish({ ok: true });
     await until(() => queue.stats().pending === 0);
+    await queue.close();
+  });
+
+  it("another process holding the write lock for a moment (a second server on the folder) is waited for, not reported as a failing store", async () => {
+    const dbFile = await tempDb();
+    const { log, lines } = logLines();
+    const { transport, attempts } = scripted(failed);
+    const queue = createSqliteQueue({ dbFile, transport, log, ...fast });
+    await queue.start();
+    await queue.accept(lead);
+    await until(() => attempts.length >= 2);
+    const other = new DatabaseSync(dbFile);
+    for (let i = 0; i < 3; i++) {
+      other.exec("BEGIN IMMEDIATE"); // what a second server's write holds while its disk syncs
+      await new Promise((r) => setTimeout(r, 600));
+      expect(queue.stats().failing).toBe(false);
+      other.exec("COMMIT");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    other.close();
+    const seen = attempts.length;
+    await until(() => attempts.length > seen + 1);
+    expect(lines.filter((l) => String(l.event).startsWith("lead_store_")).map((l) => l.event)).toEqual([]);
     await queue.close();
   });
 

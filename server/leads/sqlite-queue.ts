@@ -32,6 +32,8 @@ export interface QueueOptions {
 }
 
 const PURGE_MS = 60_000;
+/** A look waits about a second for another process's write lock (each try blocks up to 250 ms); held longer, it is a fault. */
+export const LOOK_TRIES = 4;
 
 /** Reports the first hold of an episode once: a log line the operator sees (and a metric while any is held). */
 export function reportHeld(log: Logger, events: LeadEvents, kind: Lead["kind"], firstHeld: boolean, perHour: number) {
@@ -77,27 +79,41 @@ export function createSqliteQueue({
     timer.unref();
   }
 
+  let looking = false;
+  let lookAgain = false;
+
   async function run() {
     if (stopped || !store) return;
+    // One look at a time (a look may wait for another server's write lock); asked meanwhile, one more after it.
+    if (looking) return void (lookAgain = true);
+    looking = true;
+    const open = store;
     try {
-      if (faults.failing) store.probe();
+      // Another server on the folder holding the write lock for a moment is waited for, not a fault.
+      if (faults.failing) await whenFree(() => open.probe(), LOOK_TRIES);
       if (now() - lastPurge >= PURGE_MS || now() < lastPurge) {
-        const purged = store.purge(now(), retentionMs);
+        const purged = await whenFree(() => open.purge(now(), retentionMs), LOOK_TRIES);
         lastPurge = now();
         if (purged) log.info({ rows: purged }, "leads_purged");
       }
-      const released = store.releaseHeld(now(), perHour);
+      const released = await whenFree(() => open.releaseHeld(now(), perHour), LOOK_TRIES);
       if (released) log.info(released, "lead_released");
-      for (const row of store.claimDue(now, concurrency - inFlight.size, leaseMs)) {
+      for (const row of await whenFree(() => open.claimDue(now, concurrency - inFlight.size, leaseMs), LOOK_TRIES)) {
         if (inFlight.has(row.id)) continue;
         inFlight.set(
           row.id,
-          attempt(store, row).finally(() => (inFlight.delete(row.id), wake())),
+          attempt(open, row).finally(() => (inFlight.delete(row.id), wake())),
         );
       }
       faults.cleared();
     } catch (error) {
       faults.lookFailed(error);
+    } finally {
+      looking = false;
+    }
+    if (lookAgain) {
+      lookAgain = false;
+      return run();
     }
     wake();
   }

@@ -87,7 +87,9 @@ test("with REDIS_URL on a Redis without persistence that is killed and comes bac
   const fake = await startFakeFormService({ port: opsPort(93) });
   fake.setMode("fail500");
   const dirs = [dataDir(), dataDir()];
-  const servers = [serve(opsPort(94), keyed(fake, dirs[0]!, { REDIS_URL: redis.url })), serve(opsPort(95), keyed(fake, dirs[1]!, { REDIS_URL: redis.url }))];
+  // A lead Redis lost is queued again once a send in flight could have ended (FORM_TIMEOUT_MS + 5 s).
+  const env = { REDIS_URL: redis.url, FORM_TIMEOUT_MS: "2000" };
+  const servers = [serve(opsPort(94), keyed(fake, dirs[0]!, env)), serve(opsPort(95), keyed(fake, dirs[1]!, env))];
   try {
     await Promise.all(servers.map((s) => s.listening));
     for (const server of servers) await expect.poll(() => server.stdout()).toContain("lead_queue_redis_ready");
@@ -114,6 +116,37 @@ test("with REDIS_URL on a Redis without persistence that is killed and comes bac
     for (const dir of dirs) await expect.poll(async () => (await status(dir, { REDIS_URL: redis.url })).pending).toBe(0);
   } finally {
     for (const server of servers) server.kill();
+    await fake.close();
+    await redis.stop();
+  }
+});
+
+test("with REDIS_URL, a Redis that comes back empty while deliveries are in flight: each lead is sent once, not queued again under its own attempt", async () => {
+  // Over 30 s: the deliveries must outlast Redis's restart, and the check for a second send
+  // waits past the time a lost job is given before it is queued again (one lease, 9 s here).
+  test.setTimeout(45_000);
+  const redis = await startRedis();
+  const fake = await startFakeFormService({ port: opsPort(86) });
+  fake.setMode("slow", 3_000);
+  const server = serve(opsPort(87), keyed(fake, dataDir(), { REDIS_URL: redis.url, FORM_TIMEOUT_MS: "4000" }));
+  try {
+    await server.listening;
+    await expect.poll(() => server.stdout()).toContain("lead_queue_redis_ready");
+    // Fewer leads than the worker's slots, so a lead queued again could be taken at once.
+    const tokens = ["inflight-1-", "inflight-2-"];
+    for (const [i, token] of tokens.entries())
+      expect((await postContact(server.url, `Sent while Redis restarts (${token}).`, { localAddress: `127.0.12.${i + 1}` })).status).toBe(303);
+    await expect.poll(() => tokens.every((t) => fake.received(t).length > 0)).toBe(true);
+    await redis.stop();
+    await redis.restart(); // empty, with both sends still waiting for the service's answer
+    await expect.poll(() => tokens.map((t) => fake.accepted(t).length), { timeout: 10_000 }).toEqual([1, 1]);
+    await sleep(12_000);
+    expect(
+      tokens.map((t) => fake.received(t).length),
+      "sends per lead",
+    ).toEqual([1, 1]);
+  } finally {
+    server.kill();
     await fake.close();
     await redis.stop();
   }
