@@ -1,5 +1,8 @@
 /** The draft store in memory and against a real redis-server (Debian's) on a free port. */
 import { createHash } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedis, type RedisServer } from "../tests/support/redis";
 import { quietLog, recordingLog, until } from "../tests/support/quiet-log";
@@ -87,6 +90,27 @@ describe("with Redis", () => {
     expect(await a.load(alice, id)).toBeUndefined();
     await a.close();
     await b.close();
+  });
+
+  it("a draft deleted while Redis is away is deleted there as soon as it is back", async () => {
+    // A Redis that keeps its data across a restart (AOF, every write), so the draft outlives the outage.
+    const kept = await startRedis(undefined, ["--appendonly", "yes", "--appendfsync", "always", "--dir", mkdtempSync(join(tmpdir(), "drafts-aof-"))]);
+    const { log, count } = recordingLog();
+    const [a, b] = [createDraftStore({ redisUrl: kept.url, log }), createDraftStore({ redisUrl: kept.url, log })];
+    try {
+      await until(() => count("draft_store_ready") === 2);
+      const id = await a.save(alice, draft);
+      await kept.stop();
+      await until(() => count("draft_store_down") === 2);
+      await a.delete(alice, id); // sent while Redis is away
+      await kept.restart();
+      await until(() => count("draft_store_ready") === 4);
+      await expect.poll(() => b.load(alice, id)).toBeUndefined();
+    } finally {
+      await a.close();
+      await b.close();
+      await kept.stop();
+    }
   });
 
   it("keeps drafts in memory while Redis is unreachable", async () => {

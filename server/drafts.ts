@@ -53,6 +53,16 @@ export function createDraftStore({
     : undefined;
   const key = (owner: string, id: string) => `${owner}:${id}`;
   const valid = (owner: string, id: string) => OWNER.test(owner) && ID.test(id);
+  // Deletions Redis missed while away (a request sent meanwhile), done as soon as it answers
+  // again: a sent request's answers must not wait out their hour there. Bounded like the memory store.
+  const undeleted = new LRUCache<string, true>({ max: 10_000, ttl: ttlSeconds * 1000 });
+  async function deleteMissed() {
+    const names = [...undeleted.keys()];
+    if (!redis || names.length === 0) return;
+    await redis.del(...names.map((name) => `draft:${name}`));
+    for (const name of names) undeleted.delete(name);
+  }
+  redis?.on("ready", () => void deleteMissed().catch(() => undefined));
 
   async function read(name: string): Promise<string | undefined> {
     let json: string | null | undefined;
@@ -73,6 +83,7 @@ export function createDraftStore({
       const json = JSON.stringify(value);
       try {
         if (!redis) throw new Error("no redis");
+        await deleteMissed();
         await redis.set(`draft:${key(owner, id)}`, json, "EX", ttlSeconds);
         memory.delete(key(owner, id)); // a copy kept while Redis was away would outlive this one
       } catch {
@@ -88,11 +99,9 @@ export function createDraftStore({
     async delete(owner, id) {
       if (owner === undefined || !valid(owner, id)) return;
       memory.delete(key(owner, id));
-      try {
-        await redis?.del(`draft:${key(owner, id)}`);
-      } catch {
-        // Redis is away: its copy expires with its own TTL
-      }
+      if (!redis) return;
+      undeleted.set(key(owner, id), true);
+      await deleteMissed().catch(() => undefined);
     },
     get size() {
       return memory.size;

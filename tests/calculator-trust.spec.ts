@@ -142,6 +142,10 @@ test("the thanks show only a reference the server issued to this browser", async
   await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
   await expect(calc.locator(".reference")).toHaveCount(0);
   await showsNothingOf(page, reference!);
+  // Its data request too: nothing of hers, and private all the same (the address names a record).
+  const data = await page.request.get(`${thanks.split("#")[0]}&_data=routes%2F_index`);
+  expect(data.headers()["cache-control"]).toBe("private, no-store");
+  expect(((await data.json()) as { receipt: unknown }).receipt).toBeNull();
   await formService.settled();
   await mallory.dispose();
 });

@@ -21,7 +21,18 @@ describe("the visit cookie", () => {
     expect(plain).toMatch(new RegExp(`^${VISIT_COOKIE}=`));
     for (const part of ["HttpOnly", "SameSite=Lax", "Path=/", `Max-Age=${DRAFT_LIFETIME_MINUTES * 60}`]) expect(plain).toContain(part);
     expect(plain).not.toContain("Secure");
-    expect((await visitor(request("https://example.com/?index"))).headers["Set-Cookie"]).toContain("Secure");
+  });
+
+  it("over HTTPS is a __Host- cookie (Secure, no Domain), and a plain `visit` cookie planted there opens nothing", async () => {
+    const secure = await visitor(request("https://example.com/?index"));
+    const set = secure.headers["Set-Cookie"];
+    expect(set).toMatch(new RegExp(`^__Host-${VISIT_COOKIE}=`));
+    for (const part of ["Secure", "HttpOnly", "SameSite=Lax", "Path=/"]) expect(set).toContain(part);
+    expect(set).not.toContain("Domain");
+    expect(await visitorOwner(request("https://example.com/", sentBack(set)))).toBe(secure.owner);
+    // A sibling subdomain or a plain-HTTP answer can set `visit`, never `__Host-visit`.
+    const planted = sentBack((await visitor(request("http://example.com/?index"))).headers["Set-Cookie"]);
+    expect(await visitorOwner(request("https://example.com/", planted))).toBeUndefined();
   });
 
   it("holds only a random token: a forged or malformed value opens nothing and is replaced", async () => {

@@ -9,15 +9,19 @@ import { createCookie } from "@remix-run/node";
 import { DRAFT_LIFETIME_MINUTES } from "~/content/privacy";
 
 // HttpOnly (no script reads it), SameSite=Lax (a cross-site post never carries it), as long as
-// the records it opens; Secure whenever the request came over HTTPS.
+// the records it opens. Over HTTPS it is `__Host-visit`: Secure, and a cookie no other subdomain
+// and no plain-HTTP answer can set, so nobody can plant a token of their own in a visitor's browser.
 export const VISIT_COOKIE = "visit";
-const cookie = createCookie(VISIT_COOKIE, { httpOnly: true, sameSite: "lax", path: "/", maxAge: DRAFT_LIFETIME_MINUTES * 60 });
+const options = { httpOnly: true, sameSite: "lax", path: "/", maxAge: DRAFT_LIFETIME_MINUTES * 60 } as const;
+const plain = createCookie(VISIT_COOKIE, options);
+const hostOnly = createCookie(`__Host-${VISIT_COOKIE}`, { ...options, secure: true });
+const cookieFor = (request: Request) => (new URL(request.url).protocol === "https:" ? hostOnly : plain);
 const TOKEN = /^[A-Za-z0-9_-]{22}$/;
 
 const ownerOf = (token: string) => createHash("sha256").update(token).digest("base64url");
 
 async function tokenOf(request: Request): Promise<string | undefined> {
-  const token: unknown = await cookie.parse(request.headers.get("cookie"));
+  const token: unknown = await cookieFor(request).parse(request.headers.get("cookie"));
   return typeof token === "string" && TOKEN.test(token) ? token : undefined;
 }
 
@@ -34,6 +38,5 @@ export async function visitorOwner(request: Request): Promise<string | undefined
  */
 export async function visitor(request: Request): Promise<{ owner: string; headers: { "Set-Cookie": string } }> {
   const token = (await tokenOf(request)) ?? randomBytes(16).toString("base64url");
-  const secure = new URL(request.url).protocol === "https:";
-  return { owner: ownerOf(token), headers: { "Set-Cookie": await cookie.serialize(token, { secure }) } };
+  return { owner: ownerOf(token), headers: { "Set-Cookie": await cookieFor(request).serialize(token) } };
 }

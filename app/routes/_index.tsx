@@ -14,7 +14,7 @@ import { ServiceTabs } from "~/components/service-tabs";
 import { Testimonials } from "~/components/testimonials";
 import { contactAction } from "~/contact/action.server";
 import { loadContactDraft } from "~/contact/draft.server";
-import { cacheHeaders, pageHeaders } from "~/utils/cache-headers";
+import { cacheHeaders, hasPrivateQuery, pageHeaders } from "~/utils/cache-headers";
 import { seo } from "~/utils/seo";
 import { agencyJsonLd } from "~/utils/structured-data";
 
@@ -36,7 +36,8 @@ export const meta: MetaFunction = () => [
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const [draft, receipt, contact] = await Promise.all([loadDraft(request, context), loadReceipt(request, context), loadContactDraft(request, context)]);
-  return json({ draft, receipt, contact }, draft || receipt || contact ? { headers: { "Cache-Control": cacheHeaders.private } } : {});
+  // Private whenever the address names a visitor's record, found or not: the answer is that visitor's.
+  return json({ draft, receipt, contact }, hasPrivateQuery(request.url) ? { headers: { "Cache-Control": cacheHeaders.private } } : {});
 }
 
 /**

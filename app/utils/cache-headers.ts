@@ -64,7 +64,8 @@ export function enforceDocumentCachePolicy(request: Request, status: number, hea
   return headers;
 }
 
-function hasPrivateQuery(url: string): boolean {
+/** Whether the URL carries a per-visitor parameter (PRIVATE_QUERY_PARAMS). */
+export function hasPrivateQuery(url: string): boolean {
   if (!url.includes("?")) return false;
   const params = new URL(url).searchParams;
   return PRIVATE_QUERY_PARAMS.some((name) => params.has(name));
