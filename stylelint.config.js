@@ -1,7 +1,7 @@
 /**
  * CSS that works in every current browser: only features Baseline calls widely available (in
  * every major browser for 30 months), or newer ones inside an @supports block that gives the
- * older browsers a fallback (issue 19: the desktop nav once relied on ::details-content).
+ * older browsers a fallback (decision 0015: the desktop nav once relied on ::details-content).
  * @type {import("stylelint").Config}
  */
 export default {

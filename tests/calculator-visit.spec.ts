@@ -1,5 +1,5 @@
 /**
- * The calculator as a visitor goes through it (issue 19): each step a GET without JavaScript
+ * The calculator as a visitor goes through it (docs/product.md): each step a GET without JavaScript
  * (Back and reload never resend), the estimate explained with Change controls, the reference after
  * sending, and "Estimate this" on the services. The basics of the wizard are in calculator.spec.ts.
  */
@@ -108,7 +108,7 @@ test("step 5 explains the estimate, lists the answers with Change controls, and 
   await expect(calc.getByRole("heading", { name: calculatorText.headings[5] })).toBeVisible();
   await expect(page.getByText("Where should we send your estimate?")).toHaveCount(0);
   await expect(calc.getByText(calculatorText.detailsIntro)).toBeVisible();
-  // A name is asked for, so the reply can greet someone, but not required (the spec's three fields are).
+  // A name is asked for, so the reply can greet someone, but not required (the other three fields are).
   const name = calc.getByLabel("Your name (optional)");
   await expect(name).toHaveAttribute("autocomplete", "name");
   await expect(name).toHaveAttribute("maxlength", "100");

@@ -1,5 +1,5 @@
 /**
- * Where focus goes with JavaScript on (issue 19, item 3): in-page jumps and client-side page
+ * Where focus goes with JavaScript on: in-page jumps and client-side page
  * changes move it to their target, so keyboard and screen-reader visitors are not left behind.
  * Without JavaScript the browser itself follows a link's fragment.
  */

@@ -34,7 +34,7 @@ async function expectUncovered(target: Locator) {
   await expect.poll(onTop).toBe(true);
 }
 
-/** Title Case, the convention of the spec's own buttons (Get Started, View Our Work, Learn More, Contact Us). */
+/** Title Case, the convention of the site's first buttons (Get Started, View Our Work, Learn More, Contact Us): decision 0026. */
 const MINOR_WORDS = new Set(["a", "an", "and", "at", "by", "for", "in", "of", "on", "or", "the", "to", "with"]);
 const inTitleCase = (label: string) => label.split(/\s+/).every((word, i) => (i > 0 && MINOR_WORDS.has(word)) || /^[A-Z0-9$]/.test(word));
 

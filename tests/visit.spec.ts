@@ -1,5 +1,5 @@
 /**
- * Issue 19: a prospective client's visit, in every current browser, at 320, 390 and 1280 px, with
+ * A prospective client's visit, in every current browser, at 320, 390 and 1280 px, with
  * JavaScript on and off (the two projects). With SCREENSHOTS=1, screenshots of the print and dark
  * styles go to the test's output folder (test-results/) to be looked at.
  */

@@ -42,7 +42,7 @@ test.describe("WebKit (WebKitGTK through WebDriver)", { tag: "@once" }, () => {
 
   async function open(path: string) {
     await browser.url(`${site}${path}`);
-    // The scripts load after the first paint (decision 0010): wait until Remix runs the page.
+    // WebDriver returns at the load event, when Remix may not run the page yet: wait until it does.
     await browser.waitUntil(() => browser.execute(() => "__remixRouter" in window), { timeout: 15_000, timeoutMsg: `${path} never hydrated` });
   }
 

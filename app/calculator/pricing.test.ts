@@ -8,7 +8,7 @@ import { COMPLEXITIES, DEFAULT_COMPLEXITY, estimate, estimateParts, formatUsd, o
 // Every timeframe choice, "not chosen yet" (undefined) included.
 const TIMEFRAME_CHOICES: (TimeframeValue | undefined)[] = [undefined, ...TIMEFRAMES.map((t) => t.value)];
 
-/** Every combination the wizard can reach, with the figures SPEC.md section 9 builds the estimate from. */
+/** Every combination the wizard can reach, with the figures the estimate rule builds it from (docs/product.md). */
 function everyChoice() {
   return SERVICES.flatMap((service) =>
     TIMEFRAME_CHOICES.flatMap((timeframe) =>
@@ -22,8 +22,8 @@ function everyChoice() {
   );
 }
 
-describe("SPEC.md section 9", () => {
-  // The one place the spec's numbers are written down in the tests; everything below is computed
+describe("the estimate rule (docs/product.md)", () => {
+  // The one place the rule's numbers are written down in the tests; everything below is computed
   // from the lists, so a price change is one edit here and in pricing.ts, nowhere else.
   it("gives the base prices and multipliers by value", () => {
     expect(Object.fromEntries(SERVICES.map((s) => [s.value, s.basePrice]))).toStrictEqual({
@@ -100,7 +100,7 @@ describe("estimate", () => {
     }
   });
 
-  it("the spec's standard timeframe costs what no timeframe costs", () => {
+  it("the standard timeframe costs what no timeframe costs", () => {
     for (const { choice } of everyChoice()) expect(estimate({ ...choice, timeframe: "standard" })).toBe(estimate({ ...choice, timeframe: undefined }));
   });
 });

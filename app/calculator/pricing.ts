@@ -1,5 +1,5 @@
 /**
- * The wizard's choices, their labels and the estimate (SPEC.md section 9), in display order.
+ * The wizard's choices, their labels and the estimate (docs/product.md, "The estimate rule"), in display order.
  * `value` is what the form posts.
  */
 export const SERVICES = [

@@ -1,5 +1,5 @@
 /**
- * The wizard as a pure state machine (SPEC.md section 4), run by the home page's action for every
+ * The wizard as a pure state machine (docs/product.md, "The cost calculator"), run by the home page's action for every
  * post and by the browser for steps 1–4. Every wizard form carries `stateToFields(state)` as hidden
  * fields plus one button: a choice (`service=seo`, `timeframe=…`, `complexity=…`) or an intent
  * (`intent=back|continue|send`) with the step's text fields. The action does

@@ -1,7 +1,7 @@
 import { useLocation, useNavigate } from "@remix-run/react";
 import { useEffect, useRef, type MouseEvent, type ReactNode } from "react";
 
-/** SPEC.md: off the home page, Contact Us first navigates to / and scrolls after this delay. */
+/** Off the home page, Contact Us first navigates to / and scrolls after this delay (docs/product.md). */
 export const SCROLL_DELAY_MS = 100;
 
 export function scrollToContact() {
@@ -22,7 +22,7 @@ export function ContactLink({ className, children, onNavigate }: { className?: s
   const navigate = useNavigate();
   const scrollWhenHome = useRef(false);
 
-  // Once the navigation to / has rendered the home page, scroll after the spec's delay.
+  // Once the navigation to / has rendered the home page, scroll after the delay.
   useEffect(() => {
     if (!scrollWhenHome.current || location.pathname !== "/") return;
     scrollWhenHome.current = false;

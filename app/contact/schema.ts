@@ -1,4 +1,4 @@
-/** The contact form's rules (SPEC.md sections 3 and 5, DESIGN.md decision 3), with zod. */
+/** The contact form's rules (docs/product.md, "The contact form"), with zod. */
 import * as z from "zod/mini";
 import { CONTACT_SERVICES } from "~/content/contact-services";
 import { emailSchema, requiredText } from "~/forms/fields";

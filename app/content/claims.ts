@@ -1,6 +1,6 @@
 import type { Claim, Image } from "./types";
 
-/** Hero claims (SPEC.md section 1). Keep all other copy consistent with these. */
+/** Hero claims (docs/product.md, "Pages"). Keep all other copy consistent with these. */
 export const claims: readonly Claim[] = [
   { value: "10+", label: "Projects completed" },
   { value: "80%", label: "Client satisfaction" },

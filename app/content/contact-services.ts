@@ -1,5 +1,5 @@
 /**
- * The contact form's service choices, in display order (SPEC.md section 9). The form shows an
+ * The contact form's service choices, in display order (docs/product.md). The form shows an
  * empty "Choose a service" option first; choosing none is an error.
  */
 export const CONTACT_SERVICES = [

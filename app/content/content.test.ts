@@ -61,7 +61,7 @@ function expectText(...texts: string[]): void {
 const httpsUrl = /^https:\/\/[a-z0-9.-]+\.[a-z]{2,}(?:\/\S*)?$/;
 
 describe("services", () => {
-  it("are the spec's four tabs in order", () => {
+  it("are the four tabs in the product's order", () => {
     expect(services.map((s) => s.key)).toEqual(["softwareDev", "seo", "ai", "zoho"]);
   });
 
@@ -101,7 +101,7 @@ describe("projects", () => {
     for (const p of projects) if (p.githubUrl !== undefined) expect(p.githubUrl).toMatch(/^https:\/\/github\.com\/[\w.-]+\/[\w.-]+$/);
   });
 
-  it("the filter offers the spec's choices, and no category's page is empty", () => {
+  it("the filter offers the product's choices, and no category's page is empty", () => {
     expect(projectCategories.map((c) => c.label)).toEqual(["All", "Software Development", "Mobile Development", "AI Solutions"]);
     const categories: string[] = projectCategories.map((c) => c.value);
     for (const p of projects) expect(categories).toContain(p.category);
@@ -128,7 +128,7 @@ describe("home page", () => {
     for (const p of featuredProjects) expect(projects).toContain(p);
   });
 
-  it("shows the spec's three claims, and a hero with text", () => {
+  it("shows the product's three claims, and a hero with text", () => {
     expect(claims).toEqual([
       { value: "10+", label: "Projects completed" },
       { value: "80%", label: "Client satisfaction" },
@@ -181,7 +181,7 @@ describe("privacy notice", () => {
 });
 
 describe("people and about", () => {
-  it("testimonials are five-star (SPEC.md section 3), with a name, position and words", () => {
+  it("testimonials are five-star (docs/product.md), with a name, position and words", () => {
     expect(testimonials.length).toBeGreaterThan(0);
     for (const t of testimonials) {
       expect(t.rating).toBe(5);
@@ -242,7 +242,7 @@ describe("site facts", () => {
 });
 
 describe("messages", () => {
-  it("uses SPEC.md's exact words for the calculator's outcome (the end-to-end tests import these)", () => {
+  it("uses docs/product.md's exact words for the calculator's outcome (the end-to-end tests import these)", () => {
     expect(messages.calculatorSent).toBe("Thank you! We will contact you shortly.");
     expect(messages.calculatorFailed).toBe("There was an error submitting your request. Please try again.");
   });

@@ -1,4 +1,4 @@
-/** What the forms say to the visitor. The calculator's two texts are SPEC.md's exact words. */
+/** What the forms say to the visitor (docs/product.md, "What the visitor is told": the calculator's two texts word for word). */
 export const messages = {
   calculatorSent: "Thank you! We will contact you shortly.",
   calculatorFailed: "There was an error submitting your request. Please try again.",

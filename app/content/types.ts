@@ -1,4 +1,4 @@
-/** Shapes of the hard-coded content the site shows (SPEC.md section 3). */
+/** Shapes of the hard-coded content the site shows (docs/product.md). */
 
 export type ServiceKey = "softwareDev" | "seo" | "ai" | "zoho";
 

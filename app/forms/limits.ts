@@ -1,7 +1,7 @@
 /** Per-field error messages, e.g. `{ email: ["Please enter a valid email address"] }`. */
 export type FieldErrors = Record<string, string[]>;
 
-/** Length bounds of the free-text fields (DESIGN.md decision 4); the inputs' `maxLength` too. */
+/** Length bounds of the free-text fields (docs/product.md, "The rules of the fields"); the inputs' `maxLength` too. */
 export const LIMITS = {
   name: 100,
   companyName: 120,

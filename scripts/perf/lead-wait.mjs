@@ -1,8 +1,8 @@
 /**
- * How long a visitor waits for a send (issue 10): valid contact forms posted as a browser without
+ * How long a visitor waits for a send: valid contact forms posted as a browser without
  * JavaScript posts them, against a stand-in form service that answers after 3 s and against one
- * that answers at once. DESIGN.md: "a third-party outage never costs a lead and never keeps a
- * visitor waiting", so the slow service must not show in the visitor's wait.
+ * that answers at once. A form service's outage never keeps a visitor waiting (docs/product.md,
+ * "A lead's path"), so the slow service must not show in the visitor's wait.
  *
  * The server allows each client 5 leads per 10 minutes and 30 posts a minute, telling clients
  * apart by socket address (no proxy in front), so every post comes from its own loopback address

@@ -1,4 +1,4 @@
-/** The Markdown table `npm run perf` prints (and the README's Performance section copies). */
+/** The Markdown table `npm run perf` prints (and perf/README.md's "Latest figures" copies). */
 import { leadWaitRows } from "./lead-wait.mjs";
 
 const n = (x) => Math.round(x).toLocaleString("en");

@@ -1,5 +1,5 @@
 /**
- * The lead store and its delivery (DESIGN.md decision 2): a lead is stored before the visitor is
+ * The lead store and its delivery (docs/product.md, "A lead's path"): a lead is stored before the visitor is
  * thanked, then delivered in the background until the form service confirms it. The embedded
  * SQLite store by default; Redis (BullMQ) with REDIS_URL, with the SQLite store as its fallback.
  */

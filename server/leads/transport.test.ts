@@ -33,7 +33,7 @@ beforeEach(() => {
 });
 
 describe("web3forms (the default)", () => {
-  it("sends SPEC.md's payload with the reference line, and counts only {success: true} as delivered", async () => {
+  it("sends Web3Forms' payload with the reference line, and counts only {success: true} as delivered", async () => {
     expect(await createTransport(config).deliver(lead)).toEqual({ ok: true, status: 200 });
     expect(service.received()).toEqual([
       {
