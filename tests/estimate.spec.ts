@@ -74,6 +74,29 @@ test("the button starts a request with the three answers chosen: step 4, then st
   await expect(calc.locator("tfoot")).toContainText("$1,920");
 });
 
+test(
+  "with JavaScript the button takes its step in the browser, as Estimate This does: nothing sent, no cookie, and Back from step 5 keeps the description",
+  { tag: "@needs-js" },
+  async ({ page, context }) => {
+    await page.goto("/estimate?service=ai&timeframe=relaxed&complexity=simple");
+    const posts: string[] = [];
+    page.on("request", (r) => r.method() === "POST" && posts.push(r.url()));
+    await page.getByRole("button", { name: estimateText.start }).click();
+    const calc = calculator(page);
+    await expect(page).toHaveURL(/\/\?step=4#wizard$/);
+    await expect(calc.getByRole("heading", { name: calculatorText.headings[4] })).toBeFocused();
+    await calc.getByLabel("Project description").fill("Invoice capture for a practice of 12");
+    await calc.getByRole("button", { name: "Continue" }).click();
+    await expect(page).toHaveURL(/\/\?step=5#wizard$/);
+    await page.goBack();
+    await expect(progress(page)).toHaveText("Step 4 of 5");
+    await expect(calc.getByLabel("Project description")).toHaveValue("Invoice capture for a practice of 12");
+    await expect(calc.locator(".estimate")).toContainText("$1,920");
+    expect(posts).toEqual([]);
+    expect((await context.cookies()).map((c) => c.name)).not.toContain("visit");
+  },
+);
+
 test("step 5 links to the estimate's page with the three choices and nothing the visitor typed", async ({ page }) => {
   await detailsTyped(page);
   const link = calculator(page).getByRole("link", { name: calculatorText.keepLink });
