@@ -219,6 +219,26 @@ test.describe("an estimate's page over HTTP and on paper", { tag: "@once" }, () 
     expect(pdfPages(await page.pdf(A4))).toBeGreaterThan(1);
   });
 
+  test("the thanks print as the receipt: one A4 page with the reference, what was sent and its estimate's address, without the calculator's choices", async ({
+    page,
+    formService,
+  }) => {
+    await detailsTyped(page, "", `${details.company} ${formService.token}`);
+    const calc = calculator(page);
+    await calc.getByRole("button", { name: "Send My Request" }).click();
+    await expect(calc.locator(".reference")).toHaveText(/^\d{8}-[0-9A-Z]{8}$/);
+    expect(pdfPages(await page.pdf(A4))).toBe(1);
+    await page.emulateMedia({ media: "print" });
+    for (const hidden of [page.locator(".hero"), page.locator("#services"), page.locator("#contact"), calc.getByRole("button", { name: choices.service })]) {
+      await expect(hidden).toBeHidden();
+    }
+    await expect(calc.locator(".reference")).toBeVisible();
+    await expect(calc.locator(".wizard-sent")).toContainText(sentSummary(`${choices.service}, ${choices.timeframe}, ${choices.complexity}`, "$5,625"));
+    const link = calc.getByRole("link", { name: calculatorText.keepLink });
+    expect(await link.evaluate((a) => getComputedStyle(a, "::after").content)).toContain(ESTIMATE);
+    await formService.settled();
+  });
+
   test("the home page at step 5 prints as its estimate: one A4 page with the breakdown, the answers and the estimate's address", async ({ page }) => {
     await detailsTyped(page);
     expect(pdfPages(await page.pdf(A4))).toBe(1);
