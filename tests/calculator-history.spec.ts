@@ -152,6 +152,29 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
     await expect(page).toHaveURL(/\/\?service=ai$/);
     await expect(progress(page)).toHaveText("Step 1 of 5");
   });
+
+  test("what is typed on step 5 stays through its own estimate link and Back, and a reload, as the pages without JavaScript keep it", async ({ page }) => {
+    await page.goto("/");
+    const calc = calculator(page);
+    await walkToDetails(page);
+    await calc.getByRole("link", { name: calculatorText.keepLink }).click();
+    await expect(page).toHaveURL(/\/estimate\?/);
+    const typed = async () => {
+      await expect(progress(page)).toHaveText("Step 5 of 5");
+      await expect(calc.getByLabel("Your name (optional)")).toHaveValue(details.name);
+      await expect(calc.getByLabel("Company name")).toHaveValue(details.company);
+      await expect(calc.getByLabel("Email")).toHaveValue(details.email);
+      await expect(calc.getByLabel("Phone")).toHaveValue(details.phone);
+    };
+    await page.goBack();
+    await expect(page).toHaveURL(STEP_URL(5));
+    await typed();
+    await page.reload();
+    await typed();
+    // Still nothing typed in an address.
+    expect(decodeURIComponent(page.url())).not.toContain(details.email);
+  });
+
 });
 
 // Where a step lands matters most where the wizard is far down a narrow page.

@@ -9,7 +9,7 @@ import { useHydrated } from "~/utils/use-hydrated";
 import type { calculatorAction } from "./action.server";
 import type { DraftView } from "./draft.server";
 import { saveAnswers, savedAnswers, useShowStep } from "./session";
-import { INTENT, INTENT_FIELD, parseState, resetState, STATE_PREFIX, STEP_PARAM, WIZARD_ID, type WizardState } from "./state";
+import { INTENT, INTENT_FIELD, parseState, resetState, STATE_PREFIX, STEP_PARAM, TEXT_FIELDS, WIZARD_ID, type WizardState } from "./state";
 
 type Answer = SerializeFrom<typeof calculatorAction>;
 type Draft = SerializeFrom<DraftView>;
@@ -90,6 +90,14 @@ export function useWizard({ result, draft, sent }: WizardProps) {
     );
   }
 
+  /** What is typed is kept as it is typed, so the browser's Back, Forward and reload keep it, as they do without JavaScript. */
+  function onChange(event: FormEvent<HTMLFormElement>) {
+    const fields = Object.fromEntries(new FormData(event.currentTarget));
+    const typed = parseState(fields);
+    for (const name of TEXT_FIELDS) if (typeof fields[name] === "string") typed[name] = fields[name];
+    saveAnswers(typed);
+  }
+
   // A tuple, like useState: named fields would cost the home page 60 B of script (perf/budgets.json).
-  return [view, found, sending, heading, formRef, sentRef, onSubmit] as const;
+  return [view, found, sending, heading, formRef, sentRef, onSubmit, onChange] as const;
 }
