@@ -175,6 +175,24 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
     expect(decodeURIComponent(page.url())).not.toContain(details.email);
   });
 
+  test("a new estimate begun on the thanks outlives Back to the thanks and Forward again", async ({ page, formService }) => {
+    await page.goto("/");
+    const calc = calculator(page);
+    await walkToDetails(page);
+    await calc.getByLabel("Company name").fill(`${details.company} ${formService.token}`);
+    await calc.getByRole("button", { name: "Send My Request" }).click();
+    await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+    await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
+    await expect(page).toHaveURL(STEP_URL(2));
+    await page.goBack();
+    await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+    await page.goForward();
+    await expect(page).toHaveURL(STEP_URL(2));
+    await expect(progress(page)).toHaveText("Step 2 of 5");
+    await expect(calc.locator(".estimate")).toContainText("$3,000");
+    expect(await formService.settled()).toHaveLength(1);
+  });
+
 });
 
 // Where a step lands matters most where the wizard is far down a narrow page.

@@ -1,5 +1,5 @@
 import type { SerializeFrom } from "@remix-run/node";
-import { useLocation, useNavigation, useSubmit } from "@remix-run/react";
+import { useLocation, useNavigation, useNavigationType, useSubmit } from "@remix-run/react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { flushSync } from "react-dom";
 import { focusFirstInvalid } from "~/forms/field";
@@ -52,19 +52,22 @@ export function useWizard({ result, draft, sent }: WizardProps) {
   const formRef = useRef<HTMLFormElement>(null);
   const sentRef = useRef<HTMLDivElement>(null);
   const navigation = useNavigation();
+  const arrival = useNavigationType();
   const submit = useSubmit();
   const show = useShowStep();
   const sending = navigation.formData?.get("formName") === "calculator" && navigation.formData.get(INTENT_FIELD) === INTENT.send;
 
-  // A sent request's answers are gone: Back to its steps starts over rather than offer them again.
-  // After a navigation (a step, Back, Forward, the thanks) focus stays in the calculator: on the
-  // thanks, on the first field in error, or on the heading of a step that changed (not a tab's).
+  // A sent request's answers are gone once its thanks arrive (not when history returns to them, by
+  // then the answers may be a new estimate's): Back to its steps starts over rather than offer
+  // them again. After a navigation (a step, Back, Forward, the thanks) focus stays in the
+  // calculator: on the thanks, on the first field in error, or on the heading of a step that
+  // changed (not a tab's).
   const shown = useRef([location.key, state.step] as const);
   useEffect(() => {
-    if (sent) saveAnswers(null);
     const [key, before] = shown.current;
     shown.current = [location.key, state.step];
     if (key === location.key) return;
+    if (sent && arrival !== "POP") saveAnswers(null);
     if (view.status === "sent") sentRef.current?.focus();
     else if (view.errors) focusFirstInvalid(formRef.current);
     else if (before !== state.step) heading.current?.focus();
