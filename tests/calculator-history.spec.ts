@@ -8,6 +8,7 @@ import type { Page } from "@playwright/test";
 import { calculatorText } from "../app/content/calculator";
 import { messages } from "../app/content/messages";
 import { expect, test } from "./support/fixtures";
+import { sites } from "./support/sites";
 import { calculator, progress } from "./support/wizard";
 
 const details = { name: "Thandi Nkosi", company: "Gauteng Freight", email: "ops@gautengfreight.co.za", phone: "+27 11 555 0101" };
@@ -193,6 +194,18 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
     expect(await formService.settled()).toHaveLength(1);
   });
 
+  test("a send the server could not take keeps the step's address: a reload shows step 5 with everything typed", async ({ page }) => {
+    await page.goto(`${sites.unwritable.url}/`);
+    const calc = calculator(page);
+    await walkToDetails(page);
+    await calc.getByRole("button", { name: "Send My Request" }).click();
+    await expect(calc.getByRole("alert")).toHaveText(messages.calculatorFailed);
+    await expect(page).toHaveURL(/[?&]step=5#wizard$/);
+    await page.reload();
+    await expect(progress(page)).toHaveText("Step 5 of 5");
+    await expect(calc.getByLabel("Company name")).toHaveValue(details.company);
+    await expect(calc.getByLabel("Phone")).toHaveValue(details.phone);
+  });
 });
 
 // Where a step lands matters most where the wizard is far down a narrow page.

@@ -76,6 +76,7 @@ export function useWizard({ result, draft, sent }: WizardProps) {
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     const formData = new FormData(event.currentTarget, (event.nativeEvent as SubmitEvent).submitter);
     const fields = Object.fromEntries(formData);
+    const post = () => submit(formData, { ...POST, action: sendAddress(location.search) });
     // Steps 1–4 run here. A valid send goes to the server, which checks everything again; without
     // the checks (they could not load), the server runs the step and answers with the next.
     checks.submit(
@@ -86,10 +87,11 @@ export function useWizard({ result, draft, sent }: WizardProps) {
         if (outcome.errors) {
           flushSync(() => setChecked([location.key, outcome.errors!]));
           focusFirstInvalid(formRef.current);
-        } else if (!outcome.ready) show(outcome.state.step);
-        return !!outcome.ready;
+        } else if (outcome.ready) post();
+        else show(outcome.state.step);
+        return false;
       },
-      () => submit(formData, POST),
+      post,
     );
   }
 
@@ -103,4 +105,14 @@ export function useWizard({ result, draft, sent }: WizardProps) {
 
   // A tuple, like useState: named fields would cost the home page 60 B of script (perf/budgets.json).
   return [view, found, sending, heading, formRef, sentRef, onSubmit, onChange] as const;
+}
+
+/**
+ * Where the wizard posts with JavaScript: the step's own address (with the action's `?index`), so
+ * that, should the server not take a send, the page it answers stays at this step on a reload.
+ */
+function sendAddress(search: string) {
+  const params = new URLSearchParams(search);
+  params.delete("index");
+  return `/?index${params.size ? `&${params}` : ""}#${WIZARD_ID}`;
 }
