@@ -135,6 +135,11 @@ test("with BOOKING_URL set, the thanks offer to book a call there, carrying the 
   expect(booking.origin + booking.pathname).toBe(sites.outbox.env.BOOKING_URL);
   expect(booking.searchParams.get("notes")).toBe(`Reference ${reference}`);
   expect(booking.searchParams.get("a1")).toBe(reference);
+  // The privacy notice says where the reference goes; a site without a booking page says nothing of one.
+  await page.goto(`${sites.outbox.url}/privacy`);
+  await expect(page.locator("main")).toContainText(`book a call on ${new URL(sites.outbox.env.BOOKING_URL!).host}`);
+  await page.goto("/privacy");
+  await expect(page.getByRole("heading", { name: "If you book a call" })).toHaveCount(0);
 });
 
 // HTTP and print: the same with JavaScript on or off.
