@@ -130,4 +130,9 @@ describe("privacyFacts", () => {
     expect(webhook.formService).toMatchObject({ provider: "webhook", host: "hooks.example.net" });
     expect(JSON.stringify(webhook)).not.toMatch(/sk-very-secret|token=abc/);
   });
+
+  it("names the booking page's host when BOOKING_URL is set, and nothing of its path or query", () => {
+    expect(privacyFacts(parse({ BOOKING_URL: "https://cal.com/kopano/intro?month=2026-12" })).booking).toBe("cal.com");
+    expect(privacyFacts(parse({})).booking).toBeUndefined();
+  });
 });

@@ -109,7 +109,11 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
 /** What the privacy notice states about this configuration. */
 export function privacyFacts(config: Config): PrivacyFacts {
   const { provider, endpoint, accessKey, inbox } = config.delivery;
-  return { formService: accessKey ? { provider, host: new URL(endpoint).host, inbox } : null, retentionDays: config.retentionDays };
+  return {
+    formService: accessKey ? { provider, host: new URL(endpoint).host, inbox } : null,
+    retentionDays: config.retentionDays,
+    ...(config.bookingUrl ? { booking: new URL(config.bookingUrl).host } : {}),
+  };
 }
 
 /** What the start log says about the configuration: no key, no Redis credentials. */

@@ -8,6 +8,7 @@ import type { Page } from "@playwright/test";
 import { calculatorText } from "../app/content/calculator";
 import { messages } from "../app/content/messages";
 import { expect, test } from "./support/fixtures";
+import { sites } from "./support/sites";
 import { calculator, progress } from "./support/wizard";
 
 const details = { name: "Thandi Nkosi", company: "Gauteng Freight", email: "ops@gautengfreight.co.za", phone: "+27 11 555 0101" };
@@ -151,6 +152,59 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
     await page.goBack();
     await expect(page).toHaveURL(/\/\?service=ai$/);
     await expect(progress(page)).toHaveText("Step 1 of 5");
+  });
+
+  test("what is typed on step 5 stays through its own estimate link and Back, and a reload, as the pages without JavaScript keep it", async ({ page }) => {
+    await page.goto("/");
+    const calc = calculator(page);
+    await walkToDetails(page);
+    await calc.getByRole("link", { name: calculatorText.keepLink }).click();
+    await expect(page).toHaveURL(/\/estimate\?/);
+    const typed = async () => {
+      await expect(progress(page)).toHaveText("Step 5 of 5");
+      await expect(calc.getByLabel("Your name (optional)")).toHaveValue(details.name);
+      await expect(calc.getByLabel("Company name")).toHaveValue(details.company);
+      await expect(calc.getByLabel("Email")).toHaveValue(details.email);
+      await expect(calc.getByLabel("Phone")).toHaveValue(details.phone);
+    };
+    await page.goBack();
+    await expect(page).toHaveURL(STEP_URL(5));
+    await typed();
+    await page.reload();
+    await typed();
+    // Still nothing typed in an address.
+    expect(decodeURIComponent(page.url())).not.toContain(details.email);
+  });
+
+  test("a new estimate begun on the thanks outlives Back to the thanks and Forward again", async ({ page, formService }) => {
+    await page.goto("/");
+    const calc = calculator(page);
+    await walkToDetails(page);
+    await calc.getByLabel("Company name").fill(`${details.company} ${formService.token}`);
+    await calc.getByRole("button", { name: "Send My Request" }).click();
+    await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+    await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
+    await expect(page).toHaveURL(STEP_URL(2));
+    await page.goBack();
+    await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+    await page.goForward();
+    await expect(page).toHaveURL(STEP_URL(2));
+    await expect(progress(page)).toHaveText("Step 2 of 5");
+    await expect(calc.locator(".estimate")).toContainText("$3,000");
+    expect(await formService.settled()).toHaveLength(1);
+  });
+
+  test("a send the server could not take keeps the step's address: a reload shows step 5 with everything typed", async ({ page }) => {
+    await page.goto(`${sites.unwritable.url}/`);
+    const calc = calculator(page);
+    await walkToDetails(page);
+    await calc.getByRole("button", { name: "Send My Request" }).click();
+    await expect(calc.getByRole("alert")).toHaveText(messages.calculatorFailed);
+    await expect(page).toHaveURL(/[?&]step=5#wizard$/);
+    await page.reload();
+    await expect(progress(page)).toHaveText("Step 5 of 5");
+    await expect(calc.getByLabel("Company name")).toHaveValue(details.company);
+    await expect(calc.getByLabel("Phone")).toHaveValue(details.phone);
   });
 });
 

@@ -74,6 +74,29 @@ test("the button starts a request with the three answers chosen: step 4, then st
   await expect(calc.locator("tfoot")).toContainText("$1,920");
 });
 
+test(
+  "with JavaScript the button takes its step in the browser, as Estimate This does: nothing sent, no cookie, and Back from step 5 keeps the description",
+  { tag: "@needs-js" },
+  async ({ page, context }) => {
+    await page.goto("/estimate?service=ai&timeframe=relaxed&complexity=simple");
+    const posts: string[] = [];
+    page.on("request", (r) => r.method() === "POST" && posts.push(r.url()));
+    await page.getByRole("button", { name: estimateText.start }).click();
+    const calc = calculator(page);
+    await expect(page).toHaveURL(/\/\?step=4#wizard$/);
+    await expect(calc.getByRole("heading", { name: calculatorText.headings[4] })).toBeFocused();
+    await calc.getByLabel("Project description").fill("Invoice capture for a practice of 12");
+    await calc.getByRole("button", { name: "Continue" }).click();
+    await expect(page).toHaveURL(/\/\?step=5#wizard$/);
+    await page.goBack();
+    await expect(progress(page)).toHaveText("Step 4 of 5");
+    await expect(calc.getByLabel("Project description")).toHaveValue("Invoice capture for a practice of 12");
+    await expect(calc.locator(".estimate")).toContainText("$1,920");
+    expect(posts).toEqual([]);
+    expect((await context.cookies()).map((c) => c.name)).not.toContain("visit");
+  },
+);
+
 test("step 5 links to the estimate's page with the three choices and nothing the visitor typed", async ({ page }) => {
   await detailsTyped(page);
   const link = calculator(page).getByRole("link", { name: calculatorText.keepLink });
@@ -112,6 +135,11 @@ test("with BOOKING_URL set, the thanks offer to book a call there, carrying the 
   expect(booking.origin + booking.pathname).toBe(sites.outbox.env.BOOKING_URL);
   expect(booking.searchParams.get("notes")).toBe(`Reference ${reference}`);
   expect(booking.searchParams.get("a1")).toBe(reference);
+  // The privacy notice says where the reference goes; a site without a booking page says nothing of one.
+  await page.goto(`${sites.outbox.url}/privacy`);
+  await expect(page.locator("main")).toContainText(`book a call on ${new URL(sites.outbox.env.BOOKING_URL!).host}`);
+  await page.goto("/privacy");
+  await expect(page.getByRole("heading", { name: "If you book a call" })).toHaveCount(0);
 });
 
 // HTTP and print: the same with JavaScript on or off.
@@ -194,6 +222,26 @@ test.describe("an estimate's page over HTTP and on paper", { tag: "@once" }, () 
     // The count is of pages, not a constant: a long page makes several.
     await page.goto("/privacy");
     expect(pdfPages(await page.pdf(A4))).toBeGreaterThan(1);
+  });
+
+  test("the thanks print as the receipt: one A4 page with the reference, what was sent and its estimate's address, without the calculator's choices", async ({
+    page,
+    formService,
+  }) => {
+    await detailsTyped(page, "", `${details.company} ${formService.token}`);
+    const calc = calculator(page);
+    await calc.getByRole("button", { name: "Send My Request" }).click();
+    await expect(calc.locator(".reference")).toHaveText(/^\d{8}-[0-9A-Z]{8}$/);
+    expect(pdfPages(await page.pdf(A4))).toBe(1);
+    await page.emulateMedia({ media: "print" });
+    for (const hidden of [page.locator(".hero"), page.locator("#services"), page.locator("#contact"), calc.getByRole("button", { name: choices.service })]) {
+      await expect(hidden).toBeHidden();
+    }
+    await expect(calc.locator(".reference")).toBeVisible();
+    await expect(calc.locator(".wizard-sent")).toContainText(sentSummary(`${choices.service}, ${choices.timeframe}, ${choices.complexity}`, "$5,625"));
+    const link = calc.getByRole("link", { name: calculatorText.keepLink });
+    expect(await link.evaluate((a) => getComputedStyle(a, "::after").content)).toContain(ESTIMATE);
+    await formService.settled();
   });
 
   test("the home page at step 5 prints as its estimate: one A4 page with the breakdown, the answers and the estimate's address", async ({ page }) => {

@@ -16,7 +16,7 @@ import { checks, POST, useWizard, type WizardProps } from "./use-wizard";
  * with the link to its estimate's page, and the booking page when there is one.
  */
 export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Partial<Receipt> | null }) {
-  const [view, found, sending, heading, formRef, sentRef, onSubmit] = useWizard(props);
+  const [view, found, sending, heading, formRef, sentRef, onSubmit, onChange] = useWizard(props);
   const { sent } = props;
   const { state, errors, status } = view;
   return (
@@ -54,6 +54,7 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
         action={POST.action}
         ref={formRef}
         onSubmit={onSubmit}
+        onChange={onChange}
         {...checks.onIntent}
         noValidate
         preventScrollReset

@@ -1,5 +1,5 @@
 import type { SerializeFrom } from "@remix-run/node";
-import { useLocation, useNavigation, useSubmit } from "@remix-run/react";
+import { useLocation, useNavigation, useNavigationType, useSubmit } from "@remix-run/react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { flushSync } from "react-dom";
 import { focusFirstInvalid } from "~/forms/field";
@@ -9,7 +9,7 @@ import { useHydrated } from "~/utils/use-hydrated";
 import type { calculatorAction } from "./action.server";
 import type { DraftView } from "./draft.server";
 import { saveAnswers, savedAnswers, useShowStep } from "./session";
-import { INTENT, INTENT_FIELD, parseState, resetState, STATE_PREFIX, STEP_PARAM, WIZARD_ID, type WizardState } from "./state";
+import { INTENT, INTENT_FIELD, parseState, resetState, STATE_PREFIX, STEP_PARAM, TEXT_FIELDS, WIZARD_ID, type WizardState } from "./state";
 
 type Answer = SerializeFrom<typeof calculatorAction>;
 type Draft = SerializeFrom<DraftView>;
@@ -52,19 +52,22 @@ export function useWizard({ result, draft, sent }: WizardProps) {
   const formRef = useRef<HTMLFormElement>(null);
   const sentRef = useRef<HTMLDivElement>(null);
   const navigation = useNavigation();
+  const arrival = useNavigationType();
   const submit = useSubmit();
   const show = useShowStep();
   const sending = navigation.formData?.get("formName") === "calculator" && navigation.formData.get(INTENT_FIELD) === INTENT.send;
 
-  // A sent request's answers are gone: Back to its steps starts over rather than offer them again.
-  // After a navigation (a step, Back, Forward, the thanks) focus stays in the calculator: on the
-  // thanks, on the first field in error, or on the heading of a step that changed (not a tab's).
+  // A sent request's answers are gone once its thanks arrive (not when history returns to them, by
+  // then the answers may be a new estimate's): Back to its steps starts over rather than offer
+  // them again. After a navigation (a step, Back, Forward, the thanks) focus stays in the
+  // calculator: on the thanks, on the first field in error, or on the heading of a step that
+  // changed (not a tab's).
   const shown = useRef([location.key, state.step] as const);
   useEffect(() => {
-    if (sent) saveAnswers(null);
     const [key, before] = shown.current;
     shown.current = [location.key, state.step];
     if (key === location.key) return;
+    if (sent && arrival !== "POP") saveAnswers(null);
     if (view.status === "sent") sentRef.current?.focus();
     else if (view.errors) focusFirstInvalid(formRef.current);
     else if (before !== state.step) heading.current?.focus();
@@ -73,6 +76,7 @@ export function useWizard({ result, draft, sent }: WizardProps) {
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     const formData = new FormData(event.currentTarget, (event.nativeEvent as SubmitEvent).submitter);
     const fields = Object.fromEntries(formData);
+    const post = () => submit(formData, { ...POST, action: sendAddress(location.search) });
     // Steps 1–4 run here. A valid send goes to the server, which checks everything again; without
     // the checks (they could not load), the server runs the step and answers with the next.
     checks.submit(
@@ -83,13 +87,32 @@ export function useWizard({ result, draft, sent }: WizardProps) {
         if (outcome.errors) {
           flushSync(() => setChecked([location.key, outcome.errors!]));
           focusFirstInvalid(formRef.current);
-        } else if (!outcome.ready) show(outcome.state.step);
-        return !!outcome.ready;
+        } else if (outcome.ready) post();
+        else show(outcome.state.step);
+        return false;
       },
-      () => submit(formData, POST),
+      post,
     );
   }
 
+  /** What is typed is kept as it is typed, so the browser's Back, Forward and reload keep it, as they do without JavaScript. */
+  function onChange(event: FormEvent<HTMLFormElement>) {
+    const fields = Object.fromEntries(new FormData(event.currentTarget));
+    const typed = parseState(fields);
+    for (const name of TEXT_FIELDS) if (typeof fields[name] === "string") typed[name] = fields[name];
+    saveAnswers(typed);
+  }
+
   // A tuple, like useState: named fields would cost the home page 60 B of script (perf/budgets.json).
-  return [view, found, sending, heading, formRef, sentRef, onSubmit] as const;
+  return [view, found, sending, heading, formRef, sentRef, onSubmit, onChange] as const;
+}
+
+/**
+ * Where the wizard posts with JavaScript: the step's own address (with the action's `?index`), so
+ * that, should the server not take a send, the page it answers stays at this step on a reload.
+ */
+function sendAddress(search: string) {
+  const params = new URLSearchParams(search);
+  params.delete("index");
+  return `/?index${params.size ? `&${params}` : ""}#${WIZARD_ID}`;
 }

@@ -172,6 +172,16 @@ describe("privacy notice", () => {
     expect(notice(outbox)).toContain("our server stores it, and our team reads it there");
   });
 
+  it("says, only with a booking page, that booking a call happens on that page, which receives the reference and what is typed there", () => {
+    for (const facts of [web3forms, outbox]) {
+      const booked = notice({ ...facts, booking: "cal.com" });
+      expect(booked).toMatch(/book a call/i);
+      expect(booked).toContain("cal.com");
+      expect(booked).toContain("reference");
+      expect(notice(facts)).not.toMatch(/book/i);
+    }
+  });
+
   it("names an information officer with a working email and phone", () => {
     const officer = site.informationOfficer;
     expectText(officer.name);

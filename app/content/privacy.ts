@@ -2,12 +2,14 @@ import { site } from "./site";
 
 /**
  * What the notice says of the server's settings, so it stays true when they change: where a sent
- * form goes (null when FORM_ACCESS_KEY is unset: it stays on this server, in the outbox) and how
- * long a delivered lead is kept (LEAD_RETENTION_DAYS). The server passes them (app/context.ts).
+ * form goes (null when FORM_ACCESS_KEY is unset: it stays on this server, in the outbox), how
+ * long a delivered lead is kept (LEAD_RETENTION_DAYS), and the host of the booking page the
+ * thanks offer (BOOKING_URL; none when unset). The server passes them (app/context.ts).
  */
 export interface PrivacyFacts {
   formService: { provider: "web3forms" | "formspree" | "webhook"; host: string; inbox: string } | null;
   retentionDays: number;
+  booking?: string;
 }
 
 /**
@@ -60,6 +62,16 @@ export const privacy = {
       ],
     },
     ...receivers(facts),
+    ...(facts.booking
+      ? [
+          {
+            heading: "If you book a call",
+            paragraphs: [
+              `After you send the calculator, we offer to book a call on ${facts.booking}, another company’s booking page. If you book a call there, it receives your request’s reference (in the link we give you) and what you type on its page, and handles them under its own privacy notice.`,
+            ],
+          },
+        ]
+      : []),
     {
       heading: "Your rights",
       paragraphs: ["Under POPIA you may:"],

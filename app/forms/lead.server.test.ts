@@ -122,4 +122,15 @@ describe("senderName", () => {
     ])
       expect(senderName(name), name).toBe(VISITOR);
   });
+
+  it("never passes for the agency in letters of other scripts that look Latin, beyond a short list (Unicode's confusables)", () => {
+    for (const name of [
+      "Kopano D\u0131g\u0131tal Billing", // Turkish dotless i
+      "K\u0585pano Digital", // Armenian o
+      "Kopano Digita\u04cf", // Cyrillic palochka
+      "\u13e6opano Digital", // Cherokee K
+      "Kopano Dig\u0456tal Accounts", // Ukrainian i
+    ])
+      expect(senderName(name), name).toBe(VISITOR);
+  });
 });

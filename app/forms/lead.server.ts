@@ -3,6 +3,7 @@
  * what a visitor can type, and the answer when the lead could not be taken.
  */
 import { json } from "@remix-run/node";
+import unhomoglyph from "unhomoglyph";
 import { site } from "~/content/site";
 import type { LeadAnswer } from "~/context";
 
@@ -33,7 +34,10 @@ export function oneLine(value: string): string {
     .trim();
 }
 
-/** Letters that look like Latin ones in a mail client (Cyrillic, Greek), and digits used as letters. */
+/**
+ * Letters that look like Latin ones in a mail client (Cyrillic, Greek), and digits and signs used
+ * as letters: what Unicode's confusables (unhomoglyph, below) leave as they are, or map elsewhere.
+ */
 const LOOKALIKES: Record<string, string> = {
   а: "a",
   е: "e",
@@ -66,8 +70,9 @@ const LOOKALIKES: Record<string, string> = {
   $: "s",
   "7": "t",
 };
+/** A name reduced to the Latin letters it looks like: Unicode's confusables (UTS #39) first, then the list above. */
 const skeleton = (value: string) =>
-  [...value.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase()]
+  [...unhomoglyph(value.normalize("NFKD").replace(/\p{M}/gu, "")).toLowerCase()]
     .map((c) => LOOKALIKES[c] ?? c)
     .join("")
     .replace(/[^a-z]/g, "");
