@@ -25,7 +25,8 @@ export const calculatorText = {
   nextSteps:
     "What happens next: a person on our team reads your request and emails you a written quote within one business day. If something is unclear, we call you first. Please quote your reference if you contact us about it.",
   /** A draft that is gone: expired, sent, another browser's, or on another server without shared storage. */
-  expired: "Sorry, we no longer have those answers (we keep them only briefly, and only for the browser that gave them), so the calculator has started again.",
+  expired:
+    "Those answers are no longer kept here (we delete them once sent, keep them only briefly, and only for the browser that gave them), so the calculator has started again.",
 } as const;
 
 /** The thanks' line on what was sent, made on the server from the receipt, e.g. "…, Complex, estimated at $5,625." */
