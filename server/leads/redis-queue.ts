@@ -14,7 +14,7 @@ import type { Logger } from "../log";
 import { watchRedis } from "../redis-watch";
 import { storeFaults } from "./faults";
 import { expired, leadKey, newLeadId, retryDelay } from "./schedule";
-import { LOOK_TRIES, reportHeld, type QueueOptions } from "./sqlite-queue";
+import { LOOK_TRIES, reportHeld, storeUpkeep, type QueueOptions } from "./sqlite-queue";
 import { openStore, sqliteCause, whenFree, type InsertResult, type LeadStore } from "./store";
 import { noLeadEvents, type Lead, type LeadQueue, type StoredLead } from "./types";
 
@@ -29,7 +29,6 @@ const DELIVERED_MARK_MS = 30 * 86_400_000;
 /** The leads the ceiling let through, by time: one sorted set for every container. */
 const ADMITTED = `${QUEUE.prefix}:leads-admitted`;
 const HOUR_MS = 3_600_000;
-const PURGE_MS = 60_000;
 
 /**
  * Lets a lead through the shared ceiling, or not: fewer than ARGV[3] in the last hour, and (when
@@ -138,11 +137,11 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
   let local: LeadStore | undefined;
   let snapshot = { pending: 0, parked: 0, oldest: Infinity };
   let stopped = false;
-  let lastPurge = 0;
   let timer: NodeJS.Timeout | undefined;
   let ticking: Promise<void> = Promise.resolve();
   const refresher: NodeJS.Timeout[] = [];
   const faults = storeFaults(log, now);
+  const upkeep = storeUpkeep(log, now, retentionMs, faults);
   /** When (performance.now()) each handed lead was first seen gone from Redis. */
   let missingSince = new Map<string, number>();
 
@@ -214,13 +213,7 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     if (!local) return;
     const store = local;
     try {
-      // Another server on the folder holding the write lock for a moment is waited for, not a fault.
-      if (faults.failing) await whenFree(() => store.probe(), LOOK_TRIES);
-      if (now() - lastPurge >= PURGE_MS || now() < lastPurge) {
-        const purged = await whenFree(() => store.purge(now(), retentionMs), LOOK_TRIES);
-        lastPurge = now();
-        if (purged) log.info({ rows: purged }, "leads_purged");
-      }
+      await upkeep(store);
       // Without Redis, this store's own ceiling lets held leads go, as it lets new ones in.
       const released = producer.status === "ready" ? null : await whenFree(() => store.releaseHeld(now(), perHour), LOOK_TRIES);
       if (released) log.info(released, "lead_released");

@@ -41,6 +41,22 @@ export function reportHeld(log: Logger, events: LeadEvents, kind: Lead["kind"], 
   if (firstHeld) log.error({ perHour, command: "npm run leads -- release" }, "leads_held");
 }
 
+/**
+ * Each look's care of the local store, for both queues: while it is failing, a probe (another
+ * server on the folder holding the write lock a moment is waited for, not a fault); once a
+ * minute, retention's purge.
+ */
+export function storeUpkeep(log: Logger, now: () => number, retentionMs: number, faults: { failing: boolean }) {
+  let lastPurge = 0;
+  return async (store: LeadStore) => {
+    if (faults.failing) await whenFree(() => store.probe(), LOOK_TRIES);
+    if (now() - lastPurge < PURGE_MS && now() >= lastPurge) return;
+    const purged = await whenFree(() => store.purge(now(), retentionMs), LOOK_TRIES);
+    lastPurge = now();
+    if (purged) log.info({ rows: purged }, "leads_purged");
+  };
+}
+
 export function createSqliteQueue({
   dbFile,
   transport,
@@ -58,8 +74,8 @@ export function createSqliteQueue({
   let store: LeadStore | undefined;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  let lastPurge = 0;
   const faults = storeFaults(log, now);
+  const upkeep = storeUpkeep(log, now, retentionMs, faults);
   const inFlight = new Map<string, Promise<void>>();
 
   function wake() {
@@ -89,13 +105,7 @@ export function createSqliteQueue({
     looking = true;
     const open = store;
     try {
-      // Another server on the folder holding the write lock for a moment is waited for, not a fault.
-      if (faults.failing) await whenFree(() => open.probe(), LOOK_TRIES);
-      if (now() - lastPurge >= PURGE_MS || now() < lastPurge) {
-        const purged = await whenFree(() => open.purge(now(), retentionMs), LOOK_TRIES);
-        lastPurge = now();
-        if (purged) log.info({ rows: purged }, "leads_purged");
-      }
+      await upkeep(open);
       const released = await whenFree(() => open.releaseHeld(now(), perHour), LOOK_TRIES);
       if (released) log.info(released, "lead_released");
       for (const row of await whenFree(() => open.claimDue(now, concurrency - inFlight.size, leaseMs), LOOK_TRIES)) {
