@@ -1,31 +1,48 @@
 import { Form } from "@remix-run/react";
+import type { ReactNode } from "react";
 import type { ServiceValue } from "./pricing";
 import { saveAnswers, useShowStep } from "./session";
-import { resetState, STATE_PREFIX, WIZARD_ID } from "./state";
+import { resetState, stateToFields, WIZARD_ID, type WizardState } from "./state";
+
+/** The choice each step asks for, by the step it leads to. */
+const CHOICE_BEFORE = { 2: "service", 3: "timeframe", 4: "complexity" } as const;
 
 /**
- * "Estimate This" on a service: step 1 of the calculator posted with that service, as its own
- * button would, so the visitor lands on step 2 with it chosen. With JavaScript the browser takes
- * that step itself, as the wizard does, and the server keeps nothing.
+ * A button that opens the calculator at `state.step` with these answers chosen. Without
+ * JavaScript it posts the step before with its choice, as that step's own button would (the
+ * server keeps the draft); with it the browser takes the step itself, as the wizard does, and the
+ * server keeps nothing (decision 0025).
  */
-export function EstimateThis({ service, name }: { service: ServiceValue; name: string }) {
+export function StepButton({ state, className, children }: { state: WizardState & { step: 2 | 3 | 4 }; className?: string; children: ReactNode }) {
   const show = useShowStep();
+  const choice = CHOICE_BEFORE[state.step];
   return (
     <Form
       method="post"
       action={`/?index#${WIZARD_ID}`}
-      className="estimate-this"
+      className={className}
       onSubmit={(event) => {
         event.preventDefault();
-        saveAnswers({ ...resetState(), service, step: 2 });
-        show(2);
+        saveAnswers(state);
+        show(state.step);
       }}
     >
       <input type="hidden" name="formName" value="calculator" />
-      <input type="hidden" name={`${STATE_PREFIX}step`} value="1" />
-      <button className="btn" type="submit" name="service" value={service}>
-        Estimate This<span className="visually-hidden"> for {name}</span>
+      {Object.entries(stateToFields({ ...state, step: (state.step - 1) as 1 | 2 | 3 })).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      <button className="btn" type="submit" name={choice} value={state[choice]}>
+        {children}
       </button>
     </Form>
+  );
+}
+
+/** "Estimate This" on a service: the calculator at step 2, with that service chosen. */
+export function EstimateThis({ service, name }: { service: ServiceValue; name: string }) {
+  return (
+    <StepButton state={{ ...resetState(), service, step: 2 }} className="estimate-this">
+      Estimate This<span className="visually-hidden"> for {name}</span>
+    </StepButton>
   );
 }

@@ -1,4 +1,4 @@
-import { useNavigate, useSearchParams } from "@remix-run/react";
+import { useLocation, useNavigate, useSearchParams } from "@remix-run/react";
 import { type Step, STEP_PARAM, stateToFields, WIZARD_ID, type WizardState } from "./state";
 
 /**
@@ -38,6 +38,8 @@ export function saveAnswers(state: WizardState | null) {
  */
 export function useShowStep() {
   const navigate = useNavigate();
-  const tab = useSearchParams()[0].get("service");
+  // The home page's services tab; elsewhere (the estimate's page) `service` is not a tab.
+  const [params] = useSearchParams();
+  const tab = useLocation().pathname === "/" ? params.get("service") : null;
   return (step: Step) => navigate(`/?${tab ? `service=${encodeURIComponent(tab)}&` : ""}${STEP_PARAM}=${step}#${WIZARD_ID}`);
 }

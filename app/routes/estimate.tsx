@@ -1,10 +1,10 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, useLoaderData, useNavigate } from "@remix-run/react";
+import { useLoaderData } from "@remix-run/react";
 import type { Choices } from "~/calculator/choices";
 import { loadEstimate } from "~/calculator/estimate-page.server";
 import { COMPLEXITIES, estimate, estimateParts, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "~/calculator/pricing";
-import { saveAnswers } from "~/calculator/session";
-import { resetState, STEP_PARAM, stateToFields, WIZARD_ID } from "~/calculator/state";
+import { StepButton } from "~/calculator/estimate-this";
+import { resetState } from "~/calculator/state";
 import { ContactDetails } from "~/components/contact-details";
 import { estimateText as text } from "~/content/estimate";
 import { site } from "~/content/site";
@@ -94,40 +94,11 @@ export default function EstimatePage() {
           <p>{text.stands.text}</p>
         </section>
       </div>
-      <StartRequest choices={choices} />
+      {/* The calculator at step 4, these three answers chosen: the description and details are left. */}
+      <div className="estimate-start">
+        <StepButton state={{ ...resetState(), ...choices, step: 4 }}>{text.start}</StepButton>
+        <p className="muted">{text.startHint}</p>
+      </div>
     </article>
-  );
-}
-
-/**
- * Step 3 of the calculator posted with this complexity, the way "Estimate this" posts step 1: the
- * visitor lands on step 4 with all three answers chosen, with or without JavaScript. With it, the
- * browser takes that step itself, as "Estimate this" does (decision 0025): the answers go to the
- * tab's session storage, and the server keeps nothing.
- */
-function StartRequest({ choices }: { choices: Choices }) {
-  const navigate = useNavigate();
-  const { complexity, ...rest } = choices;
-  const fields = stateToFields({ ...resetState(), ...rest, step: 3 });
-  return (
-    <Form
-      method="post"
-      action={`/?index#${WIZARD_ID}`}
-      className="estimate-start"
-      onSubmit={(event) => {
-        event.preventDefault();
-        saveAnswers({ ...resetState(), ...choices, step: 4 });
-        navigate(`/?${STEP_PARAM}=4#${WIZARD_ID}`);
-      }}
-    >
-      <input type="hidden" name="formName" value="calculator" />
-      {Object.entries(fields).map(([name, value]) => (
-        <input key={name} type="hidden" name={name} value={value} />
-      ))}
-      <button className="btn" type="submit" name="complexity" value={complexity}>
-        {text.start}
-      </button>
-      <p className="muted">{text.startHint}</p>
-    </Form>
   );
 }
