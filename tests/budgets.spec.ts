@@ -1,3 +1,8 @@
+/**
+ * The home page's JavaScript within perf/budgets.json, counted as `npm run perf` counts it, with
+ * no form rules in the first load; and the hydration modules loading beside the page, so Remix has
+ * taken it over by the load event. With JavaScript only.
+ */
 import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
 // Shared with `npm run perf`, so the test and the report count bytes the same way.

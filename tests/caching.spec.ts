@@ -1,3 +1,9 @@
+/**
+ * Caching end to end, over HTTP (once): public pages with a strong ETag and the same bytes for
+ * every visitor (their CSP allows each inline script by its hash, no nonce), per-visitor answers
+ * private, build files immutable and precompressed, 304s and HEAD, campaign parameters that change
+ * nothing, and the same through a real caching proxy (Varnish) with a browser behind it.
+ */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";

@@ -2,7 +2,7 @@
  * With JavaScript the wizard behaves like its pages without it (decision 0025): each step is an
  * address of its own and a history entry, Back and Forward walk the steps showing the latest
  * answers, and a reload keeps the step; the answers stay in the tab's session storage and never
- * reach the address. Without JavaScript the same is calculator-visit.spec.ts's step pages.
+ * reach the address. Without JavaScript the same is calculator-step-pages.spec.ts's step pages.
  */
 import type { Page } from "@playwright/test";
 import { calculatorText } from "../app/content/calculator";

@@ -1,3 +1,11 @@
+/**
+ * The calculator's send, with JavaScript on and off: one request end to end with every field as
+ * the form service receives it, the wizard starting over after a send, Back keeping everything,
+ * each field's message, a lead that cannot be stored (the failure text, nothing lost), no second
+ * send on a reload, the outbox when no key is set, and the access key in nothing the site serves.
+ * With JavaScript, steps 1-4 in the browser and focus on each step. Step 5 itself, the step pages
+ * and the history have specs of their own (calculator-*.spec.ts).
+ */
 import type { Page } from "@playwright/test";
 import { calculatorText } from "../app/content/calculator";
 import { messages } from "../app/content/messages";

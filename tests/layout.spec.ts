@@ -1,8 +1,9 @@
 /**
  * The layout at the widths visitors bring, with JavaScript on and off: nothing scrolls sideways at
- * 320 px, on any page or at any step of the calculator; the header keeps one line from 768 px;
- * Get Started and the menu's short way land on the calculator's first choice; the hero's
- * illustration draws no control; portraits stay visible on the dark scheme's cards.
+ * 320 and 390 px, on any page or at any step of the calculator; the header keeps one line from
+ * 768 px, and at 400% zoom takes no more than a quarter of the screen and never covers the
+ * wizard's progress; Get Started and the menu's short way land on the calculator's first choice;
+ * the hero's illustration draws no control; portraits stay visible on the dark scheme's cards.
  */
 import type { Locator, Page } from "@playwright/test";
 import { COMPLEXITIES, estimate, SERVICES, TIMEFRAMES } from "../app/calculator/pricing";
@@ -137,6 +138,14 @@ test.describe("at 390 px", () => {
       await expectUncovered(calculator(page).locator(".choice").first());
     }
   });
+
+  test("no page scrolls sideways", { tag: "@once" }, async ({ page }) => {
+    for (const path of ["/", "/services", "/work", "/about", "/privacy"]) {
+      await page.goto(path);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, path).toBeLessThanOrEqual(0);
+    }
+  });
 });
 
 test("from 768 to 1280 px the header's brand, links and Contact Us each keep one line", { tag: "@once" }, async ({ page }) => {
@@ -193,4 +202,32 @@ test("on the dark scheme every portrait's disc is outlined at 3:1 or more agains
       [],
     );
   }
+});
+
+test.describe("at 400% zoom (1280×1024: 320×256 CSS px)", () => {
+  test.use({ viewport: { width: 320, height: 256 } });
+
+  test("the header takes no more than a quarter of the screen and scrolls away", async ({ page }) => {
+    await page.goto("/");
+    const header = page.locator(".site-header");
+    expect((await header.boundingBox())!.height).toBeLessThanOrEqual(256 / 4 + 1); // 4rem and its border
+    await page.evaluate(() => window.scrollTo(0, 600));
+    await expect.poll(async () => (await header.boundingBox())!.y + (await header.boundingBox())!.height).toBeLessThanOrEqual(0);
+  });
+
+  test('the wizard\'s "Step N of 5" is never under the header', async ({ page }) => {
+    await page.goto("/");
+    const wizard = page.locator("#calculator");
+    await wizard.getByRole("button", { name: "AI Solutions" }).click();
+    const progress = wizard.getByText("Step 2 of 5");
+    await expect(progress).toBeAttached();
+    await progress.scrollIntoViewIfNeeded();
+    await expect(progress).toBeInViewport();
+    const onTop = await progress.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      const hit = document.elementFromPoint(r.left + 4, r.top + r.height / 2);
+      return !!hit && (el === hit || el.contains(hit));
+    });
+    expect(onTop).toBe(true);
+  });
 });

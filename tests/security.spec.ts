@@ -1,3 +1,9 @@
+/**
+ * The site's defences, as a browser or an attacker meets them: the response headers (a strict
+ * hash-based CSP, the protective headers on every answer, HSTS behind an HTTPS proxy), refused
+ * posts (cross-site, too big, not a form, tampered, PUT/PATCH/DELETE), the rate limits, and
+ * Remix v2 with single fetch off (decision 0021).
+ */
 import { request as httpRequest } from "node:http";
 import { messages } from "../app/content/messages";
 import { scriptHashes, walkTheSite, watchCsp } from "./support/csp";

@@ -1,47 +1,94 @@
 /**
- * Delivery when the parts under it misbehave, with real processes: two servers on one data folder,
- * a Redis without persistence that is killed and comes back empty, a data folder that is a full
- * tmpfs. Each test starts its own servers from build/ (opsPort 90-98) and its own fake form
- * service and Redis.
+ * Delivery when the parts under it misbehave, with real processes: a form service that fails,
+ * hangs or lies, then a kill -9 and a restart; SIGTERM while a delivery is in flight; two servers
+ * on one data folder; a Redis without persistence that is killed and comes back empty; a data
+ * folder that is a full tmpfs. Each test starts its own servers from build/ (opsPort 12, 15,
+ * 87, 91-92, 94-95 and 97; metrics on 98) and its own fake form service (opsPort 50, 52, 86, 90,
+ * 93 and 96) and Redis.
  */
-import { execFile, execFileSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { execFileSync } from "node:child_process";
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { expect, test } from "@playwright/test";
-import { startFakeFormService } from "../support/fake-form-service";
+import { CONTACT_SENT } from "../../app/contact/action.server";
+import { type FakeMode, startFakeFormService } from "../support/fake-form-service";
 import { startRedis } from "../support/redis";
-import { postContact, REPO, serve, sleep } from "../support/server";
-import { opsPort, TEST_ACCESS_KEY } from "../support/sites";
+import { accepts, dataDir, events, keyed, leadsCommand, postContact, serve, sleep } from "../support/server";
+import { opsPort } from "../support/sites";
 
-const events = (out: string) =>
-  out
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-const dataDir = () => mkdtempSync(join(tmpdir(), "agency-site-ops-"));
-const keyed = (fake: { submitUrl: string }, dir: string, extra: Record<string, string> = {}) => ({
-  FORM_ACCESS_KEY: TEST_ACCESS_KEY,
-  FORM_ENDPOINT: fake.submitUrl,
-  DATA_DIR: dir,
-  ...extra,
-});
 /** `npm run leads -- status` on a data folder, as an operator runs it, parsed. */
 const status = async (dir: string, env: Record<string, string> = {}) =>
-  JSON.parse(
-    (
-      await promisify(execFile)("npm", ["run", "-s", "leads", "--", "status"], {
-        cwd: REPO,
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", DATA_DIR: dir, ...env },
-      })
-    ).stdout,
-  ) as { pending: number; held: number; parked: number };
+  JSON.parse((await leadsCommand(dir, env)("status")).stdout) as { pending: number; held: number; parked: number };
 /** CPU seconds (user + system) a process has used so far. */
 const cpuSeconds = (pid: number) => {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;
 };
+
+async function timed<T>(work: () => Promise<T>): Promise<T & { ms: number }> {
+  const started = Date.now();
+  const result = await work();
+  return { ...result, ms: Date.now() - started };
+}
+
+test("a failing, hanging or lying form service costs no lead: each visitor is thanked at once, and after a kill -9 and a restart every lead arrives exactly once", async () => {
+  test.setTimeout(90_000);
+  const fake = await startFakeFormService({ port: opsPort(50) });
+  const env = keyed(fake, dataDir(), { FORM_TIMEOUT_MS: "2000" });
+  const modes: FakeMode[] = ["fail500", "hang", "html200", "successFalseString"];
+  const first = serve(opsPort(12), env);
+  let second: ReturnType<typeof serve> | undefined;
+  try {
+    await first.listening;
+    for (const [i, mode] of modes.entries()) {
+      fake.setMode(mode, undefined, `durable-${mode}`);
+      const answer = await timed(() => postContact(first.url, `Please call back (durable-${mode}).`, { localAddress: `127.0.0.${10 + i}` }));
+      expect(answer.status, mode).toBe(303);
+      expect(answer.headers.location).toBe(CONTACT_SENT);
+      expect(answer.ms, `${mode}: the visitor waited`).toBeLessThan(2_000);
+    }
+    await expect.poll(() => modes.every((mode) => fake.received(`durable-${mode}`).length > 0)).toBe(true);
+    first.child.kill("SIGKILL");
+    await first.exited;
+
+    for (const mode of modes) fake.setMode("ok", undefined, `durable-${mode}`);
+    second = serve(opsPort(12), env);
+    await second.listening;
+    await expect.poll(() => modes.map((mode) => fake.accepted(`durable-${mode}`).length), { timeout: 60_000 }).toEqual([1, 1, 1, 1]);
+    await sleep(3_000);
+    expect(
+      modes.map((mode) => fake.accepted(`durable-${mode}`).length),
+      "no duplicates",
+    ).toEqual([1, 1, 1, 1]);
+    expect(await (await fetch(`${second.url}/healthz`)).json()).toEqual({ status: "ok" });
+  } finally {
+    first.kill();
+    second?.kill();
+    await fake.close();
+  }
+});
+
+test("SIGTERM while a delivery is in flight: the visitor already has the answer, the delivery completes, exit 0", async () => {
+  const fake = await startFakeFormService({ port: opsPort(52) });
+  fake.setMode("slow", 2_500);
+  const server = serve(opsPort(15), keyed(fake, dataDir()));
+  try {
+    await server.listening;
+    const answer = await timed(() => postContact(server.url, "Please call me back (sigterm)."));
+    expect([answer.status, answer.ms < 1_000]).toEqual([303, true]);
+    await expect.poll(() => fake.received("sigterm").length).toBe(1);
+    server.child.kill("SIGTERM");
+    await sleep(100);
+    expect(await accepts(server.port), "a new connection after SIGTERM").toBe(false);
+    const exit = await Promise.race([server.exited, sleep(10_000).then(() => null)]);
+    expect(exit, "still running 10 s after SIGTERM").not.toBeNull();
+    expect(exit!.code).toBe(0);
+    expect(fake.accepted("sigterm")).toHaveLength(1);
+  } finally {
+    server.kill();
+    await fake.close();
+  }
+});
 
 test("two servers on one data folder, one's clock 30 s behind, the form service failing for a few seconds then back: every lead arrives exactly once", async () => {
   test.setTimeout(60_000);

@@ -1,28 +1,23 @@
 /**
  * Prometheus metrics as an operator scrapes them: on METRICS_PORT only, never on the public port,
- * with the runtime's metrics, the lead counters and no personal data or key; and the alert rules
- * shipped with them, tested with promtool on series a real scrape has. Each test starts its own
- * server from build/ (opsPort 40-43).
+ * with the runtime's metrics, the lead counters, the queue's state (a lead parked for good) and no
+ * personal data or key; and the alert rules shipped with them, tested with promtool on series a
+ * real scrape has. Each test starts its own server from build/ (opsPort 17 and 40-43, fake form
+ * services opsPort 41 and 53, metrics opsPort 42 and 57).
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import { parse } from "yaml";
 import { startFakeFormService } from "../support/fake-form-service";
-import { postContact, REPO, serve } from "../support/server";
+import { dataDir, events, keyed, postContact, REPO, serve } from "../support/server";
 import { opsPort, TEST_ACCESS_KEY } from "../support/sites";
 
 test("after one lead, /metrics on METRICS_PORT counts it and shows the runtime; the public port answers 404 there; nothing personal", async () => {
   const fake = await startFakeFormService({ port: opsPort(41) });
   const metricsUrl = `http://127.0.0.1:${opsPort(42)}/metrics`;
-  const server = serve(opsPort(40), {
-    FORM_ACCESS_KEY: TEST_ACCESS_KEY,
-    FORM_ENDPOINT: fake.submitUrl,
-    METRICS_PORT: String(opsPort(42)),
-    DATA_DIR: mkdtempSync(join(tmpdir(), "agency-site-ops-")),
-  });
+  const server = serve(opsPort(40), keyed(fake, dataDir(), { METRICS_PORT: String(opsPort(42)) }));
   try {
     await server.listening;
     expect((await postContact(server.url, "Our confidential launch (metrics)")).status).toBe(303);
@@ -66,6 +61,29 @@ test("after one lead, /metrics on METRICS_PORT counts it and shows the runtime; 
     const publicAnswer = await fetch(`${server.url}/metrics`);
     expect(publicAnswer.status).toBe(404);
     expect(await publicAnswer.text()).not.toContain("leads_accepted_total");
+  } finally {
+    server.kill();
+    await fake.close();
+  }
+});
+
+test("the metrics say the queue's state and /healthz stays a bare 200 when the service refuses a lead for good; one error line says so, without personal data", async () => {
+  const fake = await startFakeFormService({ port: opsPort(53) });
+  fake.setMode("unauthorized");
+  const server = serve(opsPort(17), keyed(fake, dataDir(), { METRICS_PORT: String(opsPort(57)) }));
+  try {
+    await server.listening;
+    const metrics = async () => (await fetch(`http://127.0.0.1:${opsPort(57)}/metrics`)).text();
+    expect(await metrics()).toMatch(/^leads_parked_now 0$/m);
+    expect((await postContact(server.url, "Our confidential launch (parked)")).status).toBe(303);
+    await expect.poll(metrics).toMatch(/^leads_parked_now 1$/m);
+    expect(await metrics()).toMatch(/^leads_pending 0$/m);
+    const response = await fetch(`${server.url}/healthz`);
+    expect([response.status, response.headers.get("cache-control"), await response.json()]).toEqual([200, "no-store", { status: "ok" }]);
+    expect(events(server.stdout()).filter((e) => e.level === "error")).toEqual([
+      expect.objectContaining({ event: "lead_parked", reason: "http", status: 401 }),
+    ]);
+    expect(server.stdout()).not.toMatch(/confidential launch|Ada Lovelace|ada@example\.com/);
   } finally {
     server.kill();
     await fake.close();

@@ -2,10 +2,44 @@
  * Helpers for tests that start their own server (scripts/serve.mjs starts it) and talk to it
  * over plain HTTP, as a browser without JavaScript or an attacker would.
  */
+import { execFile } from "node:child_process";
+import { mkdtempSync } from "node:fs";
 import { request, type IncomingHttpHeaders } from "node:http";
 import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { REPO } from "../../scripts/serve.mjs";
+import { TEST_ACCESS_KEY } from "./sites";
 
 export { REPO, serve, type Served } from "../../scripts/serve.mjs";
+
+/** A server's log as records: every line it writes is one JSON object (this throws on one that is not). */
+export const events = (out: string) =>
+  out
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+/** A fresh data folder for a server of a test's own. */
+export const dataDir = () => mkdtempSync(join(tmpdir(), "agency-site-ops-"));
+
+/** A server's settings to deliver to this fake form service, its data in `dir`. */
+export const keyed = (fake: { submitUrl: string }, dir: string, extra: Record<string, string> = {}) => ({
+  FORM_ACCESS_KEY: TEST_ACCESS_KEY,
+  FORM_ENDPOINT: fake.submitUrl,
+  DATA_DIR: dir,
+  ...extra,
+});
+
+/** `npm run leads -- …` on a data folder, as an operator runs it. */
+export const leadsCommand =
+  (dir: string, env: Record<string, string> = {}) =>
+  (...args: string[]) =>
+    promisify(execFile)("npm", ["run", "-s", "leads", "--", ...args], {
+      cwd: REPO,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", DATA_DIR: dir, ...env },
+    });
 
 /** Whether a TCP connection to 127.0.0.1:port is accepted right now. */
 export const accepts = (port: number) =>

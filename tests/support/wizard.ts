@@ -12,13 +12,31 @@ export interface Choices {
 export const calculator = (page: Page) => page.locator("#calculator");
 export const progress = (page: Page) => calculator(page).getByText(/^Step \d of 5$/);
 
+/** Choices for a test that needs step 5 and nothing particular of it. */
+export const dispatchApp: Choices = {
+  service: "Software Development",
+  timeframe: "Urgent (1-2 weeks)",
+  complexity: "Complex",
+  description: "A dispatch app for 40 drivers",
+};
+
+/** The address of a step's own page, without JavaScript (decision 0016). */
+export const DRAFT_URL = /\/\?draft=[\w-]{22}&step=[1-5]#wizard$/;
+
+/** Where the wizard is looked at: the smallest phone, a common one, a desktop (width, height). */
+export const WIZARD_VIEWPORTS = [
+  [320, 568],
+  [390, 844],
+  [1280, 800],
+] as const;
+
 const valueOf = (list: readonly { value: string; label: string }[], label: string) => list.find((o) => o.label === label)!.value;
 
 /**
  * The wizard at step 5 with these choices, on `site` (default: the project's). With JavaScript,
  * steps 1-4 are clicks in the page, without a request, and are clicked. Without it each step is a
  * post and a page of its own; walking them is what `walk: true` (calculator.spec's full send,
- * calculator-visit.spec's 303s) tests, so other tests arrive at step 5 as that walk ends: step 4's
+ * calculator-step-pages.spec's 303s) tests, so other tests arrive at step 5 as that walk ends: step 4's
  * post, answered with the address of the step-5 page, which the browser then opens.
  */
 export async function atStep5(page: Page, c: Choices, { site = "", walk = false } = {}) {

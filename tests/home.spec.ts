@@ -1,0 +1,150 @@
+/**
+ * The home page, with JavaScript on and off: the hero (its claims, its two buttons, its visual only
+ * where there is room, no layout shift as it loads), the services tabs (click, arrow keys with
+ * JavaScript, Learn More), the testimonials and the featured projects, and the agency described
+ * in JSON-LD. The calculator and the contact form on it have specs of their own.
+ */
+import { expect, test } from "./support/fixtures";
+import { featuredProjects } from "../app/content/projects";
+import { testimonials } from "../app/content/testimonials";
+
+const WIDTHS = [320, 390, 1280];
+
+for (const width of WIDTHS) {
+  test.describe(`at ${width} px`, () => {
+    test.use({ viewport: { width, height: 800 } });
+
+    test("the home page shows the testimonials and the featured projects; the hero's visual only where there is room", { tag: "@once" }, async ({ page }) => {
+      const fetched: string[] = [];
+      page.on("request", (r) => fetched.push(new URL(r.url()).pathname));
+      await page.goto("/");
+      const said = page.getByRole("region", { name: "What our clients say" });
+      await expect(said.getByRole("img", { name: "Rated 5 out of 5" })).toHaveCount(testimonials.length);
+      await expect(said.locator("blockquote")).toHaveCount(testimonials.length);
+      const work = page.getByRole("region", { name: "Systems our clients use every day" });
+      await expect(work.locator("article.project-card")).toHaveCount(featuredProjects.length);
+      await expect(work.getByRole("link", { name: "See All Our Work" })).toHaveAttribute("href", "/work");
+
+      const visual = page.locator(".hero-visual");
+      await expect(visual).toHaveAttribute("width", "480");
+      await expect(visual).toHaveAttribute("height", "400");
+      if (width >= 1024) {
+        await expect(visual).toBeVisible();
+        await expect(visual).toHaveAttribute("alt", /estimate/);
+        const [text, image] = [await page.locator("#hero-title").boundingBox(), await visual.boundingBox()];
+        expect(image!.x).toBeGreaterThan(text!.x + text!.width - 1); // the right half
+        await expect.poll(() => visual.evaluate((img: HTMLImageElement) => img.currentSrc)).toMatch(/\/images\/hero-estimate\.svg$/);
+        await expect.poll(() => visual.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(480);
+      } else {
+        await expect(visual).toBeHidden();
+        // Hidden, and its source does not match: a phone never downloads it.
+        await page.waitForLoadState("load");
+        expect(fetched).not.toContain("/images/hero-estimate.svg");
+      }
+    });
+  });
+}
+
+test("home hero shows the three claims and its two buttons lead to the calculator and /work", async ({ page }) => {
+  await page.goto("/");
+  const hero = page.locator(".hero");
+  for (const text of ["10+", "Projects completed", "80%", "Client satisfaction", "2+", "Years experience"]) {
+    await expect(hero).toContainText(text);
+  }
+  await expect(hero.getByRole("link", { name: "Get Started" })).toHaveAttribute("href", /#wizard$/);
+  await hero.getByRole("link", { name: "View Our Work" }).click();
+  await expect(page).toHaveURL(/\/work$/);
+});
+
+test("the services tabs default to Software Development and switch by click", async ({ page }) => {
+  await page.goto("/");
+  const tabs = page.getByRole("tablist", { name: "Our services" });
+  await expect(tabs.getByRole("tab")).toHaveText(["Software Development", "SEO & Digital Marketing", "AI Solutions", "Zoho Solutions"]);
+  await expect(tabs.getByRole("tab", { name: "Software Development" })).toHaveAttribute("aria-selected", "true");
+  const panel = page.getByRole("tabpanel");
+  await expect(panel.getByRole("listitem")).toHaveCount(6);
+
+  await tabs.getByRole("tab", { name: "AI Solutions" }).click();
+  await expect(tabs.getByRole("tab", { name: "AI Solutions" })).toHaveAttribute("aria-selected", "true");
+  await expect(tabs.getByRole("tab", { name: "Software Development" })).toHaveAttribute("aria-selected", "false");
+  await expect(page.getByRole("tabpanel")).toHaveAccessibleName("AI Solutions");
+  await expect(page.getByRole("tabpanel").getByRole("listitem")).toHaveCount(6);
+  await expect(page).toHaveURL(/service=ai/);
+  await expect(page.getByRole("tabpanel").getByRole("link", { name: /Learn more/i })).toHaveAttribute("href", /\/services#/);
+});
+
+// Arrow-key roving needs JavaScript; without it each tab is a plain link (tested above).
+test("arrow keys move between the services tabs", { tag: "@needs-js" }, async ({ page }) => {
+  await page.goto("/");
+  await page.getByRole("tab", { name: "Software Development" }).focus();
+  await page.keyboard.press("ArrowRight");
+  await expect(page.getByRole("tab", { name: "SEO & Digital Marketing" })).toHaveAttribute("aria-selected", "true");
+  await expect(page.getByRole("tab", { name: "SEO & Digital Marketing" })).toBeFocused();
+  await page.keyboard.press("ArrowLeft");
+  await page.keyboard.press("ArrowLeft");
+  await expect(page.getByRole("tab", { name: "Zoho Solutions" })).toHaveAttribute("aria-selected", "true");
+  await page.keyboard.press("Home");
+  await expect(page.getByRole("tab", { name: "Software Development" })).toBeFocused();
+});
+
+test("Learn More lands on the matching section of /services", async ({ page }) => {
+  await page.goto("/?service=seo");
+  await page
+    .getByRole("tabpanel")
+    .getByRole("link", { name: /Learn more/i })
+    .click();
+  await expect(page).toHaveURL(/\/services#/);
+  const id = new URL(page.url()).hash.slice(1);
+  await expect(page.locator(`[id="${id}"]`).getByRole("heading", { level: 2 })).toHaveText("SEO & Digital Marketing");
+  await expect(page.locator(`[id="${id}"]`)).toBeInViewport();
+});
+
+test("the home page describes the agency in JSON-LD, and the CSP neither blocks nor reports it", async ({ page, javaScriptEnabled }) => {
+  const problems: string[] = [];
+  page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
+  if (javaScriptEnabled) {
+    await page.addInitScript(() => document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP: ${e.violatedDirective} ${e.blockedURI}`)));
+  }
+  const response = await page.goto("/");
+  expect(response?.headers()["content-security-policy"]).toMatch(/script-src/);
+  const blocks = page.locator('script[type="application/ld+json"]');
+  await expect(blocks).toHaveCount(1);
+  const data = JSON.parse((await blocks.textContent())!) as Record<string, unknown>;
+  expect(data).toMatchObject({
+    "@context": "https://schema.org",
+    "@type": "ProfessionalService",
+    name: "Kopano Digital",
+    url: "https://www.kopanodigital.co.za/",
+    email: "hello@kopanodigital.co.za",
+    telephone: "+27104462817",
+    address: { "@type": "PostalAddress", addressLocality: "Johannesburg", addressCountry: "ZA" },
+    sameAs: ["https://www.linkedin.com/company/kopano-digital"],
+  });
+  expect(data.logo).toMatch(/^https:\/\/www\.kopanodigital\.co\.za\/.+\.png$/);
+  expect((data.areaServed as { name: string }[]).map((a) => a.name)).toContain("Johannesburg");
+  // The logo it names is served.
+  expect((await page.request.get(new URL(data.logo as string).pathname)).status()).toBe(200);
+  await page.waitForLoadState("load");
+  expect(problems).toEqual([]);
+  // Only the home page carries it.
+  await page.goto("/about");
+  await expect(page.locator('script[type="application/ld+json"]')).toHaveCount(0);
+});
+
+// Measured with the browser's layout-shift entries, which need script access.
+test("the home page does not shift as it loads, the hero's visual included (1280 px)", { tag: "@needs-js" }, async ({ page }) => {
+  await page.goto("/");
+  await page.waitForLoadState("load");
+  await expect.poll(() => page.locator(".hero-visual").evaluate((img: HTMLImageElement) => img.complete)).toBe(true);
+  const shift = await page.evaluate(
+    () =>
+      new Promise<number>((resolve) => {
+        let total = 0;
+        new PerformanceObserver((list) => {
+          for (const e of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[]) if (!e.hadRecentInput) total += e.value;
+        }).observe({ type: "layout-shift", buffered: true });
+        setTimeout(() => resolve(total), 500);
+      }),
+  );
+  expect(shift).toBe(0);
+});

@@ -1,0 +1,146 @@
+/**
+ * /work, the portfolio, with JavaScript on and off: the filter by category through the address
+ * (default All, a shared link opens filtered), every card showing its description and links
+ * without hover (on a touch phone too), hover and focus never moving the grid, a card's focus ring
+ * drawn whole, link names that begin with their visible text, and a call to action that offers
+ * the team rather than the page itself.
+ */
+import { expect, test } from "./support/fixtures";
+import type { Page } from "@playwright/test";
+import { projects } from "../app/content/work";
+
+const WIDTHS = [320, 390, 1280];
+
+/** The layout boxes of the elements, without transforms (a hover lift is allowed, a reflow is not). */
+const layoutBoxes = (page: Page, selector: string) =>
+  page.locator(selector).evaluateAll((els) =>
+    els.map((el) => {
+      const e = el as HTMLElement;
+      return [e.offsetLeft, e.offsetTop, e.offsetWidth, e.offsetHeight].join(",");
+    }),
+  );
+
+for (const width of WIDTHS) {
+  test.describe(`at ${width} px`, () => {
+    test.use({ viewport: { width, height: 800 } });
+
+    test("/work cards show their descriptions without hover, and hover or focus never moves the grid", { tag: "@once" }, async ({ page }) => {
+      await page.goto("/work");
+      const cards = page.locator("article.project-card");
+      expect(await cards.count()).toBe(projects.length);
+      for (const card of await cards.all()) {
+        await expect(card.locator(".project-details p").first()).toBeVisible();
+        await expect(card.getByRole("link", { name: /^Live site of / })).toBeVisible();
+      }
+      const before = await layoutBoxes(page, "article.project-card, .grid--3");
+      await cards.first().hover();
+      expect(await layoutBoxes(page, "article.project-card, .grid--3")).toEqual(before);
+      await cards
+        .nth(1)
+        .getByRole("link", { name: /^Live site of / })
+        .focus();
+      expect(await layoutBoxes(page, "article.project-card, .grid--3")).toEqual(before);
+    });
+
+    test("the focus ring of a card's link is drawn whole, not clipped by the card", { tag: "@once" }, async ({ page }) => {
+      await page.goto("/work");
+      const card = page.locator("article.project-card").first();
+      // From the last filter link, Tab reaches the first card's first link.
+      await page.getByRole("navigation", { name: "Filter projects by category" }).getByRole("link").last().focus();
+      await page.keyboard.press("Tab");
+      const live = card.getByRole("link", { name: /^Live site of / });
+      await expect(live).toBeFocused();
+      const clipped = await live.evaluate((el) => {
+        const style = getComputedStyle(el);
+        const reach = parseFloat(style.outlineWidth) + parseFloat(style.outlineOffset);
+        const r = el.getBoundingClientRect();
+        const ring = { left: r.left - reach, top: r.top - reach, right: r.right + reach, bottom: r.bottom + reach };
+        const clips: string[] = [];
+        for (let n = el.parentElement; n; n = n.parentElement) {
+          const s = getComputedStyle(n);
+          if (s.overflowX === "visible" && s.overflowY === "visible" && s.clipPath === "none") continue;
+          const b = n.getBoundingClientRect();
+          if (n === document.body || n === document.documentElement) continue;
+          if (ring.left < b.left || ring.top < b.top || ring.right > b.right || ring.bottom > b.bottom) clips.push(n.className || n.tagName);
+        }
+        return { clips, width: parseFloat(style.outlineWidth), style: style.outlineStyle };
+      });
+      expect(clipped.style).not.toBe("none");
+      expect(clipped.width).toBeGreaterThanOrEqual(2);
+      expect(clipped.clips).toEqual([]);
+    });
+  });
+}
+
+test("/work filters projects by category through the URL, default All", async ({ page }) => {
+  await page.goto("/work");
+  const filter = page.getByRole("navigation", { name: "Filter projects by category" });
+  await expect(filter.getByRole("link")).toHaveText(["All", "Software Development", "Mobile Development", "AI Solutions"]);
+  await expect(filter.getByRole("link", { name: "All" })).toHaveAttribute("aria-current", "true");
+  const cards = page.locator("article.project-card");
+  const all = await cards.count();
+  expect(all).toBeGreaterThanOrEqual(6);
+
+  await filter.getByRole("link", { name: "AI Solutions" }).click();
+  await expect(page).toHaveURL(/\/work\?category=ai$/);
+  await expect(filter.getByRole("link", { name: "AI Solutions" })).toHaveAttribute("aria-current", "true");
+  await expect(cards.first()).toContainText("AI Solutions");
+  const ai = await cards.count();
+  expect(ai).toBeGreaterThan(0);
+  expect(ai).toBeLessThan(all);
+  for (const card of await cards.all()) await expect(card.locator(".project-category")).toHaveText("AI Solutions");
+
+  await filter.getByRole("link", { name: "All" }).click();
+  await expect(page).toHaveURL(/\/work$/);
+  await expect(cards).toHaveCount(all);
+});
+
+test("a shared /work?category= link opens filtered, and project cards carry their links", { tag: "@once" }, async ({ page }) => {
+  await page.goto("/work?category=mobile");
+  const cards = page.locator("article.project-card");
+  for (const card of await cards.all()) await expect(card.locator(".project-category")).toHaveText("Mobile Development");
+  await page.goto("/work");
+  const withRepo = page.getByRole("link", { name: /^Code repository of / });
+  expect(await withRepo.count()).toBeGreaterThan(0);
+  expect(await withRepo.count()).toBeLessThan(await cards.count());
+  expect(await page.getByRole("link", { name: /^Live site of / }).count()).toBe(await cards.count());
+});
+
+test.describe("on a touch phone", () => {
+  test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+
+  test("project details are always visible", { tag: "@once" }, async ({ page }) => {
+    await page.goto("/work");
+    await expect(page.locator("article.project-card .project-details").first()).toBeVisible();
+    await expect(page.getByRole("link", { name: /^Live site of / }).first()).toBeVisible();
+  });
+});
+
+test('every "Code repository" and "Live site" link\'s name begins with its visible text (WCAG 2.5.3)', { tag: "@once" }, async ({ page }) => {
+  await page.goto("/work");
+  const repos = page.getByRole("link", { name: /^Code repository of / });
+  expect(await repos.count()).toBe(projects.filter((p) => p.githubUrl).length);
+  const links = page.locator(".project-links a");
+  for (const link of await links.all()) {
+    const visible = await link.evaluate((el) =>
+      [...el.childNodes]
+        .filter((n) => n.nodeType === Node.TEXT_NODE)
+        .map((n) => n.textContent)
+        .join("")
+        .trim(),
+    );
+    expect(["Live site", "Code repository"]).toContain(visible);
+    await expect(link).toHaveAccessibleName(new RegExp(`^${visible} of .+`));
+  }
+});
+
+test("no page links to itself from its call to action: /work offers the team instead", { tag: "@once" }, async ({ page }) => {
+  await page.goto("/work");
+  const cta = page.getByRole("region", { name: "Know what your project will cost before we talk" });
+  await expect(cta.getByRole("link")).toHaveText(["Estimate My Project", "Meet the Team"]);
+  await expect(cta.locator('a[href="/work"]')).toHaveCount(0);
+  await page.goto("/about");
+  await expect(
+    page.getByRole("region", { name: "Know what your project will cost before we talk" }).getByRole("link", { name: "View Our Work" }),
+  ).toHaveAttribute("href", "/work");
+});
