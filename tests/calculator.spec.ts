@@ -159,7 +159,7 @@ test("an empty description is refused on step 4", async ({ page }) => {
 });
 
 // What a failing, hanging or lying form service does to a lead is the queue's and the transport's
-// (server/leads/*.test.ts, tests/ops/operations.spec.ts): the visitor's answer never waits on it.
+// (server/leads/*.test.ts, tests/ops/lead-delivery.spec.ts): the visitor's answer never waits on it.
 
 test("a lead that cannot be stored shows the failure text and keeps everything on step 5", async ({ page }) => {
   const o = { ...order, company: `Unstored ${test.info().project.name}` };

@@ -37,6 +37,7 @@ test.describe.serial("compose.yaml's shape: two site containers, one Redis", () 
   const sites: { container: Container; url: string; metrics: string }[] = [];
 
   test.beforeAll(async () => {
+    // Building the image from nothing (npm ci, the build, the base's packages) takes minutes.
     test.setTimeout(15 * 60_000);
     image = await buildImage();
     await removeAll("compose");
@@ -62,6 +63,7 @@ test.describe.serial("compose.yaml's shape: two site containers, one Redis", () 
   });
 
   test("leads posted to both sites are delivered exactly once; a lead queued by a site killed -9 is delivered by the other", async () => {
+    // Over 30 s: two containers start, and the killed one's job waits for its lock to lapse.
     test.setTimeout(3 * 60_000);
     redisDir = mkdtempSync(join(tmpdir(), "agency-site-compose-redis-"));
     const [program, ...redisArgs] = compose.services.redis!.command!;

@@ -32,6 +32,8 @@ async function timed<T>(work: () => Promise<T>): Promise<T & { ms: number }> {
 }
 
 test("a failing, hanging or lying form service costs no lead: each visitor is thanked at once, and after a kill -9 and a restart every lead arrives exactly once", async () => {
+  // Over 30 s: the restarted server retries on the real schedule (waits from 1-2 s, doubling), and
+  // the leads it finds were already tried and failed by the first one.
   test.setTimeout(90_000);
   const fake = await startFakeFormService({ port: opsPort(50) });
   const env = keyed(fake, dataDir(), { FORM_TIMEOUT_MS: "2000" });
@@ -91,6 +93,8 @@ test("SIGTERM while a delivery is in flight: the visitor already has the answer,
 });
 
 test("two servers on one data folder, one's clock 30 s behind, the form service failing for a few seconds then back: every lead arrives exactly once", async () => {
+  // Over 30 s: the leads fail for a few seconds, so each waits for its next retry on the real
+  // schedule (from 1-2 s, doubling) before the service is back; then 6 s to catch a second send.
   test.setTimeout(60_000);
   const dir = dataDir();
   const fake = await startFakeFormService({ port: opsPort(90) });
@@ -129,6 +133,8 @@ test("two servers on one data folder, one's clock 30 s behind, the form service 
 });
 
 test("with REDIS_URL on a Redis without persistence that is killed and comes back empty, every thanked lead is delivered exactly once", async () => {
+  // Over 30 s: the leads fail, Redis restarts and is found empty, and the re-queued leads wait for
+  // their retries on the real schedule (from 1-2 s, doubling).
   test.setTimeout(60_000);
   const redis = await startRedis();
   const fake = await startFakeFormService({ port: opsPort(93) });
@@ -200,6 +206,8 @@ test("with REDIS_URL, a Redis that comes back empty while deliveries are in flig
 });
 
 test("a full disk under pending leads makes the delivery loop wait, not spin: one line when it starts, one when it clears, and a metric meanwhile", async () => {
+  // Over 30 s: the loop is watched for 8 s on a full disk to prove it waits, and its back-off
+  // (growing towards a minute) must run out before it sees the space that came back.
   test.setTimeout(60_000);
   const dir = dataDir();
   execFileSync("mount", ["-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", dir]);

@@ -18,6 +18,8 @@ import { opsPort } from "../support/sites";
 const sha = (file: string) => (existsSync(file) ? createHash("sha256").update(readFileSync(file)).digest("hex") : "absent");
 
 test("the disk fills up mid-traffic (a small tmpfs as DATA_DIR): every thanked lead is delivered exactly once after space returns and a restart; the others got the failure text", async () => {
+  // Over 30 s: filling 2 MB takes many posts, then a restart, and the thanked leads wait for their
+  // retries on the real schedule (from 1-2 s, doubling) after failing while the disk was full.
   test.setTimeout(120_000);
   const dir = dataDir();
   execFileSync("mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", dir]);
@@ -77,6 +79,8 @@ test("the disk fills up mid-traffic (a small tmpfs as DATA_DIR): every thanked l
 });
 
 test("a store the server cannot read stops the start with one JSON line and exit 1, its bytes unchanged; once fixed, all its leads are delivered once", async () => {
+  // Over 30 s: three server starts (stored, refused, fixed), and the fixed one delivers leads that
+  // already failed, on the real retry schedule.
   test.setTimeout(90_000);
   const dir = dataDir();
   const db = join(dir, "leads.db");
@@ -122,6 +126,8 @@ test("a store the server cannot read stops the start with one JSON line and exit
 });
 
 test("an owner paused (SIGSTOP) for 15 s, a second server on the same folder, then both take leads: every thanked lead arrives exactly once", async () => {
+  // Over 30 s: the owner is paused for 15 s on purpose, the leads that failed meanwhile go out on
+  // the real retry schedule, and 5 s more catch a second send.
   test.setTimeout(120_000);
   const dir = dataDir();
   const fake = await startFakeFormService({ port: opsPort(82) });

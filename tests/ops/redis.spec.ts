@@ -14,6 +14,8 @@ import { dataDir, events, keyed, postContact, serve, sleep } from "../support/se
 import { opsPort } from "../support/sites";
 
 test("with REDIS_URL two servers share the queue: leads stored by one that is then killed -9 are delivered by the other", async () => {
+  // Over 30 s: a job the killed server held is taken by the other only after its lock lapses and a
+  // stalled check (5 s each); the others wait for their retries on the real schedule.
   test.setTimeout(90_000);
   const redis = await startRedis();
   const fake = await startFakeFormService({ port: opsPort(51) });

@@ -31,6 +31,8 @@ test("with no proxy in front, a flood from one address gets 429s with Retry-Afte
 });
 
 test("200 clients trickling a body one byte every 2 s are all cut off within ~30 s while / keeps answering fast", async () => {
+  // Over 30 s: the test watches the sockets for up to 40 s, since the server's 20 s request deadline
+  // (checked each second) is what is being tested.
   test.setTimeout(60_000);
   const server = serve(opsPort(21));
   const sockets: Socket[] = [];
