@@ -15,21 +15,27 @@ const bait = { company: "Mallory Holdings", email: "mallory@evil.example", descr
 const stranger = (playwright: { request: { newContext(o: object): Promise<APIRequestContext> } }, baseURL: string | undefined) =>
   playwright.request.newContext({ baseURL, extraHTTPHeaders: { "X-Forwarded-For": newClient() } });
 
+/** Step 5 sent by Mallory's own client, without JavaScript, with her details. */
+const sendAsMallory = (mallory: APIRequestContext, details: { description: string; companyName: string; phone: string }) =>
+  mallory.post("/?index", {
+    form: {
+      formName: "calculator",
+      "state.step": "5",
+      "state.service": "seo",
+      "state.timeframe": "urgent",
+      "state.complexity": "simple",
+      "state.description": details.description,
+      companyName: details.companyName,
+      email: bait.email,
+      phone: details.phone,
+      intent: "send",
+    },
+    maxRedirects: 0,
+  });
+
 /** Mallory's own draft at step 5, her details in it (the phone left out, so it comes back with errors). */
 async function baitLink(mallory: APIRequestContext): Promise<string> {
-  const form = {
-    formName: "calculator",
-    "state.step": "5",
-    "state.service": "seo",
-    "state.timeframe": "urgent",
-    "state.complexity": "simple",
-    "state.description": bait.description,
-    companyName: bait.company,
-    email: bait.email,
-    phone: "",
-    intent: "send",
-  };
-  const posted = await mallory.post("/?index", { form, maxRedirects: 0 });
+  const posted = await sendAsMallory(mallory, { description: bait.description, companyName: bait.company, phone: "" });
   expect(posted.status()).toBe(303);
   const location = posted.headers()["location"]!;
   expect(location).toMatch(/^\/\?draft=[\w-]{22}&step=5#wizard$/);
@@ -121,19 +127,7 @@ test("the thanks show only a reference the server issued to this browser", async
 
   // Someone else's real receipt shows nothing here either.
   const mallory = await stranger(playwright, baseURL);
-  const form = {
-    formName: "calculator",
-    "state.step": "5",
-    "state.service": "seo",
-    "state.timeframe": "urgent",
-    "state.complexity": "simple",
-    "state.description": "x",
-    companyName: `Mallory ${formService.token}`,
-    email: bait.email,
-    phone: "011 555 0100",
-    intent: "send",
-  };
-  const sent = await mallory.post("/?index", { form, maxRedirects: 0 });
+  const sent = await sendAsMallory(mallory, { description: "x", companyName: `Mallory ${formService.token}`, phone: "011 555 0100" });
   const thanks = sent.headers()["location"]!;
   expect(thanks).toMatch(/^\/\?sent=calculator&receipt=[\w-]{22}#wizard$/);
   const reference = /class="reference">([^<]+)</.exec(await (await mallory.get(thanks)).text())?.[1];

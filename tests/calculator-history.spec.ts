@@ -40,6 +40,15 @@ async function walkToDetails(page: Page) {
   await calc.getByLabel("Phone").fill(details.phone);
 }
 
+/** A request sent from the home page through every step, thanked; `token` marks it at the fake service. */
+async function sendFromHome(page: Page, token: string) {
+  await page.goto("/");
+  await walkToDetails(page);
+  await calculator(page).getByLabel("Company name").fill(`${details.company} ${token}`);
+  await calculator(page).getByRole("button", { name: "Send My Request" }).click();
+  await expect(calculator(page).getByRole("status")).toHaveText(messages.calculatorSent);
+}
+
 test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-js" }, () => {
   test("each step is an address and a history entry: Back and Forward walk the steps with the latest answers, and Back from step 1 leaves the page", async ({
     page,
@@ -117,12 +126,8 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
   });
 
   test("after a send, Back does not offer the sent answers again: their steps start over", async ({ page, formService }) => {
-    await page.goto("/");
     const calc = calculator(page);
-    await walkToDetails(page);
-    await calc.getByLabel("Company name").fill(`${details.company} ${formService.token}`);
-    await calc.getByRole("button", { name: "Send My Request" }).click();
-    await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+    await sendFromHome(page, formService.token);
     await page.goBack();
     await expect(page).toHaveURL(STEP_URL(5));
     await expect(progress(page)).toHaveText("Step 1 of 5");
@@ -177,12 +182,8 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
   });
 
   test("a new estimate begun on the thanks outlives Back to the thanks and Forward again", async ({ page, formService }) => {
-    await page.goto("/");
     const calc = calculator(page);
-    await walkToDetails(page);
-    await calc.getByLabel("Company name").fill(`${details.company} ${formService.token}`);
-    await calc.getByRole("button", { name: "Send My Request" }).click();
-    await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+    await sendFromHome(page, formService.token);
     await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
     await expect(page).toHaveURL(STEP_URL(2));
     await page.goBack();

@@ -6,15 +6,14 @@
  * 87, 91-92, 94-95 and 97; metrics on 98) and its own fake form service (opsPort 50, 52, 86, 90,
  * 93 and 96) and Redis.
  */
-import { execFileSync } from "node:child_process";
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, rmSync } from "node:fs";
 import { expect, test } from "@playwright/test";
 import { CONTACT_SENT } from "../../app/contact/action.server";
 import { type FakeMode, startFakeFormService } from "../support/fake-form-service";
 import { startRedis } from "../support/redis";
-import { accepts, dataDir, events, keyed, leadsCommand, postContact, serve, sleep } from "../support/server";
+import { accepts, dataDir, deliveredOnce, events, keyed, leadsCommand, postContact, serve, sleep } from "../support/server";
 import { opsPort } from "../support/sites";
+import { fill, mountTmpfs, unmountTmpfs } from "../support/tmpfs.mjs";
 
 /** `npm run leads -- status` on a data folder, as an operator runs it, parsed. */
 const status = async (dir: string, env: Record<string, string> = {}) =>
@@ -56,12 +55,11 @@ test("a failing, hanging or lying form service costs no lead: each visitor is th
     for (const mode of modes) fake.setMode("ok", undefined, `durable-${mode}`);
     second = serve(opsPort(12), env);
     await second.listening;
-    await expect.poll(() => modes.map((mode) => fake.accepted(`durable-${mode}`).length), { timeout: 60_000 }).toEqual([1, 1, 1, 1]);
-    await sleep(3_000);
-    expect(
-      modes.map((mode) => fake.accepted(`durable-${mode}`).length),
-      "no duplicates",
-    ).toEqual([1, 1, 1, 1]);
+    await deliveredOnce(
+      fake,
+      modes.map((mode) => `durable-${mode}`),
+      { within: 60_000 },
+    );
     expect(await (await fetch(`${second.url}/healthz`)).json()).toEqual({ status: "ok" });
   } finally {
     first.kill();
@@ -120,12 +118,7 @@ test("two servers on one data folder, one's clock 30 s behind, the form service 
     await sleep(3_000);
     fake.setMode("ok");
     expect((await post(40, 80)).map((a) => a.status)).toEqual(Array(40).fill(303));
-    await expect.poll(() => tokens.filter((t) => fake.accepted(t).length === 0), { timeout: 30_000 }).toEqual([]);
-    await sleep(3_000);
-    expect(
-      tokens.filter((t) => fake.accepted(t).length > 1),
-      "delivered more than once",
-    ).toEqual([]);
+    await deliveredOnce(fake, tokens);
   } finally {
     for (const server of servers) server.kill();
     await fake.close();
@@ -159,12 +152,7 @@ test("with REDIS_URL on a Redis without persistence that is killed and comes bac
     await redis.restart(); // empty: no AOF, no RDB
     await expect.poll(async () => (await status(dirs[0]!, { REDIS_URL: redis.url })).pending, { timeout: 15_000 }).toBe(tokens.length);
     fake.setMode("ok");
-    await expect.poll(() => tokens.filter((t) => fake.accepted(t).length === 0), { timeout: 30_000 }).toEqual([]);
-    await sleep(3_000);
-    expect(
-      tokens.filter((t) => fake.accepted(t).length > 1),
-      "delivered more than once",
-    ).toEqual([]);
+    await deliveredOnce(fake, tokens);
     // Each server has heard that the other's deliveries of its leads are confirmed.
     for (const dir of dirs) await expect.poll(async () => (await status(dir, { REDIS_URL: redis.url })).pending).toBe(0);
   } finally {
@@ -210,7 +198,7 @@ test("a full disk under pending leads makes the delivery loop wait, not spin: on
   // (growing towards a minute) must run out before it sees the space that came back.
   test.setTimeout(60_000);
   const dir = dataDir();
-  execFileSync("mount", ["-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", dir]);
+  mountTmpfs(dir, "1m");
   const fake = await startFakeFormService({ port: opsPort(96) });
   fake.setMode("fail500");
   const metrics = async () => (await fetch(`http://127.0.0.1:${opsPort(98)}/metrics`)).text();
@@ -221,17 +209,7 @@ test("a full disk under pending leads makes the delivery loop wait, not spin: on
     for (const [i, token] of tokens.entries())
       expect((await postContact(server.url, `Waiting (${token}).`, { localAddress: `127.0.8.${i + 1}` })).status).toBe(303);
     await expect.poll(() => tokens.every((t) => fake.received(t).length > 0)).toBe(true);
-    const filler = join(dir, "filler");
-    const fd = openSync(filler, "w");
-    for (const size of [65_536, 4_096, 512, 1]) {
-      const chunk = Buffer.alloc(size, 1);
-      try {
-        for (;;) writeSync(fd, chunk);
-      } catch {
-        // full at this size: a smaller one
-      }
-    }
-    closeSync(fd);
+    const filler = fill(dir);
     const cpuBefore = cpuSeconds(server.child.pid!);
     await sleep(8_000);
     expect(cpuSeconds(server.child.pid!) - cpuBefore, "CPU seconds used in 8 s on a full disk").toBeLessThan(0.5);
@@ -248,6 +226,6 @@ test("a full disk under pending leads makes the delivery loop wait, not spin: on
     server.kill();
     await server.exited;
     await fake.close();
-    execFileSync("umount", ["-l", dir]);
+    unmountTmpfs(dir);
   }
 });

@@ -5,27 +5,20 @@
  * (SQLITE_FULL), so the browser tests see the failure text. Once full, it answers on READY_PORT,
  * which is what Playwright waits for; on SIGTERM it stops the server and unmounts.
  */
-import { execFileSync, spawn } from "node:child_process";
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
 import { createServer } from "node:http";
-import { join } from "node:path";
+import { fill, mountTmpfs, unmountTmpfs } from "./tmpfs.mjs";
 
 const dir = process.env.DATA_DIR;
 const ready = Number(process.env.READY_PORT);
 mkdirSync(dir, { recursive: true });
-execFileSync("mount", ["-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", dir]);
-const unmount = () => {
-  try {
-    execFileSync("umount", ["-l", dir], { stdio: "ignore" });
-  } catch {
-    // already gone
-  }
-};
+mountTmpfs(dir, "1m");
 
 const server = spawn(process.execPath, ["build/server/index.js"], { stdio: "inherit", env: process.env });
 process.on("SIGTERM", () => server.kill("SIGTERM"));
 process.on("SIGINT", () => server.kill("SIGTERM"));
-server.on("exit", (code) => (unmount(), process.exit(code ?? 0)));
+server.on("exit", (code) => (unmountTmpfs(dir), process.exit(code ?? 0)));
 
 const health = `http://127.0.0.1:${process.env.PORT}/healthz`;
 while (
@@ -36,15 +29,5 @@ while (
 )
   await new Promise((r) => setTimeout(r, 100));
 
-// Every byte left: big writes first, then smaller ones until the file system says no more.
-const fd = openSync(join(dir, "filler"), "w");
-for (const size of [65_536, 4_096, 512, 1]) {
-  const chunk = Buffer.alloc(size, 1);
-  try {
-    for (;;) writeSync(fd, chunk);
-  } catch {
-    // ENOSPC at this size: try a smaller one
-  }
-}
-closeSync(fd);
+fill(dir); // every byte left
 createServer((_req, res) => res.end("full")).listen(ready, "127.0.0.1");

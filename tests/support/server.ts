@@ -2,6 +2,7 @@
  * Helpers for tests that start their own server (scripts/serve.mjs starts it) and talk to it
  * over plain HTTP, as a browser without JavaScript or an attacker would.
  */
+import { expect } from "@playwright/test";
 import { execFile } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { request, type IncomingHttpHeaders } from "node:http";
@@ -50,6 +51,17 @@ export const accepts = (port: number) =>
   });
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Every lead marked with one of `tokens` reaches the fake service within `within` ms, and after
+ * `settle` ms more (a retry or a second server that would send it again) still only once.
+ */
+export async function deliveredOnce(fake: { accepted(token: string): unknown[] }, tokens: string[], { within = 30_000, settle = 3_000 } = {}) {
+  const counts = () => tokens.map((t) => fake.accepted(t).length);
+  await expect.poll(counts, { timeout: within }).toEqual(tokens.map(() => 1));
+  await sleep(settle);
+  expect(counts(), "each exactly once").toEqual(tokens.map(() => 1));
+}
 
 export interface Answer {
   status: number;

@@ -1,0 +1,44 @@
+/**
+ * A small tmpfs as a server's DATA_DIR, to run out of space for real (mounting needs root, as the
+ * tests run). Shared by the full-disk e2e site and the operational tests.
+ */
+import { closeSync, openSync, writeSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+
+/** Mounts a tmpfs of `size` (e.g. "1m") on `dir`, readable by its owner only. */
+export function mountTmpfs(dir, size) {
+  execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size},mode=0700`, "tmpfs", dir]);
+}
+
+/** Unmounts `dir`, lazily, whether or not it is still mounted. */
+export function unmountTmpfs(dir) {
+  try {
+    execFileSync("umount", ["-l", dir], { stdio: "ignore" });
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * Fills `dir` with a file named "filler" and answers its path (removing it gives the space back):
+ * to about `leave` bytes free in 16 KB writes, or with no `leave` to the last byte, big writes
+ * first, then smaller ones until the file system says no more.
+ */
+export function fill(dir, leave = 0) {
+  const filler = join(dir, "filler");
+  const fd = openSync(filler, "w");
+  const free = () => Number(execFileSync("df", ["-B1", "--output=avail", dir]).toString().split("\n")[1]);
+  if (leave > 0) while (free() > leave) writeSync(fd, Buffer.alloc(16_384, 1));
+  else
+    for (const size of [65_536, 4_096, 512, 1]) {
+      const chunk = Buffer.alloc(size, 1);
+      try {
+        for (;;) writeSync(fd, chunk);
+      } catch {
+        // ENOSPC at this size: a smaller one
+      }
+    }
+  closeSync(fd);
+  return filler;
+}
