@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { sentSummary } from "~/content/calculator";
 import { visitor, visitorOwner } from "~/forms/visitor.server";
 import { bookingHref, loadReceipt, toThanks } from "./draft.server";
+import { estimate, formatUsd } from "./pricing";
 import type { CalculatorRequest } from "./rules";
 
 const sent: CalculatorRequest = {
@@ -48,12 +49,12 @@ describe("the thanks' receipt", () => {
     expect(location).toMatch(/^\/\?sent=calculator&receipt=[\w-]{22}#wizard$/);
     expect(receipt).toEqual({
       reference: "20261124-AB12CD34",
-      summary: sentSummary("Software Development, Urgent (1-2 weeks), Complex", "$5,625"),
+      summary: sentSummary("Software Development, Urgent (1-2 weeks), Complex", formatUsd(estimate(sent))),
       estimate: "/estimate?service=softwareDev&timeframe=urgent&complexity=complex",
     });
     const id = new URL(location, "http://localhost").searchParams.get("receipt")!;
     const stored = JSON.stringify(await context.drafts.load(owner, id));
-    expect(stored).toContain("5625");
+    expect(stored).toContain(String(estimate(sent)));
     for (const typed of [sent.description, sent.companyName, sent.email, sent.phone]) expect(stored).not.toContain(typed);
   });
 
@@ -68,11 +69,12 @@ describe("the thanks' receipt", () => {
     const context = contextWith();
     const { owner, headers } = await visitor(new Request("http://localhost/?index", { method: "POST" }));
     const cookie = headers["Set-Cookie"].split(";")[0]!;
-    const kept = { reference: "20261124-AB12CD34", service: "softwareDev", timeframe: "urgent", complexity: "complex", estimate: 5625 };
+    const choices = { service: "softwareDev", timeframe: "urgent", complexity: "complex" } as const;
+    const kept = { reference: "20261124-AB12CD34", ...choices, estimate: estimate(choices) };
     for (const tampered of [
       { ...kept, estimate: 1 },
       { ...kept, service: "<b>x</b>" },
-      { ...kept, estimate: "5625" },
+      { ...kept, estimate: String(kept.estimate) },
     ]) {
       const id = await context.drafts.save(owner, tampered);
       const request = new Request(`http://localhost/?sent=calculator&receipt=${id}`, { headers: { cookie } });

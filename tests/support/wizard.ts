@@ -1,5 +1,16 @@
 import { expect, type Page, test } from "@playwright/test";
-import { COMPLEXITIES, SERVICES, TIMEFRAMES } from "../../app/calculator/pricing";
+import {
+  COMPLEXITIES,
+  type ComplexityValue,
+  estimate,
+  estimateParts,
+  formatUsd,
+  SERVICES,
+  type ServiceValue,
+  TIMEFRAMES,
+  type TimeframeValue,
+} from "../../app/calculator/pricing";
+import { calculatorText } from "../../app/content/calculator";
 
 /** The choices of steps 1-4, as the visitor sees them (labels). */
 export interface Choices {
@@ -31,6 +42,41 @@ export const WIZARD_VIEWPORTS = [
 ] as const;
 
 const valueOf = (list: readonly { value: string; label: string }[], label: string) => list.find((o) => o.label === label)!.value;
+
+/** The choices as values, from their labels as the visitor clicks them (an unknown label throws). */
+function valuesOf({ service, timeframe, complexity }: { service: string; timeframe?: string; complexity?: string }) {
+  return {
+    service: valueOf(SERVICES, service) as ServiceValue,
+    timeframe: timeframe === undefined ? undefined : (valueOf(TIMEFRAMES, timeframe) as TimeframeValue),
+    complexity: complexity === undefined ? undefined : (valueOf(COMPLEXITIES, complexity) as ComplexityValue),
+  };
+}
+
+/**
+ * The figure the calculator shows for these choices (an unchosen complexity is Medium), worked
+ * out by the estimate rule itself: the specs check that a page shows the rule's figure, and only
+ * app/calculator/pricing.test.ts writes the prices down.
+ */
+export function priceOf(choices: { service: string; timeframe?: string; complexity?: string }): string {
+  return formatUsd(estimate(valuesOf(choices)));
+}
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * The breakdown of these choices, row by row, as step 5 and an estimate's page show it: the base
+ * price, each multiplier, and the sum with its total, from the rule (estimateParts).
+ */
+export function breakdownRows(choices: { service: string; timeframe: string; complexity: string }): RegExp[] {
+  const { base, factors, total } = estimateParts(valuesOf(choices));
+  const multipliers = factors.map((f) => escaped(String(f.multiplier)));
+  return [
+    new RegExp(`^${escaped(base.label)}, ${calculatorText.basePrice}\\s*${escaped(formatUsd(base.amount))}$`),
+    ...factors.map((f, i) => new RegExp(`^${escaped(f.label)}\\s*× ${multipliers[i]}$`)),
+    // A no-break space keeps "×" with its number.
+    new RegExp(`^Your estimate \\(${[escaped(formatUsd(base.amount)), ...multipliers].join(" ×\\s")}\\)\\s*${escaped(formatUsd(total))}$`),
+  ];
+}
 
 /**
  * The wizard at step 5 with these choices, on `site` (default: the project's). With JavaScript,
