@@ -8,7 +8,8 @@ export default {
     v3_throwAbortReason: true,
     v3_lazyRouteDiscovery: false,
     // Off: turbo-stream 2.4.1, which only single fetch uses, has an advisory no Remix 2 release
-    // will fix (docs/decisions/0021); single fetch also wants the Vite compiler.
+    // will fix (docs/decisions/0021). The classic compiler builds with it on, and the server then
+    // answers `.data` requests: tests/security.spec.ts fails then.
     v3_singleFetch: false,
   },
 };
