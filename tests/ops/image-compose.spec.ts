@@ -37,7 +37,7 @@ test.describe.serial("compose.yaml's shape: two site containers, one Redis", () 
   const sites: { container: Container; url: string; metrics: string }[] = [];
 
   test.beforeAll(async () => {
-    // Building the image from nothing (npm ci, the build, the base's packages) takes minutes.
+    // Building the image from nothing (npm install, the build, the base's packages) takes minutes.
     test.setTimeout(15 * 60_000);
     image = await buildImage();
     await removeAll("compose");

@@ -71,7 +71,7 @@ test.describe.serial("the container image, built and run with podman", () => {
   };
 
   test.beforeAll(async () => {
-    // Building the image from nothing (npm ci, the build, the base's packages) takes minutes.
+    // Building the image from nothing (npm install, the build, the base's packages) takes minutes.
     test.setTimeout(15 * 60_000);
     image = await buildImage();
     fake = await startFakeFormService({ port: opsPort(62) });
