@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { site } from "~/content/site";
 import { describeConfig, parseConfig, privacyFacts } from "./config";
 
 const parse = (env: Record<string, string>) => parseConfig(env, "1.2.3");
@@ -28,7 +29,7 @@ describe("parseConfig", () => {
       provider: "web3forms",
       endpoint: "https://api.web3forms.com/submit",
       accessKey: undefined,
-      inbox: "hello@kopanodigital.co.za",
+      inbox: site.email,
       outboxFile: "data/outbox.jsonl",
       timeoutMs: 10_000,
     });

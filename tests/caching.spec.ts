@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { brotliCompressSync, brotliDecompressSync, constants } from "node:zlib";
+import { messages } from "../app/content/messages";
 import { scriptHashes, walkTheSite, watchCsp } from "./support/csp";
 import { expect, test } from "./support/fixtures";
 import { sites } from "./support/sites";
@@ -69,7 +70,7 @@ test.describe("caching, end to end", { tag: "@once" }, () => {
       expect(response.headers()["etag"], path).toBeUndefined();
       expectHashedScripts(response.headers()["content-security-policy"], await response.text(), path);
     }
-    expect(await (await request.get("/?sent=contact")).text()).toContain("Thank you! Your message has been sent.");
+    expect(await (await request.get("/?sent=contact")).text()).toContain(messages.contactSent);
   });
 
   test("a 404 is private, no-store, and its inline scripts are allowed too", async ({ request }) => {

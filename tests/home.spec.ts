@@ -6,6 +6,7 @@
  */
 import { expect, test } from "./support/fixtures";
 import { featuredProjects } from "../app/content/projects";
+import { site } from "../app/content/site";
 import { testimonials } from "../app/content/testimonials";
 
 const WIDTHS = [320, 390, 1280];
@@ -113,15 +114,16 @@ test("the home page describes the agency in JSON-LD, and the CSP neither blocks 
   expect(data).toMatchObject({
     "@context": "https://schema.org",
     "@type": "ProfessionalService",
-    name: "Kopano Digital",
-    url: "https://www.kopanodigital.co.za/",
-    email: "hello@kopanodigital.co.za",
-    telephone: "+27104462817",
-    address: { "@type": "PostalAddress", addressLocality: "Johannesburg", addressCountry: "ZA" },
-    sameAs: ["https://www.linkedin.com/company/kopano-digital"],
+    name: site.name,
+    url: `${site.url}/`,
+    email: site.email,
+    // The number the tel: links dial, in international form.
+    telephone: site.phoneHref.slice("tel:".length),
+    address: { "@type": "PostalAddress", addressLocality: site.address.city, addressCountry: site.address.countryCode },
+    sameAs: [site.social.url],
   });
-  expect(data.logo).toMatch(/^https:\/\/www\.kopanodigital\.co\.za\/.+\.png$/);
-  expect((data.areaServed as { name: string }[]).map((a) => a.name)).toContain("Johannesburg");
+  expect(data.logo).toMatch(/^https:\/\/.+\.png$/);
+  expect((data.areaServed as { name: string }[]).map((a) => a.name)).toContain(site.address.city);
   // The logo it names is served.
   expect((await page.request.get(new URL(data.logo as string).pathname)).status()).toBe(200);
   await page.waitForLoadState("load");

@@ -6,6 +6,8 @@
  */
 import { expect, test } from "./support/fixtures";
 import { seriousViolations } from "./support/axe";
+import { services } from "../app/content/services";
+import { site } from "../app/content/site";
 
 const pages = [
   { path: "/", heading: /./, nav: "Home" },
@@ -26,14 +28,12 @@ for (const { path, heading, nav } of pages) {
     await expect(page.getByRole("contentinfo").getByRole("link", { name: "Privacy notice" })).toHaveAttribute("href", "/privacy");
 
     const footer = page.getByRole("contentinfo");
-    await expect(footer).toContainText("Johannesburg, South Africa");
+    await expect(footer).toContainText(`${site.address.city}, ${site.address.country}`);
     await expect(footer).toContainText(`© ${new Date().getFullYear()}`);
-    await expect(footer.getByRole("link", { name: /@/ })).toHaveAttribute("href", /^mailto:/);
-    await expect(footer.getByRole("link", { name: /\+27/ })).toHaveAttribute("href", /^tel:\+27/);
+    await expect(footer.getByRole("link", { name: site.email })).toHaveAttribute("href", `mailto:${site.email}`);
+    await expect(footer.getByRole("link", { name: site.phone })).toHaveAttribute("href", site.phoneHref);
     await expect(footer.getByRole("heading", { name: "Follow us" })).toBeVisible();
-    for (const service of ["Software Development", "SEO & Digital Marketing", "AI Solutions", "Zoho Solutions"]) {
-      await expect(footer.getByRole("link", { name: service })).toBeVisible();
-    }
+    for (const service of services) await expect(footer.getByRole("link", { name: service.name })).toBeVisible();
 
     await expect(page).toHaveTitle(/.+\|.+/);
     await expect(page.locator('meta[name="description"]')).toHaveAttribute("content", /.{50,}/);

@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { remote } from "webdriverio";
+import { messages } from "../app/content/messages";
 import { expect, test } from "@playwright/test";
 import { freePort } from "./support/redis";
 import { sites } from "./support/sites";
@@ -123,7 +124,7 @@ test.describe("WebKit (WebKitGTK through WebDriver)", { tag: "@once" }, () => {
     await type(wizard.$('input[type="email"]'), "webkit@example.com");
     await type(wizard.$('input[type="tel"]'), "+27 11 555 0100");
     await press(wizard.$("button=Send My Request"));
-    await browser.waitUntil(async () => (await wizard.$('[role="status"]').getText()) === "Thank you! We will contact you shortly.", {
+    await browser.waitUntil(async () => (await wizard.$('[role="status"]').getText()) === messages.calculatorSent, {
       timeout: 15_000,
       timeoutMsg: "no confirmation after sending",
     });
