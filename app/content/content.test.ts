@@ -252,9 +252,10 @@ describe("site facts", () => {
 });
 
 describe("messages", () => {
-  it("uses docs/product.md's exact words for the calculator's outcome (the end-to-end tests import these)", () => {
-    expect(messages.calculatorSent).toBe("Thank you! We will contact you shortly.");
-    expect(messages.calculatorFailed).toBe("There was an error submitting your request. Please try again.");
+  it("are the words docs/product.md's table of what the visitor is told gives, each of them", () => {
+    const product = readFileSync(fileURLToPath(new URL("../../docs/product.md", import.meta.url)), "utf8");
+    const told = product.slice(product.indexOf("## What the visitor is told"), product.indexOf("## A lead's path"));
+    for (const [name, text] of Object.entries(messages)) expect(told, name).toContain(`| ${text}`);
   });
 });
 

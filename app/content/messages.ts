@@ -1,4 +1,4 @@
-/** What the forms say to the visitor (docs/product.md, "What the visitor is told": the calculator's two texts word for word). */
+/** What the forms say to the visitor, word for word as docs/product.md ("What the visitor is told") has them: content.test.ts checks that they agree. */
 export const messages = {
   calculatorSent: "Thank you! We will contact you shortly.",
   calculatorFailed: "There was an error submitting your request. Please try again.",
