@@ -229,6 +229,7 @@ function handle(req: IncomingMessage, res: ServerResponse) {
   }
   if (route === null) return void app(req, res);
   const page = pages.lookup(route.key);
+  if (page === undefined) return void app(req, res);
   if (!(page instanceof Promise)) return pages.send(req, res, page, secure(req) ? HSTS : []);
   page.then(
     (kept) => (kept === undefined ? app(req, res) : pages.send(req, res, kept, secure(req) ? HSTS : [])),

@@ -126,6 +126,14 @@ describe("lookup: rendering and keeping", () => {
     }
   });
 
+  it("renders a key whose answer was not kept only once a minute: the requests between go straight to Remix", async () => {
+    let renders = 0;
+    const cache = cacheWith(async () => (renders++, page({}, 404)));
+    expect(await cache.lookup("/estimate")).toBeUndefined();
+    for (let i = 0; i < 5; i++) expect(cache.lookup("/estimate")).toBeUndefined();
+    expect(renders).toBe(1);
+  });
+
   it("keeps identity, brotli-11 and gzip-9 bodies of the same bytes, each with its own strong ETag", async () => {
     const kept = (await cacheWith().lookup("/"))!;
     expect(kept.bodies.identity.toString()).toBe(HTML);

@@ -66,6 +66,9 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
   const privates = new Set(privateParams);
   // Each distinct Accept-Encoding is parsed once: browsers send a handful of them.
   const codings = new LRUCache<string, Coding>({ max: 200 });
+  // Keys whose answer was not one to keep (a 404 for an estimate with a choice missing): for a
+  // minute they go straight to Remix, so such a request costs one render, not the cache's and Remix's.
+  const unkept = new LRUCache<string, true>({ max: maxEntries, ttl: 60_000 });
   const pages = new LRUCache<string, Page>({
     max: maxEntries,
     // Served stale (the pages say stale-while-revalidate) while a fresh render replaces it.
@@ -76,7 +79,10 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
       const response = await render(key);
       const body = Buffer.from(await response.arrayBuffer());
       const ttl = sharedTtl(key, response);
-      if (ttl === 0) return undefined; // not for keeping: the request goes on to Remix as it is
+      if (ttl === 0) {
+        unkept.set(key, true);
+        return undefined; // not for keeping: the request goes on to Remix as it is
+      }
       options.ttl = ttl * 1000;
       return keep(response, body);
     },
@@ -152,11 +158,12 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
     /**
      * The one lookup of a request: the kept page at once, fresh or stale (a stale one is rendered
      * again in the background), so a hit costs no promise; on a miss, the render that keeps it
-     * (joined by every request for the same key), undefined when the answer is not one to keep.
+     * (joined by every request for the same key), undefined when the answer is not one to keep
+     * (at once when that key's last render was not).
      */
-    lookup(key: string): Page | Promise<Page | undefined> {
+    lookup(key: string): Page | Promise<Page | undefined> | undefined {
       const page = pages.get(key);
-      if (page === undefined) return pages.fetch(key);
+      if (page === undefined) return unkept.has(key) ? undefined : pages.fetch(key);
       if (pages.getRemainingTTL(key) <= 0) void pages.fetch(key).catch(() => undefined);
       return page;
     },
