@@ -3,10 +3,16 @@ import { createHash } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { AppLoadContext } from "@remix-run/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toStep } from "~/calculator/draft.server";
+import { next, parseState } from "~/calculator/rules";
+import { toContactErrors } from "~/contact/draft.server";
+import { visitorOwner } from "~/forms/visitor.server";
 import { startRedis, type RedisServer } from "../tests/support/redis";
 import { quietLog, recordingLog, until } from "../tests/support/quiet-log";
-import { createDraftStore } from "./drafts";
+import { createDraftStore, DRAFT_MEMORY, DRAFT_TTL_SECONDS } from "./drafts";
+import { LIMITS } from "./rate-limits";
 
 const draft = { fields: { "state.step": "5", "state.description": "d".repeat(5000) }, errors: { email: ["Please enter a valid email address"] } };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -70,6 +76,38 @@ describe("in memory (no REDIS_URL)", () => {
     for (let i = 0; i < 10; i++) ids.push(await store.save(alice, draft));
     expect(await store.load(alice, ids[0]!)).toBeUndefined();
     expect(await store.load(alice, ids[9]!)).toEqual(draft);
+  });
+});
+
+describe("what the forms keep", () => {
+  // One client at the post limit for a draft's lifetime, every post a new draft (a new cookie each
+  // time): the memory store must hold them all, or it drops other visitors' drafts and receipts.
+  const perClient = (LIMITS.posts.points * DRAFT_TTL_SECONDS) / LIMITS.posts.duration;
+  const post = () => new Request("http://localhost/?index", { method: "POST" });
+
+  /** The record a form's redirect points at, as its own browser loads it, and that record's size. */
+  async function keptBy(context: AppLoadContext, answer: Response, param: string) {
+    const page = new URL(answer.headers.get("Location")!, "http://localhost");
+    const owner = await visitorOwner(new Request(page, { headers: { cookie: answer.headers.get("Set-Cookie")!.split(";")[0]! } }));
+    const kept = await context.drafts.load(owner, page.searchParams.get(param)!);
+    return { kept, size: JSON.stringify(kept).length };
+  }
+
+  it("a calculator step keeps no text longer than its box allows, so one client cannot crowd the store", async () => {
+    const context = { drafts: createDraftStore({ log: quietLog }) } as unknown as AppLoadContext;
+    const fields = { "state.step": "4", "state.service": "seo", "state.timeframe": "urgent", "state.complexity": "complex", description: "x".repeat(60_000) };
+    const { kept, size } = await keptBy(context, await toStep(post(), context, next(parseState(fields), fields), undefined), "draft");
+    expect(kept).toMatchObject({ fields: { "state.step": "4" }, errors: { description: ["Description must be at most 5,000 characters"] } });
+    expect(size * perClient).toBeLessThan(DRAFT_MEMORY);
+  });
+
+  it("a contact form's mistakes keep no value longer than its box allows, nor a service not offered", async () => {
+    const context = { drafts: createDraftStore({ log: quietLog }) } as unknown as AppLoadContext;
+    const values = { name: "Ann", email: "ann@", service: "s".repeat(20_000), message: "x".repeat(40_000) };
+    const errors = { email: ["Please enter a valid email address"] };
+    const { kept, size } = await keptBy(context, await toContactErrors(post(), context, values, errors, undefined), "contact");
+    expect(kept).toEqual({ values: { name: "Ann", email: "ann@", service: "", message: "" }, errors });
+    expect(size * perClient).toBeLessThan(DRAFT_MEMORY);
   });
 });
 

@@ -18,6 +18,8 @@ import { watchRedis } from "./redis-watch";
 
 /** How long a record lives after its last save: the privacy notice states it. */
 export const DRAFT_TTL_SECONDS = DRAFT_LIFETIME_MINUTES * 60;
+/** The in-memory store's default bound, in UTF-16 code units of JSON. */
+export const DRAFT_MEMORY = 16 * 1024 * 1024;
 /** 16 random bytes, base64url: 22 characters nobody can guess. */
 const ID = /^[A-Za-z0-9_-]{22}$/;
 /** An owner is a SHA-256, base64url. */
@@ -27,7 +29,7 @@ export interface DraftOptions {
   redisUrl?: string | undefined;
   log: Pick<Logger, "info" | "warn">;
   ttlSeconds?: number;
-  /** The in-memory store's bound, in UTF-16 code units of JSON (a full draft is about 11 KB). */
+  /** The in-memory store's bound, in UTF-16 code units of JSON (a full draft, every box filled, is about 6,000). */
   maxMemory?: number;
 }
 
@@ -35,7 +37,7 @@ export function createDraftStore({
   redisUrl,
   log,
   ttlSeconds = DRAFT_TTL_SECONDS,
-  maxMemory = 16 * 1024 * 1024,
+  maxMemory = DRAFT_MEMORY,
 }: DraftOptions): DraftStore & { close(): Promise<void>; readonly size: number } {
   // ttlAutopurge: an expired record leaves memory at its expiry, not when next looked up.
   const memory = new LRUCache<string, string>({

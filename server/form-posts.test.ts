@@ -68,6 +68,11 @@ describe("formPosts: the body", () => {
     expect(((await (await post(body)).json()) as { fields: unknown }).fields).toEqual({ name: "Ann Lee", message: "Hi\nthere" });
   });
 
+  it("reads a form's line breaks (CRLF, as a browser posts them, or CR) as LF", async () => {
+    const body = new URLSearchParams({ message: "one\r\ntwo\rthree\nfour" }).toString();
+    expect(((await (await post(body)).json()) as { fields: unknown }).fields).toEqual({ message: "one\ntwo\nthree\nfour" });
+  });
+
   it("refuses what is not a urlencoded form with 415", async () => {
     expect((await post(JSON.stringify({ name: "x" }), { "Content-Type": "application/json" })).status).toBe(415);
     expect((await post("--x\r\n", { "Content-Type": "multipart/form-data; boundary=x" })).status).toBe(415);

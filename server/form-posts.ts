@@ -81,8 +81,10 @@ export function formPosts({ limits, log }: { limits: RateLimits; log: Logger }):
       if (type === "request.aborted") return; // the client went away; nobody to answer
       return type === "entity.too.large" ? refuse(req, res, 413, "too large") : refuse(req, res, 400, type ?? "unreadable");
     }
-    // Invisible code points go before any action sees a field (validation included).
-    const fields = Object.fromEntries([...new URLSearchParams(body)].map(([name, value]) => [name, stripInvisible(value)]));
+    // Invisible code points go before any action sees a field (validation included). A browser
+    // counts a line break as one character against a box's maxlength but posts it as CRLF (with
+    // JavaScript, as LF): read as LF, a text the box accepted is never too long here.
+    const fields = Object.fromEntries([...new URLSearchParams(body)].map(([name, value]) => [name, stripInvisible(value.replace(/\r\n?/g, "\n"))]));
     const bot = (fields[HONEYPOT_FIELD] ?? "").trim() !== "";
     res.locals.form = { fields, bot, client } satisfies CheckedPost;
     next();

@@ -158,6 +158,21 @@ test("an empty description is refused on step 4", async ({ page }) => {
   await expect(calc.getByLabel("Project description")).toHaveAccessibleDescription(/Please describe your project/);
 });
 
+test("a description as long as the box allows, with line breaks, passes step 4: without JavaScript too, where each break is posted as two characters", async ({
+  page,
+}) => {
+  const description = Array.from({ length: 50 }, () => "w".repeat(99)).join("\n") + "!";
+  expect(description).toHaveLength(5000);
+  await page.goto("/");
+  const calc = calculator(page);
+  await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
+  await calc.getByRole("button", { name: "Relaxed (5-8 weeks)" }).click();
+  await calc.getByRole("button", { name: "Simple" }).click();
+  await calc.getByLabel("Project description").fill(description);
+  await calc.getByRole("button", { name: "Continue" }).click();
+  await expect(progress(page)).toHaveText("Step 5 of 5");
+});
+
 // What a failing, hanging or lying form service does to a lead is the queue's and the transport's
 // (server/leads/*.test.ts, tests/ops/lead-delivery.spec.ts): the visitor's answer never waits on it.
 

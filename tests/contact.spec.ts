@@ -177,6 +177,23 @@ test("a valid message is stored, confirmed, and delivered with its own subject",
   expect(payload!.message).toContain("We run Zoho Books and want CRM too.");
 });
 
+test("a message as long as the box allows, with line breaks, is sent: without JavaScript too, where each break is posted as two characters", async ({
+  page,
+  formService,
+}) => {
+  // 50 lines of 100 characters, each break counted as one, as the box's maxlength counts it.
+  const message = Array.from({ length: 50 }, (_, i) => `${String(i).padStart(2, "0")} ${"w".repeat(96)}`).join("\n") + "!";
+  expect(message).toHaveLength(5000);
+  await page.goto("/");
+  const form = contactForm(page);
+  await fillIn(form, `Lerato Mokoena ${formService.token}`, message);
+  await form.getByRole("button", { name: "Send Message" }).click();
+  await expect(form.getByRole("status")).toHaveText(messages.contactSent);
+  await expect.poll(async () => (await formService.received()).length).toBe(1);
+  const received = ((await formService.received()) as { message: string }[])[0]!.message;
+  for (const line of message.split("\n")) expect(received).toContain(line);
+});
+
 test("a message that cannot be stored shows the failure text and keeps everything typed", async ({ page }) => {
   await page.goto(`${sites.unwritable.url}/`);
   const form = contactForm(page);

@@ -74,6 +74,9 @@ export function reachable(state: WizardState): Step {
   return !state.service ? 1 : !state.timeframe ? 2 : state.description.trim() === "" ? 4 : 5;
 }
 
+/** Whether a text fits its field's box (`maxLength`): a longer one came from no browser. */
+export const fits = (name: (typeof TEXT_FIELDS)[number], value: string) => value.length <= LIMITS[name === "phone" ? "phoneMax" : name];
+
 /**
  * Reads the hidden state of an untrusted post (or of the browser's saved answers) leniently:
  * unknown choices and over-long texts are dropped, anything but a string counts as absent, and
@@ -91,7 +94,7 @@ export function parseState(fields: Readonly<Record<string, unknown>>): WizardSta
   }
   for (const name of TEXT_FIELDS) {
     const value = get(name);
-    if (value !== undefined && value.length <= LIMITS[name === "phone" ? "phoneMax" : name]) state[name] = value;
+    if (value !== undefined && fits(name, value)) state[name] = value;
   }
   const requested = /^[1-5]$/.test(get("step") ?? "") ? (Number(get("step")) as Step) : 1;
   state.step = Math.min(requested, reachable(state)) as Step;

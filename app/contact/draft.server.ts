@@ -7,12 +7,15 @@
  */
 import { type AppLoadContext, redirect } from "@remix-run/node";
 import { errorsOf } from "~/forms/draft.server";
-import type { FieldErrors } from "~/forms/limits";
+import { CONTACT_SERVICES } from "~/content/contact-services";
+import { type FieldErrors, LIMITS } from "~/forms/limits";
 import { visitor, visitorOwner } from "~/forms/visitor.server";
 import { CONTACT_DRAFT_PARAM } from "./contact-form";
 
 const FIELDS = ["name", "email", "service", "message"] as const;
 export type ContactValues = Record<(typeof FIELDS)[number], string>;
+const fits = (name: keyof ContactValues, value: string) =>
+  name === "service" ? CONTACT_SERVICES.some((option) => option.value === value) : value.length <= LIMITS[name];
 
 /** What the home page's loader hands the form: this browser's draft (no id when it is not, or gone), or none asked for. */
 export type ContactDraft = { id?: string; values: Partial<ContactValues>; errors: FieldErrors | null } | null;
@@ -20,7 +23,9 @@ export type ContactDraft = { id?: string; values: Partial<ContactValues>; errors
 /** Keeps what was typed with its errors (in the visitor's earlier draft, if the post named one) and redirects to the page showing them. */
 export async function toContactErrors(request: Request, { drafts }: AppLoadContext, values: ContactValues, errors: FieldErrors, previous: string | undefined) {
   const { owner, headers } = await visitor(request);
-  const id = await drafts.save(owner, { values, errors }, previous);
+  // A value no box could hold is not kept (its error is): at 64 KB a post, one client would crowd the store.
+  const kept = Object.fromEntries(FIELDS.map((name) => [name, fits(name, values[name]) ? values[name] : ""]));
+  const id = await drafts.save(owner, { values: kept, errors }, previous);
   return redirect(`/?${CONTACT_DRAFT_PARAM}=${id}#contact`, { status: 303, headers });
 }
 
