@@ -298,6 +298,9 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
         lockDuration: 5_000,
         stalledInterval: 5_000,
         maxStalledCount: 1_000_000,
+        // After a Redis error the worker waits this long before it asks for jobs again (BullMQ's
+        // default is 15 s): deliveries resume as soon as the rest of the queue looks again.
+        runRetryDelay: pollMs,
         settings: { backoffStrategy: backoff },
       });
       worker.on("error", () => undefined); // reported by the connection's listener
