@@ -6,5 +6,8 @@ export default defineConfig({
   test: {
     include: ["app/**/*.test.{ts,tsx}", "scripts/**/*.test.ts", "server/**/*.test.ts"],
     environment: "node",
+    // scripts/test.sh runs these beside Playwright on two cores; the queue tests drive real
+    // redis-servers and SQLite locks and wait with limits of their own, which 5 s undercuts there.
+    testTimeout: 20_000,
   },
 });
