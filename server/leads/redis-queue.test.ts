@@ -35,11 +35,6 @@ function recording(answer: (lead: StoredLead) => DeliveryOutcome) {
 }
 
 const POLL_MS = 50;
-/**
- * Redis is killed and restarted here, and ioredis reconnects on its own back-off (up to 2 s), so a
- * test takes 0.5 to 3.5 s on an idle machine and more beside a busy CI: vitest's 5 s is too short.
- */
-const REAL_REDIS = { timeout: 20_000 };
 
 /** A redis-server of the test's own, stopped when the test ends. */
 async function ownRedis(): Promise<RedisServer> {
@@ -71,7 +66,7 @@ const record = (dir: string, id: string) => {
 };
 const failing: DeliveryOutcome = { ok: false, retry: true, reason: "http", status: 503 };
 
-describe.concurrent("the Redis queue", REAL_REDIS, () => {
+describe.concurrent("the Redis queue", () => {
   it("lets any process deliver a lead another stored, even after the one that stored it is gone", async () => {
     let serviceUp = false;
     const a = recording(() => ({ ok: false, retry: true, reason: "http", status: 503 }));
@@ -238,7 +233,7 @@ describe.concurrent("the Redis queue", REAL_REDIS, () => {
 });
 
 // On its own, after the others: it waits through a lease, and their load would only blur its timing.
-describe("the Redis queue, a send in flight", REAL_REDIS, () => {
+describe("the Redis queue, a send in flight", () => {
   it("a lead whose job Redis loses while its send is in flight is not queued again under that send: it is sent once", async () => {
     let release = () => undefined as void;
     const answered = new Promise<void>((resolve) => (release = resolve));
