@@ -5,7 +5,7 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it, type TestContext } from "vitest";
 import { startRedis, type RedisServer } from "../../tests/support/redis";
 import { quietLog, recordingLog } from "../../tests/support/quiet-log";
 import { runCli } from "./cli";
@@ -36,8 +36,12 @@ function recording(answer: (lead: StoredLead) => DeliveryOutcome) {
 
 const POLL_MS = 50;
 
-/** A redis-server of the test's own, stopped when the test ends. */
-async function ownRedis(): Promise<RedisServer> {
+/**
+ * A redis-server of the test's own, stopped when that test ends. The hook is the test context's:
+ * in concurrent tests vitest's global `onTestFinished` may attach it to another test, whose end
+ * then killed this test's Redis mid-test (a restarted one within milliseconds).
+ */
+async function ownRedis({ onTestFinished }: TestContext): Promise<RedisServer> {
   const redis = await startRedis();
   onTestFinished(() => redis.stop());
   return redis;
@@ -67,11 +71,11 @@ const record = (dir: string, id: string) => {
 const failing: DeliveryOutcome = { ok: false, retry: true, reason: "http", status: 503 };
 
 describe.concurrent("the Redis queue", () => {
-  it("lets any process deliver a lead another stored, even after the one that stored it is gone", async () => {
+  it("lets any process deliver a lead another stored, even after the one that stored it is gone", async (t) => {
     let serviceUp = false;
     const a = recording(() => ({ ok: false, retry: true, reason: "http", status: 503 }));
     const b = recording(() => (serviceUp ? { ok: true } : { ok: false, retry: true, reason: "http", status: 503 }));
-    const redis = await ownRedis();
+    const redis = await ownRedis(t);
     const first = await queueFor(redis, a.transport);
     await first.start();
     const ids = await Promise.all(["one", "two", "three"].map((t) => first.accept({ ...lead, text: `Service: SEO ${t}` })));
@@ -87,10 +91,10 @@ describe.concurrent("the Redis queue", () => {
     await second.close();
   });
 
-  it("parks a lead refused for good as a failed job, which the CLI re-queues", async () => {
+  it("parks a lead refused for good as a failed job, which the CLI re-queues", async (t) => {
     let refuse = true;
     const { transport, delivered } = recording(() => (refuse ? { ok: false, retry: false, reason: "http", status: 401 } : { ok: true }));
-    const redis = await ownRedis();
+    const redis = await ownRedis(t);
     const queue = await queueFor(redis, transport);
     await queue.start();
     const id = await queue.accept(lead);
@@ -104,9 +108,9 @@ describe.concurrent("the Redis queue", () => {
     await queue.close();
   });
 
-  it("the same form posted twice is one job, and answers the first one's id", async () => {
+  it("the same form posted twice is one job, and answers the first one's id", async (t) => {
     const { transport, delivered } = recording(() => ({ ok: true }));
-    const queue = await queueFor(await ownRedis(), transport);
+    const queue = await queueFor(await ownRedis(t), transport);
     await queue.start();
     const same = { ...lead, text: "Service: SEO (twice)" };
     const [a, b] = [await queue.accept(same), await queue.accept({ ...same })];
@@ -118,10 +122,10 @@ describe.concurrent("the Redis queue", () => {
     await queue.close();
   });
 
-  it("keeps a lead in the local store while Redis is down and hands it over, once, when it is back", async () => {
+  it("keeps a lead in the local store while Redis is down and hands it over, once, when it is back", async (t) => {
     const { transport, delivered } = recording(() => ({ ok: true }));
     const dir = await mkdtemp(join(tmpdir(), "rq-"));
-    const redis = await ownRedis();
+    const redis = await ownRedis(t);
     const queue = await queueFor(redis, transport, dir);
     await queue.start();
     await redis.stop();
@@ -135,11 +139,11 @@ describe.concurrent("the Redis queue", () => {
     await queue.close();
   });
 
-  it("keeps each lead's record, with its text, until its delivery is confirmed; a Redis that comes back empty gets it queued again, and it is delivered once", async () => {
+  it("keeps each lead's record, with its text, until its delivery is confirmed; a Redis that comes back empty gets it queued again, and it is delivered once", async (t) => {
     let up = false;
     const { transport, delivered, attempts } = recording(() => (up ? { ok: true } : failing));
     const dir = await mkdtemp(join(tmpdir(), "rq-"));
-    const redis = await ownRedis();
+    const redis = await ownRedis(t);
     const queue = await queueFor(redis, transport, dir);
     await queue.start();
     const id = await queue.accept(lead);
@@ -155,8 +159,8 @@ describe.concurrent("the Redis queue", () => {
     await queue.close();
   });
 
-  it("a lead another process delivered is confirmed in the record of the one that took it, once that one is back; with retention 0 no text stays", async () => {
-    const redis = await ownRedis();
+  it("a lead another process delivered is confirmed in the record of the one that took it, once that one is back; with retention 0 no text stays", async (t) => {
+    const redis = await ownRedis(t);
     const [dirA, dirB] = [await mkdtemp(join(tmpdir(), "rq-")), await mkdtemp(join(tmpdir(), "rq-"))];
     const a = await queueFor(redis, recording(() => failing).transport, dirA, { retentionMs: 0 });
     await a.start();
@@ -175,10 +179,10 @@ describe.concurrent("the Redis queue", () => {
     await Promise.all([back.close(), other.close()]);
   });
 
-  it("held leads go out on their own once the shared hour has room, at the ceiling's pace", async () => {
+  it("held leads go out on their own once the shared hour has room, at the ceiling's pace", async (t) => {
     let now = Date.parse("2026-11-22T10:00:00Z");
     const { transport, delivered } = recording(() => ({ ok: true }));
-    const queue = await queueFor(await ownRedis(), transport, undefined, { perHour: 1, now: () => now });
+    const queue = await queueFor(await ownRedis(t), transport, undefined, { perHour: 1, now: () => now });
     await queue.start();
     const first = await queue.accept(lead);
     const held = await queue.accept({ ...lead, text: "Service: SEO (held)" });
@@ -192,10 +196,10 @@ describe.concurrent("the Redis queue", () => {
     await queue.close();
   });
 
-  it("while Redis is away, the local store's own ceiling holds leads and lets them go; they are queued once Redis is back", async () => {
+  it("while Redis is away, the local store's own ceiling holds leads and lets them go; they are queued once Redis is back", async (t) => {
     let now = Date.parse("2026-11-22T10:00:00Z");
     const { transport, delivered } = recording(() => ({ ok: true }));
-    const redis = await ownRedis();
+    const redis = await ownRedis(t);
     const queue = await queueFor(redis, transport, undefined, { perHour: 1, now: () => now });
     await queue.start();
     await redis.stop();
@@ -234,13 +238,13 @@ describe.concurrent("the Redis queue", () => {
 
 // On its own, after the others: it waits through a lease, and their load would only blur its timing.
 describe("the Redis queue, a send in flight", () => {
-  it("a lead whose job Redis loses while its send is in flight is not queued again under that send: it is sent once", async () => {
+  it("a lead whose job Redis loses while its send is in flight is not queued again under that send: it is sent once", async (t) => {
     let release = () => undefined as void;
     const answered = new Promise<void>((resolve) => (release = resolve));
     const attempts: string[] = [];
     const transport: Transport = { name: "slow", deliver: async (l) => (attempts.push(l.id), await answered, { ok: true }) };
     const dir = await mkdtemp(join(tmpdir(), "rq-"));
-    const redis = await ownRedis();
+    const redis = await ownRedis(t);
     const queue = await queueFor(redis, transport, dir, { leaseMs: 1_000 });
     await queue.start();
     const id = await queue.accept(lead);
