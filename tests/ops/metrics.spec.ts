@@ -23,9 +23,14 @@ test("after one lead, /metrics on METRICS_PORT counts it and shows the runtime; 
     expect((await postContact(server.url, "Our confidential launch (metrics)")).status).toBe(303);
     await expect.poll(() => fake.accepted("(metrics)").length).toBe(1);
     expect((await fetch(`${server.url}/no-such-page-for-ada?email=ada@example.com`)).status).toBe(404);
-    const response = await fetch(metricsUrl);
-    expect([response.status, response.headers.get("content-type")]).toEqual([200, expect.stringContaining("text/plain")]);
-    const text = await response.text();
+    // A request is counted when its answer has ended, which may be just after the client has the status.
+    const scrape = async () => {
+      const response = await fetch(metricsUrl);
+      expect([response.status, response.headers.get("content-type")]).toEqual([200, expect.stringContaining("text/plain")]);
+      return response.text();
+    };
+    await expect.poll(scrape).toMatch(/^http_request_duration_seconds_count\{route="other",method="GET",status="404"\} 1$/m);
+    const text = await scrape();
     expect(text).toMatch(/^leads_accepted_total\{kind="contact"\} 1$/m);
     expect(text).toMatch(/^leads_delivered_total\{kind="contact"\} 1$/m);
     expect(text).toMatch(/^lead_delivery_attempt_duration_seconds_count\{outcome="delivered"\} 1$/m);
