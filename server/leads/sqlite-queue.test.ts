@@ -218,7 +218,7 @@ describe("the embedded queue", () => {
     await until(() => attempts.length > seen + 1);
     expect(lines.filter((l) => String(l.event).startsWith("lead_store_")).map((l) => l.event)).toEqual([]);
     await queue.close();
-  }, 15_000); // the lock is held three times for 0.6 s on purpose: over 2 s idle, more on a busy CI
+  }); // the lock is held three times for 0.6 s on purpose: over 2 s idle, more on a busy CI
 
   it("close waits for a delivery in flight", async () => {
     let finish = (_: DeliveryOutcome) => {};

@@ -12,7 +12,7 @@ import { expect, test } from "@playwright/test";
 import { CONTACT_SENT } from "../../app/contact/action.server";
 import { type FakeFormService, startFakeFormService } from "../support/fake-form-service";
 import { baseImages, buildImage, type Container, freshVolume, podman, podmanTry, removeAll, runOnce, startContainer } from "../support/podman";
-import { deliveredOnce, postContact, REPO, sleep } from "../support/server";
+import { deliveredOnce, events, postContact, REPO, sleep } from "../support/server";
 import { opsPort, TEST_ACCESS_KEY } from "../support/sites";
 
 const PORT = opsPort(60);
@@ -177,7 +177,8 @@ test.describe.serial("the container image, built and run with podman", () => {
 
     const started = Date.now();
     const stopped = podman(["stop", "-t", "20", second.name]);
-    await sleep(500);
+    // The server has the signal once it says so (podman's own start-up may take longer than a fixed wait).
+    await expect.poll(async () => events(await second.logs()).some((e) => e.event === "stopping"), { timeout: 10_000 }).toBe(true);
     slow.write(`${body.slice(10)}GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${PORT}\r\n\r\n`);
     await closed; // closed by the server once idle
     expect(reply).toMatch(/^HTTP\/1\.1 303 /);

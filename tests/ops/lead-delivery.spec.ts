@@ -138,11 +138,11 @@ test("with REDIS_URL on a Redis without persistence that is killed and comes bac
   const servers = [serve(opsPort(94), keyed(fake, dirs[0]!, env)), serve(opsPort(95), keyed(fake, dirs[1]!, env))];
   try {
     await Promise.all(servers.map((s) => s.listening));
-    for (const server of servers) await expect.poll(() => server.stdout()).toContain("lead_queue_redis_ready");
+    // Said once the connection is ready and Redis has answered two questions about its settings.
     for (const server of servers)
-      expect(events(server.stdout()).filter((e) => e.event === "redis_persistence_off")).toEqual([
-        expect.objectContaining({ level: "warn", appendonly: "no", save: "" }),
-      ]);
+      await expect
+        .poll(() => events(server.stdout()).filter((e) => e.event === "redis_persistence_off"))
+        .toEqual([expect.objectContaining({ level: "warn", appendonly: "no", save: "" })]);
     const tokens = Array.from({ length: 10 }, (_, i) => `emptied-${i}-`);
     for (const [i, token] of tokens.entries())
       expect((await postContact(servers[i % 2]!.url, `Kept beside Redis (${token}).`, { localAddress: `127.0.7.${i + 1}` })).status).toBe(303);
