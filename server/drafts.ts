@@ -31,6 +31,8 @@ export interface DraftOptions {
   ttlSeconds?: number;
   /** The in-memory store's bound, in UTF-16 code units of JSON (a full draft, every box filled, is about 6,000). */
   maxMemory?: number;
+  /** How long a Redis command may take before the store falls back to memory for it. */
+  commandTimeoutMs?: number;
 }
 
 export function createDraftStore({
@@ -38,6 +40,7 @@ export function createDraftStore({
   log,
   ttlSeconds = DRAFT_TTL_SECONDS,
   maxMemory = DRAFT_MEMORY,
+  commandTimeoutMs = 500,
 }: DraftOptions): DraftStore & { close(): Promise<void>; readonly size: number } {
   // ttlAutopurge: an expired record leaves memory at its expiry, not when next looked up.
   const memory = new LRUCache<string, string>({
@@ -47,7 +50,7 @@ export function createDraftStore({
     ttlAutopurge: true,
   });
   const redis = redisUrl
-    ? watchRedis(new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500 }), log, {
+    ? watchRedis(new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: commandTimeoutMs }), log, {
         event: "draft_store",
         fields: { store: "redis" },
         fallback: "memory",

@@ -31,9 +31,10 @@ export function clientKey(ip: string | undefined): string {
 
 export type RateLimits = ReturnType<typeof createRateLimits>;
 
-export function createRateLimits(redisUrl: string | undefined, log: Logger) {
+/** `commandTimeoutMs`: how long a Redis command may take before that request is counted in memory. */
+export function createRateLimits(redisUrl: string | undefined, log: Logger, commandTimeoutMs = 500) {
   const redis = redisUrl
-    ? watchRedis(new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500, lazyConnect: false }), log, {
+    ? watchRedis(new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: commandTimeoutMs, lazyConnect: false }), log, {
         event: "rate_limit_store",
         fields: { store: "redis" },
         fallback: "memory",
