@@ -48,11 +48,19 @@ export async function startRedis(port?: number, args: string[] = []): Promise<Re
   const at = port ?? (await freePort());
   let child: ChildProcess | undefined;
   async function start() {
-    child = spawn("redis-server", ["--port", String(at), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning", ...args], {
-      stdio: "ignore",
+    const own = spawn("redis-server", ["--port", String(at), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning", ...args], {
+      stdio: ["ignore", "pipe", "ignore"],
     });
-    for (let i = 0; i < 100 && !(await answers(at)); i++) await new Promise((r) => setTimeout(r, 50));
-    if (!(await answers(at))) throw new Error(`redis-server did not start on port ${at}`);
+    child = own;
+    let said = "";
+    own.stdout.on("data", (data) => (said = (said + String(data)).slice(-1_000)));
+    // Ours answering, not only something on the port (another process's Redis, had it taken it).
+    const alive = () => own.exitCode === null && own.signalCode === null;
+    for (let i = 0; i < 100 && alive() && !(await answers(at)); i++) await new Promise((r) => setTimeout(r, 50));
+    if (!alive() || !(await answers(at))) {
+      own.kill("SIGKILL");
+      throw new Error(`redis-server did not start on port ${at}: ${said.trim()}`);
+    }
   }
   await start();
   return {
