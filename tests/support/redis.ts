@@ -56,8 +56,9 @@ export async function startRedis(port?: number, args: string[] = []): Promise<Re
     own.stdout.on("data", (data) => (said = (said + String(data)).slice(-1_000)));
     // Ours answering, not only something on the port (another process's Redis, had it taken it).
     const alive = () => own.exitCode === null && own.signalCode === null;
-    for (let i = 0; i < 100 && alive() && !(await answers(at)); i++) await new Promise((r) => setTimeout(r, 50));
-    if (!alive() || !(await answers(at))) {
+    let up = false;
+    for (let i = 0; i < 100 && alive() && !(up = await answers(at)); i++) await new Promise((r) => setTimeout(r, 50));
+    if (!up || !alive()) {
       own.kill("SIGKILL");
       throw new Error(`redis-server did not start on port ${at}: ${said.trim()}`);
     }
