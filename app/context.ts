@@ -11,6 +11,22 @@ export interface Lead {
   fromName: string;
   replyTo: string;
   text: string;
+  /** The same lead part by part, for a CRM that files each in a field of its own; absent in leads stored before. */
+  fields?: LeadFields;
+}
+
+/** What a lead says, one value a field (each one line but `message`); the text has them all too. */
+export interface LeadFields {
+  /** The person's name, when given. */
+  name?: string;
+  company?: string;
+  phone?: string;
+  service: string;
+  timeframe?: string;
+  complexity?: string;
+  estimate?: string;
+  /** The visitor's own words: the project description or the contact message. */
+  message: string;
 }
 
 /** Why a form did not go through: it could not be stored, or the client is over its quota. */

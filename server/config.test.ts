@@ -137,3 +137,68 @@ describe("privacyFacts", () => {
     expect(privacyFacts(parse({})).booking).toBeUndefined();
   });
 });
+
+describe("Zoho CRM settings", () => {
+  const zoho = {
+    FORM_PROVIDER: "zoho-crm",
+    ZOHO_CLIENT_ID: "1000.CLIENTID",
+    ZOHO_CLIENT_SECRET: "zoho-client-secret-value",
+    ZOHO_REFRESH_TOKEN: "1000.zoho-refresh-token-value",
+    ZOHO_REFERENCE_FIELD: "Website_Reference",
+  };
+
+  it("FORM_PROVIDER=zoho-crm needs no FORM_ENDPOINT; the US data centre and Lead_Source 'Website' by default; a field map as JSON", () => {
+    expect(parse(zoho).delivery).toMatchObject({
+      provider: "zoho-crm",
+      endpoint: "https://accounts.zoho.com",
+      zoho: {
+        clientId: "1000.CLIENTID",
+        clientSecret: "zoho-client-secret-value",
+        refreshToken: "1000.zoho-refresh-token-value",
+        accountsUrl: "https://accounts.zoho.com",
+        referenceField: "Website_Reference",
+        leadSource: "Website",
+        fieldMap: {},
+      },
+    });
+    const eu = parse({
+      ...zoho,
+      ZOHO_ACCOUNTS_URL: "https://accounts.zoho.eu",
+      ZOHO_LEAD_SOURCE: "Web Site",
+      ZOHO_FIELD_MAP: '{"service":"Service_Wanted","estimate":"Estimate"}',
+    });
+    expect(eu.delivery.zoho).toMatchObject({
+      accountsUrl: "https://accounts.zoho.eu",
+      leadSource: "Web Site",
+      fieldMap: { service: "Service_Wanted", estimate: "Estimate" },
+    });
+    expect(privacyFacts(eu).formService).toEqual({ provider: "zoho-crm", host: "accounts.zoho.eu", inbox: site.email });
+  });
+
+  it.each([
+    [{ FORM_PROVIDER: "zoho-crm" }, "ZOHO_CLIENT_ID must be set when FORM_PROVIDER is zoho-crm"],
+    [{ ...zoho, ZOHO_REFRESH_TOKEN: " " }, "ZOHO_REFRESH_TOKEN must be set"],
+    [{ ...zoho, ZOHO_REFERENCE_FIELD: "Website Reference" }, "ZOHO_REFERENCE_FIELD must be a Zoho field's API name"],
+    [{ ...zoho, ZOHO_ACCOUNTS_URL: "accounts.zoho.eu" }, "ZOHO_ACCOUNTS_URL must be an http(s) URL"],
+    [{ ...zoho, ZOHO_FIELD_MAP: "{service: x}" }, "ZOHO_FIELD_MAP must be a JSON object"],
+    [{ ...zoho, ZOHO_FIELD_MAP: '{"budget":"Budget"}' }, "ZOHO_FIELD_MAP"],
+    [{ ...zoho, ZOHO_FIELD_MAP: '{"service":"Service Wanted"}' }, "ZOHO_FIELD_MAP"],
+  ])("refuses %j at start, naming the variable and never its secrets", (env, message) => {
+    const line = problem(env as Record<string, string>);
+    expect(line).toContain(message);
+    expect(line).not.toMatch(/zoho-client-secret-value|zoho-refresh-token-value/);
+  });
+
+  it("the start log says where leads go, never the client secret or the refresh token", () => {
+    const text = JSON.stringify(describeConfig(parse({ ...zoho, ZOHO_FIELD_MAP: '{"service":"Service_Wanted"}' })));
+    expect(text).not.toMatch(/zoho-client-secret-value|zoho-refresh-token-value|1000\.CLIENTID/);
+    expect(JSON.parse(text)).toMatchObject({
+      delivery: {
+        provider: "zoho-crm",
+        endpoint: "https://accounts.zoho.com",
+        to: "provider",
+        zoho: { referenceField: "Website_Reference", fieldMap: { service: "Service_Wanted" } },
+      },
+    });
+  });
+});

@@ -8,8 +8,9 @@ import proxyAddr from "proxy-addr";
 import { z } from "zod";
 import type { PrivacyFacts } from "~/content/privacy";
 import { site } from "~/content/site";
+import { MAPPABLE } from "./leads/zoho-crm";
 
-export const PROVIDERS = ["web3forms", "formspree", "webhook"] as const;
+export const PROVIDERS = ["web3forms", "formspree", "webhook", "zoho-crm"] as const;
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 
@@ -33,6 +34,23 @@ const trustProxy = z
     }
   })
   .default(false);
+
+/** A Zoho field's API name (letters, digits, underscores), e.g. Website_Reference. */
+const apiName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,99}$/, { error: "must be a Zoho field's API name (letters, digits, _)" });
+/** ZOHO_FIELD_MAP: JSON, each lead part (service, timeframe, complexity, estimate, message) to a Leads field's API name. */
+const fieldMap = z
+  .string()
+  .transform((value, ctx) => {
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      ctx.addIssue({ code: "custom", message: "must be a JSON object" });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.partialRecord(z.enum(MAPPABLE), apiName, { error: `must map ${MAPPABLE.join(", ")} to Zoho field API names` }))
+  .optional();
+const ZOHO_REQUIRED = ["ZOHO_CLIENT_ID", "ZOHO_CLIENT_SECRET", "ZOHO_REFRESH_TOKEN", "ZOHO_REFERENCE_FIELD"] as const;
 
 const schema = z
   .object({
@@ -64,10 +82,22 @@ const schema = z
     BOOKING_URL: z.url({ protocol: /^https$/, error: "must be an https URL" }).optional(),
     // Prometheus metrics on a listener of their own (server/metrics.ts); unset: no metrics.
     METRICS_PORT: z.coerce.number({ error: "must be a port number" }).int().min(1).max(65535).optional(),
+    // Zoho CRM (FORM_PROVIDER=zoho-crm, server/leads/zoho-crm.ts): a self client's credentials.
+    ZOHO_CLIENT_ID: z.string().optional(),
+    ZOHO_CLIENT_SECRET: z.string().optional(),
+    ZOHO_REFRESH_TOKEN: z.string().optional(),
+    ZOHO_ACCOUNTS_URL: httpUrl.default("https://accounts.zoho.com"),
+    ZOHO_REFERENCE_FIELD: apiName.optional(),
+    ZOHO_LEAD_SOURCE: z.string().max(120, { error: "must be at most 120 characters" }).default("Website"),
+    ZOHO_FIELD_MAP: fieldMap,
   })
-  .refine((env) => env.FORM_PROVIDER === "web3forms" || env.FORM_ENDPOINT, {
+  .refine((env) => env.FORM_PROVIDER === "web3forms" || env.FORM_PROVIDER === "zoho-crm" || env.FORM_ENDPOINT, {
     path: ["FORM_ENDPOINT"],
     error: "must be set when FORM_PROVIDER is not web3forms",
+  })
+  .superRefine((env, ctx) => {
+    if (env.FORM_PROVIDER !== "zoho-crm") return;
+    for (const name of ZOHO_REQUIRED) if (!env[name]) ctx.addIssue({ code: "custom", path: [name], message: "must be set when FORM_PROVIDER is zoho-crm" });
   });
 
 export type Config = ReturnType<typeof parseConfig>;
@@ -97,28 +127,40 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
     leadsPerHour: e.LEADS_PER_HOUR,
     delivery: {
       provider: e.FORM_PROVIDER,
-      endpoint: e.FORM_ENDPOINT ?? "https://api.web3forms.com/submit",
+      endpoint: e.FORM_ENDPOINT ?? (e.FORM_PROVIDER === "zoho-crm" ? e.ZOHO_ACCOUNTS_URL : "https://api.web3forms.com/submit"),
       accessKey: e.FORM_ACCESS_KEY,
       inbox: e.FORM_INBOX,
       outboxFile: e.OUTBOX_FILE ?? join(e.DATA_DIR, "outbox.jsonl"),
       timeoutMs: e.FORM_TIMEOUT_MS,
+      zoho:
+        e.FORM_PROVIDER === "zoho-crm"
+          ? {
+              clientId: e.ZOHO_CLIENT_ID!,
+              clientSecret: e.ZOHO_CLIENT_SECRET!,
+              refreshToken: e.ZOHO_REFRESH_TOKEN!,
+              accountsUrl: e.ZOHO_ACCOUNTS_URL,
+              referenceField: e.ZOHO_REFERENCE_FIELD!,
+              leadSource: e.ZOHO_LEAD_SOURCE,
+              fieldMap: e.ZOHO_FIELD_MAP ?? {},
+            }
+          : undefined,
     },
   };
 }
 
 /** What the privacy notice states about this configuration. */
 export function privacyFacts(config: Config): PrivacyFacts {
-  const { provider, endpoint, accessKey, inbox } = config.delivery;
+  const { provider, endpoint, accessKey, inbox, zoho } = config.delivery;
   return {
-    formService: accessKey ? { provider, host: new URL(endpoint).host, inbox } : null,
+    formService: accessKey || zoho ? { provider, host: new URL(endpoint).host, inbox } : null,
     retentionDays: config.retentionDays,
     ...(config.bookingUrl ? { booking: new URL(config.bookingUrl).host } : {}),
   };
 }
 
-/** What the start log says about the configuration: no key, no Redis credentials. */
+/** What the start log says about the configuration: no key, no Zoho secret, no Redis credentials. */
 export function describeConfig(config: Config) {
-  const { accessKey, endpoint, ...delivery } = config.delivery;
+  const { accessKey, endpoint, zoho, ...delivery } = config.delivery;
   return {
     version: config.version,
     metricsPort: config.metricsPort ?? null,
@@ -127,6 +169,11 @@ export function describeConfig(config: Config) {
     leadRetentionDays: config.retentionDays,
     leadsPerHour: config.leadsPerHour,
     bookingUrl: config.bookingUrl ?? null,
-    delivery: { ...delivery, endpoint: new URL(endpoint).origin, to: accessKey ? "provider" : "outbox" },
+    delivery: {
+      ...delivery,
+      endpoint: new URL(endpoint).origin,
+      to: accessKey || zoho ? "provider" : "outbox",
+      ...(zoho ? { zoho: { referenceField: zoho.referenceField, leadSource: zoho.leadSource, fieldMap: zoho.fieldMap } } : {}),
+    },
   };
 }

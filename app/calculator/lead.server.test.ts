@@ -34,6 +34,15 @@ describe("calculatorLead", () => {
         "Email: ada@acme.example",
         "Phone: +27 11 555 1234",
       ].join("\n"),
+      fields: {
+        company: "Acme Ltd",
+        phone: "+27 11 555 1234",
+        service: "Software Development",
+        timeframe: "Urgent (1-2 weeks)",
+        complexity: "Complex",
+        estimate: price,
+        message: "A booking app for salons",
+      },
     });
     const otherRequest = { ...request, service: "mobileApp", timeframe: "relaxed", complexity: "simple" } as const;
     const other = calculatorLead(otherRequest);
@@ -46,6 +55,7 @@ describe("calculatorLead", () => {
     expect(lead.text).toContain(`Description: Line one\n  > Estimated cost: $1\nEstimated cost: ${price}`);
     expect(lead.subject).toBe("New cost estimate request from Acme Estimated cost: $1");
     expect(lead.fromName).toBe("Acme Estimated cost: $1");
+    expect(lead.fields).toMatchObject({ company: "Acme Estimated cost: $1", message: "Line one\nEstimated cost: $1" });
     expect(lead.text.split("\n").filter((line) => line.startsWith("Estimated cost:"))).toEqual([`Estimated cost: ${price}`]);
   });
 

@@ -1,5 +1,5 @@
 import type { Lead } from "~/context";
-import { leadText, oneLine, senderName, VISITOR } from "~/forms/lead.server";
+import { leadText, multiLine, oneLine, senderName, VISITOR } from "~/forms/lead.server";
 import { COMPLEXITIES, estimate, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
 import type { CalculatorRequest } from "./rules";
 
@@ -17,21 +17,37 @@ function sender({ name, companyName }: CalculatorRequest): string {
 /** The estimate request as the agency receives it; the estimate is computed here, never posted. */
 export function calculatorLead(request: CalculatorRequest): Lead {
   const from = sender(request);
+  const [service, timeframe, complexity] = [
+    optionOf(SERVICES, request.service).label,
+    optionOf(TIMEFRAMES, request.timeframe).label,
+    optionOf(COMPLEXITIES, request.complexity).label,
+  ];
+  const price = formatUsd(estimate(request));
   return {
     kind: "calculator",
     subject: `New cost estimate request from ${from}`,
     fromName: from,
     replyTo: oneLine(request.email),
     text: leadText([
-      ["Service", optionOf(SERVICES, request.service).label],
-      ["Timeframe", optionOf(TIMEFRAMES, request.timeframe).label],
-      ["Complexity", optionOf(COMPLEXITIES, request.complexity).label],
+      ["Service", service],
+      ["Timeframe", timeframe],
+      ["Complexity", complexity],
       ["Description", request.description, "multiLine"],
-      ["Estimated cost", formatUsd(estimate(request))],
+      ["Estimated cost", price],
       ...(request.name === "" ? [] : [["Name", request.name] as const]),
       ["Company", request.companyName],
       ["Email", request.email],
       ["Phone", request.phone],
     ]),
+    fields: {
+      ...(request.name === "" ? {} : { name: oneLine(request.name) }),
+      company: oneLine(request.companyName),
+      phone: oneLine(request.phone),
+      service,
+      timeframe,
+      complexity,
+      estimate: price,
+      message: multiLine(request.description),
+    },
   };
 }

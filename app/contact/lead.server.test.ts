@@ -9,6 +9,7 @@ describe("contactLead", () => {
       fromName: "Ada",
       replyTo: "ada@example.com",
       text: "Name: Ada\nEmail: ada@example.com\nService: Low-code development\nMessage: Hi\n  > there",
+      fields: { name: "Ada", service: "Low-code development", message: "Hi\nthere" },
     });
   });
 

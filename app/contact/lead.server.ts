@@ -1,6 +1,6 @@
 import type { Lead } from "~/context";
 import { contactServiceLabel } from "~/content/contact-services";
-import { leadText, oneLine, senderName } from "~/forms/lead.server";
+import { leadText, multiLine, oneLine, senderName } from "~/forms/lead.server";
 import type { ContactRequest } from "./schema";
 
 /** The contact message as the agency receives it. */
@@ -18,5 +18,6 @@ export function contactLead(request: ContactRequest): Lead {
       ["Service", contactServiceLabel(request.service)],
       ["Message", request.message, "multiLine"],
     ]),
+    fields: { name, service: contactServiceLabel(request.service), message: multiLine(request.message) },
   };
 }

@@ -7,7 +7,7 @@ import { site } from "./site";
  * thanks offer (BOOKING_URL; none when unset). The server passes them (app/context.ts).
  */
 export interface PrivacyFacts {
-  formService: { provider: "web3forms" | "formspree" | "webhook"; host: string; inbox: string } | null;
+  formService: { provider: "web3forms" | "formspree" | "webhook" | "zoho-crm"; host: string; inbox: string } | null;
   retentionDays: number;
   booking?: string;
 }
@@ -89,7 +89,7 @@ export const privacy = {
   },
 } as const;
 
-const SERVICE_NAMES = { web3forms: "Web3Forms", formspree: "Formspree" } as const;
+const SERVICE_NAMES = { web3forms: "Web3Forms", formspree: "Formspree", "zoho-crm": "Zoho CRM" } as const;
 
 /** Who receives a sent form, and where it is kept for how long, as the server is set up. */
 function receivers({ formService, retentionDays }: PrivacyFacts): PrivacySection[] {
@@ -102,7 +102,12 @@ function receivers({ formService, retentionDays }: PrivacyFacts): PrivacySection
   }
   const { provider, host, inbox } = formService;
   const service = provider === "webhook" ? `our form service at ${host}` : `our form service, ${SERVICE_NAMES[provider]}`;
-  const delivers = { web3forms: `emails it to our inbox, ${inbox}`, formspree: "emails it to our inbox", webhook: "passes it on to us" }[provider];
+  const delivers = {
+    web3forms: `emails it to our inbox, ${inbox}`,
+    formspree: "emails it to our inbox",
+    webhook: "passes it on to us",
+    "zoho-crm": "keeps it as a lead in our customer records",
+  }[provider];
   const after =
     retentionDays === 0
       ? "and is then deleted"
@@ -119,7 +124,7 @@ function receivers({ formService, retentionDays }: PrivacyFacts): PrivacySection
       items: [
         `On the server that runs this site, until our form service confirms it has been delivered, ${after}.`,
         "If the form service refuses a message, it stays on our server until one of our team delivers or deletes it by hand.",
-        `${provider === "webhook" ? "Where our form service delivers it to us" : "In our email inbox"}, ${keep}`,
+        `${{ webhook: "Where our form service delivers it to us", "zoho-crm": "In our customer records in Zoho CRM" }[provider as string] ?? "In our email inbox"}, ${keep}`,
       ],
     },
   ];

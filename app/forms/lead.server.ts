@@ -95,13 +95,20 @@ export function senderName(value: string): string {
   return name === "" || skeleton(name).includes(skeleton(site.name)) ? VISITOR : name;
 }
 
+/** A multi-line field on its own (a CRM's field): ordinary line breaks kept, each line cleaned as oneLine. */
+export function multiLine(value: string): string {
+  return value.replace(BREAKS, "\n").trim().split("\n").map(oneLine).join("\n");
+}
+
 /**
  * A multi-line field keeps its ordinary line breaks; every line after the first is quoted with
  * "  > ", so no line a visitor wrote can pass for one of the message's own "Label: value" lines.
  */
 function quoted(value: string): string {
-  const lines = value.replace(BREAKS, "\n").trim().split("\n").map(oneLine);
-  return lines.map((line, i) => (i === 0 ? line : `  > ${line}`.trimEnd())).join("\n");
+  return multiLine(value)
+    .split("\n")
+    .map((line, i) => (i === 0 ? line : `  > ${line}`.trimEnd()))
+    .join("\n");
 }
 
 /** "Label: value" lines; values marked multiLine may span lines (quoted), the others may not. */

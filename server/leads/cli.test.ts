@@ -41,6 +41,16 @@ describe("npm run leads", () => {
     expect(out).toEqual(["id\tkind\tstatus\tage\treason", "P1\tcontact\tpending\t3h\t", "K1\tcontact\tparked\t3h\thttp", "H1\tcontact\theld\t3h\t"]);
   });
 
+  it("list: a lead delivered to Zoho CRM and still kept shows the CRM record it became", async () => {
+    const dir = await dataDir();
+    const store = openStore(join(dir, "leads.db"));
+    store.insert(lead("Message: in the CRM"), { id: "Z1", key: "z", now: HOURS_AGO + 3, perHour: 60 });
+    store.delivered("Z1", HOURS_AGO + 20, 86_400_000, "5725767000000524157");
+    store.close();
+    const { out } = await run(["list"], { DATA_DIR: dir });
+    expect(out.slice(-1)).toEqual(["Z1\tcontact\tdelivered\t3h\trecord 5725767000000524157"]);
+  });
+
   it("export: every such lead in full, one JSON object per line", async () => {
     const { out } = await run(["export"], { DATA_DIR: await dataDir() });
     expect(out.map((l) => JSON.parse(l) as Record<string, string>)).toEqual([

@@ -5,6 +5,7 @@
  * change within a few seconds.
  *
  *   list             pending, held and parked leads: id, kind, status, age, why (no personal data);
+ *                    and leads delivered to Zoho CRM still kept here, with the CRM record's id;
  *                    with Redis, a lead this store handed over counts as pending until Redis says
  *                    it was delivered, so what Redis lost still shows
  *   export           the same leads in full, one JSON object per line (personal data)
@@ -125,6 +126,8 @@ export async function runCli(
     if (command === "list") {
       out(["id", "kind", "status", "age", "reason"].join("\t"));
       for (const row of rows) out([row.id, row.kind, row.status, age(Date.now() - row.acceptedAt), row.reason ?? ""].join("\t"));
+      // Delivered to a CRM (Zoho CRM) and still kept here: the record each lead became there.
+      for (const row of store?.inCrm() ?? []) out([row.id, row.kind, "delivered", age(Date.now() - row.firstAcceptedAt), `record ${row.record}`].join("\t"));
     } else if (command === "export") {
       for (const row of rows) if (row.lead) out(JSON.stringify({ ...row.lead, status: row.status, reason: row.reason }));
     } else if (command === "status") {

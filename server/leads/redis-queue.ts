@@ -153,9 +153,9 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
   }
 
   /** The local record says delivered (its text then kept as LEAD_RETENTION_DAYS says). */
-  async function confirm(id: string) {
+  async function confirm(id: string, record?: string) {
     try {
-      await whenFree(() => local?.delivered(id, now(), retentionMs));
+      await whenFree(() => local?.delivered(id, now(), retentionMs, record));
     } catch (error) {
       faults.failed(error, "write", { id }); // the next look at Redis confirms it again
     }
@@ -172,8 +172,11 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     if (outcome.ok) {
       // Marked before the job completes (and may be removed): whichever container keeps its record hears of it.
       await producer.set(deliveredKey(lead.id), String(now()), "PX", DELIVERED_MARK_MS).catch(() => undefined);
-      await confirm(lead.id);
-      return void (events.attempted(lead.kind, "delivered", fields.durationMs / 1000), log.info({ ...fields, status: outcome.status }, "lead_delivered"));
+      await confirm(lead.id, outcome.record);
+      return void (
+        events.attempted(lead.kind, "delivered", fields.durationMs / 1000),
+        log.info({ ...fields, status: outcome.status, record: outcome.record }, "lead_delivered")
+      );
     }
     // The waits BullMQ scheduled so far (their mean), so a clock jump cannot shorten the window.
     const waited = Array.from({ length: job.attemptsMade + 1 }, (_, n) => retryDelay(n + 1, () => 0.5)).reduce((a, b) => a + b, 0);

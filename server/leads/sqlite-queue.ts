@@ -141,9 +141,9 @@ export function createSqliteQueue({
     const fields = { id: row.id, kind: row.kind, provider: transport.name, attempt: row.attempts + 1, durationMs: now() - started };
     try {
       if (outcome.ok) {
-        await whenFree(() => store.delivered(row.id, now(), retentionMs));
+        await whenFree(() => store.delivered(row.id, now(), retentionMs, outcome.record));
         events.attempted(row.kind, "delivered", fields.durationMs / 1000);
-        log.info({ ...fields, status: outcome.status }, "lead_delivered");
+        log.info({ ...fields, status: outcome.status, record: outcome.record }, "lead_delivered");
       } else if (!outcome.retry || expired(row.firstAcceptedAt, row.retryMs, now())) {
         const reason = outcome.retry ? "expired" : outcome.reason;
         await whenFree(() => store.park(row.id, now(), reason, outcome.status));

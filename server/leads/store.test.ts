@@ -131,7 +131,7 @@ describe("writing", () => {
     const held = add(store, "held", T, 0);
     store.close();
     const old = new DatabaseSync(file);
-    old.exec("DROP INDEX leads_by_admission; ALTER TABLE leads DROP COLUMN admitted_at; PRAGMA user_version = 1;");
+    old.exec("DROP INDEX leads_by_admission; ALTER TABLE leads DROP COLUMN admitted_at; ALTER TABLE leads DROP COLUMN crm_record; PRAGMA user_version = 1;");
     old.prepare("UPDATE leads SET status = 'handed', payload = NULL WHERE id = ?").run(handed.id);
     old.close();
     const upgraded = openStore(file);
@@ -143,6 +143,28 @@ describe("writing", () => {
     expect(add(upgraded, "within the hour", T + 10, 3).held).toBe(false);
     expect(add(upgraded, "over it", T + 11, 3).held).toBe(true);
     upgraded.close();
+  });
+
+  it("a database of schema 2 is brought up to date: its leads as they were, and a delivery keeps the CRM record's id beside its lead", () => {
+    const file = dbFile();
+    const store = openStore(file);
+    const [sent, waiting] = [add(store, "sent"), add(store, "waiting")];
+    store.delivered(sent.id, T + 1, 86_400_000);
+    store.close();
+    const old = new DatabaseSync(file);
+    old.exec("ALTER TABLE leads DROP COLUMN crm_record; PRAGMA user_version = 2;");
+    old.close();
+    const upgraded = openStore(file);
+    expect(upgraded.list(["pending", "delivered"]).map((r) => [r.id, r.status, r.record])).toEqual([
+      [sent.id, "delivered", null],
+      [waiting.id, "pending", null],
+    ]);
+    upgraded.delivered(waiting.id, T + 2, 86_400_000, "5725767000000524157");
+    expect(upgraded.inCrm().map((r) => [r.id, r.record, r.lead?.text])).toEqual([[waiting.id, "5725767000000524157", "waiting"]]);
+    upgraded.close();
+    const version = new DatabaseSync(file);
+    expect(version.prepare("PRAGMA user_version").get()).toEqual({ user_version: 3 });
+    version.close();
   });
 
   it("while another connection holds the write lock, a write waits and then fails (SQLITE_BUSY); once it lets go, writes work", async () => {

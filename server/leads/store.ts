@@ -29,6 +29,8 @@ export interface LeadRow {
   parkedStatus: number | null;
   /** What makes two posts the same form (schedule.ts, leadKey). */
   key: string | null;
+  /** The id of the record the CRM keeps the lead as (Zoho CRM), once delivered there. */
+  record: string | null;
   /** The lead as the agency receives it; null once erased (retention) or unreadable. */
   lead: StoredLead | null;
   /** Set when the stored text could not be read back. */
@@ -90,10 +92,15 @@ UPDATE leads SET status = 'delivered', claimed_by = NULL WHERE status = 'handed'
 CREATE INDEX IF NOT EXISTS leads_by_admission ON leads (admitted_at);
 PRAGMA user_version = 2;
 `;
-const VERSION = 2;
+/** Version 3: the id of the record a CRM (Zoho CRM) made of a delivered lead. */
+const MIGRATE_3 = `
+ALTER TABLE leads ADD COLUMN crm_record TEXT;
+PRAGMA user_version = 3;
+`;
+const VERSION = 3;
 
 const SELECT =
-  "SELECT id, kind, status, attempts, next_attempt_at, first_accepted_at, retry_ms, delivered_at, parked_reason, parked_status, dedupe_key, payload FROM leads";
+  "SELECT id, kind, status, attempts, next_attempt_at, first_accepted_at, retry_ms, delivered_at, parked_reason, parked_status, dedupe_key, crm_record, payload FROM leads";
 
 function toRow(r: Record<string, unknown>): LeadRow {
   const base = {
@@ -108,6 +115,7 @@ function toRow(r: Record<string, unknown>): LeadRow {
     parkedReason: (r.parked_reason as string | null) ?? null,
     parkedStatus: r.parked_status === null ? null : Number(r.parked_status),
     key: (r.dedupe_key as string | null) ?? null,
+    record: (r.crm_record as string | null) ?? null,
   };
   if (r.payload === null) return { ...base, lead: null };
   try {
@@ -166,6 +174,7 @@ function prepare(db: DatabaseSync) {
   try {
     if (version() < 1) db.exec(SCHEMA);
     if (version() < 2) db.exec(MIGRATE_2);
+    if (version() < 3) db.exec(MIGRATE_3);
     db.exec("COMMIT");
   } catch (error) {
     if (db.isTransaction) db.exec("ROLLBACK");
@@ -310,12 +319,15 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
       return row?.at === null || row?.at === undefined ? null : Number(row.at);
     },
 
-    /** Delivered (with Redis: confirmed): with no retention, its text goes at once (the row stays a day, for the dedupe). */
-    delivered(id: string, now: number, retentionMs: number) {
+    /**
+     * Delivered (with Redis: confirmed): with no retention, its text goes at once (the row stays a
+     * day, for the dedupe). `record`: the CRM's id for it, kept with the row.
+     */
+    delivered(id: string, now: number, retentionMs: number, record?: string) {
       const erase = retentionMs === 0 ? ", payload = NULL" : "";
       db.prepare(
-        `UPDATE leads SET status = 'delivered', delivered_at = ?, attempts = attempts + 1, claimed_by = NULL, claimed_until = NULL${erase} WHERE id = ? AND status IN ('pending', 'handed')`,
-      ).run(now, id);
+        `UPDATE leads SET status = 'delivered', delivered_at = ?, attempts = attempts + 1, claimed_by = NULL, claimed_until = NULL, crm_record = coalesce(?, crm_record)${erase} WHERE id = ? AND status IN ('pending', 'handed')`,
+      ).run(now, record ?? null, id);
     },
 
     /** Queued in Redis: kept, with its text, until its delivery is confirmed (or it must be queued again). */
@@ -396,6 +408,11 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
     get(id: string): LeadRow | undefined {
       const row = db.prepare(`${SELECT} WHERE id = ?`).get(id);
       return row && toRow(row);
+    },
+
+    /** Delivered leads a CRM keeps as records, still in this store: which record each became. */
+    inCrm(): LeadRow[] {
+      return db.prepare(`${SELECT} WHERE status = 'delivered' AND crm_record IS NOT NULL ORDER BY first_accepted_at, rowid`).all().map(toRow);
     },
 
     list(statuses: LeadStatus[]): LeadRow[] {

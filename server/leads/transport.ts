@@ -4,21 +4,22 @@
  * lead. A refusal for good (4xx but 408/425/429: a wrong key, a rejected payload) is not retried.
  */
 import { mkdir, open } from "node:fs/promises";
-import { request as httpRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
 import { dirname } from "node:path";
+import { causeOf, post, messageText as text } from "./send";
 import type { DeliveryOutcome, StoredLead, Transport } from "./types";
+import { createZohoTransport, type ZohoSettings } from "./zoho-crm";
 
 export interface TransportConfig {
-  provider: "web3forms" | "formspree" | "webhook";
+  provider: "web3forms" | "formspree" | "webhook" | "zoho-crm";
   endpoint: string;
   accessKey: string | undefined;
   inbox: string;
   outboxFile: string;
   timeoutMs: number;
+  /** With FORM_PROVIDER=zoho-crm: the lead goes to Zoho CRM's upsert (server/leads/zoho-crm.ts). */
+  zoho?: ZohoSettings;
 }
 
-const text = (lead: StoredLead) => `${lead.text}\n\nReference: ${lead.id}`;
 const field = (body: unknown, key: string) => (typeof body === "object" && body !== null ? (body as Record<string, unknown>)[key] : undefined);
 
 /** Each service's payload, headers and success rule (besides a 2xx status). */
@@ -49,14 +50,9 @@ const PROVIDERS = {
 
 const PERMANENT = (status: number) => status >= 400 && status < 500 && ![408, 425, 429].includes(status);
 
-/** A short, safe token for what went wrong (e.g. "ECONNREFUSED"), never an error's message. */
-function causeOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && /^[A-Z0-9_]{1,40}$/.test(code) ? code : undefined;
-}
-
 export function createTransport(config: TransportConfig): Transport {
-  if (!config.accessKey) return outbox(config);
+  if (config.provider === "zoho-crm" && config.zoho) return createZohoTransport(config.zoho, config.timeoutMs);
+  if (!config.accessKey || config.provider === "zoho-crm") return outbox(config);
   const provider = PROVIDERS[config.provider];
   return {
     name: config.provider,
@@ -122,34 +118,4 @@ function outbox(config: TransportConfig): Transport {
       );
     },
   };
-}
-
-type Answer = { kind: "response"; status: number; body: string } | { kind: "timeout" } | { kind: "error"; error: unknown };
-
-/**
- * A POST over node:http with one deadline for the whole exchange, a stalled body included, and a
- * 256 KiB cap on the answer (a form service answers with a few hundred bytes).
- */
-function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Answer> {
-  return new Promise((resolve) => {
-    const target = new URL(url);
-    const send = target.protocol === "https:" ? httpsRequest : httpRequest;
-    const timer = setTimeout(() => {
-      req.destroy();
-      resolve({ kind: "timeout" });
-    }, timeoutMs);
-    const done = (answer: Answer) => (clearTimeout(timer), resolve(answer));
-    const req = send(target, { method: "POST", headers: { ...headers, "Content-Length": Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on("data", (chunk: Buffer) => {
-        size += chunk.length;
-        if (size <= 256 * 1024) chunks.push(chunk);
-      });
-      res.on("end", () => done({ kind: "response", status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", (error) => done({ kind: "error", error }));
-    });
-    req.on("error", (error) => done({ kind: "error", error }));
-    req.end(body);
-  });
 }

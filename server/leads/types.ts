@@ -8,10 +8,14 @@ export interface StoredLead extends Lead {
   acceptedAt: number;
 }
 
-/** What one delivery attempt came to; `retry: false` means the service refused the lead for good. */
+/**
+ * What one delivery attempt came to; `retry: false` means the service refused the lead for good.
+ * `record`: the id the receiving CRM gave the lead (Zoho CRM), kept beside it. A reason
+ * `zoho:<code>` is Zoho's own word for a refusal (e.g. `zoho:INVALID_DATA`, `zoho:invalid_code`).
+ */
 export type DeliveryOutcome =
-  | { ok: true; status?: number }
-  | { ok: false; retry: boolean; reason: "http" | "rejected" | "network" | "timeout" | "outbox"; status?: number; cause?: string };
+  | { ok: true; status?: number; record?: string }
+  | { ok: false; retry: boolean; reason: "http" | "rejected" | "network" | "timeout" | "outbox" | `zoho:${string}`; status?: number; cause?: string };
 
 export interface Transport {
   name: string;

@@ -1,0 +1,46 @@
+/**
+ * What every transport shares: the message text the agency reads, one POST with a deadline, and
+ * a safe word for a failure.
+ */
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+import type { StoredLead } from "./types";
+
+/** The lead's text as the agency receives it, its reference last, so a rare duplicate shows. */
+export const messageText = (lead: StoredLead) => `${lead.text}\n\nReference: ${lead.id}`;
+
+/** A short, safe token for what went wrong (e.g. "ECONNREFUSED"), never an error's message. */
+export function causeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^[A-Z0-9_]{1,40}$/.test(code) ? code : undefined;
+}
+
+export type Answer = { kind: "response"; status: number; body: string } | { kind: "timeout" } | { kind: "error"; error: unknown };
+
+/**
+ * A POST over node:http with one deadline for the whole exchange, a stalled body included, and a
+ * 256 KiB cap on the answer (a form service answers with a few hundred bytes).
+ */
+export function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Answer> {
+  return new Promise((resolve) => {
+    const target = new URL(url);
+    const send = target.protocol === "https:" ? httpsRequest : httpRequest;
+    const timer = setTimeout(() => {
+      req.destroy();
+      resolve({ kind: "timeout" });
+    }, timeoutMs);
+    const done = (answer: Answer) => (clearTimeout(timer), resolve(answer));
+    const req = send(target, { method: "POST", headers: { ...headers, "Content-Length": Buffer.byteLength(body) } }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= 256 * 1024) chunks.push(chunk);
+      });
+      res.on("end", () => done({ kind: "response", status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", (error) => done({ kind: "error", error }));
+    });
+    req.on("error", (error) => done({ kind: "error", error }));
+    req.end(body);
+  });
+}

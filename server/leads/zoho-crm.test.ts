@@ -1,0 +1,170 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { calculatorLead } from "~/calculator/lead.server";
+import { contactLead } from "~/contact/lead.server";
+import { startFakeZohoCrm, type FakeZohoCrm } from "../../tests/support/fake-zoho-crm";
+import type { StoredLead } from "./types";
+import { createZohoTransport, leadRecord, type ZohoSettings } from "./zoho-crm";
+
+let zoho: FakeZohoCrm | undefined;
+afterEach(async () => void (await zoho?.close()));
+
+const settings = (fake: FakeZohoCrm, extra: Partial<ZohoSettings> = {}): ZohoSettings => ({
+  clientId: fake.clientId,
+  clientSecret: fake.clientSecret,
+  refreshToken: fake.refreshToken,
+  accountsUrl: fake.url,
+  referenceField: "Website_Reference",
+  leadSource: "Website",
+  fieldMap: {},
+  ...extra,
+});
+const stored = (lead: Omit<StoredLead, "id" | "acceptedAt">, id = "20261126-ABCDEFGH"): StoredLead => ({ ...lead, id, acceptedAt: Date.now() });
+const contact = (id: string, message = "Please call back.") =>
+  stored(contactLead({ name: "Ada Lovelace", email: "ada@example.com", service: "seo", message }), id);
+
+describe("the lead as a Zoho CRM Lead", () => {
+  it("a calculator request: the person, the company, the whole message, the reference, and the parts the operator maps", () => {
+    const lead = stored(
+      calculatorLead({
+        service: "zoho",
+        timeframe: "urgent",
+        complexity: "complex",
+        description: "Move our sales\nfrom spreadsheets",
+        name: "Thandi Nkosi",
+        companyName: "Gauteng Freight",
+        email: "thandi@freight.example",
+        phone: "+27 11 555 0100",
+      }),
+    );
+    const record = leadRecord(lead, {
+      ...settings({ url: "http://x" } as FakeZohoCrm),
+      leadSource: "Web site",
+      fieldMap: { service: "Service_Wanted", estimate: "Estimate", message: "Project" },
+    });
+    expect(record).toEqual({
+      Last_Name: "Thandi Nkosi",
+      Company: "Gauteng Freight",
+      Email: "thandi@freight.example",
+      Phone: "+27 11 555 0100",
+      Description: `${lead.text}\n\nReference: 20261126-ABCDEFGH`,
+      Lead_Source: "Web site",
+      Service_Wanted: "Zoho Solutions",
+      Estimate: "$4,500",
+      Project: "Move our sales\nfrom spreadsheets",
+      Website_Reference: "20261126-ABCDEFGH",
+    });
+    expect(record.Description).toContain("Timeframe: Urgent (1-2 weeks)");
+  });
+
+  it("without a person's name the company is the Last_Name; a lead stored before fields existed still makes a whole record", () => {
+    const request = {
+      service: "ai",
+      timeframe: "standard",
+      complexity: "simple",
+      description: "x",
+      name: "",
+      companyName: "Acme",
+      email: "a@acme.example",
+      phone: "0115550100",
+    } as const;
+    expect(leadRecord(stored(calculatorLead(request)), settings({ url: "http://x" } as FakeZohoCrm))).toMatchObject({ Last_Name: "Acme", Company: "Acme" });
+    const old = stored({ kind: "contact", subject: "s", fromName: "Ada", replyTo: "ada@example.com", text: "Name: Ada" });
+    expect(leadRecord(old, settings({ url: "http://x" } as FakeZohoCrm))).toMatchObject({ Last_Name: "Ada", Company: "Ada", Email: "ada@example.com" });
+  });
+});
+
+describe("delivery to Zoho CRM", () => {
+  it("inserts once, then the same lead sent again updates the same record: strict success with the record's id", async () => {
+    zoho = await startFakeZohoCrm();
+    const transport = createZohoTransport(settings(zoho), 2_000);
+    const first = await transport.deliver(contact("L1"));
+    const again = await transport.deliver(contact("L1"));
+    expect(first).toEqual({ ok: true, status: 201, record: zoho.records()[0]!.id });
+    expect(again).toEqual({ ok: true, status: 200, record: zoho.records()[0]!.id });
+    expect(zoho.records()).toHaveLength(1);
+    expect(zoho.records()[0]!.fields).toMatchObject({ Last_Name: "Ada Lovelace", Company: "Ada Lovelace", Email: "ada@example.com", Lead_Source: "Website" });
+    expect(zoho.tokenRequests()).toBe(1);
+  });
+
+  it("one token refresh however many deliveries wait for it, and one more when Zoho calls the token expired", async () => {
+    zoho = await startFakeZohoCrm();
+    const transport = createZohoTransport(settings(zoho), 2_000);
+    const outcomes = await Promise.all(["A", "B", "C", "D", "E"].map((id) => transport.deliver(contact(id, `Message ${id}`))));
+    expect(outcomes.map((o) => o.ok)).toEqual([true, true, true, true, true]);
+    expect(zoho.tokenRequests()).toBe(1);
+    zoho.expireTokens();
+    const after = await Promise.all(["F", "G", "H"].map((id) => transport.deliver(contact(id, `Message ${id}`))));
+    expect(after.map((o) => o.ok)).toEqual([true, true, true]);
+    expect(zoho.tokenRequests()).toBe(2);
+    expect(zoho.records()).toHaveLength(8);
+  });
+
+  it("a token is renewed shortly before it expires, not after Zoho refuses it", async () => {
+    zoho = await startFakeZohoCrm({ expiresIn: 3600 });
+    let clock = Date.now();
+    const transport = createZohoTransport(settings(zoho), 2_000, () => clock);
+    await transport.deliver(contact("A"));
+    clock += 54 * 60_000;
+    await transport.deliver(contact("B", "b"));
+    expect(zoho.tokenRequests()).toBe(1);
+    clock += 2 * 60_000;
+    await transport.deliver(contact("C", "c"));
+    expect([zoho.tokenRequests(), zoho.upserts()]).toEqual([2, 3]);
+  });
+
+  it("429 and 5xx are retried; a lost answer is a network failure the next attempt turns into an update", async () => {
+    zoho = await startFakeZohoCrm();
+    const transport = createZohoTransport(settings(zoho), 2_000);
+    zoho.setMode("tooMany", 1);
+    expect(await transport.deliver(contact("A"))).toEqual({ ok: false, retry: true, reason: "zoho:TOO_MANY_REQUESTS", status: 429 });
+    zoho.setMode("fail500", 1);
+    expect(await transport.deliver(contact("A"))).toMatchObject({ ok: false, retry: true, status: 500 });
+    zoho.setMode("storeThenClose", 1);
+    expect(await transport.deliver(contact("A"))).toMatchObject({ ok: false, retry: true, reason: "network" });
+    expect(await transport.deliver(contact("A"))).toMatchObject({ ok: true, status: 200 });
+    expect(zoho.records().map((r) => r.updates)).toEqual([1]);
+  });
+
+  it("a refused refresh token, data Zoho refuses, a mandatory field missing, or a duplicate on another unique field: refused for good, with Zoho's word", async () => {
+    zoho = await startFakeZohoCrm({ unique: ["Email"] });
+    const refused = createZohoTransport(settings(zoho, { refreshToken: "1000.revoked" }), 2_000);
+    expect(await refused.deliver(contact("A"))).toEqual({ ok: false, retry: false, reason: "zoho:invalid_code", status: 200 });
+    const wrongClient = createZohoTransport(settings(zoho, { clientSecret: "wrong" }), 2_000);
+    expect(await wrongClient.deliver(contact("A"))).toMatchObject({ ok: false, retry: false, reason: "zoho:invalid_client" });
+
+    const transport = createZohoTransport(settings(zoho), 2_000);
+    const long = stored(contactLead({ name: "N".repeat(100), email: "n@example.com", service: "seo", message: "m" }), "B");
+    expect(await transport.deliver({ ...long, fields: { ...long.fields!, name: undefined }, fromName: "" })).toEqual({
+      ok: false,
+      retry: false,
+      reason: "zoho:MANDATORY_NOT_FOUND",
+      status: 400,
+    });
+    expect(await transport.deliver(contact("C"))).toMatchObject({ ok: true });
+    expect(await transport.deliver(contact("D", "Another message, same address"))).toEqual({
+      ok: false,
+      retry: false,
+      reason: "zoho:DUPLICATE_DATA",
+      status: 400,
+    });
+  });
+
+  it("INVALID_DATA is refused for good", async () => {
+    zoho = await startFakeZohoCrm();
+    const transport = createZohoTransport(settings(zoho, { referenceField: "Last_Name" }), 2_000);
+    const lead = contact("X".repeat(90));
+    expect(await transport.deliver(lead)).toEqual({ ok: false, retry: false, reason: "zoho:INVALID_DATA", status: 400 });
+  });
+
+  it("never puts the client secret, the refresh token or an access token into an outcome", async () => {
+    zoho = await startFakeZohoCrm();
+    const outcomes = [
+      await createZohoTransport(settings(zoho), 2_000).deliver(contact("A")),
+      await createZohoTransport(settings(zoho, { refreshToken: "1000.revoked-secret-value" }), 2_000).deliver(contact("B")),
+    ];
+    zoho.setMode("storeThenClose", 1);
+    outcomes.push(await createZohoTransport(settings(zoho), 2_000).deliver(contact("C")));
+    const said = JSON.stringify(outcomes);
+    for (const secret of [zoho.clientSecret, zoho.refreshToken, "revoked-secret-value", ...zoho.issued()]) expect(said).not.toContain(secret);
+  });
+});

@@ -1,0 +1,204 @@
+/**
+ * A fake Zoho CRM on loopback, built from Zoho's documentation, for the tests that deliver to it
+ * (FORM_PROVIDER=zoho-crm); each test starts its own. Both of Zoho's servers in one:
+ * - accounts: `POST /oauth/v2/token` with grant_type=refresh_token answers
+ *   `{access_token, api_domain, token_type, expires_in}`; a refresh token or client it does not
+ *   know, `200 {"error": "invalid_code"}` / `{"error": "invalid_client"}` as Zoho does;
+ * - the API: `POST /crm/v8/Leads/upsert` with `Authorization: Zoho-oauthtoken …`: 401
+ *   INVALID_TOKEN for a token it did not issue or that expired; the record checked as Zoho's
+ *   standard Leads layout does (Last_Name and Company mandatory: 400 MANDATORY_NOT_FOUND;
+ *   Last_Name over 80 characters: 400 INVALID_DATA); then inserted (201, action "insert"), or the
+ *   record whose `duplicate_check_fields` value matches updated (200, action "update"). Another
+ *   unique field (`unique`) refuses a second record with its value: 400 DUPLICATE_DATA.
+ * Modes, for the next `times` upserts (then "ok" again): tooMany (429), fail500 (500),
+ * storeThenClose (stores, then closes the connection: the answer is lost), storeThenHang
+ * (stores, never answers).
+ */
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export type ZohoMode = "ok" | "tooMany" | "fail500" | "storeThenClose" | "storeThenHang";
+
+export interface ZohoRecord {
+  id: string;
+  fields: Record<string, unknown>;
+  /** How many upserts updated it after it was inserted. */
+  updates: number;
+}
+
+export interface FakeZohoCrm {
+  /** Both the accounts URL (ZOHO_ACCOUNTS_URL) and the api_domain it hands out. */
+  url: string;
+  clientId: string;
+  clientSecret: string;
+  refreshToken: string;
+  records(): ZohoRecord[];
+  /** The records whose `field` (default Description) contains `text`. */
+  find(text: string, field?: string): ZohoRecord[];
+  /** Every access token issued so far, for checking that none leaks. */
+  issued(): string[];
+  tokenRequests(): number;
+  upserts(): number;
+  /** Makes every token issued so far expired, as an hour's wait would. */
+  expireTokens(): void;
+  setMode(mode: ZohoMode, times?: number): void;
+  close(): Promise<void>;
+}
+
+const json = (res: ServerResponse, status: number, body: unknown) => {
+  res.writeHead(status, { "Content-Type": "application/json;charset=UTF-8" });
+  res.end(JSON.stringify(body));
+};
+const read = (req: IncomingMessage) =>
+  new Promise<string>((resolve, reject) => {
+    let data = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk: string) => (data += chunk));
+    req.on("end", () => resolve(data));
+    req.on("error", reject);
+  });
+const error = (code: string, message: string, details: Record<string, unknown> = {}) => ({ code, details, message, status: "error" });
+/** A record id as Zoho writes them: a long run of digits, as a string. */
+const recordId = () =>
+  `5725767${String(BigInt(`0x${randomBytes(6).toString("hex")}`))
+    .padStart(12, "0")
+    .slice(0, 12)}`;
+
+export async function startFakeZohoCrm({ unique = [], expiresIn = 3600 }: { unique?: string[]; expiresIn?: number } = {}): Promise<FakeZohoCrm> {
+  const credentials = {
+    clientId: "1000.FAKECLIENTID",
+    clientSecret: `secret-${randomBytes(8).toString("hex")}`,
+    refreshToken: `1000.${randomBytes(16).toString("hex")}`,
+  };
+  const tokens = new Map<string, number>(); // token → expires at
+  const records: ZohoRecord[] = [];
+  let [mode, left, tokenRequests, upserts] = ["ok" as ZohoMode, 0, 0, 0];
+  const sockets = new Set<import("node:net").Socket>();
+  let url = "";
+
+  function token(res: ServerResponse, form: URLSearchParams) {
+    tokenRequests += 1;
+    if (form.get("grant_type") !== "refresh_token") return json(res, 200, { error: "unsupported_grant_type" });
+    if (form.get("client_id") !== credentials.clientId || form.get("client_secret") !== credentials.clientSecret)
+      return json(res, 200, { error: "invalid_client" });
+    if (form.get("refresh_token") !== credentials.refreshToken) return json(res, 200, { error: "invalid_code" });
+    const value = `1000.${randomBytes(16).toString("hex")}.${randomBytes(16).toString("hex")}`;
+    tokens.set(value, Date.now() + expiresIn * 1000);
+    json(res, 200, { access_token: value, scope: "ZohoCRM.modules.leads.ALL", api_domain: url, token_type: "Bearer", expires_in: expiresIn });
+  }
+
+  function upsert(req: IncomingMessage, res: ServerResponse, raw: string) {
+    upserts += 1;
+    const auth = /^Zoho-oauthtoken (\S+)$/.exec(req.headers.authorization ?? "")?.[1];
+    if (!auth || (tokens.get(auth) ?? 0) <= Date.now()) return json(res, 401, error("INVALID_TOKEN", "invalid oauth token"));
+    const current = left > 0 ? mode : "ok";
+    if (left > 0 && --left === 0) mode = "ok";
+    if (current === "tooMany") return json(res, 429, error("TOO_MANY_REQUESTS", "Too many requests"));
+    if (current === "fail500") return json(res, 500, error("INTERNAL_ERROR", "Internal Server Error"));
+    const body = JSON.parse(raw) as { data?: Record<string, unknown>[]; duplicate_check_fields?: string[] };
+    const input = body.data?.[0];
+    if (!input || body.data!.length !== 1) return json(res, 400, error("INVALID_DATA", "invalid data", { expected_data_type: "jsonarray", api_name: "data" }));
+    for (const field of ["Last_Name", "Company"])
+      if (typeof input[field] !== "string" || input[field] === "")
+        return json(res, 400, { data: [error("MANDATORY_NOT_FOUND", "required field not found", { api_name: field, json_path: `$.data[0].${field}` })] });
+    if (String(input.Last_Name).length > 80)
+      return json(res, 400, { data: [error("INVALID_DATA", "invalid data", { maximum_length: 80, api_name: "Last_Name", json_path: "$.data[0].Last_Name" })] });
+    const key = body.duplicate_check_fields?.[0];
+    const existing = key === undefined ? undefined : records.find((r) => r.fields[key] === input[key]);
+    for (const field of unique) {
+      const other = records.find((r) => r !== existing && input[field] !== undefined && r.fields[field] === input[field]);
+      if (other)
+        return json(res, 400, {
+          data: [
+            error("DUPLICATE_DATA", "duplicate data", {
+              api_name: field,
+              json_path: `$.data[0].${field}`,
+              duplicate_record: { module: { api_name: "Leads" }, id: other.id },
+            }),
+          ],
+        });
+    }
+    const at = new Date().toISOString().replace(/\.\d+Z$/, "+00:00");
+    const who = { name: "Agency Admin", id: "5725767000000411001" };
+    let answer: { status: number; entry: Record<string, unknown> };
+    if (existing) {
+      Object.assign(existing.fields, input);
+      existing.updates += 1;
+      answer = {
+        status: 200,
+        entry: {
+          code: "SUCCESS",
+          duplicate_field: key,
+          action: "update",
+          details: { Modified_Time: at, Modified_By: who, Created_Time: at, id: existing.id, Created_By: who },
+          message: "record updated",
+          status: "success",
+        },
+      };
+    } else {
+      const record = { id: recordId(), fields: { ...input }, updates: 0 };
+      records.push(record);
+      answer = {
+        status: 201,
+        entry: {
+          code: "SUCCESS",
+          duplicate_field: null,
+          action: "insert",
+          details: { Modified_Time: at, Modified_By: who, Created_Time: at, id: record.id, Created_By: who },
+          message: "record added",
+          status: "success",
+        },
+      };
+    }
+    if (current === "storeThenClose") return void req.socket.destroy();
+    if (current === "storeThenHang") return;
+    json(res, answer.status, { data: [answer.entry] });
+  }
+
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? "/", "http://fake").pathname;
+    read(req)
+      .then((raw) => {
+        if (req.method === "POST" && path === "/oauth/v2/token") {
+          // Zoho takes the parameters in the query string or, as it recommends, in the body.
+          const form = new URLSearchParams(raw || new URL(req.url ?? "/", "http://fake").search);
+          return token(res, form);
+        }
+        if (req.method === "POST" && path === "/crm/v8/Leads/upsert") return upsert(req, res, raw);
+        json(res, 404, error("INVALID_URL_PATTERN", "Please check if the URL trying to access is a correct one"));
+      })
+      .catch(() => res.destroy());
+  });
+  server.on("connection", (socket) => (sockets.add(socket), socket.on("close", () => sockets.delete(socket))));
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    ...credentials,
+    records: () => records,
+    find: (text, field = "Description") => records.filter((r) => String(r.fields[field] ?? "").includes(text)),
+    issued: () => [...tokens.keys()],
+    tokenRequests: () => tokenRequests,
+    upserts: () => upserts,
+    expireTokens: () => tokens.forEach((_, value) => tokens.set(value, 0)),
+    setMode: (next, times = Infinity) => void ([mode, left] = [next, next === "ok" ? 0 : times]),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
+}
+
+/** A site's settings to deliver to this fake Zoho CRM, its data in `dir`. */
+export const zohoEnv = (zoho: FakeZohoCrm, dir: string, extra: Record<string, string> = {}) => ({
+  FORM_PROVIDER: "zoho-crm",
+  ZOHO_CLIENT_ID: zoho.clientId,
+  ZOHO_CLIENT_SECRET: zoho.clientSecret,
+  ZOHO_REFRESH_TOKEN: zoho.refreshToken,
+  ZOHO_ACCOUNTS_URL: zoho.url,
+  ZOHO_REFERENCE_FIELD: "Website_Reference",
+  DATA_DIR: dir,
+  ...extra,
+});
