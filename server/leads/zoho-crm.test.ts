@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { calculatorLead } from "~/calculator/lead.server";
 import { contactLead } from "~/contact/lead.server";
@@ -154,6 +156,45 @@ describe("delivery to Zoho CRM", () => {
     const transport = createZohoTransport(settings(zoho, { referenceField: "Last_Name" }), 2_000);
     const lead = contact("X".repeat(90));
     expect(await transport.deliver(lead)).toEqual({ ok: false, retry: false, reason: "zoho:INVALID_DATA", status: 400 });
+  });
+
+  it("one attempt, a token refresh and a second round included, ends within FORM_TIMEOUT_MS: its claim on the lead outlasts it", async () => {
+    zoho = await startFakeZohoCrm();
+    const transport = createZohoTransport(settings(zoho), 800);
+    await transport.deliver(contact("A"));
+    // Three requests of 300 ms each (the upsert, refused; the token; the upsert again): over the 800 ms.
+    zoho.expireTokens();
+    zoho.setDelay(300);
+    const started = performance.now();
+    expect(await transport.deliver(contact("B", "b"))).toEqual({ ok: false, retry: true, reason: "timeout" });
+    expect(performance.now() - started).toBeLessThan(800 + 400);
+  });
+
+  it("DUPLICATE_DATA on the reference field itself (two sends of one lead racing) is tried again, not parked", async () => {
+    // Zoho's answer when two upserts of one reference meet: the second finds the first's record taken.
+    const server = createServer((req, res) => {
+      res.writeHead(req.url === "/oauth/v2/token" ? 200 : 400, { "Content-Type": "application/json" });
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const duplicate = {
+        code: "DUPLICATE_DATA",
+        details: { api_name: "Website_Reference", json_path: "$.data[0].Website_Reference" },
+        message: "duplicate data",
+        status: "error",
+      };
+      res.end(
+        JSON.stringify(
+          req.url === "/oauth/v2/token" ? { access_token: "1000.t", api_domain: url, token_type: "Bearer", expires_in: 3600 } : { data: [duplicate] },
+        ),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const transport = createZohoTransport({ ...settings({ url } as FakeZohoCrm), accountsUrl: url }, 2_000);
+      expect(await transport.deliver(contact("A"))).toEqual({ ok: false, retry: true, reason: "zoho:DUPLICATE_DATA", status: 400 });
+    } finally {
+      server.close();
+    }
   });
 
   it("never puts the client secret, the refresh token or an access token into an outcome", async () => {

@@ -8,7 +8,8 @@
  * `{accounts}/oauth/v2/token` (grant_type=refresh_token), kept in memory until shortly before it
  * expires, fetched once however many deliveries wait for it, and again once when Zoho answers
  * 401 INVALID_TOKEN. The API's host is the `api_domain` that answer names. No token, secret or
- * lead text ever goes into an outcome: the queues log outcomes.
+ * lead text ever goes into an outcome: the queues log outcomes. One attempt, however many
+ * requests it makes, takes at most FORM_TIMEOUT_MS: its claim on the lead lasts that and 5 s.
  */
 import { causeOf, messageText, post, type Answer } from "./send";
 import type { DeliveryOutcome, StoredLead, Transport } from "./types";
@@ -91,7 +92,7 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
   let token: Token | undefined;
   let refreshing: Promise<Token | Failure> | undefined;
 
-  async function refresh(): Promise<Token | Failure> {
+  async function refresh(ms: number): Promise<Token | Failure> {
     const form = new URLSearchParams({
       grant_type: "refresh_token",
       client_id: settings.clientId,
@@ -102,7 +103,7 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
       new URL("/oauth/v2/token", settings.accountsUrl).href,
       { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
       form,
-      timeoutMs,
+      ms,
     );
     if (answer.kind !== "response") return failure(answer);
     const body = object(parse(answer.body));
@@ -117,18 +118,18 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
   }
 
   /** A token still good, or the one a refresh brings: one refresh at a time, shared by every delivery waiting. */
-  async function accessToken(refused?: string): Promise<Token | Failure> {
+  async function accessToken(ms: number, refused?: string): Promise<Token | Failure> {
     if (token && token.value !== refused && now() < token.renewAt) return token;
-    refreshing ??= refresh().finally(() => (refreshing = undefined));
+    refreshing ??= refresh(ms).finally(() => (refreshing = undefined));
     const fresh = await refreshing;
     if ("value" in fresh) token = fresh;
     return fresh;
   }
 
-  async function upsert(lead: StoredLead, auth: Token): Promise<Answer> {
+  async function upsert(lead: StoredLead, auth: Token, ms: number): Promise<Answer> {
     const body = JSON.stringify({ data: [leadRecord(lead, settings)], duplicate_check_fields: [settings.referenceField] });
     const headers = { Authorization: `Zoho-oauthtoken ${auth.value}`, "Content-Type": "application/json", Accept: "application/json" };
-    return post(`${auth.apiDomain}/crm/v8/Leads/upsert`, headers, body, timeoutMs);
+    return post(`${auth.apiDomain}/crm/v8/Leads/upsert`, headers, body, ms);
   }
 
   /** Success is strict: one SUCCESS entry, an insert or an update, and the record's id. */
@@ -141,6 +142,8 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
     }
     const code = codeOf(entry.code) ?? codeOf(body.code);
     if (retryable(status)) return { ok: false, retry: true, reason: code ? `zoho:${code}` : "http", status };
+    // The reference itself taken: a send of this lead racing another; the next upsert updates it.
+    if (code === "DUPLICATE_DATA" && details.api_name === settings.referenceField) return { ok: false, retry: true, reason: `zoho:${code}`, status };
     if (code && LEAD_REFUSED.includes(code)) return { ok: false, retry: false, reason: `zoho:${code}`, status };
     if (status >= 400 && status < 500) return { ok: false, retry: false, reason: code ? `zoho:${code}` : "http", status };
     return { ok: false, retry: true, reason: "rejected", status };
@@ -149,14 +152,16 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
   return {
     name: "zoho-crm",
     async deliver(lead) {
-      let auth = await accessToken();
+      const deadline = performance.now() + timeoutMs;
+      const left = () => Math.max(1, Math.round(deadline - performance.now()));
+      let auth = await accessToken(left());
       if (!("value" in auth)) return auth;
-      let answer = await upsert(lead, auth);
+      let answer = await upsert(lead, auth, left());
       // An access token Zoho no longer takes (expired early, revoked): a new one, and once more.
       if (answer.kind === "response" && answer.status === 401 && codeOf(object(parse(answer.body)).code) === "INVALID_TOKEN") {
-        auth = await accessToken(auth.value);
+        auth = await accessToken(left(), auth.value);
         if (!("value" in auth)) return auth;
-        answer = await upsert(lead, auth);
+        answer = await upsert(lead, auth, left());
         if (answer.kind === "response" && answer.status === 401) return { ok: false, retry: true, reason: "zoho:INVALID_TOKEN", status: 401 };
       }
       return answer.kind === "response" ? outcome(answer.status, answer.body) : failure(answer);

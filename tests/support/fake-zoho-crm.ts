@@ -10,6 +10,7 @@
  *   Last_Name over 80 characters: 400 INVALID_DATA); then inserted (201, action "insert"), or the
  *   record whose `duplicate_check_fields` value matches updated (200, action "update"). Another
  *   unique field (`unique`) refuses a second record with its value: 400 DUPLICATE_DATA.
+ * `setDelay(ms)` makes every answer, the token's too, wait that long first (a slow network).
  * Modes, for the next `times` upserts (then "ok" again): tooMany (429), fail500 (500),
  * storeThenClose (stores, then closes the connection: the answer is lost), storeThenHang
  * (stores, never answers).
@@ -43,6 +44,7 @@ export interface FakeZohoCrm {
   /** Makes every token issued so far expired, as an hour's wait would. */
   expireTokens(): void;
   setMode(mode: ZohoMode, times?: number): void;
+  setDelay(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -73,7 +75,7 @@ export async function startFakeZohoCrm({ unique = [], expiresIn = 3600 }: { uniq
   };
   const tokens = new Map<string, number>(); // token → expires at
   const records: ZohoRecord[] = [];
-  let [mode, left, tokenRequests, upserts] = ["ok" as ZohoMode, 0, 0, 0];
+  let [mode, left, tokenRequests, upserts, delay] = ["ok" as ZohoMode, 0, 0, 0, 0];
   const sockets = new Set<import("node:net").Socket>();
   let url = "";
 
@@ -159,7 +161,8 @@ export async function startFakeZohoCrm({ unique = [], expiresIn = 3600 }: { uniq
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://fake").pathname;
     read(req)
-      .then((raw) => {
+      .then(async (raw) => {
+        if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
         if (req.method === "POST" && path === "/oauth/v2/token") {
           // Zoho takes the parameters in the query string or, as it recommends, in the body.
           const form = new URLSearchParams(raw || new URL(req.url ?? "/", "http://fake").search);
@@ -183,6 +186,7 @@ export async function startFakeZohoCrm({ unique = [], expiresIn = 3600 }: { uniq
     upserts: () => upserts,
     expireTokens: () => tokens.forEach((_, value) => tokens.set(value, 0)),
     setMode: (next, times = Infinity) => void ([mode, left] = [next, next === "ok" ? 0 : times]),
+    setDelay: (ms) => void (delay = ms),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
