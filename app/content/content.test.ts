@@ -143,10 +143,11 @@ describe("privacy notice", () => {
   const formspree: PrivacyFacts = { formService: { provider: "formspree", host: "formspree.io", inbox: site.email }, retentionDays: 7 };
   const webhook: PrivacyFacts = { formService: { provider: "webhook", host: "hooks.example.net", inbox: site.email }, retentionDays: 1 };
   const outbox: PrivacyFacts = { formService: null, retentionDays: 0 };
+  const zoho: PrivacyFacts = { formService: { provider: "zoho-crm", host: "accounts.zoho.eu", inbox: site.email }, retentionDays: 30 };
   const notice = (facts: PrivacyFacts) => JSON.stringify(privacy.sections(facts));
 
   it("says what is collected, why, who receives it, where and how long it is kept, and the visitor's rights", () => {
-    for (const facts of [web3forms, formspree, webhook, outbox]) {
+    for (const facts of [web3forms, formspree, webhook, outbox, zoho]) {
       const sections = privacy.sections(facts);
       const headings = sections.map((s) => s.heading).join("\n");
       for (const topic of [/collect/i, /why/i, /who receives/i, /where .*how long/i, /rights/i]) expect(headings).toMatch(topic);
@@ -166,6 +167,10 @@ describe("privacy notice", () => {
     expect(notice(webhook)).toContain("then kept for 1 day ");
     for (const facts of [formspree, webhook]) expect(notice(facts)).not.toContain("Web3Forms");
     expect(notice(webhook)).not.toMatch(/Formspree|email inbox/);
+
+    expect(notice(zoho)).toContain("passes it to Zoho CRM, the service that keeps it as a lead in our customer records");
+    expect(notice(zoho)).toContain("In our customer records in Zoho CRM,");
+    expect(notice(zoho)).not.toMatch(/Web3Forms|Formspree|email inbox/);
 
     // No key: every form stays on this server; no service, no retention after a delivery.
     expect(notice(outbox)).not.toMatch(/form service|Web3Forms|Formspree|0 days/);
@@ -272,7 +277,7 @@ describe("copy", () => {
     for (const file of modules) walk(Object.values(await import(pathToFileURL(`${dir}${file}`).href)));
     for (const formService of [
       null,
-      ...(["web3forms", "formspree", "webhook"] as const).map((provider) => ({ provider, host: "forms.example.net", inbox: site.email })),
+      ...(["web3forms", "formspree", "webhook", "zoho-crm"] as const).map((provider) => ({ provider, host: "forms.example.net", inbox: site.email })),
     ]) {
       walk(privacy.sections({ formService, retentionDays: 30 }));
     }

@@ -116,7 +116,9 @@ function receivers({ formService, retentionDays }: PrivacyFacts): PrivacySection
     {
       heading: "Who receives it",
       paragraphs: [
-        `When you send a form, our server stores it and then passes it to ${service}, which ${delivers}. The form service processes it only to deliver it to us. Our team reads it there; nobody else does.`,
+        provider === "zoho-crm"
+          ? `When you send a form, our server stores it and then passes it to Zoho CRM, the service that ${delivers}. Zoho processes it only on our behalf. Our team reads it there; nobody else does.`
+          : `When you send a form, our server stores it and then passes it to ${service}, which ${delivers}. The form service processes it only to deliver it to us. Our team reads it there; nobody else does.`,
       ],
     },
     {
