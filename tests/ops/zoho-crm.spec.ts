@@ -2,7 +2,7 @@
  * FORM_PROVIDER=zoho-crm against a fake Zoho CRM (tests/support/fake-zoho-crm.ts), with the built
  * server as a real process: each lead becomes one CRM Lead with every field, and stays one
  * whatever happens to the answer, the process or the token (decision 0035). Each test starts its
- * own server (opsPort 64-68, metrics on 69) and its own fake Zoho CRM (a free port).
+ * own server (opsPort 64-67, metrics on 69) and its own fake Zoho CRM (a free port).
  */
 import { expect, test } from "@playwright/test";
 import { calculatorLead } from "../../app/calculator/lead.server";
