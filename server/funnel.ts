@@ -9,6 +9,7 @@ import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Redis } from "ioredis";
 import { isbot } from "isbot";
+import { FUNNEL_KEEP_DAYS as KEEP_DAYS } from "~/content/privacy";
 import { DEVICES, type Device, FUNNEL_EVENTS, type FunnelEvent, isSource } from "~/funnel/visit";
 import type { Logger } from "./log";
 import { watchRedis } from "./redis-watch";
@@ -23,8 +24,6 @@ interface Count extends Hit {
   n: number;
 }
 
-/** Counts are kept this long, then dropped. */
-export const KEEP_DAYS = 400;
 /** Distinct sources a day keeps; a day's later new ones count as "other" (a flood of made-up sources stays small). */
 export const SOURCES_A_DAY = 50;
 /** Sources shown by name when reading; the rest are summed as "other". */
@@ -146,7 +145,8 @@ export function createFunnel(options: {
 }) {
   const { file, redisUrl, log, take, counted } = options;
   const redis = redisUrl
-    ? watchRedis(new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500 }), log, {
+    ? // A count waits at most half a second for Redis (while it connects, say), then goes to the local file.
+      watchRedis(new Redis(redisUrl, { maxRetriesPerRequest: 0, commandTimeout: 500 }), log, {
         event: "funnel_store",
         fallback: "sqlite",
       })
