@@ -1,4 +1,5 @@
 import type { PrivacyFacts } from "./content/privacy";
+import type { FunnelEvent } from "./funnel/visit";
 
 /**
  * What the server (server/index.ts) hands every loader, action and entry.server as `context`:
@@ -34,9 +35,10 @@ export type FormProblem = "failed" | "rateLimited";
 
 /**
  * Stored (the visitor may be thanked, and shown the reference the agency's message ends with), or
- * why not. A bot's post is answered as stored, with no reference.
+ * why not. A bot's post is answered as stored, with no reference. `first`: this post stored a new
+ * lead (not the same form again), so the funnel counts it once.
  */
-export type LeadAnswer = { ok: true; reference?: string } | { ok: false; problem: FormProblem; retryAfter?: number };
+export type LeadAnswer = { ok: true; reference?: string; first?: true } | { ok: false; problem: FormProblem; retryAfter?: number };
 
 /**
  * Short-lived records of one browser's own (server/drafts.ts): the calculator's answers between
@@ -66,5 +68,11 @@ declare module "@remix-run/node" {
     /** BOOKING_URL: the https booking page (Cal.com, Calendly) the thanks offer; undefined when unset. */
     bookingUrl: string | undefined;
     log: { error(fields: object, event: string): void };
+    /**
+     * Counts one step of the calculator's funnel for this request's visit (server/funnel.ts): the
+     * device class and source the page posted, checked. Bots and a client over its quota count
+     * nothing; never throws.
+     */
+    countVisit(request: Request, event: FunnelEvent, posted: { device?: unknown; source?: unknown }): Promise<void>;
   }
 }

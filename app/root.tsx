@@ -1,10 +1,11 @@
 import type { LinksFunction, MetaFunction } from "@remix-run/node";
 import { Links, LiveReload, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useRouteError } from "@remix-run/react";
-import type { ReactNode } from "react";
+import { type ReactNode, useEffect } from "react";
 import { SiteFooter } from "~/components/site-footer";
 import { SiteHeader } from "~/components/site-header";
 import { NotFound, RequestRefused, ServerError } from "~/components/error-pages";
 import { FocusOnNavigate } from "~/components/focus-on-navigate";
+import { rememberSource } from "~/funnel/beacon";
 import { pageHeaders } from "~/utils/cache-headers";
 import stylesheet from "~/styles/app.css";
 import { pageTitle } from "~/utils/seo";
@@ -57,6 +58,8 @@ export function Layout({ children }: { children: ReactNode }) {
 }
 
 export default function App() {
+  // The page a visit lands on says where it came from (the calculator's funnel counts by source).
+  useEffect(rememberSource, []);
   return <Outlet />;
 }
 

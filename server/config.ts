@@ -123,6 +123,8 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
     /** Everything the server writes lives here: the lead database and (by default) the outbox. */
     dataDir: e.DATA_DIR,
     leadsDb: join(e.DATA_DIR, "leads.db"),
+    /** The calculator funnel's counters (server/funnel.ts), when REDIS_URL does not hold them. */
+    funnelDb: join(e.DATA_DIR, "funnel.db"),
     retentionDays: e.LEAD_RETENTION_DAYS,
     leadsPerHour: e.LEADS_PER_HOUR,
     delivery: {

@@ -25,11 +25,13 @@ import { canonicalPath } from "./canonical-path";
 import { describeConfig, parseConfig, privacyFacts } from "./config";
 import { createDraftStore } from "./drafts";
 import { formPosts } from "./form-posts";
+import { createFunnel, lastDays } from "./funnel";
+import { funnelPage } from "./funnel-page";
 import { createLeadInbox } from "./lead-inbox";
 import { createLogger, requestLogger } from "./log";
 import { createMetrics } from "./metrics";
 import { createPageCache } from "./page-cache";
-import { createRateLimits } from "./rate-limits";
+import { clientKey, createRateLimits } from "./rate-limits";
 import { rejectMalformed, wellFormedHost } from "./reject-malformed";
 import { ACTION_METHODS, remixHandler } from "./remix-handler";
 import { routePaths } from "./route-paths";
@@ -64,6 +66,13 @@ try {
   process.exit(1);
 }
 const drafts = createDraftStore({ redisUrl: config.redisUrl, log });
+const funnel = createFunnel({
+  file: config.funnelDb,
+  redisUrl: config.redisUrl,
+  log,
+  take: (client) => limits.take("funnel", client),
+  counted: metrics?.counted,
+});
 const privacy = privacyFacts(config);
 const PERMISSIONS_POLICY =
   "accelerometer=(), browsing-topics=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), hid=(), magnetometer=(), microphone=(), midi=(), payment=(), serial=(), usb=()";
@@ -121,6 +130,7 @@ const pages = createPageCache({
       privacy,
       bookingUrl: config.bookingUrl,
       log,
+      countVisit: () => Promise.resolve(),
     }),
 });
 
@@ -164,6 +174,7 @@ app.all(
     privacy,
     bookingUrl: config.bookingUrl,
     log,
+    countVisit: (request, event, posted) => funnel.count(res.locals.form?.client ?? clientKey(req.ip), request, event, posted),
   })),
 );
 // Whatever got here is an error: a short answer, one JSON line, never a stack trace.
@@ -250,10 +261,12 @@ server.once("error", (error) => {
 if (metrics) server.prependListener("request", metrics.timeRequests);
 // /healthz answers 503 from the moment a stop begins (on connections still open).
 let stopping = false;
-const metricsServer = metrics?.listen(config.metricsPort!, config.host).catch((error: unknown) => {
-  log.error({ err: error, port: config.metricsPort }, "listen_failed");
-  process.exit(1);
-});
+const metricsServer = metrics
+  ?.listen(config.metricsPort!, config.host, async () => funnelPage(await funnel.read(lastDays(30))))
+  .catch((error: unknown) => {
+    log.error({ err: error, port: config.metricsPort }, "listen_failed");
+    process.exit(1);
+  });
 server.listen(config.port, config.host, () => {
   log.info({ ...describeConfig(config), address: server.address() }, "start");
   if (config.dev) void import("./dev").then(({ watchBuild }) => watchBuild(BUILD, importBuild, (next) => (build = next), log));
@@ -271,5 +284,6 @@ closeWithGrace({ delay: 15_000, logger: { error: (error: unknown) => log.error({
   const metricsListener = await metricsServer;
   if (metricsListener) await new Promise((resolve) => metricsListener.close(resolve));
   await drafts.close();
+  await funnel.close();
   log.info({}, "stopped");
 });

@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Lead } from "~/context";
+import type { Hit } from "./funnel";
 import type { LeadEvents, LeadStats } from "./leads/types";
 
 const METHODS = new Set(["GET", "HEAD", "POST"]);
@@ -26,8 +27,10 @@ export interface Metrics {
   events: LeadEvents & { held(kind: Lead["kind"]): void };
   /** A listener for the HTTP server's "request" event (first): times every answer by route, method and status. */
   timeRequests(req: IncomingMessage, res: ServerResponse): void;
-  /** Serves GET /metrics (and nothing else) on its own listener. */
-  listen(port: number, host?: string): Promise<Server>;
+  /** Counts one step of the calculator's funnel (server/funnel.ts): by event and device class. */
+  counted(hit: Hit): void;
+  /** Serves GET /metrics, and GET /funnel when `funnelPage` is given, on its own listener. */
+  listen(port: number, host?: string, funnelPage?: () => Promise<string>): Promise<Server>;
 }
 
 /**
@@ -117,6 +120,13 @@ export function createMetrics(
     },
   });
 
+  const funnel = new Counter({
+    name: "funnel_steps_total",
+    help: "Visits that reached a step of the calculator (2-5), sent it (sent) or sent the contact form (contact), by device class.",
+    labelNames: ["event", "device"] as const,
+    registers: [registry],
+  });
+
   const outcomes = { delivered, retried, parked };
   return {
     registry,
@@ -135,12 +145,20 @@ export function createMetrics(
         end({ route: routeLabel((req.url ?? "/").split("?")[0]!, routes), method, status: String(res.statusCode) });
       });
     },
-    listen(port, host) {
+    counted: ({ event, device }) => funnel.inc({ event, device }),
+    listen(port, host, funnelPage) {
       const server = createServer((req, res) => {
-        if (req.method !== "GET" || req.url?.split("?")[0] !== "/metrics") return void res.writeHead(404, { "Content-Type": "text/plain" }).end("Not found");
-        registry.metrics().then(
-          (text) => res.writeHead(200, { "Content-Type": registry.contentType, "Cache-Control": "no-store" }).end(text),
-          () => res.writeHead(500, { "Content-Type": "text/plain" }).end("Metrics failed"),
+        const path = req.url?.split("?")[0];
+        const page =
+          path === "/metrics"
+            ? { body: () => registry.metrics(), type: registry.contentType }
+            : path === "/funnel" && funnelPage
+              ? { body: funnelPage, type: "text/html; charset=utf-8" }
+              : undefined;
+        if (req.method !== "GET" || !page) return void res.writeHead(404, { "Content-Type": "text/plain" }).end("Not found");
+        page.body().then(
+          (text) => res.writeHead(200, { "Content-Type": page.type, "Cache-Control": "no-store" }).end(text),
+          () => res.writeHead(500, { "Content-Type": "text/plain" }).end(`${path === "/funnel" ? "Funnel" : "Metrics"} failed`),
         );
       });
       return new Promise((resolve, reject) => server.once("error", reject).listen(port, host, () => resolve(server)));

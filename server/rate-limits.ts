@@ -12,6 +12,8 @@ import { watchRedis } from "./redis-watch";
 export const LIMITS = {
   posts: { points: 30, duration: 60 },
   leads: { points: 5, duration: 10 * 60 },
+  // The calculator's funnel: a visit posts at most four steps; a flood adds a few counts, no more.
+  funnel: { points: 12, duration: 10 * 60 },
 };
 
 /**
@@ -46,7 +48,7 @@ export function createRateLimits(redisUrl: string | undefined, log: Logger, comm
     if (!redis) return new RateLimiterMemory(rule);
     return new RateLimiterRedis({ ...rule, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: new RateLimiterMemory(rule) });
   };
-  const limiters = { posts: make("posts"), leads: make("leads") };
+  const limiters = { posts: make("posts"), leads: make("leads"), funnel: make("funnel") };
 
   /** 0 when the client may go on, otherwise the seconds to wait. Fails open on a store error. */
   async function take(name: keyof typeof LIMITS, key: string): Promise<number> {

@@ -45,6 +45,7 @@ beforeAll(async () => {
   const remix = remixHandler(build, "production", () => ({
     clientAddress: undefined,
     submitLead: async () => ({ ok: true }),
+    countVisit: async () => undefined,
     serving: () => true,
     drafts: { save: async () => "", load: async () => undefined, delete: async () => undefined },
     privacy: { formService: null, retentionDays: 30 },

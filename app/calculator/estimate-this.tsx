@@ -1,8 +1,9 @@
 import { Form } from "@remix-run/react";
 import type { ReactNode } from "react";
 import type { ServiceValue } from "./pricing";
-import { saveAnswers, useShowStep } from "./session";
-import { resetState, stateToFields, WIZARD_ID, type WizardState } from "./state";
+import { countSteps, landingSource } from "~/funnel/beacon";
+import { saveAnswers, savedAnswers, useShowStep } from "./session";
+import { newlyReached, parseState, resetState, type Step, stateToFields, WIZARD_ID, type WizardState } from "./state";
 
 /** The choice each step asks for, by the step it leads to. */
 const CHOICE_BEFORE = { 2: "service", 3: "timeframe", 4: "complexity" } as const;
@@ -23,7 +24,10 @@ export function StepButton({ state, className, children }: { state: WizardState 
       className={className}
       onSubmit={(event) => {
         event.preventDefault();
-        saveAnswers(state);
+        const before = parseState(savedAnswers());
+        const after = { ...state, reached: Math.max(before.reached, state.step) as Step, source: before.source ?? landingSource() };
+        saveAnswers(after);
+        countSteps(newlyReached(before, after));
         show(state.step);
       }}
     >

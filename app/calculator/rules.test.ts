@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { calculatorRequestSchema, next, parseState } from "./rules";
-import { resetState, stateToFields, type WizardState } from "./state";
+import { newlyReached, resetState, stateToFields, type WizardState } from "./state";
 
 const contact = { name: "Thandi Nkosi", companyName: "Acme Ltd", email: "ada@acme.example", phone: "+27 11 555 1234" };
 const full: WizardState = {
   step: 5,
+  reached: 5,
   service: "softwareDev",
   timeframe: "urgent",
   complexity: "complex",
@@ -55,7 +56,7 @@ describe("each step's check, through next()", () => {
   });
 
   it("the whole request needs every field but the name", () => {
-    const { step: _step, ...request } = full;
+    const { step: _step, reached: _reached, ...request } = full;
     expect(calculatorRequestSchema.parse(request)).toEqual(request);
     const { name: _name, ...anonymous } = request;
     expect(calculatorRequestSchema.parse(anonymous)).toEqual({ ...anonymous, name: "" });
@@ -69,22 +70,22 @@ describe("each step's check, through next()", () => {
 
 describe("resetState", () => {
   it("is step 1 with nothing chosen and complexity medium", () => {
-    expect(resetState()).toEqual({ step: 1, complexity: "medium", description: "", name: "", companyName: "", email: "", phone: "" });
+    expect(resetState()).toEqual({ step: 1, reached: 1, complexity: "medium", description: "", name: "", companyName: "", email: "", phone: "" });
     expect(resetState()).not.toBe(resetState());
   });
 });
 
 describe("next: choices (steps 1–3)", () => {
   it("step 1 stores the service and advances", () => {
-    expect(next(resetState(), { service: "seo" })).toEqual({ state: { ...resetState(), step: 2, service: "seo" } });
+    expect(next(resetState(), { service: "seo" })).toEqual({ state: { ...resetState(), step: 2, reached: 2, service: "seo" } });
   });
   it("step 2 stores the timeframe and advances", () => {
     const s: WizardState = { ...resetState(), step: 2, service: "seo" };
-    expect(next(s, { timeframe: "relaxed" }).state).toEqual({ ...s, step: 3, timeframe: "relaxed" });
+    expect(next(s, { timeframe: "relaxed" }).state).toEqual({ ...s, step: 3, reached: 3, timeframe: "relaxed" });
   });
   it("step 3 stores the complexity and advances", () => {
     const s: WizardState = { ...resetState(), step: 3, service: "seo", timeframe: "relaxed" };
-    expect(next(s, { complexity: "complex" }).state).toEqual({ ...s, step: 4, complexity: "complex" });
+    expect(next(s, { complexity: "complex" }).state).toEqual({ ...s, step: 4, reached: 4, complexity: "complex" });
   });
   it("an unknown or missing choice stays put with an error", () => {
     const s1 = resetState();
@@ -97,7 +98,7 @@ describe("next: choices (steps 1–3)", () => {
   });
   it("ignores fields of other steps and non-string values", () => {
     const s: WizardState = { ...resetState(), step: 2, service: "ai" };
-    expect(next(s, { service: "seo", timeframe: "urgent" }).state).toEqual({ ...s, step: 3, timeframe: "urgent" });
+    expect(next(s, { service: "seo", timeframe: "urgent" }).state).toEqual({ ...s, step: 3, reached: 3, timeframe: "urgent" });
     expect(next(resetState(), { service: new Blob(["seo"]) }).errors).toEqual({ service: ["Please choose a service"] });
   });
   it("changing an earlier choice after going back keeps the later values", () => {
@@ -233,6 +234,7 @@ describe("hidden fields", () => {
       "state.companyName": "Acme Ltd",
       "state.email": "ada@acme.example",
       "state.phone": "+27 11 555 1234",
+      "state.reached": "5",
     });
   });
 
@@ -306,5 +308,31 @@ describe("hidden fields", () => {
     expect(r.state.step).toBe(5);
     r = post(r.state, { intent: "send", companyName: "Fleet Co", email: "ops@fleet.example", phone: "011 555 0000" });
     expect(r.ready).toMatchObject({ service: "mobileApp", timeframe: "relaxed", complexity: "simple" });
+  });
+});
+
+describe("the funnel's steps (decision 0036)", () => {
+  it("a visit reaches each step once: a step after Back, a reload or a Change counts nothing new", () => {
+    const walk = (state: WizardState, ...posts: Record<string, string>[]) => {
+      const counted: string[] = [];
+      for (const post of posts) {
+        const before = parseState(stateToFields(state)); // as a post or the saved answers carry it
+        state = next(before, post).state;
+        counted.push(...newlyReached(before, state));
+      }
+      return counted;
+    };
+    const start = resetState();
+    expect(walk(start, { service: "seo" }, { timeframe: "urgent" })).toEqual(["2", "3"]);
+    expect(walk(start, { service: "seo" }, { intent: "back" }, { service: "ai" }, { timeframe: "urgent" }, { complexity: "simple" })).toEqual(["2", "3", "4"]);
+    const five = { ...full, reached: 5 as const };
+    expect(walk(five, { change: "2" }, { timeframe: "relaxed" })).toEqual([]);
+    // Arriving at step 2 already chosen ("Estimate This"), the next step counts both.
+    expect(walk({ ...start, service: "seo", step: 2 }, { timeframe: "urgent" })).toEqual(["2", "3"]);
+  });
+  it("the reached step and the source travel in the hidden fields; a malformed one is dropped", () => {
+    const state: WizardState = { ...resetState(), step: 3, service: "seo", timeframe: "urgent", reached: 4, source: "newsletter//spring" };
+    expect(parseState(stateToFields(state))).toEqual(state);
+    expect(parseState({ ...stateToFields(state), "state.reached": "9", "state.source": "<script>" })).toEqual({ ...state, reached: 1, source: undefined });
   });
 });

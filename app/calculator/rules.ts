@@ -53,7 +53,8 @@ export interface NextResult {
 /** The state at `step`; `review` only while a Change is under way (never on step 5). */
 function at(state: WizardState, step: Step, review: boolean): WizardState {
   const { review: _, ...rest } = state;
-  return review && step < 5 ? { ...rest, step, review: true } : { ...rest, step };
+  const reached = Math.max(state.reached, step) as Step;
+  return review && step < 5 ? { ...rest, step, reached, review: true } : { ...rest, step, reached };
 }
 
 /**

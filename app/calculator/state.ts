@@ -3,6 +3,7 @@
  * without zod: the page renders and restores the wizard with this alone (rules.ts has the checks
  * and the transitions).
  */
+import { type FunnelEvent, isSource } from "~/funnel/visit";
 import { LIMITS } from "~/forms/limits";
 import { COMPLEXITIES, type ComplexityValue, DEFAULT_COMPLEXITY, SERVICES, type ServiceValue, TIMEFRAMES, type TimeframeValue } from "./pricing";
 
@@ -32,6 +33,10 @@ export interface WizardState {
   phone: string;
   /** Set by a Change control on step 5: after that step, go straight on to the first one missing. */
   review?: true;
+  /** The furthest step this visit has reached: the funnel counts each step once a visit (decision 0036). */
+  reached: Step;
+  /** Where the visit came from (app/funnel/visit.ts), once a step has been counted. */
+  source?: string;
 }
 
 /** Steps 1–3, in order: the field each one's buttons post, and its options. */
@@ -45,7 +50,7 @@ export const TEXT_FIELDS = ["description", "name", "companyName", "email", "phon
 
 /** A fresh wizard: step 1, nothing chosen, complexity "medium". Also the state after a send. */
 export function resetState(): WizardState {
-  return { step: 1, complexity: DEFAULT_COMPLEXITY, description: "", name: "", companyName: "", email: "", phone: "" };
+  return { step: 1, complexity: DEFAULT_COMPLEXITY, description: "", name: "", companyName: "", email: "", phone: "", reached: 1 };
 }
 
 /** The submit buttons' field for Back, Continue and Send; the choices post their own names. */
@@ -63,6 +68,8 @@ export function stateToFields(state: WizardState): Record<string, string> {
   if (state.timeframe) fields[`${STATE_PREFIX}timeframe`] = state.timeframe;
   for (const name of TEXT_FIELDS) if (state[name] !== "") fields[`${STATE_PREFIX}${name}`] = state[name];
   if (state.review) fields[`${STATE_PREFIX}review`] = "1";
+  if (state.reached > 1) fields[`${STATE_PREFIX}reached`] = String(state.reached);
+  if (state.source) fields[`${STATE_PREFIX}source`] = state.source;
   return fields;
 }
 
@@ -96,8 +103,17 @@ export function parseState(fields: Readonly<Record<string, unknown>>): WizardSta
     const value = get(name);
     if (value !== undefined && fits(name, value)) state[name] = value;
   }
-  const requested = /^[1-5]$/.test(get("step") ?? "") ? (Number(get("step")) as Step) : 1;
-  state.step = Math.min(requested, reachable(state)) as Step;
+  const step = (name: string) => (/^[1-5]$/.test(get(name) ?? "") ? (Number(get(name)) as Step) : 1);
+  state.step = Math.min(step("step"), reachable(state)) as Step;
+  state.reached = step("reached");
+  if (isSource(get("source"))) state.source = get("source");
   if (state.step < 5 && get("review") === "1") state.review = true;
   return state;
+}
+
+/** The funnel's steps that `after` reaches for the first time in this visit (none after a reload, Back or a Change). */
+export function newlyReached(before: WizardState, after: WizardState): FunnelEvent[] {
+  const steps: FunnelEvent[] = [];
+  for (let step = Math.max(2, before.reached + 1); step <= after.reached; step++) steps.push(String(step) as FunnelEvent);
+  return steps;
 }

@@ -3,13 +3,15 @@ import { useLocation, useNavigation, useNavigationType, useSubmit } from "@remix
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { flushSync } from "react-dom";
 import { focusFirstInvalid } from "~/forms/field";
+import { countSteps, device, landingSource } from "~/funnel/beacon";
+import { VISIT_FIELDS } from "~/funnel/visit";
 import { lazyChecks } from "~/forms/lazy-checks";
 import type { FieldErrors } from "~/forms/limits";
 import { useHydrated } from "~/utils/use-hydrated";
 import type { calculatorAction } from "./action.server";
 import type { DraftView } from "./draft.server";
 import { saveAnswers, savedAnswers, useShowStep } from "./session";
-import { INTENT, INTENT_FIELD, parseState, resetState, STATE_PREFIX, STEP_PARAM, TEXT_FIELDS, WIZARD_ID, type WizardState } from "./state";
+import { INTENT, INTENT_FIELD, newlyReached, parseState, resetState, STATE_PREFIX, STEP_PARAM, TEXT_FIELDS, WIZARD_ID, type WizardState } from "./state";
 
 type Answer = SerializeFrom<typeof calculatorAction>;
 type Draft = SerializeFrom<DraftView>;
@@ -75,6 +77,7 @@ export function useWizard({ result, draft, sent }: WizardProps) {
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     const formData = new FormData(event.currentTarget, (event.nativeEvent as SubmitEvent).submitter);
+    formData.set(VISIT_FIELDS.device, device()); // the funnel counts a send by the viewport's class
     const fields = Object.fromEntries(formData);
     const post = () => submit(formData, { ...POST, action: sendAddress(location.search) });
     // Steps 1–4 run here. A valid send goes to the server, which checks everything again; without
@@ -82,8 +85,11 @@ export function useWizard({ result, draft, sent }: WizardProps) {
     checks.submit(
       event,
       ({ next }) => {
-        const outcome = next(parseState(fields), fields);
+        const before = parseState(fields);
+        const outcome = next(before, fields);
+        outcome.state.source ??= landingSource();
         saveAnswers(outcome.state);
+        countSteps(newlyReached(before, outcome.state));
         if (outcome.errors) {
           flushSync(() => setChecked([location.key, outcome.errors!]));
           focusFirstInvalid(formRef.current);

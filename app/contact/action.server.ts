@@ -1,5 +1,7 @@
 import { type AppLoadContext, redirect } from "@remix-run/node";
 import { notTaken } from "~/forms/lead.server";
+import { refererSource } from "~/funnel/count.server";
+import { VISIT_FIELDS } from "~/funnel/visit";
 import { deleteContactDraft, toContactErrors } from "./draft.server";
 import { contactLead } from "./lead.server";
 import { contactSchema, fieldErrors } from "./schema";
@@ -18,6 +20,8 @@ export async function contactAction(request: Request, fields: Record<string, str
   if (!parsed.success) return toContactErrors(request, context, values, fieldErrors(parsed.error), fields.draft);
   const taken = await context.submitLead(contactLead(parsed.data));
   if (!taken.ok) return notTaken({ form: "contact" as const, values, draft: fields.draft, problem: taken.problem }, taken);
+  if (taken.first)
+    await context.countVisit(request, "contact", { device: fields[VISIT_FIELDS.device], source: fields[VISIT_FIELDS.source] ?? refererSource(request) });
   await deleteContactDraft(request, context, fields.draft);
   return redirect(CONTACT_SENT, 303);
 }

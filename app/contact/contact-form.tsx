@@ -10,6 +10,8 @@ import { type FieldErrors, LIMITS } from "~/forms/limits";
 import { PrivacyNote } from "~/forms/privacy-note";
 import type { contactAction } from "./action.server";
 import type { ContactDraft } from "./draft.server";
+import { device, landingSource } from "~/funnel/beacon";
+import { VISIT_FIELDS } from "~/funnel/visit";
 
 type Answer = SerializeFrom<typeof contactAction>;
 
@@ -52,6 +54,9 @@ export function ContactForm({ result, draft, sent }: { result: Answer | undefine
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     const formData = new FormData(event.currentTarget);
+    // The funnel counts a message by the viewport's class and the visit's source (decision 0036).
+    formData.set(VISIT_FIELDS.device, device());
+    formData.set(VISIT_FIELDS.source, landingSource());
     checks.submit(
       event,
       ({ contactSchema, fieldErrors }) => {

@@ -20,6 +20,9 @@ export interface PrivacyFacts {
  */
 export const DRAFT_LIFETIME_MINUTES = 60;
 
+/** How long the calculator funnel's daily counts are kept (server/funnel.ts, decision 0036). */
+export const FUNNEL_KEEP_DAYS = 400;
+
 export interface PrivacySection {
   heading: string;
   paragraphs?: readonly string[];
@@ -30,7 +33,7 @@ export interface PrivacySection {
 export const privacy = {
   title: "Privacy notice",
   lead: `What ${site.name} does with the details you give us through this website, and the rights you have over them.`,
-  updated: "2026-11-24",
+  updated: "2026-11-26",
   /** Its sections: what they say of the form service and of retention follows the server’s settings. */
   sections: (facts: PrivacyFacts): readonly PrivacySection[] => [
     {
@@ -42,15 +45,21 @@ export const privacy = {
       ],
     },
     {
+      heading: "What we count",
+      paragraphs: [
+        `To learn where visitors leave our cost calculator, our server counts, each day, how many visits reached each of its steps, sent it, or sent the contact form, by kind of device (phone, tablet or desktop, from your screen’s width or your browser’s type) and by where the visit came from (the website that linked to ours, or the campaign named in the link you followed). It keeps only those daily totals, for ${Math.round(FUNNEL_KEEP_DAYS / 30.4)} months: not your address, your browser’s details, a cookie or anything that tells your visit from another’s. Known search-engine robots are not counted.`,
+      ],
+    },
+    {
       heading: "What we do not collect",
       paragraphs: [
-        "This site runs no analytics or advertising trackers and loads nothing from other companies’ servers. Our server records each request (the page, the time and the answer) without your address or anything you typed, and counts requests per address for a few minutes to stop abuse.",
+        "This site runs no analytics service or advertising tracker of another company’s and loads nothing from other companies’ servers. Our server records each request (the page, the time and the answer) without your address or anything you typed, and counts requests per address for a few minutes to stop abuse.",
       ],
     },
     {
       heading: "While you fill in our forms",
       items: [
-        "With JavaScript on, your browser keeps your calculator answers in its session storage, on your device, until you send them or close the tab.",
+        "With JavaScript on, your browser keeps your calculator answers, and where your visit came from, in its session storage, on your device, until you send them or close the tab.",
         `Without JavaScript, each calculator step is a page of its own, so our server keeps your answers between steps: for at most ${DRAFT_LIFETIME_MINUTES} minutes after your last step, and no longer than until you send your request. The same goes for a contact message that comes back to you with a mistake to correct.`,
         `When you step through the calculator without JavaScript, send it, or get a contact message back to correct, our server sets one cookie, named “visit” (“__Host-visit” over a secure connection): a random number that lets only your browser open those answers, and once you send the calculator your request’s reference, choices and estimate, again. It says nothing about you, is never used to follow you, and expires ${DRAFT_LIFETIME_MINUTES} minutes after your last step.`,
       ],

@@ -95,7 +95,7 @@ describe("npm run leads", () => {
   it("answers anything else with its usage and exit code 2", async () => {
     expect(await run(["delete-everything"], {})).toMatchObject({
       code: 2,
-      out: ["usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status"],
+      out: ["usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status | funnel [--json] [--days N]"],
     });
     expect((await run(["--help"], {})).code).toBe(0);
   });

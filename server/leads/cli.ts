@@ -12,12 +12,17 @@
  *   retry [id …]     re-queue parked leads (all, or those named), e.g. after fixing a wrong key
  *   release [id …]   send on leads held over the hourly ceiling (all, or those named)
  *   status           counts and ages, as JSON
+ *   funnel [--json] [--days N]
+ *                    the calculator's funnel for the last N days (7): a table a day and a bar per
+ *                    step; --json as { days: [...] } (server/funnel.ts), oldest first
  */
 import { existsSync } from "node:fs";
+import { parseArgs } from "node:util";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { version } from "../../package.json";
 import { parseConfig } from "../config";
+import { type FunnelDay, lastDays, openFunnel } from "../funnel";
 import { QUEUE, whereInRedis, type QueuedLead } from "./redis-queue";
 import { openStore, sqliteCause, whenFree, type LeadRow, type LeadStore } from "./store";
 
@@ -33,8 +38,8 @@ interface Row {
   key: string;
 }
 
-const USAGE = "usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status";
-const COMMANDS = ["list", "export", "retry", "release", "status"];
+const USAGE = "usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status | funnel [--json] [--days N]";
+const COMMANDS = ["list", "export", "retry", "release", "status", "funnel"];
 
 function age(ms: number): string {
   const minutes = Math.max(0, Math.floor(ms / 60_000));
@@ -65,6 +70,7 @@ export async function runCli(
     return command === "--help" ? 0 : 2;
   }
   const config = parseConfig(env, version);
+  if (command === "funnel") return funnel(ids, config, out, err);
   let store: LeadStore | undefined;
   if (existsSync(config.leadsDb)) {
     try {
@@ -177,6 +183,46 @@ export async function runCli(
     await queue?.close();
     redis?.disconnect();
     store?.close();
+  }
+}
+
+const STEPS = ["Step 2", "Step 3", "Step 4", "Step 5", "Sent"];
+const figures = (d: Pick<FunnelDay, "reached" | "sent">) => [d.reached[2], d.reached[3], d.reached[4], d.reached[5], d.sent];
+
+/** `funnel`: the counters of the last days, Redis's (when REDIS_URL is set) and this folder's added up. */
+async function funnel(args: string[], config: ReturnType<typeof parseConfig>, out: (line: string) => void, err: (line: string) => void) {
+  let options: { json?: boolean; days?: string };
+  try {
+    options = parseArgs({ args, options: { json: { type: "boolean" }, days: { type: "string" } } }).values;
+  } catch (error) {
+    err(`leads: ${(error as Error).message}`);
+    return 2;
+  }
+  const count = Number(options.days ?? 7);
+  if (!Number.isInteger(count) || count < 1 || count > 400) return (err("leads: --days must be a whole number from 1 to 400"), 2);
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 3_000, lazyConnect: true }) : undefined;
+  const store = openFunnel({ file: config.funnelDb, redis, log: { warn: () => undefined } });
+  try {
+    const days = await store.read(lastDays(count));
+    if (options.json) return (out(JSON.stringify({ days }, null, 2)), 0);
+    out(`The calculator's funnel, last ${count} days (Africa/Johannesburg)`);
+    out(["date      ", ...STEPS.map((s) => s.padStart(7)), "Contact".padStart(8)].join(" "));
+    for (const day of days) out([day.date, ...figures(day).map((n) => String(n).padStart(7)), String(day.contactSent).padStart(8)].join(" "));
+    const total = [0, 0, 0, 0, 0];
+    for (const day of days) figures(day).forEach((n, i) => (total[i]! += n));
+    out("");
+    const widest = Math.max(1, ...total);
+    total.forEach((n, i) => {
+      const drop = i > 0 && total[i - 1]! > 0 ? `  (${Math.round((n / total[i - 1]!) * 100)}% of ${STEPS[i - 1]})` : "";
+      out(`${STEPS[i]!.padEnd(7)} ${"█".repeat(Math.round((n / widest) * 40)).padEnd(40)} ${n}${drop}`);
+    });
+    return 0;
+  } catch (error) {
+    err(`leads: the funnel could not be read (${(error as Error).name})`);
+    return 1;
+  } finally {
+    store.close();
+    redis?.disconnect();
   }
 }
 

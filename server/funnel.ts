@@ -1,0 +1,202 @@
+/**
+ * The calculator's funnel (decision 0036): one counter per day (the agency's time zone), event,
+ * device class and source, and nothing else: no address, user agent, cookie or visitor id. In
+ * the data folder's own SQLite file by default; with REDIS_URL in Redis, so every container adds
+ * to one total. A count Redis cannot take goes to the local file instead, and reading adds both.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { Redis } from "ioredis";
+import { isbot } from "isbot";
+import { FUNNEL_KEEP_DAYS as KEEP_DAYS } from "~/content/privacy";
+import { DEVICES, type Device, FUNNEL_EVENTS, type FunnelEvent, isSource } from "~/funnel/visit";
+import type { Logger } from "./log";
+import { watchRedis } from "./redis-watch";
+
+export interface Hit {
+  event: FunnelEvent;
+  device: Device;
+  source: string;
+}
+interface Count extends Hit {
+  day: string;
+  n: number;
+}
+
+/** Distinct sources a day keeps; a day's later new ones count as "other" (a flood of made-up sources stays small). */
+export const SOURCES_A_DAY = 50;
+/** Sources shown by name when reading; the rest are summed as "other". */
+export const TOP_SOURCES = 5;
+
+const dayFormat = new Intl.DateTimeFormat("en-CA", { timeZone: "Africa/Johannesburg", year: "numeric", month: "2-digit", day: "2-digit" });
+/** The agency's day (Africa/Johannesburg: UTC+2, no daylight saving), as YYYY-MM-DD. */
+export const dayOf = (ms: number) => dayFormat.format(ms);
+/** The last `n` days, oldest first, ending with today's. */
+export const lastDays = (n: number, now = Date.now()) => Array.from({ length: n }, (_, i) => dayOf(now - (n - 1 - i) * 86_400_000));
+
+function openFile(file: string) {
+  mkdirSync(dirname(file), { recursive: true });
+  const db = new DatabaseSync(file, { timeout: 1_000 });
+  db.exec(`PRAGMA journal_mode = WAL;
+CREATE TABLE IF NOT EXISTS counts (
+  day TEXT NOT NULL, event TEXT NOT NULL, device TEXT NOT NULL, source TEXT NOT NULL, n INTEGER NOT NULL,
+  PRIMARY KEY (day, event, device, source)
+) STRICT, WITHOUT ROWID;`);
+  const known = db.prepare("SELECT 1 FROM counts WHERE day = ? AND source = ? LIMIT 1");
+  const sources = db.prepare("SELECT COUNT(DISTINCT source) AS n FROM counts WHERE day = ?");
+  const add = db.prepare("INSERT INTO counts VALUES (?, ?, ?, ?, 1) ON CONFLICT DO UPDATE SET n = n + 1");
+  const read = db.prepare("SELECT day, event, device, source, n FROM counts WHERE day >= ? AND day <= ?");
+  db.prepare("DELETE FROM counts WHERE day < ?").run(dayOf(Date.now() - KEEP_DAYS * 86_400_000));
+  return {
+    add(day: string, { event, device, source }: Hit) {
+      const full = !known.get(day, source) && Number(sources.get(day)?.n) >= SOURCES_A_DAY;
+      add.run(day, event, device, full ? "other" : source);
+    },
+    read: (from: string, to: string) => read.all(from, to) as unknown as Count[],
+    close: () => db.close(),
+  };
+}
+
+/** The user agent's class, from Client Hints or the agent string (which is read here and kept nowhere). */
+export function deviceOfAgent(agent: string, mobileHint?: string | null): Device {
+  if (/iPad|Tablet|PlayBook|Silk|Kindle|Android(?!.*Mobile)/i.test(agent)) return "tablet";
+  return mobileHint === "?1" || /Mobi|iPhone|iPod|Windows Phone/i.test(agent) ? "phone" : "desktop";
+}
+
+/**
+ * What one request counts: `event` with the device class and source the browser posted (checked,
+ * never trusted blindly), else the agent's class and "direct". A known bot counts nothing.
+ */
+export function hitOf(event: FunnelEvent, headers: Headers, posted: { device?: unknown; source?: unknown }): Hit | null {
+  const agent = headers.get("user-agent") ?? "";
+  if (agent === "" || isbot(agent)) return null;
+  const device = (DEVICES as readonly unknown[]).includes(posted.device) ? (posted.device as Device) : deviceOfAgent(agent, headers.get("sec-ch-ua-mobile"));
+  return { event, device, source: isSource(posted.source) ? posted.source : "direct" };
+}
+
+const redisKey = (day: string) => `funnel:${day}`;
+
+export type FunnelStore = ReturnType<typeof openFunnel>;
+
+/** `file`: the local SQLite file; `redis`: a shared connection when REDIS_URL is set. */
+export function openFunnel({ file, redis, log }: { file: string; redis?: Redis; log: Pick<Logger, "warn"> }) {
+  let local: ReturnType<typeof openFile> | undefined;
+  const file_ = () => (local ??= openFile(file));
+
+  async function addToRedis(day: string, { event, device, source }: Hit) {
+    const key = redisKey(day);
+    const [[, added], [, size]] = (await redis!.multi().sadd(`${key}:sources`, source).scard(`${key}:sources`).exec()) as [
+      [unknown, number],
+      [unknown, number],
+    ];
+    const kept = added === 0 || size <= SOURCES_A_DAY ? source : "other";
+    await redis!
+      .multi()
+      .hincrby(key, `${event}|${device}|${kept}`, 1)
+      .expire(key, KEEP_DAYS * 86_400)
+      .expire(`${key}:sources`, KEEP_DAYS * 86_400)
+      .exec();
+  }
+
+  return {
+    /** Adds one to today's counter for `hit`; never throws (a count is worth less than a step). */
+    async add(hit: Hit, now = Date.now()) {
+      const day = dayOf(now);
+      try {
+        if (redis) return await addToRedis(day, hit);
+      } catch (error) {
+        log.warn({ err: error }, "funnel_redis_failed");
+      }
+      try {
+        file_().add(day, hit);
+      } catch (error) {
+        log.warn({ err: error }, "funnel_not_counted");
+      }
+    },
+    /** The counters of `days` (YYYY-MM-DD, oldest first), Redis's and the local file's added up. */
+    async read(days: string[]): Promise<FunnelDay[]> {
+      const counts: Count[] = file_().read(days[0]!, days.at(-1)!);
+      if (redis) {
+        const hashes = await Promise.all(days.map((day) => redis.hgetall(redisKey(day))));
+        days.forEach((day, i) => {
+          for (const [field, n] of Object.entries(hashes[i]!)) {
+            const [event, device, source] = field.split("|") as [FunnelEvent, Device, string];
+            counts.push({ day, event, device, source, n: Number(n) });
+          }
+        });
+      }
+      return summarise(days, counts);
+    },
+    close: () => local?.close(),
+  };
+}
+
+/**
+ * The server's funnel: `count` is the load context's `countVisit` for one client (its rate-limit
+ * bucket), bounded by the `funnel` limit like the forms; `counted` reports each count (metrics).
+ */
+export function createFunnel(options: {
+  file: string;
+  redisUrl?: string;
+  log: Logger;
+  take: (client: string) => Promise<number>;
+  counted?: (hit: Hit) => void;
+}) {
+  const { file, redisUrl, log, take, counted } = options;
+  const redis = redisUrl
+    ? // A count waits at most half a second for Redis (while it connects, say), then goes to the local file.
+      watchRedis(new Redis(redisUrl, { maxRetriesPerRequest: 0, commandTimeout: 500 }), log, {
+        event: "funnel_store",
+        fallback: "sqlite",
+      })
+    : undefined;
+  const store = openFunnel({ file, redis, log });
+  return {
+    async count(client: string, request: Request, event: FunnelEvent, posted: { device?: unknown; source?: unknown }) {
+      const hit = hitOf(event, request.headers, posted);
+      if (!hit || (await take(client)) > 0) return;
+      counted?.(hit);
+      await store.add(hit);
+    },
+    read: (days: string[]) => store.read(days),
+    async close() {
+      store.close();
+      await redis?.quit().catch(() => redis.disconnect());
+    },
+  };
+}
+
+type Steps = { reached: Record<"2" | "3" | "4" | "5", number>; sent: number; contactSent: number };
+export type FunnelDay = Steps & { date: string; byDevice: Record<Device, Steps>; bySource: Record<string, Steps> };
+
+const empty = (): Steps => ({ reached: { 2: 0, 3: 0, 4: 0, 5: 0 }, sent: 0, contactSent: 0 });
+function addTo(steps: Steps, event: FunnelEvent, n: number) {
+  if (event === "sent") steps.sent += n;
+  else if (event === "contact") steps.contactSent += n;
+  else steps.reached[event] += n;
+}
+
+/** Days as `npm run leads -- funnel --json` prints them: the top sources of the whole range by name, the rest as "other". */
+export function summarise(days: string[], counts: Count[]): FunnelDay[] {
+  const valid = counts.filter((c) => (FUNNEL_EVENTS as readonly string[]).includes(c.event) && (DEVICES as readonly string[]).includes(c.device));
+  const bySource = new Map<string, number>();
+  for (const c of valid) if (c.source !== "other") bySource.set(c.source, (bySource.get(c.source) ?? 0) + c.n);
+  const top = new Set(
+    [...bySource]
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .slice(0, TOP_SOURCES)
+      .map(([source]) => source),
+  );
+  return days.map((date) => {
+    const day: FunnelDay = { date, ...empty(), byDevice: { phone: empty(), tablet: empty(), desktop: empty() }, bySource: {} };
+    for (const c of valid) {
+      if (c.day !== date) continue;
+      const source = top.has(c.source) ? c.source : "other";
+      addTo(day, c.event, c.n);
+      addTo(day.byDevice[c.device], c.event, c.n);
+      addTo((day.bySource[source] ??= empty()), c.event, c.n);
+    }
+    return day;
+  });
+}
