@@ -33,7 +33,8 @@ export function createLeadInbox(config: Config, limits: RateLimits, log: Logger,
       const wait = await limits.take("leads", post.client);
       if (wait) return (log.warn({ limit: "leads", retryAfter: wait }, "rate_limited"), { ok: false, problem: "rateLimited", retryAfter: wait });
       try {
-        return { ok: true, reference: await queue.accept(lead) };
+        const { id, first } = await queue.accept(lead);
+        return first ? { ok: true, reference: id, first } : { ok: true, reference: id };
       } catch (error) {
         await limits.refund(post.client);
         log.error({ err: error, kind: lead.kind }, "lead_not_stored");

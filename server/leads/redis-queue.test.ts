@@ -78,7 +78,7 @@ describe.concurrent("the Redis queue", () => {
     const redis = await ownRedis(t);
     const first = await queueFor(redis, a.transport);
     await first.start();
-    const ids = await Promise.all(["one", "two", "three"].map((t) => first.accept({ ...lead, text: `Service: SEO ${t}` })));
+    const ids = (await Promise.all(["one", "two", "three"].map((t) => first.accept({ ...lead, text: `Service: SEO ${t}` })))).map(({ id }) => id);
     await until(() => a.attempts.length >= 3);
     await first.close();
 
@@ -97,7 +97,7 @@ describe.concurrent("the Redis queue", () => {
     const redis = await ownRedis(t);
     const queue = await queueFor(redis, transport);
     await queue.start();
-    const id = await queue.accept(lead);
+    const { id } = await queue.accept(lead);
     await until(() => queue.stats().parked >= 1);
     const out: string[] = [];
     expect(await runCli(["list"], { REDIS_URL: redis.url, DATA_DIR: join(tmpdir(), "rq-none") }, (l) => out.push(l))).toBe(0);
@@ -113,10 +113,10 @@ describe.concurrent("the Redis queue", () => {
     const queue = await queueFor(await ownRedis(t), transport);
     await queue.start();
     const same = { ...lead, text: "Service: SEO (twice)" };
-    const [a, b] = [await queue.accept(same), await queue.accept({ ...same })];
-    expect(b).toBe(a);
+    const [{ id: a, first }, again] = [await queue.accept(same), await queue.accept({ ...same })];
+    expect([first, again]).toEqual([true, { id: a, first: false }]);
     await until(() => delivered.includes(a));
-    expect(await queue.accept(same)).toBe(a);
+    expect(await queue.accept(same)).toEqual({ id: a, first: false });
     await new Promise((r) => setTimeout(r, 500));
     expect(delivered.filter((d) => d === a)).toHaveLength(1);
     await queue.close();
@@ -130,7 +130,7 @@ describe.concurrent("the Redis queue", () => {
     await queue.start();
     await redis.stop();
     await until(() => queue.stats().redis === "down");
-    const id = await queue.accept(lead);
+    const { id } = await queue.accept(lead);
     expect(queue.stats()).toMatchObject({ store: "redis", writable: true, pending: 1, redis: "down" });
     await redis.restart();
     await until(() => delivered.includes(id));
@@ -146,7 +146,7 @@ describe.concurrent("the Redis queue", () => {
     const redis = await ownRedis(t);
     const queue = await queueFor(redis, transport, dir);
     await queue.start();
-    const id = await queue.accept(lead);
+    const { id } = await queue.accept(lead);
     await until(() => attempts.includes(id));
     expect(record(dir, id)).toMatchObject({ status: "handed", lead: { text: lead.text } });
     await redis.stop();
@@ -164,7 +164,7 @@ describe.concurrent("the Redis queue", () => {
     const [dirA, dirB] = [await mkdtemp(join(tmpdir(), "rq-")), await mkdtemp(join(tmpdir(), "rq-"))];
     const a = await queueFor(redis, recording(() => failing).transport, dirA, { retentionMs: 0 });
     await a.start();
-    const id = await a.accept(lead);
+    const { id } = await a.accept(lead);
     await a.close();
     const b = recording(() => ({ ok: true }));
     const other = await queueFor(redis, b.transport, dirB, { retentionMs: 0 });
@@ -184,8 +184,8 @@ describe.concurrent("the Redis queue", () => {
     const { transport, delivered } = recording(() => ({ ok: true }));
     const queue = await queueFor(await ownRedis(t), transport, undefined, { perHour: 1, now: () => now });
     await queue.start();
-    const first = await queue.accept(lead);
-    const held = await queue.accept({ ...lead, text: "Service: SEO (held)" });
+    const { id: first } = await queue.accept(lead);
+    const { id: held } = await queue.accept({ ...lead, text: "Service: SEO (held)" });
     await until(() => delivered.includes(first));
     expect(queue.stats()).toMatchObject({ held: 1 });
     await new Promise((r) => setTimeout(r, 10 * POLL_MS));
@@ -204,8 +204,8 @@ describe.concurrent("the Redis queue", () => {
     await queue.start();
     await redis.stop();
     await until(() => queue.stats().redis === "down");
-    const first = await queue.accept(lead);
-    const held = await queue.accept({ ...lead, text: "Service: SEO (held while away)" });
+    const { id: first } = await queue.accept(lead);
+    const { id: held } = await queue.accept({ ...lead, text: "Service: SEO (held while away)" });
     expect(queue.stats()).toMatchObject({ pending: 1, held: 1 });
     now += 3_600_001;
     await until(() => queue.stats().held === 0);
@@ -249,7 +249,7 @@ describe("the Redis queue, a send in flight", () => {
     const redis = await ownRedis(t);
     const queue = await queueFor(redis, transport, dir, { leaseMs: 1_000 });
     await queue.start();
-    const id = await queue.accept(lead);
+    const { id } = await queue.accept(lead);
     await until(() => attempts.includes(id));
     await redis.stop();
     await redis.restart(); // empty, with the send still waiting for the service

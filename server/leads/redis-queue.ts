@@ -331,7 +331,7 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
       } catch (error) {
         log.warn({ err: error }, "lead_queue_redis_unavailable");
       }
-      if (shared && "first" in shared) return (log.info({ id: shared.first, kind: lead.kind }, "lead_duplicate"), shared.first);
+      if (shared && "first" in shared) return (log.info({ id: shared.first, kind: lead.kind }, "lead_duplicate"), { id: shared.first, first: false });
       // Then the record, here, before the visitor is thanked; without Redis, this store's own ceiling.
       const limit = shared === undefined ? perHour : shared.admitted ? Infinity : 0;
       let result: InsertResult;
@@ -342,7 +342,7 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
         faults.failed(error, "write"); // the loop waits, and tries a write now and then, until one goes through
         throw Object.assign(new Error("the lead store cannot be written"), sqliteCause(error));
       }
-      if (result.duplicate) return (log.info({ id: result.id, kind: lead.kind }, "lead_duplicate"), result.id);
+      if (result.duplicate) return (log.info({ id: result.id, kind: lead.kind }, "lead_duplicate"), { id: result.id, first: false });
       let first: string | undefined;
       if (shared && !result.held) {
         try {
@@ -353,12 +353,12 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
           else log.warn({ err: error }, "lead_queue_redis_unavailable");
         }
       }
-      if (first !== undefined && first !== stored.id) return (log.info({ id: first, kind: lead.kind }, "lead_duplicate"), first);
+      if (first !== undefined && first !== stored.id) return (log.info({ id: first, kind: lead.kind }, "lead_duplicate"), { id: first, first: false });
       const inRedis = first !== undefined;
       log[inRedis ? "info" : "warn"]({ id: stored.id, kind: lead.kind, store: inRedis ? "redis" : "sqlite", held: result.held || undefined }, "lead_stored");
       events.accepted(lead.kind);
       if (result.held) reportHeld(log, events, lead.kind, result.firstHeld, perHour);
-      return stored.id;
+      return { id: stored.id, first: true };
     },
     stats() {
       let counts = { pending: 0, held: 0, oldestPendingSeconds: null as number | null };

@@ -48,7 +48,7 @@ describe("the embedded queue", () => {
     const retries: number[] = [];
     const queue = createSqliteQueue({ dbFile, transport, log: quietLog, ...fast, backoff: (n) => (retries.push(n), 50) });
     await queue.start();
-    const id = await queue.accept(lead);
+    const { id } = await queue.accept(lead);
     const reader = openStore(dbFile);
     expect(reader.list(["pending", "delivered"]).map((r) => r.id)).toEqual([id]);
     reader.close();
@@ -63,10 +63,15 @@ describe("the embedded queue", () => {
     const { transport, attempts } = scripted({ ok: true });
     const queue = createSqliteQueue({ dbFile: await tempDb(), transport, log: quietLog, ...fast });
     await queue.start();
-    const ids = await Promise.all([queue.accept(lead), queue.accept({ ...lead }), queue.accept(lead)]);
+    const answers = await Promise.all([queue.accept(lead), queue.accept({ ...lead }), queue.accept(lead)]);
+    const ids = answers.map(({ id }) => id);
     expect(new Set(ids).size).toBe(1);
+    expect(
+      answers.filter(({ first }) => first),
+      "one of them stored it",
+    ).toHaveLength(1);
     await until(() => attempts.length === 1 && queue.stats().pending === 0);
-    expect(await queue.accept(lead)).toBe(ids[0]);
+    expect(await queue.accept(lead)).toEqual({ id: ids[0], first: false });
     await new Promise((r) => setTimeout(r, 300));
     expect(attempts).toHaveLength(1);
     await queue.close();
@@ -77,7 +82,7 @@ describe("the embedded queue", () => {
     const { transport, attempts } = scripted({ ok: false, retry: false, reason: "http", status: 401 });
     const queue = createSqliteQueue({ dbFile: await tempDb(), transport, log });
     await queue.start();
-    const id = await queue.accept(lead);
+    const { id } = await queue.accept(lead);
     await until(() => queue.stats().parked === 1);
     await new Promise((r) => setTimeout(r, 300));
     expect(attempts).toHaveLength(1);
@@ -94,7 +99,7 @@ describe("the embedded queue", () => {
     const { transport, attempts } = scripted(failed);
     const queue = createSqliteQueue({ dbFile, transport, log: quietLog, now: () => now, ...fast });
     await queue.start();
-    const id = await queue.accept(lead);
+    const { id } = await queue.accept(lead);
     await until(() => attempts.length === 1);
     now += 8 * 86_400_000; // the clock jumps 8 days forward
     await until(() => attempts.length === 2);

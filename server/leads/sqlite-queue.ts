@@ -179,12 +179,12 @@ export function createSqliteQueue({
       try {
         const result = await whenFree(() => open.insert(lead, { id: newLeadId(now()), key: leadKey(lead), now: now(), perHour }));
         faults.cleared();
-        if (result.duplicate) return (log.info({ id: result.id, kind: lead.kind }, "lead_duplicate"), result.id);
+        if (result.duplicate) return (log.info({ id: result.id, kind: lead.kind }, "lead_duplicate"), { id: result.id, first: false });
         log.info({ id: result.id, kind: lead.kind, store: "sqlite", held: result.held || undefined }, "lead_stored");
         events.accepted(lead.kind);
         if (result.held) reportHeld(log, events, lead.kind, result.firstHeld, perHour);
         else void run();
-        return result.id;
+        return { id: result.id, first: true };
       } catch (error) {
         faults.failed(error, "write"); // the loop waits, and tries a write now and then, until one goes through
         throw Object.assign(new Error("the lead store cannot be written"), sqliteCause(error));

@@ -54,12 +54,18 @@ export interface LeadEvents {
 
 export const noLeadEvents: LeadEvents = { accepted: () => undefined, attempted: () => undefined, held: () => undefined };
 
+export interface Accepted {
+  id: string;
+  /** This post stored a new lead (not the same form again). */
+  first: boolean;
+}
+
 export interface LeadQueue {
   /**
-   * Stores the lead durably and schedules its delivery; resolves with its id once stored (the id
-   * of the first one when the same form was already stored).
+   * Stores the lead durably and schedules its delivery; resolves with its id once stored, and
+   * `first: false` with the first one's id when the same form was already stored.
    */
-  accept(lead: Lead): Promise<string>;
+  accept(lead: Lead): Promise<Accepted>;
   stats(): LeadStats;
   /** Opens the store and starts delivering, picking up whatever was pending. */
   start(): Promise<void>;
