@@ -152,7 +152,7 @@ const publicFiles = express.static("public", { maxAge: "1h", index: false, redir
 // Pages have no extension: only paths that look like files cost a look in public/.
 app.use((req, res, next) => (path.extname(req.path) ? publicFiles(req, res, next) : next()));
 
-const posts = formPosts({ limits, log });
+const posts = formPosts({ limits, log, events: metrics?.posts });
 app.use((req, res, next) => (ACTION_METHODS.has(req.method) ? posts(req, res, next) : next()));
 app.all(
   "*",
