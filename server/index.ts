@@ -22,7 +22,7 @@ import { contentSecurityPolicy } from "~/utils/csp.server";
 import { pageVariants } from "~/page-variants.server";
 import { version } from "../package.json";
 import { canonicalPath } from "./canonical-path";
-import { describeConfig, parseConfig, privacyFacts } from "./config";
+import { describeConfig, parseConfig, privacyFacts, proxyExpectedButUntrusted } from "./config";
 import { createDraftStore } from "./drafts";
 import { formPosts } from "./form-posts";
 import { createLeadInbox } from "./lead-inbox";
@@ -45,6 +45,7 @@ try {
 }
 // SITE_URL widened the old cross-site check; ours compares hosts and needs it no more (0008).
 if (process.env.SITE_URL) log.warn({ variable: "SITE_URL" }, "config_variable_unused");
+if (proxyExpectedButUntrusted(config)) log.warn({ host: config.host, variable: "TRUST_PROXY", see: "docs/operations.md#behind-a-proxy" }, "proxy_not_trusted");
 // Node's own warnings would print plain text on stderr: keep the log JSON-only.
 process.removeAllListeners("warning").on("warning", (warning) => log.warn({ err: warning }, "node_warning"));
 

@@ -6,7 +6,7 @@
  * takes five a visitor); and nginx as operators first set it up, in front of a third such site:
  * a plain `proxy_pass` (Host rewritten to the site's address, no X-Forwarded-*), and one with only
  * `Host $host` (no port, no X-Forwarded-For). Visitors are a real browser (JavaScript on and off)
- * and clients from loopback addresses of their own (127.0.0.2, …). Ports: opsPort(64-69).
+ * and clients from loopback addresses of their own (127.0.0.2, …). Ports: opsPort(63-69).
  */
 import { request } from "node:http";
 import { expect, test, type Browser } from "@playwright/test";
@@ -171,4 +171,16 @@ test("through nginx's plain proxy_pass and `Host $host`, an old browser's post (
       [new URL(proxies.plain).host, new URL(sites.misconfigured.url).host],
       [new URL(proxies.hostOnly).host, "127.0.0.1"],
     ]);
+});
+
+test("a site listening on loopback alone without TRUST_PROXY says at start that a proxy in front would count every visitor as one", async () => {
+  const server = serve(opsPort(63), { DATA_DIR: dataDir() });
+  try {
+    await server.listening;
+    expect(events(server.stdout()).filter((e) => e.event === "proxy_not_trusted")).toEqual([
+      expect.objectContaining({ level: "warn", host: "127.0.0.1", variable: "TRUST_PROXY" }),
+    ]);
+  } finally {
+    server.kill();
+  }
 });
