@@ -140,7 +140,7 @@ describe("privacyFacts", () => {
 
 describe("proxyExpectedButUntrusted", () => {
   it("is true only when the site listens on loopback alone, so only a proxy on the same machine reaches it, and TRUST_PROXY is unset", () => {
-    const expected = (env: Record<string, string>) => proxyExpectedButUntrusted(parse(env));
+    const expected = (env: Record<string, string | undefined>) => proxyExpectedButUntrusted(parseConfig(env, "1.2.3"));
     expect([{ HOST: "127.0.0.1" }, { HOST: "::1" }, { HOST: "localhost" }, { HOST: "127.0.0.2" }].map(expected)).toEqual([true, true, true, true]);
     expect(
       [{}, { HOST: "0.0.0.0" }, { HOST: "10.0.0.5" }, { HOST: "127.0.0.1", TRUST_PROXY: "loopback" }, { HOST: "::1", TRUST_PROXY: "1" }].map(expected),

@@ -43,7 +43,7 @@ try {
   createLogger(pino.destination(2)).error({ error: (error as Error).message }, "config_invalid");
   process.exit(1);
 }
-// SITE_URL widened the old cross-site check; ours compares hosts and needs it no more (0008).
+// SITE_URL widened the old cross-site check; ours reads Fetch Metadata, else the host, and needs it no more (0032).
 if (process.env.SITE_URL) log.warn({ variable: "SITE_URL" }, "config_variable_unused");
 if (proxyExpectedButUntrusted(config)) log.warn({ host: config.host, variable: "TRUST_PROXY", see: "docs/operations.md#behind-a-proxy" }, "proxy_not_trusted");
 // Node's own warnings would print plain text on stderr: keep the log JSON-only.

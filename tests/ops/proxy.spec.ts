@@ -2,8 +2,8 @@
  * The site behind the real reverse proxies an operator puts in front of it, each started once for
  * this file, on loopback ports that are not 80 (so Host carries a port): nginx with
  * deploy/nginx.conf and Caddy with deploy/Caddyfile, each in front of a site of its own started
- * with TRUST_PROXY=1 (a browser's visitors all come from 127.0.0.1, and each site's lead quota
- * takes five a visitor); and nginx as operators first set it up, in front of a third such site:
+ * with TRUST_PROXY=1 (the browser always comes from 127.0.0.1, and a site takes five leads a
+ * visitor in ten minutes); and nginx as operators first set it up, in front of a third such site:
  * a plain `proxy_pass` (Host rewritten to the site's address, no X-Forwarded-*), and one with only
  * `Host $host` (no port, no X-Forwarded-For). Visitors are a real browser (JavaScript on and off)
  * and clients from loopback addresses of their own (127.0.0.2, …). Ports: opsPort(63-69).

@@ -54,8 +54,8 @@ async function started(name: string, child: ChildProcess, url: string, dir: stri
 }
 
 /**
- * One nginx for several server blocks: `servers(port)` gives each its text; `{listen}` in it
- * stands for its own loopback port. Returns each block's URL, in order.
+ * One nginx for several server blocks: each of `blocks` gives a block's text for the loopback
+ * address it is to listen on (a free port of its own). Resolves with each block's URL, in order.
  */
 export async function startNginx(blocks: ((listen: string) => string)[]): Promise<{ urls: string[]; stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), "e2e-nginx-"));
@@ -105,7 +105,7 @@ export async function startCaddy(site: string): Promise<Proxy> {
   writeFileSync(join(dir, "Caddyfile"), `{\n\tadmin off\n\tauto_https off\n}\n\n${caddyfile}`);
   let output = "";
   // Caddy keeps its data and configuration under XDG folders: here, the test's own.
-  const env = { PATH: process.env.PATH, HOME: dir, XDG_DATA_HOME: join(dir, "data"), XDG_CONFIG_HOME: join(dir, "config") };
+  const env = { ...process.env, HOME: dir, XDG_DATA_HOME: join(dir, "data"), XDG_CONFIG_HOME: join(dir, "config") };
   const child = spawn("caddy", ["run", "--config", join(dir, "Caddyfile"), "--adapter", "caddyfile"], { env, stdio: ["ignore", "pipe", "pipe"] });
   child.stdout?.on("data", (chunk) => (output += chunk));
   child.stderr?.on("data", (chunk) => (output += chunk));
