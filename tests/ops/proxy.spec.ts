@@ -14,6 +14,7 @@ import { messages } from "../../app/content/messages";
 import { LIMITS } from "../../server/rate-limits";
 import { shippedNginx, startCaddy, startNginx } from "../support/proxies";
 import { dataDir, events, serve, type Served } from "../support/server";
+import { atStep5, calculator, dispatchApp } from "../support/wizard";
 import { opsPort } from "../support/sites";
 
 // One of each proxy for the whole file: its tests run in order, in one worker.
@@ -54,13 +55,9 @@ async function sendBothForms(browser: Browser, baseURL: string, javaScriptEnable
     const page = await context.newPage();
     const posts: number[] = [];
     page.on("response", (r) => r.request().method() === "POST" && posts.push(r.status()));
-    await page.goto("/");
-    const calc = page.locator("#calculator");
-    await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
-    await calc.getByRole("button", { name: "Standard (3-4 weeks)" }).click();
-    await calc.getByRole("button", { name: "Medium" }).click();
-    await calc.getByLabel("Project description").fill("A support chat assistant");
-    await calc.getByRole("button", { name: "Continue" }).click();
+    // Each step through the proxy: a page of its own without JavaScript, a post and a redirect.
+    await atStep5(page, dispatchApp, { walk: true });
+    const calc = calculator(page);
     await calc.getByLabel("Company name").fill("Proxy Test Holdings");
     await calc.getByLabel("Email").fill("proxy@example.co.za");
     await calc.getByLabel("Phone").fill("+27 11 555 0199");

@@ -28,14 +28,17 @@ function shipped(file: string, replacements: [from: string, to: string][]): stri
   return text;
 }
 
+/** Stops a proxy of a test's own (SIGTERM), then removes its folder. */
+export const stopped = (child: ChildProcess, dir: string) =>
+  new Promise<void>((resolve) => {
+    const done = () => (rmSync(dir, { recursive: true, force: true }), resolve());
+    if (child.exitCode !== null || child.signalCode !== null) return done();
+    child.once("exit", done);
+    child.kill("SIGTERM");
+  });
+
 async function started(name: string, child: ChildProcess, url: string, dir: string, log: () => string): Promise<Proxy> {
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      const done = () => (rmSync(dir, { recursive: true, force: true }), resolve());
-      if (child.exitCode !== null || child.signalCode !== null) return done();
-      child.once("exit", done);
-      child.kill("SIGTERM");
-    });
+  const stop = () => stopped(child, dir);
   for (let i = 0; i < 100; i++) {
     // Any answer will do (the site itself may still be starting): the proxy listens.
     if (
