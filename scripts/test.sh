@@ -16,6 +16,9 @@ command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v podman >/dev/null 2>&1 || need+=(podman runc)
 command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
 command -v varnishd >/dev/null 2>&1 || need+=(varnish)
+# The reverse proxies whose shipped configurations (deploy/) tests/ops/proxy.spec.ts runs.
+command -v nginx >/dev/null 2>&1 || need+=(nginx)
+command -v caddy >/dev/null 2>&1 || need+=(caddy)
 command -v WebKitWebDriver >/dev/null 2>&1 || need+=(webkit2gtk-driver)
 # WebKitGTK needs a display: tests/webkit.spec.ts gives it a virtual one.
 command -v xvfb-run >/dev/null 2>&1 || need+=(xvfb)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { site } from "~/content/site";
-import { describeConfig, parseConfig, privacyFacts } from "./config";
+import { describeConfig, parseConfig, privacyFacts, proxyExpectedButUntrusted } from "./config";
 
 const parse = (env: Record<string, string>) => parseConfig(env, "1.2.3");
 const problem = (env: Record<string, string>) => {
@@ -200,5 +200,15 @@ describe("Zoho CRM settings", () => {
         zoho: { referenceField: "Website_Reference", fieldMap: { service: "Service_Wanted" } },
       },
     });
+  });
+});
+
+describe("proxyExpectedButUntrusted", () => {
+  it("is true only when the site listens on loopback alone, so only a proxy on the same machine reaches it, and TRUST_PROXY is unset", () => {
+    const expected = (env: Record<string, string | undefined>) => proxyExpectedButUntrusted(parseConfig(env, "1.2.3"));
+    expect([{ HOST: "127.0.0.1" }, { HOST: "::1" }, { HOST: "localhost" }, { HOST: "127.0.0.2" }].map(expected)).toEqual([true, true, true, true]);
+    expect(
+      [{}, { HOST: "0.0.0.0" }, { HOST: "10.0.0.5" }, { HOST: "127.0.0.1", TRUST_PROXY: "loopback" }, { HOST: "::1", TRUST_PROXY: "1" }].map(expected),
+    ).toEqual([false, false, false, false, false]);
   });
 });

@@ -4,6 +4,7 @@
  * a secret). Blank values count as unset, so `FORM_ACCESS_KEY=` in a compose file means "no key".
  */
 import { join } from "node:path";
+import ipaddr from "ipaddr.js";
 import proxyAddr from "proxy-addr";
 import { z } from "zod";
 import type { PrivacyFacts } from "~/content/privacy";
@@ -148,6 +149,16 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
           : undefined,
     },
   };
+}
+
+/**
+ * Whether the settings look like a proxy in front that the site does not trust: it listens on
+ * loopback alone (only something on this machine reaches it, in production a proxy) and
+ * TRUST_PROXY is unset, so every visitor would be that proxy's address, one rate-limit bucket.
+ */
+export function proxyExpectedButUntrusted(config: Config): boolean {
+  const host = config.host === "localhost" ? "127.0.0.1" : config.host;
+  return config.trustProxy === false && host !== undefined && ipaddr.isValid(host) && ipaddr.process(host).range() === "loopback";
 }
 
 /** What the privacy notice states about this configuration. */

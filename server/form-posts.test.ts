@@ -6,13 +6,20 @@ import { formPosts, MAX_FORM_BYTES } from "./form-posts";
 import { createLogger } from "./log";
 import { createRateLimits, LIMITS } from "./rate-limits";
 
-/** The middleware in a real Express app; the handler after it echoes what an action would get. */
+/**
+ * The middleware in a real Express app; the handler after it echoes what an action would get.
+ * Its log lines and its metric events are kept for the tests to read.
+ */
 let url = "";
 let close = () => {};
+const logged: Record<string, unknown>[] = [];
+const counted: string[] = [];
 beforeAll(async () => {
   const app = express();
   app.set("trust proxy", 1); // so each test can be its own client through X-Forwarded-For
-  app.post("*", formPosts({ limits: createRateLimits(undefined, createLogger()), log: createLogger() }), (_req, res) => void res.json(res.locals.form));
+  const log = createLogger({ write: (line: string) => void logged.push(JSON.parse(line) as Record<string, unknown>) });
+  const events = { refused: (looks: string) => void counted.push(`refused ${looks}`), clientUnknown: () => void counted.push("client unknown") };
+  app.post("*", formPosts({ limits: createRateLimits(undefined, log), log, events }), (_req, res) => void res.json(res.locals.form));
   const server = app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -21,14 +28,25 @@ beforeAll(async () => {
 afterAll(() => close());
 
 let clients = 0;
-const post = (body: BodyInit, headers: Record<string, string> = {}, path = "/?index") =>
+/** A post from a client of its own; a header given as null is not sent (X-Forwarded-For: a proxy that names no client). */
+const post = (body: BodyInit, headers: Record<string, string | null> = {}, path = "/?index") =>
   fetch(`${url}${path}`, {
     method: "POST",
     body,
-    headers: { "Content-Type": "application/x-www-form-urlencoded", "X-Forwarded-For": `203.0.113.${++clients}`, ...headers },
+    headers: Object.fromEntries(
+      Object.entries({ "Content-Type": "application/x-www-form-urlencoded", "X-Forwarded-For": `203.0.113.${++clients}`, ...headers }).filter(
+        (entry): entry is [string, string] => entry[1] !== null,
+      ),
+    ),
     redirect: "manual",
   });
 const host = () => new URL(url).host;
+/** What the log and the metrics got from `run`. */
+async function watch(run: () => Promise<unknown>) {
+  const [lines, events] = [logged.length, counted.length];
+  await run();
+  return { lines: logged.slice(lines), events: counted.slice(events) };
+}
 
 describe("formPosts: the cross-site check", () => {
   it.each([
@@ -38,10 +56,11 @@ describe("formPosts: the cross-site check", () => {
     [{ Origin: "null" }],
     [{ Origin: "not a url" }],
     [{ Referer: "https://evil.example/page" }],
-    // What a browser would never send, and what Remix's own check would answer with a 500.
-    [{ "Sec-Fetch-Site": "same-origin", Origin: "https://evil.example" }],
+    // The browser's word goes first: a cross-site post stays one whatever its Origin says.
+    [{ "Sec-Fetch-Site": "cross-site", Origin: "http://HOST" }],
+    [{ "Sec-Fetch-Site": "same-site", Origin: "http://HOST" }],
   ])("refuses %j with 403 before reading the body", async (headers) => {
-    const response = await post("name=Eve", headers);
+    const response = await post("name=Eve", JSON.parse(JSON.stringify(headers).replace("HOST", host())) as Record<string, string>);
     expect(response.status).toBe(403);
     expect(await response.text()).toBe("Forms on this site can only be sent from this site.");
   });
@@ -53,6 +72,52 @@ describe("formPosts: the cross-site check", () => {
   it("accepts an Origin or Referer naming this very host", async () => {
     expect((await post("name=Ann", { Origin: `http://${host()}` })).status).toBe(200);
     expect((await post("name=Ann", { Referer: `http://${host()}/?service=seo` })).status).toBe(200);
+  });
+
+  // What a browser sends through a proxy that rewrites Host (nginx's plain proxy_pass) or drops
+  // its port ($host): Fetch Metadata says same-origin, and the Origin names the proxy's host.
+  it.each([["https://kopano.example"], ["http://127.0.0.1:8443"], ["null"]])(
+    "lets a post the browser calls same-origin through whatever its Origin (%s) says of the host",
+    async (origin) => {
+      expect((await post("name=Ann", { "Sec-Fetch-Site": "same-origin", Origin: origin })).status).toBe(200);
+      expect((await post("name=Ann", { "Sec-Fetch-Site": "none", Origin: origin })).status).toBe(200);
+    },
+  );
+
+  it("compares the Origin with X-Forwarded-Host when a trusted proxy sends one, else with Host", async () => {
+    expect((await post("name=Ann", { Origin: "https://kopano.example", "X-Forwarded-Host": "kopano.example" })).status).toBe(200);
+    expect((await post("name=Ann", { Origin: "https://kopano.example:8443", "X-Forwarded-Host": "kopano.example" })).status).toBe(403);
+  });
+});
+
+describe("formPosts: a refusal is never silent", () => {
+  it("logs a post the browser called cross-site as a warning, and counts it as cross-site", async () => {
+    const { lines, events } = await watch(() => post("name=Eve", { "Sec-Fetch-Site": "cross-site", Origin: "https://evil.example" }));
+    expect(lines).toEqual([expect.objectContaining({ level: "warn", event: "post_refused", status: 403, reason: "cross-site" })]);
+    expect(events).toEqual(["refused cross-site"]);
+  });
+
+  it("logs a post without Fetch Metadata whose Origin names another host as an error, with both hosts, and counts it as looking same-site", async () => {
+    // A browser without Fetch Metadata (Safari before 16.4) behind a proxy that rewrote Host looks exactly like this.
+    const { lines, events } = await watch(() => post("name=Ann", { Origin: "https://kopano.example" }));
+    expect(lines).toEqual([
+      expect.objectContaining({ level: "error", event: "post_refused_same_site", status: 403, origin: "kopano.example", host: host(), path: "/" }),
+    ]);
+    expect(events).toEqual(["refused same-site"]);
+  });
+});
+
+describe("formPosts: a trusted proxy that names no client", () => {
+  it("counts each such post as a client of its own, never all visitors as one, and says so at error level (once a minute) and in the metrics", async () => {
+    const { lines, events } = await watch(async () => {
+      for (let i = 0; i <= LIMITS.posts.points; i++) expect((await post("a=1", { "X-Forwarded-For": null })).status).toBe(200);
+    });
+    expect(lines).toEqual([expect.objectContaining({ level: "error", event: "proxy_client_unknown", header: "X-Forwarded-For" })]);
+    expect(events).toEqual(Array.from({ length: LIMITS.posts.points + 1 }, () => "client unknown"));
+    const first = (await (await post("a=1", { "X-Forwarded-For": null })).json()) as { client: string };
+    const second = (await (await post("a=1", { "X-Forwarded-For": null })).json()) as { client: string };
+    expect(first.client).toMatch(/^unknown:/);
+    expect(second.client).not.toBe(first.client);
   });
 });
 

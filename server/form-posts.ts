@@ -4,6 +4,7 @@
  * What survives is `res.locals.form`; remix-handler.ts hands its fields to Remix as the body an
  * action reads with `request.formData()` (the body stream itself is used up here).
  */
+import { randomUUID } from "node:crypto";
 import type { Request, RequestHandler, Response } from "express";
 import getRawBody from "raw-body";
 import { messages } from "~/content/messages";
@@ -39,25 +40,53 @@ function hostOf(value: string): string | undefined {
   }
 }
 
+/** The host the visitor asked for: X-Forwarded-Host from a trusted proxy (reject-malformed.ts drops any other), else Host. */
+const requestHost = (req: Request) => req.get("x-forwarded-host")?.split(",")[0]?.trim() || req.get("host");
+
 /**
- * Fetch Metadata first (OWASP): only same-origin posts and ones the visitor typed or bookmarked.
- * Then the Origin (or, without one, the Referer) must name this very host, compared exactly as
- * Remix's own check compares it, so a post that passes here never trips Remix's (a 500).
- * A client that sends neither header is not a browser and is left to the other rules.
+ * Fetch Metadata first, as Go 1.25's CrossOriginProtection does: the browser itself says whether
+ * a post comes from this origin (`same-origin`) or from the visitor (`none`), whatever a proxy did
+ * to Host on the way. Only without it (a browser before 2023, or not a browser) is the Origin (or,
+ * without one, the Referer) compared with the host. A client that sends none of them is not a
+ * browser and is left to the other rules. Remix's own check is kept agreeing by remix-handler.ts.
  */
 export function isCrossSite(req: Request): boolean {
   const site = req.get("sec-fetch-site");
-  if (site !== undefined && site !== "same-origin" && site !== "none") return true;
+  if (site !== undefined) return site !== "same-origin" && site !== "none";
   const claimed = req.get("origin") ?? req.get("referer");
   if (claimed === undefined) return false;
-  const host = req.get("x-forwarded-host")?.split(",")[0]?.trim() || req.get("host");
-  return hostOf(claimed) !== host;
+  return hostOf(claimed) !== requestHost(req);
 }
 
-export function formPosts({ limits, log }: { limits: RateLimits; log: Logger }): RequestHandler {
+/**
+ * A refused post looks same-site when only the host comparison refused it: no Fetch Metadata, and
+ * an Origin (or Referer) naming some other host. That is every post from an old browser behind a
+ * proxy that rewrites Host, so it is an error to look at, not an attack to shrug off.
+ */
+const refusedOrigin = (req: Request) => (req.get("sec-fetch-site") === undefined ? hostOf(req.get("origin") ?? req.get("referer") ?? "") : undefined);
+
+/** What formPosts reports to the metrics (server/metrics.ts). */
+export interface PostEvents {
+  refused(looks: "cross-site" | "same-site"): void;
+  clientUnknown(): void;
+}
+
+/**
+ * The client a post counts as. A trusted proxy that names none (no X-Forwarded-For: nginx's
+ * plain proxy_pass) would make every visitor its one address, one shared bucket that a handful of
+ * posts closes for everyone (decision 0032): each such post counts as a client of its own.
+ */
+function clientOf(req: Request): string | undefined {
+  const proxied = (req.app.get("trust proxy fn") as (address: string, hop: number) => boolean)(req.socket.remoteAddress ?? "", 0);
+  return proxied && req.get("x-forwarded-for") === undefined ? undefined : clientKey(req.ip);
+}
+
+export function formPosts({ limits, log, events }: { limits: RateLimits; log: Logger; events?: PostEvents }): RequestHandler {
+  let unknownSaidAt = -Infinity;
+
   function refuse(req: Request, res: Response, status: keyof typeof REFUSALS, reason: string, retryAfter?: number) {
     if (status === 429) log.warn({ limit: reason, retryAfter, path: req.path }, "rate_limited");
-    else log.warn({ status, reason, path: req.path }, "post_refused");
+    else if (status !== 403) log.warn({ status, reason, path: req.path }, "post_refused");
     if (retryAfter) res.set("Retry-After", String(retryAfter));
     // Remix's browser code shows an answer marked like this in the error boundary, with its text.
     if (new URLSearchParams(req.url.split("?")[1]).has("_data")) res.set("X-Remix-Catch", "yes");
@@ -66,10 +95,29 @@ export function formPosts({ limits, log }: { limits: RateLimits; log: Logger }):
     res.status(status).set("Cache-Control", "private, no-store").type("text/plain").send(REFUSALS[status]);
   }
 
+  function refuseCrossSite(req: Request, res: Response) {
+    const origin = refusedOrigin(req);
+    if (origin === undefined) log.warn({ status: 403, reason: "cross-site", path: req.path }, "post_refused");
+    else log.error({ status: 403, origin, host: requestHost(req), path: req.path }, "post_refused_same_site");
+    events?.refused(origin === undefined ? "cross-site" : "same-site");
+    refuse(req, res, 403, "cross-site");
+  }
+
+  /** Said at most once a minute: every post of a misconfigured proxy would otherwise be a line. */
+  function unknownClient(): string {
+    events?.clientUnknown();
+    if (performance.now() - unknownSaidAt >= 60_000) {
+      unknownSaidAt = performance.now();
+      log.error({ header: "X-Forwarded-For", see: "docs/operations.md#behind-a-proxy" }, "proxy_client_unknown");
+    }
+    return `unknown:${randomUUID()}`;
+  }
+
   return async (req, res, next) => {
-    if (isCrossSite(req)) return refuse(req, res, 403, "cross-site");
-    const client = clientKey(req.ip);
-    const wait = await limits.take("posts", client);
+    if (isCrossSite(req)) return refuseCrossSite(req, res);
+    const known = clientOf(req);
+    const client = known ?? unknownClient();
+    const wait = known === undefined ? 0 : await limits.take("posts", client);
     if (wait) return refuse(req, res, 429, "posts", wait);
     if (!req.is("application/x-www-form-urlencoded")) return refuse(req, res, 415, "content type");
 

@@ -22,7 +22,7 @@ import { contentSecurityPolicy } from "~/utils/csp.server";
 import { pageVariants } from "~/page-variants.server";
 import { version } from "../package.json";
 import { canonicalPath } from "./canonical-path";
-import { describeConfig, parseConfig, privacyFacts } from "./config";
+import { describeConfig, parseConfig, privacyFacts, proxyExpectedButUntrusted } from "./config";
 import { createDraftStore } from "./drafts";
 import { formPosts } from "./form-posts";
 import { createFunnel, lastDays } from "./funnel";
@@ -45,8 +45,9 @@ try {
   createLogger(pino.destination(2)).error({ error: (error as Error).message }, "config_invalid");
   process.exit(1);
 }
-// SITE_URL widened the old cross-site check; ours compares hosts and needs it no more (0008).
+// SITE_URL widened the old cross-site check; ours reads Fetch Metadata, else the host, and needs it no more (0032).
 if (process.env.SITE_URL) log.warn({ variable: "SITE_URL" }, "config_variable_unused");
+if (proxyExpectedButUntrusted(config)) log.warn({ host: config.host, variable: "TRUST_PROXY", see: "docs/operations.md#behind-a-proxy" }, "proxy_not_trusted");
 // Node's own warnings would print plain text on stderr: keep the log JSON-only.
 process.removeAllListeners("warning").on("warning", (warning) => log.warn({ err: warning }, "node_warning"));
 
@@ -162,7 +163,7 @@ const publicFiles = express.static("public", { maxAge: "1h", index: false, redir
 // Pages have no extension: only paths that look like files cost a look in public/.
 app.use((req, res, next) => (path.extname(req.path) ? publicFiles(req, res, next) : next()));
 
-const posts = formPosts({ limits, log });
+const posts = formPosts({ limits, log, events: metrics?.posts });
 app.use((req, res, next) => (ACTION_METHODS.has(req.method) ? posts(req, res, next) : next()));
 app.all(
   "*",

@@ -71,6 +71,21 @@ describe("createMetrics", () => {
     expect(await metrics.registry.metrics()).toMatch(/^leads_oldest_pending_age_seconds 0$/m);
   });
 
+  it("counts refused posts by how they looked, and posts whose proxy named no client, each from the first scrape", async () => {
+    const metrics = createMetrics(PATHS, () => ({ pending: 0, parked: 0, oldestPendingSeconds: null }));
+    let text = await metrics.registry.metrics();
+    expect(text).toMatch(/^form_posts_refused_total\{looks="same-site"\} 0$/m);
+    expect(text).toMatch(/^form_posts_client_unknown_total 0$/m);
+    metrics.posts.refused("same-site");
+    metrics.posts.refused("cross-site");
+    metrics.posts.refused("cross-site");
+    metrics.posts.clientUnknown();
+    text = await metrics.registry.metrics();
+    expect(text).toMatch(/^form_posts_refused_total\{looks="same-site"\} 1$/m);
+    expect(text).toMatch(/^form_posts_refused_total\{looks="cross-site"\} 2$/m);
+    expect(text).toMatch(/^form_posts_client_unknown_total 1$/m);
+  });
+
   it("times requests by route label, method and status, never by the raw URL", async () => {
     const metrics = createMetrics(PATHS, () => ({ pending: 0, parked: 0, oldestPendingSeconds: null }));
     const app = createServer((req, res) => void res.writeHead(req.url?.startsWith("/?") ? 200 : 404).end());

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Lead } from "~/context";
 import type { Hit } from "./funnel";
+import type { PostEvents } from "./form-posts";
 import type { LeadEvents, LeadStats } from "./leads/types";
 
 const METHODS = new Set(["GET", "HEAD", "POST"]);
@@ -25,6 +26,8 @@ export interface Metrics {
   registry: Registry;
   /** What the lead queues report (passed to createLeadInbox). */
   events: LeadEvents & { held(kind: Lead["kind"]): void };
+  /** What the form-post rules report (passed to formPosts). */
+  posts: PostEvents;
   /** A listener for the HTTP server's "request" event (first): times every answer by route, method and status. */
   timeRequests(req: IncomingMessage, res: ServerResponse): void;
   /** Counts one step of the calculator's funnel (server/funnel.ts): by event and device class. */
@@ -126,6 +129,19 @@ export function createMetrics(
     labelNames: ["event", "device"] as const,
     registers: [registry],
   });
+  // Posts a proxy's misconfiguration can cost or blur (decision 0032), each from the first scrape.
+  const refused = new Counter({
+    name: "form_posts_refused_total",
+    help: "Posts refused by the cross-site check, by how they looked: cross-site (the browser said so), same-site (no Sec-Fetch-Site, an Origin naming another host: a proxy rewriting Host, or an old browser).",
+    labelNames: ["looks"] as const,
+    registers: [registry],
+  });
+  for (const looks of ["cross-site", "same-site"] as const) refused.inc({ looks }, 0);
+  const clientUnknown = new Counter({
+    name: "form_posts_client_unknown_total",
+    help: "Posts from a trusted proxy that named no client (no X-Forwarded-For), each counted as a client of its own.",
+    registers: [registry],
+  });
 
   const outcomes = { delivered, retried, parked };
   return {
@@ -138,6 +154,7 @@ export function createMetrics(
       },
       held: (kind) => held.inc({ kind }),
     },
+    posts: { refused: (looks) => refused.inc({ looks }), clientUnknown: () => clientUnknown.inc() },
     timeRequests(req, res) {
       const end = requestDuration.startTimer();
       res.once("close", () => {

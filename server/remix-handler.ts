@@ -16,7 +16,9 @@ export const ACTION_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /**
  * The request as the adapter reads it: `req` itself (its URL, Host, TRUST_PROXY-aware protocol
  * and headers, through Express's own request methods), with a stream of its own holding the
- * checked form, since formPosts has used up the socket's.
+ * checked form, since formPosts has used up the socket's. Without its Origin: formPosts has
+ * decided on it (Fetch Metadata first), and Remix's own check, which compares it with Host alone,
+ * would answer a browser's post through a proxy that rewrites Host with an empty 500.
  */
 function withCheckedBody(req: ExpressRequest, form: CheckedPost): ExpressRequest {
   const body = Buffer.from(new URLSearchParams(form.fields).toString());
@@ -26,7 +28,7 @@ function withCheckedBody(req: ExpressRequest, form: CheckedPost): ExpressRequest
   replay.push(body);
   replay.push(null);
   Object.setPrototypeOf(replay, Object.getPrototypeOf(req));
-  const headers = { ...req.headers, "content-length": String(body.length) };
+  const { origin: _decided, ...headers } = { ...req.headers, "content-length": String(body.length) };
   return Object.assign(replay, {
     socket: req.socket,
     app: req.app,

@@ -46,7 +46,7 @@ test("after one lead, /metrics on METRICS_PORT counts it and shows the runtime; 
 
     // The alert rules shipped beside compose.yaml, and their tests, use only series that exist:
     // names, and label names beside the target's own (Prometheus adds those, and `up`).
-    const named = alertRules().flatMap((r) => [...r.expr.matchAll(/\b(?:leads?|http|nodejs|process)_\w+/g)].map((m) => m[0]));
+    const named = alertRules().flatMap((r) => [...r.expr.matchAll(/\b(?:leads?|http|nodejs|process|form)_\w+/g)].map((m) => m[0]));
     expect(named.length).toBeGreaterThan(6);
     expect(
       named.filter((name) => !new RegExp(`^${name}[ {]`, "m").test(text)),

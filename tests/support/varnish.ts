@@ -4,9 +4,10 @@
  * `Vary`, passes posts and `private`/`no-store` answers, stores gzip). Stopped by the test.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stopped } from "./proxies";
 import { freePort } from "./redis";
 
 export interface Varnish {
@@ -26,13 +27,7 @@ export async function startVarnish(backend: string): Promise<Varnish> {
     { stdio: "ignore" },
   );
   const url = `http://127.0.0.1:${port}`;
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      const done = () => (rmSync(dir, { recursive: true, force: true }), resolve());
-      if (child.exitCode !== null || child.signalCode !== null) return done();
-      child.once("exit", done);
-      child.kill("SIGTERM");
-    });
+  const stop = () => stopped(child, dir);
   for (let i = 0; i < 100; i++) {
     const status = await fetch(`${url}/healthz`).then(
       (r) => r.status,

@@ -1,0 +1,116 @@
+/**
+ * The reverse proxies operators put in front of the site, as processes of a test's own on
+ * loopback: Debian's nginx and Caddy, in the foreground, their configuration, pid file, logs and
+ * temporary files in a folder of their own (nothing under /etc or /var). The shipped files
+ * (deploy/nginx.conf, deploy/Caddyfile) are run as written, with only their listening address and
+ * the site's address put in. Stopped by the test.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+import { REPO } from "./server";
+import { freePort } from "./redis";
+
+export interface Proxy {
+  /** Where visitors reach it, e.g. http://127.0.0.1:23456 (a port that is not 80: Host carries it). */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** A shipped file with `from` replaced by `to`, each exactly once, so a file that changes shape fails here. */
+function shipped(file: string, replacements: [from: string, to: string][]): string {
+  let text = readFileSync(join(REPO, file), "utf8");
+  for (const [from, to] of replacements) {
+    if (text.split(from).length !== 2) throw new Error(`${file} should hold "${from}" exactly once`);
+    text = text.replace(from, to);
+  }
+  return text;
+}
+
+/** Stops a proxy of a test's own (SIGTERM), then removes its folder. */
+export const stopped = (child: ChildProcess, dir: string) =>
+  new Promise<void>((resolve) => {
+    const done = () => (rmSync(dir, { recursive: true, force: true }), resolve());
+    if (child.exitCode !== null || child.signalCode !== null) return done();
+    child.once("exit", done);
+    child.kill("SIGTERM");
+  });
+
+async function started(name: string, child: ChildProcess, url: string, dir: string, log: () => string): Promise<Proxy> {
+  const stop = () => stopped(child, dir);
+  for (let i = 0; i < 100; i++) {
+    // Any answer will do (the site itself may still be starting): the proxy listens.
+    if (
+      await fetch(`${url}/healthz`).then(
+        () => true,
+        () => false,
+      )
+    )
+      return { url, stop };
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const output = log();
+  await stop();
+  throw new Error(`${name} did not answer on ${url}:\n${output}`);
+}
+
+/**
+ * One nginx for several server blocks: each of `blocks` gives a block's text for the loopback
+ * address it is to listen on (a free port of its own). Resolves with each block's URL, in order.
+ */
+export async function startNginx(blocks: ((listen: string) => string)[]): Promise<{ urls: string[]; stop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), "e2e-nginx-"));
+  const ports = await Promise.all(blocks.map(() => freePort()));
+  for (const temp of ["body", "proxy", "fastcgi", "uwsgi", "scgi"]) mkdirSync(join(dir, temp));
+  const conf = [
+    // The user directive counts only for a root master: its workers then stay this user, who owns the folder.
+    `user ${userInfo().username};`,
+    "worker_processes 1;",
+    `pid ${dir}/nginx.pid;`,
+    `error_log ${dir}/error.log warn;`,
+    "events { worker_connections 256; }",
+    "http {",
+    "  access_log off;",
+    ...["body", "proxy", "fastcgi", "uwsgi", "scgi"].map((t) => `  ${t === "body" ? "client_body" : t}_temp_path ${dir}/${t};`),
+    ...blocks.map((block, i) => block(`127.0.0.1:${ports[i]}`)),
+    "}",
+  ].join("\n");
+  writeFileSync(join(dir, "nginx.conf"), conf);
+  let output = "";
+  const child = spawn("nginx", ["-p", dir, "-c", join(dir, "nginx.conf"), "-e", join(dir, "error.log"), "-g", "daemon off;"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.on("data", (chunk) => (output += chunk));
+  child.stderr?.on("data", (chunk) => (output += chunk));
+  const urls = ports.map((port) => `http://127.0.0.1:${port}`);
+  const { stop } = await started("nginx", child, urls[0]!, dir, () => `${output}${readFileSync(join(dir, "error.log"), "utf8")}`);
+  return { urls, stop };
+}
+
+/** deploy/nginx.conf as a server block for startNginx, in front of the site at `site`. */
+export const shippedNginx = (site: string) => (listen: string) =>
+  shipped("deploy/nginx.conf", [
+    ["listen 80;", `listen ${listen};`],
+    ["proxy_pass http://127.0.0.1:3000;", `proxy_pass ${site};`],
+  ]);
+
+/** Caddy with deploy/Caddyfile in front of the site at `site`: plain HTTP on a loopback port, no admin endpoint. */
+export async function startCaddy(site: string): Promise<Proxy> {
+  const dir = mkdtempSync(join(tmpdir(), "e2e-caddy-"));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const caddyfile = shipped("deploy/Caddyfile", [
+    ["example.com {", `${url} {`],
+    ["reverse_proxy 127.0.0.1:3000", `reverse_proxy ${new URL(site).host}`],
+  ]);
+  writeFileSync(join(dir, "Caddyfile"), `{\n\tadmin off\n\tauto_https off\n}\n\n${caddyfile}`);
+  let output = "";
+  // Caddy keeps its data and configuration under XDG folders: here, the test's own.
+  const env = { ...process.env, HOME: dir, XDG_DATA_HOME: join(dir, "data"), XDG_CONFIG_HOME: join(dir, "config") };
+  const child = spawn("caddy", ["run", "--config", join(dir, "Caddyfile"), "--adapter", "caddyfile"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  child.stdout?.on("data", (chunk) => (output += chunk));
+  child.stderr?.on("data", (chunk) => (output += chunk));
+  return started("caddy", child, url, dir, () => output);
+}
