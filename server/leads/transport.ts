@@ -42,7 +42,9 @@ const PROVIDERS = {
   },
   webhook: {
     payload: (lead: StoredLead) => ({ subject: lead.subject, from_name: lead.fromName, reply_to: lead.replyTo, message: text(lead) }),
-    headers: (c: TransportConfig): Record<string, string> => ({ Authorization: `Bearer ${c.accessKey}` }),
+    // The reference as the key a receiver can drop a second send by (decision 0033): a process
+    // killed after the service took a lead and before it said so sends it again.
+    headers: (c: TransportConfig, lead: StoredLead): Record<string, string> => ({ Authorization: `Bearer ${c.accessKey}`, "Idempotency-Key": lead.id }),
     accepted: () => true,
   },
 };
@@ -61,7 +63,7 @@ export function createTransport(config: TransportConfig): Transport {
   return {
     name: config.provider,
     async deliver(lead) {
-      const headers = { "Content-Type": "application/json", Accept: "application/json", ...provider.headers(config) };
+      const headers = { "Content-Type": "application/json", Accept: "application/json", ...provider.headers(config, lead) };
       const answer = await post(config.endpoint, headers, JSON.stringify(provider.payload(lead, config)), config.timeoutMs);
       if (answer.kind === "timeout") return { ok: false, retry: true, reason: "timeout" };
       if (answer.kind === "error") return { ok: false, retry: true, reason: "network", cause: causeOf(answer.error) };
@@ -134,11 +136,27 @@ function post(url: string, headers: Record<string, string>, body: string, timeou
   return new Promise((resolve) => {
     const target = new URL(url);
     const send = target.protocol === "https:" ? httpsRequest : httpRequest;
-    const timer = setTimeout(() => {
-      req.destroy();
-      resolve({ kind: "timeout" });
-    }, timeoutMs);
-    const done = (answer: Answer) => (clearTimeout(timer), resolve(answer));
+    let settled = false;
+    // A process paused (SIGSTOP, a frozen container) or blocked past the deadline runs its due
+    // timers before it reads the sockets that became readable meanwhile: an answer that arrived
+    // while it could not run would be thrown away, and the lead sent again. So the deadline lets
+    // one round of I/O pass first (setImmediate runs after the event loop's poll phase).
+    const timer = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (settled) return;
+          settled = true;
+          req.destroy();
+          resolve({ kind: "timeout" });
+        }),
+      timeoutMs,
+    );
+    const done = (answer: Answer) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(answer);
+    };
     const req = send(target, { method: "POST", headers: { ...headers, "Content-Length": Buffer.byteLength(body) } }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
