@@ -90,16 +90,15 @@ UPDATE leads SET status = 'delivered', claimed_by = NULL WHERE status = 'handed'
 CREATE INDEX IF NOT EXISTS leads_by_admission ON leads (admitted_at);
 PRAGMA user_version = 2;
 `;
+const VERSION = 2;
 /**
- * Version 3 (with Redis, decision 0033): leads this container delivered from another container's
- * record, kept until that container has confirmed them, so the mark that tells it survives Redis
- * losing its data. No personal data: the id and when.
+ * With Redis (decision 0033): leads this container delivered from another container's record,
+ * kept until that container has confirmed them, so the mark that tells it survives Redis losing
+ * its data. No personal data: the id and when. A table of its own that the leads never touch, so
+ * the schema keeps its version: a server of the version before opens the database (a rollback)
+ * and only leaves it alone.
  */
-const MIGRATE_3 = `
-CREATE TABLE IF NOT EXISTS delivered_for_others (id TEXT PRIMARY KEY, delivered_at INTEGER NOT NULL) STRICT;
-PRAGMA user_version = 3;
-`;
-const VERSION = 3;
+const SENT_FOR_OTHERS = "CREATE TABLE IF NOT EXISTS delivered_for_others (id TEXT PRIMARY KEY, delivered_at INTEGER NOT NULL) STRICT;";
 
 const SELECT =
   "SELECT id, kind, status, attempts, next_attempt_at, first_accepted_at, retry_ms, delivered_at, parked_reason, parked_status, dedupe_key, payload FROM leads";
@@ -169,13 +168,14 @@ export type LeadStore = ReturnType<typeof openStore>;
 function prepare(db: DatabaseSync) {
   db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON;");
   const version = () => Number(Object.values(db.prepare("PRAGMA user_version").get() ?? {})[0]);
-  if (version() >= VERSION) return;
+  const sentTable = () => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'delivered_for_others'").get() !== undefined;
+  if (version() >= VERSION && sentTable()) return;
   // Read again under the write lock: another process may have just done it.
   db.exec("BEGIN IMMEDIATE");
   try {
     if (version() < 1) db.exec(SCHEMA);
     if (version() < 2) db.exec(MIGRATE_2);
-    if (version() < 3) db.exec(MIGRATE_3);
+    db.exec(SENT_FOR_OTHERS);
     db.exec("COMMIT");
   } catch (error) {
     if (db.isTransaction) db.exec("ROLLBACK");
