@@ -269,6 +269,8 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     }
     if (producer.status !== "ready") return faults.cleared();
     try {
+      // First, so a lead this container sent is marked again before anything else here can fail.
+      await remark(store);
       for (let held = store.list(["held"])[0]; held && (await admit(held.id, true)); held = store.list(["held"])[0])
         if (await whenFree(() => store.admitHeld(held!.id, now()))) log.info({ id: held.id, kind: held.kind }, "lead_released");
       for (const row of store.list(["pending"])) {
@@ -305,7 +307,6 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
         log.warn({ id, kind }, "lead_requeued");
       }
       await acknowledge(confirmed);
-      await remark(store);
     } catch (error) {
       // A store write that failed is a fault; Redis going away is reported by its connection.
       if (sqliteCause(error).code !== undefined) return faults.lookFailed(error);
