@@ -2,8 +2,9 @@
  * Exactly once where at-least-once used to show (decision 0033), with real processes: two sites in
  * compose.yaml's shape (each its own data folder, one shared Redis) through a Redis restarted
  * empty, and a site paused with SIGSTOP past FORM_TIMEOUT_MS while the form service answers, with
- * SQLite alone and with Redis. Each test starts its own servers from build/ (opsPort 63-65 and 69)
- * and fake form service (opsPort 66-68) and Redis.
+ * SQLite alone and with Redis; where it cannot hold (a kill -9 after the service took the lead),
+ * each copy carries the lead's reference as its idempotency key. Each test starts its own servers
+ * from build/ (opsPort 63-65, 69 and 89) and fake form service (opsPort 66-68 and 88) and Redis.
  */
 import { expect, test } from "@playwright/test";
 import { startFakeFormService } from "../support/fake-form-service";
@@ -90,3 +91,32 @@ for (const store of ["sqlite", "redis"] as const) {
     }
   });
 }
+
+test("a site killed -9 after the webhook took a lead and before it answered sends it again on restart, with the lead's reference as the Idempotency-Key of both copies", async () => {
+  // Over 30 s: the restarted site waits for the killed one's claim to run out (FORM_TIMEOUT_MS + 5 s).
+  test.setTimeout(60_000);
+  const fake = await startFakeFormService({ port: opsPort(88) });
+  fake.setMode("slow", 2_000);
+  const env = keyed(fake, dataDir(), { FORM_PROVIDER: "webhook", FORM_TIMEOUT_MS: "3000" });
+  const first = serve(opsPort(89), env);
+  let second: ReturnType<typeof serve> | undefined;
+  try {
+    await first.listening;
+    const answer = await postContact(first.url, "Killed mid-send (idempotent-1).");
+    expect(answer.status).toBe(303);
+    await expect.poll(() => fake.received("idempotent-1").length).toBe(1);
+    first.child.kill("SIGKILL");
+    await first.exited;
+    fake.setMode("ok");
+    second = serve(opsPort(89), env);
+    await second.listening;
+    await expect.poll(() => fake.received("idempotent-1").length, { timeout: 20_000 }).toBe(2);
+    const reference = /Reference: (\S+)$/.exec(String((fake.received("idempotent-1")[0] as { message: string }).message))?.[1];
+    expect(reference).toMatch(/^\d{8}-[0-9A-Z]{8}$/);
+    expect(fake.headers("idempotent-1").map((h) => h["idempotency-key"])).toEqual([reference, reference]);
+  } finally {
+    first.kill();
+    second?.kill();
+    await fake.close();
+  }
+});
