@@ -179,6 +179,31 @@ describe.concurrent("the Redis queue", () => {
     await Promise.all([back.close(), other.close()]);
   });
 
+  it("a lead another process delivered, whose mark Redis lost before the one that took it heard of it, is not queued again: the sender makes the mark again until it is confirmed", async (t) => {
+    const redis = await ownRedis(t);
+    const [dirA, dirB] = [await mkdtemp(join(tmpdir(), "rq-")), await mkdtemp(join(tmpdir(), "rq-"))];
+    const a = recording(() => ({ ok: true }));
+    const taker = await queueFor(redis, recording(() => failing).transport, dirA);
+    await taker.start();
+    const { id } = await taker.accept(lead);
+    await taker.close(); // it cannot hear of the delivery before Redis loses everything
+    const b = recording(() => ({ ok: true }));
+    const other = await queueFor(redis, b.transport, dirB);
+    await other.start();
+    await until(() => b.delivered.includes(id));
+    await redis.stop();
+    await redis.restart(); // empty: the job and the mark are gone
+    const back = await queueFor(redis, a.transport, dirA);
+    await back.start();
+    await until(() => record(dirA, id)?.status === "delivered");
+    await new Promise((r) => setTimeout(r, 12 * POLL_MS)); // past the lease: nothing is queued again
+    expect([b.delivered, a.attempts]).toEqual([[id], []]);
+    const sender = openStore(join(dirB, "leads.db"));
+    await until(() => sender.sentForOthers().length === 0); // confirmed: the sender forgets it
+    sender.close();
+    await Promise.all([back.close(), other.close()]);
+  });
+
   it("held leads go out on their own once the shared hour has room, at the ceiling's pace", async (t) => {
     let now = Date.parse("2026-11-22T10:00:00Z");
     const { transport, delivered } = recording(() => ({ ok: true }));

@@ -22,8 +22,13 @@ export const QUEUE = { name: "leads", prefix: "agency-site" };
 /** A re-queued lead gets a fresh retry window from `since`. */
 export type QueuedLead = StoredLead & { since?: number };
 
-/** Written by whichever container delivered a lead, so the one that keeps its record hears of it. */
+/**
+ * Written by whichever container delivered a lead, so the one that keeps its record hears of it.
+ * That one, once its record says so, makes the value `confirmed:<time>`: the sender may then
+ * forget it (decision 0033).
+ */
 export const deliveredKey = (id: string) => `${QUEUE.prefix}:delivered:${id}`;
+const CONFIRMED = "confirmed:";
 /** Longer than a container is expected to stay down with deliveries still to hear of. */
 const DELIVERED_MARK_MS = 30 * 86_400_000;
 /** The leads the ceiling let through, by time: one sorted set for every container. */
@@ -152,10 +157,13 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     return Number(await producer.eval(ADMIT, 1, ADMITTED, String(at), String(at - HOUR_MS), String(perHour), pace, id)) === 1;
   }
 
-  /** The local record says delivered (its text then kept as LEAD_RETENTION_DAYS says). */
-  async function confirm(id: string, record?: string) {
+  /**
+   * The local record says delivered (its text then kept as LEAD_RETENTION_DAYS says); `sent`: by
+   * this container, which keeps another container's lead until that one has confirmed it.
+   */
+  async function confirm(id: string, { sent = false, record }: { sent?: boolean; record?: string } = {}) {
     try {
-      await whenFree(() => local?.delivered(id, now(), retentionMs, record));
+      await whenFree(() => (sent ? local?.sent(id, now(), retentionMs, record) : local?.delivered(id, now(), retentionMs, record)));
     } catch (error) {
       faults.failed(error, "write", { id }); // the next look at Redis confirms it again
     }
@@ -163,16 +171,26 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
 
   async function deliver(job: Job<QueuedLead>) {
     const lead = job.data;
-    // Queued again after Redis lost it, or stalled after its send: sent already, not twice.
-    if ((await producer.exists(deliveredKey(lead.id))) === 1)
+    // Queued again after Redis lost it, or stalled after its send: sent already (as Redis says, or
+    // as this container's own record says when Redis lost the mark), not twice.
+    const here = (() => {
+      try {
+        return local?.knownDelivered(lead.id) === true;
+      } catch {
+        return false; // a locked or failing store: Redis's mark still counts
+      }
+    })();
+    if (here) await producer.set(deliveredKey(lead.id), String(now()), "PX", DELIVERED_MARK_MS, "NX").catch(() => undefined);
+    if (here || (await producer.exists(deliveredKey(lead.id))) === 1)
       return void (await confirm(lead.id), log.info({ id: lead.id, kind: lead.kind }, "lead_delivered_already"));
     const started = now();
     const outcome = await transport.deliver(lead);
     const fields = { id: lead.id, kind: lead.kind, provider: transport.name, attempt: job.attemptsMade + 1, durationMs: now() - started };
     if (outcome.ok) {
-      // Marked before the job completes (and may be removed): whichever container keeps its record hears of it.
+      // Marked before the job completes (and may be removed): whichever container keeps its record
+      // hears of it. Kept here too, so the mark is made again if Redis loses it before then.
       await producer.set(deliveredKey(lead.id), String(now()), "PX", DELIVERED_MARK_MS).catch(() => undefined);
-      await confirm(lead.id, outcome.record);
+      await confirm(lead.id, { sent: true, record: outcome.record });
       return void (
         events.attempted(lead.kind, "delivered", fields.durationMs / 1000),
         log.info({ ...fields, status: outcome.status, record: outcome.record }, "lead_delivered")
@@ -207,6 +225,35 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     return first;
   }
 
+  /** Tells whoever sent these leads that this container's record has them as delivered. */
+  async function acknowledge(ids: string[]) {
+    if (ids.length === 0) return;
+    const multi = producer.multi();
+    for (const id of ids) multi.set(deliveredKey(id), `${CONFIRMED}${now()}`, "PX", DELIVERED_MARK_MS);
+    await multi.exec();
+  }
+
+  /**
+   * Makes again the marks of leads this container sent for another that Redis lost (restarted
+   * empty, flushed) before that container heard of them: it waits one lease before it queues a
+   * lost lead again, and finds the mark back by then (decision 0033). A mark that says confirmed
+   * ends the keeping, as does the mark's own age.
+   */
+  async function remark(store: LeadStore) {
+    const sent = store.sentForOthers();
+    for (let from = 0; from < sent.length; from += 300) {
+      const some = sent.slice(from, from + 300);
+      const multi = producer.multi();
+      for (const { id, deliveredAt } of some) multi.set(deliveredKey(id), String(deliveredAt), "PX", DELIVERED_MARK_MS, "NX").get(deliveredKey(id));
+      const answers = await multi.exec();
+      if (!answers) throw new Error("the Redis transaction was aborted");
+      for (const [i, { id, deliveredAt }] of some.entries()) {
+        const mark = answers[i * 2 + 1]?.[1];
+        if ((typeof mark === "string" && mark.startsWith(CONFIRMED)) || now() - deliveredAt > DELIVERED_MARK_MS) await whenFree(() => store.heardOf(id));
+      }
+    }
+  }
+
   /**
    * What the local store must tell Redis, and hear from it: held leads the ceiling now lets go
    * (oldest first, at its pace), leads kept while Redis was away, and, for leads handed over,
@@ -225,6 +272,8 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     }
     if (producer.status !== "ready") return faults.cleared();
     try {
+      // First, so a lead this container sent is marked again before anything else here can fail.
+      await remark(store);
       for (let held = store.list(["held"])[0]; held && (await admit(held.id, true)); held = store.list(["held"])[0])
         if (await whenFree(() => store.admitHeld(held!.id, now()))) log.info({ id: held.id, kind: held.kind }, "lead_released");
       for (const row of store.list(["pending"])) {
@@ -240,8 +289,9 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
       const where = await whereInRedis(producer, queue, handed);
       const seenMissing = missingSince;
       missingSince = new Map();
+      const confirmed: string[] = [];
       for (const [i, { id, kind, key }] of handed.entries()) {
-        if (where[i] === "delivered") await whenFree(() => store.delivered(id, now(), retentionMs));
+        if (where[i] === "delivered") await whenFree(() => store.delivered(id, now(), retentionMs)).then(() => confirmed.push(id));
         if (where[i] !== "missing") continue;
         // A send in flight when Redis lost its job (here or in another container) ends within one
         // lease and marks the lead delivered: queued again before that, it would be sent twice.
@@ -259,6 +309,7 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
         await add(lead, key);
         log.warn({ id, kind }, "lead_requeued");
       }
+      await acknowledge(confirmed);
     } catch (error) {
       // A store write that failed is a fault; Redis going away is reported by its connection.
       if (sqliteCause(error).code !== undefined) return faults.lookFailed(error);

@@ -25,11 +25,27 @@ export function post(url: string, headers: Record<string, string>, body: string,
   return new Promise((resolve) => {
     const target = new URL(url);
     const send = target.protocol === "https:" ? httpsRequest : httpRequest;
-    const timer = setTimeout(() => {
-      req.destroy();
-      resolve({ kind: "timeout" });
-    }, timeoutMs);
-    const done = (answer: Answer) => (clearTimeout(timer), resolve(answer));
+    let settled = false;
+    // A process paused (SIGSTOP, a frozen container) or blocked past the deadline runs its due
+    // timers before it reads the sockets that became readable meanwhile: an answer that arrived
+    // while it could not run would be thrown away, and the lead sent again. So the deadline lets
+    // one round of I/O pass first (setImmediate runs after the event loop's poll phase).
+    const timer = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (settled) return;
+          settled = true;
+          req.destroy();
+          resolve({ kind: "timeout" });
+        }),
+      timeoutMs,
+    );
+    const done = (answer: Answer) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(answer);
+    };
     const req = send(target, { method: "POST", headers: { ...headers, "Content-Length": Buffer.byteLength(body) } }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;

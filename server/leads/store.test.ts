@@ -300,6 +300,24 @@ describe("delivering", () => {
     reopened.close();
   });
 
+  it("with Redis, a lead sent from its own record is delivered there; one sent for another container is kept (its id, across a reopen) until heard of", () => {
+    const file = dbFile();
+    const store = openStore(file);
+    const { id } = add(store, "sent-here");
+    store.handed(id);
+    store.sent(id, T, 0);
+    store.sent("20261123-OTHERS00", T, 0);
+    expect(store.get(id)).toMatchObject({ status: "delivered", deliveredAt: T, lead: null });
+    expect(store.sentForOthers()).toEqual([{ id: "20261123-OTHERS00", deliveredAt: T }]);
+    expect([id, "20261123-OTHERS00", "20261123-NEVERSEN"].map((i) => store.knownDelivered(i))).toEqual([true, true, false]);
+    store.close();
+    const reopened = openStore(file);
+    expect(reopened.knownDelivered("20261123-OTHERS00")).toBe(true);
+    reopened.heardOf("20261123-OTHERS00");
+    expect([reopened.sentForOthers(), reopened.knownDelivered("20261123-OTHERS00")]).toEqual([[], false]);
+    reopened.close();
+  });
+
   it("retention: a delivered lead's text is erased after LEAD_RETENTION_DAYS (at once with 0), its row after a day; parked leads stay", () => {
     const store = openStore(dbFile());
     const [kept, erased, parked] = [add(store, "kept 30 days"), add(store, "erased at delivery"), add(store, "parked")];

@@ -98,6 +98,14 @@ ALTER TABLE leads ADD COLUMN crm_record TEXT;
 PRAGMA user_version = 3;
 `;
 const VERSION = 3;
+/**
+ * With Redis (decision 0033): leads this container delivered from another container's record,
+ * kept until that container has confirmed them, so the mark that tells it survives Redis losing
+ * its data. No personal data: the id and when. A table of its own that the leads never touch, so
+ * the schema keeps its version: a server of the version before opens the database (a rollback)
+ * and only leaves it alone.
+ */
+const SENT_FOR_OTHERS = "CREATE TABLE IF NOT EXISTS delivered_for_others (id TEXT PRIMARY KEY, delivered_at INTEGER NOT NULL) STRICT;";
 
 const SELECT =
   "SELECT id, kind, status, attempts, next_attempt_at, first_accepted_at, retry_ms, delivered_at, parked_reason, parked_status, dedupe_key, crm_record, payload FROM leads";
@@ -168,13 +176,15 @@ export type LeadStore = ReturnType<typeof openStore>;
 function prepare(db: DatabaseSync) {
   db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON;");
   const version = () => Number(Object.values(db.prepare("PRAGMA user_version").get() ?? {})[0]);
-  if (version() >= VERSION) return;
+  const sentTable = () => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'delivered_for_others'").get() !== undefined;
+  if (version() >= VERSION && sentTable()) return;
   // Read again under the write lock: another process may have just done it.
   db.exec("BEGIN IMMEDIATE");
   try {
     if (version() < 1) db.exec(SCHEMA);
     if (version() < 2) db.exec(MIGRATE_2);
     if (version() < 3) db.exec(MIGRATE_3);
+    db.exec(SENT_FOR_OTHERS);
     db.exec("COMMIT");
   } catch (error) {
     if (db.isTransaction) db.exec("ROLLBACK");
@@ -262,6 +272,14 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
   /** Leads the ceiling let through in the last hour (held ones are not; a time ahead of the clock is not counted). */
   const admitted = (now: number) => count("SELECT count(*) FROM leads WHERE admitted_at > ? AND admitted_at <= ?", now - HOUR_MS, now);
 
+  /** Delivered (with Redis: confirmed): with no retention, its text goes at once (the row stays a day, for the dedupe). */
+  function delivered(id: string, now: number, retentionMs: number, record?: string) {
+    const erase = retentionMs === 0 ? ", payload = NULL" : "";
+    db.prepare(
+      `UPDATE leads SET status = 'delivered', delivered_at = ?, attempts = attempts + 1, claimed_by = NULL, claimed_until = NULL, crm_record = coalesce(?, crm_record)${erase} WHERE id = ? AND status IN ('pending', 'handed')`,
+    ).run(now, record ?? null, id);
+  }
+
   return {
     file,
     owner,
@@ -319,15 +337,39 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
       return row?.at === null || row?.at === undefined ? null : Number(row.at);
     },
 
+    delivered,
+
     /**
-     * Delivered (with Redis: confirmed): with no retention, its text goes at once (the row stays a
-     * day, for the dedupe). `record`: the CRM's id for it, kept with the row.
+     * With Redis, this container sent a lead: its own record says delivered; a lead from another
+     * container's record is kept (its id) until that container has confirmed it (decision 0033).
      */
-    delivered(id: string, now: number, retentionMs: number, record?: string) {
-      const erase = retentionMs === 0 ? ", payload = NULL" : "";
-      db.prepare(
-        `UPDATE leads SET status = 'delivered', delivered_at = ?, attempts = attempts + 1, claimed_by = NULL, claimed_until = NULL, crm_record = coalesce(?, crm_record)${erase} WHERE id = ? AND status IN ('pending', 'handed')`,
-      ).run(now, record ?? null, id);
+    sent(id: string, now: number, retentionMs: number, record?: string) {
+      transaction(() => {
+        delivered(id, now, retentionMs, record);
+        if (!db.prepare("SELECT 1 FROM leads WHERE id = ?").get(id))
+          db.prepare("INSERT OR IGNORE INTO delivered_for_others (id, delivered_at) VALUES (?, ?)").run(id, now);
+      });
+    },
+
+    /** Whether this container knows the lead was delivered: its own record says so, or it sent it for another. */
+    knownDelivered(id: string): boolean {
+      return (
+        db.prepare("SELECT 1 FROM leads WHERE id = ? AND status = 'delivered'").get(id) !== undefined ||
+        db.prepare("SELECT 1 FROM delivered_for_others WHERE id = ?").get(id) !== undefined
+      );
+    },
+
+    /** Other containers' leads this one delivered and has not yet seen confirmed. */
+    sentForOthers(): { id: string; deliveredAt: number }[] {
+      return db
+        .prepare("SELECT id, delivered_at FROM delivered_for_others ORDER BY delivered_at")
+        .all()
+        .map((r) => ({ id: String(r.id), deliveredAt: Number(r.delivered_at) }));
+    },
+
+    /** The container whose record holds it has confirmed it (or it is too old to matter). */
+    heardOf(id: string) {
+      db.prepare("DELETE FROM delivered_for_others WHERE id = ?").run(id);
     },
 
     /** Queued in Redis: kept, with its text, until its delivery is confirmed (or it must be queued again). */

@@ -5,6 +5,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type FakeFormService, startFakeFormService } from "../../tests/support/fake-form-service";
 import { appendLine, createTransport, type TransportConfig } from "./transport";
@@ -104,6 +105,18 @@ describe("other answers", () => {
     expect(auth).toBe("Bearer k-123");
   });
 
+  it("every send to a webhook carries the lead's reference as its Idempotency-Key, the same on a second send", async () => {
+    const keys: unknown[] = [];
+    reply = (res) => res.end();
+    const listen = (req: import("node:http").IncomingMessage) => keys.push(req.headers["idempotency-key"]);
+    server.on("request", listen);
+    const webhook = createTransport({ ...config, provider: "webhook", endpoint: url });
+    await webhook.deliver(lead);
+    await webhook.deliver(lead);
+    server.off("request", listen);
+    expect(keys).toEqual([lead.id, lead.id]);
+  });
+
   it("a body that drips slower than the deadline is a timeout, and the socket is let go", async () => {
     reply = (res) => {
       res.writeHead(200, { "Content-Type": "application/json" }).write("{");
@@ -112,6 +125,32 @@ describe("other answers", () => {
     const started = Date.now();
     expect(await createTransport({ ...config, endpoint: url, timeoutMs: SHORT }).deliver(lead)).toEqual({ ok: false, retry: true, reason: "timeout" });
     expect(Date.now() - started, "cut at the deadline, however the body drips").toBeLessThan(SHORT + 2_000);
+  });
+});
+
+describe("a process that could not run past the deadline", () => {
+  // The service runs in a thread of its own, so it answers while this thread is blocked (as a
+  // process paused with SIGSTOP, or frozen by a long GC, would be).
+  const SERVICE = `
+    const { createServer } = require("node:http");
+    const { parentPort } = require("node:worker_threads");
+    const server = createServer((req, res) => req.resume().on("end", () => {
+      parentPort.postMessage("received");
+      setTimeout(() => res.writeHead(200, { "Content-Type": "application/json" }).end('{"success":true}'), 50);
+    }));
+    server.listen(0, "127.0.0.1", () => parentPort.postMessage(server.address().port));`;
+
+  it("counts an answer that arrived while it was blocked, though its deadline passed meanwhile", async () => {
+    const thread = new Worker(SERVICE, { eval: true });
+    try {
+      const port = await new Promise<number>((resolve) => thread.once("message", resolve));
+      // Blocked from the moment the service has the lead until well past the deadline.
+      thread.once("message", () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, SHORT * 3));
+      const sent = createTransport({ ...config, endpoint: `http://127.0.0.1:${port}/submit`, timeoutMs: SHORT }).deliver(lead);
+      expect(await sent).toEqual({ ok: true, status: 200 });
+    } finally {
+      await thread.terminate();
+    }
   });
 });
 

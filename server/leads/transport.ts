@@ -43,7 +43,9 @@ const PROVIDERS = {
   },
   webhook: {
     payload: (lead: StoredLead) => ({ subject: lead.subject, from_name: lead.fromName, reply_to: lead.replyTo, message: text(lead) }),
-    headers: (c: TransportConfig): Record<string, string> => ({ Authorization: `Bearer ${c.accessKey}` }),
+    // The reference as the key a receiver can drop a second send by (decision 0033): a process
+    // killed after the service took a lead and before it said so sends it again.
+    headers: (c: TransportConfig, lead: StoredLead): Record<string, string> => ({ Authorization: `Bearer ${c.accessKey}`, "Idempotency-Key": lead.id }),
     accepted: () => true,
   },
 };
@@ -57,7 +59,7 @@ export function createTransport(config: TransportConfig): Transport {
   return {
     name: config.provider,
     async deliver(lead) {
-      const headers = { "Content-Type": "application/json", Accept: "application/json", ...provider.headers(config) };
+      const headers = { "Content-Type": "application/json", Accept: "application/json", ...provider.headers(config, lead) };
       const answer = await post(config.endpoint, headers, JSON.stringify(provider.payload(lead, config)), config.timeoutMs);
       if (answer.kind === "timeout") return { ok: false, retry: true, reason: "timeout" };
       if (answer.kind === "error") return { ok: false, retry: true, reason: "network", cause: causeOf(answer.error) };

@@ -4,7 +4,7 @@
  * `POST /__clear`, each optionally scoped with `?match=<token>` to submissions containing it. tests/support/global-setup.ts starts one per site under test, and each site's
  * FORM_ENDPOINT points at its `/submit`.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /**
@@ -27,6 +27,8 @@ export interface FakeFormService {
   received(match?: string): unknown[];
   /** The same, only those this service answered as accepted (delivered). */
   accepted(match?: string): unknown[];
+  /** The request headers of each submission `received(match)` lists, in the same order. */
+  headers(match?: string): IncomingHttpHeaders[];
   clear(match?: string): void;
   /** With `match`, the mode applies only to submissions whose raw body contains it. */
   setMode(mode: FakeMode, delayMs?: number, match?: string): void;
@@ -55,7 +57,7 @@ const send = (res: ServerResponse, status: number, body?: unknown) => {
 export async function startFakeFormService(opts: { port?: number; host?: string; delayMs?: number } = {}): Promise<FakeFormService> {
   let mode: FakeMode = "ok";
   let delayMs = opts.delayMs ?? 2000;
-  let bodies: { raw: string; parsed: unknown; accepted: boolean }[] = [];
+  let bodies: { raw: string; parsed: unknown; accepted: boolean; headers: IncomingHttpHeaders }[] = [];
   // Modes scoped to submissions whose body contains a token, so concurrent tests don't collide.
   const scoped = new Map<string, FakeMode>();
   const timers = new Set<ReturnType<typeof setTimeout>>();
@@ -67,6 +69,7 @@ export async function startFakeFormService(opts: { port?: number; host?: string;
   };
   const received = (match?: string) => bodies.filter((b) => !match || b.raw.includes(match)).map((b) => b.parsed);
   const accepted = (match?: string) => bodies.filter((b) => b.accepted && (!match || b.raw.includes(match))).map((b) => b.parsed);
+  const headers = (match?: string) => bodies.filter((b) => !match || b.raw.includes(match)).map((b) => b.headers);
   const clear = (match?: string) => {
     bodies = match ? bodies.filter((b) => !b.raw.includes(match)) : [];
     if (match) scoped.delete(match);
@@ -79,7 +82,7 @@ export async function startFakeFormService(opts: { port?: number; host?: string;
     const handle = async () => {
       if (req.method === "POST" && url.pathname === "/submit") {
         const raw = await readBody(req);
-        const body = { raw, parsed: parse(raw), accepted: false };
+        const body = { raw, parsed: parse(raw), accepted: false, headers: req.headers };
         bodies.push(body);
         const m = [...scoped].find(([token]) => raw.includes(token))?.[1] ?? mode;
         if (m === "refuse") return void req.socket.destroy();
@@ -121,6 +124,7 @@ export async function startFakeFormService(opts: { port?: number; host?: string;
     port,
     received,
     accepted,
+    headers,
     clear,
     setMode,
     close: () =>
