@@ -50,12 +50,22 @@ export interface LeadEvents {
 
 export const noLeadEvents: LeadEvents = { accepted: () => undefined, attempted: () => undefined, held: () => undefined };
 
+/**
+ * Where a lead came from, as the store may keep it (decision 0031): `group` is a keyed hash of the
+ * client's address bucket (never the address), so one address's leads are held past its share and
+ * released fairly among addresses.
+ */
+export interface LeadOrigin {
+  group?: string;
+}
+
 export interface LeadQueue {
   /**
    * Stores the lead durably and schedules its delivery; resolves with its id once stored (the id
-   * of the first one when the same form was already stored).
+   * of the first one when the same form was already stored). Rejects with AddressFull (store.ts)
+   * when its address already has as many leads held as it may.
    */
-  accept(lead: Lead): Promise<string>;
+  accept(lead: Lead, origin?: LeadOrigin): Promise<string>;
   stats(): LeadStats;
   /** Opens the store and starts delivering, picking up whatever was pending. */
   start(): Promise<void>;
