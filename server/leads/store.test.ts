@@ -131,7 +131,9 @@ describe("writing", () => {
     const held = add(store, "held", T, 0);
     store.close();
     const old = new DatabaseSync(file);
-    old.exec("DROP INDEX leads_by_admission; ALTER TABLE leads DROP COLUMN admitted_at; PRAGMA user_version = 1;");
+    old.exec(
+      "DROP INDEX leads_by_group; ALTER TABLE leads DROP COLUMN client_group; DROP INDEX leads_by_admission; ALTER TABLE leads DROP COLUMN admitted_at; PRAGMA user_version = 1;",
+    );
     old.prepare("UPDATE leads SET status = 'handed', payload = NULL WHERE id = ?").run(handed.id);
     old.close();
     const upgraded = openStore(file);

@@ -277,18 +277,13 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
   const admitted = (now: number) => count("SELECT count(*) FROM leads WHERE admitted_at > ? AND admitted_at <= ?", now - HOUR_MS, now);
   /** Leads of one address let through in its window, and held now (decision 0031). */
   const ofAddress = (group: string, now: number) => ({
-    admitted: count(
-      "SELECT count(*) FROM leads WHERE client_group = ? AND admitted_at > ? AND admitted_at <= ?",
-      group,
-      now - PER_ADDRESS.windowMs,
-      now,
-    ),
+    admitted: count("SELECT count(*) FROM leads WHERE client_group = ? AND admitted_at > ? AND admitted_at <= ?", group, now - PER_ADDRESS.windowMs, now),
     held: count("SELECT count(*) FROM leads WHERE client_group = ? AND status = 'held'", group),
   });
   /**
    * The held lead to let go next, fairly (decision 0031): of the held leads whose address has
-   * room in its window, the one with the fewest leads of its address before it in the last hour
-   * (a flood's tenth lead waits behind everyone's first), then the address that sent fewer, then
+   * room in its window, the one with the fewest leads of its address in the hour before it (a
+   * flood's tenth lead waits behind everyone's first), then the address with fewer held, then
    * the oldest. A lead stored without an address counts as an address of its own.
    */
   const fairest = (now: number) =>
@@ -297,13 +292,13 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
         `SELECT h.id, h.kind FROM leads h WHERE h.status = 'held'
          AND (h.client_group IS NULL OR (SELECT count(*) FROM leads a WHERE a.client_group = h.client_group AND a.admitted_at > ? AND a.admitted_at <= ?) < ?)
          ORDER BY
-           (SELECT count(*) FROM leads b WHERE b.client_group = h.client_group AND b.first_accepted_at > ?
+           (SELECT count(*) FROM leads b WHERE b.client_group = h.client_group AND b.first_accepted_at > h.first_accepted_at - ?
               AND (b.first_accepted_at < h.first_accepted_at OR (b.first_accepted_at = h.first_accepted_at AND b.rowid < h.rowid))),
-           (SELECT count(*) FROM leads c WHERE c.client_group = h.client_group AND c.first_accepted_at > ?),
+           (SELECT count(*) FROM leads c WHERE c.client_group = h.client_group AND c.status = 'held'),
            h.first_accepted_at, h.rowid
          LIMIT 1`,
       )
-      .get(now - PER_ADDRESS.windowMs, now, PER_ADDRESS.letThrough, now - HOUR_MS, now - HOUR_MS);
+      .get(now - PER_ADDRESS.windowMs, now, PER_ADDRESS.letThrough, HOUR_MS);
 
   return {
     file,
@@ -510,9 +505,9 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
           .prepare("DELETE FROM leads WHERE status = 'delivered' AND delivered_at <= ?")
           .run(now - Math.max(retentionMs, DEDUPE_WINDOW_MS)).changes;
         // An address's code outlives its use (the last hour's fairness) by at most a purge (decision 0031).
-        db.prepare("UPDATE leads SET client_group = NULL WHERE client_group IS NOT NULL AND status <> 'held' AND coalesce(admitted_at, first_accepted_at) <= ?").run(
-          now - HOUR_MS,
-        );
+        db.prepare(
+          "UPDATE leads SET client_group = NULL WHERE client_group IS NOT NULL AND status <> 'held' AND coalesce(admitted_at, first_accepted_at) <= ?",
+        ).run(now - HOUR_MS);
         return Number(erased) + Number(removed);
       });
     },
