@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { ADDRESS_CODE_HOURS } from "~/content/privacy";
 import { DEDUPE_WINDOW_MS, MAX_DELAY_MS, PER_ADDRESS } from "./schedule";
 import type { Lead, StoredLead } from "./types";
 
@@ -504,10 +505,10 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
         const removed = db
           .prepare("DELETE FROM leads WHERE status = 'delivered' AND delivered_at <= ?")
           .run(now - Math.max(retentionMs, DEDUPE_WINDOW_MS)).changes;
-        // An address's code outlives its use (the last hour's fairness) by at most a purge (decision 0031).
+        // An address's code goes as long after its lead was let through as the privacy notice says (decision 0031).
         db.prepare(
           "UPDATE leads SET client_group = NULL WHERE client_group IS NOT NULL AND status <> 'held' AND coalesce(admitted_at, first_accepted_at) <= ?",
-        ).run(now - HOUR_MS);
+        ).run(now - ADDRESS_CODE_HOURS * HOUR_MS);
         return Number(erased) + Number(removed);
       });
     },
