@@ -152,6 +152,16 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     return Number(await producer.eval(ADMIT, 1, ADMITTED, String(at), String(at - HOUR_MS), String(perHour), pace, id)) === 1;
   }
 
+  /** Whether the shared ceiling would let a held lead through now, at its pace (a look only: admit decides). */
+  async function roomForHeld(): Promise<boolean> {
+    const at = now();
+    const [inHour, lately] = await Promise.all([
+      producer.zcount(ADMITTED, `(${at - HOUR_MS}`, at),
+      producer.zcount(ADMITTED, `(${at - HOUR_MS / perHour}`, at),
+    ]);
+    return inHour < perHour && lately === 0;
+  }
+
   /** The local record says delivered (its text then kept as LEAD_RETENTION_DAYS says). */
   async function confirm(id: string) {
     try {
@@ -223,8 +233,12 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     if (producer.status !== "ready") return faults.cleared();
     try {
       // The fairest held lead first (decision 0031): one address's flood cannot go ahead of everyone.
-      for (let held = store.nextHeld(now()); held && (await admit(held.id, true)); held = store.nextHeld(now()))
-        if (await whenFree(() => store.admitHeld(held!.id, now()))) log.info({ id: held.id, kind: held.kind }, "lead_released");
+      // Ranked only when the shared ceiling has room: ranking a large flood's leads takes a while.
+      while (await roomForHeld()) {
+        const held = store.nextHeld(now());
+        if (!held || !(await admit(held.id, true))) break;
+        if (await whenFree(() => store.admitHeld(held.id, now()))) log.info({ id: held.id, kind: held.kind }, "lead_released");
+      }
       for (const row of store.list(["pending"])) {
         if (!row.lead) {
           await whenFree(() => store.park(row.id, now(), "unreadable"));

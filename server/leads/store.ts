@@ -285,18 +285,25 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
    * The held lead to let go next, fairly (decision 0031): of the held leads whose address has
    * room in its window, the one with the fewest leads of its address in the hour before it (a
    * flood's tenth lead waits behind everyone's first), then the address with fewer held, then
-   * the oldest. A lead stored without an address counts as an address of its own.
+   * the oldest. Only each address's oldest held lead can be that one, so only those are ranked
+   * (a flood of many addresses costs one look per address, not per lead). A lead stored without
+   * an address (before schema 3) counts as an address of its own.
    */
   const fairest = (now: number) =>
     db
       .prepare(
-        `SELECT h.id, h.kind FROM leads h WHERE h.status = 'held'
-         AND (h.client_group IS NULL OR (SELECT count(*) FROM leads a WHERE a.client_group = h.client_group AND a.admitted_at > ? AND a.admitted_at <= ?) < ?)
+        `WITH firsts AS (
+           SELECT id, kind, client_group AS address, min(first_accepted_at) AS first, rowid AS rid, count(*) AS held
+             FROM leads WHERE status = 'held' AND client_group IS NOT NULL GROUP BY client_group
+           UNION ALL
+           SELECT id, kind, NULL, first_accepted_at, rowid, 1 FROM leads WHERE status = 'held' AND client_group IS NULL
+         )
+         SELECT id, kind FROM firsts f
+         WHERE address IS NULL OR (SELECT count(*) FROM leads a WHERE a.client_group = f.address AND a.admitted_at > ? AND a.admitted_at <= ?) < ?
          ORDER BY
-           (SELECT count(*) FROM leads b WHERE b.client_group = h.client_group AND b.first_accepted_at > h.first_accepted_at - ?
-              AND (b.first_accepted_at < h.first_accepted_at OR (b.first_accepted_at = h.first_accepted_at AND b.rowid < h.rowid))),
-           (SELECT count(*) FROM leads c WHERE c.client_group = h.client_group AND c.status = 'held'),
-           h.first_accepted_at, h.rowid
+           (SELECT count(*) FROM leads b WHERE b.client_group = f.address AND b.first_accepted_at > f.first - ?
+              AND (b.first_accepted_at < f.first OR (b.first_accepted_at = f.first AND b.rowid < f.rid))),
+           held, first, rid
          LIMIT 1`,
       )
       .get(now - PER_ADDRESS.windowMs, now, PER_ADDRESS.letThrough, HOUR_MS);
