@@ -15,6 +15,7 @@ import { createRedisQueue } from "./redis-queue";
 import { PER_ADDRESS } from "./schedule";
 import { createSqliteQueue } from "./sqlite-queue";
 import { addressCodes } from "../lead-inbox";
+import { clientKey } from "../rate-limits";
 import { AddressFull, openStore } from "./store";
 import type { Lead, LeadQueue, Transport } from "./types";
 
@@ -111,6 +112,8 @@ describe("what the store keeps of an address", () => {
     expect(codeOf("ip:203.0.113.7")).not.toBe(codeOf("ip:203.0.113.8"));
     expect(another("ip:203.0.113.7")).not.toBe(codeOf("ip:203.0.113.7"));
     expect(codeOf("ip:203.0.113.7")).not.toMatch(/203|113/);
+    // An IPv6 household or server counts as its /64, as the post limit counts it.
+    expect(codeOf(clientKey("2001:db8:1:2::9"))).toBe(codeOf(clientKey("2001:db8:1:2:ffff::1")));
   });
 
   it("the code goes an hour after its lead was let through; a held lead keeps it while it waits", async () => {
