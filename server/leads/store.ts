@@ -92,15 +92,16 @@ CREATE INDEX IF NOT EXISTS leads_by_admission ON leads (admitted_at);
 PRAGMA user_version = 2;
 `;
 /**
- * Version 3: the sender's group (decision 0031): a keyed hash of the client's address bucket,
- * never the address, so one address's leads can be held past its share and released fairly.
+ * Version 4 (3 is the CRM record's, decision 0035): the sender's address code (decision 0031), a
+ * keyed hash of the client's address bucket, never the address, so one address's leads can be
+ * held past its share and released fairly.
  */
-const MIGRATE_3 = `
+const MIGRATE_4 = `
 ALTER TABLE leads ADD COLUMN client_group TEXT;
 CREATE INDEX IF NOT EXISTS leads_by_group ON leads (client_group, first_accepted_at);
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;
 `;
-const VERSION = 3;
+const VERSION = 4;
 
 const SELECT =
   "SELECT id, kind, status, attempts, next_attempt_at, first_accepted_at, retry_ms, delivered_at, parked_reason, parked_status, dedupe_key, payload FROM leads";
@@ -189,7 +190,7 @@ function prepare(db: DatabaseSync) {
   try {
     if (version() < 1) db.exec(SCHEMA);
     if (version() < 2) db.exec(MIGRATE_2);
-    if (version() < 3) db.exec(MIGRATE_3);
+    if (version() < 4) db.exec(MIGRATE_4);
     db.exec("COMMIT");
   } catch (error) {
     if (db.isTransaction) db.exec("ROLLBACK");
@@ -287,7 +288,7 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
    * flood's tenth lead waits behind everyone's first), then the address with fewer held, then
    * the oldest. Only each address's oldest held lead can be that one, so only those are ranked
    * (a flood of many addresses costs one look per address, not per lead). A lead stored without
-   * an address (before schema 3) counts as an address of its own.
+   * an address (before schema 4) counts as an address of its own.
    */
   const fairest = (now: number) =>
     db
