@@ -30,7 +30,7 @@ export interface LeadFields {
   message: string;
 }
 
-/** Why a form did not go through: it could not be stored, or the client is over its quota. */
+/** Why a form did not go through: it could not be stored, or its address is over a limit (posts, or leads held). */
 export type FormProblem = "failed" | "rateLimited";
 
 /**
@@ -57,7 +57,7 @@ declare module "@remix-run/node" {
   interface AppLoadContext {
     /** The client's address as the server sees it: the socket's, or what trusted proxies report. */
     clientAddress: string | undefined;
-    /** Stores a lead for delivery. Counts against the client's quota; a bot's lead is dropped quietly. */
+    /** Stores a lead for delivery (held past its address's share: decision 0031); a bot's lead is dropped quietly. */
     submitLead(lead: Lead): Promise<LeadAnswer>;
     /** Whether the server can serve (false once it is stopping): all that /healthz tells. */
     serving(): boolean;

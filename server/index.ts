@@ -58,7 +58,7 @@ let build = await importBuild();
 const limits = createRateLimits(config.redisUrl, log);
 // Metrics only with METRICS_PORT; the gauges read the queue's figures when scraped.
 const metrics = config.metricsPort ? createMetrics(routePaths(build.routes), () => inbox.stats()) : undefined;
-const inbox = createLeadInbox(config, limits, log, metrics?.events);
+const inbox = createLeadInbox(config, log, metrics?.events);
 try {
   await inbox.start(); // picks up whatever was pending when the server last stopped
 } catch (error) {

@@ -1,17 +1,30 @@
 /**
- * Where actions hand over leads (`context.submitLead`). The honeypot and the per-client lead quota
- * apply here, whatever the action does; then the lead is stored for delivery in the background.
+ * Where actions hand over leads (`context.submitLead`). The honeypot applies here, whatever the
+ * action does; then the lead is stored for delivery in the background, with its address's code
+ * (decision 0031): past its address's share it is held, not refused, and only an address with
+ * as many leads held as it may is told so.
  */
+import { createHmac, randomBytes } from "node:crypto";
 import type { Lead, LeadAnswer } from "~/context";
 import type { Config } from "./config";
 import type { CheckedPost } from "./form-posts";
 import { createLeadQueue } from "./leads";
+import { PER_ADDRESS } from "./leads/schedule";
+import { AddressFull } from "./leads/store";
 import { createTransport } from "./leads/transport";
 import type { Logger } from "./log";
-import type { RateLimits } from "./rate-limits";
 import type { LeadEvents } from "./leads/types";
 
-export function createLeadInbox(config: Config, limits: RateLimits, log: Logger, events?: LeadEvents) {
+/**
+ * The code a lead's address bucket (an IPv4 address, an IPv6 /64) is kept under: an HMAC with a
+ * key this process draws at start and never writes down, so no store, copy or export of one can
+ * be turned back into an address, even by trying every IPv4 address.
+ */
+export function addressCodes(key = randomBytes(32)) {
+  return (client: string) => createHmac("sha256", key).update(client).digest("base64url").slice(0, 22);
+}
+
+export function createLeadInbox(config: Config, log: Logger, events?: LeadEvents) {
   const queue = createLeadQueue({
     dbFile: config.leadsDb,
     redisUrl: config.redisUrl,
@@ -23,6 +36,7 @@ export function createLeadInbox(config: Config, limits: RateLimits, log: Logger,
     // A claimed delivery stays this process's a little longer than one attempt may take.
     leaseMs: config.delivery.timeoutMs + 5_000,
   });
+  const codeOf = addressCodes();
   return {
     start: () => queue.start(),
     stats: () => queue.stats(),
@@ -30,13 +44,16 @@ export function createLeadInbox(config: Config, limits: RateLimits, log: Logger,
     async submit(post: CheckedPost | undefined, lead: Lead): Promise<LeadAnswer> {
       if (!post) return { ok: false, problem: "failed" };
       if (post.bot) return (log.info({ kind: lead.kind }, "bot_dropped"), { ok: true });
-      const wait = await limits.take("leads", post.client);
-      if (wait) return (log.warn({ limit: "leads", retryAfter: wait }, "rate_limited"), { ok: false, problem: "rateLimited", retryAfter: wait });
       try {
-        const { id, first } = await queue.accept(lead);
+        const { id, first } = await queue.accept(lead, { group: codeOf(post.client) });
         return first ? { ok: true, reference: id, first } : { ok: true, reference: id };
       } catch (error) {
-        await limits.refund(post.client);
+        if (error instanceof AddressFull) {
+          // At its address's pace one of its held leads goes every two minutes, freeing a place.
+          const retryAfter = PER_ADDRESS.windowMs / PER_ADDRESS.letThrough / 1000;
+          log.warn({ limit: "leads", heldPerAddress: PER_ADDRESS.held, retryAfter }, "rate_limited");
+          return { ok: false, problem: "rateLimited", retryAfter };
+        }
         log.error({ err: error, kind: lead.kind }, "lead_not_stored");
         return { ok: false, problem: "failed" };
       }

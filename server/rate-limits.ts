@@ -1,6 +1,6 @@
 /**
- * Per-client limits (rate-limiter-flexible): form posts a minute, and leads accepted per ten
- * minutes. In memory by default; with REDIS_URL in Redis, so every container counts together,
+ * Per-client limits (rate-limiter-flexible): form posts a minute. (Leads are not refused per
+ * client: past an address's share they are held, in the lead store: decision 0031.) In memory by default; with REDIS_URL in Redis, so every container counts together,
  * each Redis limiter backed by an in-memory one so a Redis outage degrades instead of failing.
  */
 import ipaddr from "ipaddr.js";
@@ -11,7 +11,6 @@ import { watchRedis } from "./redis-watch";
 
 export const LIMITS = {
   posts: { points: 30, duration: 60 },
-  leads: { points: 5, duration: 10 * 60 },
   // The calculator's funnel: a visit posts at most four steps; a flood adds a few counts, no more.
   funnel: { points: 12, duration: 10 * 60 },
 };
@@ -48,7 +47,7 @@ export function createRateLimits(redisUrl: string | undefined, log: Logger, comm
     if (!redis) return new RateLimiterMemory(rule);
     return new RateLimiterRedis({ ...rule, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: new RateLimiterMemory(rule) });
   };
-  const limiters = { posts: make("posts"), leads: make("leads"), funnel: make("funnel") };
+  const limiters = { posts: make("posts"), funnel: make("funnel") };
 
   /** 0 when the client may go on, otherwise the seconds to wait. Fails open on a store error. */
   async function take(name: keyof typeof LIMITS, key: string): Promise<number> {
@@ -64,12 +63,6 @@ export function createRateLimits(redisUrl: string | undefined, log: Logger, comm
 
   return {
     take,
-    /** Gives a lead back to the client's quota when it could not be stored after all. */
-    refund: (key: string) =>
-      limiters.leads.reward(key, 1).then(
-        () => undefined,
-        () => undefined,
-      ),
     close: async () => void (await redis?.quit().catch(() => redis.disconnect())),
   };
 }

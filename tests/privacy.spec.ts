@@ -56,6 +56,8 @@ test(
     await expect(main).toContainText("30 days");
     await expect(main).toContainText("Web3Forms");
     await expect(main).toContainText(/refuses a message, it stays on our server until/);
+    // What the lead store keeps of an address (decision 0031): a code, never the address.
+    await expect(main).toContainText(/a code worked out from your address .* cannot be turned back into your address\. The code is deleted about an hour/);
     const officer = site.informationOfficer.email;
     await expect(main.getByRole("link", { name: officer })).toHaveAttribute("href", `mailto:${officer}`);
     await expect(page).toHaveTitle(/Privacy notice \|/);

@@ -4,5 +4,6 @@ export const messages = {
   calculatorFailed: "There was an error submitting your request. Please try again.",
   contactSent: "Thank you! Your message has been sent. We reply within one business day.",
   contactFailed: "There was an error sending your message. Please try again.",
-  rateLimited: "You have sent several messages in a short time. Please wait a few minutes and try again.",
+  rateLimited:
+    "Many messages are arriving from your internet address just now (people on one office or mobile network can share it), so we could not take this one. Please try again in a few minutes.",
 } as const;

@@ -23,6 +23,12 @@ export const DRAFT_LIFETIME_MINUTES = 60;
 /** How long the calculator funnel's daily counts are kept (server/funnel.ts, decision 0036). */
 export const FUNNEL_KEEP_DAYS = 400;
 
+/**
+ * How long a sent form keeps the code of the address it came from after it is passed on: the
+ * last hour's fairness among addresses (decision 0031; server/leads/store.ts, purge).
+ */
+export const ADDRESS_CODE_HOURS = 1;
+
 export interface PrivacySection {
   heading: string;
   paragraphs?: readonly string[];
@@ -54,6 +60,12 @@ export const privacy = {
       heading: "What we do not collect",
       paragraphs: [
         "This site runs no analytics service or advertising tracker of another company’s and loads nothing from other companies’ servers. Our server records each request (the page, the time and the answer) without your address or anything you typed, and counts requests per address for a few minutes to stop abuse.",
+      ],
+    },
+    {
+      heading: "When many messages come from one address",
+      paragraphs: [
+        `Many people can share one internet address (an office, a mobile network), so when many messages come from one address in a short time we hold some of them back and pass them on in turn, fairly among addresses. For that, each message you send is stored with a code worked out from your address with a secret key that our server keeps only in its memory and never writes down, so the code cannot be turned back into your address. The code is deleted about ${ADDRESS_CODE_HOURS === 1 ? "an hour" : `${ADDRESS_CODE_HOURS} hours`} after your message is sent on its way to us, or with your message if that is sooner.`,
       ],
     },
     {

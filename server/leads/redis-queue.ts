@@ -15,8 +15,8 @@ import { watchRedis } from "../redis-watch";
 import { storeFaults } from "./faults";
 import { expired, leadKey, newLeadId, retryDelay } from "./schedule";
 import { LOOK_TRIES, reportHeld, storeUpkeep, type QueueOptions } from "./sqlite-queue";
-import { openStore, sqliteCause, whenFree, type InsertResult, type LeadStore } from "./store";
-import { noLeadEvents, type Lead, type LeadQueue, type StoredLead } from "./types";
+import { AddressFull, openStore, sqliteCause, whenFree, type InsertResult, type LeadStore } from "./store";
+import { noLeadEvents, type Lead, type LeadOrigin, type LeadQueue, type StoredLead } from "./types";
 
 export const QUEUE = { name: "leads", prefix: "agency-site" };
 /** A re-queued lead gets a fresh retry window from `since`. */
@@ -157,6 +157,16 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     return Number(await producer.eval(ADMIT, 1, ADMITTED, String(at), String(at - HOUR_MS), String(perHour), pace, id)) === 1;
   }
 
+  /** Whether the shared ceiling would let a held lead through now, at its pace (a look only: admit decides). */
+  async function roomForHeld(): Promise<boolean> {
+    const at = now();
+    const [inHour, lately] = await Promise.all([
+      producer.zcount(ADMITTED, `(${at - HOUR_MS}`, at),
+      producer.zcount(ADMITTED, `(${at - HOUR_MS / perHour}`, at),
+    ]);
+    return inHour < perHour && lately === 0;
+  }
+
   /**
    * The local record says delivered (its text then kept as LEAD_RETENTION_DAYS says); `sent`: by
    * this container, which keeps another container's lead until that one has confirmed it.
@@ -274,8 +284,13 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     try {
       // First, so a lead this container sent is marked again before anything else here can fail.
       await remark(store);
-      for (let held = store.list(["held"])[0]; held && (await admit(held.id, true)); held = store.list(["held"])[0])
-        if (await whenFree(() => store.admitHeld(held!.id, now()))) log.info({ id: held.id, kind: held.kind }, "lead_released");
+      // The fairest held lead first (decision 0031): one address's flood cannot go ahead of everyone.
+      // Ranked only when the shared ceiling has room: ranking a large flood's leads takes a while.
+      while (await roomForHeld()) {
+        const held = store.nextHeld(now());
+        if (!held || !(await admit(held.id, true))) break;
+        if (await whenFree(() => store.admitHeld(held.id, now()))) log.info({ id: held.id, kind: held.kind }, "lead_released");
+      }
       for (const row of store.list(["pending"])) {
         if (!row.lead) {
           await whenFree(() => store.park(row.id, now(), "unreadable"));
@@ -364,11 +379,18 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
       void refresh().catch(() => undefined);
       schedule();
     },
-    async accept(lead: Lead) {
+    async accept(lead: Lead, { group }: LeadOrigin = {}) {
       if (!local) throw new Error("the lead store is not open");
       const store = local;
       const stored: StoredLead = { ...lead, id: newLeadId(now()), acceptedAt: now() };
       const key = leadKey(lead);
+      // Over its address's share, a lead is held here without taking room in the shared ceiling.
+      let busy = false;
+      try {
+        busy = group !== undefined && store.addressBusy(group, stored.acceptedAt);
+      } catch {
+        // the insert below meets the same fault and says so
+      }
       // Redis first for what every container shares: the same form already queued, and the ceiling.
       let shared: { first: string } | { admitted: boolean } | undefined;
       try {
@@ -376,7 +398,7 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
           1_500,
           (async () => {
             const seen = await queue.getJob(key);
-            return seen ? { first: seen.data.id } : { admitted: await admit(stored.id, false) };
+            return seen ? { first: seen.data.id } : { admitted: !busy && (await admit(stored.id, false)) };
           })(),
         );
       } catch (error) {
@@ -387,9 +409,10 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
       const limit = shared === undefined ? perHour : shared.admitted ? Infinity : 0;
       let result: InsertResult;
       try {
-        result = await whenFree(() => store.insert(lead, { id: stored.id, key, now: stored.acceptedAt, perHour: limit }));
+        result = await whenFree(() => store.insert(lead, { id: stored.id, key, now: stored.acceptedAt, perHour: limit, group }));
         faults.cleared();
       } catch (error) {
+        if (error instanceof AddressFull) throw error; // an answer for the visitor, not a fault of the store
         faults.failed(error, "write"); // the loop waits, and tries a write now and then, until one goes through
         throw Object.assign(new Error("the lead store cannot be written"), sqliteCause(error));
       }
@@ -406,9 +429,12 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
       }
       if (first !== undefined && first !== stored.id) return (log.info({ id: first, kind: lead.kind }, "lead_duplicate"), { id: first, first: false });
       const inRedis = first !== undefined;
-      log[inRedis ? "info" : "warn"]({ id: stored.id, kind: lead.kind, store: inRedis ? "redis" : "sqlite", held: result.held || undefined }, "lead_stored");
+      log[inRedis ? "info" : "warn"](
+        { id: stored.id, kind: lead.kind, store: inRedis ? "redis" : "sqlite", held: result.held || undefined, heldFor: result.heldFor },
+        "lead_stored",
+      );
       events.accepted(lead.kind);
-      if (result.held) reportHeld(log, events, lead.kind, result.firstHeld, perHour);
+      if (result.held) reportHeld(log, events, lead.kind, result, perHour);
       return { id: stored.id, first: true };
     },
     stats() {

@@ -11,6 +11,14 @@ export const RETRY_WINDOW_MS = 7 * 24 * 60 * 60_000;
 /** How long the same form posted again answers the first one's reference instead of a new lead. */
 export const DEDUPE_WINDOW_MS = 24 * 60 * 60_000;
 
+/**
+ * One client address (an IPv4 address, an IPv6 /64), behind which any number of people may sit
+ * (an office router, a carrier's CGNAT): decision 0031. Five of its leads are let through per ten
+ * minutes; more are held (stored, the visitor thanked) and let go at that pace, fairly among
+ * addresses; at most twenty are held at once, and only the twenty-first is refused.
+ */
+export const PER_ADDRESS = { letThrough: 5, windowMs: 10 * 60_000, held: 20 } as const;
+
 /** The wait before retry `n` (1 after the first failed attempt): half fixed, half random. */
 export function retryDelay(n: number, random = Math.random): number {
   const ceiling = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** Math.max(0, n - 1));

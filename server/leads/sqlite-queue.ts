@@ -7,8 +7,8 @@
 import type { Logger } from "../log";
 import { storeFaults } from "./faults";
 import { expired, leadKey, newLeadId, retryDelay } from "./schedule";
-import { openStore, sqliteCause, whenFree, type LeadRow, type LeadStore } from "./store";
-import { noLeadEvents, type Lead, type LeadEvents, type LeadQueue, type Transport } from "./types";
+import { AddressFull, openStore, sqliteCause, whenFree, type InsertResult, type LeadRow, type LeadStore } from "./store";
+import { noLeadEvents, type Lead, type LeadEvents, type LeadOrigin, type LeadQueue, type Transport } from "./types";
 
 export interface QueueOptions {
   /** The SQLite database, e.g. data/leads.db. */
@@ -36,9 +36,9 @@ const PURGE_MS = 60_000;
 export const LOOK_TRIES = 4;
 
 /** Reports the first hold of an episode once: a log line the operator sees (and a metric while any is held). */
-export function reportHeld(log: Logger, events: LeadEvents, kind: Lead["kind"], firstHeld: boolean, perHour: number) {
+export function reportHeld(log: Logger, events: LeadEvents, kind: Lead["kind"], result: InsertResult, perHour: number) {
   events.held?.(kind);
-  if (firstHeld) log.error({ perHour, command: "npm run leads -- release" }, "leads_held");
+  if (result.firstHeld) log.error({ perHour, heldFor: result.heldFor, command: "npm run leads -- release" }, "leads_held");
 }
 
 /**
@@ -173,19 +173,20 @@ export function createSqliteQueue({
       store.checkpoint();
       void run();
     },
-    async accept(lead: Lead) {
+    async accept(lead: Lead, { group }: LeadOrigin = {}) {
       if (!store) throw new Error("the lead store is not open");
       const open = store;
       try {
-        const result = await whenFree(() => open.insert(lead, { id: newLeadId(now()), key: leadKey(lead), now: now(), perHour }));
+        const result = await whenFree(() => open.insert(lead, { id: newLeadId(now()), key: leadKey(lead), now: now(), perHour, group }));
         faults.cleared();
         if (result.duplicate) return (log.info({ id: result.id, kind: lead.kind }, "lead_duplicate"), { id: result.id, first: false });
-        log.info({ id: result.id, kind: lead.kind, store: "sqlite", held: result.held || undefined }, "lead_stored");
+        log.info({ id: result.id, kind: lead.kind, store: "sqlite", held: result.held || undefined, heldFor: result.heldFor }, "lead_stored");
         events.accepted(lead.kind);
-        if (result.held) reportHeld(log, events, lead.kind, result.firstHeld, perHour);
+        if (result.held) reportHeld(log, events, lead.kind, result, perHour);
         else void run();
         return { id: result.id, first: true };
       } catch (error) {
+        if (error instanceof AddressFull) throw error; // an answer for the visitor, not a fault of the store
         faults.failed(error, "write"); // the loop waits, and tries a write now and then, until one goes through
         throw Object.assign(new Error("the lead store cannot be written"), sqliteCause(error));
       }

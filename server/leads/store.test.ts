@@ -131,7 +131,9 @@ describe("writing", () => {
     const held = add(store, "held", T, 0);
     store.close();
     const old = new DatabaseSync(file);
-    old.exec("DROP INDEX leads_by_admission; ALTER TABLE leads DROP COLUMN admitted_at; ALTER TABLE leads DROP COLUMN crm_record; PRAGMA user_version = 1;");
+    old.exec(
+      "DROP INDEX leads_by_group; ALTER TABLE leads DROP COLUMN client_group; DROP INDEX leads_by_admission; ALTER TABLE leads DROP COLUMN admitted_at; ALTER TABLE leads DROP COLUMN crm_record; PRAGMA user_version = 1;",
+    );
     old.prepare("UPDATE leads SET status = 'handed', payload = NULL WHERE id = ?").run(handed.id);
     old.close();
     const upgraded = openStore(file);
@@ -152,7 +154,7 @@ describe("writing", () => {
     store.delivered(sent.id, T + 1, 86_400_000);
     store.close();
     const old = new DatabaseSync(file);
-    old.exec("ALTER TABLE leads DROP COLUMN crm_record; PRAGMA user_version = 2;");
+    old.exec("DROP INDEX leads_by_group; ALTER TABLE leads DROP COLUMN client_group; ALTER TABLE leads DROP COLUMN crm_record; PRAGMA user_version = 2;");
     old.close();
     const upgraded = openStore(file);
     expect(upgraded.list(["pending", "delivered"]).map((r) => [r.id, r.status, r.record])).toEqual([

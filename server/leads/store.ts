@@ -9,7 +9,8 @@ import { randomUUID } from "node:crypto";
 import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { DEDUPE_WINDOW_MS, MAX_DELAY_MS } from "./schedule";
+import { ADDRESS_CODE_HOURS } from "~/content/privacy";
+import { DEDUPE_WINDOW_MS, MAX_DELAY_MS, PER_ADDRESS } from "./schedule";
 import type { Lead, StoredLead } from "./types";
 
 /** `handed`: queued in Redis, kept here with its text until its delivery is confirmed (decision 0023). */
@@ -97,7 +98,6 @@ const MIGRATE_3 = `
 ALTER TABLE leads ADD COLUMN crm_record TEXT;
 PRAGMA user_version = 3;
 `;
-const VERSION = 3;
 /**
  * With Redis (decision 0033): leads this container delivered from another container's record,
  * kept until that container has confirmed them, so the mark that tells it survives Redis losing
@@ -106,6 +106,17 @@ const VERSION = 3;
  * and only leaves it alone.
  */
 const SENT_FOR_OTHERS = "CREATE TABLE IF NOT EXISTS delivered_for_others (id TEXT PRIMARY KEY, delivered_at INTEGER NOT NULL) STRICT;";
+/**
+ * Version 4 (3 is the CRM record's, decision 0035): the sender's address code (decision 0031), a
+ * keyed hash of the client's address bucket, never the address, so one address's leads can be
+ * held past its share and released fairly.
+ */
+const MIGRATE_4 = `
+ALTER TABLE leads ADD COLUMN client_group TEXT;
+CREATE INDEX IF NOT EXISTS leads_by_group ON leads (client_group, first_accepted_at);
+PRAGMA user_version = 4;
+`;
+const VERSION = 4;
 
 const SELECT =
   "SELECT id, kind, status, attempts, next_attempt_at, first_accepted_at, retry_ms, delivered_at, parked_reason, parked_status, dedupe_key, crm_record, payload FROM leads";
@@ -160,12 +171,25 @@ function check(file: string) {
   }
 }
 
+/**
+ * The bound on one address (PER_ADDRESS.held) is reached: nothing was stored. The visitor is told
+ * so, truthfully; the address's held leads go out at its pace and make room again.
+ */
+export class AddressFull extends Error {
+  constructor() {
+    super("this address already has as many leads held as it may");
+    this.name = "AddressFull";
+  }
+}
+
 export interface InsertResult {
   id: string;
   /** The same form was already stored: its lead's id, nothing new written. */
   duplicate: boolean;
-  /** Stored, but over the hourly ceiling: held until the last hour has room again (or a release). */
+  /** Stored, but held: over the hourly ceiling, or over its address's share (until it has room again, or a release). */
   held: boolean;
+  /** Why it is held: the site-wide ceiling, or its address's share (decision 0031). */
+  heldFor?: "ceiling" | "address";
   /** The first lead held since none was: the moment to tell the operator. */
   firstHeld: boolean;
 }
@@ -184,6 +208,7 @@ function prepare(db: DatabaseSync) {
     if (version() < 1) db.exec(SCHEMA);
     if (version() < 2) db.exec(MIGRATE_2);
     if (version() < 3) db.exec(MIGRATE_3);
+    if (version() < 4) db.exec(MIGRATE_4);
     db.exec(SENT_FOR_OTHERS);
     db.exec("COMMIT");
   } catch (error) {
@@ -271,6 +296,37 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
   const count = (sql: string, ...params: (string | number)[]) => Number(Object.values(db.prepare(sql).get(...params) ?? {})[0] ?? 0);
   /** Leads the ceiling let through in the last hour (held ones are not; a time ahead of the clock is not counted). */
   const admitted = (now: number) => count("SELECT count(*) FROM leads WHERE admitted_at > ? AND admitted_at <= ?", now - HOUR_MS, now);
+  /** Leads of one address let through in its window, and held now (decision 0031). */
+  const ofAddress = (group: string, now: number) => ({
+    admitted: count("SELECT count(*) FROM leads WHERE client_group = ? AND admitted_at > ? AND admitted_at <= ?", group, now - PER_ADDRESS.windowMs, now),
+    held: count("SELECT count(*) FROM leads WHERE client_group = ? AND status = 'held'", group),
+  });
+  /**
+   * The held lead to let go next, fairly (decision 0031): of the held leads whose address has
+   * room in its window, the one with the fewest leads of its address in the hour before it (a
+   * flood's tenth lead waits behind everyone's first), then the address with fewer held, then
+   * the oldest. Only each address's oldest held lead can be that one, so only those are ranked
+   * (a flood of many addresses costs one look per address, not per lead). A lead stored without
+   * an address (before schema 4) counts as an address of its own.
+   */
+  const fairest = (now: number) =>
+    db
+      .prepare(
+        `WITH firsts AS (
+           SELECT id, kind, client_group AS address, min(first_accepted_at) AS first, rowid AS rid, count(*) AS held
+             FROM leads WHERE status = 'held' AND client_group IS NOT NULL GROUP BY client_group
+           UNION ALL
+           SELECT id, kind, NULL, first_accepted_at, rowid, 1 FROM leads WHERE status = 'held' AND client_group IS NULL
+         )
+         SELECT id, kind FROM firsts f
+         WHERE address IS NULL OR (SELECT count(*) FROM leads a WHERE a.client_group = f.address AND a.admitted_at > ? AND a.admitted_at <= ?) < ?
+         ORDER BY
+           (SELECT count(*) FROM leads b WHERE b.client_group = f.address AND b.first_accepted_at > f.first - ?
+              AND (b.first_accepted_at < f.first OR (b.first_accepted_at = f.first AND b.rowid < f.rid))),
+           held, first, rid
+         LIMIT 1`,
+      )
+      .get(now - PER_ADDRESS.windowMs, now, PER_ADDRESS.letThrough, HOUR_MS);
 
   /** Delivered (with Redis: confirmed): with no retention, its text goes at once (the row stays a day, for the dedupe). */
   function delivered(id: string, now: number, retentionMs: number, record?: string) {
@@ -286,22 +342,36 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
 
     /**
      * Stores a lead in one transaction: the same form seen within the dedupe window answers the
-     * first one's id; with `perHour` leads let through in the last hour, the new one is held.
+     * first one's id; with `perHour` leads let through in the last hour, or its address's share
+     * (`group`, decision 0031) let through in its window, the new one is held; with its address's
+     * bound held already, AddressFull is thrown and nothing is stored.
      */
-    insert(lead: Lead, { id, key, now, perHour }: { id: string; key: string; now: number; perHour: number }): InsertResult {
+    insert(
+      lead: Lead,
+      { id, key, now, perHour, group = null }: { id: string; key: string; now: number; perHour: number; group?: string | null },
+    ): InsertResult {
       return transaction(() => {
         const seen = db
           .prepare("SELECT id FROM leads WHERE dedupe_key = ? AND first_accepted_at > ? ORDER BY first_accepted_at LIMIT 1")
           .get(key, now - DEDUPE_WINDOW_MS);
         if (seen) return { id: String(seen.id), duplicate: true, held: false, firstHeld: false };
-        const held = admitted(now) >= perHour;
+        const address = group === null ? { admitted: 0, held: 0 } : ofAddress(group, now);
+        if (address.held >= PER_ADDRESS.held) throw new AddressFull();
+        const heldFor = address.admitted >= PER_ADDRESS.letThrough ? "address" : admitted(now) >= perHour ? "ceiling" : undefined;
+        const held = heldFor !== undefined;
         const firstHeld = held && count("SELECT count(*) FROM leads WHERE status = 'held'") === 0;
         const { kind, ...payload } = lead;
         db.prepare(
-          "INSERT INTO leads (id, kind, payload, dedupe_key, status, next_attempt_at, first_accepted_at, admitted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        ).run(id, kind, JSON.stringify(payload), key, held ? "held" : "pending", now, now, held ? null : now);
-        return { id, duplicate: false, held, firstHeld };
+          "INSERT INTO leads (id, kind, payload, dedupe_key, status, next_attempt_at, first_accepted_at, admitted_at, client_group) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        ).run(id, kind, JSON.stringify(payload), key, held ? "held" : "pending", now, now, held ? null : now, group);
+        return { id, duplicate: false, held, heldFor, firstHeld };
       });
+    },
+
+    /** Whether a new lead of this address would be held or refused by its share alone (with Redis: before the shared ceiling is asked). */
+    addressBusy(group: string, now: number): boolean {
+      const address = ofAddress(group, now);
+      return address.admitted >= PER_ADDRESS.letThrough || address.held >= PER_ADDRESS.held;
     },
 
     transaction,
@@ -411,20 +481,26 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
     },
 
     /**
-     * The ceiling lets the oldest held lead go once the last hour has room for it and the last
-     * lead let through is an hour / `perHour` old (the ceiling's own pace). Returns it, or null.
+     * The ceiling lets a held lead go once the last hour has room for it and the last lead let
+     * through is an hour / `perHour` old (the ceiling's own pace): the fairest one whose address
+     * has room (decision 0031). Returns it, or null.
      */
     releaseHeld(now: number, perHour: number): { id: string; kind: Lead["kind"] } | null {
-      const oldest = () => db.prepare("SELECT id, kind FROM leads WHERE status = 'held' ORDER BY first_accepted_at, rowid LIMIT 1").get();
-      if (!oldest()) return null;
+      if (!db.prepare("SELECT 1 FROM leads WHERE status = 'held' LIMIT 1").get()) return null;
       return transaction(() => {
         const last = db.prepare("SELECT max(admitted_at) AS at FROM leads WHERE admitted_at <= ?").get(now)?.at;
         if (admitted(now) >= perHour || (last !== null && last !== undefined && Number(last) > now - HOUR_MS / perHour)) return null;
-        const row = oldest();
+        const row = fairest(now);
         if (!row) return null;
         db.prepare("UPDATE leads SET status = 'pending', next_attempt_at = ?, admitted_at = ? WHERE id = ?").run(now, now, String(row.id));
         return { id: String(row.id), kind: row.kind as Lead["kind"] };
       });
+    },
+
+    /** The held lead to offer the shared ceiling (in Redis) next: the fairest whose address has room, or null. */
+    nextHeld(now: number): { id: string; kind: Lead["kind"] } | null {
+      const row = fairest(now);
+      return row ? { id: String(row.id), kind: row.kind as Lead["kind"] } : null;
     },
 
     /** A held lead the shared ceiling (in Redis) let through: pending now, counted from now. */
@@ -496,6 +572,10 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
         const removed = db
           .prepare("DELETE FROM leads WHERE status = 'delivered' AND delivered_at <= ?")
           .run(now - Math.max(retentionMs, DEDUPE_WINDOW_MS)).changes;
+        // An address's code goes as long after its lead was let through as the privacy notice says (decision 0031).
+        db.prepare(
+          "UPDATE leads SET client_group = NULL WHERE client_group IS NOT NULL AND status <> 'held' AND coalesce(admitted_at, first_accepted_at) <= ?",
+        ).run(now - ADDRESS_CODE_HOURS * HOUR_MS);
         return Number(erased) + Number(removed);
       });
     },

@@ -60,12 +60,22 @@ export interface Accepted {
   first: boolean;
 }
 
+/**
+ * Where a lead came from, as the store may keep it (decision 0031): `group` is a keyed hash of the
+ * client's address bucket (never the address), so one address's leads are held past its share and
+ * released fairly among addresses.
+ */
+export interface LeadOrigin {
+  group?: string;
+}
+
 export interface LeadQueue {
   /**
    * Stores the lead durably and schedules its delivery; resolves with its id once stored, and
-   * `first: false` with the first one's id when the same form was already stored.
+   * `first: false` with the first one's id when the same form was already stored. Rejects with
+   * AddressFull (store.ts) when its address already has as many leads held as it may.
    */
-  accept(lead: Lead): Promise<Accepted>;
+  accept(lead: Lead, origin?: LeadOrigin): Promise<Accepted>;
   stats(): LeadStats;
   /** Opens the store and starts delivering, picking up whatever was pending. */
   start(): Promise<void>;

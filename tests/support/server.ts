@@ -76,12 +76,12 @@ export interface Answer {
  * POSTs a valid contact form to the home page's action as a browser without JavaScript would
  * (same-origin, urlencoded), redirects not followed. `message` should carry a token to find the
  * submission at the fake form service; `localAddress` (127.0.0.2, 127.0.0.3, …) makes the post
- * come from a client of its own.
+ * come from a client of its own; `forwardedFor` is the client a proxy in front would report.
  */
 export function postContact(
   url: string,
   message: string,
-  { localAddress, name = "Ada Lovelace" }: { localAddress?: string; name?: string } = {},
+  { localAddress, name = "Ada Lovelace", forwardedFor }: { localAddress?: string; name?: string; forwardedFor?: string } = {},
 ): Promise<Answer> {
   const body = new URLSearchParams({ formName: "contact", name, email: "ada@example.com", service: "seo", message }).toString();
   return new Promise((resolve, reject) => {
@@ -90,7 +90,12 @@ export function postContact(
       {
         method: "POST",
         localAddress,
-        headers: { Origin: url, "Content-Type": "application/x-www-form-urlencoded", "Content-Length": Buffer.byteLength(body) },
+        headers: {
+          Origin: url,
+          "Content-Type": "application/x-www-form-urlencoded",
+          "Content-Length": Buffer.byteLength(body),
+          ...(forwardedFor ? { "X-Forwarded-For": forwardedFor } : {}),
+        },
       },
       (res) => {
         let text = "";
