@@ -165,7 +165,7 @@ describe("writing", () => {
     expect(upgraded.inCrm().map((r) => [r.id, r.record, r.lead?.text])).toEqual([[waiting.id, "5725767000000524157", "waiting"]]);
     upgraded.close();
     const version = new DatabaseSync(file);
-    expect(version.prepare("PRAGMA user_version").get()).toEqual({ user_version: 3 });
+    expect(version.prepare("PRAGMA user_version").get()).toEqual({ user_version: 4 });
     version.close();
   });
 
