@@ -29,7 +29,7 @@ import { createLeadInbox } from "./lead-inbox";
 import { createLogger, requestLogger } from "./log";
 import { createMetrics } from "./metrics";
 import { createPageCache } from "./page-cache";
-import { createRateLimits } from "./rate-limits";
+import { clientKey, createRateLimits } from "./rate-limits";
 import { rejectMalformed, wellFormedHost } from "./reject-malformed";
 import { ACTION_METHODS, remixHandler } from "./remix-handler";
 import { routePaths } from "./route-paths";
@@ -160,7 +160,8 @@ app.all(
     clientAddress: req.ip,
     submitLead: (lead) => inbox.submit(res.locals.form, lead),
     serving: () => !stopping,
-    drafts,
+    // What a request saves is charged to its client, as its rate limits are (decision 0034).
+    drafts: drafts.forClient(clientKey(req.ip)),
     privacy,
     bookingUrl: config.bookingUrl,
     log,
