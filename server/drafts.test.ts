@@ -84,8 +84,7 @@ describe("in memory (no REDIS_URL)", () => {
 async function flood(store: ReturnType<typeof createDraftStore>) {
   const honest = store.forClient("ip:192.0.2.1");
   const [kept, receipt] = [await honest.save(alice, draft), await honest.save(alice, { reference: "KD-1" })];
-  for (let round = 0; round < 10; round++)
-    for (let client = 0; client < 20; client++) await store.forClient(`ip:198.51.100.${client}`).save(mallory, draft);
+  for (let round = 0; round < 10; round++) for (let client = 0; client < 20; client++) await store.forClient(`ip:198.51.100.${client}`).save(mallory, draft);
   return [await store.load(alice, kept), await store.load(alice, receipt)];
 }
 

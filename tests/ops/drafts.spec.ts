@@ -39,7 +39,12 @@ interface Posted {
 /** A no-JavaScript post to the home page's action from `localAddress`, with `cookie` if given. */
 function post(url: string, fields: Record<string, string>, localAddress: string, cookie = ""): Promise<Posted> {
   const body = new URLSearchParams(fields).toString();
-  const headers = { Origin: url, "Content-Type": "application/x-www-form-urlencoded", "Content-Length": Buffer.byteLength(body), ...(cookie ? { cookie } : {}) };
+  const headers = {
+    Origin: url,
+    "Content-Type": "application/x-www-form-urlencoded",
+    "Content-Length": Buffer.byteLength(body),
+    ...(cookie ? { cookie } : {}),
+  };
   return new Promise((resolve, reject) => {
     const req = request(`${url}/?index`, { method: "POST", localAddress, headers }, (res) => {
       res.resume();
@@ -73,7 +78,8 @@ for (const variant of ["in memory", "on a Redis with maxmemory and noeviction"] 
   test(`${variant}, a flood of maximum-size drafts from 120 addresses keeps an honest visitor's draft and receipt, and a lead sent after it is delivered at once`, async () => {
     // Over 30 s: 3,480 posts of 9 KB each, the flood itself, take 10-40 s on a busy two-core machine.
     test.setTimeout(120_000);
-    const redis: RedisServer | undefined = variant === "in memory" ? undefined : await startRedis(undefined, ["--maxmemory", "8mb", "--maxmemory-policy", "noeviction"]);
+    const redis: RedisServer | undefined =
+      variant === "in memory" ? undefined : await startRedis(undefined, ["--maxmemory", "8mb", "--maxmemory-policy", "noeviction"]);
     const n = variant === "in memory" ? 0 : 1;
     const fake = await startFakeFormService({ port: opsPort(182 + n) });
     const server = serve(opsPort(180 + n), keyed(fake, dataDir(), redis ? { REDIS_URL: redis.url } : {}));
