@@ -68,11 +68,17 @@ local total = redis.call('INCRBY', 'drafts:bytes', cost)
 local evicted = 0
 while total > budget do
   local top = redis.call('ZREVRANGE', 'drafts:usage', 0, 0)[1]
-  local victim = top and redis.call('ZRANGE', 'drafts:client:' .. top, 0, 0)[1]
-  if not victim then break end
-  redis.call('DEL', 'draft:' .. victim)
-  uncharge(victim)
-  evicted = evicted + 1
+  if not top then break end
+  local victim = redis.call('ZRANGE', 'drafts:client:' .. top, 0, 0)[1]
+  if victim then
+    redis.call('DEL', 'draft:' .. victim)
+    uncharge(victim)
+    evicted = evicted + 1
+  else
+    -- an index key lost (a Redis that evicts after all): forget that client's charge
+    redis.call('DECRBY', 'drafts:bytes', math.floor(tonumber(redis.call('ZSCORE', 'drafts:usage', top))))
+    redis.call('ZREM', 'drafts:usage', top)
+  end
   total = tonumber(redis.call('GET', 'drafts:bytes'))
 end
 return evicted
@@ -170,7 +176,7 @@ export function createDraftStore({ redisUrl, log, ttlSeconds = DRAFT_TTL_SECONDS
   async function deleteMissed() {
     const names = [...undeleted.keys()];
     if (!redis || names.length === 0) return;
-    for (const name of names) await redis.draftSave(name, "", NO_CLIENT, "0", "0", "0");
+    await Promise.all(names.map((name) => redis.draftSave(name, "", NO_CLIENT, "0", "0", "0")));
     for (const name of names) undeleted.delete(name);
   }
   redis?.on("ready", () => void deleteMissed().catch(() => undefined));

