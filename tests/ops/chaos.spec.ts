@@ -293,15 +293,18 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
         unthanked: [...seen.keys()].filter((n) => !thanked.has(n)).length,
       };
       const line = `thanked ${figures.thanked}, delivered once ${figures.once}, twice ${figures.twice}, never ${figures.never}, delivered but never thanked ${figures.unthanked}`;
+      // Twice, two ways: one lead sent again (the same reference: a receiver that keys on it sees one),
+      // or one form taken as two leads (two references: nobody downstream can tell).
+      const references = (n: number) => fake.accepted(`chaos${n}z`).map((body) => /Reference: (\d{8}-[0-9A-Z]{8})/.exec(JSON.stringify(body))?.[1]);
+      const asTwo = [...seen.keys()].filter((n) => new Set(references(n)).size > 1).length;
       console.log(
-        `chaos run (${variant}, CHAOS_SEED=${SEED}): ${line} (${visitors} visitors, ${sentValid.size} valid forms, ${odd} of them answered otherwise)`,
+        `chaos run (${variant}, CHAOS_SEED=${SEED}): ${line} (twice: ${figures.twice - asTwo} resent with their reference, ${asTwo} taken as two leads; ` +
+          `${visitors} visitors, ${sentValid.size} valid forms, ${odd} of them answered otherwise)`,
       );
       const failed = figures.once !== figures.thanked || figures.twice + figures.never + figures.unthanked > 0;
       if (failed) {
         const tokens = [...seen.keys()].filter((n) => sends(n) !== 1 || !thanked.has(n)).concat([...thanked].filter((n) => !seen.has(n)));
-        // Each odd token with the references its deliveries carried (two alike: one lead sent twice; two
-        // different: one form taken as two leads), to find in the sites' logs.
-        const references = (n: number) => fake.accepted(`chaos${n}z`).map((body) => /Reference: (\d{8}-[0-9A-Z]{8})/.exec(JSON.stringify(body))?.[1]);
+        // Each odd token with the references its deliveries carried, to find in the sites' logs.
         const odd = tokens.map((n) => `chaos${n}z${thanked.has(n) ? "" : " (never thanked)"}: ${references(n).join(", ") || "never delivered"}`);
         console.log(`chaos run (${variant}, CHAOS_SEED=${SEED}):\n${odd.join("\n")}\n${timeline.join("\n")}`);
       }
