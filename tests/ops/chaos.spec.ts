@@ -231,7 +231,7 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
       const n = ++visitors;
       const [kind, js, valid] = [random.pick(["calculator", "contact"] as const), random.next() < 0.5, random.next() < 0.8];
       const fields = form(n, kind, valid);
-      const address = `127.${60 + index}.${(n >> 8) & 255}.${(n & 255) + 1}`;
+      const address = `127.${60 + index}.${(n >> 8) & 255}.${n & 255}`;
       const home = random.pick(folders);
       if (valid) sentValid.add(n);
       for (let tries = 0; ; tries++) {
