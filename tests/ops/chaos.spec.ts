@@ -134,18 +134,20 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
       folder.sites.push(site);
       return site;
     };
-    /** (Re)starts a site, again until it listens (a full disk may stop a start). */
+    /** Set when the run ends, however: no fault restarts anything after it, no visitor posts again. */
+    let over = false;
+    const listens = (served: Served) =>
+      served.listening.then(
+        () => true,
+        () => false,
+      );
+    /** (Re)starts a site, again until it listens (a full disk may stop a start, a loaded machine delay it). */
     const start = async (site: Site) => {
-      for (;;) {
+      while (!over) {
         site.served = serve(site.port, site.env, { logFile: testInfo.outputPath(`${site.name}-${++site.starts}.log`) });
-        if (
-          await site.served.listening.then(
-            () => true,
-            () => false,
-          )
-        )
-          return;
+        if (await listens(site.served)) return;
         site.served.kill();
+        await site.served.exited; // its port free again
         await sleep(300);
       }
     };
@@ -234,7 +236,7 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
       const address = `127.${60 + index}.${(n >> 8) & 255}.${n & 255}`;
       const home = random.pick(folders);
       if (valid) sentValid.add(n);
-      for (let tries = 0; ; tries++) {
+      for (let tries = 0; !over; tries++) {
         const live = home.sites.filter(up);
         const outcome = live.length ? await post(random.pick(live), fields, js, address) : "retry";
         if (outcome === "thanked") return void thanked.add(n);
@@ -247,7 +249,7 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
     const running: Promise<void>[] = [];
     try {
       await Promise.all(sites.map(start));
-      const chaosEnds = started + CHAOS_MS;
+      const chaosEnds = Date.now() + CHAOS_MS; // from when the sites listen: a loaded machine starts them slowly
       const traffic = Array.from({ length: 6 }, async () => {
         while (Date.now() < chaosEnds) {
           await visitor();
@@ -312,6 +314,8 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
       // A loaded machine sends fewer; a run with none would prove nothing.
       expect(figures.thanked, "enough traffic to mean something").toBeGreaterThan(20);
     } finally {
+      over = true;
+      await Promise.allSettled(running);
       for (const site of [...sites, second]) {
         site.served?.child.kill("SIGCONT");
         site.served?.kill();
