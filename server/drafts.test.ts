@@ -4,6 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AppLoadContext } from "@remix-run/node";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toStep } from "~/calculator/draft.server";
 import { next, parseState } from "~/calculator/rules";
@@ -11,7 +12,7 @@ import { toContactErrors } from "~/contact/draft.server";
 import { visitorOwner } from "~/forms/visitor.server";
 import { startRedis, type RedisServer } from "../tests/support/redis";
 import { quietLog, recordingLog, until } from "../tests/support/quiet-log";
-import { createDraftStore, DRAFT_MEMORY, DRAFT_TTL_SECONDS } from "./drafts";
+import { createDraftStore, DRAFT_MEMORY, DRAFT_TTL_SECONDS, RECORD_OVERHEAD } from "./drafts";
 import { LIMITS } from "./rate-limits";
 
 const draft = { fields: { "state.step": "5", "state.description": "d".repeat(5000) }, errors: { email: ["Please enter a valid email address"] } };
@@ -70,7 +71,7 @@ describe("in memory (no REDIS_URL)", () => {
     expect(await store.load(alice, id)).toBeUndefined();
   });
 
-  it("stays within its size bound, dropping the least recently used", async () => {
+  it("stays within its size bound, dropping the oldest", async () => {
     const store = createDraftStore({ log: quietLog, maxMemory: 30_000 });
     const ids = [];
     for (let i = 0; i < 10; i++) ids.push(await store.save(alice, draft));
@@ -79,9 +80,26 @@ describe("in memory (no REDIS_URL)", () => {
   });
 });
 
+/** 20 clients × 10 maximum-size drafts, then what the honest client's draft and receipt load as. */
+async function flood(store: ReturnType<typeof createDraftStore>) {
+  const honest = store.forClient("ip:192.0.2.1");
+  const [kept, receipt] = [await honest.save(alice, draft), await honest.save(alice, { reference: "KD-1" })];
+  for (let round = 0; round < 10; round++) for (let client = 0; client < 20; client++) await store.forClient(`ip:198.51.100.${client}`).save(mallory, draft);
+  return [await store.load(alice, kept), await store.load(alice, receipt)];
+}
+
+describe("in memory, charged per client", () => {
+  it("over budget, the client charged the most loses its oldest record: a flood from 20 clients keeps an honest one's draft and receipt", async () => {
+    const store = createDraftStore({ log: quietLog, maxMemory: 200_000 });
+    expect(await flood(store)).toEqual([draft, { reference: "KD-1" }]);
+    expect(store.bytes).toBeLessThanOrEqual(200_000);
+    expect(store.size).toBeGreaterThan(2);
+  });
+});
+
 describe("what the forms keep", () => {
   // One client at the post limit for a draft's lifetime, every post a new draft (a new cookie each
-  // time): the memory store must hold them all, or it drops other visitors' drafts and receipts.
+  // time): the budget holds them all, so one client alone never makes the store evict (decision 0034).
   const perClient = (LIMITS.posts.points * DRAFT_TTL_SECONDS) / LIMITS.posts.duration;
   const post = () => new Request("http://localhost/?index", { method: "POST" });
 
@@ -156,6 +174,29 @@ describe("with Redis", () => {
       await a.close();
       await b.close();
       await kept.stop();
+    }
+  });
+
+  it("on a Redis with maxmemory and noeviction, drafts keep within a quarter of it, and a flood from 20 clients keeps an honest one's draft and receipt", async () => {
+    const small = await startRedis(undefined, ["--maxmemory", "4mb", "--maxmemory-policy", "noeviction"]);
+    const { log, count } = recordingLog();
+    const store = createDraftStore({ redisUrl: small.url, log, commandTimeoutMs: SLOW_OK });
+    const probe = new Redis(small.url);
+    try {
+      await until(() => count("draft_store_ready") === 1);
+      await expect.poll(async () => (await flood(store))[0]).toEqual(draft); // once the budget is read from CONFIG
+      expect(await flood(store)).toEqual([draft, { reference: "KD-1" }]);
+      expect(Number(await probe.get("drafts:bytes"))).toBeLessThanOrEqual(1024 * 1024);
+      expect(store.size, "nothing fell back to memory").toBe(0);
+      // A deleted record's cost goes with it.
+      const id = await store.forClient("ip:192.0.2.9").save(alice, draft);
+      const charged = Number(await probe.get("drafts:bytes"));
+      await store.delete(alice, id);
+      expect(Number(await probe.get("drafts:bytes"))).toBe(charged - JSON.stringify(draft).length - RECORD_OVERHEAD);
+    } finally {
+      probe.disconnect();
+      await store.close();
+      await small.stop();
     }
   });
 

@@ -171,7 +171,8 @@ app.all(
     clientAddress: req.ip,
     submitLead: (lead) => inbox.submit(res.locals.form, lead),
     serving: () => !stopping,
-    drafts,
+    // What a request saves is charged to its client, as its rate limits are (decision 0034).
+    drafts: drafts.forClient(clientKey(req.ip)),
     privacy,
     bookingUrl: config.bookingUrl,
     log,
