@@ -4,7 +4,7 @@
  * empty, and a site paused with SIGSTOP past FORM_TIMEOUT_MS while the form service answers, with
  * SQLite alone and with Redis; where it cannot hold (a kill -9 after the service took the lead),
  * each copy carries the lead's reference as its idempotency key. Each test starts its own servers
- * from build/ (opsPort 63-65, 69 and 89) and fake form service (opsPort 66-68 and 88) and Redis.
+ * from build/ (opsPort 100-102, 106 and 108) and fake form service (opsPort 103-105 and 107) and Redis.
  */
 import { expect, test } from "@playwright/test";
 import { startFakeFormService } from "../support/fake-form-service";
@@ -21,10 +21,10 @@ test("two sites with their own data folders and one Redis, wiped just after the 
   // lease (7 s here); the test waits until the site that took them has heard of every delivery.
   test.setTimeout(60_000);
   const redis = await startRedis();
-  const fake = await startFakeFormService({ port: opsPort(66) });
+  const fake = await startFakeFormService({ port: opsPort(103) });
   const dirs = [dataDir(), dataDir()];
   const env = { REDIS_URL: redis.url, FORM_TIMEOUT_MS: "2000" };
-  const [taker, other] = [serve(opsPort(63), keyed(fake, dirs[0]!, env)), serve(opsPort(64), keyed(fake, dirs[1]!, env))];
+  const [taker, other] = [serve(opsPort(100), keyed(fake, dirs[0]!, env)), serve(opsPort(101), keyed(fake, dirs[1]!, env))];
   try {
     await Promise.all([taker.listening, other.listening]);
     for (const site of [taker, other]) await expect.poll(() => site.stdout()).toContain("lead_queue_redis_ready");
@@ -58,10 +58,10 @@ for (const store of ["sqlite", "redis"] as const) {
     // Over 30 s: the site is paused for 12 s, then watched past its first retry (1-2 s) and one lease.
     test.setTimeout(60_000);
     const redis = store === "redis" ? await startRedis() : undefined;
-    const fake = await startFakeFormService({ port: opsPort(store === "redis" ? 68 : 67) });
+    const fake = await startFakeFormService({ port: opsPort(store === "redis" ? 105 : 104) });
     // The service takes 1.5 s to answer; the site gives up on it after 4 s of its own clock.
     fake.setMode("slow", 1_500);
-    const site = serve(opsPort(store === "redis" ? 65 : 69), keyed(fake, dataDir(), { FORM_TIMEOUT_MS: "4000", ...(redis ? { REDIS_URL: redis.url } : {}) }));
+    const site = serve(opsPort(store === "redis" ? 102 : 106), keyed(fake, dataDir(), { FORM_TIMEOUT_MS: "4000", ...(redis ? { REDIS_URL: redis.url } : {}) }));
     try {
       await site.listening;
       if (redis) await expect.poll(() => site.stdout()).toContain("lead_queue_redis_ready");
@@ -95,10 +95,10 @@ for (const store of ["sqlite", "redis"] as const) {
 test("a site killed -9 after the webhook took a lead and before it answered sends it again on restart, with the lead's reference as the Idempotency-Key of both copies", async () => {
   // Over 30 s: the restarted site waits for the killed one's claim to run out (FORM_TIMEOUT_MS + 5 s).
   test.setTimeout(60_000);
-  const fake = await startFakeFormService({ port: opsPort(88) });
+  const fake = await startFakeFormService({ port: opsPort(107) });
   fake.setMode("slow", 2_000);
   const env = keyed(fake, dataDir(), { FORM_PROVIDER: "webhook", FORM_TIMEOUT_MS: "3000" });
-  const first = serve(opsPort(89), env);
+  const first = serve(opsPort(108), env);
   let second: ReturnType<typeof serve> | undefined;
   try {
     await first.listening;
@@ -108,7 +108,7 @@ test("a site killed -9 after the webhook took a lead and before it answered send
     first.child.kill("SIGKILL");
     await first.exited;
     fake.setMode("ok");
-    second = serve(opsPort(89), env);
+    second = serve(opsPort(108), env);
     await second.listening;
     await expect.poll(() => fake.received("idempotent-1").length, { timeout: 20_000 }).toBe(2);
     const reference = /Reference: (\S+)$/.exec(String((fake.received("idempotent-1")[0] as { message: string }).message))?.[1];

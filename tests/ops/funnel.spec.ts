@@ -2,7 +2,7 @@
  * The calculator's funnel as the agency reads it (decision 0036): visitors with and without
  * JavaScript counted once per step, a bot not at all, nothing kept that names anyone, and the
  * operator's views (the command, the metrics port's page). Each test starts its own server from
- * build/ (opsPort 180-186).
+ * build/ (opsPort 150-153).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -37,7 +37,7 @@ test("a visitor with JavaScript who chooses a service and a timeframe, reloads a
   browser,
 }) => {
   const dir = dataDir();
-  const server = serve(opsPort(180), { DATA_DIR: dir, METRICS_PORT: String(opsPort(181)) });
+  const server = serve(opsPort(150), { DATA_DIR: dir, METRICS_PORT: String(opsPort(151)) });
   const leads = leadsCommand(dir);
   try {
     await server.listening;
@@ -72,11 +72,11 @@ test("a visitor with JavaScript who chooses a service and a timeframe, reloads a
     expect(bytes).not.toMatch(/Mozilla|Googlebot|127\.0\.0\.1|Chrome/);
 
     // The operator's page, on the metrics port only; the counters as metrics.
-    const funnelPage = await fetch(`http://127.0.0.1:${opsPort(181)}/funnel`);
+    const funnelPage = await fetch(`http://127.0.0.1:${opsPort(151)}/funnel`);
     expect([funnelPage.status, funnelPage.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
     expect(await funnelPage.text()).toMatch(/<svg [^>]*aria-label="Last 7 days[^"]*Step 2 2, Step 3 2, Step 4 1, Step 5 1, Sent 1"/);
     expect((await fetch(`${server.url}/funnel`)).status).toBe(404);
-    const metrics = await (await fetch(`http://127.0.0.1:${opsPort(181)}/metrics`)).text();
+    const metrics = await (await fetch(`http://127.0.0.1:${opsPort(151)}/metrics`)).text();
     expect(metrics).toMatch(/^funnel_steps_total\{event="2",device="desktop"\} 2$/m);
   } finally {
     server.kill();
@@ -86,8 +86,8 @@ test("a visitor with JavaScript who chooses a service and a timeframe, reloads a
 test("two containers on one Redis give one total", async ({ request }) => {
   const redis = await startRedis();
   const [dirA, dirB] = [dataDir(), dataDir()];
-  const a = serve(opsPort(183), { DATA_DIR: dirA, REDIS_URL: redis.url });
-  const b = serve(opsPort(184), { DATA_DIR: dirB, REDIS_URL: redis.url });
+  const a = serve(opsPort(152), { DATA_DIR: dirA, REDIS_URL: redis.url });
+  const b = serve(opsPort(153), { DATA_DIR: dirB, REDIS_URL: redis.url });
   try {
     await Promise.all([a.listening, b.listening]);
     const beacon = (url: string, event: string) =>

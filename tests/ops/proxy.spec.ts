@@ -6,7 +6,7 @@
  * visitor in ten minutes); and nginx as operators first set it up, in front of a third such site:
  * a plain `proxy_pass` (Host rewritten to the site's address, no X-Forwarded-*), and one with only
  * `Host $host` (no port, no X-Forwarded-For). Visitors are a real browser (JavaScript on and off)
- * and clients from loopback addresses of their own (127.0.0.2, …). Ports: opsPort(63-69).
+ * and clients from loopback addresses of their own (127.0.0.2, …). Ports: opsPort(120-126).
  */
 import { request } from "node:http";
 import { expect, test, type Browser } from "@playwright/test";
@@ -27,7 +27,7 @@ const proxies: Record<"nginx" | "caddy" | "plain" | "hostOnly", string> = { ngin
 const stops: (() => Promise<void>)[] = [];
 
 test.beforeAll(async () => {
-  sites = { nginx: site(64), caddy: site(65), misconfigured: site(66) };
+  sites = { nginx: site(121), caddy: site(122), misconfigured: site(123) };
   await Promise.all(Object.values(sites).map((s) => s.listening));
   const nginx = await startNginx([
     shippedNginx(sites.nginx.url),
@@ -171,7 +171,7 @@ test("through nginx's plain proxy_pass and `Host $host`, an old browser's post (
 });
 
 test("a site listening on loopback alone without TRUST_PROXY says at start that a proxy in front would count every visitor as one", async () => {
-  const server = serve(opsPort(63), { DATA_DIR: dataDir() });
+  const server = serve(opsPort(120), { DATA_DIR: dataDir() });
   try {
     await server.listening;
     expect(events(server.stdout()).filter((e) => e.event === "proxy_not_trusted")).toEqual([

@@ -2,7 +2,7 @@
  * FORM_PROVIDER=zoho-crm against a fake Zoho CRM (tests/support/fake-zoho-crm.ts), with the built
  * server as a real process: each lead becomes one CRM Lead with every field, and stays one
  * whatever happens to the answer, the process or the token (decision 0035). Each test starts its
- * own server (opsPort 64-67, metrics on 69) and its own fake Zoho CRM (a free port).
+ * own server (opsPort 110-113, metrics on 114) and its own fake Zoho CRM (a free port).
  */
 import { expect, test } from "@playwright/test";
 import { calculatorLead } from "../../app/calculator/lead.server";
@@ -48,7 +48,7 @@ test("a calculator send and a contact message each become one Zoho CRM Lead with
   const zoho = await startFakeZohoCrm();
   const dir = dataDir();
   const server = serve(
-    opsPort(64),
+    opsPort(110),
     zohoEnv(zoho, dir, { ZOHO_FIELD_MAP: '{"service":"Service_Wanted","timeframe":"Timeframe","complexity":"Complexity","estimate":"Estimate"}' }),
   );
   try {
@@ -105,7 +105,7 @@ test("a calculator send and a contact message each become one Zoho CRM Lead with
 test("an answer lost after Zoho took the lead, and an access token Zoho calls expired: each ends with exactly one record and the lead delivered", async () => {
   const zoho = await startFakeZohoCrm();
   const dir = dataDir();
-  const server = serve(opsPort(65), zohoEnv(zoho, dir, { FORM_TIMEOUT_MS: "2000" }));
+  const server = serve(opsPort(111), zohoEnv(zoho, dir, { FORM_TIMEOUT_MS: "2000" }));
   try {
     await server.listening;
     zoho.setMode("storeThenClose", 1);
@@ -134,7 +134,7 @@ test("a kill -9 of the site while Zoho has the lead but has not answered: after 
   const dir = dataDir();
   const env = zohoEnv(zoho, dir, { FORM_TIMEOUT_MS: "8000" });
   zoho.setMode("storeThenHang", 1);
-  const first = serve(opsPort(66), env);
+  const first = serve(opsPort(112), env);
   let second: Served | undefined;
   try {
     await first.listening;
@@ -147,7 +147,7 @@ test("a kill -9 of the site while Zoho has the lead but has not answered: after 
       "no answer reached the site",
     ).toEqual([]);
 
-    second = serve(opsPort(66), env);
+    second = serve(opsPort(112), env);
     await second.listening;
     const record = await deliveredOnce(zoho, dir, "zc-killed");
     expect(record.updates).toBe(1);
@@ -163,9 +163,9 @@ test("a kill -9 of the site while Zoho has the lead but has not answered: after 
 test("a refresh token Zoho refuses parks the lead with Zoho's word and alerts, once, never looping; no secret in any line", async () => {
   const zoho = await startFakeZohoCrm();
   const dir = dataDir();
-  const metrics = async () => (await fetch(`http://127.0.0.1:${opsPort(69)}/metrics`)).text();
+  const metrics = async () => (await fetch(`http://127.0.0.1:${opsPort(114)}/metrics`)).text();
   const revoked = "1000.revoked-refresh-token-9d1e";
-  const server = serve(opsPort(67), zohoEnv(zoho, dir, { ZOHO_REFRESH_TOKEN: revoked, METRICS_PORT: String(opsPort(69)) }));
+  const server = serve(opsPort(113), zohoEnv(zoho, dir, { ZOHO_REFRESH_TOKEN: revoked, METRICS_PORT: String(opsPort(114)) }));
   try {
     await server.listening;
     expect((await postContact(server.url, "Refused token (zc-refused).")).status).toBe(303);

@@ -7,7 +7,7 @@ export const TEST_ACCESS_KEY = "test-key-3b7f0c1e-never-in-html";
 /**
  * Ports: E2E_PORT_BASE (default 3100) and the next three for sites, +10 and +11 for the two
  * browser sites' metrics, +90 and +91 for fake services; tests/ops start their own servers at +200
- * to +299 (`opsPort(n)`); the full-disk site answers its readiness check on +399.
+ * to +398 (`opsPort(n)`, n up to 198); the full-disk site answers its readiness check on +399.
  */
 const base = Number(process.env.E2E_PORT_BASE ?? 3100);
 export const opsPort = (n: number) => base + 200 + n;
