@@ -64,9 +64,9 @@ test(`the wizard sends ${order.service} / ${order.timeframe} / ${order.complexit
   await expect(progress(page)).toHaveText("Step 1 of 5");
   await expect.poll(async () => (await formService.received()).length).toBe(1);
   const [payload] = (await formService.received()) as Record<string, string>[];
-  // The person by name, at their company: whom the agency's reply greets.
-  expect(payload).toMatchObject({ access_key: TEST_ACCESS_KEY, to: site.email, from_name: `${o.name} at ${o.company}` });
-  expect(payload!.subject).toBe(`New cost estimate request from ${o.name} at ${o.company}`);
+  // The sender is the company name entered (the specification's from_name); the person's name is in the message.
+  expect(payload).toMatchObject({ access_key: TEST_ACCESS_KEY, to: site.email, from_name: o.company });
+  expect(payload!.subject).toBe(`New cost estimate request from ${o.company}`);
   for (const line of [
     `Service: ${o.service}`,
     `Timeframe: ${o.timeframe}`,
