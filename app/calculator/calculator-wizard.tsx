@@ -152,7 +152,7 @@ function Summary({ state }: { state: WizardState }) {
     [1, "Service", "service", state.service && optionOf(SERVICES, state.service).label],
     [2, "Timeframe", "timeframe", state.timeframe && optionOf(TIMEFRAMES, state.timeframe).label],
     [3, "Complexity", "complexity", optionOf(COMPLEXITIES, state.complexity).label],
-    [4, "Project description", "description", state.description.length > 160 ? `${state.description.slice(0, 160)}…` : state.description],
+    [4, "Project description", "description", state.description.length > 160 ? `${state.description.slice(0, 160)}…` : state.description || text.noDescription],
   ] as const;
   return (
     <section className="wizard-summary" aria-labelledby="wizard-summary-title">
@@ -181,10 +181,10 @@ function StepFields({ state, errors }: { state: WizardState; errors: FieldErrors
       <Field
         form="calc"
         name="description"
-        label="Project description"
-        hint="What should it do, who will use it, and anything we should know."
+        label="Project description (optional)"
+        hint={text.descriptionHint}
         errors={errors}
-        render={(props) => <textarea {...props} defaultValue={state.description} maxLength={LIMITS.description} rows={6} required />}
+        render={(props) => <textarea {...props} defaultValue={state.description} maxLength={LIMITS.description} rows={6} />}
       />
     );
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { calculatorText } from "~/content/calculator";
 import { VISITOR } from "~/forms/lead.server";
 import { calculatorLead } from "./lead.server";
 import { estimate, formatUsd } from "./pricing";
@@ -39,6 +40,10 @@ describe("calculatorLead", () => {
     const other = calculatorLead(otherRequest);
     expect(other.text).toContain("Service: Mobile App Development\nTimeframe: Relaxed (5-8 weeks)\nComplexity: Simple\n");
     expect(other.text).toContain(`Estimated cost: ${formatUsd(estimate(otherRequest))}`);
+  });
+
+  it("says so when no description was given (it is optional)", () => {
+    expect(calculatorLead({ ...request, description: "" }).text).toContain(`Complexity: Complex\nDescription: ${calculatorText.noDescription}\nEstimated cost: ${price}\n`);
   });
 
   it("keeps a description's lines quoted under its label, and the company name on one line everywhere", () => {

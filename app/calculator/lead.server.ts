@@ -1,3 +1,4 @@
+import { calculatorText } from "~/content/calculator";
 import type { Lead } from "~/context";
 import { leadText, oneLine, senderName } from "~/forms/lead.server";
 import { COMPLEXITIES, estimate, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
@@ -18,7 +19,7 @@ export function calculatorLead(request: CalculatorRequest): Lead {
       ["Service", optionOf(SERVICES, request.service).label],
       ["Timeframe", optionOf(TIMEFRAMES, request.timeframe).label],
       ["Complexity", optionOf(COMPLEXITIES, request.complexity).label],
-      ["Description", request.description, "multiLine"],
+      ["Description", request.description || calculatorText.noDescription, "multiLine"],
       ["Estimated cost", formatUsd(estimate(request))],
       ...(request.name === "" ? [] : [["Name", request.name] as const]),
       ["Company", request.companyName],
