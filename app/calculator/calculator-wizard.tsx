@@ -1,7 +1,7 @@
 import { Form } from "@remix-run/react";
 import { calculatorText as text } from "~/content/calculator";
 import { messages } from "~/content/messages";
-import { Field, FormNotices, Honeypot } from "~/forms/field";
+import { ErrorSummary, Field, FormNotices, Honeypot } from "~/forms/field";
 import { PrivacyNote } from "~/forms/privacy-note";
 import { type FieldErrors, LIMITS } from "~/forms/limits";
 import { type Choices, estimateHref } from "./choices";
@@ -43,6 +43,7 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
         </div>
       ) : null}
       {view.expired ? <p className="wizard-note">{text.expired}</p> : null}
+      <ErrorSummary form="calc" errors={errors} />
       <div className="wizard-progress">
         <p id="wizard-progress-label">
           Step {state.step} of {STEP_COUNT}
@@ -235,9 +236,10 @@ function ChoiceStep({ step, state, errors }: { step: 1 | 2 | 3; state: WizardSta
         </p>
       ) : null}
       <div className="choices">
-        {options.map((option) => (
+        {options.map((option, i) => (
           <button
             key={option.value}
+            id={i === 0 ? `calc-${name}` : undefined}
             className="choice"
             type="submit"
             name={name}
