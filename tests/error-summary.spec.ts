@@ -7,6 +7,7 @@
  * step 5 at three widths, to look at.
  */
 import type { Locator, Page } from "@playwright/test";
+import { seriousViolations } from "./support/axe";
 import { expect, forTheEye, test } from "./support/fixtures";
 import { atStep5, calculator, dispatchApp, progress, WIZARD_VIEWPORTS } from "./support/wizard";
 
@@ -112,10 +113,16 @@ test("a form without mistakes shows no summary", async ({ page }) => {
 
 // Focus is moved by script.
 test.describe("with JavaScript", { tag: "@needs-js" }, () => {
-  test("focus goes to the first field in error, and a summary link moves focus to its field without leaving the page", async ({ page }) => {
+  test("focus goes to the first field in error, and a summary link moves focus to its field without leaving the page", async ({
+    page,
+    browser,
+    javaScriptEnabled,
+  }) => {
     await refusedSend(page);
     const calc = calculator(page);
     await expect(calc.getByLabel("Email")).toBeFocused();
+    // (Here, where the summary is the page's own: axe's no-JavaScript page would not have this visitor's draft.)
+    expect(await seriousViolations(page, browser, javaScriptEnabled)).toEqual([]);
     const at = page.url();
     await summaryOf(calc).getByRole("link", { name: PHONE }).click();
     await expect(calc.getByLabel("Phone")).toBeFocused();

@@ -43,7 +43,9 @@ describe("calculatorLead", () => {
   });
 
   it("says so when no description was given (it is optional)", () => {
-    expect(calculatorLead({ ...request, description: "" }).text).toContain(`Complexity: Complex\nDescription: ${calculatorText.noDescription}\nEstimated cost: ${price}\n`);
+    expect(calculatorLead({ ...request, description: "" }).text).toContain(
+      `Complexity: Complex\nDescription: ${calculatorText.noDescription}\nEstimated cost: ${price}\n`,
+    );
   });
 
   it("keeps a description's lines quoted under its label, and the company name on one line everywhere", () => {

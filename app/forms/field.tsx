@@ -63,8 +63,8 @@ export const errorSummaryId = (form: string) => `${form}-error-summary`;
  * router navigation that starts the page's answer over.
  */
 export function ErrorSummary({ form, errors }: { form: string; errors?: FieldErrors | null }) {
-  const listed = Object.entries(errors ?? {}).filter(([, messages]) => messages.length > 0);
-  if (listed.length === 0) return null;
+  const listed = Object.entries(errors ?? {});
+  if (!listed.length) return null;
   const id = errorSummaryId(form);
   return (
     <section className="error-summary" id={id} aria-labelledby={`${id}-title`}>
@@ -74,14 +74,9 @@ export function ErrorSummary({ form, errors }: { form: string; errors?: FieldErr
       <ul>
         {listed.map(([name, messages]) => (
           <li key={name}>
-            {/* Errors of no one field (under "") have nowhere to link to. */}
-            {name ? (
-              <a href={`#${form}-${name}`} onClick={toField}>
-                {messages.join(" ")}
-              </a>
-            ) : (
-              messages.join(" ")
-            )}
+            <a href={`#${form}-${name}`} onClick={toField}>
+              {messages.join(" ")}
+            </a>
           </li>
         ))}
       </ul>
@@ -89,13 +84,13 @@ export function ErrorSummary({ form, errors }: { form: string; errors?: FieldErr
   );
 }
 
-/** As GOV.UK's script does: the field's label scrolled into view (under the fixed header), then focus on the field. */
+/** Focus on the field, which the browser scrolls into view clear of the fixed header (`scroll-padding-top`). */
 function toField(event: MouseEvent<HTMLAnchorElement>) {
-  const field = document.getElementById(decodeURIComponent(event.currentTarget.hash.slice(1)));
-  if (!field) return;
-  event.preventDefault();
-  (document.querySelector(`label[for="${field.id}"]`) ?? field).scrollIntoView();
-  field.focus({ preventScroll: true });
+  const field = document.getElementById(event.currentTarget.hash.slice(1));
+  if (field) {
+    event.preventDefault();
+    field.focus();
+  }
 }
 
 /** Moves focus to the first control marked invalid inside `form`, if any. */
