@@ -139,6 +139,16 @@ test.describe("with JavaScript", { tag: "@needs-js" }, () => {
     await expect(form.getByLabel("Service")).toBeFocused();
     await expect(form.getByLabel("Email")).toHaveValue("lerato@");
   });
+
+  test("when the form's checks cannot load, the server's page opens at the summary and focus still goes to the first field in error", async ({ page }) => {
+    // The contact form's rules load lazily (app/forms/README.md); without them the server checks.
+    await page.route(/\/build\/.*schema-[\w-]+\.js$/, (route) => route.abort());
+    await refusedMessage(page);
+    await expect(page).toHaveURL(/\/\?contact=[\w-]{22}#contact-error-summary$/);
+    const form = contactForm(page);
+    await expect(summaryOf(form).getByRole("link")).toHaveText([EMAIL, "Please choose a service"]);
+    await expect(form.getByLabel("Email")).toBeFocused();
+  });
 });
 
 for (const [width, height] of WIZARD_VIEWPORTS) {
