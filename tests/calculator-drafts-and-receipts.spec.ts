@@ -38,7 +38,7 @@ async function baitLink(mallory: APIRequestContext): Promise<string> {
   const posted = await sendAsMallory(mallory, { description: bait.description, companyName: bait.company, phone: "" });
   expect(posted.status()).toBe(303);
   const location = posted.headers()["location"]!;
-  expect(location).toMatch(/^\/\?draft=[\w-]{22}&step=5#wizard$/);
+  expect(location).toMatch(/^\/\?draft=[\w-]{22}&step=5#calc-error-summary$/);
   // Her own browser sees her draft: the link works for its maker.
   expect(await (await mallory.get(location)).text()).toContain(bait.email);
   return location;
@@ -79,7 +79,7 @@ test.describe("without JavaScript, a visitor's draft", { tag: "@without-js" }, (
     await calc.getByRole("button", { name: "Send My Request" }).click();
     await expect(calc.getByLabel("Phone")).toHaveAttribute("aria-invalid", "true");
     const mine = page.url().replace(/^https?:\/\/[^/]+/, "");
-    expect(mine).toMatch(/\?draft=[\w-]{22}&step=5#wizard$/);
+    expect(mine).toMatch(/\?draft=[\w-]{22}&step=5#calc-error-summary$/);
     const id = /draft=([\w-]{22})/.exec(mine)![1]!;
 
     // The link alone opens nothing…

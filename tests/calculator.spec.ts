@@ -64,9 +64,9 @@ test(`the wizard sends ${order.service} / ${order.timeframe} / ${order.complexit
   await expect(progress(page)).toHaveText("Step 1 of 5");
   await expect.poll(async () => (await formService.received()).length).toBe(1);
   const [payload] = (await formService.received()) as Record<string, string>[];
-  // The person by name, at their company: whom the agency's reply greets.
-  expect(payload).toMatchObject({ access_key: TEST_ACCESS_KEY, to: site.email, from_name: `${o.name} at ${o.company}` });
-  expect(payload!.subject).toBe(`New cost estimate request from ${o.name} at ${o.company}`);
+  // The sender is the company name entered (the specification's from_name); the person's name is in the message.
+  expect(payload).toMatchObject({ access_key: TEST_ACCESS_KEY, to: site.email, from_name: o.company });
+  expect(payload!.subject).toBe(`New cost estimate request from ${o.company}`);
   for (const line of [
     `Service: ${o.service}`,
     `Timeframe: ${o.timeframe}`,
@@ -147,15 +147,31 @@ test("invalid contact details get a message next to each field, keep their value
   expect(await formService.settled()).toEqual([]);
 });
 
-test("an empty description is refused on step 4", async ({ page }) => {
+test("step 4's description is optional: its hint asks for a few lines, Continue moves to step 5 with it empty, and the request goes", async ({
+  page,
+  formService,
+}) => {
   await page.goto("/");
   const calc = calculator(page);
   await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
   await calc.getByRole("button", { name: "Relaxed (5-8 weeks)" }).click();
   await calc.getByRole("button", { name: "Simple" }).click();
+  const description = calc.getByLabel("Project description (optional)");
+  await expect(description).not.toHaveAttribute("required");
+  await expect(description).toHaveAccessibleDescription(calculatorText.descriptionHint);
   await calc.getByRole("button", { name: "Continue" }).click();
-  await expect(progress(page)).toHaveText("Step 4 of 5");
-  await expect(calc.getByLabel("Project description")).toHaveAccessibleDescription(/Please describe your project/);
+  await expect(progress(page)).toHaveText("Step 5 of 5");
+  await expect(calc.locator(".summary-value")).toHaveText(["AI Solutions", "Relaxed (5-8 weeks)", "Simple", calculatorText.noDescription]);
+
+  const company = `Quiet Co ${formService.token}`;
+  await calc.getByLabel("Company name").fill(company);
+  await calc.getByLabel("Email").fill("ops@quiet.example");
+  await calc.getByLabel("Phone").fill("011 555 0199");
+  await calc.getByRole("button", { name: "Send My Request" }).click();
+  await expect(calc.getByRole("status")).toHaveText(SUCCESS);
+  await expect.poll(async () => (await formService.received()).length).toBe(1);
+  const [payload] = (await formService.received()) as Record<string, string>[];
+  expect(payload!.message).toContain(`Complexity: Simple\nDescription: ${calculatorText.noDescription}\nEstimated cost: `);
 });
 
 test("a description as long as the box allows, with line breaks, passes step 4: without JavaScript too, where each break is posted as two characters", async ({

@@ -84,7 +84,7 @@ test.describe("without JavaScript", { tag: "@without-js" }, () => {
     await form.getByLabel("Email").fill(typed.email);
     await form.getByLabel("Service").selectOption("seo");
     await form.getByRole("button", { name: "Send Message" }).click();
-    await expect(page).toHaveURL(/\/\?contact=[\w-]{22}#contact$/);
+    await expect(page).toHaveURL(/\/\?contact=[\w-]{22}#contact-error-summary$/);
     expect(posts).toEqual([303]);
     await showsTheMistake(form, name);
     const errorPage = page.url();
@@ -137,7 +137,7 @@ test("someone else's link to a form with mistakes shows nothing of it, and a pos
   const posted = await mallory.post("/?index", { form: bait, maxRedirects: 0 });
   expect(posted.status()).toBe(303);
   const link = posted.headers()["location"]!;
-  expect(link).toMatch(/^\/\?contact=[\w-]{22}#contact$/);
+  expect(link).toMatch(/^\/\?contact=[\w-]{22}#contact-error-summary$/);
   expect(await (await mallory.get(link)).text()).toContain(bait.message); // its maker sees it
 
   await page.goto(link);

@@ -36,6 +36,13 @@ test.describe("print and dark styles", { tag: "@once" }, () => {
       await page.goto("/work");
       await expect(page.locator(".filter")).toBeHidden();
       await expect(page.locator("article.project-card").first()).toBeVisible();
+      // A card's details, revealed on hover on a screen, print always.
+      expect(
+        await page
+          .locator(".project-details")
+          .first()
+          .evaluate((el) => getComputedStyle(el).opacity),
+      ).toBe("1");
       await forTheEye(page, `print-work-${width}`, { fullPage: true });
     });
 

@@ -92,9 +92,7 @@ test.describe("at 320 px", () => {
         await expect(progress(page)).toHaveText(`Step ${i + 2} of 5`);
         await check(`${name}, step ${i + 2}`);
       }
-      await calc.getByRole("button", { name: "Continue" }).click();
-      await expect(calc.locator(".field-error").first()).toBeVisible();
-      await check(`${name}, step 4 with its error`);
+      // Step 4 has no error a browser can make (the description is optional, its box bounded).
       // A long address without spaces, as a description can hold.
       await calc
         .getByLabel("Project description")

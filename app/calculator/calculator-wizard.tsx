@@ -1,7 +1,7 @@
 import { Form } from "@remix-run/react";
 import { calculatorText as text } from "~/content/calculator";
 import { messages } from "~/content/messages";
-import { Field, FormNotices, Honeypot } from "~/forms/field";
+import { ErrorSummary, Field, FormNotices, Honeypot } from "~/forms/field";
 import { PrivacyNote } from "~/forms/privacy-note";
 import { type FieldErrors, LIMITS } from "~/forms/limits";
 import { type Choices, estimateHref } from "./choices";
@@ -43,6 +43,7 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
         </div>
       ) : null}
       {view.expired ? <p className="wizard-note">{text.expired}</p> : null}
+      <ErrorSummary form="calc" errors={errors} />
       <div className="wizard-progress">
         <p id="wizard-progress-label">
           Step {state.step} of {STEP_COUNT}
@@ -152,7 +153,7 @@ function Summary({ state }: { state: WizardState }) {
     [1, "Service", "service", state.service && optionOf(SERVICES, state.service).label],
     [2, "Timeframe", "timeframe", state.timeframe && optionOf(TIMEFRAMES, state.timeframe).label],
     [3, "Complexity", "complexity", optionOf(COMPLEXITIES, state.complexity).label],
-    [4, "Project description", "description", state.description.length > 160 ? `${state.description.slice(0, 160)}…` : state.description],
+    [4, "Project description", "description", state.description.length > 160 ? `${state.description.slice(0, 160)}…` : state.description || text.noDescription],
   ] as const;
   return (
     <section className="wizard-summary" aria-labelledby="wizard-summary-title">
@@ -181,10 +182,10 @@ function StepFields({ state, errors }: { state: WizardState; errors: FieldErrors
       <Field
         form="calc"
         name="description"
-        label="Project description"
-        hint="What should it do, who will use it, and anything we should know."
+        label="Project description (optional)"
+        hint={text.descriptionHint}
         errors={errors}
-        render={(props) => <textarea {...props} defaultValue={state.description} maxLength={LIMITS.description} rows={6} required />}
+        render={(props) => <textarea {...props} defaultValue={state.description} maxLength={LIMITS.description} rows={6} />}
       />
     );
   }
@@ -235,9 +236,10 @@ function ChoiceStep({ step, state, errors }: { step: 1 | 2 | 3; state: WizardSta
         </p>
       ) : null}
       <div className="choices">
-        {options.map((option) => (
+        {options.map((option, i) => (
           <button
             key={option.value}
+            id={i === 0 ? `calc-${name}` : undefined}
             className="choice"
             type="submit"
             name={name}

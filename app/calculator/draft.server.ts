@@ -10,6 +10,7 @@
  */
 import { type AppLoadContext, redirect } from "@remix-run/node";
 import { errorsOf } from "~/forms/draft.server";
+import { errorSummaryId } from "~/forms/field";
 import type { FieldErrors } from "~/forms/limits";
 import { visitor, visitorOwner } from "~/forms/visitor.server";
 import { sentSummary } from "~/content/calculator";
@@ -55,7 +56,9 @@ export async function toStep(request: Request, { drafts }: AppLoadContext, outco
   const state = { ...outcome.state };
   for (const name of TEXT_FIELDS) if (!fits(name, state[name])) state[name] = "";
   const id = await drafts.save(owner, { fields: stateToFields(state), errors: outcome.errors ?? null }, previous);
-  return redirect(`/?${DRAFT_PARAM}=${id}&${STEP_PARAM}=${outcome.state.step}#${WIZARD_ID}`, { status: 303, headers });
+  // A step with mistakes opens at its error summary, in view at once (the wizard's card otherwise).
+  const at = outcome.errors ? errorSummaryId("calc") : WIZARD_ID;
+  return redirect(`/?${DRAFT_PARAM}=${id}&${STEP_PARAM}=${outcome.state.step}#${at}`, { status: 303, headers });
 }
 
 /** The request was sent: its draft goes, and the thanks get a receipt only this browser can open. */

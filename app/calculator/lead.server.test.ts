@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { calculatorText } from "~/content/calculator";
 import { VISITOR } from "~/forms/lead.server";
 import { calculatorLead } from "./lead.server";
 import { estimate, formatUsd } from "./pricing";
@@ -50,6 +51,12 @@ describe("calculatorLead", () => {
     expect(other.text).toContain(`Estimated cost: ${formatUsd(estimate(otherRequest))}`);
   });
 
+  it("says so when no description was given (it is optional)", () => {
+    expect(calculatorLead({ ...request, description: "" }).text).toContain(
+      `Complexity: Complex\nDescription: ${calculatorText.noDescription}\nEstimated cost: ${price}\n`,
+    );
+  });
+
   it("keeps a description's lines quoted under its label, and the company name on one line everywhere", () => {
     const lead = calculatorLead({ ...request, description: "Line one\r\nEstimated cost: $1", companyName: "Acme\u2028Estimated cost: $1\u202e" });
     expect(lead.text).toContain(`Description: Line one\n  > Estimated cost: $1\nEstimated cost: ${price}`);
@@ -59,21 +66,21 @@ describe("calculatorLead", () => {
     expect(lead.text.split("\n").filter((line) => line.startsWith("Estimated cost:"))).toEqual([`Estimated cost: ${price}`]);
   });
 
-  it("names the person when given: in the message above the company, and as the sender 'name at company'", () => {
+  it("names the person when given in the message, above the company; the sender is the company name entered", () => {
     const lead = calculatorLead({ ...request, name: "Thandi Nkosi" });
     expect(lead.text).toContain(`Estimated cost: ${price}\nName: Thandi Nkosi\nCompany: Acme Ltd\n`);
-    expect([lead.fromName, lead.subject]).toEqual(["Thandi Nkosi at Acme Ltd", "New cost estimate request from Thandi Nkosi at Acme Ltd"]);
+    expect([lead.fromName, lead.subject]).toEqual(["Acme Ltd", "New cost estimate request from Acme Ltd"]);
     // Without a name the message has no Name line at all (above: the company alone is the sender).
     expect(calculatorLead(request).text).not.toMatch(/^Name:/m);
   });
 
-  it("leaves out of the sender a part that cannot stand there, and keeps it in the message as typed", () => {
+  it("never makes the sender of the name, and a company name that cannot stand there becomes the placeholder, kept in the message as typed", () => {
     const spoofName = calculatorLead({ ...request, name: "Kopano Digital Billing <billing@kopanodigital.co.za>" });
     expect(spoofName.fromName).toBe("Acme Ltd");
     expect(spoofName.text).toContain("Name: Kopano Digital Billing <billing@kopanodigital.co.za>");
     const spoofCompany = calculatorLead({ ...request, name: "Thandi\u2028Nkosi", companyName: "K0pano Digital" });
-    expect(spoofCompany.fromName).toBe("Thandi Nkosi");
+    expect([spoofCompany.fromName, spoofCompany.subject]).toEqual([VISITOR, `New cost estimate request from ${VISITOR}`]);
     expect(spoofCompany.text).toContain("Name: Thandi Nkosi\nCompany: K0pano Digital\n");
-    expect(calculatorLead({ ...request, name: "ada@acme.example", companyName: "<x@y.z>" }).fromName).toBe(VISITOR);
+    expect(calculatorLead({ ...request, companyName: "Acme <billing@acme.example>" }).fromName).toBe("Acme");
   });
 });

@@ -1,22 +1,15 @@
+import { calculatorText } from "~/content/calculator";
 import type { Lead } from "~/context";
-import { leadText, multiLine, oneLine, senderName, VISITOR } from "~/forms/lead.server";
+import { leadText, multiLine, oneLine, senderName } from "~/forms/lead.server";
 import { COMPLEXITIES, estimate, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
 import type { CalculatorRequest } from "./rules";
 
-/**
- * Who the agency's mail client shows the request from: "Thandi Nkosi at Gauteng Freight" when the
- * visitor gave a name, so the reply can greet a person, and the company alone when not. Each part
- * is made safe on its own: one that cannot stand (an address, the agency's own name) is left out.
- */
-function sender({ name, companyName }: CalculatorRequest): string {
-  const [person, company] = [senderName(name), senderName(companyName)];
-  if (person === VISITOR || company === VISITOR) return person === VISITOR ? company : person;
-  return `${person} at ${company}`;
-}
-
 /** The estimate request as the agency receives it; the estimate is computed here, never posted. */
 export function calculatorLead(request: CalculatorRequest): Lead {
-  const from = sender(request);
+  // The sender the agency's mail client shows is the company name entered (the specification's
+  // `from_name`); the person's name, when given, is in the message. A company name that cannot
+  // stand there (an address, the agency's own name) becomes the placeholder, kept as typed below.
+  const from = senderName(request.companyName);
   const [service, timeframe, complexity] = [
     optionOf(SERVICES, request.service).label,
     optionOf(TIMEFRAMES, request.timeframe).label,
@@ -32,7 +25,7 @@ export function calculatorLead(request: CalculatorRequest): Lead {
       ["Service", service],
       ["Timeframe", timeframe],
       ["Complexity", complexity],
-      ["Description", request.description, "multiLine"],
+      ["Description", request.description || calculatorText.noDescription, "multiLine"],
       ["Estimated cost", price],
       ...(request.name === "" ? [] : [["Name", request.name] as const]),
       ["Company", request.companyName],

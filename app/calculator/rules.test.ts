@@ -26,10 +26,10 @@ describe("each step's check, through next()", () => {
     expect(next(at(3), { complexity: "huge" }).errors).toEqual({ complexity: ["Please choose a complexity"] });
   });
 
-  it("step 4 requires a description of at most 5,000 characters", () => {
+  it("step 4's description is optional, at most 5,000 characters: Continue moves to step 5 with it empty", () => {
     expect(next(at(4), { description: "x".repeat(5000) }).state.step).toBe(5);
     expect(next(at(4), { description: "x".repeat(5001) }).errors).toEqual({ description: ["Description must be at most 5,000 characters"] });
-    for (const bad of ["", " \n\t "]) expect(next(at(4), { description: bad }).errors).toEqual({ description: ["Please describe your project"] });
+    for (const empty of ["", " \n\t "]) expect(next(at(4), { intent: "continue", description: empty })).toEqual({ state: at(5, { description: "" }) });
   });
 
   it("step 5 requires company name (≤120), email and phone, trimmed", () => {
@@ -55,11 +55,11 @@ describe("each step's check, through next()", () => {
     expect(next(at(5), { ...details, name: "n".repeat(101) }).errors).toEqual({ name: ["Name must be at most 100 characters"] });
   });
 
-  it("the whole request needs every field but the name", () => {
+  it("the whole request needs every field but the name and the description", () => {
     const { step: _step, reached: _reached, ...request } = full;
     expect(calculatorRequestSchema.parse(request)).toEqual(request);
-    const { name: _name, ...anonymous } = request;
-    expect(calculatorRequestSchema.parse(anonymous)).toEqual({ ...anonymous, name: "" });
+    const { name: _name, description: _description, ...anonymous } = request;
+    expect(calculatorRequestSchema.parse(anonymous)).toEqual({ ...anonymous, name: "", description: "" });
     for (const key of Object.keys(anonymous)) {
       const partial: Record<string, unknown> = { ...request };
       delete partial[key];
@@ -138,9 +138,11 @@ describe("next: Change (step 5's summary)", () => {
     const description = next(at(5), { change: "4" }).state;
     expect(next(description, { intent: "continue", description: "A new brief" }).state).toEqual({ ...full, description: "A new brief" });
   });
-  it("stops at the first step still missing, and shows errors where it stands", () => {
+  it("stops at the first step still missing, and shows errors where it stands; an empty description is not missing", () => {
+    const noTimeframe = { ...at(1, { timeframe: undefined }), review: true as const };
+    expect(next(noTimeframe, { service: "ai" }).state).toEqual({ ...full, step: 2, service: "ai", timeframe: undefined, review: true });
     const noDescription = { ...at(2, { description: "" }), review: true as const };
-    expect(next(noDescription, { timeframe: "relaxed" }).state).toEqual({ ...full, step: 4, timeframe: "relaxed", description: "", review: true });
+    expect(next(noDescription, { timeframe: "relaxed" }).state).toEqual({ ...full, step: 5, timeframe: "relaxed", description: "" });
     const changing = next(at(5), { change: "2" }).state;
     expect(next(changing, { timeframe: "soon" })).toEqual({ state: changing, errors: { timeframe: ["Please choose a timeframe"] } });
   });
@@ -165,11 +167,7 @@ describe("next: step 4 (description)", () => {
       state: { ...s, step: 5, description: "Build a shop" },
     });
   });
-  it("keeps the submitted text with an error when invalid", () => {
-    expect(next(s, { intent: "continue", description: "   " })).toEqual({
-      state: { ...s, description: "   " },
-      errors: { description: ["Please describe your project"] },
-    });
+  it("keeps the submitted text with an error when too long", () => {
     const long = "y".repeat(5001);
     expect(next(s, { intent: "continue", description: long })).toEqual({
       state: { ...s, description: long },
@@ -212,10 +210,7 @@ describe("next: step 5 (send)", () => {
     const broken: WizardState = { ...s, timeframe: undefined, description: " " };
     const r = next(broken, { intent: "send", ...contact });
     expect(r.ready).toBeUndefined();
-    expect(r.errors).toEqual({
-      timeframe: ["Please choose a timeframe"],
-      description: ["Please describe your project"],
-    });
+    expect(r.errors).toEqual({ timeframe: ["Please choose a timeframe"] });
     expect(r.state.step).toBe(2);
     expect(r.state.companyName).toBe("Acme Ltd");
   });
@@ -269,18 +264,20 @@ describe("hidden fields", () => {
       service: "ai",
       timeframe: "urgent",
     });
-    // step 5 needs a valid description
+    // step 5 needs a service and a timeframe, not a description (it is optional)
     const noDescription = { ...stateToFields(full), "state.description": "   " };
-    expect(parseState(noDescription).step).toBe(4);
+    expect(parseState(noDescription).step).toBe(5);
+    expect(parseState({ ...stateToFields(full), "state.timeframe": "" }).step).toBe(2);
     const tooLong = { ...stateToFields(full), "state.description": "z".repeat(5001), "state.name": "n".repeat(101), "state.companyName": "c".repeat(121) };
-    expect(parseState(tooLong)).toMatchObject({ step: 4, description: "", name: "", companyName: "" });
+    expect(parseState(tooLong)).toMatchObject({ step: 5, description: "", name: "", companyName: "" });
   });
 
   it("read at another step's address (Back, Forward, a reload), keeps every answer at that step, or the furthest the answers allow", () => {
     const at3 = { ...stateToFields(full), "state.step": "3" };
     expect(parseState(at3)).toEqual(at(3));
     const early = stateToFields({ ...resetState(), step: 2, service: "ai", timeframe: "urgent" });
-    expect(parseState({ ...early, "state.step": "5" })).toMatchObject({ step: 4, service: "ai", timeframe: "urgent" });
+    expect(parseState({ ...early, "state.step": "5" })).toMatchObject({ step: 5, service: "ai", timeframe: "urgent", description: "" });
+    expect(parseState({ ...early, "state.timeframe": null, "state.step": "5" })).toMatchObject({ step: 2, service: "ai" });
     expect(parseState({ ...early, "state.step": null })).toEqual({ ...resetState(), service: "ai", timeframe: "urgent" });
     // A Change under way ends where step 5 is shown.
     const changing = next(at(5), { change: "2" }).state;

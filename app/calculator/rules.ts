@@ -18,7 +18,8 @@ export { parseState } from "./state";
 const service = z.enum(SERVICE_VALUES, "Please choose a service");
 const timeframe = z.enum(TIMEFRAME_VALUES, "Please choose a timeframe");
 const complexity = z.enum(COMPLEXITY_VALUES, "Please choose a complexity");
-const description = requiredText(LIMITS.description, "Please describe your project", "Description must be at most 5,000 characters");
+// Optional, as the specification has it: Continue always moves on to step 5 (its hint asks for a few lines).
+const description = optionalText(LIMITS.description, "Description must be at most 5,000 characters");
 const companyName = requiredText(LIMITS.companyName, "Please enter your company name", "Company name must be at most 120 characters");
 const name = optionalText(LIMITS.name, "Name must be at most 100 characters");
 

@@ -74,11 +74,11 @@ export function stateToFields(state: WizardState): Record<string, string> {
 }
 
 /**
- * How far the wizard may be: the first step whose answer is missing (steps 1, 2 and 4: a choice,
- * a description), or 5. Step 3 always has one (complexity starts at "medium").
+ * How far the wizard may be: the first step whose answer is missing (steps 1 and 2, a choice), or
+ * 5. Step 3 always has one (complexity starts at "medium") and step 4's description is optional.
  */
 export function reachable(state: WizardState): Step {
-  return !state.service ? 1 : !state.timeframe ? 2 : state.description.trim() === "" ? 4 : 5;
+  return !state.service ? 1 : !state.timeframe ? 2 : 5;
 }
 
 /** Whether a text fits its field's box (`maxLength`): a longer one came from no browser. */

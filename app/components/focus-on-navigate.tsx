@@ -12,8 +12,9 @@ function focusTarget(element: HTMLElement) {
 /**
  * Where focus goes after a client-side navigation, for keyboard and screen-reader visitors: to the
  * heading of an in-page target (`#calculator`, `/services#seo-digital-marketing`), or to a new
- * page's `h1`, which also announces the page. Focus already inside the target (a form that moved
- * it itself) is left alone, and so are changes of the query alone (tabs, filters).
+ * page's `h1`, which also announces the page. Focus already inside the target, or on a field in
+ * error (a form that moved it itself, e.g. from its error summary's page), is left alone, and so are
+ * changes of the query alone (tabs, filters).
  */
 export function FocusOnNavigate() {
   const location = useLocation();
@@ -24,7 +25,7 @@ export function FocusOnNavigate() {
     if (before.key === location.key) return; // the first render: the browser decides
     const target = location.hash ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
     if (target) {
-      if (!target.contains(document.activeElement)) focusTarget(target);
+      if (!target.contains(document.activeElement) && !document.activeElement?.matches("[aria-invalid]")) focusTarget(target);
     } else if (before.pathname !== location.pathname) {
       const h1 = document.querySelector<HTMLElement>("main h1");
       if (h1) focusTarget(h1);

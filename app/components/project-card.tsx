@@ -2,8 +2,10 @@ import type { Project } from "~/content/types";
 import { projectCategories } from "~/content/projects";
 
 /**
- * A portfolio card, everything shown at once (details that appeared on hover made the grid jump).
- * Each link's accessible name starts with its visible text (WCAG 2.5.3), then says which project.
+ * A portfolio card. Its details (description, tags, links) are revealed on hover and on focus
+ * within it where the device can hover, and shown always on touch screens: CSS alone (app.css,
+ * "Portfolio"), in place, so the grid never moves. Each link's accessible name starts with its
+ * visible text (WCAG 2.5.3), then says which project.
  */
 export function ProjectCard({ project }: { project: Project }) {
   const category = projectCategories.find((c) => c.value === project.category)?.label;

@@ -4,7 +4,7 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { flushSync } from "react-dom";
 import { CONTACT_SERVICES } from "~/content/contact-services";
 import { messages } from "~/content/messages";
-import { Field, focusFirstInvalid, FormNotices, Honeypot } from "~/forms/field";
+import { ErrorSummary, Field, focusFirstInvalid, FormNotices, Honeypot } from "~/forms/field";
 import { lazyChecks } from "~/forms/lazy-checks";
 import { type FieldErrors, LIMITS } from "~/forms/limits";
 import { PrivacyNote } from "~/forms/privacy-note";
@@ -89,6 +89,7 @@ export function ContactForm({ result, draft, sent }: { result: Answer | undefine
       <input type="hidden" name="formName" value="contact" />
       {id ? <input type="hidden" name="draft" value={id} /> : null}
       <FormNotices status={status} sent={messages.contactSent} failed={messages.contactFailed} />
+      <ErrorSummary form="contact" errors={errors} />
       <div className="grid grid--2">
         <Field
           form="contact"

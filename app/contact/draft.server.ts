@@ -7,6 +7,7 @@
  */
 import { type AppLoadContext, redirect } from "@remix-run/node";
 import { errorsOf } from "~/forms/draft.server";
+import { errorSummaryId } from "~/forms/field";
 import { CONTACT_SERVICES } from "~/content/contact-services";
 import { type FieldErrors, LIMITS } from "~/forms/limits";
 import { visitor, visitorOwner } from "~/forms/visitor.server";
@@ -26,7 +27,8 @@ export async function toContactErrors(request: Request, { drafts }: AppLoadConte
   // A value no box could hold is not kept (its error is): at 64 KB a post, one client would crowd the store.
   const kept = Object.fromEntries(FIELDS.map((name) => [name, fits(name, values[name]) ? values[name] : ""]));
   const id = await drafts.save(owner, { values: kept, errors }, previous);
-  return redirect(`/?${CONTACT_DRAFT_PARAM}=${id}#contact`, { status: 303, headers });
+  // The page opens at the form's error summary, in view at once.
+  return redirect(`/?${CONTACT_DRAFT_PARAM}=${id}#${errorSummaryId("contact")}`, { status: 303, headers });
 }
 
 /** The message was sent: the draft it came from goes. */

@@ -11,6 +11,10 @@ export const calculatorText = {
     4: "Tell us about your project",
     5: "Your estimate, and how to reach you",
   },
+  /** Step 4's description is optional (the specification); its hint asks for it all the same. */
+  descriptionHint: "Optional, but a few lines help us quote closely: what should it do, who will use it, and anything we should know.",
+  /** Step 5's answers and the agency's message when no description was given. */
+  noDescription: "Not given",
   detailsIntro:
     "Send us your answers and a person on our team emails you a written quote within one business day. Nothing is sent to you automatically, and we use your details only to reply about this project.",
   breakdownCaption: "How we worked it out",

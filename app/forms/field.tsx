@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import type { MouseEvent, ReactNode } from "react";
 import type { FieldErrors } from "./limits";
 import type { FormProblem } from "~/context";
 import { messages } from "~/content/messages";
@@ -49,6 +49,48 @@ export function Field({
       ) : null}
     </div>
   );
+}
+
+/** Where a form's error summary is: a post refused without JavaScript lands there (its redirect's fragment). */
+export const errorSummaryId = (form: string) => `${form}-error-summary`;
+
+/**
+ * The error summary above a form (the GOV.UK pattern): "There is a problem", then each field's
+ * messages as a link to the field (Field's id, `<form>-<name>`). It comes from the same errors as
+ * the fields, so the server and the browser render it alike. Without JavaScript the page after a
+ * refused post opens at it; with it, focus goes to the first field in error instead (the caller's
+ * `focusFirstInvalid`), and a link moves focus without a navigation: a changed fragment would be a
+ * router navigation that starts the page's answer over.
+ */
+export function ErrorSummary({ form, errors }: { form: string; errors?: FieldErrors | null }) {
+  const listed = Object.entries(errors ?? {});
+  if (!listed.length) return null;
+  const id = errorSummaryId(form);
+  return (
+    <section className="error-summary" id={id} aria-labelledby={`${id}-title`}>
+      <h3 className="error-summary-title" id={`${id}-title`}>
+        There is a problem
+      </h3>
+      <ul>
+        {listed.map(([name, messages]) => (
+          <li key={name}>
+            <a href={`#${form}-${name}`} onClick={toField}>
+              {messages.join(" ")}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** Focus on the field, which the browser scrolls into view clear of the fixed header (`scroll-padding-top`). */
+function toField(event: MouseEvent<HTMLAnchorElement>) {
+  const field = document.getElementById(event.currentTarget.hash.slice(1));
+  if (field) {
+    event.preventDefault();
+    field.focus();
+  }
 }
 
 /** Moves focus to the first control marked invalid inside `form`, if any. */
