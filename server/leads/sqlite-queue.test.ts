@@ -225,6 +225,44 @@ describe("the embedded queue", () => {
     await queue.close();
   }); // the lock is held three times for 0.6 s on purpose: over 2 s idle, more on a busy CI
 
+  it("a lead the service confirmed whose note could not be written (the store busy or full past every wait) is noted later, never sent again", async () => {
+    const dbFile = await tempDb();
+    const { log, lines } = logLines();
+    const other = new DatabaseSync(dbFile);
+    let locked = false;
+    const attempts: StoredLead[] = [];
+    const transport: Transport = {
+      name: "fake",
+      async deliver(l) {
+        attempts.push(l);
+        // The service has it; then, before the queue can write so, another process locks the store
+        // past every wait (as a full disk refuses every write).
+        other.exec("BEGIN EXCLUSIVE");
+        locked = true;
+        return { ok: true, status: 200 };
+      },
+    };
+    const queue = createSqliteQueue({ dbFile, transport, log, ...fast, leaseMs: 200 });
+    await queue.start();
+    const { id } = await queue.accept(lead);
+    await until(() => locked);
+    // Held past the note's every wait (whenFree: 12 tries, each up to 0.5 s), so the note fails.
+    await new Promise((r) => setTimeout(r, 7_000));
+    expect(lines.some((l) => String(l.event).match(/^lead_store_\w+_failed$/))).toBe(true);
+    other.exec("COMMIT");
+    other.close();
+    await until(
+      () =>
+        openStore(dbFile)
+          .list(["delivered"])
+          .some((r) => r.id === id),
+      5_000,
+    );
+    await new Promise((r) => setTimeout(r, 300)); // past the lease again: nothing more is sent
+    expect(attempts).toHaveLength(1);
+    await queue.close();
+  });
+
   it("close waits for a delivery in flight", async () => {
     let finish = (_: DeliveryOutcome) => {};
     const transport: Transport = { name: "slow", deliver: () => new Promise((resolve) => (finish = resolve)) };

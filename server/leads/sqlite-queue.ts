@@ -8,7 +8,7 @@ import type { Logger } from "../log";
 import { storeFaults } from "./faults";
 import { expired, leadKey, newLeadId, retryDelay } from "./schedule";
 import { AddressFull, openStore, sqliteCause, whenFree, type InsertResult, type LeadRow, type LeadStore } from "./store";
-import { noLeadEvents, type Lead, type LeadEvents, type LeadOrigin, type LeadQueue, type Transport } from "./types";
+import { type DeliveryOutcome, noLeadEvents, type Lead, type LeadEvents, type LeadOrigin, type LeadQueue, type Transport } from "./types";
 
 export interface QueueOptions {
   /** The SQLite database, e.g. data/leads.db. */
@@ -97,6 +97,12 @@ export function createSqliteQueue({
 
   let looking = false;
   let lookAgain = false;
+  /**
+   * Leads the service confirmed whose note could not be written (a full disk): when the claim runs
+   * out, this process writes the note again instead of sending them again. A process killed
+   * meanwhile, or another on the same folder, still sends them again (decision 0033).
+   */
+  const confirmed = new Map<string, string | undefined>();
 
   async function run() {
     if (stopped || !store) return;
@@ -137,11 +143,14 @@ export function createSqliteQueue({
       );
     }
     const started = now();
-    const outcome = await transport.deliver(row.lead);
+    // Confirmed before, its note not written (a full disk): written now, never sent again.
+    const outcome: DeliveryOutcome = confirmed.has(row.id) ? { ok: true, record: confirmed.get(row.id) } : await transport.deliver(row.lead);
     const fields = { id: row.id, kind: row.kind, provider: transport.name, attempt: row.attempts + 1, durationMs: now() - started };
     try {
       if (outcome.ok) {
+        confirmed.set(row.id, outcome.record);
         await whenFree(() => store.delivered(row.id, now(), retentionMs, outcome.record));
+        confirmed.delete(row.id);
         events.attempted(row.kind, "delivered", fields.durationMs / 1000);
         log.info({ ...fields, status: outcome.status, record: outcome.record }, "lead_delivered");
       } else if (!outcome.retry || expired(row.firstAcceptedAt, row.retryMs, now())) {
