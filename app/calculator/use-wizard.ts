@@ -2,6 +2,7 @@ import type { SerializeFrom } from "@remix-run/node";
 import { useLocation, useNavigation, useNavigationType, useSubmit } from "@remix-run/react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { flushSync } from "react-dom";
+import { type FailedSend, useSendAgainOnline } from "~/forms/failed-send";
 import { focusFirstInvalid } from "~/forms/field";
 import { lazyChecks } from "~/forms/lazy-checks";
 import type { FieldErrors } from "~/forms/limits";
@@ -14,7 +15,8 @@ import { INTENT, INTENT_FIELD, parseState, resetState, STATE_PREFIX, STEP_PARAM,
 type Answer = SerializeFrom<typeof calculatorAction>;
 type Draft = SerializeFrom<DraftView>;
 export interface WizardProps {
-  result: Answer | undefined;
+  /** The action's answer, or a send that failed in the browser (no state: the saved answers stand). */
+  result: Answer | FailedSend<"calculator"> | undefined;
   draft: Draft;
   sent: { reference?: string } | null;
 }
@@ -37,7 +39,7 @@ export function useWizard({ result, draft, sent }: WizardProps) {
   // The saved answers exist only in the browser: the server's page, and hydration, show step 1.
   const hydrated = useHydrated();
   const step = new URLSearchParams(location.search).get(STEP_PARAM);
-  const state = (result?.state ??
+  const state = ((result as Partial<Answer> | undefined)?.state ??
     found?.state ??
     (hydrated && !sent ? parseState({ ...savedAnswers(), [`${STATE_PREFIX}step`]: step }) : resetState())) as WizardState;
   // Errors the browser found stay with the page they were found on.
@@ -73,6 +75,8 @@ export function useWizard({ result, draft, sent }: WizardProps) {
     else if (before !== state.step) heading.current?.focus();
   });
 
+  useSendAgainOnline(result, formRef);
+
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     const formData = new FormData(event.currentTarget, (event.nativeEvent as SubmitEvent).submitter);
     const fields = Object.fromEntries(formData);
@@ -104,7 +108,7 @@ export function useWizard({ result, draft, sent }: WizardProps) {
   }
 
   // A tuple, like useState: named fields would cost the home page 60 B of script (perf/budgets.json).
-  return [view, found, sending, heading, formRef, sentRef, onSubmit, onChange] as const;
+  return [view, found, sending, heading, formRef, sentRef, onSubmit, onChange, hydrated] as const;
 }
 
 /**
