@@ -30,7 +30,12 @@ function consoleErrors(page: Page) {
 async function filledStep5(page: Page, token: string) {
   await atStep5(page, dispatchApp);
   const calc = calculator(page);
-  const details = { "Your name (optional)": "Thandi Nkosi", "Company name": `Gauteng Freight ${token}`, Email: "ops@gautengfreight.co.za", Phone: "+27 11 555 0101" };
+  const details = {
+    "Your name (optional)": "Thandi Nkosi",
+    "Company name": `Gauteng Freight ${token}`,
+    Email: "ops@gautengfreight.co.za",
+    Phone: "+27 11 555 0101",
+  };
   for (const [label, value] of Object.entries(details)) await calc.getByLabel(label).fill(value);
   return details;
 }
@@ -185,6 +190,9 @@ test.describe("what was typed stays in the tab", { tag: "@needs-js" }, () => {
   });
 
   test("a reload mid-wizard shows the right step without showing step 1 first", async ({ page }) => {
+    // Hydration finds the page React rendered: no error, no recovered mismatch.
+    const problems = consoleErrors(page);
+    page.on("pageerror", (e) => problems.push(e.message));
     await page.goto("/");
     const calc = calculator(page);
     await calc.getByRole("button", { name: dispatchApp.service, exact: true }).click();
@@ -201,6 +209,13 @@ test.describe("what was typed stays in the tab", { tag: "@needs-js" }, () => {
     release();
     await expect(progress(page)).toHaveText("Step 3 of 5");
     await expect(progress(page)).toBeVisible();
+    // The page stays marked, and the wizard's own step 1 shows at once.
+    await calc.getByRole("button", { name: "Back" }).click();
+    await calc.getByRole("button", { name: "Back" }).click();
+    await expect(progress(page)).toHaveText("Step 1 of 5");
+    await expect(progress(page)).toBeVisible();
+    await expect(calc.getByRole("button", { name: "Software Development", exact: true })).toBeVisible();
+    expect(problems).toEqual([]);
   });
 });
 

@@ -8,7 +8,6 @@ import { type Choices, estimateHref } from "./choices";
 import type { Receipt } from "./draft.server";
 import { COMPLEXITIES, estimate, estimateParts, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
 import { CHANGE_FIELD, CHOICES, INTENT, INTENT_FIELD, STEP_COUNT, stateToFields, WIZARD_ID, type WizardState } from "./state";
-import { ANSWERS_KEY } from "./session";
 import { checks, POST, useWizard, type WizardProps } from "./use-wizard";
 
 /**
@@ -21,9 +20,8 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
   const { sent } = props;
   const { state, errors, status } = view;
   return (
-    // `data-hydrated`: the step the saved answers are at is shown (RESTORING, below).
-    <div className="wizard card" id={WIZARD_ID} data-hydrated={hydrated || undefined}>
-      <script dangerouslySetInnerHTML={RESTORING} />
+    // `data-hydrated`: the wizard shows the step of the saved answers (restoring.server.ts).
+    <div className="wizard card" id={WIZARD_ID} data-hydrated={hydrated}>
       <FormNotices status={status} sent={messages.calculatorSent} failed={messages.calculatorFailed} />
       {status === "sent" ? (
         <div className="wizard-sent" ref={sentRef} tabIndex={-1}>
@@ -108,19 +106,6 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
     </div>
   );
 }
-
-/**
- * A reload of a step's address (`/?step=3`) gets the server's page, which shows step 1: the
- * answers are in this tab only (decision 0025). So, while the page's scripts load, the wizard's
- * card stays empty rather than show step 1 and then jump to the right step: this inline script,
- * parsed before the card's content, marks the card when the address names a later step and the
- * tab has answers, and the stylesheet hides a marked card's content until the wizard has hydrated
- * (`data-hydrated`), or after a few seconds should the scripts never run. It is the same for
- * every visitor (the page's CSP allows it by its hash).
- */
-const RESTORING = {
-  __html: `try{/[?&]step=[2-5]/.test(location.search)&&!/[?&]draft=/.test(location.search)&&sessionStorage.getItem(${JSON.stringify(ANSWERS_KEY)})&&document.currentScript.parentNode.setAttribute("data-restoring","")}catch(e){}`,
-};
 
 /**
  * The figure as base price × multipliers = total, in the same dollars: step 5 and the estimate's

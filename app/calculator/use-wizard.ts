@@ -57,7 +57,8 @@ export function useWizard({ result, draft, sent }: WizardProps) {
   const arrival = useNavigationType();
   const submit = useSubmit();
   const show = useShowStep();
-  const sending = navigation.formData?.get("formName") === "calculator" && navigation.formData.get(INTENT_FIELD) === INTENT.send;
+  // Only the wizard's send has this intent (the contact form and "Estimate This" have no intent field).
+  const sending = navigation.formData?.get(INTENT_FIELD) === INTENT.send;
 
   // A sent request's answers are gone once its thanks arrive (not when history returns to them, by
   // then the answers may be a new estimate's): Back to its steps starts over rather than offer

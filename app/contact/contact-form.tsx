@@ -30,7 +30,15 @@ const TYPED = "contact-form";
  * not take, or one that failed in the browser, as `result`. With JavaScript what is typed stays in
  * the tab (app/forms/tab-storage.ts) across a reload, Back and a failed send, until it is sent.
  */
-export function ContactForm({ result, draft, sent }: { result: Answer | FailedSend<"contact"> | undefined; draft: SerializeFrom<ContactDraft>; sent: boolean }) {
+export function ContactForm({
+  result,
+  draft,
+  sent,
+}: {
+  result: Answer | FailedSend<"contact"> | undefined;
+  draft: SerializeFrom<ContactDraft>;
+  sent: boolean;
+}) {
   const location = useLocation();
   // The server's latest answer: a send not taken, or the page of a navigation (its mistakes, the thanks).
   const answer = result ?? (draft || sent ? location.key : undefined);
@@ -52,8 +60,10 @@ export function ContactForm({ result, draft, sent }: { result: Answer | FailedSe
   useEffect(() => {
     if (answer === shown.current) return;
     shown.current = answer;
-    if (status === "sent") keep(TYPED, null), formRef.current?.querySelector<HTMLElement>('[role="status"]')?.focus();
-    else focusFirstInvalid(formRef.current);
+    if (status === "sent") {
+      keep(TYPED, null); // sent: what was typed is the agency's now, not a form to fill again
+      formRef.current?.querySelector<HTMLElement>('[role="status"]')?.focus();
+    } else focusFirstInvalid(formRef.current);
     // eslint-disable-next-line react-hooks/exhaustive-deps -- only a new answer moves focus
   }, [answer]);
 
@@ -75,9 +85,9 @@ export function ContactForm({ result, draft, sent }: { result: Answer | FailedSe
   }
 
   // The server's copy first; else what this tab kept, once hydrated (the server's page has none).
-  const answered = result as Partial<Answer> | undefined;
-  const values: Partial<Record<string, string>> = answered?.values ?? draft?.values ?? (hydrated && !sent ? (kept(TYPED) as Record<string, string>) : {});
-  const id = answered?.draft ?? draft?.id;
+  const values: Partial<Record<string, string>> =
+    (result as Partial<Answer> | undefined)?.values ?? draft?.values ?? (hydrated && !sent ? (kept(TYPED) as Record<string, string>) : {});
+  const id = (result as Partial<Answer> | undefined)?.draft ?? draft?.id;
   return (
     // A new answer gives a new form: after a send its fields start empty again.
     <Form
@@ -119,7 +129,7 @@ export function ContactForm({ result, draft, sent }: { result: Answer | FailedSe
         errors={errors}
         render={(p) => (
           // Keyed by its value: a select, unlike a text field, shows a new default only when made anew.
-          <select {...p} key={String(values.service)} defaultValue={values.service ?? ""} required>
+          <select key={values.service} {...p} defaultValue={values.service ?? ""} required>
             <option value="">Choose a service</option>
             {CONTACT_SERVICES.map((s) => (
               <option key={s.value} value={s.value}>

@@ -12,28 +12,27 @@ export type FailedSend<Form extends string> = Form extends string ? { form: Form
  * the visitor typed is on this one. The action's answers (a redirect to the thanks, a form not
  * taken) pass through unchanged.
  */
-export async function sendOrKeep<Answer>({ request, serverAction }: ClientActionFunctionArgs) {
+export function sendOrKeep<Answer>({ request, serverAction }: ClientActionFunctionArgs) {
   const copy = request.clone(); // the post itself, to say which form failed
-  try {
-    return await serverAction<Answer>();
-  } catch (error) {
+  return serverAction<Answer>().catch(async (error: unknown) => {
     if (error instanceof Response && error.status < 400) throw error; // a redirect: the thanks
-    console.error("The send failed:", error);
+    console.error(error);
     return { form: (await copy.formData()).get("formName"), problem: "failed" } as FailedSend<"calculator" | "contact">;
-  }
+  });
 }
 
 /**
  * After a failed send the form sends itself again, once, when the browser is back online (the
- * `online` event), with its first submit button as Enter would; a new answer or a new page first
- * cancels it. The site answers a repeated form with the first one's thanks, so a send that did
+ * `online` event), with its first button, the send (as Enter would); a new answer or a new page
+ * first cancels it. The site answers a repeated form with the first one's thanks, so a send that did
  * arrive is never doubled.
  */
 export function useSendAgainOnline(result: { problem?: string } | undefined, form: RefObject<HTMLFormElement>) {
   useEffect(() => {
     if (result?.problem !== "failed") return;
-    const again = () => form.current?.requestSubmit(form.current.querySelector<HTMLElement>("[type=submit]"));
+    const again = () => form.current?.requestSubmit(form.current.querySelector("button"));
     addEventListener("online", again, { once: true });
     return () => removeEventListener("online", again);
-  }, [result, form]);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- a ref: the same object every render
+  }, [result]);
 }
