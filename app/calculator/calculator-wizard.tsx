@@ -16,12 +16,11 @@ import { checks, POST, useWizard, type WizardProps } from "./use-wizard";
  * with the link to its estimate's page, and the booking page when there is one.
  */
 export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Partial<Receipt> | null }) {
-  const [view, found, sending, heading, formRef, sentRef, onSubmit, onChange, hydrated] = useWizard(props);
+  const [view, found, sending, heading, formRef, sentRef, onSubmit, onChange] = useWizard(props);
   const { sent } = props;
   const { state, errors, status } = view;
   return (
-    // `data-hydrated`: the wizard shows the step of the saved answers (restoring.server.ts).
-    <div className="wizard card" id={WIZARD_ID} data-hydrated={hydrated}>
+    <div className="wizard card" id={WIZARD_ID}>
       <FormNotices status={status} sent={messages.calculatorSent} failed={messages.calculatorFailed} />
       {status === "sent" ? (
         <div className="wizard-sent" ref={sentRef} tabIndex={-1}>

@@ -109,7 +109,7 @@ export function useWizard({ result, draft, sent }: WizardProps) {
   }
 
   // A tuple, like useState: named fields would cost the home page 60 B of script (perf/budgets.json).
-  return [view, found, sending, heading, formRef, sentRef, onSubmit, onChange, hydrated] as const;
+  return [view, found, sending, heading, formRef, sentRef, onSubmit, onChange] as const;
 }
 
 /**
