@@ -231,3 +231,33 @@ test("step 5 after a failed send, to look at", { tag: ["@for-the-eye", "@needs-j
     await page.unrouteAll();
   }
 });
+
+// The server's answer to a repeated form (decision 0012), end to end in a browser without
+// JavaScript: this held before decision 0028 too, and is kept here beside its JavaScript twin.
+test.describe("without JavaScript, a send whose reply is lost", { tag: "@without-js" }, () => {
+  test("the same request sent again gives the first one's thanks and reference, one lead", async ({ page, formService }) => {
+    let lose = true;
+    // The browser's own post of step 5 (a navigation): the server takes it, the reply is lost.
+    await page.route(isSend, async (route) => {
+      if (!lose || !route.request().postData()?.includes("intent=send")) return route.fallback();
+      lose = false;
+      await route.fetch();
+      await route.abort("connectionreset");
+    });
+    const details = await filledStep5(page, formService.token);
+    await calculator(page)
+      .getByRole("button", { name: "Send My Request" })
+      .click()
+      .catch(() => undefined); // the browser shows its own error page
+    await expect.poll(async () => (await formService.settled()).length).toBe(1);
+
+    // The visitor starts again with the same answers and sends them.
+    await page.goto("about:blank");
+    expect(await filledStep5(page, formService.token)).toEqual(details);
+    await calculator(page).getByRole("button", { name: "Send My Request" }).click();
+    const reference = await thanked(calculator(page));
+    const leads = (await formService.settled()) as { message: string }[];
+    expect(leads).toHaveLength(1);
+    expect(leads[0]!.message).toContain(`Reference: ${reference}`);
+  });
+});
