@@ -122,6 +122,10 @@ test.describe("a failed send", { tag: "@needs-js" }, () => {
     // The first request made its lead.
     const first = (await formService.settled()) as { message: string }[];
     expect(first).toHaveLength(1);
+    // A reload of the page the failure left keeps step 5 and every value too.
+    await page.reload();
+    await expect(progress(page)).toHaveText("Step 5 of 5");
+    for (const [label, value] of Object.entries(details)) await expect(calculator(page).getByLabel(label)).toHaveValue(value);
 
     await calculator(page).getByRole("button", { name: "Send My Request" }).click();
     const reference = await thanked(calculator(page));
