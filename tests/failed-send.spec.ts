@@ -57,6 +57,23 @@ async function thanked(calc: Locator) {
   return (await calc.locator(".reference").textContent())!;
 }
 
+/**
+ * The home page's contact form with a message typed in (the name carries the test's token), and a
+ * check that the form still holds it.
+ */
+async function typedContact(page: Page, token: string) {
+  await page.goto("/");
+  const form = page.locator("form.contact-form");
+  const typed = { Name: `Lerato Mokoena ${token}`, Email: "lerato@example.co.za", Message: "A booking system for 3 salons" };
+  for (const [label, value] of Object.entries(typed)) await form.getByLabel(label).fill(value);
+  await form.getByLabel("Service").selectOption({ label: "AI Solutions" });
+  const stillTyped = async () => {
+    for (const [label, value] of Object.entries(typed)) await expect(form.getByLabel(label)).toHaveValue(value);
+    await expect(form.getByLabel("Service")).toHaveValue("ai");
+  };
+  return { form, typed, stillTyped };
+}
+
 /** Every way the visitor's own request can fail before it reaches the site's action. */
 const failures: [name: string, fail: (route: Route) => Promise<void>][] = [
   ["the connection is reset", (route) => route.abort("connectionreset")],
@@ -135,11 +152,7 @@ test.describe("a failed send", { tag: "@needs-js" }, () => {
   });
 
   test("the contact form: a failed send keeps what was typed and says so; a lost reply sent again is one message", async ({ page, formService }) => {
-    await page.goto("/");
-    const form = page.locator("form.contact-form");
-    const typed = { Name: `Lerato Mokoena ${formService.token}`, Email: "lerato@example.co.za", Message: "A booking system for 3 salons" };
-    for (const [label, value] of Object.entries(typed)) await form.getByLabel(label).fill(value);
-    await form.getByLabel("Service").selectOption({ label: "AI Solutions" });
+    const { form, stillTyped } = await typedContact(page, formService.token);
     let mode: "drop" | "lose" | "pass" = "drop";
     await page.route(isSend, async (route) => {
       if (route.request().method() !== "POST" || mode === "pass") return route.fallback();
@@ -149,8 +162,7 @@ test.describe("a failed send", { tag: "@needs-js" }, () => {
     });
     const kept = async () => {
       await expect(form.getByRole("alert")).toHaveText(messages.contactFailed);
-      for (const [label, value] of Object.entries(typed)) await expect(form.getByLabel(label)).toHaveValue(value);
-      await expect(form.getByLabel("Service")).toHaveValue("ai");
+      await stillTyped();
       await expect(page.getByText(ERROR_PAGE)).toHaveCount(0);
     };
     // Dropped before the server: nothing stored.
@@ -169,15 +181,7 @@ test.describe("a failed send", { tag: "@needs-js" }, () => {
 
 test.describe("what was typed stays in the tab", { tag: "@needs-js" }, () => {
   test("the contact form keeps what was typed across a reload and Back, and forgets it once sent", async ({ page, formService }) => {
-    await page.goto("/");
-    const form = page.locator("form.contact-form");
-    const typed = { Name: `Lerato Mokoena ${formService.token}`, Email: "lerato@example.co.za", Message: "A booking system for 3 salons" };
-    for (const [label, value] of Object.entries(typed)) await form.getByLabel(label).fill(value);
-    await form.getByLabel("Service").selectOption({ label: "AI Solutions" });
-    const kept = async () => {
-      for (const [label, value] of Object.entries(typed)) await expect(form.getByLabel(label)).toHaveValue(value);
-      await expect(form.getByLabel("Service")).toHaveValue("ai");
-    };
+    const { form, typed, stillTyped: kept } = await typedContact(page, formService.token);
     await page.reload();
     await kept();
     await page.getByRole("link", { name: "About", exact: true }).first().click();
@@ -215,6 +219,7 @@ test.describe("what was typed stays in the tab", { tag: "@needs-js" }, () => {
     await expect(progress(page)).toBeVisible();
     // The page stays marked, and the wizard's own step 1 shows at once.
     await calc.getByRole("button", { name: "Back" }).click();
+    await expect(progress(page)).toHaveText("Step 2 of 5");
     await calc.getByRole("button", { name: "Back" }).click();
     await expect(progress(page)).toHaveText("Step 1 of 5");
     await expect(progress(page)).toBeVisible();
