@@ -3,6 +3,7 @@ import type { AppLoadContext, EntryContext, HandleDataRequestFunction, HandleErr
 import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import type { ReactElement } from "react";
 import { renderToPipeableStream } from "react-dom/server";
+import { withRestoring } from "~/calculator/restoring.server";
 import { enforceDocumentCachePolicy } from "~/utils/cache-headers";
 import { contentSecurityPolicy, inlineScriptHashes } from "~/utils/csp.server";
 
@@ -20,7 +21,7 @@ export default async function handleRequest(request: Request, status: number, he
   if (!rendered.ok) status = 500;
   enforceDocumentCachePolicy(request, status, headers);
   headers.set("Content-Type", "text/html; charset=utf-8");
-  const html = dev ? rendered.html : lowPriorityModulePreloads(rendered.html);
+  const html = withRestoring(dev ? rendered.html : lowPriorityModulePreloads(rendered.html));
   headers.set("Content-Security-Policy", contentSecurityPolicy(inlineScriptHashes(html), { dev }));
   const body = Buffer.from(html, "utf8");
   headers.set("Content-Length", String(body.byteLength));

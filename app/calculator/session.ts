@@ -1,35 +1,21 @@
 import { useLocation, useNavigate, useSearchParams } from "@remix-run/react";
+import { keep, kept } from "~/forms/tab-storage";
 import { type Step, STEP_PARAM, stateToFields, WIZARD_ID, type WizardState } from "./state";
 
 /**
  * With JavaScript the wizard's latest answers stay in this tab's session storage and each step is
  * an address of its own, `/?step=<n>#wizard`, so Back, Forward and reload find the answers there
  * and show them at the address's step, as the server's draft does for the pages without
- * JavaScript (decision 0025). Nothing a visitor types reaches the address.
+ * JavaScript (decision 0025). Nothing a visitor types reaches the address. The storage itself is
+ * shared with the contact form (app/forms/tab-storage.ts).
  */
-const KEY = "calculator-wizard";
-// Kept in memory too: a browser that refuses storage (all cookies blocked) still walks the steps.
-let latest: unknown;
+export const ANSWERS_KEY = "calculator-wizard";
 
 /** The answers as hidden fields (`stateToFields`), for `parseState`; none: `{}`. */
-export function savedAnswers(): Readonly<Record<string, unknown>> {
-  try {
-    latest ??= JSON.parse(sessionStorage.getItem(KEY) ?? "null");
-  } catch {
-    // unreadable: what is in memory, if anything
-  }
-  return Object(latest) as Record<string, unknown>; // anything but an object holds no answers
-}
+export const savedAnswers = () => kept(ANSWERS_KEY);
 
 /** Keeps the answers (null: forgets them, as after a send). */
-export function saveAnswers(state: WizardState | null) {
-  latest = state && stateToFields(state);
-  try {
-    sessionStorage.setItem(KEY, JSON.stringify(latest));
-  } catch {
-    // kept in memory only
-  }
-}
+export const saveAnswers = (state: WizardState | null) => keep(ANSWERS_KEY, state && stateToFields(state));
 
 /**
  * Shows a step of the saved answers on the home page as a new history entry, as a step page

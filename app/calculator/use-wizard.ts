@@ -2,6 +2,7 @@ import type { SerializeFrom } from "@remix-run/node";
 import { useLocation, useNavigation, useNavigationType, useSubmit } from "@remix-run/react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { flushSync } from "react-dom";
+import { type FailedSend, useSendAgainOnline } from "~/forms/failed-send";
 import { focusFirstInvalid } from "~/forms/field";
 import { countSteps, device, landingSource } from "~/funnel/beacon";
 import { VISIT_FIELDS } from "~/funnel/visit";
@@ -16,7 +17,8 @@ import { INTENT, INTENT_FIELD, newlyReached, parseState, resetState, STATE_PREFI
 type Answer = SerializeFrom<typeof calculatorAction>;
 type Draft = SerializeFrom<DraftView>;
 export interface WizardProps {
-  result: Answer | undefined;
+  /** The action's answer, or a send that failed in the browser (no state: the saved answers stand). */
+  result: Answer | FailedSend<"calculator"> | undefined;
   draft: Draft;
   sent: { reference?: string } | null;
 }
@@ -39,7 +41,7 @@ export function useWizard({ result, draft, sent }: WizardProps) {
   // The saved answers exist only in the browser: the server's page, and hydration, show step 1.
   const hydrated = useHydrated();
   const step = new URLSearchParams(location.search).get(STEP_PARAM);
-  const state = (result?.state ??
+  const state = ((result as Partial<Answer> | undefined)?.state ??
     found?.state ??
     (hydrated && !sent ? parseState({ ...savedAnswers(), [`${STATE_PREFIX}step`]: step }) : resetState())) as WizardState;
   // Errors the browser found stay with the page they were found on.
@@ -57,7 +59,8 @@ export function useWizard({ result, draft, sent }: WizardProps) {
   const arrival = useNavigationType();
   const submit = useSubmit();
   const show = useShowStep();
-  const sending = navigation.formData?.get("formName") === "calculator" && navigation.formData.get(INTENT_FIELD) === INTENT.send;
+  // Only the wizard's send has this intent (the contact form and "Estimate This" have no intent field).
+  const sending = navigation.formData?.get(INTENT_FIELD) === INTENT.send;
 
   // A sent request's answers are gone once its thanks arrive (not when history returns to them, by
   // then the answers may be a new estimate's): Back to its steps starts over rather than offer
@@ -74,6 +77,8 @@ export function useWizard({ result, draft, sent }: WizardProps) {
     else if (view.errors) focusFirstInvalid(formRef.current);
     else if (before !== state.step) heading.current?.focus();
   });
+
+  useSendAgainOnline(result, formRef);
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     const formData = new FormData(event.currentTarget, (event.nativeEvent as SubmitEvent).submitter);

@@ -4,10 +4,13 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { flushSync } from "react-dom";
 import { CONTACT_SERVICES } from "~/content/contact-services";
 import { messages } from "~/content/messages";
+import { type FailedSend, useSendAgainOnline } from "~/forms/failed-send";
 import { ErrorSummary, Field, focusFirstInvalid, FormNotices, Honeypot } from "~/forms/field";
 import { lazyChecks } from "~/forms/lazy-checks";
 import { type FieldErrors, LIMITS } from "~/forms/limits";
 import { PrivacyNote } from "~/forms/privacy-note";
+import { keep, kept } from "~/forms/tab-storage";
+import { useHydrated } from "~/utils/use-hydrated";
 import type { contactAction } from "./action.server";
 import type { ContactDraft } from "./draft.server";
 import { device, landingSource } from "~/funnel/beacon";
@@ -20,13 +23,24 @@ export const CONTACT_DRAFT_PARAM = "contact";
 
 const checks = lazyChecks(() => import("./schema"));
 const POST = { method: "post", action: "/?index#contact", preventScrollReset: true } as const;
+/** What is typed, kept in the tab until it is sent, as the calculator's answers are (decision 0025). */
+const TYPED = "contact-form";
 
 /**
  * The home page's contact form: checked in the browser when it can be, always on the server. The
  * server's errors come as a page of their own (`draft`, from the page's loader), a send it could
- * not take as `result`.
+ * not take, or one that failed in the browser, as `result`. With JavaScript what is typed stays in
+ * the tab (app/forms/tab-storage.ts) across a reload, Back and a failed send, until it is sent.
  */
-export function ContactForm({ result, draft, sent }: { result: Answer | undefined; draft: SerializeFrom<ContactDraft>; sent: boolean }) {
+export function ContactForm({
+  result,
+  draft,
+  sent,
+}: {
+  result: Answer | FailedSend<"contact"> | undefined;
+  draft: SerializeFrom<ContactDraft>;
+  sent: boolean;
+}) {
   const location = useLocation();
   // The server's latest answer: a send not taken, or the page of a navigation (its mistakes, the thanks).
   const answer = result ?? (draft || sent ? location.key : undefined);
@@ -39,6 +53,7 @@ export function ContactForm({ result, draft, sent }: { result: Answer | undefine
   const navigation = useNavigation();
   const submit = useSubmit();
   const sending = navigation.formData?.get("formName") === "contact";
+  const hydrated = useHydrated();
 
   // A new answer by navigation: the server found mistakes (its checks are the ones that count), so
   // focus the first; or the message was sent and the form starts over, so focus its thanks, which
@@ -47,10 +62,14 @@ export function ContactForm({ result, draft, sent }: { result: Answer | undefine
   useEffect(() => {
     if (answer === shown.current) return;
     shown.current = answer;
-    if (status === "sent") formRef.current?.querySelector<HTMLElement>('[role="status"]')?.focus();
-    else focusFirstInvalid(formRef.current);
+    if (status === "sent") {
+      keep(TYPED, null); // sent: what was typed is the agency's now, not a form to fill again
+      formRef.current?.querySelector<HTMLElement>('[role="status"]')?.focus();
+    } else focusFirstInvalid(formRef.current);
     // eslint-disable-next-line react-hooks/exhaustive-deps -- only a new answer moves focus
   }, [answer]);
+
+  useSendAgainOnline(result, formRef);
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     const formData = new FormData(event.currentTarget);
@@ -70,8 +89,10 @@ export function ContactForm({ result, draft, sent }: { result: Answer | undefine
     );
   }
 
-  const values: Partial<Record<string, string>> = result?.values ?? draft?.values ?? {};
-  const id = result?.draft ?? draft?.id;
+  // The server's copy first; else what this tab kept, once hydrated (the server's page has none).
+  const values: Partial<Record<string, string>> =
+    (result as Partial<Answer> | undefined)?.values ?? draft?.values ?? (hydrated && !sent ? (kept(TYPED) as Record<string, string>) : {});
+  const id = (result as Partial<Answer> | undefined)?.draft ?? draft?.id;
   return (
     // A new answer gives a new form: after a send its fields start empty again.
     <Form
@@ -80,6 +101,7 @@ export function ContactForm({ result, draft, sent }: { result: Answer | undefine
       action={POST.action}
       ref={formRef}
       onSubmit={onSubmit}
+      onChange={(event) => keep(TYPED, Object.fromEntries(new FormData(event.currentTarget)))}
       {...checks.onIntent}
       noValidate
       preventScrollReset
@@ -112,7 +134,8 @@ export function ContactForm({ result, draft, sent }: { result: Answer | undefine
         label="Service"
         errors={errors}
         render={(p) => (
-          <select {...p} defaultValue={values.service ?? ""} required>
+          // Keyed by its value: a select, unlike a text field, shows a new default only when made anew.
+          <select key={values.service} {...p} defaultValue={values.service ?? ""} required>
             <option value="">Choose a service</option>
             {CONTACT_SERVICES.map((s) => (
               <option key={s.value} value={s.value}>

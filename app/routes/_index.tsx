@@ -13,6 +13,7 @@ import { SelectedWork } from "~/components/selected-work";
 import { ServiceTabs } from "~/components/service-tabs";
 import { Testimonials } from "~/components/testimonials";
 import { contactAction } from "~/contact/action.server";
+import { sendOrKeep } from "~/forms/failed-send";
 import { loadContactDraft } from "~/contact/draft.server";
 import { cacheHeaders, hasPrivateQuery, pageHeaders } from "~/utils/cache-headers";
 import { seo } from "~/utils/seo";
@@ -66,10 +67,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 }
 
+/** With JavaScript: a send that never got the action's answer keeps its form (app/forms/failed-send.ts). */
+export const clientAction = sendOrKeep<typeof action>;
+
 export const headers = pageHeaders;
 
 export default function Home() {
-  const result = useActionData<typeof action>();
+  const result = useActionData<typeof clientAction>();
   const { draft, receipt, contact } = useLoaderData<typeof clientLoader>();
   const [params] = useSearchParams();
   const sent = params.get("sent");

@@ -1,0 +1,41 @@
+import type { ClientActionFunctionArgs } from "@remix-run/react";
+import { type RefObject, useEffect } from "react";
+import type { FormProblem } from "~/context";
+
+/** What a form's view gets when its send failed in the browser: no answer from the action. */
+export type FailedSend<Form extends string> = Form extends string ? { form: Form; problem: FormProblem } : never;
+
+/**
+ * The home page's forms post through this with JavaScript (decision 0028). A send whose request
+ * failed (offline, a reset, a timeout, a proxy's 5xx, the site restarting, a post the server
+ * refused before the action: anything but the action's own answer) is answered here as the site
+ * answers a lead it could not store: the form as it was, with its failure text (or, refused as
+ * too many, the wait); the cause goes to the console. Never the error page: what the visitor
+ * typed is on this one. The action's answers (a redirect to the thanks, a form not taken) pass
+ * through unchanged.
+ */
+export function sendOrKeep<Answer>({ request, serverAction }: ClientActionFunctionArgs) {
+  const copy = request.clone(); // the post itself, to say which form failed
+  return serverAction<Answer>().catch(async (error: unknown) => {
+    if (error instanceof Response && error.status < 400) throw error; // a redirect: the thanks
+    console.error(error);
+    const problem = (error as Response | null)?.status === 429 ? "rateLimited" : "failed";
+    return { form: (await copy.formData()).get("formName"), problem } as FailedSend<"calculator" | "contact">;
+  });
+}
+
+/**
+ * After a failed send the form sends itself again, once, when the browser is back online (the
+ * `online` event), with its first button, the send (as Enter would); a new answer or a new page
+ * first cancels it. The site answers a repeated form with the first one's thanks, so a send that did
+ * arrive is never doubled.
+ */
+export function useSendAgainOnline(result: { problem?: string } | undefined, form: RefObject<HTMLFormElement>) {
+  useEffect(() => {
+    if (result?.problem !== "failed") return;
+    const again = () => form.current?.requestSubmit(form.current.querySelector("button"));
+    addEventListener("online", again, { once: true });
+    return () => removeEventListener("online", again);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- a ref: the same object every render
+  }, [result]);
+}
