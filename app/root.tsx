@@ -5,7 +5,6 @@ import { SiteFooter } from "~/components/site-footer";
 import { SiteHeader } from "~/components/site-header";
 import { NotFound, RequestRefused, ServerError } from "~/components/error-pages";
 import { FocusOnNavigate } from "~/components/focus-on-navigate";
-import { rememberSource } from "~/funnel/beacon";
 import { pageHeaders } from "~/utils/cache-headers";
 import stylesheet from "~/styles/app.css";
 import { pageTitle } from "~/utils/seo";
@@ -58,8 +57,22 @@ export function Layout({ children }: { children: ReactNode }) {
 }
 
 export default function App() {
-  // The page a visit lands on says where it came from (the calculator's funnel counts by source).
-  useEffect(rememberSource, []);
+  // The page a visit lands on says where it came from (the calculator's funnel counts by source):
+  // its utm_* values and the referring host, kept in the tab under LANDING_KEY (app/funnel/visit.ts;
+  // written out here, since an import would cost the page a script of its own), and posted with
+  // each step and send (app/funnel/beacon.ts).
+  useEffect(() => {
+    try {
+      const utm = new URLSearchParams(location.search);
+      if (!sessionStorage.getItem("visit-landing"))
+        sessionStorage.setItem(
+          "visit-landing",
+          `${["source", "medium", "campaign"].map((name) => utm.get(`utm_${name}`) ?? "").join("/")} ${document.referrer && new URL(document.referrer).host}`,
+        );
+    } catch {
+      // storage refused: the visit counts as direct
+    }
+  }, []);
   return <Outlet />;
 }
 

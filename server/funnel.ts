@@ -10,7 +10,8 @@ import { DatabaseSync } from "node:sqlite";
 import { Redis } from "ioredis";
 import { isbot } from "isbot";
 import { FUNNEL_KEEP_DAYS as KEEP_DAYS } from "~/content/privacy";
-import { DEVICES, type Device, FUNNEL_EVENTS, type FunnelEvent, isSource } from "~/funnel/visit";
+import { isSource } from "~/funnel/count.server";
+import { DEVICES, type Device, FUNNEL_EVENTS, type FunnelEvent } from "~/funnel/visit";
 import type { Logger } from "./log";
 import { watchRedis } from "./redis-watch";
 

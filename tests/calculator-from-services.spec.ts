@@ -6,7 +6,7 @@
  */
 import { calculatorText } from "../app/content/calculator";
 import { expect, forTheEye, test } from "./support/fixtures";
-import { calculator, DRAFT_URL, priceOf, progress, WIZARD_VIEWPORTS } from "./support/wizard";
+import { calculator, DRAFT_URL, postsOf, priceOf, progress, WIZARD_VIEWPORTS } from "./support/wizard";
 
 for (const [width, height] of WIZARD_VIEWPORTS) {
   test.describe(`at ${width} px`, () => {
@@ -17,12 +17,13 @@ for (const [width, height] of WIZARD_VIEWPORTS) {
       javaScriptEnabled,
     }) => {
       await page.goto("/services");
-      const posts: string[] = [];
-      page.on("request", (r) => r.method() === "POST" && posts.push(r.url()));
+      const posts = postsOf(page);
       await page.getByRole("button", { name: "Estimate this for AI Solutions" }).click();
-      // With JavaScript the browser takes the step itself and the server keeps nothing (decision 0025).
+      // With JavaScript the browser takes the step itself and the server keeps nothing (decision 0025)
+      // but the funnel's count of step 2 (decision 0036).
       await expect(page).toHaveURL(javaScriptEnabled ? /\/\?step=2#wizard$/ : DRAFT_URL);
-      expect(posts).toHaveLength(javaScriptEnabled ? 0 : 1);
+      expect(posts.forms).toHaveLength(javaScriptEnabled ? 0 : 1);
+      await expect.poll(() => posts.beacons).toEqual(javaScriptEnabled ? ["2"] : []);
       const calc = calculator(page);
       await expect(progress(page)).toHaveText("Step 2 of 5");
       await expect(calc.locator(".estimate")).toContainText(priceOf({ service: "AI Solutions" }));

@@ -12,7 +12,7 @@ import { site } from "../app/content/site";
 import { seriousViolations } from "./support/axe";
 import { expect, newClient, test } from "./support/fixtures";
 import { sites } from "./support/sites";
-import { atStep5, breakdownRows, calculator, priceOf, progress } from "./support/wizard";
+import { atStep5, breakdownRows, calculator, postsOf, priceOf, progress } from "./support/wizard";
 
 const ESTIMATE = "/estimate?service=softwareDev&timeframe=urgent&complexity=complex";
 const choices = { service: "Software Development", timeframe: "Urgent (1-2 weeks)", complexity: "Complex", description: "A dispatch app for 40 drivers" };
@@ -83,8 +83,7 @@ test(
   { tag: "@needs-js" },
   async ({ page, context }) => {
     await page.goto("/estimate?service=ai&timeframe=relaxed&complexity=simple");
-    const posts: string[] = [];
-    page.on("request", (r) => r.method() === "POST" && posts.push(r.url()));
+    const posts = postsOf(page);
     await page.getByRole("button", { name: estimateText.start }).click();
     const calc = calculator(page);
     await expect(page).toHaveURL(/\/\?step=4#wizard$/);
@@ -96,7 +95,9 @@ test(
     await expect(progress(page)).toHaveText("Step 4 of 5");
     await expect(calc.getByLabel("Project description")).toHaveValue("Invoice capture for a practice of 12");
     await expect(calc.locator(".estimate")).toContainText(priceOf(simpleAi));
-    expect(posts).toEqual([]);
+    expect(posts.forms).toEqual([]);
+    // The funnel's beacons only: steps 2-4 reached at once (the estimate's three answers), then 5.
+    await expect.poll(() => posts.beacons).toEqual(["2", "3", "4", "5"]);
     expect((await context.cookies()).map((c) => c.name)).not.toContain("visit");
   },
 );

@@ -2,8 +2,7 @@ import { type AppLoadContext } from "@remix-run/node";
 import { notTaken } from "~/forms/lead.server";
 import { toStep, toThanks } from "./draft.server";
 import { calculatorLead } from "./lead.server";
-import { refererSource } from "~/funnel/count.server";
-import { VISIT_FIELDS } from "~/funnel/visit";
+import { landingOfReferer, sourceOfLanding } from "~/funnel/count.server";
 import { next, parseState } from "./rules";
 import { newlyReached } from "./state";
 
@@ -15,13 +14,15 @@ import { newlyReached } from "./state";
 export async function calculatorAction(request: Request, fields: Record<string, string>, context: AppLoadContext) {
   const before = parseState(fields);
   const outcome = next(before, fields);
-  // The funnel (decision 0036): each step this visit reaches for the first time, by its source.
-  outcome.state.source ??= refererSource(request);
-  for (const event of newlyReached(before, outcome.state)) await context.countVisit(request, event, outcome.state);
+  // The funnel (decision 0036): each step this visit reaches for the first time, by the source of
+  // its landing (which the state carries; without JavaScript, taken from the first post).
+  outcome.state.landing ??= landingOfReferer(request);
+  const source = sourceOfLanding(outcome.state.landing, request);
+  for (const event of newlyReached(before, outcome.state)) await context.countVisit(request, event, { source });
   if (!outcome.ready) return toStep(request, context, outcome, fields.draft);
   const taken = await context.submitLead(calculatorLead(outcome.ready));
   // Not taken: stay on step 5 with everything typed (503, or 429 with Retry-After).
   if (!taken.ok) return notTaken({ form: "calculator" as const, state: outcome.state, problem: taken.problem }, taken);
-  if (taken.first) await context.countVisit(request, "sent", { device: fields[VISIT_FIELDS.device], source: outcome.state.source });
+  if (taken.first) await context.countVisit(request, "sent", { source });
   return toThanks(request, context, taken.reference, fields.draft, outcome.ready);
 }

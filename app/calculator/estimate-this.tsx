@@ -1,7 +1,7 @@
 import { Form } from "@remix-run/react";
 import type { ReactNode } from "react";
 import type { ServiceValue } from "./pricing";
-import { countSteps, landingSource } from "~/funnel/beacon";
+import { landing } from "~/funnel/visit";
 import { saveAnswers, savedAnswers, useShowStep } from "./session";
 import { newlyReached, parseState, resetState, type Step, stateToFields, WIZARD_ID, type WizardState } from "./state";
 
@@ -25,9 +25,10 @@ export function StepButton({ state, className, children }: { state: WizardState 
       onSubmit={(event) => {
         event.preventDefault();
         const before = parseState(savedAnswers());
-        const after = { ...state, reached: Math.max(before.reached, state.step) as Step, source: before.source ?? landingSource() };
+        const after = { ...state, reached: Math.max(before.reached, state.step) as Step, landing: before.landing ?? landing() };
         saveAnswers(after);
-        countSteps(newlyReached(before, after));
+        const reached = newlyReached(before, after);
+        if (reached.length) void import("~/funnel/beacon").then((beacon) => beacon.countSteps(reached, after.landing));
         show(state.step);
       }}
     >

@@ -327,9 +327,13 @@ describe("the funnel's steps (decision 0036)", () => {
     // Arriving at step 2 already chosen ("Estimate This"), the next step counts both.
     expect(walk({ ...start, service: "seo", step: 2 }, { timeframe: "urgent" })).toEqual(["2", "3"]);
   });
-  it("the reached step and the source travel in the hidden fields; a malformed one is dropped", () => {
-    const state: WizardState = { ...resetState(), step: 3, service: "seo", timeframe: "urgent", reached: 4, source: "newsletter//spring" };
+  it("the reached step and the landing travel in the hidden fields; a malformed step or an overlong landing is dropped", () => {
+    const state: WizardState = { ...resetState(), step: 3, service: "seo", timeframe: "urgent", reached: 4, landing: "newsletter//spring www.google.com" };
     expect(parseState(stateToFields(state))).toEqual(state);
-    expect(parseState({ ...stateToFields(state), "state.reached": "9", "state.source": "<script>" })).toEqual({ ...state, reached: 1, source: undefined });
+    expect(parseState({ ...stateToFields(state), "state.reached": "9", "state.landing": "x".repeat(601) })).toEqual({
+      ...state,
+      reached: 1,
+      landing: undefined,
+    });
   });
 });

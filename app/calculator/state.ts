@@ -3,7 +3,7 @@
  * without zod: the page renders and restores the wizard with this alone (rules.ts has the checks
  * and the transitions).
  */
-import { type FunnelEvent, isSource } from "~/funnel/visit";
+import type { FunnelEvent } from "~/funnel/visit";
 import { LIMITS } from "~/forms/limits";
 import { COMPLEXITIES, type ComplexityValue, DEFAULT_COMPLEXITY, SERVICES, type ServiceValue, TIMEFRAMES, type TimeframeValue } from "./pricing";
 
@@ -35,8 +35,8 @@ export interface WizardState {
   review?: true;
   /** The furthest step this visit has reached: the funnel counts each step once a visit (decision 0036). */
   reached: Step;
-  /** Where the visit came from (app/funnel/visit.ts), once a step has been counted. */
-  source?: string;
+  /** Where the visit came from: its landing (app/funnel/visit.ts), once a step has been taken. */
+  landing?: string;
 }
 
 /** Steps 1–3, in order: the field each one's buttons post, and its options. */
@@ -69,7 +69,7 @@ export function stateToFields(state: WizardState): Record<string, string> {
   for (const name of TEXT_FIELDS) if (state[name] !== "") fields[`${STATE_PREFIX}${name}`] = state[name];
   if (state.review) fields[`${STATE_PREFIX}review`] = "1";
   if (state.reached > 1) fields[`${STATE_PREFIX}reached`] = String(state.reached);
-  if (state.source) fields[`${STATE_PREFIX}source`] = state.source;
+  if (state.landing) fields[`${STATE_PREFIX}landing`] = state.landing;
   return fields;
 }
 
@@ -106,7 +106,9 @@ export function parseState(fields: Readonly<Record<string, unknown>>): WizardSta
   const step = (name: string) => (/^[1-5]$/.test(get(name) ?? "") ? (Number(get(name)) as Step) : 1);
   state.step = Math.min(step("step"), reachable(state)) as Step;
   state.reached = step("reached");
-  if (isSource(get("source"))) state.source = get("source");
+  // Made a source, and checked, where it is counted (app/funnel/count.server.ts); here only bounded.
+  const landing = get("landing");
+  if (landing && landing.length <= 600) state.landing = landing;
   if (state.step < 5 && get("review") === "1") state.review = true;
   return state;
 }

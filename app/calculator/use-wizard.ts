@@ -4,8 +4,7 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { flushSync } from "react-dom";
 import { type FailedSend, useSendAgainOnline } from "~/forms/failed-send";
 import { focusFirstInvalid } from "~/forms/field";
-import { countSteps, device, landingSource } from "~/funnel/beacon";
-import { VISIT_FIELDS } from "~/funnel/visit";
+import { landing } from "~/funnel/visit";
 import { lazyChecks } from "~/forms/lazy-checks";
 import type { FieldErrors } from "~/forms/limits";
 import { useHydrated } from "~/utils/use-hydrated";
@@ -82,7 +81,6 @@ export function useWizard({ result, draft, sent }: WizardProps) {
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     const formData = new FormData(event.currentTarget, (event.nativeEvent as SubmitEvent).submitter);
-    formData.set(VISIT_FIELDS.device, device()); // the funnel counts a send by the viewport's class
     const fields = Object.fromEntries(formData);
     const post = () => submit(formData, { ...POST, action: sendAddress(location.search) });
     // Steps 1–4 run here. A valid send goes to the server, which checks everything again; without
@@ -92,9 +90,10 @@ export function useWizard({ result, draft, sent }: WizardProps) {
       ({ next }) => {
         const before = parseState(fields);
         const outcome = next(before, fields);
-        outcome.state.source ??= landingSource();
+        outcome.state.landing ??= landing(); // the funnel's (decision 0036)
         saveAnswers(outcome.state);
-        countSteps(newlyReached(before, outcome.state));
+        const reached = newlyReached(before, outcome.state);
+        if (reached.length) void import("~/funnel/beacon").then((beacon) => beacon.countSteps(reached, outcome.state.landing));
         if (outcome.errors) {
           flushSync(() => setChecked([location.key, outcome.errors!]));
           focusFirstInvalid(formRef.current);

@@ -1,6 +1,6 @@
 import { type AppLoadContext, redirect } from "@remix-run/node";
 import { notTaken } from "~/forms/lead.server";
-import { refererSource } from "~/funnel/count.server";
+import { landingOfReferer, sourceOfLanding } from "~/funnel/count.server";
 import { VISIT_FIELDS } from "~/funnel/visit";
 import { deleteContactDraft, toContactErrors } from "./draft.server";
 import { contactLead } from "./lead.server";
@@ -21,7 +21,7 @@ export async function contactAction(request: Request, fields: Record<string, str
   const taken = await context.submitLead(contactLead(parsed.data));
   if (!taken.ok) return notTaken({ form: "contact" as const, values, draft: fields.draft, problem: taken.problem }, taken);
   if (taken.first)
-    await context.countVisit(request, "contact", { device: fields[VISIT_FIELDS.device], source: fields[VISIT_FIELDS.source] ?? refererSource(request) });
+    await context.countVisit(request, "contact", { source: sourceOfLanding(fields[VISIT_FIELDS.landing] ?? landingOfReferer(request), request) });
   await deleteContactDraft(request, context, fields.draft);
   return redirect(CONTACT_SENT, 303);
 }

@@ -13,8 +13,7 @@ import { keep, kept } from "~/forms/tab-storage";
 import { useHydrated } from "~/utils/use-hydrated";
 import type { contactAction } from "./action.server";
 import type { ContactDraft } from "./draft.server";
-import { device, landingSource } from "~/funnel/beacon";
-import { VISIT_FIELDS } from "~/funnel/visit";
+import { landing, VISIT_FIELDS } from "~/funnel/visit";
 
 type Answer = SerializeFrom<typeof contactAction>;
 
@@ -74,8 +73,7 @@ export function ContactForm({
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     const formData = new FormData(event.currentTarget);
     // The funnel counts a message by the viewport's class and the visit's source (decision 0036).
-    formData.set(VISIT_FIELDS.device, device());
-    formData.set(VISIT_FIELDS.source, landingSource());
+    formData.set(VISIT_FIELDS.landing, landing()); // the funnel's source (decision 0036)
     checks.submit(
       event,
       ({ contactSchema, fieldErrors }) => {

@@ -1,4 +1,5 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
+import { sourceOfLanding } from "~/funnel/count.server";
 import { FUNNEL_EVENTS, type FunnelEvent, VISIT_FIELDS } from "~/funnel/visit";
 
 /** Steps 2–5 only: a send and a contact message are counted where the server takes them. */
@@ -12,7 +13,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const fields = Object.fromEntries(await request.formData());
   const event = fields[VISIT_FIELDS.event];
   if (typeof event === "string" && STEPS.includes(event)) {
-    await context.countVisit(request, event as FunnelEvent, { device: fields[VISIT_FIELDS.device], source: fields[VISIT_FIELDS.source] });
+    await context.countVisit(request, event as FunnelEvent, { source: sourceOfLanding(fields[VISIT_FIELDS.landing], request) });
   }
   return new Response(null, { status: 204, headers: { "Cache-Control": "private, no-store" } });
 }

@@ -21,6 +21,23 @@ export interface Choices {
 }
 
 export const calculator = (page: Page) => page.locator("#calculator");
+
+/**
+ * A page's posts from now on: forms (their addresses), and apart from them the funnel's beacons
+ * (POST /steps, decision 0036) by their event. A beacon that carries anything but its event and
+ * the visit's landing is listed as "unexpected fields", so nothing typed can ride along unseen.
+ */
+export function postsOf(page: Page) {
+  const posts = { forms: [] as string[], beacons: [] as string[] };
+  page.on("request", (r) => {
+    if (r.method() !== "POST") return;
+    if (new URL(r.url()).pathname !== "/steps") return void posts.forms.push(r.url());
+    const fields = new URLSearchParams(r.postData() ?? "");
+    const plain = [...fields.keys()].every((name) => name === "event" || name === "visit.landing");
+    posts.beacons.push(plain ? (fields.get("event") ?? "") : "unexpected fields");
+  });
+  return posts;
+}
 export const progress = (page: Page) => calculator(page).getByText(/^Step \d of 5$/);
 
 /** Choices for a test that needs step 5 and nothing particular of it. */
