@@ -6,7 +6,7 @@
 import type { Page } from "@playwright/test";
 import { expect, test } from "./support/fixtures";
 import { wcagViolations } from "./support/axe";
-import { calculator } from "./support/wizard";
+import { atStep5, calculator, dispatchApp } from "./support/wizard";
 
 const WIDTHS = [390, 1280];
 const SCHEMES = ["light", "dark"] as const;
@@ -28,6 +28,7 @@ const PAGES: { name: string; open: (page: Page) => Promise<unknown>; withoutJs?:
       await expect(page).toHaveURL(/\?draft=/);
     },
   },
+  { name: "the calculator's step 5", open: (page) => atStep5(page, dispatchApp) },
   {
     name: "the contact form with mistakes",
     withoutJs: true,
