@@ -1,7 +1,8 @@
 /**
- * WCAG 2.2 AA as axe checks it, with JavaScript on and off: no violation of any impact on any page
- * at a phone's and a desktop's width, in the light and the dark scheme, including the pages that
- * exist only without JavaScript (a calculator step, the contact form with mistakes).
+ * WCAG 2.2 AA, with JavaScript on and off: on every page at a phone's and a desktop's width, in the
+ * light and the dark scheme, no violation of any impact of axe's WCAG 2.2 A and AA rules, and no
+ * footer or standalone link under 24 × 24 px (measured here). The pages include step 5 and those
+ * that exist only without JavaScript (a calculator step, the contact form with mistakes).
  */
 import type { Page } from "@playwright/test";
 import { expect, test } from "./support/fixtures";
