@@ -85,8 +85,14 @@ export function estimateParts({
 // (locale data), and the home page shows no price until step 2.
 let usd: Intl.NumberFormat | undefined;
 
-/** The same on every runtime, e.g. 5625 -> "$5,625". */
+/**
+ * Every figure the site shows, prints or sends, the same on every runtime, e.g. 5625 -> "USD 5,625".
+ * The currency's code, not "$": to a Johannesburg reader "$" could be any dollar, and the prices
+ * are in US dollars. Intl puts a no-break space after the code; a plain one here, so a figure reads
+ * the same on the page and in the lead's text (which turns every space into a plain one), and
+ * the styles keep a figure on one line where it stands alone.
+ */
 export function formatUsd(amount: number): string {
-  usd ??= new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 0, maximumFractionDigits: 0 });
-  return usd.format(Math.round(amount) || 0); // `|| 0` avoids "-$0"
+  usd ??= new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", currencyDisplay: "code", minimumFractionDigits: 0, maximumFractionDigits: 0 });
+  return usd.format(Math.round(amount) || 0).replace(/\s/u, " "); // `|| 0` avoids "-USD 0"
 }

@@ -9,10 +9,10 @@ export function SiteFooter() {
     <footer className="site-footer">
       <div className="container">
         <div className="footer-grid">
-          <div className="footer-brand">
-            <p className="brand">{site.name}</p>
-            <p>{site.tagline}</p>
-          </div>
+          {/* One paragraph: the name styled large is not a heading of its own. */}
+          <p className="footer-brand">
+            <span className="brand">{site.name}</span> {site.tagline}
+          </p>
           <nav aria-labelledby="footer-services">
             <h2 id="footer-services">Services</h2>
             <ul>

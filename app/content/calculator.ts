@@ -33,5 +33,5 @@ export const calculatorText = {
     "Those answers are no longer kept here (we delete them once sent, keep them only briefly, and only for the browser that gave them), so the calculator has started again.",
 } as const;
 
-/** The thanks' line on what was sent, made on the server from the receipt, e.g. "…, Complex, estimated at $5,625." */
+/** The thanks' line on what was sent, made on the server from the receipt, e.g. "…, Complex, estimated at USD 5,625." */
 export const sentSummary = (choices: string, figure: string) => `You asked about ${choices}, estimated at ${figure}.`;

@@ -17,7 +17,7 @@ export const hero = {
   /** Beside the text on wide screens: what the calculator gives a visitor. */
   visual: {
     src: "/images/hero-estimate.svg",
-    alt: "An example estimate from our cost calculator: Software Development at $2,500, times 1.5 for an urgent timeframe and 1.5 for a complex project, makes $5,625, followed by a written quote within one business day.",
+    alt: "An example estimate from our cost calculator: Software Development at USD 2,500, times 1.5 for an urgent timeframe and 1.5 for a complex project, makes USD 5,625, followed by a written quote within one business day.",
     width: 480,
     height: 400,
   },

@@ -3,7 +3,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { story, values } from "./about";
 import { claims, hero } from "./claims";
-import { type PrivacyFacts, privacy } from "./privacy";
+import { DRAFT_LIFETIME_MINUTES, type PrivacyFacts, privacy } from "./privacy";
 import { messages } from "./messages";
 import { featuredProjects, projectCategories } from "./projects";
 import { filterProjects, projects } from "./work";
@@ -187,6 +187,20 @@ describe("privacy notice", () => {
     }
   });
 
+  it("says in plain sentences what the visit cookie is, what it opens and for how long", () => {
+    const cookie = privacy
+      .sections(outbox)
+      .flatMap((s) => s.items ?? [])
+      .find((item) => item.includes("cookie"))!;
+    expect(cookie).toContain("named “visit” (“__Host-visit” over a secure connection)");
+    // What it lets the browser do, each as a whole clause (it once read "…and once you send the
+    // calculator your request’s reference, choices and estimate, again.").
+    expect(cookie).toContain(
+      "so that only your browser can open those answers and, after you send the calculator, see your request’s reference, choices and estimate again.",
+    );
+    expect(cookie).toContain(`expires ${DRAFT_LIFETIME_MINUTES} minutes after your last step`);
+  });
+
   it("names an information officer with a working email and phone", () => {
     const officer = site.informationOfficer;
     expectText(officer.name);
@@ -208,6 +222,30 @@ describe("people and about", () => {
     expect(team.length).toBeGreaterThan(0);
     for (const m of team) expectText(m.name, m.position, m.description);
     expectUnique(team, (m) => m.name);
+  });
+
+  it("claims no more years than the hero's 'Years experience' (2+), for the agency or its people", () => {
+    const claimed = parseInt(claims.find((c) => c.label === "Years experience")!.value, 10);
+    const numbers: Record<string, number> = {
+      one: 1,
+      two: 2,
+      three: 3,
+      four: 4,
+      five: 5,
+      six: 6,
+      seven: 7,
+      eight: 8,
+      nine: 9,
+      ten: 10,
+      eleven: 11,
+      twelve: 12,
+      fifteen: 15,
+      twenty: 20,
+    };
+    const copy = [hero.lead, story.lead, ...story.paragraphs, ...values.map((v) => v.description), ...team.map((m) => m.description)].join("\n");
+    const years = [...copy.matchAll(/\b(\d+|[a-z]+)\+? (?:years|yrs)\b/gi)].map(([phrase, n]) => [phrase, numbers[n!.toLowerCase()] ?? Number(n)] as const);
+    expect(years.filter(([, n]) => n > claimed)).toEqual([]);
+    expect(new Date().getFullYear() - site.foundedYear).toBeGreaterThanOrEqual(claimed);
   });
 
   it("the story and values have text", () => {

@@ -10,7 +10,7 @@ export const team: readonly TeamMember[] = [
     position: "Founder & Lead Developer",
     image: portrait("sipho-dlamini", "Sipho Dlamini"),
     description:
-      "Sipho spent eight years building logistics and banking systems before starting the agency. He leads technical scoping and reviews every line that goes to production.",
+      "Before starting the agency, Sipho built logistics and banking systems for larger companies. He leads technical scoping and reviews every line that goes to production.",
   },
   {
     name: "Naledi Khumalo",

@@ -60,7 +60,9 @@ export default function EstimatePage() {
         <p className="estimate-site">{new URL(site.url).host}</p>
       </header>
       <p className="eyebrow">{text.eyebrow}</p>
-      <h1 id="estimate-title">Estimate: {formatUsd(estimate(choices))}</h1>
+      <h1 id="estimate-title">
+        Estimate: <span className="estimate-figure">{formatUsd(estimate(choices))}</span>
+      </h1>
       <p className="lead">{text.lead}</p>
       <div className="estimate-grid">
         <section aria-labelledby="estimate-choices">

@@ -1,22 +1,45 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "@playwright/test";
 
+/** axe's tags for the rules of WCAG 2.2 level A and AA (2.0, 2.1 and 2.2's own). */
+export const WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
+
 /**
- * Serious and critical axe violations on the page as this project's visitor sees it. axe needs
- * script access, so for the JavaScript-off project it runs in a scripting context whose app
- * bundles are blocked: the same server-rendered DOM, never hydrated.
+ * axe's violations on the page as this project's visitor sees it. axe needs script access, so for
+ * the JavaScript-off project it runs in a scripting context whose app scripts are blocked: the
+ * same server-rendered DOM, never hydrated, with the page's cookies (a step page or a form with
+ * mistakes is its maker's alone) and colour scheme.
  */
-export async function seriousViolations(page: Page, browser: Browser, javaScriptEnabled: boolean) {
+async function violations(page: Page, browser: Browser, javaScriptEnabled: boolean, tags?: string[]) {
   let target = page;
   if (!javaScriptEnabled) {
-    const context = await browser.newContext({ javaScriptEnabled: true, viewport: page.viewportSize() });
+    const colorScheme = await page.evaluate(() => (matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light"));
+    const context = await browser.newContext({
+      javaScriptEnabled: true,
+      viewport: page.viewportSize(),
+      colorScheme,
+      storageState: await page.context().storageState(),
+    });
     target = await context.newPage();
-    await target.route("**/build/**", (route) => route.abort());
+    // Only the scripts: the styles are the page's too (blocking all of /build/ left it unstyled).
+    await target.route("**/build/**/*.js", (route) => route.abort());
     await target.goto(page.url());
   }
-  const results = await new AxeBuilder({ page: target }).analyze();
+  const builder = new AxeBuilder({ page: target });
+  // axe leaves its experimental rules out unless their tag is asked for; those of these tags count.
+  const results = await (tags ? builder.withTags([...tags, "experimental"]) : builder).analyze();
   if (target !== page) await target.context().close();
   return results.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+    .filter((v) => !tags || v.tags.some((t) => tags.includes(t)))
+    .map((v) => ({ ...v, summary: `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}` }));
+}
+
+/** Serious and critical axe violations, each as "rule: its elements". */
+export async function seriousViolations(page: Page, browser: Browser, javaScriptEnabled: boolean) {
+  return (await violations(page, browser, javaScriptEnabled)).filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.summary);
+}
+
+/** Every violation of a WCAG 2.2 A or AA rule, whatever its impact, each as "rule: its elements". */
+export async function wcagViolations(page: Page, browser: Browser, javaScriptEnabled: boolean) {
+  return (await violations(page, browser, javaScriptEnabled, WCAG_22_AA)).map((v) => v.summary);
 }
