@@ -17,16 +17,17 @@ import { sendOrKeep } from "~/forms/failed-send";
 import { loadContactDraft } from "~/contact/draft.server";
 import { cacheHeaders, hasPrivateQuery, pageHeaders } from "~/utils/cache-headers";
 import { seo } from "~/utils/seo";
-import { agencyJsonLd } from "~/utils/structured-data";
+import { agencyJsonLd } from "~/utils/structured-data.server";
 
-export const meta: MetaFunction = () => [
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
   ...seo({
     title: "Software, SEO, AI and Zoho for South African businesses",
     description:
       "A Johannesburg digital agency building custom software, mobile apps, SEO and AI solutions and Zoho systems. Get a cost estimate in under a minute.",
     path: "/",
   }),
-  { "script:ld+json": agencyJsonLd() },
+  // For search engines, in the server's page (a visit within the site has no need of it).
+  ...(data && "jsonLd" in data ? [{ "script:ld+json": data.jsonLd }] : []),
 ];
 
 /**
@@ -38,7 +39,7 @@ export const meta: MetaFunction = () => [
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const [draft, receipt, contact] = await Promise.all([loadDraft(request, context), loadReceipt(request, context), loadContactDraft(request, context)]);
   // Private whenever the address names a visitor's record, found or not: the answer is that visitor's.
-  return json({ draft, receipt, contact }, hasPrivateQuery(request.url) ? { headers: { "Cache-Control": cacheHeaders.private } } : {});
+  return json({ draft, receipt, contact, jsonLd: agencyJsonLd() }, hasPrivateQuery(request.url) ? { headers: { "Cache-Control": cacheHeaders.private } } : {});
 }
 
 /**

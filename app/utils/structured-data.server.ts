@@ -1,9 +1,10 @@
 import { site } from "~/content/site";
 
 /**
- * The agency as schema.org data (JSON-LD) for search engines, from the site facts. Remix renders it
- * as <script type="application/ld+json">: a data block, which browsers never execute, so the
- * Content-Security-Policy neither blocks nor reports it.
+ * The agency as schema.org data (JSON-LD) for search engines, from the site facts. Built on the
+ * server only (the home page's loader hands it to its meta, so no browser loads this code), and
+ * rendered as <script type="application/ld+json">: a data block, which browsers never execute, so
+ * the Content-Security-Policy neither blocks nor reports it.
  */
 export function agencyJsonLd() {
   return {

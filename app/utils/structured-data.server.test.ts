@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { site } from "~/content/site";
-import { agencyJsonLd } from "./structured-data";
+import { agencyJsonLd } from "./structured-data.server";
 
 describe("agencyJsonLd", () => {
   it("describes the agency from the site facts, with every field search engines read", () => {
