@@ -4,7 +4,7 @@
  * The operations tests and the perf scripts both start servers with it.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, openSync } from "node:fs";
+import { mkdirSync, mkdtempSync, openSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,13 +26,16 @@ export const REPO = fileURLToPath(new URL("..", import.meta.url));
 
 /**
  * @param {number} port
- * @param {Record<string, string>} [env]  added to a minimal production environment
+ * @param {Record<string, string>} [env]  added to a minimal production environment (DATA_DIR: a new
+ *   temporary folder unless given)
  * @param {{ logFile?: string, cpus?: string }} [options]  logFile: send the output there instead
  *   of keeping it in memory; cpus: pin the server to these cores with taskset (e.g. "0")
  * @returns {Served}
  */
 export function serve(port, env = {}, { logFile, cpus } = {}) {
-  const data = join(tmpdir(), "agency-site-serve", String(port));
+  // A fresh data folder unless the caller names one: a folder kept per port carried one run's leads
+  // into the next (a flood's messages were "the same form again" an hour later).
+  const data = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), `agency-site-serve-${port}-`));
   const fullEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,

@@ -51,7 +51,7 @@ describe("the lead as a Zoho CRM Lead", () => {
       Description: `${lead.text}\n\nReference: 20261126-ABCDEFGH`,
       Lead_Source: "Web site",
       Service_Wanted: "Zoho Solutions",
-      Estimate: "$4,500",
+      Estimate: "USD 4,500",
       Project: "Move our sales\nfrom spreadsheets",
       Website_Reference: "20261126-ABCDEFGH",
     });
