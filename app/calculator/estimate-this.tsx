@@ -1,7 +1,7 @@
 import { Form } from "@remix-run/react";
 import type { ReactNode } from "react";
 import type { ServiceValue } from "./pricing";
-import { landing } from "~/funnel/visit";
+import { countSteps, landing } from "~/funnel/visit";
 import { saveAnswers, savedAnswers, useShowStep } from "./session";
 import { newlyReached, parseState, resetState, type Step, stateToFields, WIZARD_ID, type WizardState } from "./state";
 
@@ -27,8 +27,7 @@ export function StepButton({ state, className, children }: { state: WizardState 
         const before = parseState(savedAnswers());
         const after = { ...state, reached: Math.max(before.reached, state.step) as Step, landing: before.landing ?? landing() };
         saveAnswers(after);
-        const reached = newlyReached(before, after);
-        if (reached.length) void import("~/funnel/beacon").then((beacon) => beacon.countSteps(reached, after.landing));
+        countSteps(newlyReached(before, after), after.landing);
         show(state.step);
       }}
     >

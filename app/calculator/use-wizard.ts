@@ -4,7 +4,7 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { flushSync } from "react-dom";
 import { type FailedSend, useSendAgainOnline } from "~/forms/failed-send";
 import { focusFirstInvalid } from "~/forms/field";
-import { landing } from "~/funnel/visit";
+import { countSteps, landing } from "~/funnel/visit";
 import { lazyChecks } from "~/forms/lazy-checks";
 import type { FieldErrors } from "~/forms/limits";
 import { useHydrated } from "~/utils/use-hydrated";
@@ -92,8 +92,7 @@ export function useWizard({ result, draft, sent }: WizardProps) {
         const outcome = next(before, fields);
         outcome.state.landing ??= landing(); // the funnel's (decision 0036)
         saveAnswers(outcome.state);
-        const reached = newlyReached(before, outcome.state);
-        if (reached.length) void import("~/funnel/beacon").then((beacon) => beacon.countSteps(reached, outcome.state.landing));
+        countSteps(newlyReached(before, outcome.state), outcome.state.landing);
         if (outcome.errors) {
           flushSync(() => setChecked([location.key, outcome.errors!]));
           focusFirstInvalid(formRef.current);
