@@ -5,11 +5,12 @@ import { flushSync } from "react-dom";
 import { type FailedSend, useSendAgainOnline } from "~/forms/failed-send";
 import { focusFirstInvalid } from "~/forms/field";
 import { countSteps, landing } from "~/funnel/visit";
-import { lazyChecks } from "~/forms/lazy-checks";
+import type { LazyChecks } from "~/forms/lazy-checks";
 import type { FieldErrors } from "~/forms/limits";
 import { useHydrated } from "~/utils/use-hydrated";
 import type { calculatorAction } from "./action.server";
 import type { DraftView } from "./draft.server";
+import type { next } from "./rules";
 import { saveAnswers, savedAnswers, useShowStep } from "./session";
 import { INTENT, INTENT_FIELD, newlyReached, parseState, resetState, STATE_PREFIX, STEP_PARAM, TEXT_FIELDS, WIZARD_ID, type WizardState } from "./state";
 
@@ -20,9 +21,10 @@ export interface WizardProps {
   result: Answer | FailedSend<"calculator"> | undefined;
   draft: Draft;
   sent: { reference?: string } | null;
+  /** The rules, loaded when the visitor first reaches for the form (app/forms/README.md). */
+  checks: LazyChecks<{ next: typeof next }>;
 }
 
-export const checks = lazyChecks(() => import("./rules"));
 export const POST = { method: "post", action: `/?index#${WIZARD_ID}`, preventScrollReset: true } as const;
 
 /**
@@ -34,7 +36,7 @@ export const POST = { method: "post", action: `/?index#${WIZARD_ID}`, preventScr
  * Returns, in order: the view, the draft found (its id rides in the form), whether a send is under
  * way, the refs focus moves to (the step's heading, the form, the thanks) and the submit handler.
  */
-export function useWizard({ result, draft, sent }: WizardProps) {
+export function useWizard({ result, draft, sent, checks }: WizardProps) {
   const location = useLocation();
   const found = draft && "id" in draft ? draft : null;
   // The saved answers exist only in the browser: the server's page, and hydration, show step 1.

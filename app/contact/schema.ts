@@ -4,7 +4,7 @@ import { CONTACT_SERVICES } from "~/content/contact-services";
 import { emailSchema, requiredText } from "~/forms/fields";
 import { LIMITS } from "~/forms/limits";
 
-// The form loads this module lazily and needs both, in one chunk (app/forms/README.md).
+// The browser's check needs both (app/schema.ts loads them with the calculator's rules).
 export { fieldErrors } from "~/forms/fields";
 
 /** Every field is required; texts are trimmed. */

@@ -11,6 +11,7 @@ import { SelectedWork } from "~/components/selected-work";
 import { ServiceTabs } from "~/components/service-tabs";
 import { Testimonials } from "~/components/testimonials";
 import { sendOrKeep } from "~/forms/failed-send";
+import { lazyChecks } from "~/forms/lazy-checks";
 import { pageHeaders } from "~/utils/cache-headers";
 import type { action, loader } from "~/home.server";
 import { seo } from "~/utils/seo";
@@ -43,6 +44,9 @@ export const clientAction = sendOrKeep<typeof action>;
 
 export const headers = pageHeaders;
 
+/** Both forms' rules, one module loaded when a visitor first reaches for either form (app/schema.ts). */
+const checks = lazyChecks(() => import("~/schema"));
+
 export default function Home() {
   const result = useActionData<typeof clientAction>();
   const { draft, receipt, contact } = useLoaderData<typeof clientLoader>();
@@ -74,7 +78,12 @@ export default function Home() {
           </>
         }
       >
-        <CalculatorWizard result={result?.form === "calculator" ? result : undefined} draft={draft} sent={sent === "calculator" ? (receipt ?? {}) : null} />
+        <CalculatorWizard
+          result={result?.form === "calculator" ? result : undefined}
+          draft={draft}
+          sent={sent === "calculator" ? (receipt ?? {}) : null}
+          checks={checks}
+        />
       </Section>
       <Section
         id="contact"
@@ -90,7 +99,7 @@ export default function Home() {
           </>
         }
       >
-        <ContactForm result={result?.form === "contact" ? result : undefined} draft={contact} sent={sent === "contact"} />
+        <ContactForm result={result?.form === "contact" ? result : undefined} draft={contact} sent={sent === "contact"} checks={checks} />
       </Section>
     </>
   );
