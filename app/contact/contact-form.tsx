@@ -2,7 +2,7 @@ import type { SerializeFrom } from "@remix-run/node";
 import { Form, useLocation, useNavigation, useSubmit } from "@remix-run/react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { flushSync } from "react-dom";
-import { CONTACT_SERVICES } from "~/content/contact-services";
+import { CONTACT_SERVICES } from "~/content/services";
 import { messages } from "~/content/messages";
 import { type FailedSend, useSendAgainOnline } from "~/forms/failed-send";
 import { ErrorSummary, Field, focusFirstInvalid, FormNotices, Honeypot } from "~/forms/field";

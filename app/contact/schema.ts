@@ -1,6 +1,6 @@
 /** The contact form's rules (docs/product.md, "The contact form"), with zod. */
 import * as z from "zod/mini";
-import { CONTACT_SERVICES } from "~/content/contact-services";
+import { CONTACT_SERVICES } from "~/content/services";
 import { emailSchema, requiredText } from "~/forms/fields";
 import { LIMITS } from "~/forms/limits";
 
