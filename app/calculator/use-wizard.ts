@@ -4,15 +4,14 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { flushSync } from "react-dom";
 import { type FailedSend, useSendAgainOnline } from "~/forms/failed-send";
 import { focusFirstInvalid } from "~/forms/field";
-import { countSteps, landing } from "~/funnel/visit";
 import type { LazyChecks } from "~/forms/lazy-checks";
 import type { FieldErrors } from "~/forms/limits";
 import { useHydrated } from "~/utils/use-hydrated";
 import type { calculatorAction } from "./action.server";
 import type { DraftView } from "./draft.server";
-import type { next } from "./rules";
+import type { takeStep } from "./browser-step";
 import { saveAnswers, savedAnswers, useShowStep } from "./session";
-import { INTENT, INTENT_FIELD, newlyReached, parseState, resetState, STATE_PREFIX, STEP_PARAM, TEXT_FIELDS, WIZARD_ID, type WizardState } from "./state";
+import { INTENT, INTENT_FIELD, parseState, resetState, STATE_PREFIX, STEP_PARAM, TEXT_FIELDS, WIZARD_ID, type WizardState } from "./state";
 
 type Answer = SerializeFrom<typeof calculatorAction>;
 type Draft = SerializeFrom<DraftView>;
@@ -22,7 +21,7 @@ export interface WizardProps {
   draft: Draft;
   sent: { reference?: string } | null;
   /** The rules, loaded when the visitor first reaches for the form (app/forms/README.md). */
-  checks: LazyChecks<{ next: typeof next }>;
+  checks: LazyChecks<{ takeStep: typeof takeStep }>;
 }
 
 export const POST = { method: "post", action: `/?index#${WIZARD_ID}`, preventScrollReset: true } as const;
@@ -89,12 +88,8 @@ export function useWizard({ result, draft, sent, checks }: WizardProps) {
     // the checks (they could not load), the server runs the step and answers with the next.
     checks.submit(
       event,
-      ({ next }) => {
-        const before = parseState(fields);
-        const outcome = next(before, fields);
-        outcome.state.landing ??= landing(); // the funnel's (decision 0036)
-        saveAnswers(outcome.state);
-        countSteps(newlyReached(before, outcome.state), outcome.state.landing);
+      ({ takeStep }) => {
+        const outcome = takeStep(fields);
         if (outcome.errors) {
           flushSync(() => setChecked([location.key, outcome.errors!]));
           focusFirstInvalid(formRef.current);
