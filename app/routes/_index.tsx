@@ -1,5 +1,5 @@
 import type { MetaFunction } from "@remix-run/node";
-import { type ClientLoaderFunctionArgs, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import { type ClientLoaderFunctionArgs, useActionData, useLoaderData, useLocation } from "@remix-run/react";
 import { CalculatorWizard } from "~/calculator/calculator-wizard";
 import { DRAFT_PARAM, RECEIPT_PARAM } from "~/calculator/state";
 import { EstimateThis } from "~/calculator/estimate-this";
@@ -50,8 +50,7 @@ const checks = lazyChecks(() => import("~/schema"));
 export default function Home() {
   const result = useActionData<typeof clientAction>();
   const { draft, receipt, contact } = useLoaderData<typeof clientLoader>();
-  const [params] = useSearchParams();
-  const sent = params.get("sent");
+  const sent = new URLSearchParams(useLocation().search).get("sent");
   return (
     <>
       <Hero />
