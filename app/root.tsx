@@ -60,7 +60,7 @@ export default function App() {
   // The page a visit lands on says where it came from (the calculator's funnel counts by source):
   // its utm_* values and the referring host, kept in the tab under LANDING_KEY (app/funnel/visit.ts;
   // written out here, since an import would cost the page a script of its own), and posted with
-  // each step and send (app/funnel/beacon.ts).
+  // each step and send (countSteps in app/funnel/visit.ts).
   useEffect(() => {
     try {
       const utm = new URLSearchParams(location.search);

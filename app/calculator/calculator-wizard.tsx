@@ -8,7 +8,7 @@ import { type Choices, estimateHref } from "./choices";
 import type { Receipt } from "./draft.server";
 import { COMPLEXITIES, estimate, estimateParts, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
 import { CHANGE_FIELD, CHOICES, INTENT, INTENT_FIELD, STEP_COUNT, stateToFields, WIZARD_ID, type WizardState } from "./state";
-import { checks, POST, useWizard, type WizardProps } from "./use-wizard";
+import { POST, useWizard, type WizardProps } from "./use-wizard";
 
 /**
  * The five-step cost calculator (its state and behaviour: use-wizard.ts). After a send, `sent`
@@ -17,7 +17,7 @@ import { checks, POST, useWizard, type WizardProps } from "./use-wizard";
  */
 export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Partial<Receipt> | null }) {
   const [view, found, sending, heading, formRef, sentRef, onSubmit, onChange] = useWizard(props);
-  const { sent } = props;
+  const { sent, checks } = props;
   const { state, errors, status } = view;
   return (
     <div className="wizard card" id={WIZARD_ID}>

@@ -1,9 +1,20 @@
 import { Form } from "@remix-run/react";
 import type { ReactNode } from "react";
 import type { ServiceValue } from "./pricing";
-import { landing } from "~/funnel/visit";
+import { countSteps, landing } from "~/funnel/visit";
 import { saveAnswers, savedAnswers, useShowStep } from "./session";
 import { newlyReached, parseState, resetState, type Step, stateToFields, WIZARD_ID, type WizardState } from "./state";
+
+/**
+ * What every step taken in the browser does, from the answers `before` to `after`: keeps the
+ * answers in the tab, with the visit's landing, and counts each step reached for the first time
+ * (decision 0036). StepButton's steps, and the wizard's once its rules have run (browser-step.ts).
+ */
+export function keepStep(before: WizardState, after: WizardState) {
+  after.landing ??= landing();
+  saveAnswers(after);
+  countSteps(newlyReached(before, after), after.landing);
+}
 
 /** The choice each step asks for, by the step it leads to. */
 const CHOICE_BEFORE = { 2: "service", 3: "timeframe", 4: "complexity" } as const;
@@ -25,10 +36,7 @@ export function StepButton({ state, className, children }: { state: WizardState 
       onSubmit={(event) => {
         event.preventDefault();
         const before = parseState(savedAnswers());
-        const after = { ...state, reached: Math.max(before.reached, state.step) as Step, landing: before.landing ?? landing() };
-        saveAnswers(after);
-        const reached = newlyReached(before, after);
-        if (reached.length) void import("~/funnel/beacon").then((beacon) => beacon.countSteps(reached, after.landing));
+        keepStep(before, { ...state, reached: Math.max(before.reached, state.step) as Step, landing: before.landing });
         show(state.step);
       }}
     >

@@ -1,4 +1,4 @@
-import { useLocation, useNavigate, useSearchParams } from "@remix-run/react";
+import { useLocation, useNavigate } from "@remix-run/react";
 import { keep, kept } from "~/forms/tab-storage";
 import { type Step, STEP_PARAM, stateToFields, WIZARD_ID, type WizardState } from "./state";
 
@@ -25,7 +25,7 @@ export const saveAnswers = (state: WizardState | null) => keep(ANSWERS_KEY, stat
 export function useShowStep() {
   const navigate = useNavigate();
   // The home page's services tab; elsewhere (the estimate's page) `service` is not a tab.
-  const [params] = useSearchParams();
-  const tab = useLocation().pathname === "/" ? params.get("service") : null;
+  const { pathname, search } = useLocation();
+  const tab = pathname === "/" ? new URLSearchParams(search).get("service") : null;
   return (step: Step) => navigate(`/?${tab ? `service=${encodeURIComponent(tab)}&` : ""}${STEP_PARAM}=${step}#${WIZARD_ID}`);
 }

@@ -4,14 +4,14 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { flushSync } from "react-dom";
 import { type FailedSend, useSendAgainOnline } from "~/forms/failed-send";
 import { focusFirstInvalid } from "~/forms/field";
-import { landing } from "~/funnel/visit";
-import { lazyChecks } from "~/forms/lazy-checks";
+import type { LazyChecks } from "~/forms/lazy-checks";
 import type { FieldErrors } from "~/forms/limits";
 import { useHydrated } from "~/utils/use-hydrated";
 import type { calculatorAction } from "./action.server";
 import type { DraftView } from "./draft.server";
+import type { takeStep } from "./browser-step";
 import { saveAnswers, savedAnswers, useShowStep } from "./session";
-import { INTENT, INTENT_FIELD, newlyReached, parseState, resetState, STATE_PREFIX, STEP_PARAM, TEXT_FIELDS, WIZARD_ID, type WizardState } from "./state";
+import { INTENT, INTENT_FIELD, parseState, resetState, STATE_PREFIX, STEP_PARAM, TEXT_FIELDS, WIZARD_ID, type WizardState } from "./state";
 
 type Answer = SerializeFrom<typeof calculatorAction>;
 type Draft = SerializeFrom<DraftView>;
@@ -20,9 +20,10 @@ export interface WizardProps {
   result: Answer | FailedSend<"calculator"> | undefined;
   draft: Draft;
   sent: { reference?: string } | null;
+  /** The rules, loaded when the visitor first reaches for the form (app/forms/README.md). */
+  checks: LazyChecks<{ takeStep: typeof takeStep }>;
 }
 
-export const checks = lazyChecks(() => import("./rules"));
 export const POST = { method: "post", action: `/?index#${WIZARD_ID}`, preventScrollReset: true } as const;
 
 /**
@@ -34,7 +35,7 @@ export const POST = { method: "post", action: `/?index#${WIZARD_ID}`, preventScr
  * Returns, in order: the view, the draft found (its id rides in the form), whether a send is under
  * way, the refs focus moves to (the step's heading, the form, the thanks) and the submit handler.
  */
-export function useWizard({ result, draft, sent }: WizardProps) {
+export function useWizard({ result, draft, sent, checks }: WizardProps) {
   const location = useLocation();
   const found = draft && "id" in draft ? draft : null;
   // The saved answers exist only in the browser: the server's page, and hydration, show step 1.
@@ -87,13 +88,8 @@ export function useWizard({ result, draft, sent }: WizardProps) {
     // the checks (they could not load), the server runs the step and answers with the next.
     checks.submit(
       event,
-      ({ next }) => {
-        const before = parseState(fields);
-        const outcome = next(before, fields);
-        outcome.state.landing ??= landing(); // the funnel's (decision 0036)
-        saveAnswers(outcome.state);
-        const reached = newlyReached(before, outcome.state);
-        if (reached.length) void import("~/funnel/beacon").then((beacon) => beacon.countSteps(reached, outcome.state.landing));
+      ({ takeStep }) => {
+        const outcome = takeStep(fields);
         if (outcome.errors) {
           flushSync(() => setChecked([location.key, outcome.errors!]));
           focusFirstInvalid(formRef.current);

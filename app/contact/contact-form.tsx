@@ -2,17 +2,18 @@ import type { SerializeFrom } from "@remix-run/node";
 import { Form, useLocation, useNavigation, useSubmit } from "@remix-run/react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { flushSync } from "react-dom";
-import { CONTACT_SERVICES } from "~/content/contact-services";
+import { CONTACT_SERVICES } from "~/content/services";
 import { messages } from "~/content/messages";
 import { type FailedSend, useSendAgainOnline } from "~/forms/failed-send";
 import { ErrorSummary, Field, focusFirstInvalid, FormNotices, Honeypot } from "~/forms/field";
-import { lazyChecks } from "~/forms/lazy-checks";
+import type { LazyChecks } from "~/forms/lazy-checks";
 import { type FieldErrors, LIMITS } from "~/forms/limits";
 import { PrivacyNote } from "~/forms/privacy-note";
 import { keep, kept } from "~/forms/tab-storage";
 import { useHydrated } from "~/utils/use-hydrated";
 import type { contactAction } from "./action.server";
 import type { ContactDraft } from "./draft.server";
+import type { contactSchema, fieldErrors } from "./schema";
 import { landing, VISIT_FIELDS } from "~/funnel/visit";
 
 type Answer = SerializeFrom<typeof contactAction>;
@@ -20,7 +21,6 @@ type Answer = SerializeFrom<typeof contactAction>;
 /** Without JavaScript, a form with mistakes comes back as `/?contact=<id>#contact` (draft.server.ts). */
 export const CONTACT_DRAFT_PARAM = "contact";
 
-const checks = lazyChecks(() => import("./schema"));
 const POST = { method: "post", action: "/?index#contact", preventScrollReset: true } as const;
 /** What is typed, kept in the tab until it is sent, as the calculator's answers are (decision 0025). */
 const TYPED = "contact-form";
@@ -35,10 +35,13 @@ export function ContactForm({
   result,
   draft,
   sent,
+  checks,
 }: {
   result: Answer | FailedSend<"contact"> | undefined;
   draft: SerializeFrom<ContactDraft>;
   sent: boolean;
+  /** The rules, loaded when the visitor first reaches for the form (app/forms/README.md). */
+  checks: LazyChecks<{ contactSchema: typeof contactSchema; fieldErrors: typeof fieldErrors }>;
 }) {
   const location = useLocation();
   // The server's latest answer: a send not taken, or the page of a navigation (its mistakes, the thanks).

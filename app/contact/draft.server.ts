@@ -8,7 +8,7 @@
 import { type AppLoadContext, redirect } from "@remix-run/node";
 import { errorsOf } from "~/forms/draft.server";
 import { errorSummaryId } from "~/forms/field";
-import { CONTACT_SERVICES } from "~/content/contact-services";
+import { CONTACT_SERVICES } from "~/content/services";
 import { type FieldErrors, LIMITS } from "~/forms/limits";
 import { visitor, visitorOwner } from "~/forms/visitor.server";
 import { CONTACT_DRAFT_PARAM } from "./contact-form";

@@ -1,5 +1,5 @@
 import type { Lead } from "~/context";
-import { contactServiceLabel } from "~/content/contact-services";
+import { contactServiceLabel } from "~/content/services";
 import { leadText, multiLine, oneLine, senderName } from "~/forms/lead.server";
 import type { ContactRequest } from "./schema";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { CONTACT_SERVICES, contactServiceLabel } from "~/content/contact-services";
+import { CONTACT_SERVICES, contactServiceLabel } from "~/content/services";
 import { contactSchema, fieldErrors } from "./schema";
 
 const valid = { name: "Ada Lovelace", email: "ada@example.com", service: "low-code", message: "Hello there" };

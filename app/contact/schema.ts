@@ -1,10 +1,10 @@
 /** The contact form's rules (docs/product.md, "The contact form"), with zod. */
 import * as z from "zod/mini";
-import { CONTACT_SERVICES } from "~/content/contact-services";
+import { CONTACT_SERVICES } from "~/content/services";
 import { emailSchema, requiredText } from "~/forms/fields";
 import { LIMITS } from "~/forms/limits";
 
-// The form loads this module lazily and needs both, in one chunk (app/forms/README.md).
+// The browser's check needs both (app/schema.ts loads them with the calculator's rules).
 export { fieldErrors } from "~/forms/fields";
 
 /** Every field is required; texts are trimmed. */

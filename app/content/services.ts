@@ -70,3 +70,22 @@ export const services: readonly [Service, Service, Service, Service] = [
     icon: "/images/services/zoho-solutions.svg",
   },
 ];
+
+/**
+ * The contact form's service choices, in display order (docs/product.md). The form shows an
+ * empty "Choose a service" option first; choosing none is an error. Here rather than in a module
+ * of their own: the form's rules, loaded on demand, import them too, and a module the page shares
+ * with those rules alone became a script of its own on the home page (129 B, perf/README.md).
+ */
+export const CONTACT_SERVICES = [
+  { value: "low-code", label: "Low-code development" },
+  { value: "seo", label: "SEO & Digital Marketing" },
+  { value: "ai", label: "AI Solutions" },
+  { value: "zoho", label: "Zoho Solutions" },
+] as const;
+
+export type ContactServiceValue = (typeof CONTACT_SERVICES)[number]["value"];
+
+export function contactServiceLabel(value: ContactServiceValue): string {
+  return CONTACT_SERVICES.find((o) => o.value === value)!.label;
+}

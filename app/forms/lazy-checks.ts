@@ -33,3 +33,6 @@ export function lazyChecks<Checks>(load: () => Promise<Checks>) {
     },
   };
 }
+
+/** What a form is handed: its checks, loaded once for the page (app/schema.ts). */
+export type LazyChecks<Checks> = ReturnType<typeof lazyChecks<Checks>>;

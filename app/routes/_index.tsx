@@ -1,8 +1,6 @@
-import { type ActionFunctionArgs, json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { type ClientLoaderFunctionArgs, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
-import { calculatorAction } from "~/calculator/action.server";
+import type { MetaFunction } from "@remix-run/node";
+import { type ClientLoaderFunctionArgs, useActionData, useLoaderData, useLocation } from "@remix-run/react";
 import { CalculatorWizard } from "~/calculator/calculator-wizard";
-import { loadDraft, loadReceipt } from "~/calculator/draft.server";
 import { DRAFT_PARAM, RECEIPT_PARAM } from "~/calculator/state";
 import { EstimateThis } from "~/calculator/estimate-this";
 import { ContactDetails } from "~/components/contact-details";
@@ -12,12 +10,13 @@ import { Section } from "~/components/section";
 import { SelectedWork } from "~/components/selected-work";
 import { ServiceTabs } from "~/components/service-tabs";
 import { Testimonials } from "~/components/testimonials";
-import { contactAction } from "~/contact/action.server";
 import { sendOrKeep } from "~/forms/failed-send";
-import { loadContactDraft } from "~/contact/draft.server";
-import { cacheHeaders, hasPrivateQuery, pageHeaders } from "~/utils/cache-headers";
+import { lazyChecks } from "~/forms/lazy-checks";
+import { pageHeaders } from "~/utils/cache-headers";
+import type { action, loader } from "~/home.server";
 import { seo } from "~/utils/seo";
-import { agencyJsonLd } from "~/utils/structured-data.server";
+
+export { action, loader } from "~/home.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   ...seo({
@@ -31,18 +30,6 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 ];
 
 /**
- * The calculator's step without JavaScript (`?draft=<id>`, decision 0016), a sent request's
- * receipt (`?receipt=<id>`) and the contact form's mistakes without JavaScript (`?contact=<id>`):
- * one visitor's own page, never kept by a shared cache. Without them the page is the same for
- * everyone.
- */
-export async function loader({ request, context }: LoaderFunctionArgs) {
-  const [draft, receipt, contact] = await Promise.all([loadDraft(request, context), loadReceipt(request, context), loadContactDraft(request, context)]);
-  // Private whenever the address names a visitor's record, found or not: the answer is that visitor's.
-  return json({ draft, receipt, contact, jsonLd: agencyJsonLd() }, hasPrivateQuery(request.url) ? { headers: { "Cache-Control": cacheHeaders.private } } : {});
-}
-
-/**
  * In the browser only those records need the server: visits to /, wizard steps with JavaScript and
  * tab changes cost no request (on a visitor's own record page a tab change asks for it again).
  */
@@ -52,32 +39,18 @@ export async function clientLoader({ request, serverLoader }: ClientLoaderFuncti
   return serverLoader<typeof loader>();
 }
 
-/**
- * Both of the page's forms post here and say which they are in a hidden `formName` field. The
- * server has checked the body before (server/form-posts.ts); a urlencoded form holds only strings.
- */
-export async function action({ request, context }: ActionFunctionArgs) {
-  const fields = Object.fromEntries(await request.formData()) as Record<string, string>;
-  switch (fields.formName) {
-    case "calculator":
-      return calculatorAction(request, fields, context);
-    case "contact":
-      return contactAction(request, fields, context);
-    default:
-      throw new Response("That form is not one of ours.", { status: 400 });
-  }
-}
-
 /** With JavaScript: a send that never got the action's answer keeps its form (app/forms/failed-send.ts). */
 export const clientAction = sendOrKeep<typeof action>;
 
 export const headers = pageHeaders;
 
+/** Both forms' rules, one module loaded when a visitor first reaches for either form (app/schema.ts). */
+const checks = lazyChecks(() => import("~/schema"));
+
 export default function Home() {
   const result = useActionData<typeof clientAction>();
   const { draft, receipt, contact } = useLoaderData<typeof clientLoader>();
-  const [params] = useSearchParams();
-  const sent = params.get("sent");
+  const sent = new URLSearchParams(useLocation().search).get("sent");
   return (
     <>
       <Hero />
@@ -104,7 +77,12 @@ export default function Home() {
           </>
         }
       >
-        <CalculatorWizard result={result?.form === "calculator" ? result : undefined} draft={draft} sent={sent === "calculator" ? (receipt ?? {}) : null} />
+        <CalculatorWizard
+          result={result?.form === "calculator" ? result : undefined}
+          draft={draft}
+          sent={sent === "calculator" ? (receipt ?? {}) : null}
+          checks={checks}
+        />
       </Section>
       <Section
         id="contact"
@@ -120,7 +98,7 @@ export default function Home() {
           </>
         }
       >
-        <ContactForm result={result?.form === "contact" ? result : undefined} draft={contact} sent={sent === "contact"} />
+        <ContactForm result={result?.form === "contact" ? result : undefined} draft={contact} sent={sent === "contact"} checks={checks} />
       </Section>
     </>
   );

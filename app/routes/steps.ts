@@ -6,7 +6,7 @@ import { FUNNEL_EVENTS, type FunnelEvent, VISIT_FIELDS } from "~/funnel/visit";
 const STEPS: readonly string[] = FUNNEL_EVENTS.slice(0, 4);
 
 /**
- * POST /steps: the wizard's beacon when a visit reaches a step in the browser (app/funnel/beacon.ts).
+ * POST /steps: the wizard's beacon when a visit reaches a step in the browser (countSteps in app/funnel/visit.ts).
  * Counted, never answered with anything: 204 whatever was posted.
  */
 export async function action({ request, context }: ActionFunctionArgs) {

@@ -1,5 +1,5 @@
 import type { MetaFunction } from "@remix-run/node";
-import { Link, useSearchParams } from "@remix-run/react";
+import { Link, useLocation } from "@remix-run/react";
 import { CallToAction } from "~/components/call-to-action";
 import { PageHeader } from "~/components/page-header";
 import { ProjectCard } from "~/components/project-card";
@@ -19,8 +19,7 @@ export const meta: MetaFunction = () =>
  * without JavaScript, and with JavaScript a filter click changes the URL without a network round trip.
  */
 export default function WorkPage() {
-  const [params] = useSearchParams();
-  const { category, projects } = filterProjects(params.get("category"));
+  const { category, projects } = filterProjects(new URLSearchParams(useLocation().search).get("category"));
   return (
     <>
       <PageHeader eyebrow="Our Work" title="Projects we are proud of">
