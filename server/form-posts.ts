@@ -10,6 +10,7 @@ import getRawBody from "raw-body";
 import { messages } from "~/content/messages";
 import { HONEYPOT_FIELD } from "~/forms/honeypot";
 import { stripInvisible } from "~/forms/lead.server";
+import { FUNNEL_PATH } from "~/funnel/visit";
 import type { Logger } from "./log";
 import { clientKey, type RateLimits } from "./rate-limits";
 
@@ -117,8 +118,10 @@ export function formPosts({ limits, log, events }: { limits: RateLimits; log: Lo
     if (isCrossSite(req)) return refuseCrossSite(req, res);
     const known = clientOf(req);
     const client = known ?? unknownClient();
-    const wait = known === undefined ? 0 : await limits.take("posts", client);
-    if (wait) return refuse(req, res, 429, "posts", wait);
+    // The funnel's beacons count against a limit of their own, so counting never costs a visitor a send.
+    const limit = req.path === FUNNEL_PATH ? "funnel" : "posts";
+    const wait = known === undefined ? 0 : await limits.take(limit, client);
+    if (wait) return refuse(req, res, 429, limit, wait);
     if (!req.is("application/x-www-form-urlencoded")) return refuse(req, res, 415, "content type");
 
     let body: string;

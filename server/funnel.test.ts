@@ -150,3 +150,17 @@ describe("reading", () => {
     expect(await runCli(["funnel", "--days", "x"], { DATA_DIR: dir }, () => undefined)).toBe(2);
   });
 });
+
+describe("a flood of made-up sources", () => {
+  it("with Redis, grows the day's set of sources no further than its bound", async ({ onTestFinished }) => {
+    const redis = await startRedis();
+    onTestFinished(() => redis.stop());
+    const client = new Redis(redis.url).on("error", () => undefined);
+    onTestFinished(() => void client.disconnect());
+    const funnel = openFunnel({ file: join(await folder(), "funnel.db"), redis: client, log: quietLog });
+    for (let i = 0; i < SOURCES_A_DAY + 30; i++) await funnel.add({ event: "2", device: "phone", source: `made-up${i}.example` });
+    expect(await client.scard(`funnel:${dayOf(Date.now())}:sources`)).toBe(SOURCES_A_DAY);
+    expect((await funnel.read(lastDays(1)))[0]!.reached[2]).toBe(SOURCES_A_DAY + 30);
+    funnel.close();
+  });
+});

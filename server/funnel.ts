@@ -4,7 +4,7 @@
  * the data folder's own SQLite file by default; with REDIS_URL in Redis, so every container adds
  * to one total. A count Redis cannot take goes to the local file instead, and reading adds both.
  */
-import { mkdirSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Redis } from "ioredis";
@@ -37,7 +37,9 @@ export const dayOf = (ms: number) => dayFormat.format(ms);
 export const lastDays = (n: number, now = Date.now()) => Array.from({ length: n }, (_, i) => dayOf(now - (n - 1 - i) * 86_400_000));
 
 function openFile(file: string) {
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  // Counts only, but kept like the lead store: readable by the server's user alone.
+  if (!existsSync(file)) closeSync(openSync(file, "a", 0o600));
   const db = new DatabaseSync(file, { timeout: 1_000 });
   db.exec(`PRAGMA journal_mode = WAL;
 CREATE TABLE IF NOT EXISTS counts (
@@ -87,11 +89,13 @@ export function openFunnel({ file, redis, log }: { file: string; redis?: Redis; 
 
   async function addToRedis(day: string, { event, device, source }: Hit) {
     const key = redisKey(day);
-    const [[, added], [, size]] = (await redis!.multi().sadd(`${key}:sources`, source).scard(`${key}:sources`).exec()) as [
+    // A source joins the day's set only while it has room: a flood of made-up ones grows nothing.
+    const [[, known], [, size]] = (await redis!.multi().sismember(`${key}:sources`, source).scard(`${key}:sources`).exec()) as [
       [unknown, number],
       [unknown, number],
     ];
-    const kept = added === 0 || size <= SOURCES_A_DAY ? source : "other";
+    const kept = known === 1 || size < SOURCES_A_DAY ? source : "other";
+    if (known === 0 && kept === source) await redis!.sadd(`${key}:sources`, source);
     await redis!
       .multi()
       .hincrby(key, `${event}|${device}|${kept}`, 1)
@@ -134,17 +138,12 @@ export function openFunnel({ file, redis, log }: { file: string; redis?: Redis; 
 }
 
 /**
- * The server's funnel: `count` is the load context's `countVisit` for one client (its rate-limit
- * bucket), bounded by the `funnel` limit like the forms; `counted` reports each count (metrics).
+ * The server's funnel: `count` is the load context's `countVisit`; `counted` reports each count
+ * (metrics). What a client can post is bounded before it gets here: the beacons by their own
+ * `funnel` limit, the steps without JavaScript by the post limit, sends by the lead rules.
  */
-export function createFunnel(options: {
-  file: string;
-  redisUrl?: string;
-  log: Logger;
-  take: (client: string) => Promise<number>;
-  counted?: (hit: Hit) => void;
-}) {
-  const { file, redisUrl, log, take, counted } = options;
+export function createFunnel(options: { file: string; redisUrl?: string; log: Logger; counted?: (hit: Hit) => void }) {
+  const { file, redisUrl, log, counted } = options;
   const redis = redisUrl
     ? // A count waits at most half a second for Redis (while it connects, say), then goes to the local file.
       watchRedis(new Redis(redisUrl, { maxRetriesPerRequest: 0, commandTimeout: 500 }), log, {
@@ -154,9 +153,9 @@ export function createFunnel(options: {
     : undefined;
   const store = openFunnel({ file, redis, log });
   return {
-    async count(client: string, request: Request, event: FunnelEvent, posted: { device?: unknown; source?: unknown }) {
+    async count(request: Request, event: FunnelEvent, posted: { device?: unknown; source?: unknown }) {
       const hit = hitOf(event, request.headers, posted);
-      if (!hit || (await take(client)) > 0) return;
+      if (!hit) return;
       counted?.(hit);
       await store.add(hit);
     },

@@ -71,7 +71,6 @@ const funnel = createFunnel({
   file: config.funnelDb,
   redisUrl: config.redisUrl,
   log,
-  take: (client) => limits.take("funnel", client),
   counted: metrics?.counted,
 });
 const privacy = privacyFacts(config);
@@ -176,7 +175,7 @@ app.all(
     privacy,
     bookingUrl: config.bookingUrl,
     log,
-    countVisit: (request, event, posted) => funnel.count(res.locals.form?.client ?? clientKey(req.ip), request, event, posted),
+    countVisit: (request, event, posted) => funnel.count(request, event, posted),
   })),
 );
 // Whatever got here is an error: a short answer, one JSON line, never a stack trace.

@@ -11,8 +11,9 @@ import { watchRedis } from "./redis-watch";
 
 export const LIMITS = {
   posts: { points: 30, duration: 60 },
-  // The calculator's funnel: a visit posts at most four steps; a flood adds a few counts, no more.
-  funnel: { points: 12, duration: 10 * 60 },
+  // The funnel's beacons (POST /steps): a visit posts at most four, so thirty visits behind one
+  // address in ten minutes are counted whole; a flood adds a bounded number of counts, no more.
+  funnel: { points: 120, duration: 10 * 60 },
 };
 
 /**

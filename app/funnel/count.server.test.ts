@@ -5,6 +5,10 @@ describe("a visit's source", () => {
   it("a campaign's utm values, lower case and tidy; else the referring site's host; else direct", () => {
     expect(sourceOf(["Newsletter", "e-mail", "Spring Sale 2026"], "www.google.com", "site.example")).toBe("newsletter/e-mail/spring-sale-2026");
     expect(sourceOf(["partner", "", ""], "", "site.example")).toBe("partner");
+    // A value that may name someone (mail tools put addresses and ids in campaign links) is "other".
+    expect(sourceOf(["newsletter", "email", "thabo.nkosi@acme.co.za"], "", "site.example")).toBe("newsletter/email/other");
+    expect(sourceOf(["newsletter", "email", "sub-0821234567"], "", "site.example")).toBe("newsletter/email/other");
+    expect(sourceOf(["thabo%40acme.co.za", "", ""], "", "site.example")).toBe("other");
     expect(sourceOf(["", "cpc", ""], "www.google.com", "site.example")).toBe("google.com");
     expect(sourceOf([], "site.example", "site.example:443")).toBe("direct"); // our own pages are no source
     expect(sourceOf([], "", "site.example")).toBe("direct");

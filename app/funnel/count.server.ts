@@ -8,13 +8,19 @@ const PART = /^[a-z0-9._~-]{1,40}$/;
 export const isSource = (value: unknown): value is string =>
   typeof value === "string" && value.length <= 122 && value.split("/").every((part, i, all) => all.length <= 3 && (PART.test(part) || (i > 0 && part === "")));
 
-/** One utm value as a source part: lower case, anything odd a hyphen, at most 40 characters. */
+/**
+ * One utm value as a source part: lower case, anything odd a hyphen, at most 40 characters. A
+ * value that may name a person (an e-mail address, a run of digits such as a phone number or a
+ * subscriber's id, which mail tools put in campaign links) counts as "other", never as written.
+ */
 const part = (value: string | null | undefined) =>
-  (value ?? "")
-    .toLowerCase()
-    .replace(/[^a-z0-9._~-]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 40);
+  /@|\d{5,}|%40/i.test(value ?? "")
+    ? "other"
+    : (value ?? "")
+        .toLowerCase()
+        .replace(/[^a-z0-9._~-]+/g, "-")
+        .replace(/^-+|-+$/g, "")
+        .slice(0, 40);
 const bare = (host: string) =>
   host
     .toLowerCase()

@@ -2,13 +2,13 @@
  * The calculator's funnel as the agency reads it (decision 0036): visitors with and without
  * JavaScript counted once per step, a bot not at all, nothing kept that names anyone, and the
  * operator's views (the command, the metrics port's page). Each test starts its own server from
- * build/ (opsPort 150-153).
+ * build/ (opsPort 150-154).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test, type Browser } from "@playwright/test";
 import { startRedis } from "../support/redis";
-import { dataDir, leadsCommand, serve } from "../support/server";
+import { dataDir, leadsCommand, postContact, serve } from "../support/server";
 import { opsPort } from "../support/sites";
 import { calculator, dispatchApp, progress } from "../support/wizard";
 
@@ -103,5 +103,19 @@ test("two containers on one Redis give one total", async ({ request }) => {
     a.kill();
     b.kill();
     await redis.stop();
+  }
+});
+
+test("a visitor's beacons never cost their send: thirty-five steps counted, then the contact form still goes through", async ({ request }) => {
+  const server = serve(opsPort(154), { DATA_DIR: dataDir() });
+  try {
+    await server.listening;
+    for (let i = 0; i < 35; i++) {
+      const beacon = await request.post(`${server.url}/steps`, { form: { event: "2", "visit.landing": "" }, headers: { "Sec-Fetch-Site": "same-origin" } });
+      expect(beacon.status()).toBe(204);
+    }
+    expect((await postContact(server.url, "after many steps (funnel)")).status).toBe(303);
+  } finally {
+    server.kill();
   }
 });
