@@ -81,6 +81,9 @@ const failures: [name: string, fail: (route: Route) => Promise<void>][] = [
   ["the server is not there (restarting)", (route) => route.abort("connectionrefused")],
   ["a proxy answers 502", (route) => route.fulfill({ status: 502, contentType: "text/html", body: "<h1>502 Bad Gateway</h1>" })],
   ["the server answers 500", (route) => route.fulfill({ status: 500, contentType: "text/plain", body: "Internal Server Error" })],
+  // Not the site's answer, though a 200: a Wi-Fi login page, a proxy's page (found by an outsider's attack).
+  ["a Wi-Fi login page answers 200", (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<h1>Please sign in to the Wi-Fi</h1>" })],
+  ["something answers 200 with JSON that is not the site's", (route) => route.fulfill({ status: 200, contentType: "application/json", body: "{}" })],
 ];
 
 test.describe("a failed send", { tag: "@needs-js" }, () => {

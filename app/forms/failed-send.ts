@@ -16,12 +16,20 @@ export type FailedSend<Form extends string> = Form extends string ? { form: Form
  */
 export function sendOrKeep<Answer>({ request, serverAction }: ClientActionFunctionArgs) {
   const copy = request.clone(); // the post itself, to say which form failed
-  return serverAction<Answer>().catch(async (error: unknown) => {
-    if (error instanceof Response && error.status < 400) throw error; // a redirect: the thanks
+  const failed = async (error: unknown) => {
     console.error(error);
     const problem = (error as Response | null)?.status === 429 ? "rateLimited" : "failed";
     return { form: (await copy.formData()).get("formName"), problem } as FailedSend<"calculator" | "contact">;
-  });
+  };
+  return serverAction<Answer>().then(
+    // Anything but a form not taken (which names its problem) came from elsewhere: a Wi-Fi login
+    // page, a proxy's 200. Nobody knows whether it was sent, so the visitor is told to try again.
+    (answer) => ((answer as { problem?: unknown } | null)?.problem ? answer : (failed(answer) as unknown as typeof answer)),
+    (error: unknown) => {
+      if (error instanceof Response && error.status < 400) throw error; // a redirect: the thanks
+      return failed(error);
+    },
+  );
 }
 
 /**
