@@ -114,7 +114,10 @@ export async function atStep5(page: Page, c: Choices, { site = "", walk = false 
       description: c.description,
       intent: "continue",
     };
-    const answer = await page.request.post(`${site}/?index`, { form, maxRedirects: 0 });
+    // A keep-alive socket the server closed as idle (5 s) just as this post went out on it resets;
+    // a browser sends such a request again on a new connection, and so does this (once).
+    const post = () => page.request.post(`${site}/?index`, { form, maxRedirects: 0 });
+    const answer = await post().catch((error: Error) => (/ECONNRESET/.test(error.message) ? post() : Promise.reject(error)));
     expect(answer.status()).toBe(303);
     await page.goto(`${site}${answer.headers()["location"]}`);
   } else {
