@@ -285,4 +285,20 @@ describe("the Redis queue, a send in flight", () => {
     expect(attempts).toEqual([id]);
     await queue.close();
   });
+  it("with no retention, the same form sent again to another container is the first one's lead, delivered once", async ({ onTestFinished }) => {
+    const redis = await ownRedis({ onTestFinished } as TestContext);
+    const a = recording(() => ({ ok: true }));
+    const b = recording(() => ({ ok: true }));
+    const first = await queueFor(redis, a.transport, undefined, { retentionMs: 0 });
+    const other = await queueFor(redis, b.transport, undefined, { retentionMs: 0 });
+    await Promise.all([first.start(), other.start()]);
+    const same = { ...lead, text: "Service: SEO (resent after a lost reply)" };
+    const { id } = await first.accept(same);
+    await until(() => a.delivered.includes(id) || b.delivered.includes(id));
+    await new Promise((r) => setTimeout(r, 4 * POLL_MS)); // the job is gone with its text by now
+    expect(await other.accept({ ...same })).toEqual({ id, first: false });
+    await new Promise((r) => setTimeout(r, 4 * POLL_MS));
+    expect([...a.delivered, ...b.delivered]).toEqual([id]);
+    await Promise.all([first.close(), other.close()]);
+  });
 });

@@ -13,7 +13,7 @@ import { Redis } from "ioredis";
 import type { Logger } from "../log";
 import { watchRedis } from "../redis-watch";
 import { storeFaults } from "./faults";
-import { expired, leadKey, newLeadId, retryDelay } from "./schedule";
+import { DEDUPE_WINDOW_MS, expired, leadKey, newLeadId, retryDelay } from "./schedule";
 import { LOOK_TRIES, reportHeld, storeUpkeep, type QueueOptions } from "./sqlite-queue";
 import { AddressFull, openStore, sqliteCause, whenFree, type InsertResult, type LeadStore } from "./store";
 import { noLeadEvents, type Lead, type LeadOrigin, type LeadQueue, type StoredLead } from "./types";
@@ -28,6 +28,12 @@ export type QueuedLead = StoredLead & { since?: number };
  * forget it (decision 0033).
  */
 export const deliveredKey = (id: string) => `${QUEUE.prefix}:delivered:${id}`;
+/**
+ * A form delivered, by its dedupe key (schedule.ts, leadKey): its lead's id, for a day. The job
+ * that says so may be gone at once (LEAD_RETENTION_DAYS=0 erases its text), and the same form
+ * sent again to another container must still be the first one's lead.
+ */
+const sentFormKey = (key: string) => `${QUEUE.prefix}:form:${key}`;
 const CONFIRMED = "confirmed:";
 /** Longer than a container is expected to stay down with deliveries still to hear of. */
 const DELIVERED_MARK_MS = 30 * 86_400_000;
@@ -200,6 +206,7 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
       // Marked before the job completes (and may be removed): whichever container keeps its record
       // hears of it. Kept here too, so the mark is made again if Redis loses it before then.
       await producer.set(deliveredKey(lead.id), String(now()), "PX", DELIVERED_MARK_MS).catch(() => undefined);
+      if (job.id) await producer.set(sentFormKey(job.id), lead.id, "PX", DEDUPE_WINDOW_MS).catch(() => undefined);
       await confirm(lead.id, { sent: true, record: outcome.record });
       return void (
         events.attempted(lead.kind, "delivered", fields.durationMs / 1000),
@@ -397,8 +404,8 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
         shared = await within(
           1_500,
           (async () => {
-            const seen = await queue.getJob(key);
-            return seen ? { first: seen.data.id } : { admitted: !busy && (await admit(stored.id, false)) };
+            const seen = (await queue.getJob(key))?.data.id ?? (await producer.get(sentFormKey(key)));
+            return seen ? { first: seen } : { admitted: !busy && (await admit(stored.id, false)) };
           })(),
         );
       } catch (error) {
