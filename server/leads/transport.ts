@@ -1,7 +1,9 @@
 /**
  * One delivery attempt to the form service (or, with no key, to the outbox file). Success is
- * strict: a service answering 200 with an HTML page or `{"success":"false"}` has not taken the
- * lead. A refusal for good (4xx but 408/425/429: a wrong key, a rejected payload) is not retried.
+ * strict where the service has a success answer: Web3Forms or Formspree answering 200 with an HTML
+ * page or `{"success":"false"}` has not taken the lead. A generic webhook has none, so any 2xx is
+ * its success (docs/operations.md says so). A refusal for good (4xx but 408/425/429: a wrong key, a
+ * rejected payload) is not retried.
  */
 import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
