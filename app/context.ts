@@ -69,10 +69,10 @@ declare module "@remix-run/node" {
     bookingUrl: string | undefined;
     log: { error(fields: object, event: string): void };
     /**
-     * Counts one step of the calculator's funnel for this request's visit (server/funnel.ts): the
-     * device class and source the page posted, checked. Bots and a client over its quota count
+     * Counts one step of the calculator's funnel for this request's visit (server/funnel.ts), by
+     * its source (app/funnel/count.server.ts) and the user agent's device class. A bot counts
      * nothing; never throws.
      */
-    countVisit(request: Request, event: FunnelEvent, posted: { device?: unknown; source?: unknown }): Promise<void>;
+    countVisit(request: Request, event: FunnelEvent, source: string): Promise<void>;
   }
 }

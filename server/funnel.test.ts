@@ -14,22 +14,18 @@ const folder = () => mkdtemp(join(tmpdir(), "funnel-"));
 const headers = (agent: string, extra: Record<string, string> = {}) => new Headers({ "user-agent": agent, ...extra });
 
 describe("what one request counts", () => {
-  it("a browser's posted device class and source, checked; else the agent's class and direct", () => {
-    expect(hitOf("3", headers(CHROME), { device: "tablet", source: "newsletter/email/spring" })).toEqual({
-      event: "3",
-      device: "tablet",
-      source: "newsletter/email/spring",
-    });
-    expect(hitOf("3", headers(CHROME), { device: "fridge", source: "<script>" })).toEqual({ event: "3", device: "desktop", source: "direct" });
-    expect(hitOf("sent", headers("Mozilla/5.0 (Linux; Android 14; Pixel 8) Mobile Safari/537.36"), {})?.device).toBe("phone");
-    expect(hitOf("sent", headers("Mozilla/5.0 (X11; Linux x86_64)", { "sec-ch-ua-mobile": "?1" }), {})?.device).toBe("phone");
+  it("the user agent's device class, and the source checked again (anything else is direct)", () => {
+    expect(hitOf("3", headers(CHROME), "newsletter/email/spring")).toEqual({ event: "3", device: "desktop", source: "newsletter/email/spring" });
+    expect(hitOf("3", headers(CHROME), "<script>")).toEqual({ event: "3", device: "desktop", source: "direct" });
+    expect(hitOf("sent", headers("Mozilla/5.0 (Linux; Android 14; Pixel 8) Mobile Safari/537.36"), "direct")?.device).toBe("phone");
+    expect(hitOf("sent", headers("Mozilla/5.0 (X11; Linux x86_64)", { "sec-ch-ua-mobile": "?1" }), "direct")?.device).toBe("phone");
     expect(deviceOfAgent("Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X)")).toBe("tablet");
     expect(deviceOfAgent("Mozilla/5.0 (Linux; Android 14; SM-X910) Safari/537.36")).toBe("tablet");
   });
   it("a known bot, or a client that gives no user agent, counts nothing", () => {
-    expect(hitOf("2", headers("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"), {})).toBeNull();
-    expect(hitOf("2", headers("curl/8.5.0"), {})).toBeNull();
-    expect(hitOf("2", new Headers(), {})).toBeNull();
+    expect(hitOf("2", headers("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"), "direct")).toBeNull();
+    expect(hitOf("2", headers("curl/8.5.0"), "direct")).toBeNull();
+    expect(hitOf("2", new Headers(), "direct")).toBeNull();
   });
 });
 

@@ -68,19 +68,16 @@ export function deviceOfAgent(agent: string, mobileHint?: string | null): Device
 }
 
 /**
- * What one request counts: `event` with the device class and source the browser posted (checked,
- * never trusted blindly), else the agent's class and "direct". A known bot counts nothing.
+ * What one request counts: `event` with the user agent's device class and `source` (checked
+ * again: anything but a source is "direct"). A known bot counts nothing.
  */
-export function hitOf(event: FunnelEvent, headers: Headers, posted: { device?: unknown; source?: unknown }): Hit | null {
+export function hitOf(event: FunnelEvent, headers: Headers, source: unknown): Hit | null {
   const agent = headers.get("user-agent") ?? "";
   if (agent === "" || isbot(agent)) return null;
-  const device = (DEVICES as readonly unknown[]).includes(posted.device) ? (posted.device as Device) : deviceOfAgent(agent, headers.get("sec-ch-ua-mobile"));
-  return { event, device, source: isSource(posted.source) ? posted.source : "direct" };
+  return { event, device: deviceOfAgent(agent, headers.get("sec-ch-ua-mobile")), source: isSource(source) ? source : "direct" };
 }
 
 const redisKey = (day: string) => `funnel:${day}`;
-
-export type FunnelStore = ReturnType<typeof openFunnel>;
 
 /** `file`: the local SQLite file; `redis`: a shared connection when REDIS_URL is set. */
 export function openFunnel({ file, redis, log }: { file: string; redis?: Redis; log: Pick<Logger, "warn"> }) {
@@ -153,8 +150,8 @@ export function createFunnel(options: { file: string; redisUrl?: string; log: Lo
     : undefined;
   const store = openFunnel({ file, redis, log });
   return {
-    async count(request: Request, event: FunnelEvent, posted: { device?: unknown; source?: unknown }) {
-      const hit = hitOf(event, request.headers, posted);
+    async count(request: Request, event: FunnelEvent, source: string) {
+      const hit = hitOf(event, request.headers, source);
       if (!hit) return;
       counted?.(hit);
       await store.add(hit);

@@ -175,7 +175,7 @@ app.all(
     privacy,
     bookingUrl: config.bookingUrl,
     log,
-    countVisit: (request, event, posted) => funnel.count(request, event, posted),
+    countVisit: (request, event, source) => funnel.count(request, event, source),
   })),
 );
 // Whatever got here is an error: a short answer, one JSON line, never a stack trace.

@@ -19,11 +19,11 @@ export async function calculatorAction(request: Request, fields: Record<string, 
   // waited for: a count never slows a step (it never throws).
   outcome.state.landing ??= landingOfReferer(request);
   const source = sourceOfLanding(outcome.state.landing, request);
-  for (const event of newlyReached(before, outcome.state)) void context.countVisit(request, event, { source });
+  for (const event of newlyReached(before, outcome.state)) void context.countVisit(request, event, source);
   if (!outcome.ready) return toStep(request, context, outcome, fields.draft);
   const taken = await context.submitLead(calculatorLead(outcome.ready));
   // Not taken: stay on step 5 with everything typed (503, or 429 with Retry-After).
   if (!taken.ok) return notTaken({ form: "calculator" as const, state: outcome.state, problem: taken.problem }, taken);
-  if (taken.first) void context.countVisit(request, "sent", { source });
+  if (taken.first) void context.countVisit(request, "sent", source);
   return toThanks(request, context, taken.reference, fields.draft, outcome.ready);
 }

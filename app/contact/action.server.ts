@@ -20,7 +20,7 @@ export async function contactAction(request: Request, fields: Record<string, str
   if (!parsed.success) return toContactErrors(request, context, values, fieldErrors(parsed.error), fields.draft);
   const taken = await context.submitLead(contactLead(parsed.data));
   if (!taken.ok) return notTaken({ form: "contact" as const, values, draft: fields.draft, problem: taken.problem }, taken);
-  if (taken.first) void context.countVisit(request, "contact", { source: sourceOfLanding(fields[VISIT_FIELDS.landing] ?? landingOfReferer(request), request) });
+  if (taken.first) void context.countVisit(request, "contact", sourceOfLanding(fields[VISIT_FIELDS.landing] ?? landingOfReferer(request), request));
   await deleteContactDraft(request, context, fields.draft);
   return redirect(CONTACT_SENT, 303);
 }
