@@ -38,7 +38,7 @@ export type FormProblem = "failed" | "rateLimited";
  * why not. A bot's post is answered as stored, with no reference. `first`: this post stored a new
  * lead (not the same form again), so the funnel counts it once.
  */
-export type LeadAnswer = { ok: true; reference?: string; first?: true } | { ok: false; problem: FormProblem; retryAfter?: number };
+export type LeadAnswer = { ok: true; reference?: string; first?: boolean } | { ok: false; problem: FormProblem; retryAfter?: number };
 
 /**
  * Short-lived records of one browser's own (server/drafts.ts): the calculator's answers between

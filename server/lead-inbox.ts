@@ -46,7 +46,7 @@ export function createLeadInbox(config: Config, log: Logger, events?: LeadEvents
       if (post.bot) return (log.info({ kind: lead.kind }, "bot_dropped"), { ok: true });
       try {
         const { id, first } = await queue.accept(lead, { group: codeOf(post.client) });
-        return first ? { ok: true, reference: id, first } : { ok: true, reference: id };
+        return { ok: true, reference: id, first };
       } catch (error) {
         if (error instanceof AddressFull) {
           // At its address's pace one of its held leads goes every two minutes, freeing a place.
