@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: { alias: { "~": fileURLToPath(new URL("./app", import.meta.url)) } },
   test: {
-    include: ["app/**/*.test.{ts,tsx}", "scripts/**/*.test.ts", "server/**/*.test.ts"],
+    include: ["app/**/*.test.{ts,tsx}", "server/**/*.test.ts"],
     environment: "node",
     // scripts/test.sh runs these beside Playwright on two cores; the queue tests drive real
     // redis-servers and SQLite locks and wait with limits of their own, which 5 s undercuts there.

@@ -17,7 +17,7 @@ export interface Lead {
 }
 
 /** What a lead says, one value a field (each one line but `message`); the text has them all too. */
-export interface LeadFields {
+interface LeadFields {
   /** The person's name, when given. */
   name?: string;
   company?: string;

@@ -2,9 +2,9 @@ import { useLocation, useNavigate } from "@remix-run/react";
 import { useEffect, useRef, type MouseEvent, type ReactNode } from "react";
 
 /** Off the home page, Contact Us first navigates to / and scrolls after this delay (docs/product.md). */
-export const SCROLL_DELAY_MS = 100;
+const SCROLL_DELAY_MS = 100;
 
-export function scrollToContact() {
+function scrollToContact() {
   const section = document.getElementById("contact");
   if (!section) return;
   const reduce = window.matchMedia("(prefers-reduced-motion: reduce)").matches;

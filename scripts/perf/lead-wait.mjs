@@ -22,13 +22,13 @@ import { load, step } from "./machine.mjs";
 import { startSite } from "./site.mjs";
 import { median, percentile } from "./stats.mjs";
 
-export const SLOW_SERVICE_MS = 3000;
+const SLOW_SERVICE_MS = 3000;
 
 /**
  * A stand-in form service on 127.0.0.1:`port`: `POST /submit` answers Web3Forms' success, after
  * `delayMs` (0 at first). The site is started with FORM_ENDPOINT set to `submitUrl`.
  */
-export async function startFormService(port) {
+async function startFormService(port) {
   let delayMs = 0;
   let received = 0;
   const timers = new Set();
@@ -111,7 +111,7 @@ async function sendMany(url, label, sends, concurrency) {
  * @param {number} [o.sends]  per mode
  * @param {number} [o.concurrency]
  */
-export async function measureLeadWait({ url, service, sends = 50, concurrency = 5 }) {
+async function measureLeadWait({ url, service, sends = 50, concurrency = 5 }) {
   if (new URL(url).hostname !== "127.0.0.1") throw new Error(`refusing to post leads to ${url}: loopback only`);
   // Warm the action's code paths first; these sends are not counted.
   service.setDelay(0);

@@ -9,7 +9,7 @@ export const load = () => Number(loadavg()[0].toFixed(2));
 export const cores = () => cpus().length;
 
 /** Share of all cores busy over `ms`, from /proc/stat (Linux); null where there is none. */
-export async function busyShare(ms = 1000) {
+async function busyShare(ms = 1000) {
   const sample = () => {
     try {
       const [, ...fields] = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/);

@@ -18,13 +18,13 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { REPO } from "../serve.mjs";
 import { SERVER_CPUS } from "./site.mjs";
 import { median } from "./stats.mjs";
 
-export const LOAD_CPUS = process.env.PERF_LOAD_CPUS || "1";
+const LOAD_CPUS = process.env.PERF_LOAD_CPUS || "1";
 const floorScript = fileURLToPath(new URL("./floor-server.mjs", import.meta.url));
-const autocannonCli = join(REPO, "node_modules/autocannon/autocannon.js");
+// The package's main module is its command line (its `bin`).
+const autocannonCli = fileURLToPath(import.meta.resolve("autocannon"));
 
 function assertLoopback(url) {
   const host = new URL(url).hostname;

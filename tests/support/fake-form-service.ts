@@ -14,7 +14,7 @@ import type { AddressInfo } from "node:net";
  * submission's connection at once.
  */
 export type FakeMode = "ok" | "fail500" | "successFalse" | "successFalseString" | "html200" | "unauthorized" | "hang" | "slow" | "refuse";
-export const FAKE_MODES: readonly FakeMode[] = ["ok", "fail500", "successFalse", "successFalseString", "html200", "unauthorized", "hang", "slow", "refuse"];
+const FAKE_MODES: readonly FakeMode[] = ["ok", "fail500", "successFalse", "successFalseString", "html200", "unauthorized", "hang", "slow", "refuse"];
 
 export interface FakeFormService {
   /** Base URL, e.g. "http://127.0.0.1:4599". */
