@@ -1,10 +1,12 @@
 /**
  * The home page's JavaScript within perf/budgets.json, counted as `npm run perf` counts it, with
- * no form rules in the first load; and the hydration modules loading beside the page, so Remix has
- * taken it over by the load event. With JavaScript only.
+ * no form rules in the first load; an estimate's page without the wizard's code (decision 0024);
+ * and the hydration modules loading beside the page, so Remix has taken it over by the load event.
+ * With JavaScript only.
  */
 import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
+import { calculatorText } from "../app/content/calculator";
 // Shared with `npm run perf`, so the test and the report count bytes the same way.
 import { pageScripts } from "../scripts/perf/page-scripts.mjs";
 
@@ -30,6 +32,16 @@ test.describe("budgets", { tag: "@needs-js" }, () => {
     // The forms' rules (zod) load only when a visitor reaches for a form (app/forms/README.md).
     expect(listing).not.toMatch(/\/(rules|schema)-[A-Z0-9]+\.js/);
     expect(total, `home page scripts (bytes on the wire):\n${listing}`).toBeLessThanOrEqual(budgets.homeJsBytes);
+  });
+
+  test("an estimate's page loads none of the wizard: neither its form nor its texts", async ({ browser, baseURL, request }) => {
+    const scripts = (await pageScripts(browser, `${baseURL}/estimate?service=softwareDev&timeframe=urgent&complexity=complex`)) as ScriptTransfer[];
+    expect(scripts.length).toBeGreaterThan(3);
+    for (const { url } of scripts) {
+      const code = await (await request.get(new URL(url).pathname)).text();
+      expect(code, url).not.toContain("Send My Request");
+      expect(code, url).not.toContain(calculatorText.headings[1]);
+    }
   });
 
   test("the hydration modules load beside the page, and Remix has taken it over by the load event", async ({ page }) => {

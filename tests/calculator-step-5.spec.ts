@@ -5,6 +5,7 @@
  * stays with the visitor. With SCREENSHOTS=1, step 5 and the thanks at three widths, to look at.
  */
 import type { Page } from "@playwright/test";
+import { breakdownText } from "../app/content/breakdown";
 import { calculatorText } from "../app/content/calculator";
 import { messages } from "../app/content/messages";
 import { seriousViolations } from "./support/axe";
@@ -34,7 +35,7 @@ test("step 5 explains the estimate, lists the answers with Change controls, and 
   await expect(name).toHaveAttribute("maxlength", "100");
   await expect(name).not.toHaveAttribute("required");
   for (const label of ["Company name", "Email", "Phone"]) await expect(calc.getByLabel(label)).toHaveAttribute("required");
-  const breakdown = calc.getByRole("table", { name: calculatorText.breakdownCaption });
+  const breakdown = calc.getByRole("table", { name: breakdownText.caption });
   await expect(breakdown.getByRole("row")).toHaveText(breakdownRows(dispatchApp));
   const summary = calc.getByRole("region", { name: calculatorText.summaryTitle });
   await expect(summary.locator("dt")).toHaveText(["Service", "Timeframe", "Complexity", "Project description"]);

@@ -5,6 +5,7 @@
  * line on what was sent; and the booking offer, only on a site with BOOKING_URL.
  */
 import type { Page } from "@playwright/test";
+import { breakdownText } from "../app/content/breakdown";
 import { calculatorText, sentSummary } from "../app/content/calculator";
 import { estimateText } from "../app/content/estimate";
 import { messages } from "../app/content/messages";
@@ -56,7 +57,7 @@ test("an estimate's page holds the agency, the answers, the breakdown, what it c
   await expect(sheet.getByRole("link", { name: site.phone })).toHaveAttribute("href", site.phoneHref);
   const answers = sheet.getByRole("region", { name: estimateText.choicesTitle });
   await expect(answers.locator("dd")).toHaveText([choices.service, choices.timeframe, choices.complexity]);
-  await expect(sheet.getByRole("table", { name: calculatorText.breakdownCaption }).getByRole("row")).toHaveText(breakdownRows(choices));
+  await expect(sheet.getByRole("table", { name: breakdownText.caption }).getByRole("row")).toHaveText(breakdownRows(choices));
   for (const part of [estimateText.covers, estimateText.excludes]) {
     await expect(sheet.getByRole("region", { name: part.heading }).getByRole("listitem")).toHaveText([...part.items]);
   }
@@ -183,6 +184,14 @@ test.describe("an estimate's page over HTTP and on paper", { tag: "@once" }, () 
     expect(await (await request.get("/sitemap.xml")).text()).not.toContain("/estimate");
   });
 
+  test("renders its breakdown as a page renders: once in the HTML, none of it in the data the browser hydrates from", async ({ request }) => {
+    const html = await (await request.get(ESTIMATE)).text();
+    expect(html.split(breakdownText.caption).length - 1).toBe(1);
+    // The loader hands the page its choices and its path; the route renders the table from them.
+    const data = await (await request.get(`${ESTIMATE}&_data=routes%2Festimate`)).json();
+    expect(Object.keys(data)).toEqual(["choices", "path"]);
+  });
+
   test("anything but three known choices is a 404 that repeats nothing of the address", async ({ request }) => {
     expect((await request.get(ESTIMATE)).status()).toBe(200);
     for (const query of [
@@ -217,7 +226,7 @@ test.describe("an estimate's page over HTTP and on paper", { tag: "@once" }, () 
       await expect(hidden.first()).toBeHidden();
     }
     await expect(page.locator("main").getByText(site.email)).toBeVisible();
-    await expect(page.getByRole("table", { name: calculatorText.breakdownCaption })).toBeVisible();
+    await expect(page.getByRole("table", { name: breakdownText.caption })).toBeVisible();
     // The count is of pages, not a constant: a long page makes several.
     await page.goto("/privacy");
     expect(pdfPages(await page.pdf(A4))).toBeGreaterThan(1);

@@ -5,8 +5,9 @@ import { ErrorSummary, Field, FormNotices, Honeypot } from "~/forms/field";
 import { PrivacyNote } from "~/forms/privacy-note";
 import { type FieldErrors, LIMITS } from "~/forms/limits";
 import { type Choices, estimateHref } from "./choices";
+import { Breakdown } from "./estimate-this";
 import type { Receipt } from "./draft.server";
-import { COMPLEXITIES, estimate, estimateParts, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
+import { COMPLEXITIES, estimate, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
 import { CHANGE_FIELD, CHOICES, INTENT, INTENT_FIELD, STEP_COUNT, stateToFields, WIZARD_ID, type WizardState } from "./state";
 import { POST, useWizard, type WizardProps } from "./use-wizard";
 
@@ -104,46 +105,6 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
         {state.step === 5 ? <Summary state={state} /> : null}
       </Form>
     </div>
-  );
-}
-
-/**
- * The figure as base price × multipliers = total, in the same dollars: step 5 and the estimate's
- * own page (rendered there on the server, app/calculator/estimate-page.server.tsx).
- */
-export function Breakdown({ state }: { state: Pick<WizardState, "service" | "timeframe" | "complexity"> }) {
-  if (!state.service) return null;
-  const { base, factors, total } = estimateParts({ ...state, service: state.service });
-  // A narrow card may wrap the sum before a "×", never between it and its number.
-  const sum = [formatUsd(base.amount), ...factors.map((f) => f.multiplier)].join(" ×\u00a0");
-  return (
-    <table className="estimate estimate-parts">
-      <caption>{text.breakdownCaption}</caption>
-      <tbody>
-        <tr>
-          <th scope="row">
-            {base.label}, {text.basePrice}
-          </th>
-          <td>{formatUsd(base.amount)}</td>
-        </tr>
-        {factors.map((f) => (
-          <tr key={f.label}>
-            <th scope="row">{f.label}</th>
-            <td>× {f.multiplier}</td>
-          </tr>
-        ))}
-      </tbody>
-      <tfoot>
-        <tr>
-          <th scope="row">
-            Your estimate <span className="estimate-sum">({sum})</span>
-          </th>
-          <td>
-            <strong>{formatUsd(total)}</strong>
-          </td>
-        </tr>
-      </tfoot>
-    </table>
   );
 }
 

@@ -1,9 +1,18 @@
 import { Form } from "@remix-run/react";
 import type { ReactNode } from "react";
-import type { ServiceValue } from "./pricing";
+import { breakdownText } from "~/content/breakdown";
 import { countSteps, landing } from "~/funnel/visit";
+import { estimateParts, formatUsd, type ServiceValue } from "./pricing";
 import { saveAnswers, savedAnswers, useShowStep } from "./session";
 import { newlyReached, parseState, resetState, type Step, stateToFields, WIZARD_ID, type WizardState } from "./state";
+
+/*
+ * The calculator's parts that pages show beside or without its wizard (decision 0024): a button
+ * that opens it at a step with answers chosen (the estimate's page; "Estimate This" on the home
+ * page and /services), and an estimate's breakdown (the estimate's page and step 5). One module,
+ * so those pages share one file of script: the breakdown in a module of its own was a file of its
+ * own for the home page, about 190 B more of its script.
+ */
 
 /**
  * What every step taken in the browser does, from the answers `before` to `after`: keeps the
@@ -57,5 +66,45 @@ export function EstimateThis({ service, name }: { service: ServiceValue; name: s
     <StepButton state={{ ...resetState(), service, step: 2 }} className="estimate-this">
       Estimate This<span className="visually-hidden"> for {name}</span>
     </StepButton>
+  );
+}
+
+/**
+ * The figure as base price × multipliers = total, in the same dollars: step 5 and the estimate's
+ * own page.
+ */
+export function Breakdown({ state }: { state: Pick<WizardState, "service" | "timeframe" | "complexity"> }) {
+  if (!state.service) return null;
+  const { base, factors, total } = estimateParts({ ...state, service: state.service });
+  // A narrow card may wrap the sum before a "×", never between it and its number.
+  const sum = [formatUsd(base.amount), ...factors.map((f) => f.multiplier)].join(" ×\u00a0");
+  return (
+    <table className="estimate estimate-parts">
+      <caption>{breakdownText.caption}</caption>
+      <tbody>
+        <tr>
+          <th scope="row">
+            {base.label}, {breakdownText.basePrice}
+          </th>
+          <td>{formatUsd(base.amount)}</td>
+        </tr>
+        {factors.map((f) => (
+          <tr key={f.label}>
+            <th scope="row">{f.label}</th>
+            <td>× {f.multiplier}</td>
+          </tr>
+        ))}
+      </tbody>
+      <tfoot>
+        <tr>
+          <th scope="row">
+            Your estimate <span className="estimate-sum">({sum})</span>
+          </th>
+          <td>
+            <strong>{formatUsd(total)}</strong>
+          </td>
+        </tr>
+      </tfoot>
+    </table>
   );
 }

@@ -1,7 +1,7 @@
 /**
- * What the cost calculator says besides its choices (app/calculator/pricing.ts has those). Step 5
- * says what really happens: the request reaches the agency, and a person emails a written quote;
- * nothing is sent to the visitor automatically.
+ * What the cost calculator says besides its choices (app/calculator/pricing.ts has those) and its
+ * breakdown (app/content/breakdown.ts). Step 5 says what really happens: the request reaches the
+ * agency, and a person emails a written quote; nothing is sent to the visitor automatically.
  */
 export const calculatorText = {
   headings: {
@@ -17,8 +17,6 @@ export const calculatorText = {
   noDescription: "Not given",
   detailsIntro:
     "Send us your answers and a person on our team emails you a written quote within one business day. Nothing is sent to you automatically, and we use your details only to reply about this project.",
-  breakdownCaption: "How we worked it out",
-  basePrice: "base price",
   summaryTitle: "Your answers",
   /** Step 5's and the thanks' link to the estimate's own page (/estimate?…). */
   keepLink: "Keep or share this estimate",

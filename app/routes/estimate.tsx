@@ -3,7 +3,7 @@ import { useLoaderData } from "@remix-run/react";
 import type { Choices } from "~/calculator/choices";
 import { loadEstimate } from "~/calculator/estimate-page.server";
 import { COMPLEXITIES, estimate, estimateParts, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "~/calculator/pricing";
-import { StepButton } from "~/calculator/estimate-this";
+import { Breakdown, StepButton } from "~/calculator/estimate-this";
 import { resetState } from "~/calculator/state";
 import { ContactDetails } from "~/components/contact-details";
 import { estimateText as text } from "~/content/estimate";
@@ -46,7 +46,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => {
 };
 
 export default function EstimatePage() {
-  const { choices, breakdown } = useLoaderData<typeof loader>();
+  const { choices } = useLoaderData<typeof loader>();
   const answers = [
     ["Service", optionOf(SERVICES, choices.service).label],
     ["Timeframe", optionOf(TIMEFRAMES, choices.timeframe).label],
@@ -77,8 +77,9 @@ export default function EstimatePage() {
           </dl>
           <p className="muted">Prices as of {text.pricesAsOf}.</p>
         </section>
-        {/* The calculator's own breakdown table, rendered on the server (estimate-page.server.tsx). */}
-        <div dangerouslySetInnerHTML={{ __html: breakdown }} />
+        <div>
+          <Breakdown state={choices} />
+        </div>
       </div>
       <div className="estimate-terms">
         {[text.covers, text.excludes].map((part) => (

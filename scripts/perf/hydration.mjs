@@ -28,7 +28,11 @@ try {
         await cdp.send("Network.emulateNetworkConditions", throttle.network);
       }
       await page.addInitScript(() => {
-        const poll = setInterval(() => "__remixRouter" in window && (clearInterval(poll), Object.assign(window, { readyAt: performance.now() })), 2);
+        const poll = setInterval(() => {
+          if (!("__remixRouter" in window)) return;
+          clearInterval(poll);
+          Object.assign(window, { readyAt: performance.now() });
+        }, 2);
       });
       await page.goto(url);
       // On a busy machine hydration can begin before the first paint: wait for both.

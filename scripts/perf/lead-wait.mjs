@@ -41,7 +41,10 @@ async function startFormService(port) {
         res.end(JSON.stringify({ success: true, message: "Email sent successfully!" }));
       };
       if (delayMs === 0) return answer();
-      const timer = setTimeout(() => (timers.delete(timer), answer()), delayMs);
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        answer();
+      }, delayMs);
       timers.add(timer);
     });
   });

@@ -10,7 +10,7 @@ import {
   TIMEFRAMES,
   type TimeframeValue,
 } from "../../app/calculator/pricing";
-import { calculatorText } from "../../app/content/calculator";
+import { breakdownText } from "../../app/content/breakdown";
 
 /** The choices of steps 1-4, as the visitor sees them (labels). */
 export interface Choices {
@@ -88,7 +88,7 @@ export function breakdownRows(choices: { service: string; timeframe: string; com
   const { base, factors, total } = estimateParts(valuesOf(choices));
   const multipliers = factors.map((f) => escaped(String(f.multiplier)));
   return [
-    new RegExp(`^${escaped(base.label)}, ${calculatorText.basePrice}\\s*${escaped(formatUsd(base.amount))}$`),
+    new RegExp(`^${escaped(base.label)}, ${breakdownText.basePrice}\\s*${escaped(formatUsd(base.amount))}$`),
     ...factors.map((f, i) => new RegExp(`^${escaped(f.label)}\\s*× ${multipliers[i]}$`)),
     // A no-break space keeps "×" with its number.
     new RegExp(`^Your estimate \\(${[escaped(formatUsd(base.amount)), ...multipliers].join(" ×\\s")}\\)\\s*${escaped(formatUsd(total))}$`),

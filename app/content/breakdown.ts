@@ -1,0 +1,9 @@
+/**
+ * What an estimate's breakdown says around its figures (base price × multipliers = total), at
+ * step 5 and on the estimate's own page. Apart from app/content/calculator.ts, so that page loads
+ * these words and none of the calculator's others.
+ */
+export const breakdownText = {
+  caption: "How we worked it out",
+  basePrice: "base price",
+} as const;
