@@ -18,9 +18,6 @@ import { landing, VISIT_FIELDS } from "~/funnel/visit";
 
 type Answer = SerializeFrom<typeof contactAction>;
 
-/** Without JavaScript, a form with mistakes comes back as `/?contact=<id>#contact` (draft.server.ts). */
-export const CONTACT_DRAFT_PARAM = "contact";
-
 const POST = { method: "post", action: "/?index#contact", preventScrollReset: true } as const;
 /** What is typed, kept in the tab until it is sent, as the calculator's answers are (decision 0025). */
 const TYPED = "contact-form";
@@ -75,8 +72,8 @@ export function ContactForm({
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     const formData = new FormData(event.currentTarget);
-    // The funnel counts a message by the viewport's class and the visit's source (decision 0036).
-    formData.set(VISIT_FIELDS.landing, landing()); // the funnel's source (decision 0036)
+    // The funnel counts a message by the visit's source (decision 0036).
+    formData.set(VISIT_FIELDS.landing, landing());
     checks.submit(
       event,
       ({ contactSchema, fieldErrors }) => {

@@ -11,7 +11,7 @@ import { errorSummaryId } from "~/forms/field";
 import { CONTACT_SERVICES } from "~/content/services";
 import { type FieldErrors, LIMITS } from "~/forms/limits";
 import { visitor, visitorOwner } from "~/forms/visitor.server";
-import { CONTACT_DRAFT_PARAM } from "./contact-form";
+import { CONTACT_DRAFT_PARAM } from "./address";
 
 const FIELDS = ["name", "email", "service", "message"] as const;
 export type ContactValues = Record<(typeof FIELDS)[number], string>;
