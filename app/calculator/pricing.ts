@@ -50,8 +50,8 @@ export function estimate({
   complexity?: ComplexityValue;
 }): number {
   if (service === undefined) return 0;
-  const t = timeframe === undefined ? 1 : optionOf(TIMEFRAMES, timeframe).multiplier;
-  return Math.round(optionOf(SERVICES, service).basePrice * t * optionOf(COMPLEXITIES, complexity).multiplier);
+  const timeframeMultiplier = timeframe === undefined ? 1 : optionOf(TIMEFRAMES, timeframe).multiplier;
+  return Math.round(optionOf(SERVICES, service).basePrice * timeframeMultiplier * optionOf(COMPLEXITIES, complexity).multiplier);
 }
 
 /**

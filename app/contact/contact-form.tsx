@@ -45,9 +45,9 @@ export function ContactForm({
   const answer = result ?? (draft || sent ? location.key : undefined);
   // What the browser's own checks found, until the next answer.
   const [checked, setChecked] = useState<[answer: unknown, errors: FieldErrors]>();
-  const mine = checked && checked[0] === answer ? checked[1] : null;
-  const errors = mine ?? draft?.errors ?? null;
-  const status = mine ? null : (result?.problem ?? (sent ? ("sent" as const) : null));
+  const browserErrors = checked && checked[0] === answer ? checked[1] : null;
+  const errors = browserErrors ?? draft?.errors ?? null;
+  const status = browserErrors ? null : (result?.problem ?? (sent ? ("sent" as const) : null));
   const formRef = useRef<HTMLFormElement>(null);
   const navigation = useNavigation();
   const submit = useSubmit();
