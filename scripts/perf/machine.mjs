@@ -19,11 +19,11 @@ async function busyShare(ms = 1000) {
       return null;
     }
   };
-  const a = sample();
+  const before = sample();
   await new Promise((r) => setTimeout(r, ms));
-  const b = sample();
-  if (!a || !b || b.total === a.total) return null;
-  return 1 - (b.idle - a.idle) / (b.total - a.total);
+  const after = sample();
+  if (!before || !after || after.total === before.total) return null;
+  return 1 - (after.idle - before.idle) / (after.total - before.total);
 }
 
 /**

@@ -15,7 +15,7 @@ export function table(results) {
   }
   const encodings = [...new Set(js.scripts.map((s) => s.encoding))].join(", ");
   const rps = (r) => `${r.ratio.toFixed(3)} (${n(r.appRps)} / ${n(r.floorRps)} req/s; p99 ${r.appP99Ms} / ${r.floorP99Ms} ms)`;
-  const b = results.homeBrotli;
+  const brotli = results.homeBrotli;
   lines.push(
     "",
     "| Measure | Result | Budget |",
@@ -25,7 +25,7 @@ export function table(results) {
     `| Same, wrk, Accept-Encoding: br (${t["wrk-brotli"].encoding}, ${n(t["wrk-brotli"].bytes)} B) | ${rps(t["wrk-brotli"])} | ≥ ${budgets.throughputRatioBrotli} |`,
     `| Same, autocannon, no Accept-Encoding | ${rps(t["autocannon-identity"])} | (reported) |`,
     `| Same, autocannon, Accept-Encoding: br | ${rps(t["autocannon-brotli"])} | (reported) |`,
-    `| Home page brotli body ÷ brotli-11 of the page (${n(b.identityBytes)} B of HTML) | ${b.ratio.toFixed(3)} (${n(b.sentBytes)} / ${n(b.brotli11Bytes)} B) | ≤ ${budgets.brotliSizeRatio} |`,
+    `| Home page brotli body ÷ brotli-11 of the page (${n(brotli.identityBytes)} B of HTML) | ${brotli.ratio.toFixed(3)} (${n(brotli.sentBytes)} / ${n(brotli.brotli11Bytes)} B) | ≤ ${budgets.brotliSizeRatio} |`,
     ...leadWaitRows(results.leadWait, budgets),
   );
   const first = Object.values(lighthouse)[0];

@@ -116,13 +116,13 @@ export async function measureThroughput({ url, floorPort, headers = {}, rounds =
     const floorP99 = [];
     let errors = 0;
     for (let i = 0; i < rounds; i++) {
-      const a = await load(url, opts);
-      const b = await load(floorUrl, opts);
-      errors += a.errors + b.errors;
-      app.push(a.rps);
-      bare.push(b.rps);
-      appP99.push(a.p99Ms);
-      floorP99.push(b.p99Ms);
+      const site = await load(url, opts);
+      const floor = await load(floorUrl, opts);
+      errors += site.errors + floor.errors;
+      app.push(site.rps);
+      bare.push(floor.rps);
+      appP99.push(site.p99Ms);
+      floorP99.push(floor.p99Ms);
     }
     return {
       tool,
