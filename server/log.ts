@@ -47,7 +47,7 @@ export function createLogger(destination?: pino.DestinationStream): Logger {
  * cost a quarter of the home page's throughput: perf/README.md.)
  */
 export function requestLogger(log: Logger) {
-  return (req: IncomingMessage, res: ServerResponse, next: () => void) => {
+  return (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     res.once("close", () => {
       const fields = { method: req.method, path: req.url?.split("?")[0], status: res.statusCode, ms: Math.round(performance.now() - started) };
@@ -55,6 +55,5 @@ export function requestLogger(log: Logger) {
       else if (res.statusCode >= 500) log.error(fields, "request");
       else log.info(fields, "request");
     });
-    next();
   };
 }

@@ -81,11 +81,8 @@ describe("route: what a request's key is", () => {
 
   it("takes GET and HEAD only", () => expect(cache.route("POST", "/")).toBeNull());
 
-  it("sends a page path in odd case to its lowercase path, query kept; other odd paths are not its business", () => {
-    expect(cache.route("GET", "/SeRvIcEs")).toEqual({ redirect: "/services" });
-    expect(cache.route("HEAD", "/About?utm_source=x")).toEqual({ redirect: "/about?utm_source=x" });
-    expect(cache.route("GET", "/NoSuchPage")).toBeNull();
-  });
+  // A page path in odd case is oneAddress's to redirect (canonical-path.test.ts).
+  it("leaves a page path in odd case alone", () => expect(cache.route("GET", "/SeRvIcEs")).toBeNull());
 });
 
 describe("sharedTtl", () => {
