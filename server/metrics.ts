@@ -84,7 +84,7 @@ export function createMetrics(
 
   new Gauge({
     name: "leads_pending",
-    help: "Leads stored and not yet delivered (with Redis: in the shared queue).",
+    help: "Leads stored and not yet delivered (with Redis: the shared queue, plus those still in this container's own database).",
     registers: [registry],
     collect() {
       this.set(leadStats().pending);
