@@ -89,9 +89,9 @@ const context = (req: express.Request, res: express.Response): AppLoadContext =>
 });
 // Public pages kept as compressed bytes (decision 0014), none in development, where the build
 // changes. A page renders as a GET of its own: no visitor's headers, cookie, Host or address.
-const pagePaths = config.dev ? [] : routePaths(build.routes, { pages: true });
+const pagePaths = config.dev ? [] : routePaths(build.routes, { pagesOnly: true });
 const renderPage = createRemixHandler(build, "production");
-const pages = createPageCache({
+const pageCache = createPageCache({
   pagePaths,
   variants: pageVariants,
   privateParams: PRIVATE_QUERY_PARAMS,
@@ -117,7 +117,7 @@ if (metrics) server.on("request", metrics.timeRequests);
 server.on("request", requestLogger(log));
 server.on(
   "request",
-  keptPagesFirst(pages, { trusted: (address, hop) => app.get("trust proxy fn")(address, hop), log }, (req, res) => app(req, res)),
+  keptPagesFirst(pageCache, { trusted: (address, hop) => app.get("trust proxy fn")(address, hop), log }, (req, res) => app(req, res)),
 );
 
 const app = express();
@@ -141,7 +141,7 @@ app.use(compression());
 const publicFiles = express.static("public", { maxAge: "1h", index: false, redirect: false });
 // Pages have no extension: only paths that look like files cost a look in public/.
 app.use((req, res, next) => (path.extname(req.path) ? publicFiles(req, res, next) : next()));
-app.post("*", formPosts({ limits, log, events: metrics?.posts }));
+app.post("*", formPosts({ limits, log, events: metrics?.formPosts }));
 app.all("*", remixHandler(config.dev ? async () => build : build, config.dev ? "development" : "production", context));
 // Whatever got here is an error: a short answer, one JSON line, never a stack trace.
 app.use(((error, req, res, _next) => {

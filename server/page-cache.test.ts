@@ -108,7 +108,10 @@ describe("lookup: rendering and keeping", () => {
 
   it("renders a key once however many ask at the same time, and keeps it", async () => {
     let renders = 0;
-    const cache = cacheWith(async () => (renders++, page()));
+    const cache = cacheWith(async () => {
+      renders++;
+      return page();
+    });
     const all = await Promise.all(Array.from({ length: 5 }, () => cache.lookup("/")));
     expect(renders).toBe(1);
     expect(new Set(all).size).toBe(1);
@@ -125,7 +128,10 @@ describe("lookup: rendering and keeping", () => {
 
   it("renders a key whose answer was not kept only once a minute: the requests between go straight to Remix", async () => {
     let renders = 0;
-    const cache = cacheWith(async () => (renders++, page({}, 404)));
+    const cache = cacheWith(async () => {
+      renders++;
+      return page({}, 404);
+    });
     expect(await cache.lookup("/estimate")).toBeUndefined();
     for (let i = 0; i < 5; i++) expect(cache.lookup("/estimate")).toBeUndefined();
     expect(renders).toBe(1);
@@ -145,7 +151,10 @@ describe("lookup: rendering and keeping", () => {
 
   it("serves a page past its s-maxage while it renders it again", async () => {
     let renders = 0;
-    const cache = cacheWith(async () => (renders++, page({ "Cache-Control": "public, s-maxage=1" })));
+    const cache = cacheWith(async () => {
+      renders++;
+      return page({ "Cache-Control": "public, s-maxage=1" });
+    });
     const first = await cache.lookup("/");
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect(cache.lookup("/")).toBe(first);

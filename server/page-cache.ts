@@ -66,7 +66,7 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
   // Keys whose answer was not one to keep (a 404 for an estimate with a choice missing): for a
   // minute they go straight to Remix, so such a request costs one render, not the cache's and Remix's.
   const unkept = new LRUCache<string, true>({ max: maxEntries, ttl: 60_000 });
-  const pages = new LRUCache<string, Page>({
+  const kept = new LRUCache<string, Page>({
     max: maxEntries,
     // Served stale (the pages say stale-while-revalidate) while a fresh render replaces it.
     allowStale: true,
@@ -156,9 +156,9 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
      * (at once when that key's last render was not).
      */
     lookup(key: string): Page | Promise<Page | undefined> | undefined {
-      const page = pages.get(key);
-      if (page === undefined) return unkept.has(key) ? undefined : pages.fetch(key);
-      if (pages.getRemainingTTL(key) <= 0) void pages.fetch(key).catch(() => undefined);
+      const page = kept.get(key);
+      if (page === undefined) return unkept.has(key) ? undefined : kept.fetch(key);
+      if (kept.getRemainingTTL(key) <= 0) void kept.fetch(key).catch(() => undefined);
       return page;
     },
 
@@ -177,7 +177,7 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
     },
 
     get size() {
-      return pages.size;
+      return kept.size;
     },
   };
 }

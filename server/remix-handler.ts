@@ -35,7 +35,7 @@ export function remixHandler(
   const handle = createRequestHandler({ build, mode, getLoadContext });
   // An Express app of its own makes the checked post an Express request, as Express does every
   // request it is given, so the adapter reads its URL, host, protocol and address as any other's.
-  const posts = express().disable("x-powered-by").use(handle);
+  const checkedPosts = express().disable("x-powered-by").use(handle);
   return (req, res, next) => {
     if (req.method === "GET" || req.method === "HEAD") return void handle(req, res, next);
     const form = res.locals.form as CheckedPost | undefined;
@@ -44,7 +44,7 @@ export function remixHandler(
       return next(
         new Error(`${req.method} ${req.path} reached Remix without passing formPosts (server/form-posts.ts), which reads and checks every form's body`),
       );
-    posts.set("trust proxy", req.app.get("trust proxy")); // the server's TRUST_PROXY, for req.ip and req.protocol
-    posts(checkedPost(req, form) as ExpressRequest, res, next);
+    checkedPosts.set("trust proxy", req.app.get("trust proxy")); // the server's TRUST_PROXY, for req.ip and req.protocol
+    checkedPosts(checkedPost(req, form) as ExpressRequest, res, next);
   };
 }
