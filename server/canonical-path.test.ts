@@ -98,6 +98,7 @@ describe("oneAddress", () => {
     const refused = await ask("//", "POST");
     expect(refused.status).toBe(404);
     expect(refused.headers.get("connection")).toBe("close");
+    expect(refused.headers.get("content-length")).toBe("9");
     expect(await refused.text()).toBe("Not found");
     expect(await (await ask("/About", "POST")).text()).toBe("POST /About");
   });

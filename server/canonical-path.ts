@@ -50,7 +50,8 @@ export function oneAddress(pagePaths: ReadonlySet<string>): RequestHandler {
     if (page === path) return next();
     if (req.method === "GET" || req.method === "HEAD") return moved(res, page + (mark === -1 ? "" : req.url.slice(mark)));
     if (canonical === path) return next(); // a post to a page's path in odd case: Remix's 404
-    res.writeHead(404, { "Cache-Control": "private, no-store", "Content-Type": "text/plain; charset=utf-8", Connection: "close" }).end("Not found");
+    const headers = { "Cache-Control": "private, no-store", "Content-Type": "text/plain; charset=utf-8", "Content-Length": "9", Connection: "close" };
+    res.writeHead(404, headers).end("Not found");
   };
 }
 

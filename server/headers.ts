@@ -38,8 +38,8 @@ export function everyAnswersHeaders({ dev }: { dev: boolean }): RequestHandler[]
 
 /**
  * The same headers as a list, for a kept page answered before Express (kept-pages.ts): helmet's
- * recorded once, here, since running it for every answer cost a kept page a quarter of its
- * throughput (perf/README.md, 2026-11-26). A kept page brings its own CSP.
+ * recorded once, here, since running it for every answer cost about a quarter of a kept page's
+ * CPU time (perf/README.md, 2026-11-26). A kept page brings its own CSP.
  */
 export const PROTECTIVE_HEADERS: [string, string][] = [...recorded(protect), ["permissions-policy", PERMISSIONS_POLICY]];
 export const HSTS_HEADER = recorded(hsts)[0]!;

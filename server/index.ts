@@ -109,21 +109,18 @@ const pageCache = createPageCache({
     }),
 });
 
+const app = express();
+app.disable("x-powered-by");
+app.set("trust proxy", config.trustProxy);
+app.set("query parser", "simple");
+
 // A request's path: the HTTP server's listeners in order, then Express's middleware in order.
 // Headers within 10 s, the whole request within 20 s (checked every second), idle keep-alive 5 s.
 const server = createServer({ headersTimeout: 10_000, requestTimeout: 20_000, connectionsCheckingInterval: 1_000, keepAliveTimeout: 5_000 });
 // Timed (with METRICS_PORT) and logged here, not in Express: every answer, whoever writes it.
 if (metrics) server.on("request", metrics.timeRequests);
 server.on("request", requestLogger(log));
-server.on(
-  "request",
-  keptPagesFirst(pageCache, { trusted: (address, hop) => app.get("trust proxy fn")(address, hop), log }, (req, res) => app(req, res)),
-);
-
-const app = express();
-app.disable("x-powered-by");
-app.set("trust proxy", config.trustProxy);
-app.set("query parser", "simple");
+server.on("request", keptPagesFirst(pageCache, app, log));
 app.use(everyAnswersHeaders({ dev: config.dev }));
 app.use(rejectMalformed(app.get("trust proxy fn")));
 app.use(oneAddress(new Set(pagePaths)));

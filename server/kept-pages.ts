@@ -8,24 +8,22 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TLSSocket } from "node:tls";
+import type { Express } from "express";
 import { HSTS_HEADER } from "./headers";
 import type { Logger } from "./log";
 import type { Page, PageCache } from "./page-cache";
 import { wellFormedHost } from "./reject-malformed";
 
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
-
-export function keptPagesFirst(
-  pages: PageCache,
-  { trusted, log }: { trusted: (address: string, hop: number) => boolean; log: Logger },
-  express: Handler,
-): Handler {
-  /** Express's req.secure, for a request Express has not seen: TLS, or a trusted proxy that says so. */
+/** A listener for the HTTP server's "request" event; `app` answers what it does not. */
+export function keptPagesFirst(pages: PageCache, app: Express, log: Logger): (req: IncomingMessage, res: ServerResponse) => void {
+  /** Express's req.secure, for a request Express has not seen: TLS, or a proxy TRUST_PROXY trusts that says so. */
   const secure = (req: IncomingMessage) => {
     if ((req.socket as TLSSocket).encrypted) return true;
     const proto = req.headers["x-forwarded-proto"];
+    const trusted = app.get("trust proxy fn") as (address: string, hop: number) => boolean;
     return typeof proto === "string" && trusted(req.socket.remoteAddress ?? "", 0) && proto.split(",")[0]!.trim() === "https";
   };
+  const express = (req: IncomingMessage, res: ServerResponse) => app(req, res);
   const send = (req: IncomingMessage, res: ServerResponse, page: Page) => pages.send(req, res, page, secure(req) ? HSTS_HEADER : []);
 
   return (req, res) => {
