@@ -10,7 +10,7 @@
 import { createServer } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { createRequestHandler as createRemixHandler, type AppLoadContext, type ServerBuild } from "@remix-run/node";
+import { createRequestHandler as createRemixHandler, type ServerBuild } from "@remix-run/node";
 import closeWithGrace from "close-with-grace";
 import compression from "compression";
 import express from "express";
@@ -76,17 +76,6 @@ const funnel = createFunnel({
 const privacy = privacyFacts(config);
 // /healthz answers 503 from the moment a stop begins (on connections still open).
 let stopping = false;
-const context = (req: express.Request, res: express.Response): AppLoadContext => ({
-  clientAddress: req.ip,
-  submitLead: (lead) => inbox.submit(res.locals.form, lead),
-  serving: () => !stopping,
-  // What a request saves is charged to its client, as its rate limits are (decision 0034).
-  drafts: drafts.forClient(clientKey(req.ip)),
-  privacy,
-  bookingUrl: config.bookingUrl,
-  log,
-  countVisit: (request, event, source) => funnel.count(request, event, source),
-});
 // Public pages kept as compressed bytes (decision 0014), none in development, where the build
 // changes. A page renders as a GET of its own: no visitor's headers, cookie, Host or address.
 const pagePaths = config.dev ? [] : routePaths(build.routes, { pagesOnly: true });
@@ -139,7 +128,20 @@ const publicFiles = express.static("public", { maxAge: "1h", index: false, redir
 // Pages have no extension: only paths that look like files cost a look in public/.
 app.use((req, res, next) => (path.extname(req.path) ? publicFiles(req, res, next) : next()));
 app.post("*", formPosts({ limits, log, events: metrics?.formPosts }));
-app.all("*", remixHandler(config.dev ? async () => build : build, config.dev ? "development" : "production", context));
+app.all(
+  "*",
+  remixHandler(config.dev ? async () => build : build, config.dev ? "development" : "production", (req, res) => ({
+    clientAddress: req.ip,
+    submitLead: (lead) => inbox.submit(res.locals.form, lead),
+    serving: () => !stopping,
+    // What a request saves is charged to its client, as its rate limits are (decision 0034).
+    drafts: drafts.forClient(clientKey(req.ip)),
+    privacy,
+    bookingUrl: config.bookingUrl,
+    log,
+    countVisit: (request, event, source) => funnel.count(request, event, source),
+  })),
+);
 // Whatever got here is an error: a short answer, one JSON line, never a stack trace.
 app.use(((error, req, res, _next) => {
   const status = Number((error as { status?: unknown }).status);
