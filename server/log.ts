@@ -42,8 +42,8 @@ export function createLogger(destination?: pino.DestinationStream): Logger {
 }
 
 /**
- * One "request" line per response: method, path (no query), status, milliseconds, and `aborted`
- * when the client left first. (pino-http does the same with a child logger per request, which
+ * A listener for the HTTP server's "request" event, so every answer has its line, whoever writes
+ * it: method, path (no query), status, milliseconds, and `aborted` when the client left first. (pino-http does the same with a child logger per request, which
  * cost a quarter of the home page's throughput: perf/README.md.)
  */
 export function requestLogger(log: Logger) {
