@@ -2,8 +2,9 @@
  * One address per path. `//`, `/./`, `/%2e/`, `/services/`, `/%73ervices` and `/work\` all name
  * a page the router would render; a page rendered at such an address resolves its relative links
  * against it (`//?service=seo` is another host to a browser) and a shared cache keeps one more copy.
- * The server answers them with a 301 to the path below before anything renders (server/index.ts).
+ * `oneAddress` answers them with a 301 to the path below before anything renders.
  */
+import type { RequestHandler, Response } from "express";
 
 /** Anything in a path that may not be canonical: a backslash, an escape, `//`, a dot segment, a trailing `/`. */
 const MAYBE_ODD = /[\\%]|\/\/|\/\.\.?(?:\/|$)|.\/$/;
@@ -32,4 +33,34 @@ export function canonicalPath(path: string): string {
     else if (segment !== "" && segment !== ".") segments.push(segment);
   }
   return `/${segments.join("/")}`;
+}
+
+/**
+ * A GET or HEAD of an odd address, or of a page's path in odd case (`/SeRvIcEs`), answered 301 to
+ * the one address, query kept, in one hop. A form posted to an odd address is a 404, unread (the
+ * connection closes), never an action. `pagePaths`: the pages whose paths answer in any case.
+ */
+export function oneAddress(pagePaths: ReadonlySet<string>): RequestHandler {
+  return (req, res, next) => {
+    const mark = req.url.indexOf("?");
+    const path = mark === -1 ? req.url : req.url.slice(0, mark);
+    const canonical = canonicalPath(path);
+    const lower = canonical.toLowerCase();
+    const page = lower !== canonical && pagePaths.has(lower) ? lower : canonical;
+    if (page === path) return next();
+    if (req.method === "GET" || req.method === "HEAD") return moved(res, page + (mark === -1 ? "" : req.url.slice(mark)));
+    if (canonical === path) return next(); // a post to a page's path in odd case: Remix's 404
+    const headers = { "Cache-Control": "private, no-store", "Content-Type": "text/plain; charset=utf-8", "Content-Length": "9", Connection: "close" };
+    res.writeHead(404, headers).end("Not found");
+  };
+}
+
+function moved(res: Response, location: string) {
+  try {
+    res.writeHead(301, { "Cache-Control": "public, max-age=3600", Location: location, "Content-Length": "0" });
+  } catch {
+    // Node's parser refuses what a header could not carry; should one get through, refuse it too.
+    res.writeHead(400, { "Cache-Control": "private, no-store", "Content-Type": "text/plain; charset=utf-8", "Content-Length": "0" });
+  }
+  res.end();
 }

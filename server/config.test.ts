@@ -116,6 +116,17 @@ describe("describeConfig", () => {
       delivery: { to: "provider", endpoint: "https://api.web3forms.com" },
     });
   });
+
+  it("names where leads go: the provider, the inbox it mails, the outbox file and the timeout", () => {
+    expect(describeConfig(parse({ FORM_INBOX: "leads@example.co.za" })).delivery).toEqual({
+      provider: "web3forms",
+      inbox: "leads@example.co.za",
+      outboxFile: "data/outbox.jsonl",
+      timeoutMs: 10_000,
+      endpoint: "https://api.web3forms.com",
+      to: "outbox",
+    });
+  });
 });
 
 describe("privacyFacts", () => {

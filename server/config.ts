@@ -11,7 +11,7 @@ import type { PrivacyFacts } from "~/content/privacy";
 import { site } from "~/content/site";
 import { MAPPABLE } from "./leads/zoho-crm";
 
-export const PROVIDERS = ["web3forms", "formspree", "webhook", "zoho-crm"] as const;
+const PROVIDERS = ["web3forms", "formspree", "webhook", "zoho-crm"] as const;
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 
@@ -173,7 +173,7 @@ export function privacyFacts(config: Config): PrivacyFacts {
 
 /** What the start log says about the configuration: no key, no Zoho secret, no Redis credentials. */
 export function describeConfig(config: Config) {
-  const { accessKey, endpoint, zoho, ...delivery } = config.delivery;
+  const { provider, inbox, outboxFile, timeoutMs, accessKey, endpoint, zoho } = config.delivery;
   return {
     version: config.version,
     metricsPort: config.metricsPort ?? null,
@@ -183,7 +183,10 @@ export function describeConfig(config: Config) {
     leadsPerHour: config.leadsPerHour,
     bookingUrl: config.bookingUrl ?? null,
     delivery: {
-      ...delivery,
+      provider,
+      inbox,
+      outboxFile,
+      timeoutMs,
       endpoint: new URL(endpoint).origin,
       to: accessKey || zoho ? "provider" : "outbox",
       ...(zoho ? { zoho: { referenceField: zoho.referenceField, leadSource: zoho.leadSource, fieldMap: zoho.fieldMap } } : {}),

@@ -51,7 +51,7 @@ const requestHost = (req: Request) => req.get("x-forwarded-host")?.split(",")[0]
  * without one, the Referer) compared with the host. A client that sends none of them is not a
  * browser and is left to the other rules. Remix's own check is kept agreeing by remix-handler.ts.
  */
-export function isCrossSite(req: Request): boolean {
+function isCrossSite(req: Request): boolean {
   const site = req.get("sec-fetch-site");
   if (site !== undefined) return site !== "same-origin" && site !== "none";
   const claimed = req.get("origin") ?? req.get("referer");

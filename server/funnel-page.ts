@@ -24,8 +24,7 @@ function totals(days: FunnelDay[], pick: (day: FunnelDay) => Omit<FunnelDay, "da
 }
 
 /** "−40%" from one step to the next; "" where the first is 0. */
-export const dropOff = (from: number, to: number) =>
-  from === 0 || to === from ? "" : `${to < from ? "−" : "+"}${Math.round((Math.abs(from - to) / from) * 100)}%`;
+const dropOff = (from: number, to: number) => (from === 0 || to === from ? "" : `${to < from ? "−" : "+"}${Math.round((Math.abs(from - to) / from) * 100)}%`);
 
 function chart({ steps }: Totals, title: string): string {
   const width = 640;

@@ -1,12 +1,13 @@
 /**
  * The site's server: Express, with Remix behind it (remix-handler.ts), serving the build from
- * `npm run build`. It does what must happen before Remix, or for every answer: client addresses,
- * timeouts, limits and the form-post rules, protective headers, one address per path,
- * precompressed assets, the page cache, JSON logs and a graceful stop.
- * docs/decisions/0008-own-express-server.md says why each piece is here.
+ * `npm run build`. Read top to bottom: settings, the build, the stores, the page cache, then a
+ * request's path. Every request is timed and logged; a public page the cache keeps is answered
+ * before Express (kept-pages.ts says why); Express gives everything else, in order, the headers
+ * every answer carries, a short 4xx for what makes no sense, one address per path, assets,
+ * compression, public files, the form-post rules, Remix, and the error handler. Then the listen
+ * and the graceful stop. docs/decisions/0008-own-express-server.md says why each piece is here.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { TLSSocket } from "node:tls";
+import { createServer } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createRequestHandler as createRemixHandler, type ServerBuild } from "@remix-run/node";
@@ -14,14 +15,11 @@ import closeWithGrace from "close-with-grace";
 import compression from "compression";
 import express from "express";
 import expressStaticGzip from "express-static-gzip";
-import helmet from "helmet";
-import onHeaders from "on-headers";
 import { pino } from "pino";
 import { PRIVATE_QUERY_PARAMS } from "~/utils/cache-headers";
-import { contentSecurityPolicy } from "~/utils/csp.server";
 import { pageVariants } from "~/page-variants.server";
 import { version } from "../package.json";
-import { canonicalPath } from "./canonical-path";
+import { oneAddress } from "./canonical-path";
 import { describeConfig, parseConfig, privacyFacts, proxyExpectedButUntrusted } from "./config";
 import { createDraftStore } from "./drafts";
 import { formPosts } from "./form-posts";
@@ -30,10 +28,12 @@ import { funnelPage } from "./funnel-page";
 import { createLeadInbox } from "./lead-inbox";
 import { createLogger, requestLogger } from "./log";
 import { createMetrics } from "./metrics";
+import { everyAnswersHeaders, PROTECTIVE_HEADERS } from "./headers";
+import { keptPagesFirst } from "./kept-pages";
 import { createPageCache } from "./page-cache";
 import { clientKey, createRateLimits } from "./rate-limits";
-import { rejectMalformed, wellFormedHost } from "./reject-malformed";
-import { ACTION_METHODS, remixHandler } from "./remix-handler";
+import { rejectMalformed } from "./reject-malformed";
+import { remixHandler } from "./remix-handler";
 import { routePaths } from "./route-paths";
 
 process.env.NODE_ENV ??= "production"; // before the build (and React) is loaded
@@ -74,55 +74,19 @@ const funnel = createFunnel({
   counted: metrics?.counted,
 });
 const privacy = privacyFacts(config);
-const PERMISSIONS_POLICY =
-  "accelerometer=(), browsing-topics=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), hid=(), magnetometer=(), microphone=(), midi=(), payment=(), serial=(), usb=()";
-const HSTS = ["strict-transport-security", "max-age=63072000; includeSubDomains"] as const;
-/** Every answer's CSP but a document's, which brings its own with its scripts' hashes (entry.server). */
-const COMMON_CSP = contentSecurityPolicy([], { dev: config.dev });
-/**
- * The protective headers are the same for every answer (no nonce since decision 0014): helmet
- * works them out once, here, and each answer copies the list (a cached page has it built in).
- */
-const PROTECTIVE: [string, string][] = [
-  ...headersOf(
-    helmet({
-      contentSecurityPolicy: false,
-      referrerPolicy: { policy: "strict-origin-when-cross-origin" },
-      strictTransportSecurity: false,
-      xFrameOptions: { action: "deny" },
-    }),
-  ),
-  ["permissions-policy", PERMISSIONS_POLICY],
-];
-
-/** The headers a header-setting middleware sets, recorded once. */
-function headersOf(middleware: (req: IncomingMessage, res: ServerResponse, next: () => void) => void): [string, string][] {
-  const headers = new Map<string, string>();
-  const recorder = {
-    setHeader: (name: string, value: unknown) => headers.set(name.toLowerCase(), String(value)),
-    removeHeader: (name: string) => headers.delete(name.toLowerCase()),
-  };
-  middleware({} as IncomingMessage, recorder as unknown as ServerResponse, () => undefined);
-  return [...headers];
-}
-
-const trusted = (): ((address: string, hop: number) => boolean) => app.get("trust proxy fn");
-/** req.secure without Express: TLS, or a trusted proxy that says so (X-Forwarded-Proto). */
-function secure(req: IncomingMessage): boolean {
-  if ((req.socket as TLSSocket).encrypted) return true;
-  const proto = req.headers["x-forwarded-proto"];
-  return typeof proto === "string" && trusted()(req.socket.remoteAddress ?? "", 0) && proto.split(",")[0]!.trim() === "https";
-}
-
-const remix = createRemixHandler(build, "production");
-// The page cache renders a page's key as a GET of its own: no visitor's headers, cookie or Host.
-const pages = createPageCache({
-  pagePaths: routePaths(build.routes, { pages: true }),
+// /healthz answers 503 from the moment a stop begins (on connections still open).
+let stopping = false;
+// Public pages kept as compressed bytes (decision 0014), none in development, where the build
+// changes. A page renders as a GET of its own: no visitor's headers, cookie, Host or address.
+const pagePaths = config.dev ? [] : routePaths(build.routes, { pagesOnly: true });
+const renderPage = createRemixHandler(build, "production");
+const pageCache = createPageCache({
+  pagePaths,
   variants: pageVariants,
   privateParams: PRIVATE_QUERY_PARAMS,
-  commonHeaders: PROTECTIVE,
+  commonHeaders: PROTECTIVE_HEADERS,
   render: (key) =>
-    remix(new Request(new URL(key, "http://localhost")), {
+    renderPage(new Request(new URL(key, "http://localhost")), {
       clientAddress: undefined,
       submitLead: () => Promise.reject(new Error("a page render takes no leads")),
       serving: () => !stopping,
@@ -138,15 +102,17 @@ const app = express();
 app.disable("x-powered-by");
 app.set("trust proxy", config.trustProxy);
 app.set("query parser", "simple");
-app.use((req, res, next) => {
-  for (const [name, value] of PROTECTIVE) res.setHeader(name, value);
-  if (req.secure) res.setHeader(...HSTS);
-  // A document from Remix brings its own policy; every other answer gets the common one.
-  onHeaders(res, () => void (res.hasHeader("content-security-policy") || res.setHeader("content-security-policy", COMMON_CSP)));
-  next();
-});
-app.use(rejectMalformed(app.get("trust proxy fn")));
 
+// A request's path: the HTTP server's listeners in order, then Express's middleware in order.
+// Headers within 10 s, the whole request within 20 s (checked every second), idle keep-alive 5 s.
+const server = createServer({ headersTimeout: 10_000, requestTimeout: 20_000, connectionsCheckingInterval: 1_000, keepAliveTimeout: 5_000 });
+// Timed (with METRICS_PORT) and logged here, not in Express: every answer, whoever writes it.
+if (metrics) server.on("request", metrics.timeRequests);
+server.on("request", requestLogger(log));
+server.on("request", keptPagesFirst(pageCache, app, log));
+app.use(everyAnswersHeaders({ dev: config.dev }));
+app.use(rejectMalformed(app.get("trust proxy fn")));
+app.use(oneAddress(new Set(pagePaths)));
 // Fingerprinted assets, with brotli and gzip files made at build time (scripts/build-server.mjs).
 app.use(
   "/build",
@@ -161,9 +127,7 @@ app.use(compression());
 const publicFiles = express.static("public", { maxAge: "1h", index: false, redirect: false });
 // Pages have no extension: only paths that look like files cost a look in public/.
 app.use((req, res, next) => (path.extname(req.path) ? publicFiles(req, res, next) : next()));
-
-const posts = formPosts({ limits, log, events: metrics?.posts });
-app.use((req, res, next) => (ACTION_METHODS.has(req.method) ? posts(req, res, next) : next()));
+app.post("*", formPosts({ limits, log, events: metrics?.formPosts }));
 app.all(
   "*",
   remixHandler(config.dev ? async () => build : build, config.dev ? "development" : "production", (req, res) => ({
@@ -191,77 +155,10 @@ app.use(((error, req, res, _next) => {
     .send(known ? "Bad request" : "Something went wrong");
 }) as express.ErrorRequestHandler);
 
-const logRequest = requestLogger(log);
-const noop = () => undefined;
-const REDIRECT_HEADERS = [...PROTECTIVE.flat(), "content-security-policy", COMMON_CSP, "cache-control", "public, max-age=3600", "content-length", "0"];
-const REFUSAL_HEADERS = [
-  ...PROTECTIVE.flat(),
-  "content-security-policy",
-  COMMON_CSP,
-  "cache-control",
-  "private, no-store",
-  "content-type",
-  "text/plain; charset=utf-8",
-];
-
-/** A 301 to the request's one address (the headers every answer carries, built once). */
-function moved(req: IncomingMessage, res: ServerResponse, location: string) {
-  try {
-    res.writeHead(301, [...REDIRECT_HEADERS, "location", location, ...(secure(req) ? HSTS : [])]);
-  } catch {
-    // Node's parser refuses what a header could not carry; should one get through, refuse it too.
-    res.writeHead(400, [...REFUSAL_HEADERS, "content-length", "0"]);
-  }
-  res.end();
-}
-
-/**
- * Every request: its log line, then, before Express, what needs none of its checks: an odd
- * address of a path answered with a 301 to its canonical one (canonical-path.ts), a page path in
- * odd case with a 301 to its own, a page from the page cache (rendered into it on a miss). The
- * cache takes only GET and HEAD for the exact path of a page, which already passes every check of
- * reject-malformed.ts but the Host, checked here; a kept page carries the protective headers and
- * the CSP, and HSTS is added here. Everything else is Express's, and so is a page not for keeping.
- */
-function handle(req: IncomingMessage, res: ServerResponse) {
-  logRequest(req, res, noop);
-  const url = req.url ?? "";
-  if (url[0] !== "/" || !wellFormedHost(req.headers)) return void app(req, res); // Express refuses it
-  const mark = url.indexOf("?");
-  const path = mark === -1 ? url : url.slice(0, mark);
-  const canonical = canonicalPath(path);
-  const target = canonical === path ? url : canonical + (mark === -1 ? "" : url.slice(mark));
-  const route = config.dev ? null : pages.route(req.method, target);
-  if (route !== null && "redirect" in route) return moved(req, res, route.redirect);
-  if (canonical !== path) {
-    if (req.method === "GET" || req.method === "HEAD") return moved(req, res, target);
-    // No form posts to an odd address: refused unread (the connection closes), never an action.
-    if (req.method === "POST") return void res.writeHead(404, [...REFUSAL_HEADERS, "content-length", "9", "connection", "close"]).end("Not found");
-    return void app(req, res); // 405
-  }
-  if (route === null) return void app(req, res);
-  const page = pages.lookup(route.key);
-  if (page === undefined) return void app(req, res);
-  if (!(page instanceof Promise)) return pages.send(req, res, page, secure(req) ? HSTS : []);
-  page.then(
-    (kept) => (kept === undefined ? app(req, res) : pages.send(req, res, kept, secure(req) ? HSTS : [])),
-    (error: unknown) => {
-      log.error({ err: error, method: req.method, path }, "error");
-      app(req, res); // Remix renders it for this request
-    },
-  );
-}
-
-// Headers within 10 s, the whole request within 20 s (checked every second), idle keep-alive 5 s.
-const server = createServer({ headersTimeout: 10_000, requestTimeout: 20_000, connectionsCheckingInterval: 1_000, keepAliveTimeout: 5_000 }, handle);
 server.once("error", (error) => {
   log.error({ err: error, port: config.port }, "listen_failed");
   process.exit(1);
 });
-// Timed on the HTTP server itself, first of its listeners: every answer, whoever writes it.
-if (metrics) server.prependListener("request", metrics.timeRequests);
-// /healthz answers 503 from the moment a stop begins (on connections still open).
-let stopping = false;
 const metricsServer = metrics
   ?.listen(config.metricsPort!, config.host, async () => funnelPage(await funnel.read(lastDays(30))))
   .catch((error: unknown) => {

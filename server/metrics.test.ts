@@ -76,10 +76,10 @@ describe("createMetrics", () => {
     let text = await metrics.registry.metrics();
     expect(text).toMatch(/^form_posts_refused_total\{looks="same-site"\} 0$/m);
     expect(text).toMatch(/^form_posts_client_unknown_total 0$/m);
-    metrics.posts.refused("same-site");
-    metrics.posts.refused("cross-site");
-    metrics.posts.refused("cross-site");
-    metrics.posts.clientUnknown();
+    metrics.formPosts.refused("same-site");
+    metrics.formPosts.refused("cross-site");
+    metrics.formPosts.refused("cross-site");
+    metrics.formPosts.clientUnknown();
     text = await metrics.registry.metrics();
     expect(text).toMatch(/^form_posts_refused_total\{looks="same-site"\} 1$/m);
     expect(text).toMatch(/^form_posts_refused_total\{looks="cross-site"\} 2$/m);

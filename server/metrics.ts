@@ -27,7 +27,7 @@ export interface Metrics {
   /** What the lead queues report (passed to createLeadInbox). */
   events: LeadEvents & { held(kind: Lead["kind"]): void };
   /** What the form-post rules report (passed to formPosts). */
-  posts: PostEvents;
+  formPosts: PostEvents;
   /** A listener for the HTTP server's "request" event (first): times every answer by route, method and status. */
   timeRequests(req: IncomingMessage, res: ServerResponse): void;
   /** Counts one step of the calculator's funnel (server/funnel.ts): by event and device class. */
@@ -84,7 +84,7 @@ export function createMetrics(
 
   new Gauge({
     name: "leads_pending",
-    help: "Leads stored and not yet delivered (with Redis: in the shared queue).",
+    help: "Leads stored and not yet delivered (with Redis: the shared queue, plus those still in this container's own database).",
     registers: [registry],
     collect() {
       this.set(leadStats().pending);
@@ -154,7 +154,7 @@ export function createMetrics(
       },
       held: (kind) => held.inc({ kind }),
     },
-    posts: { refused: (looks) => refused.inc({ looks }), clientUnknown: () => clientUnknown.inc() },
+    formPosts: { refused: (looks) => refused.inc({ looks }), clientUnknown: () => clientUnknown.inc() },
     timeRequests(req, res) {
       const end = requestDuration.startTimer();
       res.once("close", () => {

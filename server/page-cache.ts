@@ -3,7 +3,7 @@
  * lets a shared cache keep it is stored as identity, brotli-11 and gzip-9 bodies with a strong
  * ETag and its answer headers already built, under a key made of its path and the query
  * parameters that select what it shows (app/page-variants.server.ts). A hit is answered
- * straight from node:http, before Express: no router, no query parser, no per-request headers.
+ * before Express (kept-pages.ts): no router, no query parser, no per-request headers.
  *
  * A miss renders the key's URL itself, with no visitor's headers (so a Host, a cookie or a
  * campaign parameter can never end up in what others get), once however many ask at the same time.
@@ -22,7 +22,7 @@ import type { PageVariants } from "~/page-variants.server";
 const brotli = promisify(brotliCompress);
 const gzipped = promisify(gzip);
 
-export type Coding = "br" | "gzip" | "identity";
+type Coding = "br" | "gzip" | "identity";
 const CODINGS: Coding[] = ["br", "gzip", "identity"];
 
 /** A kept page: per coding, the body and the header list for writeHead (flat: name, value, …). */
@@ -32,9 +32,6 @@ export interface Page {
   bodies: Record<Coding, Buffer>;
   headers: Record<Coding, string[]>;
 }
-
-/** What a request for a page path asks for: a page (by key), or its lowercase path. */
-export type Route = { key: string } | { redirect: string };
 
 export interface PageCacheOptions {
   /** Paths of the app's page routes (no parameters), e.g. "/", "/work". */
@@ -69,7 +66,7 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
   // Keys whose answer was not one to keep (a 404 for an estimate with a choice missing): for a
   // minute they go straight to Remix, so such a request costs one render, not the cache's and Remix's.
   const unkept = new LRUCache<string, true>({ max: maxEntries, ttl: 60_000 });
-  const pages = new LRUCache<string, Page>({
+  const kept = new LRUCache<string, Page>({
     max: maxEntries,
     // Served stale (the pages say stale-while-revalidate) while a fresh render replaces it.
     allowStale: true,
@@ -133,16 +130,13 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
   return {
     /**
      * The key of a GET or HEAD for a page (path plus the selecting parameters whose values select
-     * something, sorted), a redirect for a page path in odd case, or null: not ours to answer.
+     * something, sorted), or null: not ours to answer (a page's path in odd case is oneAddress's).
      */
-    route(method: string | undefined, url: string): Route | null {
+    route(method: string | undefined, url: string): { key: string } | null {
       if (method !== "GET" && method !== "HEAD") return null;
       const mark = url.indexOf("?");
       const path = mark === -1 ? url : url.slice(0, mark);
-      if (!paths.has(path)) {
-        const lower = path.toLowerCase();
-        return lower !== path && paths.has(lower) ? { redirect: lower + (mark === -1 ? "" : url.slice(mark)) } : null;
-      }
+      if (!paths.has(path)) return null;
       if (mark === -1) return { key: path };
       const params = new URLSearchParams(url.slice(mark + 1));
       const selecting = variants[path] ?? {};
@@ -162,9 +156,9 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
      * (at once when that key's last render was not).
      */
     lookup(key: string): Page | Promise<Page | undefined> | undefined {
-      const page = pages.get(key);
-      if (page === undefined) return unkept.has(key) ? undefined : pages.fetch(key);
-      if (pages.getRemainingTTL(key) <= 0) void pages.fetch(key).catch(() => undefined);
+      const page = kept.get(key);
+      if (page === undefined) return unkept.has(key) ? undefined : kept.fetch(key);
+      if (kept.getRemainingTTL(key) <= 0) void kept.fetch(key).catch(() => undefined);
       return page;
     },
 
@@ -183,7 +177,7 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
     },
 
     get size() {
-      return pages.size;
+      return kept.size;
     },
   };
 }

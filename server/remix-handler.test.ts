@@ -57,7 +57,10 @@ beforeAll(async () => {
   app.post("/checked", formPosts({ limits: createRateLimits(undefined, log), log }), remix);
   app.post("/unchecked", remix);
   app.get("/read", remix);
-  app.use(((error, _req, res, _next) => void (errors.push(error as Error), res.status(500).send("Something went wrong"))) as express.ErrorRequestHandler);
+  app.use(((error, _req, res, _next) => {
+    errors.push(error as Error);
+    res.status(500).send("Something went wrong");
+  }) as express.ErrorRequestHandler);
   const server = app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

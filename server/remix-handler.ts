@@ -1,43 +1,30 @@
 /**
  * Remix behind Express through its adapter's public entry point, `@remix-run/express`'s
- * `createRequestHandler` (its React Router 7 twin has the same shape), with one change: the body
- * the adapter reads is the one server/form-posts.ts has already read, checked and cleaned, so an
- * action reads its form the Remix way, `await request.formData()` (decision 0017).
+ * `createRequestHandler` (its React Router 7 twin has the same shape). A post's body has been read
+ * by server/form-posts.ts, so Remix is given a request of its own that carries the fields form-posts
+ * checked and cleaned, and an action reads its form the Remix way, `await request.formData()`
+ * (decision 0017).
  */
-import { Readable } from "node:stream";
+import { IncomingMessage } from "node:http";
 import { createRequestHandler } from "@remix-run/express";
 import type { AppLoadContext, ServerBuild } from "@remix-run/node";
-import type { Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from "express";
+import express, { type Request as ExpressRequest, type RequestHandler, type Response as ExpressResponse } from "express";
 import type { CheckedPost } from "./form-posts";
 
-/** The methods Remix answers with an action: each one's body must pass formPosts first. */
-export const ACTION_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
-
 /**
- * The request as the adapter reads it: `req` itself (its URL, Host, TRUST_PROXY-aware protocol
- * and headers, through Express's own request methods), with a stream of its own holding the
- * checked form, since formPosts has used up the socket's. Without its Origin: formPosts has
- * decided on it (Fetch Metadata first), and Remix's own check, which compares it with Host alone,
- * would answer a browser's post through a proxy that rewrites Host with an empty 500.
+ * The post as Node would have received it with the checked form for its body: same socket,
+ * method, URL and headers, but without its Origin: form-posts has decided on it (Fetch Metadata
+ * first), and Remix's own check, which compares it with Host alone, would answer a browser's post
+ * through a proxy that rewrites Host with an empty 500.
  */
-function withCheckedBody(req: ExpressRequest, form: CheckedPost): ExpressRequest {
+function checkedPost(req: ExpressRequest, form: CheckedPost): IncomingMessage {
   const body = Buffer.from(new URLSearchParams(form.fields).toString());
-  // Its own destroy: IncomingMessage's would take the finished stream for an aborted request and
-  // close the socket before the answer is written.
-  const replay = new Readable({ read() {}, destroy: (error, done) => done(error) });
-  replay.push(body);
-  replay.push(null);
-  Object.setPrototypeOf(replay, Object.getPrototypeOf(req));
   const { origin: _decided, ...headers } = { ...req.headers, "content-length": String(body.length) };
-  return Object.assign(replay, {
-    socket: req.socket,
-    app: req.app,
-    res: req.res,
-    method: req.method,
-    url: req.url,
-    originalUrl: req.originalUrl,
-    headers,
-  }) as unknown as ExpressRequest;
+  // `complete`: the whole body is here, so once read it is not taken for an aborted request.
+  const post = Object.assign(new IncomingMessage(req.socket), { method: req.method, url: req.originalUrl, headers, complete: true });
+  post.push(body);
+  post.push(null);
+  return post;
 }
 
 export function remixHandler(
@@ -46,6 +33,9 @@ export function remixHandler(
   getLoadContext: (req: ExpressRequest, res: ExpressResponse) => AppLoadContext,
 ): RequestHandler {
   const handle = createRequestHandler({ build, mode, getLoadContext });
+  // An Express app of its own makes the checked post an Express request, as Express does every
+  // request it is given, so the adapter reads its URL, host, protocol and address as any other's.
+  const checkedPosts = express().disable("x-powered-by").use(handle);
   return (req, res, next) => {
     if (req.method === "GET" || req.method === "HEAD") return void handle(req, res, next);
     const form = res.locals.form as CheckedPost | undefined;
@@ -54,6 +44,7 @@ export function remixHandler(
       return next(
         new Error(`${req.method} ${req.path} reached Remix without passing formPosts (server/form-posts.ts), which reads and checks every form's body`),
       );
-    return void handle(withCheckedBody(req, form), res, next);
+    checkedPosts.set("trust proxy", req.app.get("trust proxy")); // the server's TRUST_PROXY, for req.ip and req.protocol
+    checkedPosts(checkedPost(req, form) as ExpressRequest, res, next);
   };
 }

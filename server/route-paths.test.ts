@@ -20,6 +20,6 @@ describe("routePaths", () => {
   });
 
   it("with pages, only the routes that render a component", () => {
-    expect(routePaths(routes, { pages: true }).sort()).toEqual(["/", "/services"]);
+    expect(routePaths(routes, { pagesOnly: true }).sort()).toEqual(["/", "/services"]);
   });
 });

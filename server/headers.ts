@@ -1,0 +1,56 @@
+/**
+ * The headers every answer carries, whoever writes it: helmet's protective headers, a
+ * Permissions-Policy that switches off what the site never uses, HSTS when the request came over
+ * HTTPS (helmet's, on Express's `req.secure`: TLS, or a trusted proxy's X-Forwarded-Proto), and
+ * the CSP of an answer that is not a document (a document brings its own, with its scripts'
+ * hashes: entry.server, decision 0014).
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { RequestHandler } from "express";
+import helmet from "helmet";
+import onHeaders from "on-headers";
+import { contentSecurityPolicy } from "~/utils/csp.server";
+
+const protect = helmet({
+  contentSecurityPolicy: false, // below, once the answer's own is known
+  referrerPolicy: { policy: "strict-origin-when-cross-origin" },
+  strictTransportSecurity: false, // below, over HTTPS only
+  xFrameOptions: { action: "deny" },
+});
+const hsts = helmet.strictTransportSecurity({ maxAge: 63_072_000, includeSubDomains: true });
+const PERMISSIONS_POLICY =
+  "accelerometer=(), browsing-topics=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), hid=(), magnetometer=(), microphone=(), midi=(), payment=(), serial=(), usb=()";
+
+/** For Express, first of its middleware. */
+export function everyAnswersHeaders({ dev }: { dev: boolean }): RequestHandler[] {
+  const commonCsp = contentSecurityPolicy([], { dev });
+  return [
+    protect,
+    (req, res, next) => {
+      res.setHeader("Permissions-Policy", PERMISSIONS_POLICY);
+      // Remix appends its headers, so a CSP set now would make two: it is set as the headers go out.
+      onHeaders(res, () => void (res.hasHeader("content-security-policy") || res.setHeader("content-security-policy", commonCsp)));
+      if (req.secure) hsts(req, res, next);
+      else next();
+    },
+  ];
+}
+
+/**
+ * The same headers as a list, for a kept page answered before Express (kept-pages.ts): helmet's
+ * recorded once, here, since running it for every answer cost about a quarter of a kept page's
+ * CPU time (perf/README.md, 2026-11-26). A kept page brings its own CSP.
+ */
+export const PROTECTIVE_HEADERS: [string, string][] = [...recorded(protect), ["permissions-policy", PERMISSIONS_POLICY]];
+export const HSTS_HEADER = recorded(hsts)[0]!;
+
+/** The headers a header-setting middleware sets, recorded against a response that keeps them. */
+function recorded(middleware: (req: IncomingMessage, res: ServerResponse, next: () => void) => void): [string, string][] {
+  const headers = new Map<string, string>();
+  const response = {
+    setHeader: (name: string, value: unknown) => headers.set(name.toLowerCase(), String(value)),
+    removeHeader: (name: string) => headers.delete(name.toLowerCase()),
+  };
+  middleware({} as IncomingMessage, response as unknown as ServerResponse, () => undefined);
+  return [...headers];
+}

@@ -1,0 +1,42 @@
+/**
+ * The one way a request skips Express: a GET or HEAD for a public page, answered with the bytes
+ * the page cache keeps (page-cache.ts, decision 0014), rendered into it on a miss. Express's pass
+ * cost a kept page 40-50% more CPU time (perf/README.md, 2026-11-26), and would give it nothing:
+ * the exact path of a page passes every check of reject-malformed.ts but the Host's (checked
+ * here), it needs no canonical redirect, and a kept page carries the headers every answer carries
+ * (headers.ts) and its own CSP. Everything else, and a page not for keeping, goes to Express.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { TLSSocket } from "node:tls";
+import type { Express } from "express";
+import { HSTS_HEADER } from "./headers";
+import type { Logger } from "./log";
+import type { Page, PageCache } from "./page-cache";
+import { wellFormedHost } from "./reject-malformed";
+
+/** A listener for the HTTP server's "request" event; `app` answers what it does not. */
+export function keptPagesFirst(pages: PageCache, app: Express, log: Logger): (req: IncomingMessage, res: ServerResponse) => void {
+  /** Express's req.secure, for a request Express has not seen: TLS, or a proxy TRUST_PROXY trusts that says so. */
+  const secure = (req: IncomingMessage) => {
+    if ((req.socket as TLSSocket).encrypted) return true;
+    const proto = req.headers["x-forwarded-proto"];
+    const trusted = app.get("trust proxy fn") as (address: string, hop: number) => boolean;
+    return typeof proto === "string" && trusted(req.socket.remoteAddress ?? "", 0) && proto.split(",")[0]!.trim() === "https";
+  };
+  const express = (req: IncomingMessage, res: ServerResponse) => app(req, res);
+  const send = (req: IncomingMessage, res: ServerResponse, page: Page) => pages.send(req, res, page, secure(req) ? HSTS_HEADER : []);
+
+  return (req, res) => {
+    const route = wellFormedHost(req.headers) ? pages.route(req.method, req.url ?? "") : null;
+    const page = route && pages.lookup(route.key);
+    if (!page) return express(req, res);
+    if (!(page instanceof Promise)) return send(req, res, page);
+    page.then(
+      (kept) => (kept ? send(req, res, kept) : express(req, res)),
+      (error: unknown) => {
+        log.error({ err: error, method: req.method, path: route.key.split("?")[0] }, "error");
+        express(req, res); // Remix renders it for this request
+      },
+    );
+  };
+}
