@@ -17,9 +17,17 @@ export function causeOf(error: unknown): string | undefined {
 
 export type Answer = { kind: "response"; status: number; body: string } | { kind: "timeout" } | { kind: "error"; error: unknown };
 
+/** A form service answers with a few hundred bytes: what comes past this is read and dropped. */
+const MAX_ANSWER_BYTES = 256 * 1024;
+
 /**
- * A POST over node:http with one deadline for the whole exchange, a stalled body included, and a
- * 256 KiB cap on the answer (a form service answers with a few hundred bytes).
+ * A POST with one deadline for the whole exchange, a stalled body included.
+ *
+ * node:http, not Node's fetch (measured in transport.test.ts): fetch refuses the ports the Fetch
+ * standard bars (a webhook on 6000 or 10080 would never be delivered), calls a service that hangs
+ * up unanswered UND_ERR_SOCKET instead of ECONNRESET (undici's `request` too, and it would be one
+ * more dependency), and its AbortSignal.timeout drops an answer that came during a pause, so the
+ * deadline below would stay hand-made all the same.
  */
 export function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Answer> {
   return new Promise((resolve) => {
@@ -51,7 +59,7 @@ export function post(url: string, headers: Record<string, string>, body: string,
       let size = 0;
       res.on("data", (chunk: Buffer) => {
         size += chunk.length;
-        if (size <= 256 * 1024) chunks.push(chunk);
+        if (size <= MAX_ANSWER_BYTES) chunks.push(chunk);
       });
       res.on("end", () => done({ kind: "response", status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
       res.on("error", (error) => done({ kind: "error", error }));
