@@ -16,7 +16,7 @@ import type { DeliveryOutcome, StoredLead, Transport } from "./types";
 
 /** The lead's parts an operator may file in fields of their own (ZOHO_FIELD_MAP). */
 export const MAPPABLE = ["service", "timeframe", "complexity", "estimate", "message"] as const;
-export type Mappable = (typeof MAPPABLE)[number];
+type Mappable = (typeof MAPPABLE)[number];
 
 export interface ZohoSettings {
   clientId: string;

@@ -19,9 +19,9 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type ZohoMode = "ok" | "tooMany" | "fail500" | "storeThenClose" | "storeThenHang";
+type ZohoMode = "ok" | "tooMany" | "fail500" | "storeThenClose" | "storeThenHang";
 
-export interface ZohoRecord {
+interface ZohoRecord {
   id: string;
   fields: Record<string, unknown>;
   /** How many upserts updated it after it was inserted. */
