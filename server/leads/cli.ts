@@ -71,6 +71,41 @@ const fromRedis = (job: Job<QueuedLead>, status: Row["status"], reason?: string)
   key: job.id ?? job.data.id,
 });
 
+/**
+ * The leads to show: this store's pending, held and parked ones; with Redis, its queued and parked
+ * jobs, and the leads this store handed over that Redis lost (pending). Not `complete` when a
+ * lead's text or Redis could not be read (each said on `err`).
+ */
+async function leadsToShow(store: LeadStore | undefined, redis: Redis | undefined, queue: Queue<QueuedLead> | undefined, err: (line: string) => void) {
+  let complete = true;
+  const rows: Row[] = store ? store.list(["pending", "held", "parked"]).map(fromStore) : [];
+  // Handed to Redis, not yet confirmed delivered: pending, unless Redis says otherwise below.
+  let handed: Row[] = store ? store.list(["handed"]).map((r) => ({ ...fromStore(r), status: "pending" as const })) : [];
+  for (const row of [...rows, ...handed].filter((r) => r.lead === null)) {
+    complete = false;
+    err(`leads: the text of lead ${row.id} could not be read`);
+  }
+  if (redis && queue) {
+    try {
+      // Still queued there: listed from Redis; delivered: done. What Redis lost stays pending here.
+      const where = await whereInRedis(
+        redis,
+        queue,
+        handed.map((row) => ({ id: row.id, key: row.key })),
+      );
+      handed = handed.filter((_, i) => where[i] === "missing");
+      for (const job of await queue.getJobs(["waiting", "delayed", "active", "prioritized"])) rows.push(fromRedis(job, "pending"));
+      for (const job of await queue.getJobs(["failed"])) rows.push(fromRedis(job, "parked", job.failedReason));
+    } catch (error) {
+      complete = false;
+      err(`leads: Redis could not be read (${(error as Error).name}); showing the local store only`);
+    }
+  }
+  const known = new Set(rows.map((row) => row.id));
+  rows.push(...handed.filter((row) => !known.has(row.id)));
+  return { rows, complete };
+}
+
 /** `out` is stdout, `err` stderr; the exit code is 1 when something could not be read. */
 export async function runCli(
   argv: string[],
@@ -110,33 +145,8 @@ export async function runCli(
   } else err(`leads: no lead store at ${config.leadsDb} yet (DATA_DIR=${config.dataDir})`);
   const redis = redisOf(config);
   const queue = redis && new Queue<QueuedLead>(QUEUE.name, { connection: redis, prefix: QUEUE.prefix });
-  let code = 0;
   try {
-    const rows: Row[] = store ? store.list(["pending", "held", "parked"]).map(fromStore) : [];
-    // Handed to Redis, not yet confirmed delivered: pending, unless Redis says otherwise below.
-    let handed: Row[] = store ? store.list(["handed"]).map((r) => ({ ...fromStore(r), status: "pending" as const })) : [];
-    for (const row of [...rows, ...handed].filter((r) => r.lead === null)) {
-      code = 1;
-      err(`leads: the text of lead ${row.id} could not be read`);
-    }
-    if (queue) {
-      try {
-        // Still queued there: listed from Redis; delivered: done. What Redis lost stays pending here.
-        const where = await whereInRedis(
-          redis!,
-          queue,
-          handed.map((row) => ({ id: row.id, key: row.key })),
-        );
-        handed = handed.filter((_, i) => where[i] === "missing");
-        for (const job of await queue.getJobs(["waiting", "delayed", "active", "prioritized"])) rows.push(fromRedis(job, "pending"));
-        for (const job of await queue.getJobs(["failed"])) rows.push(fromRedis(job, "parked", job.failedReason));
-      } catch (error) {
-        code = 1;
-        err(`leads: Redis could not be read (${(error as Error).name}); showing the local store only`);
-      }
-    }
-    const known = new Set(rows.map((row) => row.id));
-    rows.push(...handed.filter((row) => !known.has(row.id)));
+    const { rows, complete } = await leadsToShow(store, redis, queue, err);
     const wanted = (id: string) => ids.length === 0 || ids.includes(id);
     if (command === "list") {
       out(["id", "kind", "status", "age", "reason"].join("\t"));
@@ -187,7 +197,7 @@ export async function runCli(
       }
       out(`${command === "retry" ? "re-queued" : "released"} ${moved} lead(s); the server sends them within a few seconds (or when it next starts)`);
     }
-    return code;
+    return complete ? 0 : 1;
   } finally {
     await queue?.close();
     redis?.disconnect();
