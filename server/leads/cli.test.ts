@@ -119,4 +119,16 @@ describe("npm run leads", () => {
     });
     expect((await run(["--help"], {})).code).toBe(0);
   });
+
+  it("refuses a flag it does not know, exit 2, and changes nothing (an operator's `retry --all` was read as an id)", async () => {
+    const dir = await dataDir();
+    expect(await run(["retry", "--all"], { DATA_DIR: dir })).toMatchObject({
+      code: 2,
+      out: [],
+      err: [expect.stringMatching(/^leads: Unknown option '--all'/)],
+    });
+    const store = openStore(join(dir, "leads.db"));
+    expect(store.stats(Date.now())).toMatchObject({ parked: 1 });
+    store.close();
+  });
 });
