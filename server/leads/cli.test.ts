@@ -92,11 +92,43 @@ describe("npm run leads", () => {
     expect(err.join("\n")).toMatch(/cannot be used.*nothing was changed/);
   });
 
+  it("funnel: the last days as JSON with --json, or a table; a bad --days, an unknown flag or an id is exit 2", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "cli-"));
+    const json = await run(["funnel", "--json", "--days", "3"], { DATA_DIR: dir });
+    expect(json.code).toBe(0);
+    expect((JSON.parse(json.out.join("\n")) as { days: unknown[] }).days).toHaveLength(3);
+    const table = await run(["funnel"], { DATA_DIR: dir });
+    expect(table.out[0]).toBe("The calculator's funnel, last 7 days (Africa/Johannesburg)");
+    expect(table.out).toHaveLength(2 + 7 + 1 + 5);
+    expect(await run(["funnel", "--days", "0"], { DATA_DIR: dir })).toMatchObject({ code: 2, err: ["leads: --days must be a whole number from 1 to 400"] });
+    expect(await run(["funnel", "--days"], { DATA_DIR: dir })).toMatchObject({
+      code: 2,
+      err: [expect.stringMatching(/^leads: Option '--days <value>' argument missing/)],
+    });
+    expect(await run(["funnel", "--weeks", "2"], { DATA_DIR: dir })).toMatchObject({
+      code: 2,
+      err: [expect.stringMatching(/^leads: Unknown option '--weeks'/)],
+    });
+    expect(await run(["funnel", "7"], { DATA_DIR: dir })).toMatchObject({ code: 2, err: [expect.stringMatching(/^leads: Unexpected argument '7'/)] });
+  });
+
   it("answers anything else with its usage and exit code 2", async () => {
     expect(await run(["delete-everything"], {})).toMatchObject({
       code: 2,
       out: ["usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status | funnel [--json] [--days N]"],
     });
     expect((await run(["--help"], {})).code).toBe(0);
+  });
+
+  it("refuses a flag it does not know, exit 2, and changes nothing (an operator's `retry --all` was read as an id)", async () => {
+    const dir = await dataDir();
+    expect(await run(["retry", "--all"], { DATA_DIR: dir })).toMatchObject({
+      code: 2,
+      out: [],
+      err: [expect.stringMatching(/^leads: Unknown option '--all'/)],
+    });
+    const store = openStore(join(dir, "leads.db"));
+    expect(store.stats(Date.now())).toMatchObject({ parked: 1 });
+    store.close();
   });
 });

@@ -18,7 +18,7 @@
  */
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { Queue } from "bullmq";
+import { Queue, type Job } from "bullmq";
 import { Redis } from "ioredis";
 import { version } from "../../package.json";
 import { parseConfig } from "../config";
@@ -33,13 +33,14 @@ interface Row {
   status: "pending" | "held" | "parked";
   reason?: string;
   lead: QueuedLead | null;
-  where: "sqlite" | "redis";
   /** The dedupe key: the job's id in Redis. */
   key: string;
 }
 
 const USAGE = "usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status | funnel [--json] [--days N]";
 const COMMANDS = ["list", "export", "retry", "release", "status", "funnel"];
+/** Every command's flags; `--json` and `--days` are the funnel's. */
+const OPTIONS = { help: { type: "boolean" }, json: { type: "boolean" }, days: { type: "string" } } as const;
 
 function age(ms: number): string {
   const minutes = Math.max(0, Math.floor(ms / 60_000));
@@ -53,9 +54,57 @@ const fromStore = (r: LeadRow): Row => ({
   status: r.status as Row["status"],
   reason: r.parkedReason ?? undefined,
   lead: r.lead,
-  where: "sqlite",
   key: r.key ?? r.id,
 });
+
+/** With REDIS_URL, a connection that gives up soon: an operator waits for the answer. */
+const redisOf = (config: ReturnType<typeof parseConfig>) =>
+  config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 3_000, lazyConnect: true }) : undefined;
+
+const fromRedis = (job: Job<QueuedLead>, status: Row["status"], reason?: string): Row => ({
+  id: job.data.id,
+  kind: job.data.kind,
+  acceptedAt: job.data.acceptedAt,
+  status,
+  reason,
+  lead: job.data,
+  key: job.id ?? job.data.id,
+});
+
+/**
+ * The leads to show: this store's pending, held and parked ones; with Redis, its queued and parked
+ * jobs, and the leads this store handed over that Redis lost (pending). Not `complete` when a
+ * lead's text or Redis could not be read (each said on `err`).
+ */
+async function leadsToShow(store: LeadStore | undefined, redis: Redis | undefined, queue: Queue<QueuedLead> | undefined, err: (line: string) => void) {
+  let complete = true;
+  const rows: Row[] = store ? store.list(["pending", "held", "parked"]).map(fromStore) : [];
+  // Handed to Redis, not yet confirmed delivered: pending, unless Redis says otherwise below.
+  let handed: Row[] = store ? store.list(["handed"]).map((r) => ({ ...fromStore(r), status: "pending" as const })) : [];
+  for (const row of [...rows, ...handed].filter((r) => r.lead === null)) {
+    complete = false;
+    err(`leads: the text of lead ${row.id} could not be read`);
+  }
+  if (redis && queue) {
+    try {
+      // Still queued there: listed from Redis; delivered: done. What Redis lost stays pending here.
+      const where = await whereInRedis(
+        redis,
+        queue,
+        handed.map((row) => ({ id: row.id, key: row.key })),
+      );
+      handed = handed.filter((_, i) => where[i] === "missing");
+      for (const job of await queue.getJobs(["waiting", "delayed", "active", "prioritized"])) rows.push(fromRedis(job, "pending"));
+      for (const job of await queue.getJobs(["failed"])) rows.push(fromRedis(job, "parked", job.failedReason));
+    } catch (error) {
+      complete = false;
+      err(`leads: Redis could not be read (${(error as Error).name}); showing the local store only`);
+    }
+  }
+  const known = new Set(rows.map((row) => row.id));
+  rows.push(...handed.filter((row) => !known.has(row.id)));
+  return { rows, complete };
+}
 
 /** `out` is stdout, `err` stderr; the exit code is 1 when something could not be read. */
 export async function runCli(
@@ -64,13 +113,27 @@ export async function runCli(
   out: (line: string) => void,
   err: (line: string) => void = out,
 ): Promise<number> {
-  const [command, ...ids] = argv;
-  if (!command || !COMMANDS.includes(command)) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
+  } catch (error) {
+    err(`leads: ${(error as Error).message}`);
+    return 2;
+  }
+  const {
+    values: flags,
+    positionals: [command, ...ids],
+  } = parsed;
+  if (flags.help || !command || !COMMANDS.includes(command)) {
     out(USAGE);
-    return command === "--help" ? 0 : 2;
+    return flags.help ? 0 : 2;
   }
   const config = parseConfig(env, version);
-  if (command === "funnel") return funnel(ids, config, out, err);
+  if (command === "funnel") {
+    if (ids.length === 0) return funnel(flags, config, out, err);
+    err(`leads: Unexpected argument '${ids[0]}'. funnel takes no ids`);
+    return 2;
+  }
   let store: LeadStore | undefined;
   if (existsSync(config.leadsDb)) {
     try {
@@ -80,54 +143,10 @@ export async function runCli(
       return 1;
     }
   } else err(`leads: no lead store at ${config.leadsDb} yet (DATA_DIR=${config.dataDir})`);
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 3_000, lazyConnect: true }) : undefined;
+  const redis = redisOf(config);
   const queue = redis && new Queue<QueuedLead>(QUEUE.name, { connection: redis, prefix: QUEUE.prefix });
-  let code = 0;
   try {
-    const rows: Row[] = store ? store.list(["pending", "held", "parked"]).map(fromStore) : [];
-    // Handed to Redis, not yet confirmed delivered: pending, unless Redis says otherwise below.
-    let handed: Row[] = store ? store.list(["handed"]).map((r) => ({ ...fromStore(r), status: "pending" as const })) : [];
-    for (const row of [...rows, ...handed].filter((r) => r.lead === null)) {
-      code = 1;
-      err(`leads: the text of lead ${row.id} could not be read`);
-    }
-    if (queue) {
-      try {
-        // Still queued there: listed from Redis; delivered: done. What Redis lost stays pending here.
-        const where = await whereInRedis(
-          redis!,
-          queue,
-          handed.map((row) => ({ id: row.id, key: row.key })),
-        );
-        handed = handed.filter((_, i) => where[i] === "missing");
-        for (const job of await queue.getJobs(["waiting", "delayed", "active", "prioritized"]))
-          rows.push({
-            id: job.data.id,
-            kind: job.data.kind,
-            acceptedAt: job.data.acceptedAt,
-            status: "pending",
-            lead: job.data,
-            where: "redis",
-            key: job.id ?? job.data.id,
-          });
-        for (const job of await queue.getJobs(["failed"]))
-          rows.push({
-            id: job.data.id,
-            kind: job.data.kind,
-            acceptedAt: job.data.acceptedAt,
-            status: "parked",
-            reason: job.failedReason,
-            lead: job.data,
-            where: "redis",
-            key: job.id ?? job.data.id,
-          });
-      } catch (error) {
-        code = 1;
-        err(`leads: Redis could not be read (${(error as Error).name}); showing the local store only`);
-      }
-    }
-    const known = new Set(rows.map((row) => row.id));
-    rows.push(...handed.filter((row) => !known.has(row.id)));
+    const { rows, complete } = await leadsToShow(store, redis, queue, err);
     const wanted = (id: string) => ids.length === 0 || ids.includes(id);
     if (command === "list") {
       out(["id", "kind", "status", "age", "reason"].join("\t"));
@@ -178,7 +197,7 @@ export async function runCli(
       }
       out(`${command === "retry" ? "re-queued" : "released"} ${moved} lead(s); the server sends them within a few seconds (or when it next starts)`);
     }
-    return code;
+    return complete ? 0 : 1;
   } finally {
     await queue?.close();
     redis?.disconnect();
@@ -190,26 +209,29 @@ const STEPS = ["Step 2", "Step 3", "Step 4", "Step 5", "Sent"];
 const figures = (d: Pick<FunnelDay, "reached" | "sent">) => [d.reached[2], d.reached[3], d.reached[4], d.reached[5], d.sent];
 
 /** `funnel`: the counters of the last days, Redis's (when REDIS_URL is set) and this folder's added up. */
-async function funnel(args: string[], config: ReturnType<typeof parseConfig>, out: (line: string) => void, err: (line: string) => void) {
-  let options: { json?: boolean; days?: string };
-  try {
-    options = parseArgs({ args, options: { json: { type: "boolean" }, days: { type: "string" } } }).values;
-  } catch (error) {
-    err(`leads: ${(error as Error).message}`);
+async function funnel(
+  flags: { json?: boolean; days?: string },
+  config: ReturnType<typeof parseConfig>,
+  out: (line: string) => void,
+  err: (line: string) => void,
+) {
+  const count = Number(flags.days ?? 7);
+  if (!Number.isInteger(count) || count < 1 || count > 400) {
+    err("leads: --days must be a whole number from 1 to 400");
     return 2;
   }
-  const count = Number(options.days ?? 7);
-  if (!Number.isInteger(count) || count < 1 || count > 400) return (err("leads: --days must be a whole number from 1 to 400"), 2);
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 3_000, lazyConnect: true }) : undefined;
+  const redis = redisOf(config);
   const store = openFunnel({ file: config.funnelDb, redis, log: { warn: () => undefined } });
   try {
     const days = await store.read(lastDays(count));
-    if (options.json) return (out(JSON.stringify({ days }, null, 2)), 0);
+    if (flags.json) {
+      out(JSON.stringify({ days }, null, 2));
+      return 0;
+    }
     out(`The calculator's funnel, last ${count} days (Africa/Johannesburg)`);
     out(["date      ", ...STEPS.map((s) => s.padStart(7)), "Contact".padStart(8)].join(" "));
     for (const day of days) out([day.date, ...figures(day).map((n) => String(n).padStart(7)), String(day.contactSent).padStart(8)].join(" "));
-    const total = [0, 0, 0, 0, 0];
-    for (const day of days) figures(day).forEach((n, i) => (total[i]! += n));
+    const total = STEPS.map((_, step) => days.reduce((sum, day) => sum + figures(day)[step]!, 0));
     out("");
     const widest = Math.max(1, ...total);
     total.forEach((n, i) => {

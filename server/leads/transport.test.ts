@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type FakeFormService, startFakeFormService } from "../../tests/support/fake-form-service";
 import { appendLine, createTransport, type TransportConfig } from "./transport";
 import type { StoredLead } from "./types";
@@ -117,6 +117,13 @@ describe("other answers", () => {
     expect(keys).toEqual([lead.id, lead.id]);
   });
 
+  it("an answer past 256 KiB is read to its end but kept only in part: not the service's answer", async () => {
+    answer(200, JSON.stringify({ success: true, padding: "x".repeat(300 * 1024) }));
+    expect(await createTransport({ ...config, endpoint: url }).deliver(lead)).toEqual({ ok: false, retry: true, reason: "rejected", status: 200 });
+    answer(200, JSON.stringify({ success: true, padding: "x".repeat(200 * 1024) }));
+    expect(await createTransport({ ...config, endpoint: url }).deliver(lead)).toEqual({ ok: true, status: 200 });
+  });
+
   it("a body that drips slower than the deadline is a timeout, and the socket is let go", async () => {
     reply = (res) => {
       res.writeHead(200, { "Content-Type": "application/json" }).write("{");
@@ -140,17 +147,53 @@ describe("a process that could not run past the deadline", () => {
     }));
     server.listen(0, "127.0.0.1", () => parentPort.postMessage(server.address().port));`;
 
-  it("counts an answer that arrived while it was blocked, though its deadline passed meanwhile", async () => {
+  /** Sends with `send` to the service in its thread, blocked from the moment it has the lead until well past the deadline. */
+  async function blockedWhileAnswered<T>(send: (url: string) => Promise<T>): Promise<T> {
     const thread = new Worker(SERVICE, { eval: true });
     try {
       const port = await new Promise<number>((resolve) => thread.once("message", resolve));
-      // Blocked from the moment the service has the lead until well past the deadline.
       thread.once("message", () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, SHORT * 3));
-      const sent = createTransport({ ...config, endpoint: `http://127.0.0.1:${port}/submit`, timeoutMs: SHORT }).deliver(lead);
-      expect(await sent).toEqual({ ok: true, status: 200 });
+      return await send(`http://127.0.0.1:${port}/submit`);
     } finally {
       await thread.terminate();
     }
+  }
+
+  it("counts an answer that arrived while it was blocked, though its deadline passed meanwhile", async () => {
+    const sent = blockedWhileAnswered((url) => createTransport({ ...config, endpoint: url, timeoutMs: SHORT }).deliver(lead));
+    expect(await sent).toEqual({ ok: true, status: 200 });
+  });
+
+  // The experiment behind post()'s comment in send.ts: when one of these fails, Node's fetch may do.
+  it("Node's fetch with AbortSignal.timeout throws that answer away", async () => {
+    const sent = blockedWhileAnswered((url) => fetch(url, { method: "POST", body: "{}", signal: AbortSignal.timeout(SHORT) }).then((res) => res.text()));
+    await expect(sent).rejects.toMatchObject({ name: "TimeoutError" });
+  });
+});
+
+describe("Node's fetch in post()'s place (the measured reason send.ts keeps node:http)", () => {
+  let server: Server;
+  afterEach(() => server.closeAllConnections() ?? server.close());
+  /** A webhook on the first free port of those the Fetch standard bars ("bad ports"). */
+  async function webhookOnBarredPort(): Promise<string> {
+    for (const port of [10080, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697]) {
+      server = createServer((req, res) => req.resume().on("end", () => res.end()));
+      const bound = await new Promise<boolean>((resolve) => server.once("error", () => resolve(false)).listen(port, "127.0.0.1", () => resolve(true)));
+      if (bound) return `http://127.0.0.1:${port}/hook`;
+    }
+    throw new Error("every barred port is taken");
+  }
+
+  it("a webhook on a port the Fetch standard bars (10080, 6000, 5060 …) is delivered; fetch refuses to send", async () => {
+    const url = await webhookOnBarredPort();
+    expect(await createTransport({ ...config, provider: "webhook", endpoint: url }).deliver(lead)).toEqual({ ok: true, status: 200 });
+    await expect(fetch(url, { method: "POST", body: "{}" })).rejects.toMatchObject({ cause: { message: "bad port" } });
+  });
+
+  it("a service that hangs up unanswered is ECONNRESET in lead_delivery_failed; fetch calls it UND_ERR_SOCKET", async () => {
+    service.setMode("refuse");
+    expect(await createTransport(config).deliver(lead)).toMatchObject({ reason: "network", cause: "ECONNRESET" });
+    await expect(fetch(service.submitUrl, { method: "POST", body: "{}" })).rejects.toMatchObject({ cause: { code: "UND_ERR_SOCKET" } });
   });
 });
 

@@ -7,7 +7,7 @@
  */
 import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
-import { causeOf, post, messageText as text } from "./send";
+import { causeOf, fieldsOf, messageText, parseAnswer, post, unanswered } from "./send";
 import type { DeliveryOutcome, StoredLead, Transport } from "./types";
 import { createZohoTransport, type ZohoSettings } from "./zoho-crm";
 
@@ -22,8 +22,6 @@ export interface TransportConfig {
   zoho?: ZohoSettings;
 }
 
-const field = (body: unknown, key: string) => (typeof body === "object" && body !== null ? (body as Record<string, unknown>)[key] : undefined);
-
 /** Each service's payload, headers and success rule (besides a 2xx status). */
 const PROVIDERS = {
   web3forms: {
@@ -32,19 +30,19 @@ const PROVIDERS = {
       subject: lead.subject,
       to: c.inbox,
       from_name: lead.fromName,
-      message: text(lead),
+      message: messageText(lead),
       replyto: lead.replyTo,
     }),
     headers: (): Record<string, string> => ({}),
-    accepted: (body: unknown) => field(body, "success") === true,
+    accepted: (answer: Record<string, unknown>) => answer.success === true,
   },
   formspree: {
-    payload: (lead: StoredLead) => ({ email: lead.replyTo, _subject: lead.subject, message: text(lead), name: lead.fromName }),
+    payload: (lead: StoredLead) => ({ email: lead.replyTo, _subject: lead.subject, message: messageText(lead), name: lead.fromName }),
     headers: (): Record<string, string> => ({}),
-    accepted: (body: unknown) => field(body, "ok") === true,
+    accepted: (answer: Record<string, unknown>) => answer.ok === true,
   },
   webhook: {
-    payload: (lead: StoredLead) => ({ subject: lead.subject, from_name: lead.fromName, reply_to: lead.replyTo, message: text(lead) }),
+    payload: (lead: StoredLead) => ({ subject: lead.subject, from_name: lead.fromName, reply_to: lead.replyTo, message: messageText(lead) }),
     // The reference as the key a receiver can drop a second send by (decision 0033): a process
     // killed after the service took a lead and before it said so sends it again.
     headers: (c: TransportConfig, lead: StoredLead): Record<string, string> => ({ Authorization: `Bearer ${c.accessKey}`, "Idempotency-Key": lead.id }),
@@ -63,17 +61,10 @@ export function createTransport(config: TransportConfig): Transport {
     async deliver(lead) {
       const headers = { "Content-Type": "application/json", Accept: "application/json", ...provider.headers(config, lead) };
       const answer = await post(config.endpoint, headers, JSON.stringify(provider.payload(lead, config)), config.timeoutMs);
-      if (answer.kind === "timeout") return { ok: false, retry: true, reason: "timeout" };
-      if (answer.kind === "error") return { ok: false, retry: true, reason: "network", cause: causeOf(answer.error) };
+      if (answer.kind !== "response") return unanswered(answer);
       const { status, body } = answer;
       if (status < 200 || status > 299) return { ok: false, retry: !PERMANENT(status), reason: "http", status };
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(body);
-      } catch {
-        parsed = undefined; // an HTML page or nothing: not the service's answer
-      }
-      return provider.accepted(parsed) ? { ok: true, status } : { ok: false, retry: true, reason: "rejected", status };
+      return provider.accepted(fieldsOf(parseAnswer(body))) ? { ok: true, status } : { ok: false, retry: true, reason: "rejected", status };
     },
   };
 }
@@ -112,7 +103,7 @@ function outbox(config: TransportConfig): Transport {
   return {
     name: "outbox",
     async deliver(lead): Promise<DeliveryOutcome> {
-      const line = `${JSON.stringify({ id: lead.id, at: new Date(lead.acceptedAt).toISOString(), subject: lead.subject, to: config.inbox, from_name: lead.fromName, reply_to: lead.replyTo, message: text(lead) })}\n`;
+      const line = `${JSON.stringify({ id: lead.id, at: new Date(lead.acceptedAt).toISOString(), subject: lead.subject, to: config.inbox, from_name: lead.fromName, reply_to: lead.replyTo, message: messageText(lead) })}\n`;
       // One append at a time, so lines never interleave.
       const write = queue.then(() => appendLine(config.outboxFile, line));
       queue = write.catch(() => undefined);

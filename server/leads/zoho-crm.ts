@@ -11,12 +11,12 @@
  * lead text ever goes into an outcome: the queues log outcomes. One attempt, however many
  * requests it makes, takes at most FORM_TIMEOUT_MS: its claim on the lead lasts that and 5 s.
  */
-import { causeOf, messageText, post, type Answer } from "./send";
+import { fieldsOf, messageText, parseAnswer, post, unanswered, type Answer } from "./send";
 import type { DeliveryOutcome, StoredLead, Transport } from "./types";
 
 /** The lead's parts an operator may file in fields of their own (ZOHO_FIELD_MAP). */
 export const MAPPABLE = ["service", "timeframe", "complexity", "estimate", "message"] as const;
-export type Mappable = (typeof MAPPABLE)[number];
+type Mappable = (typeof MAPPABLE)[number];
 
 export interface ZohoSettings {
   clientId: string;
@@ -47,23 +47,8 @@ const LEAD_REFUSED = ["INVALID_DATA", "MANDATORY_NOT_FOUND", "DUPLICATE_DATA", "
 const LAST_NAME_MAX = 80;
 
 const retryable = (status: number) => status === 408 || status === 425 || status === 429 || status >= 500;
-const object = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {});
-const parse = (body: string): unknown => {
-  try {
-    return JSON.parse(body);
-  } catch {
-    return undefined; // an HTML page or nothing: not Zoho's answer
-  }
-};
 /** Zoho's code for an answer, when it has the shape of one (never anything longer). */
 const codeOf = (value: unknown) => (typeof value === "string" && /^[A-Za-z_]{1,40}$/.test(value) ? value : undefined);
-
-/** A failure the pipeline retries or parks; `zoho:<code>` when Zoho said why. */
-function failure(answer: Exclude<Answer, { kind: "response" }>): Failure {
-  return answer.kind === "timeout"
-    ? { ok: false, retry: true, reason: "timeout" }
-    : { ok: false, retry: true, reason: "network", cause: causeOf(answer.error) };
-}
 
 /** The lead as a record of Zoho's Leads module. */
 export function leadRecord(lead: StoredLead, settings: ZohoSettings): Record<string, string> {
@@ -105,8 +90,8 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
       form,
       ms,
     );
-    if (answer.kind !== "response") return failure(answer);
-    const body = object(parse(answer.body));
+    if (answer.kind !== "response") return unanswered(answer);
+    const body = fieldsOf(parseAnswer(answer.body));
     const error = codeOf(body.error);
     // Zoho answers a refused refresh token with 200 and {"error": "invalid_code"}.
     if (error && CREDENTIALS_REFUSED.includes(error)) return { ok: false, retry: false, reason: `zoho:${error}`, status: answer.status };
@@ -134,9 +119,9 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
 
   /** Success is strict: one SUCCESS entry, an insert or an update, and the record's id. */
   function outcome(status: number, raw: string): DeliveryOutcome {
-    const body = object(parse(raw));
-    const entry = object(Array.isArray(body.data) ? body.data[0] : undefined);
-    const details = object(entry.details);
+    const body = fieldsOf(parseAnswer(raw));
+    const entry = fieldsOf(Array.isArray(body.data) ? body.data[0] : undefined);
+    const details = fieldsOf(entry.details);
     if (status >= 200 && status < 300 && entry.code === "SUCCESS" && (entry.action === "insert" || entry.action === "update")) {
       if (typeof details.id === "string" && /^\d{1,30}$/.test(details.id)) return { ok: true, status, record: details.id };
     }
@@ -153,18 +138,18 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
     name: "zoho-crm",
     async deliver(lead) {
       const deadline = performance.now() + timeoutMs;
-      const left = () => Math.max(1, Math.round(deadline - performance.now()));
-      let auth = await accessToken(left());
+      const msLeft = () => Math.max(1, Math.round(deadline - performance.now()));
+      let auth = await accessToken(msLeft());
       if (!("value" in auth)) return auth;
-      let answer = await upsert(lead, auth, left());
+      let answer = await upsert(lead, auth, msLeft());
       // An access token Zoho no longer takes (expired early, revoked): a new one, and once more.
-      if (answer.kind === "response" && answer.status === 401 && codeOf(object(parse(answer.body)).code) === "INVALID_TOKEN") {
-        auth = await accessToken(left(), auth.value);
+      if (answer.kind === "response" && answer.status === 401 && codeOf(fieldsOf(parseAnswer(answer.body)).code) === "INVALID_TOKEN") {
+        auth = await accessToken(msLeft(), auth.value);
         if (!("value" in auth)) return auth;
-        answer = await upsert(lead, auth, left());
+        answer = await upsert(lead, auth, msLeft());
         if (answer.kind === "response" && answer.status === 401) return { ok: false, retry: true, reason: "zoho:INVALID_TOKEN", status: 401 };
       }
-      return answer.kind === "response" ? outcome(answer.status, answer.body) : failure(answer);
+      return answer.kind === "response" ? outcome(answer.status, answer.body) : unanswered(answer);
     },
   };
 }

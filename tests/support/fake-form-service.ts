@@ -91,12 +91,18 @@ export async function startFakeFormService(opts: { port?: number; host?: string;
         if (m === "successFalse") return send(res, 200, { success: false, message: "Invalid access key" });
         if (m === "successFalseString") return send(res, 200, { success: "false" });
         if (m === "unauthorized") return send(res, 401, { success: false, message: "Invalid access key" });
-        if (m === "html200")
-          return (res.writeHead(200, { "Content-Type": "text/html" }), void res.end("<html><body>Please sign in to the Wi-Fi</body></html>"));
+        if (m === "html200") return void res.writeHead(200, { "Content-Type": "text/html" }).end("<html><body>Please sign in to the Wi-Fi</body></html>");
         // Accepted only if the answer reaches a sender still waiting for it.
-        const ok = () => void (req.socket.destroyed || ((body.accepted = true), send(res, 200, { success: true, message: "Email sent successfully!" })));
+        const ok = () => {
+          if (req.socket.destroyed) return;
+          body.accepted = true;
+          send(res, 200, { success: true, message: "Email sent successfully!" });
+        };
         if (m === "slow") {
-          const t = setTimeout(() => (timers.delete(t), ok()), delayMs);
+          const t = setTimeout(() => {
+            timers.delete(t);
+            ok();
+          }, delayMs);
           return void timers.add(t);
         }
         return ok();
@@ -109,7 +115,10 @@ export async function startFakeFormService(opts: { port?: number; host?: string;
       }
       if (req.method === "GET" && url.pathname === "/__received") return send(res, 200, received(match));
       if (req.method === "GET" && url.pathname === "/__accepted") return send(res, 200, accepted(match));
-      if (req.method === "POST" && url.pathname === "/__clear") return (clear(match), send(res, 204));
+      if (req.method === "POST" && url.pathname === "/__clear") {
+        clear(match);
+        return send(res, 204);
+      }
       send(res, 404, { error: "not found" });
     };
     handle().catch(() => res.destroy());
