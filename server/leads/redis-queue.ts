@@ -9,14 +9,13 @@
  * ceiling is one count in Redis for every container; a lead over it is held in the local store.
  */
 import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { Logger } from "../log";
-import { watchRedis } from "../redis-watch";
-import { storeFaults } from "./faults";
-import { DEDUPE_WINDOW_MS, expired, leadKey, newLeadId, retryDelay } from "./schedule";
-import { LOOK_TRIES, reportHeld, storeUpkeep, type QueueOptions } from "./sqlite-queue";
-import { AddressFull, openStore, sqliteCause, whenFree, type InsertResult, type LeadStore } from "./store";
-import { noLeadEvents, type Lead, type LeadOrigin, type LeadQueue, type StoredLead } from "./types";
+import { queueConnection, watchRedis, workerConnection } from "../redis";
+import { attempt, localRecord, LOOK_TRIES, reportAttempt, settle, verdictOf, type QueueOptions } from "./pipeline";
+import { DEDUPE_WINDOW_MS, leadKey, newLeadId, retryDelay } from "./schedule";
+import { retryWhileBusy, sqliteCause, type InsertResult, type LeadStore } from "./store";
+import type { Lead, LeadOrigin, LeadQueue, StoredLead } from "./types";
 
 export const QUEUE = { name: "leads", prefix: "agency-site" };
 /** A re-queued lead gets a fresh retry window from `since`. */
@@ -78,36 +77,37 @@ export async function whereInRedis(redis: Redis, queue: Queue, leads: { id: stri
 
 /** The lead queue's two connections, each logged by name as it comes and goes. */
 const watch = (connection: Redis, log: Logger, name: string) => watchRedis(connection, log, { event: "lead_queue_redis", fields: { connection: name } });
-/**
- * BullMQ writes a few warnings with console.warn/error (the eviction policy on every connection,
- * an old Redis version): plain text in a JSON log. Ours says the eviction policy once, as JSON;
- * anything else a library prints this way becomes a `library_warning` line.
- */
-function keepLogJson(log: Logger) {
-  const toLog =
-    (level: "warn" | "error") =>
-    (...args: unknown[]) => {
-      const note = args.map(String).join(" ").replace(/\s+/g, " ").slice(0, 300);
-      if (!/Eviction policy is/.test(note)) log[level]({ note }, "library_warning");
-    };
-  console.warn = toLog("warn");
-  console.error = toLog("error");
-}
 
-/** At start, one warning for each way this Redis could lose queued leads (the local records still hold them). */
+/**
+ * At start, one JSON warning for each way this Redis could lose queued leads (the local records
+ * still hold them), and for a Redis older than BullMQ recommends. BullMQ would print the first
+ * and last as plain text on every connection: its `skipVersionCheck` (below) leaves them to us.
+ */
 async function checkRedis(producer: Redis, log: Logger) {
-  const info = await producer.info("memory");
+  const info = await producer.info();
   const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
   if (policy && policy !== "noeviction") log.warn({ policy, expected: "noeviction" }, "redis_eviction_policy");
+  const version = /^redis_version:(\S+)/m.exec(info)?.[1];
+  if (version && olderThan(version, BULLMQ_RECOMMENDS)) log.warn({ version, expected: `${BULLMQ_RECOMMENDS} or newer` }, "redis_version_old");
   // CONFIG may be switched off (a managed Redis): then nothing is said.
   const setting = async (name: string) => ((await producer.config("GET", name)) as string[])[1];
   const [appendonly, save] = await Promise.all([setting("appendonly"), setting("save")]);
   if (appendonly === "no" && save === "") log.warn({ appendonly, save, expected: "appendonly yes" }, "redis_persistence_off");
 }
+/** The oldest Redis BullMQ runs on without a warning (its RedisConnection.recommendedMinimumVersion). */
+const BULLMQ_RECOMMENDS = "6.2.0";
+const olderThan = (version: string, than: string) => {
+  const [a, b] = [version, than].map((v) => v.split(".").map(Number));
+  const i = a!.findIndex((n, j) => n !== b![j]);
+  return i !== -1 && a![i]! < b![i]!;
+};
 
-function within<T>(ms: number, work: Promise<T>): Promise<T> {
+/** `work`, or a rejection once `ms` have passed without its answer. */
+function timeLimit<T>(ms: number, work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const slow = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("timeout")), ms)));
+  const slow = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("timeout")), ms);
+  });
   return Promise.race([work, slow]).finally(() => clearTimeout(timer));
 }
 
@@ -118,21 +118,12 @@ export interface RedisQueueOptions extends QueueOptions {
 }
 
 export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
-  const {
-    redisUrl,
-    dbFile,
-    transport,
-    log,
-    events = noLeadEvents,
-    retentionMs = 30 * 86_400_000,
-    perHour = 60,
-    now = Date.now,
-    random = Math.random,
-    concurrency = 4,
-  } = options;
-  const { backoff = (n: number) => retryDelay(n, random), pollMs = 2_000, refreshMs = 5_000, leaseMs = 40_000 } = options;
-  keepLogJson(log);
-  const producer = watch(new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 }), log, "producer");
+  const settings = settle(options);
+  const { redisUrl, transport, log, clock, retentionMs, perHour, leaseMs, concurrency, backoff, pollMs } = settings;
+  const { refreshMs = 5_000 } = options;
+  const record = localRecord(settings);
+  const { faults } = record;
+  const producer = watch(queueConnection(redisUrl), log, "producer");
   producer.once("ready", () => void checkRedis(producer, log).catch(() => undefined));
   // Delivered jobs stay a day (the dedupe window), or not at all with LEAD_RETENTION_DAYS=0.
   const job = {
@@ -141,31 +132,30 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     removeOnComplete: retentionMs === 0 ? true : { age: Math.min(retentionMs, 86_400_000) / 1000 },
     removeOnFail: false,
   };
-  const queue = new Queue<QueuedLead>(QUEUE.name, { connection: producer, prefix: QUEUE.prefix, defaultJobOptions: job });
+  // checkRedis says what BullMQ's own check would print as plain text (skipVersionCheck). BullMQ
+  // then takes this Redis for its oldest (5.0): a worker rounds its idle wait up to whole seconds.
+  const queue = new Queue<QueuedLead>(QUEUE.name, { connection: producer, prefix: QUEUE.prefix, defaultJobOptions: job, skipVersionCheck: true });
   queue.on("error", () => undefined); // the connection's own listener reports it
   let worker: Worker<QueuedLead> | undefined;
   let connection: Redis | undefined;
-  let local: LeadStore | undefined;
-  let snapshot = { pending: 0, parked: 0, oldest: Infinity };
+  let inRedis = { pending: 0, parked: 0, oldestAt: Infinity };
   let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
+  let cancelWait = () => undefined as void;
+  let refresher: NodeJS.Timeout | undefined;
   let ticking: Promise<void> = Promise.resolve();
-  const refresher: NodeJS.Timeout[] = [];
-  const faults = storeFaults(log, now);
-  const upkeep = storeUpkeep(log, now, retentionMs, faults);
-  /** When (performance.now()) each handed lead was first seen gone from Redis. */
+  /** When (the monotonic clock) each handed lead was first seen gone from Redis. */
   let missingSince = new Map<string, number>();
 
   /** Through the shared ceiling (a held lead: also at its pace), or not. */
   async function admit(id: string, held: boolean): Promise<boolean> {
-    const at = now();
+    const at = clock.now();
     const pace = held ? String(at - HOUR_MS / perHour) : "";
     return Number(await producer.eval(ADMIT, 1, ADMITTED, String(at), String(at - HOUR_MS), String(perHour), pace, id)) === 1;
   }
 
   /** Whether the shared ceiling would let a held lead through now, at its pace (a look only: admit decides). */
   async function roomForHeld(): Promise<boolean> {
-    const at = now();
+    const at = clock.now();
     const [inHour, lately] = await Promise.all([
       producer.zcount(ADMITTED, `(${at - HOUR_MS}`, at),
       producer.zcount(ADMITTED, `(${at - HOUR_MS / perHour}`, at),
@@ -177,11 +167,21 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
    * The local record says delivered (its text then kept as LEAD_RETENTION_DAYS says); `sent`: by
    * this container, which keeps another container's lead until that one has confirmed it.
    */
-  async function confirm(id: string, { sent = false, record }: { sent?: boolean; record?: string } = {}) {
+  async function confirm(id: string, { sent = false, record: crm }: { sent?: boolean; record?: string } = {}) {
+    const store = record.store;
     try {
-      await whenFree(() => (sent ? local?.sent(id, now(), retentionMs, record) : local?.delivered(id, now(), retentionMs, record)));
+      await retryWhileBusy(() => (sent ? store?.sent(id, clock.now(), retentionMs, crm) : store?.delivered(id, clock.now(), retentionMs, crm)));
     } catch (error) {
       faults.failed(error, "write", { id }); // the next look at Redis confirms it again
+    }
+  }
+
+  /** Whether this container's record says the lead was sent already (a locked or failing store: no, Redis's mark still counts). */
+  function sentHere(id: string): boolean {
+    try {
+      return record.store?.knownDelivered(id) === true;
+    } catch {
+      return false;
     }
   }
 
@@ -189,41 +189,28 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     const lead = job.data;
     // Queued again after Redis lost it, or stalled after its send: sent already (as Redis says, or
     // as this container's own record says when Redis lost the mark), not twice.
-    const here = (() => {
-      try {
-        return local?.knownDelivered(lead.id) === true;
-      } catch {
-        return false; // a locked or failing store: Redis's mark still counts
-      }
-    })();
-    if (here) await producer.set(deliveredKey(lead.id), String(now()), "PX", DELIVERED_MARK_MS, "NX").catch(() => undefined);
-    if (here || (await producer.exists(deliveredKey(lead.id))) === 1)
-      return void (await confirm(lead.id), log.info({ id: lead.id, kind: lead.kind }, "lead_delivered_already"));
-    const started = now();
-    const outcome = await transport.deliver(lead);
-    const fields = { id: lead.id, kind: lead.kind, provider: transport.name, attempt: job.attemptsMade + 1, durationMs: now() - started };
+    const here = sentHere(lead.id);
+    if (here) await producer.set(deliveredKey(lead.id), String(clock.now()), "PX", DELIVERED_MARK_MS, "NX").catch(() => undefined);
+    if (here || (await producer.exists(deliveredKey(lead.id))) === 1) {
+      await confirm(lead.id);
+      log.info({ id: lead.id, kind: lead.kind }, "lead_delivered_already");
+      return;
+    }
+    const { outcome, fields } = await attempt(transport, lead, job.attemptsMade + 1, clock);
+    // The waits BullMQ scheduled so far (their mean), so a clock jump cannot shorten the window.
+    const waited = Array.from({ length: job.attemptsMade + 1 }, (_, n) => retryDelay(n + 1, () => 0.5)).reduce((a, b) => a + b, 0);
+    const verdict = verdictOf(outcome, { since: lead.since ?? lead.acceptedAt, retryMs: waited }, clock.now());
     if (outcome.ok) {
       // Marked before the job completes (and may be removed): whichever container keeps its record
       // hears of it. Kept here too, so the mark is made again if Redis loses it before then.
-      await producer.set(deliveredKey(lead.id), String(now()), "PX", DELIVERED_MARK_MS).catch(() => undefined);
+      await producer.set(deliveredKey(lead.id), String(clock.now()), "PX", DELIVERED_MARK_MS).catch(() => undefined);
       if (job.id) await producer.set(sentFormKey(job.id), lead.id, "PX", DEDUPE_WINDOW_MS).catch(() => undefined);
       await confirm(lead.id, { sent: true, record: outcome.record });
-      return void (
-        events.attempted(lead.kind, "delivered", fields.durationMs / 1000),
-        log.info({ ...fields, status: outcome.status, record: outcome.record }, "lead_delivered")
-      );
     }
-    // The waits BullMQ scheduled so far (their mean), so a clock jump cannot shorten the window.
-    const waited = Array.from({ length: job.attemptsMade + 1 }, (_, n) => retryDelay(n + 1, () => 0.5)).reduce((a, b) => a + b, 0);
-    if (!outcome.retry || expired(lead.since ?? lead.acceptedAt, waited, now())) {
-      const reason = outcome.retry ? "expired" : outcome.reason;
-      events.attempted(lead.kind, "parked", fields.durationMs / 1000);
-      log.error({ ...fields, reason, status: outcome.status }, "lead_parked");
-      throw new UnrecoverableError(reason);
-    }
-    events.attempted(lead.kind, "retried", fields.durationMs / 1000);
-    log.warn({ ...fields, reason: outcome.reason, status: outcome.status, cause: outcome.cause }, "lead_delivery_failed");
-    throw new Error(outcome.reason);
+    reportAttempt(settings, verdict, outcome, fields);
+    // BullMQ writes the rest down: a failed job (parked), or one it tries again on the schedule.
+    if (verdict.result === "parked") throw new UnrecoverableError(verdict.reason);
+    if (!outcome.ok) throw new Error(outcome.reason);
   }
 
   /** Adds a lead as the job named by its key; resolves with the id of the lead Redis now has. */
@@ -236,9 +223,9 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
    * Queues a lead recorded here: handed (kept until confirmed), or forgotten when another lead
    * with the same form was queued first. Resolves with the id Redis has.
    */
-  async function hand(lead: StoredLead, key: string): Promise<string> {
-    const first = await within(1_500, add(lead, key));
-    await whenFree(() => (first === lead.id ? local?.handed(lead.id) : local?.forget(lead.id)));
+  async function handOver(lead: StoredLead, key: string): Promise<string> {
+    const first = await timeLimit(1_500, add(lead, key));
+    await retryWhileBusy(() => (first === lead.id ? record.store?.handed(lead.id) : record.store?.forget(lead.id)));
     return first;
   }
 
@@ -246,7 +233,7 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
   async function acknowledge(ids: string[]) {
     if (ids.length === 0) return;
     const multi = producer.multi();
-    for (const id of ids) multi.set(deliveredKey(id), `${CONFIRMED}${now()}`, "PX", DELIVERED_MARK_MS);
+    for (const id of ids) multi.set(deliveredKey(id), `${CONFIRMED}${clock.now()}`, "PX", DELIVERED_MARK_MS);
     await multi.exec();
   }
 
@@ -266,7 +253,8 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
       if (!answers) throw new Error("the Redis transaction was aborted");
       for (const [i, { id, deliveredAt }] of some.entries()) {
         const mark = answers[i * 2 + 1]?.[1];
-        if ((typeof mark === "string" && mark.startsWith(CONFIRMED)) || now() - deliveredAt > DELIVERED_MARK_MS) await whenFree(() => store.heardOf(id));
+        const heard = (typeof mark === "string" && mark.startsWith(CONFIRMED)) || clock.now() - deliveredAt > DELIVERED_MARK_MS;
+        if (heard) await retryWhileBusy(() => store.heardOf(id));
       }
     }
   }
@@ -277,96 +265,124 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
    * whether they were delivered (by any container) or are gone from Redis and must be queued again.
    */
   async function tick() {
-    if (!local) return;
-    const store = local;
+    const store = record.store;
+    if (!store) return;
     try {
-      await upkeep(store);
+      await record.upkeep(store);
       // Without Redis, this store's own ceiling lets held leads go, as it lets new ones in.
-      const released = producer.status === "ready" ? null : await whenFree(() => store.releaseHeld(now(), perHour), LOOK_TRIES);
-      if (released) log.info(released, "lead_released");
+      if (producer.status !== "ready") await record.releaseHeld(store);
     } catch (error) {
-      return faults.lookFailed(error);
+      faults.lookFailed(error);
+      return;
     }
-    if (producer.status !== "ready") return faults.cleared();
+    if (producer.status !== "ready") {
+      faults.cleared();
+      return;
+    }
     try {
       // First, so a lead this container sent is marked again before anything else here can fail.
       await remark(store);
       // The fairest held lead first (decision 0031): one address's flood cannot go ahead of everyone.
       // Ranked only when the shared ceiling has room: ranking a large flood's leads takes a while.
       while (await roomForHeld()) {
-        const held = store.nextHeld(now());
+        const held = store.nextHeld(clock.now());
         if (!held || !(await admit(held.id, true))) break;
-        if (await whenFree(() => store.admitHeld(held.id, now()))) log.info({ id: held.id, kind: held.kind }, "lead_released");
+        if (await retryWhileBusy(() => store.admitHeld(held.id, clock.now()))) log.info({ id: held.id, kind: held.kind }, "lead_released");
       }
       for (const row of store.list(["pending"])) {
         if (!row.lead) {
-          await whenFree(() => store.park(row.id, now(), "unreadable"));
-          log.error({ id: row.id, kind: row.kind, reason: "unreadable" }, "lead_parked");
+          await record.parkUnreadable(store, row.id, row.kind);
           continue;
         }
-        const first = await hand(row.lead, row.key ?? row.id);
+        const first = await handOver(row.lead, row.key ?? row.id);
         log.info({ id: row.id, kind: row.kind, duplicateOf: first === row.id ? undefined : first }, "lead_handed_to_redis");
       }
-      const handed = store.handedKeys();
-      const where = await whereInRedis(producer, queue, handed);
-      const seenMissing = missingSince;
-      missingSince = new Map();
-      const confirmed: string[] = [];
-      for (const [i, { id, kind, key }] of handed.entries()) {
-        if (where[i] === "delivered") await whenFree(() => store.delivered(id, now(), retentionMs)).then(() => confirmed.push(id));
-        if (where[i] !== "missing") continue;
-        // A send in flight when Redis lost its job (here or in another container) ends within one
-        // lease and marks the lead delivered: queued again before that, it would be sent twice.
-        const since = seenMissing.get(id) ?? performance.now();
-        if (performance.now() - since < leaseMs) {
-          missingSince.set(id, since);
-          continue;
-        }
-        const lead = store.get(id)?.lead;
-        if (!lead) {
-          await whenFree(() => store.park(id, now(), "unreadable"));
-          log.error({ id, kind, reason: "unreadable" }, "lead_parked");
-          continue;
-        }
-        await add(lead, key);
-        log.warn({ id, kind }, "lead_requeued");
-      }
-      await acknowledge(confirmed);
+      await settleHanded(store);
     } catch (error) {
       // A store write that failed is a fault; Redis going away is reported by its connection.
-      if (sqliteCause(error).code !== undefined) return faults.lookFailed(error);
+      if (sqliteCause(error).code !== undefined) {
+        faults.lookFailed(error);
+        return;
+      }
     }
     faults.cleared();
   }
 
-  function schedule() {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      ticking = tick()
-        .catch(() => undefined)
-        .finally(schedule);
-    }, faults.wait(pollMs));
-    timer.unref();
+  /** Leads handed over: confirmed once Redis says delivered (by any container), queued again once gone from it for a lease. */
+  async function settleHanded(store: LeadStore) {
+    const handed = store.handedKeys();
+    const where = await whereInRedis(producer, queue, handed);
+    const seenMissing = missingSince;
+    missingSince = new Map();
+    const confirmed: string[] = [];
+    for (const [i, { id, kind, key }] of handed.entries()) {
+      if (where[i] === "delivered") {
+        await retryWhileBusy(() => store.delivered(id, clock.now(), retentionMs));
+        confirmed.push(id);
+      }
+      if (where[i] !== "missing") continue;
+      // A send in flight when Redis lost its job (here or in another container) ends within one
+      // lease and marks the lead delivered: queued again before that, it would be sent twice.
+      const since = seenMissing.get(id) ?? clock.monotonic();
+      if (clock.monotonic() - since < leaseMs) {
+        missingSince.set(id, since);
+        continue;
+      }
+      const lead = store.get(id)?.lead;
+      if (!lead) {
+        await record.parkUnreadable(store, id, kind);
+        continue;
+      }
+      await add(lead, key);
+      log.warn({ id, kind }, "lead_requeued");
+    }
+    await acknowledge(confirmed);
   }
 
+  function sleep() {
+    if (stopped) return;
+    cancelWait = clock.after(faults.wait(pollMs), () => {
+      ticking = tick()
+        .catch(() => undefined)
+        .finally(sleep);
+    });
+  }
+
+  /** Reads what Redis holds for stats(), every `refreshMs`. */
   async function refresh() {
     const counts = await queue.getJobCounts("waiting", "delayed", "active", "prioritized", "failed");
     const jobs = await queue.getJobs(["waiting", "delayed", "active", "prioritized"], 0, 999);
-    snapshot = {
+    inRedis = {
       pending: (counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.active ?? 0) + (counts.prioritized ?? 0),
       parked: counts.failed ?? 0,
-      oldest: Math.min(...jobs.map((j) => j.data.acceptedAt)),
+      oldestAt: Math.min(...jobs.map((j) => j.data.acceptedAt)),
     };
+  }
+
+  /** Redis first for what every container shares: the same form already queued, and the ceiling (undefined: Redis cannot say). */
+  async function askRedis(id: string, key: string, busy: boolean): Promise<{ first: string } | { admitted: boolean } | undefined> {
+    try {
+      return await timeLimit(
+        1_500,
+        (async () => {
+          const seen = (await queue.getJob(key))?.data.id ?? (await producer.get(sentFormKey(key)));
+          return seen ? { first: seen } : { admitted: !busy && (await admit(id, false)) };
+        })(),
+      );
+    } catch (error) {
+      log.warn({ err: error }, "lead_queue_redis_unavailable");
+      return undefined;
+    }
   }
 
   return {
     async start() {
-      local = openStore(dbFile); // throws StoreUnusable: the records must be there
-      local.checkpoint();
-      connection = watch(new Redis(redisUrl, { maxRetriesPerRequest: null }), log, "worker");
+      record.open(); // throws StoreUnusable: the records must be there
+      connection = watch(workerConnection(redisUrl), log, "worker");
       worker = new Worker<QueuedLead>(QUEUE.name, deliver, {
         connection,
         prefix: QUEUE.prefix,
+        skipVersionCheck: true,
         concurrency,
         // A delivery's lock is renewed every 2.5 s while it runs, however long FORM_TIMEOUT_MS lets
         // it take; a killed container's lock lapses within 5 s and the next 5 s stalled check
@@ -380,16 +396,14 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
         settings: { backoffStrategy: backoff },
       });
       worker.on("error", () => undefined); // reported by the connection's listener
-      const every = setInterval(() => void refresh().catch(() => undefined), refreshMs);
-      every.unref();
-      refresher.push(every);
+      refresher = setInterval(() => void refresh().catch(() => undefined), refreshMs);
+      refresher.unref();
       void refresh().catch(() => undefined);
-      schedule();
+      sleep();
     },
     async accept(lead: Lead, { group }: LeadOrigin = {}) {
-      if (!local) throw new Error("the lead store is not open");
-      const store = local;
-      const stored: StoredLead = { ...lead, id: newLeadId(now()), acceptedAt: now() };
+      const store = record.opened();
+      const stored: StoredLead = { ...lead, id: newLeadId(clock.now()), acceptedAt: clock.now() };
       const key = leadKey(lead);
       // Over its address's share, a lead is held here without taking room in the shared ceiling.
       let busy = false;
@@ -398,83 +412,34 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
       } catch {
         // the insert below meets the same fault and says so
       }
-      // Redis first for what every container shares: the same form already queued, and the ceiling.
-      let shared: { first: string } | { admitted: boolean } | undefined;
-      try {
-        shared = await within(
-          1_500,
-          (async () => {
-            const seen = (await queue.getJob(key))?.data.id ?? (await producer.get(sentFormKey(key)));
-            return seen ? { first: seen } : { admitted: !busy && (await admit(stored.id, false)) };
-          })(),
-        );
-      } catch (error) {
-        log.warn({ err: error }, "lead_queue_redis_unavailable");
-      }
-      if (shared && "first" in shared) return (log.info({ id: shared.first, kind: lead.kind }, "lead_duplicate"), { id: shared.first, first: false });
+      const shared = await askRedis(stored.id, key, busy);
+      if (shared && "first" in shared) return record.duplicate(shared.first, lead.kind);
       // Then the record, here, before the visitor is thanked; without Redis, this store's own ceiling.
       const limit = shared === undefined ? perHour : shared.admitted ? Infinity : 0;
-      let result: InsertResult;
-      try {
-        result = await whenFree(() => store.insert(lead, { id: stored.id, key, now: stored.acceptedAt, perHour: limit, group }));
-        faults.cleared();
-      } catch (error) {
-        if (error instanceof AddressFull) throw error; // an answer for the visitor, not a fault of the store
-        faults.failed(error, "write"); // the loop waits, and tries a write now and then, until one goes through
-        throw Object.assign(new Error("the lead store cannot be written"), sqliteCause(error));
-      }
-      if (result.duplicate) return (log.info({ id: result.id, kind: lead.kind }, "lead_duplicate"), { id: result.id, first: false });
+      const result: InsertResult = await record.insert(lead, { id: stored.id, key, now: stored.acceptedAt, perHour: limit, group });
+      if (result.duplicate) return record.duplicate(result.id, lead.kind);
       let first: string | undefined;
       if (shared && !result.held) {
         try {
-          first = await hand(stored, key);
+          first = await handOver(stored, key);
         } catch (error) {
           // Recorded here: handed over on the next look.
           if (sqliteCause(error).code !== undefined) faults.failed(error, "write", { id: stored.id });
           else log.warn({ err: error }, "lead_queue_redis_unavailable");
         }
       }
-      if (first !== undefined && first !== stored.id) return (log.info({ id: first, kind: lead.kind }, "lead_duplicate"), { id: first, first: false });
-      const inRedis = first !== undefined;
-      log[inRedis ? "info" : "warn"](
-        { id: stored.id, kind: lead.kind, store: inRedis ? "redis" : "sqlite", held: result.held || undefined, heldFor: result.heldFor },
-        "lead_stored",
-      );
-      events.accepted(lead.kind);
-      if (result.held) reportHeld(log, events, lead.kind, result, perHour);
-      return { id: stored.id, first: true };
+      if (first !== undefined && first !== stored.id) return record.duplicate(first, lead.kind);
+      return first === undefined ? record.stored(lead, result, "sqlite", "warn") : record.stored(lead, result, "redis");
     },
-    stats() {
-      let counts = { pending: 0, held: 0, oldestPendingSeconds: null as number | null };
-      try {
-        if (local) counts = local.stats(now());
-      } catch {
-        // unreadable for now
-      }
-      const oldestLocal = counts.oldestPendingSeconds === null ? Infinity : now() - counts.oldestPendingSeconds * 1000;
-      const oldest = Math.min(snapshot.oldest, oldestLocal);
-      const ready = producer.status === "ready";
-      return {
-        store: "redis" as const,
-        writable: local !== undefined && !faults.failing,
-        failing: local === undefined || faults.failing,
-        pending: snapshot.pending + counts.pending,
-        held: counts.held,
-        parked: snapshot.parked,
-        oldestPendingSeconds: Number.isFinite(oldest) ? Math.max(0, Math.round((now() - oldest) / 1000)) : null,
-        redis: ready ? ("ready" as const) : ("down" as const),
-      };
-    },
+    stats: () => record.stats({ ...inRedis, redis: producer.status === "ready" ? "ready" : "down" }),
     async close() {
       stopped = true;
-      clearTimeout(timer);
-      for (const every of refresher) clearInterval(every);
+      cancelWait();
+      clearInterval(refresher);
       await ticking;
       await worker?.close();
       await queue.close();
-      local?.checkpoint();
-      local?.close();
-      local = undefined;
+      record.close();
       connection?.disconnect();
       producer.disconnect();
     },

@@ -5,6 +5,7 @@ import { DatabaseSync } from "node:sqlite";
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../log";
+import { testClock } from "../../tests/support/clock";
 import { quietLog } from "../../tests/support/quiet-log";
 import { RETRY_WINDOW_MS } from "./schedule";
 import { createSqliteQueue } from "./sqlite-queue";
@@ -37,6 +38,14 @@ function logLines() {
   return { log, lines };
 }
 
+/** What the server passes (lead-inbox.ts) at the default configuration. */
+const defaults = { retentionMs: 30 * 86_400_000, perHour: 60, leaseMs: 40_000 };
+/** Resolves once the queue's loop has gone to sleep `n` more times on `time`: it has looked again, at least `n - 1` times. */
+const looks = async (time: ReturnType<typeof testClock>, n = 3) => {
+  const from = time.naps();
+  await until(() => time.naps() >= from + n);
+};
+
 const failed: DeliveryOutcome = { ok: false, retry: true, reason: "http", status: 500 };
 /** The queue looks at its database, and retries, every few milliseconds instead of seconds (the schedule itself: schedule.test.ts). */
 const fast = { pollMs: 50, backoff: () => 50 };
@@ -46,7 +55,7 @@ describe("the embedded queue", () => {
     const dbFile = await tempDb();
     const { transport, attempts } = scripted(failed, failed, { ok: true, status: 200 });
     const retries: number[] = [];
-    const queue = createSqliteQueue({ dbFile, transport, log: quietLog, ...fast, backoff: (n) => (retries.push(n), 50) });
+    const queue = createSqliteQueue({ ...defaults, dbFile, transport, log: quietLog, ...fast, backoff: (n) => (retries.push(n), 50) });
     await queue.start();
     const { id } = await queue.accept(lead);
     const reader = openStore(dbFile);
@@ -61,7 +70,8 @@ describe("the embedded queue", () => {
 
   it("the same form posted again answers the same id and is delivered once", async () => {
     const { transport, attempts } = scripted({ ok: true });
-    const queue = createSqliteQueue({ dbFile: await tempDb(), transport, log: quietLog, ...fast });
+    const time = testClock();
+    const queue = createSqliteQueue({ ...defaults, dbFile: await tempDb(), transport, log: quietLog, ...fast, clock: time.clock });
     await queue.start();
     const answers = await Promise.all([queue.accept(lead), queue.accept({ ...lead }), queue.accept(lead)]);
     const ids = answers.map(({ id }) => id);
@@ -72,7 +82,8 @@ describe("the embedded queue", () => {
     ).toHaveLength(1);
     await until(() => attempts.length === 1 && queue.stats().pending === 0);
     expect(await queue.accept(lead)).toEqual({ id: ids[0], first: false });
-    await new Promise((r) => setTimeout(r, 300));
+    time.advance(defaults.leaseMs); // past any claim and retry
+    await looks(time);
     expect(attempts).toHaveLength(1);
     await queue.close();
   });
@@ -80,11 +91,13 @@ describe("the embedded queue", () => {
   it("parks a lead the service refuses for good, logs one error line without personal data, and never retries it", async () => {
     const { log, lines } = logLines();
     const { transport, attempts } = scripted({ ok: false, retry: false, reason: "http", status: 401 });
-    const queue = createSqliteQueue({ dbFile: await tempDb(), transport, log });
+    const time = testClock();
+    const queue = createSqliteQueue({ ...defaults, dbFile: await tempDb(), transport, log, ...fast, clock: time.clock });
     await queue.start();
     const { id } = await queue.accept(lead);
     await until(() => queue.stats().parked === 1);
-    await new Promise((r) => setTimeout(r, 300));
+    time.advance(defaults.leaseMs); // past any claim and retry
+    await looks(time);
     expect(attempts).toHaveLength(1);
     expect(lines.filter((l) => l.level === "error")).toEqual([
       expect.objectContaining({ event: "lead_parked", id, kind: "contact", reason: "http", status: 401 }),
@@ -94,23 +107,24 @@ describe("the embedded queue", () => {
   });
 
   it("parks a lead still failing once 7 days have passed and 7 days of waits were scheduled, not after a clock jump alone", async () => {
-    let now = Date.parse("2026-11-22T10:00:00Z");
+    const time = testClock();
     const dbFile = await tempDb();
     const { transport, attempts } = scripted(failed);
-    const queue = createSqliteQueue({ dbFile, transport, log: quietLog, now: () => now, ...fast });
+    const queue = createSqliteQueue({ ...defaults, dbFile, transport, log: quietLog, clock: time.clock, ...fast });
     await queue.start();
     const { id } = await queue.accept(lead);
     await until(() => attempts.length === 1);
-    now += 8 * 86_400_000; // the clock jumps 8 days forward
+    time.advance(8 * 86_400_000); // the clock jumps 8 days forward
     await until(() => attempts.length === 2);
     expect(queue.stats()).toMatchObject({ pending: 1, parked: 0 });
     await queue.close();
     // Waits that add up to the window (stored with the lead): parked at the next failure.
     const store = openStore(dbFile);
+    const now = time.clock.now();
     expect(store.claimDue(() => now + 10_000, 1, 1).map((r) => r.id)).toEqual([id]);
     store.retryLater(id, now - RETRY_WINDOW_MS, RETRY_WINDOW_MS);
     store.close();
-    const later = createSqliteQueue({ dbFile, transport, log: quietLog, now: () => now, ...fast });
+    const later = createSqliteQueue({ ...defaults, dbFile, transport, log: quietLog, clock: time.clock, ...fast });
     await later.start();
     await until(() => later.stats().parked === 1);
     await later.close();
@@ -122,7 +136,7 @@ describe("the embedded queue", () => {
     const events: LeadEvents = { accepted: () => undefined, attempted: () => undefined, held: (kind) => void held.push(kind) };
     const dbFile = await tempDb();
     const { transport, attempts } = scripted({ ok: true });
-    const queue = createSqliteQueue({ dbFile, transport, log, events, perHour: 2, ...fast });
+    const queue = createSqliteQueue({ ...defaults, dbFile, transport, log, events, perHour: 2, ...fast });
     await queue.start();
     for (const text of ["a", "b", "c", "d"]) await queue.accept(another(text));
     await until(() => attempts.length === 2);
@@ -138,18 +152,18 @@ describe("the embedded queue", () => {
 
   it("held leads go out on their own, oldest first, once the last hour has room for them, at the ceiling's pace", async () => {
     const { log, lines } = logLines();
-    let now = Date.parse("2026-11-22T10:00:00Z");
+    const time = testClock();
     const { transport, attempts } = scripted({ ok: true });
-    const queue = createSqliteQueue({ dbFile: await tempDb(), transport, log, perHour: 2, now: () => now, ...fast });
+    const queue = createSqliteQueue({ ...defaults, dbFile: await tempDb(), transport, log, perHour: 2, clock: time.clock, ...fast });
     await queue.start();
     for (const text of ["a", "b", "c", "d"]) await queue.accept(another(text));
     await until(() => attempts.length === 2);
-    now += 3_600_000; // a and b are an hour old
+    time.advance(3_600_000); // a and b are an hour old
     await until(() => attempts.length === 3);
-    await new Promise((r) => setTimeout(r, 300));
+    await looks(time);
     expect(attempts.map((a) => a.text)).toEqual(["a", "b", "c"]);
     expect(queue.stats()).toMatchObject({ held: 1 });
-    now += 1_800_000; // an hour / LEADS_PER_HOUR later
+    time.advance(1_800_000); // an hour / LEADS_PER_HOUR later
     await until(() => attempts.length === 4);
     expect(attempts[3]!.text).toBe("d");
     expect(lines.filter((l) => l.event === "lead_released").map((l) => l.id)).toEqual(attempts.slice(2).map((a) => a.id));
@@ -158,11 +172,12 @@ describe("the embedded queue", () => {
 
   it("picks up what was pending after a restart, and what an operator re-queued meanwhile", async () => {
     const dbFile = await tempDb();
-    const first = createSqliteQueue({ dbFile, transport: scripted(failed).transport, log: quietLog, ...fast });
+    const first = createSqliteQueue({ ...defaults, dbFile, transport: scripted(failed).transport, log: quietLog, ...fast });
     await first.start();
     await first.accept(lead);
     await first.close();
     const refused = createSqliteQueue({
+      ...defaults,
       dbFile,
       transport: scripted({ ok: false, retry: false, reason: "http", status: 403 }).transport,
       log: quietLog,
@@ -173,7 +188,7 @@ describe("the embedded queue", () => {
     await refused.close();
 
     const { transport, attempts } = scripted({ ok: true });
-    const fixed = createSqliteQueue({ dbFile, transport, log: quietLog, ...fast });
+    const fixed = createSqliteQueue({ ...defaults, dbFile, transport, log: quietLog, ...fast });
     await fixed.start();
     const store = openStore(dbFile);
     expect(store.requeue("parked", [], Date.now())).toBe(1);
@@ -185,7 +200,7 @@ describe("the embedded queue", () => {
   it("with every delivery slot busy and more leads due, the loop waits for a slot instead of looking again at once", async () => {
     let finish = (_: DeliveryOutcome) => {};
     const transport: Transport = { name: "slow", deliver: () => new Promise((resolve) => (finish = resolve)) };
-    const queue = createSqliteQueue({ dbFile: await tempDb(), transport, log: quietLog, concurrency: 1, ...fast });
+    const queue = createSqliteQueue({ ...defaults, dbFile: await tempDb(), transport, log: quietLog, concurrency: 1, ...fast });
     await queue.start();
     await queue.accept(another("first"));
     await queue.accept(another("second"));
@@ -206,7 +221,7 @@ describe("the embedded queue", () => {
     const dbFile = await tempDb();
     const { log, lines } = logLines();
     const { transport, attempts } = scripted(failed);
-    const queue = createSqliteQueue({ dbFile, transport, log, ...fast });
+    const queue = createSqliteQueue({ ...defaults, dbFile, transport, log, ...fast });
     await queue.start();
     await queue.accept(lead);
     await until(() => attempts.length >= 2);
@@ -242,13 +257,15 @@ describe("the embedded queue", () => {
         return { ok: true, status: 200 };
       },
     };
-    const queue = createSqliteQueue({ dbFile, transport, log, ...fast, leaseMs: 200 });
+    const time = testClock();
+    const queue = createSqliteQueue({ ...defaults, dbFile, transport, log, ...fast, leaseMs: 200, clock: time.clock });
     await queue.start();
     const { id } = await queue.accept(lead);
     await until(() => locked);
-    // Held past the note's every wait (whenFree: 12 tries, each up to 0.5 s), so the note fails.
-    await new Promise((r) => setTimeout(r, 7_000));
-    expect(lines.some((l) => String(l.event).match(/^lead_store_\w+_failed$/))).toBe(true);
+    // Held past the note's every wait (retryWhileBusy: 12 tries, each up to 0.5 s), so the note fails.
+    const noteFailed = () => lines.some((l) => String(l.event).match(/^lead_store_\w+_failed$/));
+    await until(noteFailed, 15_000);
+    expect(noteFailed()).toBe(true);
     other.exec("COMMIT");
     other.close();
     await until(
@@ -258,28 +275,30 @@ describe("the embedded queue", () => {
           .some((r) => r.id === id),
       5_000,
     );
-    await new Promise((r) => setTimeout(r, 300)); // past the lease again: nothing more is sent
+    time.advance(200); // past the lease again: nothing more is sent
+    await looks(time);
     expect(attempts).toHaveLength(1);
     await queue.close();
   });
 
   it("close waits for a delivery in flight", async () => {
-    let finish = (_: DeliveryOutcome) => {};
+    let finish: ((outcome: DeliveryOutcome) => void) | undefined;
     const transport: Transport = { name: "slow", deliver: () => new Promise((resolve) => (finish = resolve)) };
-    const queue = createSqliteQueue({ dbFile: await tempDb(), transport, log: quietLog });
+    const queue = createSqliteQueue({ ...defaults, dbFile: await tempDb(), transport, log: quietLog });
     await queue.start();
     await queue.accept(lead);
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => finish !== undefined); // the delivery has started
     let closed = false;
     const closing = queue.close().then(() => (closed = true));
-    await new Promise((r) => setTimeout(r, 100));
+    // Everything close does without waiting for the delivery is done by the next turn of the event loop.
+    await new Promise((r) => setImmediate(r));
     expect(closed).toBe(false);
-    finish({ ok: true });
+    finish!({ ok: true });
     await closing;
   });
 
   it("a store that cannot be opened stops the start", async () => {
-    const queue = createSqliteQueue({ dbFile: "/dev/null/leads.db", transport: scripted({ ok: true }).transport, log: quietLog });
+    const queue = createSqliteQueue({ ...defaults, dbFile: "/dev/null/leads.db", transport: scripted({ ok: true }).transport, log: quietLog });
     await expect(queue.start()).rejects.toThrow();
     await expect(queue.accept(lead)).rejects.toThrow(/not open/);
   });
@@ -288,7 +307,7 @@ describe("the embedded queue", () => {
     const dbFile = await tempDb();
     const { writeFileSync } = await import("node:fs");
     writeFileSync(dbFile, "this is not SQLite\n");
-    const queue = createSqliteQueue({ dbFile, transport: scripted({ ok: true }).transport, log: quietLog });
+    const queue = createSqliteQueue({ ...defaults, dbFile, transport: scripted({ ok: true }).transport, log: quietLog });
     await expect(queue.start()).rejects.toBeInstanceOf(StoreUnusable);
   });
 });

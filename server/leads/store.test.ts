@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { DEDUPE_WINDOW_MS, MAX_DELAY_MS } from "./schedule";
-import { openStore, sqliteCause, StoreUnusable, whenFree } from "./store";
+import { openStore, sqliteCause, StoreUnusable, retryWhileBusy } from "./store";
 import type { Lead } from "./types";
 
 const lead = (text = "Message: our secret plans"): Lead => ({
@@ -174,7 +174,7 @@ describe("writing", () => {
     const store = openStore(file);
     const other = new DatabaseSync(file, { timeout: 0 });
     other.exec("BEGIN IMMEDIATE");
-    const error = await whenFree(() => add(store, "locked"), 3).catch((e: unknown) => e);
+    const error = await retryWhileBusy(() => add(store, "locked"), 3).catch((e: unknown) => e);
     expect(sqliteCause(error).code! & 0xff).toBe(5);
     other.exec("ROLLBACK");
     other.close();

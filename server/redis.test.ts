@@ -2,7 +2,7 @@ import { Redis } from "ioredis";
 import { expect, it, onTestFinished } from "vitest";
 import { startRedis } from "../tests/support/redis";
 import { recordingLog, until } from "../tests/support/quiet-log";
-import { watchRedis } from "./redis-watch";
+import { watchRedis } from "./redis";
 
 it("logs ready, down once however many reconnects fail, and ready again when Redis is back", async () => {
   const { log, lines } = recordingLog();
