@@ -257,6 +257,18 @@ describe.concurrent("the Redis queue", () => {
     await queue.close();
   });
 
+  it("keeps the log JSON without touching the process's console: BullMQ's own warnings are left to ours", async (t) => {
+    const [warn, error] = [console.warn, console.error];
+    const redis = await startRedis(undefined, ["--maxmemory-policy", "allkeys-lru"]);
+    t.onTestFinished(() => redis.stop());
+    const { log, count } = recordingLog();
+    const queue = await queueFor(redis, recording(() => ({ ok: true })).transport, undefined, { log });
+    await queue.start();
+    await until(() => count("redis_eviction_policy") === 1);
+    await queue.close();
+    expect([console.warn, console.error]).toEqual([warn, error]);
+  });
+
   it("says once, at start, when Redis keeps nothing across a restart (no AOF, no RDB save points)", async () => {
     const [bare, saving] = await Promise.all([startRedis(), startRedis(undefined, ["--save", "3600 1"])]);
     try {
