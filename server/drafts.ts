@@ -13,7 +13,7 @@
  * pushes the lead queue out of Redis (decision 0034).
  */
 import { randomBytes } from "node:crypto";
-import { Redis, type Result } from "ioredis";
+import type { Result } from "ioredis";
 import { LRUCache } from "lru-cache";
 import { DRAFT_LIFETIME_MINUTES } from "~/content/privacy";
 import type { DraftStore } from "~/context";

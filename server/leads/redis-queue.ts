@@ -12,7 +12,7 @@ import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "../log";
 import { queueConnection, watchRedis, workerConnection } from "../redis";
-import { attempt, localRecord, LOOK_TRIES, reportAttempt, settle, verdictOf, type QueueOptions } from "./pipeline";
+import { attempt, localRecord, reportAttempt, settle, verdictOf, type QueueOptions } from "./pipeline";
 import { DEDUPE_WINDOW_MS, leadKey, newLeadId, retryDelay } from "./schedule";
 import { retryWhileBusy, sqliteCause, type InsertResult, type LeadStore } from "./store";
 import type { Lead, LeadOrigin, LeadQueue, StoredLead } from "./types";
