@@ -124,7 +124,11 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
   const record = localRecord(settings);
   const { faults } = record;
   const producer = watch(queueConnection(redisUrl), log, "producer");
-  producer.once("ready", () => void checkRedis(producer, log).catch(() => undefined));
+  // Awaited at close, so a stop right after start does not cut the check off mid-way.
+  let checked: Promise<void> = Promise.resolve();
+  producer.once("ready", () => {
+    checked = checkRedis(producer, log).catch(() => undefined);
+  });
   // Delivered jobs stay a day (the dedupe window), or not at all with LEAD_RETENTION_DAYS=0.
   const job = {
     attempts: 1_000_000,
@@ -436,7 +440,7 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
       stopped = true;
       cancelWait();
       clearInterval(refresher);
-      await ticking;
+      await Promise.all([ticking, checked]);
       await worker?.close();
       await queue.close();
       record.close();

@@ -41,7 +41,7 @@ function logLines() {
 /** What the server passes (lead-inbox.ts) at the default configuration. */
 const defaults = { retentionMs: 30 * 86_400_000, perHour: 60, leaseMs: 40_000 };
 /** Resolves once the queue's loop has gone to sleep `n` more times on `time`: it has looked again, at least `n - 1` times. */
-const looks = async (time: ReturnType<typeof testClock>, n = 3) => {
+const lookedAgain = async (time: ReturnType<typeof testClock>, n = 3) => {
   const from = time.naps();
   await until(() => time.naps() >= from + n);
 };
@@ -83,7 +83,7 @@ describe("the embedded queue", () => {
     await until(() => attempts.length === 1 && queue.stats().pending === 0);
     expect(await queue.accept(lead)).toEqual({ id: ids[0], first: false });
     time.advance(defaults.leaseMs); // past any claim and retry
-    await looks(time);
+    await lookedAgain(time);
     expect(attempts).toHaveLength(1);
     await queue.close();
   });
@@ -97,7 +97,7 @@ describe("the embedded queue", () => {
     const { id } = await queue.accept(lead);
     await until(() => queue.stats().parked === 1);
     time.advance(defaults.leaseMs); // past any claim and retry
-    await looks(time);
+    await lookedAgain(time);
     expect(attempts).toHaveLength(1);
     expect(lines.filter((l) => l.level === "error")).toEqual([
       expect.objectContaining({ event: "lead_parked", id, kind: "contact", reason: "http", status: 401 }),
@@ -160,7 +160,7 @@ describe("the embedded queue", () => {
     await until(() => attempts.length === 2);
     time.advance(3_600_000); // a and b are an hour old
     await until(() => attempts.length === 3);
-    await looks(time);
+    await lookedAgain(time);
     expect(attempts.map((a) => a.text)).toEqual(["a", "b", "c"]);
     expect(queue.stats()).toMatchObject({ held: 1 });
     time.advance(1_800_000); // an hour / LEADS_PER_HOUR later
@@ -200,16 +200,27 @@ describe("the embedded queue", () => {
   it("with every delivery slot busy and more leads due, the loop waits for a slot instead of looking again at once", async () => {
     let finish = (_: DeliveryOutcome) => {};
     const transport: Transport = { name: "slow", deliver: () => new Promise((resolve) => (finish = resolve)) };
-    const queue = createSqliteQueue({ ...defaults, dbFile: await tempDb(), transport, log: quietLog, concurrency: 1, ...fast });
+    const time = testClock();
+    const queue = createSqliteQueue({ ...defaults, dbFile: await tempDb(), transport, log: quietLog, concurrency: 1, ...fast, clock: time.clock });
     await queue.start();
     await queue.accept(another("first"));
     await queue.accept(another("second"));
     const store = queue.store()!;
     const claimDue = store.claimDue;
     let looks = 0;
-    store.claimDue = (...args) => (looks++, claimDue(...args));
-    await new Promise((r) => setTimeout(r, 500));
-    expect(looks, "looks at the store in 500 ms (one every 50 ms)").toBeLessThan(20);
+    store.claimDue = (...args) => {
+      looks++;
+      return claimDue(...args);
+    };
+    const from = time.sleeps().length;
+    await lookedAgain(time, 10);
+    expect(time.sleeps().slice(from), "each sleep of the loop meanwhile is a whole look interval").toEqual(
+      time
+        .sleeps()
+        .slice(from)
+        .map(() => fast.pollMs),
+    );
+    expect(looks, "looks at the store in ten sleeps of the loop (500 ms)").toBeLessThan(20);
     finish({ ok: true });
     await until(() => queue.stats().pending === 1);
     finish({ ok: true });
@@ -276,7 +287,7 @@ describe("the embedded queue", () => {
       5_000,
     );
     time.advance(200); // past the lease again: nothing more is sent
-    await looks(time);
+    await lookedAgain(time);
     expect(attempts).toHaveLength(1);
     await queue.close();
   });
