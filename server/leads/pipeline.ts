@@ -168,7 +168,7 @@ export function localRecord({ dbFile, log, events, clock, retentionMs, perHour }
   };
 }
 
-export type Verdict = { result: "delivered" } | { result: "retried" } | { result: "parked"; reason: string };
+type Verdict = { result: "delivered" } | { result: "retried" } | { result: "parked"; reason: string };
 
 /**
  * What one attempt's outcome means: delivered; parked when the service refused the lead for good

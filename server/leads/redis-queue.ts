@@ -26,7 +26,7 @@ export type QueuedLead = StoredLead & { since?: number };
  * That one, once its record says so, makes the value `confirmed:<time>`: the sender may then
  * forget it (decision 0033).
  */
-export const deliveredKey = (id: string) => `${QUEUE.prefix}:delivered:${id}`;
+const deliveredKey = (id: string) => `${QUEUE.prefix}:delivered:${id}`;
 /**
  * A form delivered, by its dedupe key (schedule.ts, leadKey): its lead's id, for a day. The job
  * that says so may be gone at once (LEAD_RETENTION_DAYS=0 erases its text), and the same form
