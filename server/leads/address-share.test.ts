@@ -31,7 +31,13 @@ const lead = (address: string, n: number | string): Lead => ({
 /** The address each delivered lead came from, in the order they reached the service. */
 function service() {
   const delivered: string[] = [];
-  const transport: Transport = { name: "fake", deliver: async (l) => (delivered.push(l.text.split("|")[0]!), { ok: true }) };
+  const transport: Transport = {
+    name: "fake",
+    async deliver(l) {
+      delivered.push(l.text.split("|")[0]!);
+      return { ok: true };
+    },
+  };
   return { transport, delivered };
 }
 

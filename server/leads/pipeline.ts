@@ -34,7 +34,7 @@ export interface QueueOptions {
 const noLeadEvents: LeadEvents = { accepted: () => undefined, attempted: () => undefined, held: () => undefined };
 
 /** The options with what a caller may leave out filled in. */
-export function settle<Options extends QueueOptions>(options: Options) {
+export function withDefaults<Options extends QueueOptions>(options: Options) {
   return {
     ...options,
     events: options.events ?? noLeadEvents,
@@ -44,7 +44,7 @@ export function settle<Options extends QueueOptions>(options: Options) {
     pollMs: options.pollMs ?? 2_000,
   };
 }
-type Settings = ReturnType<typeof settle<QueueOptions>>;
+type Settings = ReturnType<typeof withDefaults<QueueOptions>>;
 
 /** A look waits about a second for another process's write lock (each try blocks up to 250 ms); held longer, it is a fault. */
 export const LOOK_TRIES = 4;

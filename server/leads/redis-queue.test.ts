@@ -298,7 +298,14 @@ describe("the Redis queue, a send in flight", () => {
     let release = () => undefined as void;
     const answered = new Promise<void>((resolve) => (release = resolve));
     const attempts: string[] = [];
-    const transport: Transport = { name: "slow", deliver: async (l) => (attempts.push(l.id), await answered, { ok: true }) };
+    const transport: Transport = {
+      name: "slow",
+      async deliver(l) {
+        attempts.push(l.id);
+        await answered;
+        return { ok: true };
+      },
+    };
     const dir = await mkdtemp(join(tmpdir(), "rq-"));
     const redis = await ownRedis(t);
     const time = testClock();

@@ -12,7 +12,7 @@ import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "../log";
 import { queueConnection, watchRedis, workerConnection } from "../redis";
-import { attempt, localRecord, reportAttempt, settle, verdictOf, type QueueOptions } from "./pipeline";
+import { attempt, localRecord, reportAttempt, withDefaults, verdictOf, type QueueOptions } from "./pipeline";
 import { DEDUPE_WINDOW_MS, leadKey, newLeadId, retryDelay } from "./schedule";
 import { retryWhileBusy, sqliteCause, type InsertResult, type LeadStore } from "./store";
 import type { Lead, LeadOrigin, LeadQueue, StoredLead } from "./types";
@@ -96,11 +96,8 @@ async function checkRedis(producer: Redis, log: Logger) {
 }
 /** The oldest Redis BullMQ runs on without a warning (its RedisConnection.recommendedMinimumVersion). */
 const BULLMQ_RECOMMENDS = "6.2.0";
-const olderThan = (version: string, than: string) => {
-  const [a, b] = [version, than].map((v) => v.split(".").map(Number));
-  const i = a!.findIndex((n, j) => n !== b![j]);
-  return i !== -1 && a![i]! < b![i]!;
-};
+/** Compared part by part as numbers ("6.10.0" is newer than "6.2.0"). */
+const olderThan = (version: string, than: string) => version.localeCompare(than, "en", { numeric: true }) < 0;
 
 /** `work`, or a rejection once `ms` have passed without its answer. */
 function timeLimit<T>(ms: number, work: Promise<T>): Promise<T> {
@@ -118,7 +115,7 @@ export interface RedisQueueOptions extends QueueOptions {
 }
 
 export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
-  const settings = settle(options);
+  const settings = withDefaults(options);
   const { redisUrl, transport, log, clock, retentionMs, perHour, leaseMs, concurrency, backoff, pollMs } = settings;
   const { refreshMs = 5_000 } = options;
   const record = localRecord(settings);
@@ -301,7 +298,7 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
         const first = await handOver(row.lead, row.key ?? row.id);
         log.info({ id: row.id, kind: row.kind, duplicateOf: first === row.id ? undefined : first }, "lead_handed_to_redis");
       }
-      await settleHanded(store);
+      await checkHanded(store);
     } catch (error) {
       // A store write that failed is a fault; Redis going away is reported by its connection.
       if (sqliteCause(error).code !== undefined) {
@@ -313,7 +310,7 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
   }
 
   /** Leads handed over: confirmed once Redis says delivered (by any container), queued again once gone from it for a lease. */
-  async function settleHanded(store: LeadStore) {
+  async function checkHanded(store: LeadStore) {
     const handed = store.handedKeys();
     const where = await whereInRedis(producer, queue, handed);
     const seenMissing = missingSince;

@@ -3,11 +3,9 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createLogger } from "../log";
 import { testClock } from "../../tests/support/clock";
-import { quietLog } from "../../tests/support/quiet-log";
+import { quietLog, recordingLog } from "../../tests/support/quiet-log";
 import { RETRY_WINDOW_MS } from "./schedule";
 import { createSqliteQueue } from "./sqlite-queue";
 import { openStore, StoreUnusable } from "./store";
@@ -29,14 +27,14 @@ const until = async (check: () => boolean, ms = 8_000) => {
 /** A transport that answers each attempt with the next scripted outcome (the last one repeats). */
 function scripted(...outcomes: DeliveryOutcome[]) {
   const attempts: StoredLead[] = [];
-  const transport: Transport = { name: "fake", deliver: async (l) => (attempts.push(l), outcomes[Math.min(attempts.length, outcomes.length) - 1]!) };
+  const transport: Transport = {
+    name: "fake",
+    async deliver(l) {
+      attempts.push(l);
+      return outcomes[Math.min(attempts.length, outcomes.length) - 1]!;
+    },
+  };
   return { transport, attempts };
-}
-
-function logLines() {
-  const lines: Record<string, unknown>[] = [];
-  const log = createLogger(new Writable({ write: (chunk, _e, done) => (lines.push(JSON.parse(String(chunk)) as Record<string, unknown>), done()) }));
-  return { log, lines };
 }
 
 /** What the server passes (lead-inbox.ts) at the default configuration. */
@@ -70,7 +68,17 @@ describe("the embedded queue", () => {
     const dbFile = await tempDb();
     const { transport, attempts } = scripted(failed, failed, { ok: true, status: 200 });
     const retries: number[] = [];
-    const queue = createSqliteQueue({ ...defaults, dbFile, transport, log: quietLog, ...fast, backoff: (n) => (retries.push(n), 50) });
+    const queue = createSqliteQueue({
+      ...defaults,
+      dbFile,
+      transport,
+      log: quietLog,
+      ...fast,
+      backoff: (n) => {
+        retries.push(n);
+        return 50;
+      },
+    });
     await queue.start();
     const { id } = await queue.accept(lead);
     const reader = openStore(dbFile);
@@ -104,7 +112,7 @@ describe("the embedded queue", () => {
   });
 
   it("parks a lead the service refuses for good, logs one error line without personal data, and never retries it", async () => {
-    const { log, lines } = logLines();
+    const { log, lines } = recordingLog();
     const { transport, attempts } = scripted({ ok: false, retry: false, reason: "http", status: 401 });
     const time = testClock();
     const queue = createSqliteQueue({ ...defaults, dbFile: await tempDb(), transport, log, ...fast, clock: time.clock });
@@ -146,7 +154,7 @@ describe("the embedded queue", () => {
   });
 
   it("past LEADS_PER_HOUR leads are stored and held, the operator is told once, and a release sends them", async () => {
-    const { log, lines } = logLines();
+    const { log, lines } = recordingLog();
     const held: string[] = [];
     const events: LeadEvents = { accepted: () => undefined, attempted: () => undefined, held: (kind) => void held.push(kind) };
     const dbFile = await tempDb();
@@ -166,7 +174,7 @@ describe("the embedded queue", () => {
   });
 
   it("held leads go out on their own, oldest first, once the last hour has room for them, at the ceiling's pace", async () => {
-    const { log, lines } = logLines();
+    const { log, lines } = recordingLog();
     const time = testClock();
     const { transport, attempts } = scripted({ ok: true });
     const queue = createSqliteQueue({ ...defaults, dbFile: await tempDb(), transport, log, perHour: 2, clock: time.clock, ...fast });
@@ -245,7 +253,7 @@ describe("the embedded queue", () => {
 
   it("another process holding the write lock for a moment (a second server on the folder) is waited for, not reported as a failing store", async () => {
     const dbFile = await tempDb();
-    const { log, lines } = logLines();
+    const { log, lines } = recordingLog();
     const { transport, attempts } = scripted(failed);
     const queue = createSqliteQueue({ ...defaults, dbFile, transport, log, ...fast });
     await queue.start();
@@ -270,7 +278,7 @@ describe("the embedded queue", () => {
 
   it("a lead the service confirmed whose note could not be written (the store busy or full past every wait) is noted later, never sent again", async () => {
     const dbFile = await tempDb();
-    const { log, lines } = logLines();
+    const { log, lines } = recordingLog();
     const other = new DatabaseSync(dbFile);
     let locked = false;
     const attempts: StoredLead[] = [];

@@ -4,13 +4,13 @@
  * The loop looks at the database every few seconds too, so what another process or the operator's
  * command changed is picked up without any signal between them.
  */
-import { attempt, localRecord, LOOK_TRIES, reportAttempt, settle, verdictOf, type QueueOptions } from "./pipeline";
+import { attempt, localRecord, LOOK_TRIES, reportAttempt, withDefaults, verdictOf, type QueueOptions } from "./pipeline";
 import { leadKey, newLeadId } from "./schedule";
 import { retryWhileBusy, type LeadRow, type LeadStore } from "./store";
 import type { DeliveryOutcome, Lead, LeadOrigin, LeadQueue } from "./types";
 
 export function createSqliteQueue(options: QueueOptions): LeadQueue & { store(): LeadStore | undefined } {
-  const settings = settle(options);
+  const settings = withDefaults(options);
   const { transport, clock, retentionMs, perHour, leaseMs, concurrency, backoff, pollMs } = settings;
   const record = localRecord(settings);
   const { faults } = record;

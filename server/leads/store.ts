@@ -207,7 +207,7 @@ export function openStore(file: string, clock: Pick<Clock, "monotonic" | "boot">
   const db = connect(file);
   const sql = queries(db);
   const delivery = deliveries(db, sql, clock);
-  return { ...intake(db, sql), ...delivery, ...handedToRedis(db, delivery.delivered), ...reading(db), ...upkeep(db, sql) };
+  return { ...intake(db, sql), ...delivery, ...handedToRedis(db, sql, delivery.delivered), ...reading(db), ...upkeep(db, sql) };
 }
 
 /**
@@ -255,18 +255,13 @@ function prepare(db: DatabaseSync) {
   const sentTable = () => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'delivered_for_others'").get() !== undefined;
   if (version() >= VERSION && sentTable()) return;
   // Read again under the write lock: another process may have just done it.
-  db.exec("BEGIN IMMEDIATE");
-  try {
+  inTransaction(db, () => {
     if (version() < 1) db.exec(SCHEMA);
     if (version() < 2) db.exec(MIGRATE_2);
     if (version() < 3) db.exec(MIGRATE_3);
     if (version() < 4) db.exec(MIGRATE_4);
     db.exec(SENT_FOR_OTHERS);
-    db.exec("COMMIT");
-  } catch (error) {
-    if (db.isTransaction) db.exec("ROLLBACK");
-    throw error;
-  }
+  });
 }
 
 const HOUR_MS = 3_600_000;
@@ -477,8 +472,7 @@ function deliveries(db: DatabaseSync, { transaction }: Queries, { monotonic, boo
 }
 
 /** With Redis (decision 0023, 0033): leads handed over and kept until confirmed, and those this container sent for another. */
-function handedToRedis(db: DatabaseSync, delivered: (id: string, now: number, retentionMs: number, record?: string) => void) {
-  const transaction = <T>(work: () => T) => inTransaction(db, work);
+function handedToRedis(db: DatabaseSync, { transaction }: Queries, delivered: (id: string, now: number, retentionMs: number, record?: string) => void) {
   return {
     /**
      * With Redis, this container sent a lead: its own record says delivered; a lead from another
