@@ -38,7 +38,10 @@ it("the rate limits and the drafts share one connection to Redis, closed once bo
   const probe = new Redis(redis.url);
   onTestFinished(() => probe.disconnect());
   const { log, count } = recordingLog();
-  const others = async () => String(await probe.client("LIST")).trim().split("\n").length - 1; // all but the probe
+  const others = async () =>
+    String(await probe.client("LIST"))
+      .trim()
+      .split("\n").length - 1; // all but the probe
   const limits = createRateLimits(redis.url, log);
   const drafts = createDraftStore({ redisUrl: redis.url, log });
   await until(() => count("rate_limit_store_ready") === 1 && count("draft_store_ready") === 1);
