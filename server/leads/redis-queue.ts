@@ -13,91 +13,13 @@ import type { Redis } from "ioredis";
 import type { Logger } from "../log";
 import { queueConnection, watchRedis, workerConnection } from "../redis";
 import { attempt, localRecord, reportAttempt, withDefaults, verdictOf, type QueueOptions } from "./pipeline";
-import { DEDUPE_WINDOW_MS, leadKey, newLeadId, retryDelay } from "./schedule";
+import { checkRedis, QUEUE, sharedInRedis, type QueuedLead } from "./redis-shared";
+import { leadKey, newLeadId, retryDelay } from "./schedule";
 import { retryWhileBusy, sqliteCause, type InsertResult, type LeadStore } from "./store";
 import type { Lead, LeadOrigin, LeadQueue, StoredLead } from "./types";
 
-export const QUEUE = { name: "leads", prefix: "agency-site" };
-/** A re-queued lead gets a fresh retry window from `since`. */
-export type QueuedLead = StoredLead & { since?: number };
-
-/**
- * Written by whichever container delivered a lead, so the one that keeps its record hears of it.
- * That one, once its record says so, makes the value `confirmed:<time>`: the sender may then
- * forget it (decision 0033).
- */
-const deliveredKey = (id: string) => `${QUEUE.prefix}:delivered:${id}`;
-/**
- * A form delivered, by its dedupe key (schedule.ts, leadKey): its lead's id, for a day. The job
- * that says so may be gone at once (LEAD_RETENTION_DAYS=0 erases its text), and the same form
- * sent again to another container must still be the first one's lead.
- */
-const sentFormKey = (key: string) => `${QUEUE.prefix}:form:${key}`;
-const CONFIRMED = "confirmed:";
-/** Longer than a container is expected to stay down with deliveries still to hear of. */
-const DELIVERED_MARK_MS = 30 * 86_400_000;
-/** The leads the ceiling let through, by time: one sorted set for every container. */
-const ADMITTED = `${QUEUE.prefix}:leads-admitted`;
-const HOUR_MS = 3_600_000;
-
-/**
- * Lets a lead through the shared ceiling, or not: fewer than ARGV[3] in the last hour, and (when
- * ARGV[4] is set, for a held lead) none since that time. ARGV: now, an hour ago, the ceiling, the
- * pace's bound, the lead's id. Times ahead of `now` (a clock set back) do not count.
- */
-const ADMIT = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
-if redis.call('ZCOUNT', KEYS[1], '(' .. ARGV[2], ARGV[1]) >= tonumber(ARGV[3]) then return 0 end
-if ARGV[4] ~= '' and #redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[4], ARGV[1], 'LIMIT', 0, 1) > 0 then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[1], ARGV[5])
-redis.call('PEXPIRE', KEYS[1], 3600000)
-return 1
-`;
-
-/** Where Redis has leads handed to it: delivered (by any container), still queued (or parked there), or gone. */
-export async function whereInRedis(redis: Redis, queue: Queue, leads: { id: string; key: string }[]): Promise<("delivered" | "queued" | "missing")[]> {
-  const where: ("delivered" | "queued" | "missing")[] = [];
-  // A few hundred leads per transaction. In one: a delivery marks its lead before the job
-  // completes, so at any one moment Redis has the one or the other unless it lost them.
-  for (let from = 0; from < leads.length; from += 300) {
-    const some = leads.slice(from, from + 300);
-    const multi = redis.multi();
-    for (const { id, key } of some) multi.exists(deliveredKey(id)).zscore(queue.toKey("completed"), key).exists(queue.toKey(key));
-    const answers = await multi.exec();
-    if (!answers) throw new Error("the Redis transaction was aborted");
-    const failed = answers.find(([error]) => error);
-    if (failed) throw failed[0];
-    for (let i = 0; i < some.length; i++) {
-      const [marked, completed, queued] = answers.slice(i * 3, i * 3 + 3).map(([, value]) => value);
-      where.push(Number(marked) === 1 || completed !== null ? "delivered" : Number(queued) === 1 ? "queued" : "missing");
-    }
-  }
-  return where;
-}
-
 /** The lead queue's two connections, each logged by name as it comes and goes. */
 const watch = (connection: Redis, log: Logger, name: string) => watchRedis(connection, log, { event: "lead_queue_redis", fields: { connection: name } });
-
-/**
- * At start, one JSON warning for each way this Redis could lose queued leads (the local records
- * still hold them), and for a Redis older than BullMQ recommends. BullMQ would print the first
- * and last as plain text on every connection: its `skipVersionCheck` (below) leaves them to us.
- */
-async function checkRedis(producer: Redis, log: Logger) {
-  const info = await producer.info();
-  const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
-  if (policy && policy !== "noeviction") log.warn({ policy, expected: "noeviction" }, "redis_eviction_policy");
-  const version = /^redis_version:(\S+)/m.exec(info)?.[1];
-  if (version && olderThan(version, BULLMQ_RECOMMENDS)) log.warn({ version, expected: `${BULLMQ_RECOMMENDS} or newer` }, "redis_version_old");
-  // CONFIG may be switched off (a managed Redis): then nothing is said.
-  const setting = async (name: string) => ((await producer.config("GET", name)) as string[])[1];
-  const [appendonly, save] = await Promise.all([setting("appendonly"), setting("save")]);
-  if (appendonly === "no" && save === "") log.warn({ appendonly, save, expected: "appendonly yes" }, "redis_persistence_off");
-}
-/** The oldest Redis BullMQ runs on without a warning (its RedisConnection.recommendedMinimumVersion). */
-const BULLMQ_RECOMMENDS = "6.2.0";
-/** Compared part by part as numbers ("6.10.0" is newer than "6.2.0"). */
-const olderThan = (version: string, than: string) => version.localeCompare(than, "en", { numeric: true }) < 0;
 
 /** `work`, or a rejection once `ms` have passed without its answer. */
 function timeLimit<T>(ms: number, work: Promise<T>): Promise<T> {
@@ -137,6 +59,7 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
   // then takes this Redis for its oldest (5.0): a worker rounds its idle wait up to whole seconds.
   const queue = new Queue<QueuedLead>(QUEUE.name, { connection: producer, prefix: QUEUE.prefix, defaultJobOptions: job, skipVersionCheck: true });
   queue.on("error", () => undefined); // the connection's own listener reports it
+  const shared = sharedInRedis(producer, queue, clock, perHour);
   let worker: Worker<QueuedLead> | undefined;
   let connection: Redis | undefined;
   let inRedis = { pending: 0, parked: 0, oldestAt: Infinity };
@@ -146,23 +69,6 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
   let ticking: Promise<void> = Promise.resolve();
   /** When (the monotonic clock) each handed lead was first seen gone from Redis. */
   let missingSince = new Map<string, number>();
-
-  /** Through the shared ceiling (a held lead: also at its pace), or not. */
-  async function admit(id: string, held: boolean): Promise<boolean> {
-    const at = clock.now();
-    const pace = held ? String(at - HOUR_MS / perHour) : "";
-    return Number(await producer.eval(ADMIT, 1, ADMITTED, String(at), String(at - HOUR_MS), String(perHour), pace, id)) === 1;
-  }
-
-  /** Whether the shared ceiling would let a held lead through now, at its pace (a look only: admit decides). */
-  async function roomForHeld(): Promise<boolean> {
-    const at = clock.now();
-    const [inHour, lately] = await Promise.all([
-      producer.zcount(ADMITTED, `(${at - HOUR_MS}`, at),
-      producer.zcount(ADMITTED, `(${at - HOUR_MS / perHour}`, at),
-    ]);
-    return inHour < perHour && lately === 0;
-  }
 
   /**
    * The local record says delivered (its text then kept as LEAD_RETENTION_DAYS says); `sent`: by
@@ -191,8 +97,8 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     // Queued again after Redis lost it, or stalled after its send: sent already (as Redis says, or
     // as this container's own record says when Redis lost the mark), not twice.
     const here = sentHere(lead.id);
-    if (here) await producer.set(deliveredKey(lead.id), String(clock.now()), "PX", DELIVERED_MARK_MS, "NX").catch(() => undefined);
-    if (here || (await producer.exists(deliveredKey(lead.id))) === 1) {
+    if (here) await shared.markAgain(lead.id).catch(() => undefined);
+    if (here || (await shared.marked(lead.id))) {
       await confirm(lead.id);
       log.info({ id: lead.id, kind: lead.kind }, "lead_delivered_already");
       return;
@@ -204,8 +110,7 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     if (outcome.ok) {
       // Marked before the job completes (and may be removed): whichever container keeps its record
       // hears of it. Kept here too, so the mark is made again if Redis loses it before then.
-      await producer.set(deliveredKey(lead.id), String(clock.now()), "PX", DELIVERED_MARK_MS).catch(() => undefined);
-      if (job.id) await producer.set(sentFormKey(job.id), lead.id, "PX", DEDUPE_WINDOW_MS).catch(() => undefined);
+      await shared.mark(lead.id, job.id);
       await confirm(lead.id, { sent: true, record: outcome.record });
     }
     reportAttempt(settings, verdict, outcome, fields);
@@ -230,36 +135,6 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     return first;
   }
 
-  /** Tells whoever sent these leads that this container's record has them as delivered. */
-  async function acknowledge(ids: string[]) {
-    if (ids.length === 0) return;
-    const multi = producer.multi();
-    for (const id of ids) multi.set(deliveredKey(id), `${CONFIRMED}${clock.now()}`, "PX", DELIVERED_MARK_MS);
-    await multi.exec();
-  }
-
-  /**
-   * Makes again the marks of leads this container sent for another that Redis lost (restarted
-   * empty, flushed) before that container heard of them: it waits one lease before it queues a
-   * lost lead again, and finds the mark back by then (decision 0033). A mark that says confirmed
-   * ends the keeping, as does the mark's own age.
-   */
-  async function remark(store: LeadStore) {
-    const sent = store.sentForOthers();
-    for (let from = 0; from < sent.length; from += 300) {
-      const some = sent.slice(from, from + 300);
-      const multi = producer.multi();
-      for (const { id, deliveredAt } of some) multi.set(deliveredKey(id), String(deliveredAt), "PX", DELIVERED_MARK_MS, "NX").get(deliveredKey(id));
-      const answers = await multi.exec();
-      if (!answers) throw new Error("the Redis transaction was aborted");
-      for (const [i, { id, deliveredAt }] of some.entries()) {
-        const mark = answers[i * 2 + 1]?.[1];
-        const heard = (typeof mark === "string" && mark.startsWith(CONFIRMED)) || clock.now() - deliveredAt > DELIVERED_MARK_MS;
-        if (heard) await retryWhileBusy(() => store.heardOf(id));
-      }
-    }
-  }
-
   /**
    * What the local store must tell Redis, and hear from it: held leads the ceiling now lets go
    * (oldest first, at its pace), leads kept while Redis was away, and, for leads handed over,
@@ -282,12 +157,12 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     }
     try {
       // First, so a lead this container sent is marked again before anything else here can fail.
-      await remark(store);
+      await shared.markAgainForOthers(store);
       // The fairest held lead first (decision 0031): one address's flood cannot go ahead of everyone.
       // Ranked only when the shared ceiling has room: ranking a large flood's leads takes a while.
-      while (await roomForHeld()) {
+      while (await shared.roomForHeld()) {
         const held = store.nextHeld(clock.now());
-        if (!held || !(await admit(held.id, true))) break;
+        if (!held || !(await shared.admit(held.id, true))) break;
         if (await retryWhileBusy(() => store.admitHeld(held.id, clock.now()))) log.info({ id: held.id, kind: held.kind }, "lead_released");
       }
       for (const row of store.list(["pending"])) {
@@ -312,7 +187,7 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
   /** Leads handed over: confirmed once Redis says delivered (by any container), queued again once gone from it for a lease. */
   async function checkHanded(store: LeadStore) {
     const handed = store.handedKeys();
-    const where = await whereInRedis(producer, queue, handed);
+    const where = await shared.where(handed);
     const seenMissing = missingSince;
     missingSince = new Map();
     const confirmed: string[] = [];
@@ -337,7 +212,7 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
       await add(lead, key);
       log.warn({ id, kind }, "lead_requeued");
     }
-    await acknowledge(confirmed);
+    await shared.acknowledge(confirmed);
   }
 
   function sleep() {
@@ -366,8 +241,8 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
       return await timeLimit(
         1_500,
         (async () => {
-          const seen = (await queue.getJob(key))?.data.id ?? (await producer.get(sentFormKey(key)));
-          return seen ? { first: seen } : { admitted: !busy && (await admit(id, false)) };
+          const seen = (await queue.getJob(key))?.data.id ?? (await shared.formSent(key));
+          return seen ? { first: seen } : { admitted: !busy && (await shared.admit(id, false)) };
         })(),
       );
     } catch (error) {
