@@ -13,12 +13,12 @@
  * pushes the lead queue out of Redis (decision 0034).
  */
 import { randomBytes } from "node:crypto";
-import { Redis, type Result } from "ioredis";
+import type { Result } from "ioredis";
 import { LRUCache } from "lru-cache";
 import { DRAFT_LIFETIME_MINUTES } from "~/content/privacy";
 import type { DraftStore } from "~/context";
 import type { Logger } from "./log";
-import { watchRedis } from "./redis-watch";
+import { requestConnection, watchRedis } from "./redis";
 
 /** How long a record lives after its last save: the privacy notice states it. */
 export const DRAFT_TTL_SECONDS = DRAFT_LIFETIME_MINUTES * 60;
@@ -149,13 +149,8 @@ function fairMemory(budget: number, ttlSeconds: number) {
 
 export function createDraftStore({ redisUrl, log, ttlSeconds = DRAFT_TTL_SECONDS, maxMemory = DRAFT_MEMORY, commandTimeoutMs = 500 }: DraftOptions): Drafts {
   const memory = fairMemory(maxMemory, ttlSeconds);
-  const redis = redisUrl
-    ? watchRedis(new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: commandTimeoutMs }), log, {
-        event: "draft_store",
-        fields: { store: "redis" },
-        fallback: "memory",
-      })
-    : undefined;
+  const shared = redisUrl ? requestConnection(redisUrl, commandTimeoutMs) : undefined;
+  const redis = shared && watchRedis(shared.connection, log, { event: "draft_store", fields: { store: "redis" }, fallback: "memory" });
   redis?.defineCommand("draftSave", { numberOfKeys: 0, lua: SAVE });
   // In Redis the budget is also at most a quarter of its maxmemory, so the lead queue keeps the rest.
   let redisBudget = maxMemory;
@@ -231,6 +226,6 @@ export function createDraftStore({ redisUrl, log, ttlSeconds = DRAFT_TTL_SECONDS
     get bytes() {
       return memory.bytes;
     },
-    close: async () => void (await redis?.quit().catch(() => redis.disconnect())),
+    close: async () => void (await shared?.release()),
   };
 }

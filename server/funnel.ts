@@ -7,13 +7,13 @@
 import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { isbot } from "isbot";
 import { FUNNEL_KEEP_DAYS as KEEP_DAYS } from "~/content/privacy";
 import { isSource } from "~/funnel/count.server";
 import { DEVICES, type Device, FUNNEL_EVENTS, type FunnelEvent } from "~/funnel/visit";
 import type { Logger } from "./log";
-import { watchRedis } from "./redis-watch";
+import { countConnection, watchRedis } from "./redis";
 
 export interface Hit {
   event: FunnelEvent;
@@ -143,7 +143,7 @@ export function createFunnel(options: { file: string; redisUrl?: string; log: Lo
   const { file, redisUrl, log, counted } = options;
   const redis = redisUrl
     ? // A count waits at most half a second for Redis (while it connects, say), then goes to the local file.
-      watchRedis(new Redis(redisUrl, { maxRetriesPerRequest: 0, commandTimeout: 500 }), log, {
+      watchRedis(countConnection(redisUrl), log, {
         event: "funnel_store",
         fallback: "sqlite",
       })

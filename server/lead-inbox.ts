@@ -8,12 +8,8 @@ import { createHmac, randomBytes } from "node:crypto";
 import type { Lead, LeadAnswer } from "~/context";
 import type { Config } from "./config";
 import type { CheckedPost } from "./form-posts";
-import { createLeadQueue } from "./leads";
-import { PER_ADDRESS } from "./leads/schedule";
-import { AddressFull } from "./leads/store";
-import { createTransport } from "./leads/transport";
+import { AddressFull, createLeadQueue, PER_ADDRESS, type LeadEvents } from "./leads";
 import type { Logger } from "./log";
-import type { LeadEvents } from "./leads/types";
 
 /**
  * The code a lead's address bucket (an IPv4 address, an IPv6 /64) is kept under: an HMAC with a
@@ -28,7 +24,7 @@ export function createLeadInbox(config: Config, log: Logger, events?: LeadEvents
   const queue = createLeadQueue({
     dbFile: config.leadsDb,
     redisUrl: config.redisUrl,
-    transport: createTransport(config.delivery),
+    delivery: config.delivery,
     log,
     events,
     retentionMs: config.retentionDays * 86_400_000,
@@ -43,7 +39,10 @@ export function createLeadInbox(config: Config, log: Logger, events?: LeadEvents
     close: () => queue.close(),
     async submit(post: CheckedPost | undefined, lead: Lead): Promise<LeadAnswer> {
       if (!post) return { ok: false, problem: "failed" };
-      if (post.bot) return (log.info({ kind: lead.kind }, "bot_dropped"), { ok: true });
+      if (post.bot) {
+        log.info({ kind: lead.kind }, "bot_dropped");
+        return { ok: true };
+      }
       try {
         const { id, first } = await queue.accept(lead, { group: codeOf(post.client) });
         return { ok: true, reference: id, first };

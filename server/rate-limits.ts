@@ -4,10 +4,9 @@
  * each Redis limiter backed by an in-memory one so a Redis outage degrades instead of failing.
  */
 import ipaddr from "ipaddr.js";
-import { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Logger } from "./log";
-import { watchRedis } from "./redis-watch";
+import { requestConnection, watchRedis } from "./redis";
 
 export const LIMITS = {
   posts: { points: 30, duration: 60 },
@@ -35,13 +34,8 @@ export type RateLimits = ReturnType<typeof createRateLimits>;
 
 /** `commandTimeoutMs`: how long a Redis command may take before that request is counted in memory. */
 export function createRateLimits(redisUrl: string | undefined, log: Logger, commandTimeoutMs = 500) {
-  const redis = redisUrl
-    ? watchRedis(new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: commandTimeoutMs, lazyConnect: false }), log, {
-        event: "rate_limit_store",
-        fields: { store: "redis" },
-        fallback: "memory",
-      })
-    : undefined;
+  const shared = redisUrl ? requestConnection(redisUrl, commandTimeoutMs) : undefined;
+  const redis = shared && watchRedis(shared.connection, log, { event: "rate_limit_store", fields: { store: "redis" }, fallback: "memory" });
 
   const make = (name: keyof typeof LIMITS): RateLimiterAbstract => {
     const rule = { keyPrefix: `rl:${name}`, ...LIMITS[name] };
@@ -64,6 +58,6 @@ export function createRateLimits(redisUrl: string | undefined, log: Logger, comm
 
   return {
     take,
-    close: async () => void (await redis?.quit().catch(() => redis.disconnect())),
+    close: async () => void (await shared?.release()),
   };
 }

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
 import { quietLog, until } from "../../tests/support/quiet-log";
 import { startRedis } from "../../tests/support/redis";
+import { systemClock } from "./clock";
 import { createRedisQueue } from "./redis-queue";
 import { PER_ADDRESS } from "./schedule";
 import { createSqliteQueue } from "./sqlite-queue";
@@ -30,7 +31,13 @@ const lead = (address: string, n: number | string): Lead => ({
 /** The address each delivered lead came from, in the order they reached the service. */
 function service() {
   const delivered: string[] = [];
-  const transport: Transport = { name: "fake", deliver: async (l) => (delivered.push(l.text.split("|")[0]!), { ok: true }) };
+  const transport: Transport = {
+    name: "fake",
+    async deliver(l) {
+      delivered.push(l.text.split("|")[0]!);
+      return { ok: true };
+    },
+  };
   return { transport, delivered };
 }
 
@@ -41,7 +48,17 @@ const kinds = ["sqlite", "redis"] as const;
 
 async function queueOf(kind: (typeof kinds)[number], t: TestContext, transport: Transport, clock: { now: number }, perHour = 60): Promise<LeadQueue> {
   const dbFile = join(await mkdtemp(join(tmpdir(), "share-")), "leads.db");
-  const common = { dbFile, transport, log: quietLog, perHour, now: () => clock.now, pollMs: 30, backoff: () => 30 };
+  const common = {
+    dbFile,
+    transport,
+    log: quietLog,
+    retentionMs: 30 * 86_400_000,
+    perHour,
+    leaseMs: 40_000,
+    clock: { ...systemClock, now: () => clock.now },
+    pollMs: 30,
+    backoff: () => 30,
+  };
   let queue: LeadQueue;
   if (kind === "sqlite") queue = createSqliteQueue(common);
   else {

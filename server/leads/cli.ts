@@ -23,8 +23,8 @@ import { Redis } from "ioredis";
 import { version } from "../../package.json";
 import { parseConfig } from "../config";
 import { type FunnelDay, lastDays, openFunnel } from "../funnel";
-import { QUEUE, whereInRedis, type QueuedLead } from "./redis-queue";
-import { openStore, sqliteCause, whenFree, type LeadRow, type LeadStore } from "./store";
+import { QUEUE, whereInRedis, type QueuedLead } from "./redis-shared";
+import { openStore, retryWhileBusy as whenFree, sqliteCause, type LeadRow, type LeadStore } from "./store";
 
 interface Row {
   id: string;

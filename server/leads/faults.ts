@@ -7,8 +7,8 @@
 import type { Logger } from "../log";
 import { sqliteCause } from "./store";
 
-export const FIRST_WAIT_MS = 1_000;
-export const LONGEST_WAIT_MS = 60_000;
+const FIRST_WAIT_MS = 1_000;
+const LONGEST_WAIT_MS = 60_000;
 
 export function storeFaults(log: Logger, now: () => number) {
   let fault: { since: number; waitMs: number } | undefined;

@@ -1,13 +1,24 @@
 /**
- * The lead store and its delivery (docs/product.md, "A lead's path"): a lead is stored before the visitor is
- * thanked, then delivered in the background until the form service confirms it. The embedded
- * SQLite store by default; Redis (BullMQ) with REDIS_URL, with the SQLite store as its fallback.
+ * The lead pipeline's one entry point (docs/product.md, "A lead's path"): a lead is stored before
+ * the visitor is thanked, then delivered in the background until the form service confirms it.
+ * The embedded SQLite store by default (sqlite-queue.ts); with REDIS_URL, Redis (BullMQ) as the
+ * queue and the SQLite store as the record (redis-queue.ts). What both do alike: pipeline.ts.
  */
-import { createRedisQueue, type RedisQueueOptions } from "./redis-queue";
-import { createSqliteQueue, type QueueOptions } from "./sqlite-queue";
+import type { QueueOptions } from "./pipeline";
+import { createRedisQueue } from "./redis-queue";
+import { createSqliteQueue } from "./sqlite-queue";
+import { createTransport, type TransportConfig } from "./transport";
 import type { LeadQueue } from "./types";
 
-export function createLeadQueue(options: QueueOptions & Partial<RedisQueueOptions>): LeadQueue {
-  const { redisUrl } = options;
-  return redisUrl ? createRedisQueue({ ...options, redisUrl }) : createSqliteQueue(options);
+export { PER_ADDRESS } from "./schedule";
+export { AddressFull } from "./store";
+export type { LeadEvents } from "./types";
+
+export function createLeadQueue({
+  redisUrl,
+  delivery,
+  ...options
+}: Omit<QueueOptions, "transport"> & { redisUrl?: string; delivery: TransportConfig }): LeadQueue {
+  const transport = createTransport(delivery);
+  return redisUrl ? createRedisQueue({ ...options, transport, redisUrl }) : createSqliteQueue({ ...options, transport });
 }

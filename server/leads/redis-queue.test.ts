@@ -6,10 +6,14 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
+import { Redis } from "ioredis";
+import { testClock } from "../../tests/support/clock";
 import { startRedis, type RedisServer } from "../../tests/support/redis";
 import { quietLog, recordingLog } from "../../tests/support/quiet-log";
 import { runCli } from "./cli";
 import { createRedisQueue, type RedisQueueOptions } from "./redis-queue";
+import { QUEUE } from "./redis-shared";
+import { leadKey } from "./schedule";
 import { openStore } from "./store";
 import type { DeliveryOutcome, Lead, StoredLead, Transport } from "./types";
 
@@ -35,6 +39,13 @@ function recording(answer: (lead: StoredLead) => DeliveryOutcome) {
 }
 
 const POLL_MS = 50;
+/** What the server passes (lead-inbox.ts) at the default configuration. */
+const defaults = { retentionMs: 30 * 86_400_000, perHour: 60, leaseMs: 40_000 };
+/** Resolves once the queues on `time` have gone to sleep `n` more times: each look at Redis ends so. */
+const lookedAgain = async (time: ReturnType<typeof testClock>, n = 3) => {
+  const from = time.naps();
+  await until(() => time.naps() >= from + n);
+};
 
 /**
  * A redis-server of the test's own, stopped when that test ends. The hook is the test context's:
@@ -49,6 +60,7 @@ async function ownRedis({ onTestFinished }: TestContext): Promise<RedisServer> {
 
 const queueFor = async (redis: RedisServer, transport: Transport, dir?: string, options: Partial<RedisQueueOptions> = {}) =>
   createRedisQueue({
+    ...defaults,
     redisUrl: redis.url,
     dbFile: join(dir ?? (await mkdtemp(join(tmpdir(), "rq-"))), "leads.db"),
     transport,
@@ -110,14 +122,16 @@ describe.concurrent("the Redis queue", () => {
 
   it("the same form posted twice is one job, and answers the first one's id", async (t) => {
     const { transport, delivered } = recording(() => ({ ok: true }));
-    const queue = await queueFor(await ownRedis(t), transport);
+    const time = testClock();
+    const queue = await queueFor(await ownRedis(t), transport, undefined, { clock: time.clock });
     await queue.start();
     const same = { ...lead, text: "Service: SEO (twice)" };
     const [{ id: a, first }, again] = [await queue.accept(same), await queue.accept({ ...same })];
     expect([first, again]).toEqual([true, { id: a, first: false }]);
     await until(() => delivered.includes(a));
     expect(await queue.accept(same)).toEqual({ id: a, first: false });
-    await new Promise((r) => setTimeout(r, 500));
+    time.advance(10 * POLL_MS); // past the lease: a lead gone from Redis would be queued again
+    await lookedAgain(time, 10);
     expect(delivered.filter((d) => d === a)).toHaveLength(1);
     await queue.close();
   });
@@ -126,7 +140,8 @@ describe.concurrent("the Redis queue", () => {
     const { transport, delivered } = recording(() => ({ ok: true }));
     const dir = await mkdtemp(join(tmpdir(), "rq-"));
     const redis = await ownRedis(t);
-    const queue = await queueFor(redis, transport, dir);
+    const time = testClock();
+    const queue = await queueFor(redis, transport, dir, { clock: time.clock });
     await queue.start();
     await redis.stop();
     await until(() => queue.stats().redis === "down");
@@ -134,7 +149,7 @@ describe.concurrent("the Redis queue", () => {
     expect(queue.stats()).toMatchObject({ store: "redis", writable: true, pending: 1, redis: "down" });
     await redis.restart();
     await until(() => delivered.includes(id));
-    await new Promise((r) => setTimeout(r, 10 * POLL_MS)); // ten more hand-over rounds
+    await lookedAgain(time, 10); // ten more hand-over rounds
     expect(delivered.filter((d) => d === id)).toHaveLength(1);
     await queue.close();
   });
@@ -144,7 +159,8 @@ describe.concurrent("the Redis queue", () => {
     const { transport, delivered, attempts } = recording(() => (up ? { ok: true } : failing));
     const dir = await mkdtemp(join(tmpdir(), "rq-"));
     const redis = await ownRedis(t);
-    const queue = await queueFor(redis, transport, dir);
+    const time = testClock();
+    const queue = await queueFor(redis, transport, dir, { clock: time.clock });
     await queue.start();
     const { id } = await queue.accept(lead);
     await until(() => attempts.includes(id));
@@ -154,7 +170,8 @@ describe.concurrent("the Redis queue", () => {
     up = true;
     await until(() => delivered.includes(id));
     await until(() => record(dir, id)?.status === "delivered");
-    await new Promise((r) => setTimeout(r, 10 * POLL_MS));
+    time.advance(10 * POLL_MS); // past the lease
+    await lookedAgain(time, 10);
     expect(delivered.filter((d) => d === id)).toHaveLength(1);
     await queue.close();
   });
@@ -193,10 +210,12 @@ describe.concurrent("the Redis queue", () => {
     await until(() => b.delivered.includes(id));
     await redis.stop();
     await redis.restart(); // empty: the job and the mark are gone
-    const back = await queueFor(redis, a.transport, dirA);
+    const time = testClock();
+    const back = await queueFor(redis, a.transport, dirA, { clock: time.clock });
     await back.start();
     await until(() => record(dirA, id)?.status === "delivered");
-    await new Promise((r) => setTimeout(r, 12 * POLL_MS)); // past the lease: nothing is queued again
+    time.advance(12 * POLL_MS); // past the lease: nothing is queued again
+    await lookedAgain(time);
     expect([b.delivered, a.attempts]).toEqual([[id], []]);
     const sender = openStore(join(dirB, "leads.db"));
     await until(() => sender.sentForOthers().length === 0); // confirmed: the sender forgets it
@@ -205,38 +224,50 @@ describe.concurrent("the Redis queue", () => {
   });
 
   it("held leads go out on their own once the shared hour has room, at the ceiling's pace", async (t) => {
-    let now = Date.parse("2026-11-22T10:00:00Z");
+    const time = testClock();
     const { transport, delivered } = recording(() => ({ ok: true }));
-    const queue = await queueFor(await ownRedis(t), transport, undefined, { perHour: 1, now: () => now });
+    const queue = await queueFor(await ownRedis(t), transport, undefined, { perHour: 1, clock: time.clock });
     await queue.start();
     const { id: first } = await queue.accept(lead);
     const { id: held } = await queue.accept({ ...lead, text: "Service: SEO (held)" });
     await until(() => delivered.includes(first));
     expect(queue.stats()).toMatchObject({ held: 1 });
-    await new Promise((r) => setTimeout(r, 10 * POLL_MS));
+    await lookedAgain(time, 10);
     expect(delivered).toEqual([first]);
-    now += 3_600_001;
+    time.advance(3_600_001);
     await until(() => delivered.includes(held));
     expect(queue.stats()).toMatchObject({ held: 0 });
     await queue.close();
   });
 
   it("while Redis is away, the local store's own ceiling holds leads and lets them go; they are queued once Redis is back", async (t) => {
-    let now = Date.parse("2026-11-22T10:00:00Z");
+    const time = testClock();
     const { transport, delivered } = recording(() => ({ ok: true }));
     const redis = await ownRedis(t);
-    const queue = await queueFor(redis, transport, undefined, { perHour: 1, now: () => now });
+    const queue = await queueFor(redis, transport, undefined, { perHour: 1, clock: time.clock });
     await queue.start();
     await redis.stop();
     await until(() => queue.stats().redis === "down");
     const { id: first } = await queue.accept(lead);
     const { id: held } = await queue.accept({ ...lead, text: "Service: SEO (held while away)" });
     expect(queue.stats()).toMatchObject({ pending: 1, held: 1 });
-    now += 3_600_001;
+    time.advance(3_600_001);
     await until(() => queue.stats().held === 0);
     await redis.restart();
     await until(() => delivered.includes(first) && delivered.includes(held));
     await queue.close();
+  });
+
+  it("keeps the log JSON without touching the process's console: BullMQ's own warnings are left to ours", async (t) => {
+    const [warn, error] = [console.warn, console.error];
+    const redis = await startRedis(undefined, ["--maxmemory-policy", "allkeys-lru"]);
+    t.onTestFinished(() => redis.stop());
+    const { log, count } = recordingLog();
+    const queue = await queueFor(redis, recording(() => ({ ok: true })).transport, undefined, { log });
+    await queue.start();
+    await until(() => count("redis_eviction_policy") === 1);
+    await queue.close();
+    expect([console.warn, console.error]).toEqual([warn, error]);
   });
 
   it("says once, at start, when Redis keeps nothing across a restart (no AOF, no RDB save points)", async () => {
@@ -248,14 +279,13 @@ describe.concurrent("the Redis queue", () => {
       ] as const) {
         const { log, count } = recordingLog();
         const dbFile = join(await mkdtemp(join(tmpdir(), "rq-")), "leads.db");
-        const queue = createRedisQueue({ redisUrl: redis.url, dbFile, transport: recording(() => ({ ok: true })).transport, log });
+        const queue = createRedisQueue({ ...defaults, redisUrl: redis.url, dbFile, transport: recording(() => ({ ok: true })).transport, log });
         await queue.start();
         await until(() => queue.stats().redis === "ready");
-        // Said after two more answers from Redis: waited for where it comes, given time where it must not.
+        // Said after two more answers from Redis; close waits for the check to end, said or not.
         if (warned) await until(() => count("redis_persistence_off") > 0);
-        else await new Promise((r) => setTimeout(r, 300));
-        expect(count("redis_persistence_off")).toBe(warned);
         await queue.close();
+        expect(count("redis_persistence_off")).toBe(warned);
       }
     } finally {
       await Promise.all([bare.stop(), saving.stop()]);
@@ -269,19 +299,29 @@ describe("the Redis queue, a send in flight", () => {
     let release = () => undefined as void;
     const answered = new Promise<void>((resolve) => (release = resolve));
     const attempts: string[] = [];
-    const transport: Transport = { name: "slow", deliver: async (l) => (attempts.push(l.id), await answered, { ok: true }) };
+    const transport: Transport = {
+      name: "slow",
+      async deliver(l) {
+        attempts.push(l.id);
+        await answered;
+        return { ok: true };
+      },
+    };
     const dir = await mkdtemp(join(tmpdir(), "rq-"));
     const redis = await ownRedis(t);
-    const queue = await queueFor(redis, transport, dir, { leaseMs: 1_000 });
+    const time = testClock();
+    const queue = await queueFor(redis, transport, dir, { leaseMs: 1_000, clock: time.clock });
     await queue.start();
     const { id } = await queue.accept(lead);
     await until(() => attempts.includes(id));
     await redis.stop();
     await redis.restart(); // empty, with the send still waiting for the service
-    await new Promise((r) => setTimeout(r, 12 * POLL_MS)); // the record has looked at Redis again, many times
+    await until(() => queue.stats().redis === "ready");
+    await lookedAgain(time, 12); // the record has looked at Redis again, many times
     release();
     await until(() => record(dir, id)?.status === "delivered");
-    await new Promise((r) => setTimeout(r, 1_200)); // past the lease: nothing is left to queue again
+    time.advance(1_200); // past the lease: nothing is left to queue again
+    await lookedAgain(time);
     expect(attempts).toEqual([id]);
     await queue.close();
   });
@@ -289,15 +329,19 @@ describe("the Redis queue, a send in flight", () => {
     const redis = await ownRedis({ onTestFinished } as TestContext);
     const a = recording(() => ({ ok: true }));
     const b = recording(() => ({ ok: true }));
-    const first = await queueFor(redis, a.transport, undefined, { retentionMs: 0 });
-    const other = await queueFor(redis, b.transport, undefined, { retentionMs: 0 });
+    const time = testClock();
+    const first = await queueFor(redis, a.transport, undefined, { retentionMs: 0, clock: time.clock });
+    const other = await queueFor(redis, b.transport, undefined, { retentionMs: 0, clock: time.clock });
     await Promise.all([first.start(), other.start()]);
     const same = { ...lead, text: "Service: SEO (resent after a lost reply)" };
     const { id } = await first.accept(same);
     await until(() => a.delivered.includes(id) || b.delivered.includes(id));
-    await new Promise((r) => setTimeout(r, 4 * POLL_MS)); // the job is gone with its text by now
+    const probe = new Redis(redis.url);
+    await until(async () => (await probe.exists(`${QUEUE.prefix}:${QUEUE.name}:${leadKey(same)}`)) === 0); // the job is gone with its text
+    probe.disconnect();
     expect(await other.accept({ ...same })).toEqual({ id, first: false });
-    await new Promise((r) => setTimeout(r, 4 * POLL_MS));
+    time.advance(10 * POLL_MS); // past the lease
+    await lookedAgain(time, 4);
     expect([...a.delivered, ...b.delivered]).toEqual([id]);
     await Promise.all([first.close(), other.close()]);
   });

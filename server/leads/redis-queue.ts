@@ -9,105 +9,24 @@
  * ceiling is one count in Redis for every container; a lead over it is held in the local store.
  */
 import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { Logger } from "../log";
-import { watchRedis } from "../redis-watch";
-import { storeFaults } from "./faults";
-import { DEDUPE_WINDOW_MS, expired, leadKey, newLeadId, retryDelay } from "./schedule";
-import { LOOK_TRIES, reportHeld, storeUpkeep, type QueueOptions } from "./sqlite-queue";
-import { AddressFull, openStore, sqliteCause, whenFree, type InsertResult, type LeadStore } from "./store";
-import { noLeadEvents, type Lead, type LeadOrigin, type LeadQueue, type StoredLead } from "./types";
-
-export const QUEUE = { name: "leads", prefix: "agency-site" };
-/** A re-queued lead gets a fresh retry window from `since`. */
-export type QueuedLead = StoredLead & { since?: number };
-
-/**
- * Written by whichever container delivered a lead, so the one that keeps its record hears of it.
- * That one, once its record says so, makes the value `confirmed:<time>`: the sender may then
- * forget it (decision 0033).
- */
-export const deliveredKey = (id: string) => `${QUEUE.prefix}:delivered:${id}`;
-/**
- * A form delivered, by its dedupe key (schedule.ts, leadKey): its lead's id, for a day. The job
- * that says so may be gone at once (LEAD_RETENTION_DAYS=0 erases its text), and the same form
- * sent again to another container must still be the first one's lead.
- */
-const sentFormKey = (key: string) => `${QUEUE.prefix}:form:${key}`;
-const CONFIRMED = "confirmed:";
-/** Longer than a container is expected to stay down with deliveries still to hear of. */
-const DELIVERED_MARK_MS = 30 * 86_400_000;
-/** The leads the ceiling let through, by time: one sorted set for every container. */
-const ADMITTED = `${QUEUE.prefix}:leads-admitted`;
-const HOUR_MS = 3_600_000;
-
-/**
- * Lets a lead through the shared ceiling, or not: fewer than ARGV[3] in the last hour, and (when
- * ARGV[4] is set, for a held lead) none since that time. ARGV: now, an hour ago, the ceiling, the
- * pace's bound, the lead's id. Times ahead of `now` (a clock set back) do not count.
- */
-const ADMIT = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
-if redis.call('ZCOUNT', KEYS[1], '(' .. ARGV[2], ARGV[1]) >= tonumber(ARGV[3]) then return 0 end
-if ARGV[4] ~= '' and #redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[4], ARGV[1], 'LIMIT', 0, 1) > 0 then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[1], ARGV[5])
-redis.call('PEXPIRE', KEYS[1], 3600000)
-return 1
-`;
-
-/** Where Redis has leads handed to it: delivered (by any container), still queued (or parked there), or gone. */
-export async function whereInRedis(redis: Redis, queue: Queue, leads: { id: string; key: string }[]): Promise<("delivered" | "queued" | "missing")[]> {
-  const where: ("delivered" | "queued" | "missing")[] = [];
-  // A few hundred leads per transaction. In one: a delivery marks its lead before the job
-  // completes, so at any one moment Redis has the one or the other unless it lost them.
-  for (let from = 0; from < leads.length; from += 300) {
-    const some = leads.slice(from, from + 300);
-    const multi = redis.multi();
-    for (const { id, key } of some) multi.exists(deliveredKey(id)).zscore(queue.toKey("completed"), key).exists(queue.toKey(key));
-    const answers = await multi.exec();
-    if (!answers) throw new Error("the Redis transaction was aborted");
-    const failed = answers.find(([error]) => error);
-    if (failed) throw failed[0];
-    for (let i = 0; i < some.length; i++) {
-      const [marked, completed, queued] = answers.slice(i * 3, i * 3 + 3).map(([, value]) => value);
-      where.push(Number(marked) === 1 || completed !== null ? "delivered" : Number(queued) === 1 ? "queued" : "missing");
-    }
-  }
-  return where;
-}
+import { queueConnection, watchRedis, workerConnection } from "../redis";
+import { attempt, localRecord, reportAttempt, withDefaults, verdictOf, type QueueOptions } from "./pipeline";
+import { checkRedis, QUEUE, sharedInRedis, type QueuedLead } from "./redis-shared";
+import { leadKey, newLeadId, retryDelay } from "./schedule";
+import { retryWhileBusy, sqliteCause, type InsertResult, type LeadStore } from "./store";
+import type { Lead, LeadOrigin, LeadQueue, StoredLead } from "./types";
 
 /** The lead queue's two connections, each logged by name as it comes and goes. */
 const watch = (connection: Redis, log: Logger, name: string) => watchRedis(connection, log, { event: "lead_queue_redis", fields: { connection: name } });
-/**
- * BullMQ writes a few warnings with console.warn/error (the eviction policy on every connection,
- * an old Redis version): plain text in a JSON log. Ours says the eviction policy once, as JSON;
- * anything else a library prints this way becomes a `library_warning` line.
- */
-function keepLogJson(log: Logger) {
-  const toLog =
-    (level: "warn" | "error") =>
-    (...args: unknown[]) => {
-      const note = args.map(String).join(" ").replace(/\s+/g, " ").slice(0, 300);
-      if (!/Eviction policy is/.test(note)) log[level]({ note }, "library_warning");
-    };
-  console.warn = toLog("warn");
-  console.error = toLog("error");
-}
 
-/** At start, one warning for each way this Redis could lose queued leads (the local records still hold them). */
-async function checkRedis(producer: Redis, log: Logger) {
-  const info = await producer.info("memory");
-  const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
-  if (policy && policy !== "noeviction") log.warn({ policy, expected: "noeviction" }, "redis_eviction_policy");
-  // CONFIG may be switched off (a managed Redis): then nothing is said.
-  const setting = async (name: string) => ((await producer.config("GET", name)) as string[])[1];
-  const [appendonly, save] = await Promise.all([setting("appendonly"), setting("save")]);
-  if (appendonly === "no" && save === "") log.warn({ appendonly, save, expected: "appendonly yes" }, "redis_persistence_off");
-}
-
-function within<T>(ms: number, work: Promise<T>): Promise<T> {
+/** `work`, or a rejection once `ms` have passed without its answer. */
+function timeLimit<T>(ms: number, work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const slow = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("timeout")), ms)));
+  const slow = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("timeout")), ms);
+  });
   return Promise.race([work, slow]).finally(() => clearTimeout(timer));
 }
 
@@ -118,22 +37,17 @@ export interface RedisQueueOptions extends QueueOptions {
 }
 
 export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
-  const {
-    redisUrl,
-    dbFile,
-    transport,
-    log,
-    events = noLeadEvents,
-    retentionMs = 30 * 86_400_000,
-    perHour = 60,
-    now = Date.now,
-    random = Math.random,
-    concurrency = 4,
-  } = options;
-  const { backoff = (n: number) => retryDelay(n, random), pollMs = 2_000, refreshMs = 5_000, leaseMs = 40_000 } = options;
-  keepLogJson(log);
-  const producer = watch(new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 }), log, "producer");
-  producer.once("ready", () => void checkRedis(producer, log).catch(() => undefined));
+  const settings = withDefaults(options);
+  const { redisUrl, transport, log, clock, retentionMs, perHour, leaseMs, concurrency, backoff, pollMs } = settings;
+  const { refreshMs = 5_000 } = options;
+  const record = localRecord(settings);
+  const { faults } = record;
+  const producer = watch(queueConnection(redisUrl), log, "producer");
+  // Awaited at close, so a stop right after start does not cut the check off mid-way.
+  let checked: Promise<void> = Promise.resolve();
+  producer.once("ready", () => {
+    checked = checkRedis(producer, log).catch(() => undefined);
+  });
   // Delivered jobs stay a day (the dedupe window), or not at all with LEAD_RETENTION_DAYS=0.
   const job = {
     attempts: 1_000_000,
@@ -141,47 +55,40 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     removeOnComplete: retentionMs === 0 ? true : { age: Math.min(retentionMs, 86_400_000) / 1000 },
     removeOnFail: false,
   };
-  const queue = new Queue<QueuedLead>(QUEUE.name, { connection: producer, prefix: QUEUE.prefix, defaultJobOptions: job });
+  // checkRedis says what BullMQ's own check would print as plain text (skipVersionCheck). BullMQ
+  // then takes this Redis for its oldest (5.0): a worker rounds its idle wait up to whole seconds.
+  const queue = new Queue<QueuedLead>(QUEUE.name, { connection: producer, prefix: QUEUE.prefix, defaultJobOptions: job, skipVersionCheck: true });
   queue.on("error", () => undefined); // the connection's own listener reports it
+  const shared = sharedInRedis(producer, queue, clock, perHour);
   let worker: Worker<QueuedLead> | undefined;
   let connection: Redis | undefined;
-  let local: LeadStore | undefined;
-  let snapshot = { pending: 0, parked: 0, oldest: Infinity };
+  let inRedis = { pending: 0, parked: 0, oldestAt: Infinity };
   let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
+  let cancelWait = () => undefined as void;
+  let refresher: NodeJS.Timeout | undefined;
   let ticking: Promise<void> = Promise.resolve();
-  const refresher: NodeJS.Timeout[] = [];
-  const faults = storeFaults(log, now);
-  const upkeep = storeUpkeep(log, now, retentionMs, faults);
-  /** When (performance.now()) each handed lead was first seen gone from Redis. */
+  /** When (the monotonic clock) each handed lead was first seen gone from Redis. */
   let missingSince = new Map<string, number>();
-
-  /** Through the shared ceiling (a held lead: also at its pace), or not. */
-  async function admit(id: string, held: boolean): Promise<boolean> {
-    const at = now();
-    const pace = held ? String(at - HOUR_MS / perHour) : "";
-    return Number(await producer.eval(ADMIT, 1, ADMITTED, String(at), String(at - HOUR_MS), String(perHour), pace, id)) === 1;
-  }
-
-  /** Whether the shared ceiling would let a held lead through now, at its pace (a look only: admit decides). */
-  async function roomForHeld(): Promise<boolean> {
-    const at = now();
-    const [inHour, lately] = await Promise.all([
-      producer.zcount(ADMITTED, `(${at - HOUR_MS}`, at),
-      producer.zcount(ADMITTED, `(${at - HOUR_MS / perHour}`, at),
-    ]);
-    return inHour < perHour && lately === 0;
-  }
 
   /**
    * The local record says delivered (its text then kept as LEAD_RETENTION_DAYS says); `sent`: by
    * this container, which keeps another container's lead until that one has confirmed it.
    */
-  async function confirm(id: string, { sent = false, record }: { sent?: boolean; record?: string } = {}) {
+  async function confirm(id: string, { sent = false, record: crm }: { sent?: boolean; record?: string } = {}) {
+    const store = record.store;
     try {
-      await whenFree(() => (sent ? local?.sent(id, now(), retentionMs, record) : local?.delivered(id, now(), retentionMs, record)));
+      await retryWhileBusy(() => (sent ? store?.sent(id, clock.now(), retentionMs, crm) : store?.delivered(id, clock.now(), retentionMs, crm)));
     } catch (error) {
       faults.failed(error, "write", { id }); // the next look at Redis confirms it again
+    }
+  }
+
+  /** Whether this container's record says the lead was sent already (a locked or failing store: no, Redis's mark still counts). */
+  function sentHere(id: string): boolean {
+    try {
+      return record.store?.knownDelivered(id) === true;
+    } catch {
+      return false;
     }
   }
 
@@ -189,41 +96,27 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     const lead = job.data;
     // Queued again after Redis lost it, or stalled after its send: sent already (as Redis says, or
     // as this container's own record says when Redis lost the mark), not twice.
-    const here = (() => {
-      try {
-        return local?.knownDelivered(lead.id) === true;
-      } catch {
-        return false; // a locked or failing store: Redis's mark still counts
-      }
-    })();
-    if (here) await producer.set(deliveredKey(lead.id), String(now()), "PX", DELIVERED_MARK_MS, "NX").catch(() => undefined);
-    if (here || (await producer.exists(deliveredKey(lead.id))) === 1)
-      return void (await confirm(lead.id), log.info({ id: lead.id, kind: lead.kind }, "lead_delivered_already"));
-    const started = now();
-    const outcome = await transport.deliver(lead);
-    const fields = { id: lead.id, kind: lead.kind, provider: transport.name, attempt: job.attemptsMade + 1, durationMs: now() - started };
+    const here = sentHere(lead.id);
+    if (here) await shared.markAgain(lead.id).catch(() => undefined);
+    if (here || (await shared.marked(lead.id))) {
+      await confirm(lead.id);
+      log.info({ id: lead.id, kind: lead.kind }, "lead_delivered_already");
+      return;
+    }
+    const { outcome, fields } = await attempt(transport, lead, job.attemptsMade + 1, clock);
+    // The waits BullMQ scheduled so far (their mean), so a clock jump cannot shorten the window.
+    const waited = Array.from({ length: job.attemptsMade + 1 }, (_, n) => retryDelay(n + 1, () => 0.5)).reduce((a, b) => a + b, 0);
+    const verdict = verdictOf(outcome, { since: lead.since ?? lead.acceptedAt, retryMs: waited }, clock.now());
     if (outcome.ok) {
       // Marked before the job completes (and may be removed): whichever container keeps its record
       // hears of it. Kept here too, so the mark is made again if Redis loses it before then.
-      await producer.set(deliveredKey(lead.id), String(now()), "PX", DELIVERED_MARK_MS).catch(() => undefined);
-      if (job.id) await producer.set(sentFormKey(job.id), lead.id, "PX", DEDUPE_WINDOW_MS).catch(() => undefined);
+      await shared.mark(lead.id, job.id);
       await confirm(lead.id, { sent: true, record: outcome.record });
-      return void (
-        events.attempted(lead.kind, "delivered", fields.durationMs / 1000),
-        log.info({ ...fields, status: outcome.status, record: outcome.record }, "lead_delivered")
-      );
     }
-    // The waits BullMQ scheduled so far (their mean), so a clock jump cannot shorten the window.
-    const waited = Array.from({ length: job.attemptsMade + 1 }, (_, n) => retryDelay(n + 1, () => 0.5)).reduce((a, b) => a + b, 0);
-    if (!outcome.retry || expired(lead.since ?? lead.acceptedAt, waited, now())) {
-      const reason = outcome.retry ? "expired" : outcome.reason;
-      events.attempted(lead.kind, "parked", fields.durationMs / 1000);
-      log.error({ ...fields, reason, status: outcome.status }, "lead_parked");
-      throw new UnrecoverableError(reason);
-    }
-    events.attempted(lead.kind, "retried", fields.durationMs / 1000);
-    log.warn({ ...fields, reason: outcome.reason, status: outcome.status, cause: outcome.cause }, "lead_delivery_failed");
-    throw new Error(outcome.reason);
+    reportAttempt(settings, verdict, outcome, fields);
+    // BullMQ writes the rest down: a failed job (parked), or one it tries again on the schedule.
+    if (verdict.result === "parked") throw new UnrecoverableError(verdict.reason);
+    if (!outcome.ok) throw new Error(outcome.reason);
   }
 
   /** Adds a lead as the job named by its key; resolves with the id of the lead Redis now has. */
@@ -236,39 +129,10 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
    * Queues a lead recorded here: handed (kept until confirmed), or forgotten when another lead
    * with the same form was queued first. Resolves with the id Redis has.
    */
-  async function hand(lead: StoredLead, key: string): Promise<string> {
-    const first = await within(1_500, add(lead, key));
-    await whenFree(() => (first === lead.id ? local?.handed(lead.id) : local?.forget(lead.id)));
+  async function handOver(lead: StoredLead, key: string): Promise<string> {
+    const first = await timeLimit(1_500, add(lead, key));
+    await retryWhileBusy(() => (first === lead.id ? record.store?.handed(lead.id) : record.store?.forget(lead.id)));
     return first;
-  }
-
-  /** Tells whoever sent these leads that this container's record has them as delivered. */
-  async function acknowledge(ids: string[]) {
-    if (ids.length === 0) return;
-    const multi = producer.multi();
-    for (const id of ids) multi.set(deliveredKey(id), `${CONFIRMED}${now()}`, "PX", DELIVERED_MARK_MS);
-    await multi.exec();
-  }
-
-  /**
-   * Makes again the marks of leads this container sent for another that Redis lost (restarted
-   * empty, flushed) before that container heard of them: it waits one lease before it queues a
-   * lost lead again, and finds the mark back by then (decision 0033). A mark that says confirmed
-   * ends the keeping, as does the mark's own age.
-   */
-  async function remark(store: LeadStore) {
-    const sent = store.sentForOthers();
-    for (let from = 0; from < sent.length; from += 300) {
-      const some = sent.slice(from, from + 300);
-      const multi = producer.multi();
-      for (const { id, deliveredAt } of some) multi.set(deliveredKey(id), String(deliveredAt), "PX", DELIVERED_MARK_MS, "NX").get(deliveredKey(id));
-      const answers = await multi.exec();
-      if (!answers) throw new Error("the Redis transaction was aborted");
-      for (const [i, { id, deliveredAt }] of some.entries()) {
-        const mark = answers[i * 2 + 1]?.[1];
-        if ((typeof mark === "string" && mark.startsWith(CONFIRMED)) || now() - deliveredAt > DELIVERED_MARK_MS) await whenFree(() => store.heardOf(id));
-      }
-    }
   }
 
   /**
@@ -277,96 +141,124 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
    * whether they were delivered (by any container) or are gone from Redis and must be queued again.
    */
   async function tick() {
-    if (!local) return;
-    const store = local;
+    const store = record.store;
+    if (!store) return;
     try {
-      await upkeep(store);
+      await record.upkeep(store);
       // Without Redis, this store's own ceiling lets held leads go, as it lets new ones in.
-      const released = producer.status === "ready" ? null : await whenFree(() => store.releaseHeld(now(), perHour), LOOK_TRIES);
-      if (released) log.info(released, "lead_released");
+      if (producer.status !== "ready") await record.releaseHeld(store);
     } catch (error) {
-      return faults.lookFailed(error);
+      faults.lookFailed(error);
+      return;
     }
-    if (producer.status !== "ready") return faults.cleared();
+    if (producer.status !== "ready") {
+      faults.cleared();
+      return;
+    }
     try {
       // First, so a lead this container sent is marked again before anything else here can fail.
-      await remark(store);
+      await shared.markAgainForOthers(store);
       // The fairest held lead first (decision 0031): one address's flood cannot go ahead of everyone.
       // Ranked only when the shared ceiling has room: ranking a large flood's leads takes a while.
-      while (await roomForHeld()) {
-        const held = store.nextHeld(now());
-        if (!held || !(await admit(held.id, true))) break;
-        if (await whenFree(() => store.admitHeld(held.id, now()))) log.info({ id: held.id, kind: held.kind }, "lead_released");
+      while (await shared.roomForHeld()) {
+        const held = store.nextHeld(clock.now());
+        if (!held || !(await shared.admit(held.id, true))) break;
+        if (await retryWhileBusy(() => store.admitHeld(held.id, clock.now()))) log.info({ id: held.id, kind: held.kind }, "lead_released");
       }
       for (const row of store.list(["pending"])) {
         if (!row.lead) {
-          await whenFree(() => store.park(row.id, now(), "unreadable"));
-          log.error({ id: row.id, kind: row.kind, reason: "unreadable" }, "lead_parked");
+          await record.parkUnreadable(store, row.id, row.kind);
           continue;
         }
-        const first = await hand(row.lead, row.key ?? row.id);
+        const first = await handOver(row.lead, row.key ?? row.id);
         log.info({ id: row.id, kind: row.kind, duplicateOf: first === row.id ? undefined : first }, "lead_handed_to_redis");
       }
-      const handed = store.handedKeys();
-      const where = await whereInRedis(producer, queue, handed);
-      const seenMissing = missingSince;
-      missingSince = new Map();
-      const confirmed: string[] = [];
-      for (const [i, { id, kind, key }] of handed.entries()) {
-        if (where[i] === "delivered") await whenFree(() => store.delivered(id, now(), retentionMs)).then(() => confirmed.push(id));
-        if (where[i] !== "missing") continue;
-        // A send in flight when Redis lost its job (here or in another container) ends within one
-        // lease and marks the lead delivered: queued again before that, it would be sent twice.
-        const since = seenMissing.get(id) ?? performance.now();
-        if (performance.now() - since < leaseMs) {
-          missingSince.set(id, since);
-          continue;
-        }
-        const lead = store.get(id)?.lead;
-        if (!lead) {
-          await whenFree(() => store.park(id, now(), "unreadable"));
-          log.error({ id, kind, reason: "unreadable" }, "lead_parked");
-          continue;
-        }
-        await add(lead, key);
-        log.warn({ id, kind }, "lead_requeued");
-      }
-      await acknowledge(confirmed);
+      await checkHanded(store);
     } catch (error) {
       // A store write that failed is a fault; Redis going away is reported by its connection.
-      if (sqliteCause(error).code !== undefined) return faults.lookFailed(error);
+      if (sqliteCause(error).code !== undefined) {
+        faults.lookFailed(error);
+        return;
+      }
     }
     faults.cleared();
   }
 
-  function schedule() {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      ticking = tick()
-        .catch(() => undefined)
-        .finally(schedule);
-    }, faults.wait(pollMs));
-    timer.unref();
+  /** Leads handed over: confirmed once Redis says delivered (by any container), queued again once gone from it for a lease. */
+  async function checkHanded(store: LeadStore) {
+    const handed = store.handedKeys();
+    const where = await shared.where(handed);
+    const seenMissing = missingSince;
+    missingSince = new Map();
+    const confirmed: string[] = [];
+    for (const [i, { id, kind, key }] of handed.entries()) {
+      if (where[i] === "delivered") {
+        await retryWhileBusy(() => store.delivered(id, clock.now(), retentionMs));
+        confirmed.push(id);
+      }
+      if (where[i] !== "missing") continue;
+      // A send in flight when Redis lost its job (here or in another container) ends within one
+      // lease and marks the lead delivered: queued again before that, it would be sent twice.
+      const since = seenMissing.get(id) ?? clock.monotonic();
+      if (clock.monotonic() - since < leaseMs) {
+        missingSince.set(id, since);
+        continue;
+      }
+      const lead = store.get(id)?.lead;
+      if (!lead) {
+        await record.parkUnreadable(store, id, kind);
+        continue;
+      }
+      await add(lead, key);
+      log.warn({ id, kind }, "lead_requeued");
+    }
+    await shared.acknowledge(confirmed);
   }
 
+  function sleep() {
+    if (stopped) return;
+    cancelWait = clock.after(faults.wait(pollMs), () => {
+      ticking = tick()
+        .catch(() => undefined)
+        .finally(sleep);
+    });
+  }
+
+  /** Reads what Redis holds for stats(), every `refreshMs`. */
   async function refresh() {
     const counts = await queue.getJobCounts("waiting", "delayed", "active", "prioritized", "failed");
     const jobs = await queue.getJobs(["waiting", "delayed", "active", "prioritized"], 0, 999);
-    snapshot = {
+    inRedis = {
       pending: (counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.active ?? 0) + (counts.prioritized ?? 0),
       parked: counts.failed ?? 0,
-      oldest: Math.min(...jobs.map((j) => j.data.acceptedAt)),
+      oldestAt: Math.min(...jobs.map((j) => j.data.acceptedAt)),
     };
+  }
+
+  /** Redis first for what every container shares: the same form already queued, and the ceiling (undefined: Redis cannot say). */
+  async function askRedis(id: string, key: string, busy: boolean): Promise<{ first: string } | { admitted: boolean } | undefined> {
+    try {
+      return await timeLimit(
+        1_500,
+        (async () => {
+          const seen = (await queue.getJob(key))?.data.id ?? (await shared.formSent(key));
+          return seen ? { first: seen } : { admitted: !busy && (await shared.admit(id, false)) };
+        })(),
+      );
+    } catch (error) {
+      log.warn({ err: error }, "lead_queue_redis_unavailable");
+      return undefined;
+    }
   }
 
   return {
     async start() {
-      local = openStore(dbFile); // throws StoreUnusable: the records must be there
-      local.checkpoint();
-      connection = watch(new Redis(redisUrl, { maxRetriesPerRequest: null }), log, "worker");
+      record.open(); // throws StoreUnusable: the records must be there
+      connection = watch(workerConnection(redisUrl), log, "worker");
       worker = new Worker<QueuedLead>(QUEUE.name, deliver, {
         connection,
         prefix: QUEUE.prefix,
+        skipVersionCheck: true,
         concurrency,
         // A delivery's lock is renewed every 2.5 s while it runs, however long FORM_TIMEOUT_MS lets
         // it take; a killed container's lock lapses within 5 s and the next 5 s stalled check
@@ -380,16 +272,14 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
         settings: { backoffStrategy: backoff },
       });
       worker.on("error", () => undefined); // reported by the connection's listener
-      const every = setInterval(() => void refresh().catch(() => undefined), refreshMs);
-      every.unref();
-      refresher.push(every);
+      refresher = setInterval(() => void refresh().catch(() => undefined), refreshMs);
+      refresher.unref();
       void refresh().catch(() => undefined);
-      schedule();
+      sleep();
     },
     async accept(lead: Lead, { group }: LeadOrigin = {}) {
-      if (!local) throw new Error("the lead store is not open");
-      const store = local;
-      const stored: StoredLead = { ...lead, id: newLeadId(now()), acceptedAt: now() };
+      const store = record.opened();
+      const stored: StoredLead = { ...lead, id: newLeadId(clock.now()), acceptedAt: clock.now() };
       const key = leadKey(lead);
       // Over its address's share, a lead is held here without taking room in the shared ceiling.
       let busy = false;
@@ -398,83 +288,34 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
       } catch {
         // the insert below meets the same fault and says so
       }
-      // Redis first for what every container shares: the same form already queued, and the ceiling.
-      let shared: { first: string } | { admitted: boolean } | undefined;
-      try {
-        shared = await within(
-          1_500,
-          (async () => {
-            const seen = (await queue.getJob(key))?.data.id ?? (await producer.get(sentFormKey(key)));
-            return seen ? { first: seen } : { admitted: !busy && (await admit(stored.id, false)) };
-          })(),
-        );
-      } catch (error) {
-        log.warn({ err: error }, "lead_queue_redis_unavailable");
-      }
-      if (shared && "first" in shared) return (log.info({ id: shared.first, kind: lead.kind }, "lead_duplicate"), { id: shared.first, first: false });
+      const shared = await askRedis(stored.id, key, busy);
+      if (shared && "first" in shared) return record.duplicate(shared.first, lead.kind);
       // Then the record, here, before the visitor is thanked; without Redis, this store's own ceiling.
       const limit = shared === undefined ? perHour : shared.admitted ? Infinity : 0;
-      let result: InsertResult;
-      try {
-        result = await whenFree(() => store.insert(lead, { id: stored.id, key, now: stored.acceptedAt, perHour: limit, group }));
-        faults.cleared();
-      } catch (error) {
-        if (error instanceof AddressFull) throw error; // an answer for the visitor, not a fault of the store
-        faults.failed(error, "write"); // the loop waits, and tries a write now and then, until one goes through
-        throw Object.assign(new Error("the lead store cannot be written"), sqliteCause(error));
-      }
-      if (result.duplicate) return (log.info({ id: result.id, kind: lead.kind }, "lead_duplicate"), { id: result.id, first: false });
+      const result: InsertResult = await record.insert(lead, { id: stored.id, key, now: stored.acceptedAt, perHour: limit, group });
+      if (result.duplicate) return record.duplicate(result.id, lead.kind);
       let first: string | undefined;
       if (shared && !result.held) {
         try {
-          first = await hand(stored, key);
+          first = await handOver(stored, key);
         } catch (error) {
           // Recorded here: handed over on the next look.
           if (sqliteCause(error).code !== undefined) faults.failed(error, "write", { id: stored.id });
           else log.warn({ err: error }, "lead_queue_redis_unavailable");
         }
       }
-      if (first !== undefined && first !== stored.id) return (log.info({ id: first, kind: lead.kind }, "lead_duplicate"), { id: first, first: false });
-      const inRedis = first !== undefined;
-      log[inRedis ? "info" : "warn"](
-        { id: stored.id, kind: lead.kind, store: inRedis ? "redis" : "sqlite", held: result.held || undefined, heldFor: result.heldFor },
-        "lead_stored",
-      );
-      events.accepted(lead.kind);
-      if (result.held) reportHeld(log, events, lead.kind, result, perHour);
-      return { id: stored.id, first: true };
+      if (first !== undefined && first !== stored.id) return record.duplicate(first, lead.kind);
+      return first === undefined ? record.stored(lead, result, "sqlite", "warn") : record.stored(lead, result, "redis");
     },
-    stats() {
-      let counts = { pending: 0, held: 0, oldestPendingSeconds: null as number | null };
-      try {
-        if (local) counts = local.stats(now());
-      } catch {
-        // unreadable for now
-      }
-      const oldestLocal = counts.oldestPendingSeconds === null ? Infinity : now() - counts.oldestPendingSeconds * 1000;
-      const oldest = Math.min(snapshot.oldest, oldestLocal);
-      const ready = producer.status === "ready";
-      return {
-        store: "redis" as const,
-        writable: local !== undefined && !faults.failing,
-        failing: local === undefined || faults.failing,
-        pending: snapshot.pending + counts.pending,
-        held: counts.held,
-        parked: snapshot.parked,
-        oldestPendingSeconds: Number.isFinite(oldest) ? Math.max(0, Math.round((now() - oldest) / 1000)) : null,
-        redis: ready ? ("ready" as const) : ("down" as const),
-      };
-    },
+    stats: () => record.stats({ ...inRedis, redis: producer.status === "ready" ? "ready" : "down" }),
     async close() {
       stopped = true;
-      clearTimeout(timer);
-      for (const every of refresher) clearInterval(every);
-      await ticking;
+      cancelWait();
+      clearInterval(refresher);
+      await Promise.all([ticking, checked]);
       await worker?.close();
       await queue.close();
-      local?.checkpoint();
-      local?.close();
-      local = undefined;
+      record.close();
       connection?.disconnect();
       producer.disconnect();
     },

@@ -5,7 +5,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Lead } from "./types";
 
-export const FIRST_DELAY_MS = 2_000;
+const FIRST_DELAY_MS = 2_000;
 export const MAX_DELAY_MS = 15 * 60_000;
 export const RETRY_WINDOW_MS = 7 * 24 * 60 * 60_000;
 /** How long the same form posted again answers the first one's reference instead of a new lead. */

@@ -1,11 +1,11 @@
+import { execFile } from "node:child_process";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createLogger } from "../log";
-import { quietLog } from "../../tests/support/quiet-log";
+import { testClock } from "../../tests/support/clock";
+import { quietLog, recordingLog } from "../../tests/support/quiet-log";
 import { RETRY_WINDOW_MS } from "./schedule";
 import { createSqliteQueue } from "./sqlite-queue";
 import { openStore, StoreUnusable } from "./store";
@@ -27,15 +27,37 @@ const until = async (check: () => boolean, ms = 8_000) => {
 /** A transport that answers each attempt with the next scripted outcome (the last one repeats). */
 function scripted(...outcomes: DeliveryOutcome[]) {
   const attempts: StoredLead[] = [];
-  const transport: Transport = { name: "fake", deliver: async (l) => (attempts.push(l), outcomes[Math.min(attempts.length, outcomes.length) - 1]!) };
+  const transport: Transport = {
+    name: "fake",
+    async deliver(l) {
+      attempts.push(l);
+      return outcomes[Math.min(attempts.length, outcomes.length) - 1]!;
+    },
+  };
   return { transport, attempts };
 }
 
-function logLines() {
-  const lines: Record<string, unknown>[] = [];
-  const log = createLogger(new Writable({ write: (chunk, _e, done) => (lines.push(JSON.parse(String(chunk)) as Record<string, unknown>), done()) }));
-  return { log, lines };
+/** What the server passes (lead-inbox.ts) at the default configuration. */
+const defaults = { retentionMs: 30 * 86_400_000, perHour: 60, leaseMs: 40_000 };
+/** Resolves once the queue's loop has gone to sleep `n` more times on `time`: it has looked again, at least `n - 1` times. */
+const lookedAgain = async (time: ReturnType<typeof testClock>, n = 3) => {
+  const from = time.naps();
+  await until(() => time.naps() >= from + n);
+};
+
+/** A second server's writes (argv[1]: the database): three times, the write lock held 0.6 s, then 0.1 s free. */
+const SECOND_SERVER = `
+const { DatabaseSync } = require("node:sqlite");
+const db = new DatabaseSync(process.argv[1], { timeout: 5000 });
+const pause = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+for (let i = 0; i < 3; i++) {
+  db.exec("BEGIN IMMEDIATE");
+  pause(600);
+  db.exec("COMMIT");
+  pause(100);
 }
+db.close();
+`;
 
 const failed: DeliveryOutcome = { ok: false, retry: true, reason: "http", status: 500 };
 /** The queue looks at its database, and retries, every few milliseconds instead of seconds (the schedule itself: schedule.test.ts). */
@@ -46,7 +68,17 @@ describe("the embedded queue", () => {
     const dbFile = await tempDb();
     const { transport, attempts } = scripted(failed, failed, { ok: true, status: 200 });
     const retries: number[] = [];
-    const queue = createSqliteQueue({ dbFile, transport, log: quietLog, ...fast, backoff: (n) => (retries.push(n), 50) });
+    const queue = createSqliteQueue({
+      ...defaults,
+      dbFile,
+      transport,
+      log: quietLog,
+      ...fast,
+      backoff: (n) => {
+        retries.push(n);
+        return 50;
+      },
+    });
     await queue.start();
     const { id } = await queue.accept(lead);
     const reader = openStore(dbFile);
@@ -61,7 +93,8 @@ describe("the embedded queue", () => {
 
   it("the same form posted again answers the same id and is delivered once", async () => {
     const { transport, attempts } = scripted({ ok: true });
-    const queue = createSqliteQueue({ dbFile: await tempDb(), transport, log: quietLog, ...fast });
+    const time = testClock();
+    const queue = createSqliteQueue({ ...defaults, dbFile: await tempDb(), transport, log: quietLog, ...fast, clock: time.clock });
     await queue.start();
     const answers = await Promise.all([queue.accept(lead), queue.accept({ ...lead }), queue.accept(lead)]);
     const ids = answers.map(({ id }) => id);
@@ -72,19 +105,22 @@ describe("the embedded queue", () => {
     ).toHaveLength(1);
     await until(() => attempts.length === 1 && queue.stats().pending === 0);
     expect(await queue.accept(lead)).toEqual({ id: ids[0], first: false });
-    await new Promise((r) => setTimeout(r, 300));
+    time.advance(defaults.leaseMs); // past any claim and retry
+    await lookedAgain(time);
     expect(attempts).toHaveLength(1);
     await queue.close();
   });
 
   it("parks a lead the service refuses for good, logs one error line without personal data, and never retries it", async () => {
-    const { log, lines } = logLines();
+    const { log, lines } = recordingLog();
     const { transport, attempts } = scripted({ ok: false, retry: false, reason: "http", status: 401 });
-    const queue = createSqliteQueue({ dbFile: await tempDb(), transport, log });
+    const time = testClock();
+    const queue = createSqliteQueue({ ...defaults, dbFile: await tempDb(), transport, log, ...fast, clock: time.clock });
     await queue.start();
     const { id } = await queue.accept(lead);
     await until(() => queue.stats().parked === 1);
-    await new Promise((r) => setTimeout(r, 300));
+    time.advance(defaults.leaseMs); // past any claim and retry
+    await lookedAgain(time);
     expect(attempts).toHaveLength(1);
     expect(lines.filter((l) => l.level === "error")).toEqual([
       expect.objectContaining({ event: "lead_parked", id, kind: "contact", reason: "http", status: 401 }),
@@ -94,35 +130,36 @@ describe("the embedded queue", () => {
   });
 
   it("parks a lead still failing once 7 days have passed and 7 days of waits were scheduled, not after a clock jump alone", async () => {
-    let now = Date.parse("2026-11-22T10:00:00Z");
+    const time = testClock();
     const dbFile = await tempDb();
     const { transport, attempts } = scripted(failed);
-    const queue = createSqliteQueue({ dbFile, transport, log: quietLog, now: () => now, ...fast });
+    const queue = createSqliteQueue({ ...defaults, dbFile, transport, log: quietLog, clock: time.clock, ...fast });
     await queue.start();
     const { id } = await queue.accept(lead);
     await until(() => attempts.length === 1);
-    now += 8 * 86_400_000; // the clock jumps 8 days forward
+    time.advance(8 * 86_400_000); // the clock jumps 8 days forward
     await until(() => attempts.length === 2);
     expect(queue.stats()).toMatchObject({ pending: 1, parked: 0 });
     await queue.close();
     // Waits that add up to the window (stored with the lead): parked at the next failure.
     const store = openStore(dbFile);
+    const now = time.clock.now();
     expect(store.claimDue(() => now + 10_000, 1, 1).map((r) => r.id)).toEqual([id]);
     store.retryLater(id, now - RETRY_WINDOW_MS, RETRY_WINDOW_MS);
     store.close();
-    const later = createSqliteQueue({ dbFile, transport, log: quietLog, now: () => now, ...fast });
+    const later = createSqliteQueue({ ...defaults, dbFile, transport, log: quietLog, clock: time.clock, ...fast });
     await later.start();
     await until(() => later.stats().parked === 1);
     await later.close();
   });
 
   it("past LEADS_PER_HOUR leads are stored and held, the operator is told once, and a release sends them", async () => {
-    const { log, lines } = logLines();
+    const { log, lines } = recordingLog();
     const held: string[] = [];
     const events: LeadEvents = { accepted: () => undefined, attempted: () => undefined, held: (kind) => void held.push(kind) };
     const dbFile = await tempDb();
     const { transport, attempts } = scripted({ ok: true });
-    const queue = createSqliteQueue({ dbFile, transport, log, events, perHour: 2, ...fast });
+    const queue = createSqliteQueue({ ...defaults, dbFile, transport, log, events, perHour: 2, ...fast });
     await queue.start();
     for (const text of ["a", "b", "c", "d"]) await queue.accept(another(text));
     await until(() => attempts.length === 2);
@@ -137,19 +174,19 @@ describe("the embedded queue", () => {
   });
 
   it("held leads go out on their own, oldest first, once the last hour has room for them, at the ceiling's pace", async () => {
-    const { log, lines } = logLines();
-    let now = Date.parse("2026-11-22T10:00:00Z");
+    const { log, lines } = recordingLog();
+    const time = testClock();
     const { transport, attempts } = scripted({ ok: true });
-    const queue = createSqliteQueue({ dbFile: await tempDb(), transport, log, perHour: 2, now: () => now, ...fast });
+    const queue = createSqliteQueue({ ...defaults, dbFile: await tempDb(), transport, log, perHour: 2, clock: time.clock, ...fast });
     await queue.start();
     for (const text of ["a", "b", "c", "d"]) await queue.accept(another(text));
     await until(() => attempts.length === 2);
-    now += 3_600_000; // a and b are an hour old
+    time.advance(3_600_000); // a and b are an hour old
     await until(() => attempts.length === 3);
-    await new Promise((r) => setTimeout(r, 300));
+    await lookedAgain(time);
     expect(attempts.map((a) => a.text)).toEqual(["a", "b", "c"]);
     expect(queue.stats()).toMatchObject({ held: 1 });
-    now += 1_800_000; // an hour / LEADS_PER_HOUR later
+    time.advance(1_800_000); // an hour / LEADS_PER_HOUR later
     await until(() => attempts.length === 4);
     expect(attempts[3]!.text).toBe("d");
     expect(lines.filter((l) => l.event === "lead_released").map((l) => l.id)).toEqual(attempts.slice(2).map((a) => a.id));
@@ -158,11 +195,12 @@ describe("the embedded queue", () => {
 
   it("picks up what was pending after a restart, and what an operator re-queued meanwhile", async () => {
     const dbFile = await tempDb();
-    const first = createSqliteQueue({ dbFile, transport: scripted(failed).transport, log: quietLog, ...fast });
+    const first = createSqliteQueue({ ...defaults, dbFile, transport: scripted(failed).transport, log: quietLog, ...fast });
     await first.start();
     await first.accept(lead);
     await first.close();
     const refused = createSqliteQueue({
+      ...defaults,
       dbFile,
       transport: scripted({ ok: false, retry: false, reason: "http", status: 403 }).transport,
       log: quietLog,
@@ -173,7 +211,7 @@ describe("the embedded queue", () => {
     await refused.close();
 
     const { transport, attempts } = scripted({ ok: true });
-    const fixed = createSqliteQueue({ dbFile, transport, log: quietLog, ...fast });
+    const fixed = createSqliteQueue({ ...defaults, dbFile, transport, log: quietLog, ...fast });
     await fixed.start();
     const store = openStore(dbFile);
     expect(store.requeue("parked", [], Date.now())).toBe(1);
@@ -183,51 +221,64 @@ describe("the embedded queue", () => {
   });
 
   it("with every delivery slot busy and more leads due, the loop waits for a slot instead of looking again at once", async () => {
-    let finish = (_: DeliveryOutcome) => {};
-    const transport: Transport = { name: "slow", deliver: () => new Promise((resolve) => (finish = resolve)) };
-    const queue = createSqliteQueue({ dbFile: await tempDb(), transport, log: quietLog, concurrency: 1, ...fast });
+    const finishes: ((outcome: DeliveryOutcome) => void)[] = [];
+    const transport: Transport = { name: "slow", deliver: () => new Promise((resolve) => finishes.push(resolve)) };
+    const time = testClock();
+    const queue = createSqliteQueue({ ...defaults, dbFile: await tempDb(), transport, log: quietLog, concurrency: 1, ...fast, clock: time.clock });
     await queue.start();
     await queue.accept(another("first"));
     await queue.accept(another("second"));
     const store = queue.store()!;
     const claimDue = store.claimDue;
     let looks = 0;
-    store.claimDue = (...args) => (looks++, claimDue(...args));
-    await new Promise((r) => setTimeout(r, 500));
-    expect(looks, "looks at the store in 500 ms (one every 50 ms)").toBeLessThan(20);
-    finish({ ok: true });
-    await until(() => queue.stats().pending === 1);
-    finish({ ok: true });
+    store.claimDue = (...args) => {
+      looks++;
+      return claimDue(...args);
+    };
+    const from = time.sleeps().length;
+    await lookedAgain(time, 10);
+    expect(time.sleeps().slice(from), "each sleep of the loop meanwhile is a whole look interval").toEqual(
+      time
+        .sleeps()
+        .slice(from)
+        .map(() => fast.pollMs),
+    );
+    expect(looks, "looks at the store in ten sleeps of the loop (500 ms)").toBeLessThan(20);
+    finishes[0]!({ ok: true });
+    await until(() => queue.stats().pending === 1 && finishes.length === 2); // the second one has started
+    finishes[1]!({ ok: true });
     await until(() => queue.stats().pending === 0);
     await queue.close();
   });
 
   it("another process holding the write lock for a moment (a second server on the folder) is waited for, not reported as a failing store", async () => {
     const dbFile = await tempDb();
-    const { log, lines } = logLines();
+    const { log, lines } = recordingLog();
     const { transport, attempts } = scripted(failed);
-    const queue = createSqliteQueue({ dbFile, transport, log, ...fast });
+    const queue = createSqliteQueue({ ...defaults, dbFile, transport, log, ...fast });
     await queue.start();
     await queue.accept(lead);
     await until(() => attempts.length >= 2);
-    const other = new DatabaseSync(dbFile);
-    for (let i = 0; i < 3; i++) {
-      other.exec("BEGIN IMMEDIATE"); // what a second server's write holds while its disk syncs
-      await new Promise((r) => setTimeout(r, 600));
-      expect(queue.stats().failing).toBe(false);
-      other.exec("COMMIT");
-      await new Promise((r) => setTimeout(r, 100));
+    // A second server on the folder, in a process of its own (so its lock goes when it says, whatever
+    // this one's event loop is doing): three writes that each hold the lock while its disk syncs.
+    const other = execFile(process.execPath, ["-e", SECOND_SERVER, dbFile]);
+    const exited = new Promise((resolve) => other.on("exit", resolve));
+    const failing: boolean[] = [];
+    while (other.exitCode === null) {
+      failing.push(queue.stats().failing);
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 20))]);
     }
-    other.close();
+    expect(other.exitCode).toBe(0);
+    expect(failing.filter(Boolean), "the store is reported failing while the other process holds its lock").toEqual([]);
     const seen = attempts.length;
     await until(() => attempts.length > seen + 1);
     expect(lines.filter((l) => String(l.event).startsWith("lead_store_")).map((l) => l.event)).toEqual([]);
     await queue.close();
-  }); // the lock is held three times for 0.6 s on purpose: over 2 s idle, more on a busy CI
+  }); // the lock is held three times for 0.6 s on purpose: about 2 s
 
   it("a lead the service confirmed whose note could not be written (the store busy or full past every wait) is noted later, never sent again", async () => {
     const dbFile = await tempDb();
-    const { log, lines } = logLines();
+    const { log, lines } = recordingLog();
     const other = new DatabaseSync(dbFile);
     let locked = false;
     const attempts: StoredLead[] = [];
@@ -242,13 +293,15 @@ describe("the embedded queue", () => {
         return { ok: true, status: 200 };
       },
     };
-    const queue = createSqliteQueue({ dbFile, transport, log, ...fast, leaseMs: 200 });
+    const time = testClock();
+    const queue = createSqliteQueue({ ...defaults, dbFile, transport, log, ...fast, leaseMs: 200, clock: time.clock });
     await queue.start();
     const { id } = await queue.accept(lead);
     await until(() => locked);
-    // Held past the note's every wait (whenFree: 12 tries, each up to 0.5 s), so the note fails.
-    await new Promise((r) => setTimeout(r, 7_000));
-    expect(lines.some((l) => String(l.event).match(/^lead_store_\w+_failed$/))).toBe(true);
+    // Held past the note's every wait (retryWhileBusy: 12 tries, each up to 0.5 s), so the note fails.
+    const noteFailed = () => lines.some((l) => String(l.event).match(/^lead_store_\w+_failed$/));
+    await until(noteFailed, 15_000);
+    expect(noteFailed()).toBe(true);
     other.exec("COMMIT");
     other.close();
     await until(
@@ -258,28 +311,30 @@ describe("the embedded queue", () => {
           .some((r) => r.id === id),
       5_000,
     );
-    await new Promise((r) => setTimeout(r, 300)); // past the lease again: nothing more is sent
+    time.advance(200); // past the lease again: nothing more is sent
+    await lookedAgain(time);
     expect(attempts).toHaveLength(1);
     await queue.close();
   });
 
   it("close waits for a delivery in flight", async () => {
-    let finish = (_: DeliveryOutcome) => {};
+    let finish: ((outcome: DeliveryOutcome) => void) | undefined;
     const transport: Transport = { name: "slow", deliver: () => new Promise((resolve) => (finish = resolve)) };
-    const queue = createSqliteQueue({ dbFile: await tempDb(), transport, log: quietLog });
+    const queue = createSqliteQueue({ ...defaults, dbFile: await tempDb(), transport, log: quietLog });
     await queue.start();
     await queue.accept(lead);
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => finish !== undefined); // the delivery has started
     let closed = false;
     const closing = queue.close().then(() => (closed = true));
-    await new Promise((r) => setTimeout(r, 100));
+    // Everything close does without waiting for the delivery is done by the next turn of the event loop.
+    await new Promise((r) => setImmediate(r));
     expect(closed).toBe(false);
-    finish({ ok: true });
+    finish!({ ok: true });
     await closing;
   });
 
   it("a store that cannot be opened stops the start", async () => {
-    const queue = createSqliteQueue({ dbFile: "/dev/null/leads.db", transport: scripted({ ok: true }).transport, log: quietLog });
+    const queue = createSqliteQueue({ ...defaults, dbFile: "/dev/null/leads.db", transport: scripted({ ok: true }).transport, log: quietLog });
     await expect(queue.start()).rejects.toThrow();
     await expect(queue.accept(lead)).rejects.toThrow(/not open/);
   });
@@ -288,7 +343,7 @@ describe("the embedded queue", () => {
     const dbFile = await tempDb();
     const { writeFileSync } = await import("node:fs");
     writeFileSync(dbFile, "this is not SQLite\n");
-    const queue = createSqliteQueue({ dbFile, transport: scripted({ ok: true }).transport, log: quietLog });
+    const queue = createSqliteQueue({ ...defaults, dbFile, transport: scripted({ ok: true }).transport, log: quietLog });
     await expect(queue.start()).rejects.toBeInstanceOf(StoreUnusable);
   });
 });

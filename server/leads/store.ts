@@ -6,15 +6,16 @@
  * (a lease on the host's monotonic clock) so two processes never attempt the same lead at once.
  */
 import { randomUUID } from "node:crypto";
-import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, statSync } from "node:fs";
+import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { ADDRESS_CODE_HOURS } from "~/content/privacy";
+import { systemClock, type Clock } from "./clock";
 import { DEDUPE_WINDOW_MS, MAX_DELAY_MS, PER_ADDRESS } from "./schedule";
 import type { Lead, StoredLead } from "./types";
 
 /** `handed`: queued in Redis, kept here with its text until its delivery is confirmed (decision 0023). */
-export type LeadStatus = "pending" | "held" | "parked" | "delivered" | "handed";
+type LeadStatus = "pending" | "held" | "parked" | "delivered" | "handed";
 
 export interface LeadRow {
   id: string;
@@ -196,59 +197,27 @@ export interface InsertResult {
 
 export type LeadStore = ReturnType<typeof openStore>;
 
-/** WAL, fsync'd commits, erased text overwritten; the schema created or brought up to date. */
-function prepare(db: DatabaseSync) {
-  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON;");
-  const version = () => Number(Object.values(db.prepare("PRAGMA user_version").get() ?? {})[0]);
-  const sentTable = () => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'delivered_for_others'").get() !== undefined;
-  if (version() >= VERSION && sentTable()) return;
-  // Read again under the write lock: another process may have just done it.
-  db.exec("BEGIN IMMEDIATE");
-  try {
-    if (version() < 1) db.exec(SCHEMA);
-    if (version() < 2) db.exec(MIGRATE_2);
-    if (version() < 3) db.exec(MIGRATE_3);
-    if (version() < 4) db.exec(MIGRATE_4);
-    db.exec(SENT_FOR_OTHERS);
-    db.exec("COMMIT");
-  } catch (error) {
-    if (db.isTransaction) db.exec("ROLLBACK");
-    throw error;
-  }
-}
-
-const HOUR_MS = 3_600_000;
-
-/** This boot of the host (Linux), so a claim made before a reboot never counts (its clock restarted). */
-function bootId(): string {
-  try {
-    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
-  } catch {
-    // Elsewhere (a development machine): one name for every boot. A claim a crash left before a
-    // reboot then holds until the new clock passes it: a stall, never a lead sent twice.
-    return "boot";
-  }
-}
-
-/** The host's monotonic clock in ms (CLOCK_MONOTONIC on Linux): the same for every process, and never set. */
-const monotonicMs = () => Number(process.hrtime.bigint() / 1_000_000n);
-
-export interface StoreClock {
-  /** The host's monotonic clock, in ms: claims are measured on it. */
-  monotonic?: () => number;
-  /** Which boot of the host that clock belongs to. */
-  boot?: string;
-}
-
 /**
  * Opens (creating if needed) the database at `file`, its folder 0700 and its files 0600. Throws
  * StoreUnusable if an existing file cannot be read or is damaged; nothing is written to it then.
+ * `clock`: the host's monotonic clock and its boot, which claims are measured on.
  */
-export function openStore(file: string, { monotonic = monotonicMs, boot = bootId() }: StoreClock = {}) {
+export function openStore(file: string, clock: Pick<Clock, "monotonic" | "boot"> = systemClock) {
+  makeFile(file);
+  const db = connect(file);
+  const sql = queries(db);
+  const delivery = deliveries(db, sql, clock);
+  return { ...intake(db, sql), ...delivery, ...handedToRedis(db, sql, delivery.delivered), ...reading(db), ...upkeep(db, sql) };
+}
+
+/**
+ * The database's file and folder, made or checked before SQLite opens them: read-only (a file or
+ * folder without write permission, a read-only mount) is refused at start, rather than a store
+ * that opens and then fails every visitor; an existing file is checked untouched (check above).
+ */
+function makeFile(file: string) {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   if (existsSync(file) && !statSync(file).isFile()) throw new StoreUnusable(file, "it is not a file");
-  // Read-only (a file or folder without write permission, a read-only mount): refused at start,
-  // rather than a store that opens and then fails every visitor.
   for (const path of [dirname(file), ...(existsSync(file) ? [file] : [])]) {
     try {
       accessSync(path, constants.W_OK);
@@ -267,32 +236,51 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
       // -wal and -shm exist only while a connection is open
     }
   }
-  let db: DatabaseSync;
+}
+
+function connect(file: string): DatabaseSync {
   try {
-    db = new DatabaseSync(file, { timeout: 250 });
+    const db = new DatabaseSync(file, { timeout: 250 });
     prepare(db);
+    return db;
   } catch (error) {
     throw new StoreUnusable(file, sqliteCause(error).cause ?? "it cannot be opened");
   }
-  // A claim names its owner after the boot whose monotonic clock measures it.
-  const mine = `${boot}/`;
-  const owner = `${mine}${randomUUID()}`;
-  /** A row's claim that still holds: this boot's, and not run out. Parameters: mine, mine, now (monotonic). */
-  const CLAIMED = "(claimed_by IS NOT NULL AND substr(claimed_by, 1, length(?)) = ? AND coalesce(claimed_until, 0) > ?)";
+}
 
-  /** One write transaction; BEGIN IMMEDIATE takes the write lock first, so reads inside are current. */
-  function transaction<T>(work: () => T): T {
-    db.exec("BEGIN IMMEDIATE");
-    try {
-      const result = work();
-      db.exec("COMMIT");
-      return result;
-    } catch (error) {
-      if (db.isTransaction) db.exec("ROLLBACK");
-      throw error;
-    }
+/** WAL, fsync'd commits, erased text overwritten; the schema created or brought up to date. */
+function prepare(db: DatabaseSync) {
+  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON;");
+  const version = () => Number(Object.values(db.prepare("PRAGMA user_version").get() ?? {})[0]);
+  const sentTable = () => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'delivered_for_others'").get() !== undefined;
+  if (version() >= VERSION && sentTable()) return;
+  // Read again under the write lock: another process may have just done it.
+  inTransaction(db, () => {
+    if (version() < 1) db.exec(SCHEMA);
+    if (version() < 2) db.exec(MIGRATE_2);
+    if (version() < 3) db.exec(MIGRATE_3);
+    if (version() < 4) db.exec(MIGRATE_4);
+    db.exec(SENT_FOR_OTHERS);
+  });
+}
+
+const HOUR_MS = 3_600_000;
+
+/** One write transaction; BEGIN IMMEDIATE takes the write lock first, so reads inside are current. */
+function inTransaction<T>(db: DatabaseSync, work: () => T): T {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const result = work();
+    db.exec("COMMIT");
+    return result;
+  } catch (error) {
+    if (db.isTransaction) db.exec("ROLLBACK");
+    throw error;
   }
+}
 
+/** The counts and the ranking the ceiling and the address shares are decided by (decision 0031). */
+function queries(db: DatabaseSync) {
   const count = (sql: string, ...params: (string | number)[]) => Number(Object.values(db.prepare(sql).get(...params) ?? {})[0] ?? 0);
   /** Leads the ceiling let through in the last hour (held ones are not; a time ahead of the clock is not counted). */
   const admitted = (now: number) => count("SELECT count(*) FROM leads WHERE admitted_at > ? AND admitted_at <= ?", now - HOUR_MS, now);
@@ -327,19 +315,13 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
          LIMIT 1`,
       )
       .get(now - PER_ADDRESS.windowMs, now, PER_ADDRESS.letThrough, HOUR_MS);
+  return { count, admitted, ofAddress, fairest, transaction: <T>(work: () => T) => inTransaction(db, work) };
+}
+type Queries = ReturnType<typeof queries>;
 
-  /** Delivered (with Redis: confirmed): with no retention, its text goes at once (the row stays a day, for the dedupe). */
-  function delivered(id: string, now: number, retentionMs: number, record?: string) {
-    const erase = retentionMs === 0 ? ", payload = NULL" : "";
-    db.prepare(
-      `UPDATE leads SET status = 'delivered', delivered_at = ?, attempts = attempts + 1, claimed_by = NULL, claimed_until = NULL, crm_record = coalesce(?, crm_record)${erase} WHERE id = ? AND status IN ('pending', 'handed')`,
-    ).run(now, record ?? null, id);
-  }
-
+/** Leads coming in: stored (or held, or refused by their address's bound), and held ones let go. */
+function intake(db: DatabaseSync, { count, admitted, ofAddress, fairest, transaction }: Queries) {
   return {
-    file,
-    owner,
-
     /**
      * Stores a lead in one transaction: the same form seen within the dedupe window answers the
      * first one's id; with `perHour` leads let through in the last hour, or its address's share
@@ -374,8 +356,69 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
       return address.admitted >= PER_ADDRESS.letThrough || address.held >= PER_ADDRESS.held;
     },
 
-    transaction,
+    /**
+     * The ceiling lets a held lead go once the last hour has room for it and the last lead let
+     * through is an hour / `perHour` old (the ceiling's own pace): the fairest one whose address
+     * has room (decision 0031). Returns it, or null.
+     */
+    releaseHeld(now: number, perHour: number): { id: string; kind: Lead["kind"] } | null {
+      if (!db.prepare("SELECT 1 FROM leads WHERE status = 'held' LIMIT 1").get()) return null;
+      return transaction(() => {
+        const last = db.prepare("SELECT max(admitted_at) AS at FROM leads WHERE admitted_at <= ?").get(now)?.at;
+        if (admitted(now) >= perHour || (last !== null && last !== undefined && Number(last) > now - HOUR_MS / perHour)) return null;
+        const row = fairest(now);
+        if (!row) return null;
+        db.prepare("UPDATE leads SET status = 'pending', next_attempt_at = ?, admitted_at = ? WHERE id = ?").run(now, now, String(row.id));
+        return { id: String(row.id), kind: row.kind as Lead["kind"] };
+      });
+    },
 
+    /** The held lead to offer the shared ceiling (in Redis) next: the fairest whose address has room, or null. */
+    nextHeld(now: number): { id: string; kind: Lead["kind"] } | null {
+      const row = fairest(now);
+      return row ? { id: String(row.id), kind: row.kind as Lead["kind"] } : null;
+    },
+
+    /** A held lead the shared ceiling (in Redis) let through: pending now, counted from now. */
+    admitHeld(id: string, now: number): boolean {
+      return (
+        db.prepare("UPDATE leads SET status = 'pending', next_attempt_at = ?, admitted_at = ? WHERE id = ? AND status = 'held'").run(now, now, id).changes > 0
+      );
+    },
+
+    /** Parked (retry) or held (release) leads, all or those named, become pending now, with a fresh retry window. */
+    requeue(from: "parked" | "held", ids: string[], now: number): number {
+      return transaction(() => {
+        const move = db.prepare(
+          "UPDATE leads SET status = 'pending', attempts = 0, retry_ms = 0, next_attempt_at = ?, parked_at = NULL, parked_reason = NULL, parked_status = NULL WHERE status = ? AND (? = 1 OR id = ?)",
+        );
+        if (ids.length === 0) return Number(move.run(now, from, 1, "").changes);
+        return ids.reduce((n, id) => n + Number(move.run(now, from, 0, id).changes), 0);
+      });
+    },
+  };
+}
+
+/**
+ * Deliveries from this store (the embedded queue): claimed for a lease on the host's monotonic
+ * clock, so two processes never attempt the same lead at once, then their outcome written down.
+ */
+function deliveries(db: DatabaseSync, { transaction }: Queries, { monotonic, boot }: Pick<Clock, "monotonic" | "boot">) {
+  // A claim names its owner after the boot whose monotonic clock measures it.
+  const mine = `${boot}/`;
+  const owner = `${mine}${randomUUID()}`;
+  /** A row's claim that still holds: this boot's, and not run out. Parameters: mine, mine, now (monotonic). */
+  const CLAIMED = "(claimed_by IS NOT NULL AND substr(claimed_by, 1, length(?)) = ? AND coalesce(claimed_until, 0) > ?)";
+
+  /** Delivered (with Redis: confirmed): with no retention, its text goes at once (the row stays a day, for the dedupe). */
+  function delivered(id: string, now: number, retentionMs: number, record?: string) {
+    const erase = retentionMs === 0 ? ", payload = NULL" : "";
+    db.prepare(
+      `UPDATE leads SET status = 'delivered', delivered_at = ?, attempts = attempts + 1, claimed_by = NULL, claimed_until = NULL, crm_record = coalesce(?, crm_record)${erase} WHERE id = ? AND status IN ('pending', 'handed')`,
+    ).run(now, record ?? null, id);
+  }
+
+  return {
     /**
      * Claims up to `limit` pending leads that are due, for `leaseMs` of the host's monotonic clock:
      * a claim is never taken from its owner before that, whatever the wall clock does. A retry
@@ -409,6 +452,28 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
 
     delivered,
 
+    retryLater(id: string, now: number, delayMs: number) {
+      db.prepare(
+        "UPDATE leads SET attempts = attempts + 1, next_attempt_at = ?, retry_ms = retry_ms + ?, claimed_by = NULL, claimed_until = NULL WHERE id = ? AND status = 'pending' AND claimed_by = ?",
+      ).run(now + delayMs, delayMs, id, owner);
+    },
+
+    park(id: string, now: number, reason: string, status?: number) {
+      db.prepare(
+        "UPDATE leads SET status = 'parked', attempts = attempts + 1, parked_at = ?, parked_reason = ?, parked_status = ?, claimed_by = NULL, claimed_until = NULL WHERE id = ? AND status IN ('pending', 'handed')",
+      ).run(now, reason, status ?? null, id);
+    },
+
+    /** Lets claims of this process go (at a clean stop), so another process need not wait. */
+    releaseClaims() {
+      db.prepare("UPDATE leads SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = ?").run(owner);
+    },
+  };
+}
+
+/** With Redis (decision 0023, 0033): leads handed over and kept until confirmed, and those this container sent for another. */
+function handedToRedis(db: DatabaseSync, { transaction }: Queries, delivered: (id: string, now: number, retentionMs: number, record?: string) => void) {
+  return {
     /**
      * With Redis, this container sent a lead: its own record says delivered; a lead from another
      * container's record is kept (its id) until that container has confirmed it (decision 0033).
@@ -452,69 +517,6 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
       db.prepare("DELETE FROM leads WHERE id = ? AND status IN ('pending', 'handed')").run(id);
     },
 
-    retryLater(id: string, now: number, delayMs: number) {
-      db.prepare(
-        "UPDATE leads SET attempts = attempts + 1, next_attempt_at = ?, retry_ms = retry_ms + ?, claimed_by = NULL, claimed_until = NULL WHERE id = ? AND status = 'pending' AND claimed_by = ?",
-      ).run(now + delayMs, delayMs, id, owner);
-    },
-
-    park(id: string, now: number, reason: string, status?: number) {
-      db.prepare(
-        "UPDATE leads SET status = 'parked', attempts = attempts + 1, parked_at = ?, parked_reason = ?, parked_status = ?, claimed_by = NULL, claimed_until = NULL WHERE id = ? AND status IN ('pending', 'handed')",
-      ).run(now, reason, status ?? null, id);
-    },
-
-    /** Lets claims of this process go (at a clean stop), so another process need not wait. */
-    releaseClaims() {
-      db.prepare("UPDATE leads SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = ?").run(owner);
-    },
-
-    /** Parked (retry) or held (release) leads, all or those named, become pending now, with a fresh retry window. */
-    requeue(from: "parked" | "held", ids: string[], now: number): number {
-      return transaction(() => {
-        const move = db.prepare(
-          "UPDATE leads SET status = 'pending', attempts = 0, retry_ms = 0, next_attempt_at = ?, parked_at = NULL, parked_reason = NULL, parked_status = NULL WHERE status = ? AND (? = 1 OR id = ?)",
-        );
-        if (ids.length === 0) return Number(move.run(now, from, 1, "").changes);
-        return ids.reduce((n, id) => n + Number(move.run(now, from, 0, id).changes), 0);
-      });
-    },
-
-    /**
-     * The ceiling lets a held lead go once the last hour has room for it and the last lead let
-     * through is an hour / `perHour` old (the ceiling's own pace): the fairest one whose address
-     * has room (decision 0031). Returns it, or null.
-     */
-    releaseHeld(now: number, perHour: number): { id: string; kind: Lead["kind"] } | null {
-      if (!db.prepare("SELECT 1 FROM leads WHERE status = 'held' LIMIT 1").get()) return null;
-      return transaction(() => {
-        const last = db.prepare("SELECT max(admitted_at) AS at FROM leads WHERE admitted_at <= ?").get(now)?.at;
-        if (admitted(now) >= perHour || (last !== null && last !== undefined && Number(last) > now - HOUR_MS / perHour)) return null;
-        const row = fairest(now);
-        if (!row) return null;
-        db.prepare("UPDATE leads SET status = 'pending', next_attempt_at = ?, admitted_at = ? WHERE id = ?").run(now, now, String(row.id));
-        return { id: String(row.id), kind: row.kind as Lead["kind"] };
-      });
-    },
-
-    /** The held lead to offer the shared ceiling (in Redis) next: the fairest whose address has room, or null. */
-    nextHeld(now: number): { id: string; kind: Lead["kind"] } | null {
-      const row = fairest(now);
-      return row ? { id: String(row.id), kind: row.kind as Lead["kind"] } : null;
-    },
-
-    /** A held lead the shared ceiling (in Redis) let through: pending now, counted from now. */
-    admitHeld(id: string, now: number): boolean {
-      return (
-        db.prepare("UPDATE leads SET status = 'pending', next_attempt_at = ?, admitted_at = ? WHERE id = ? AND status = 'held'").run(now, now, id).changes > 0
-      );
-    },
-
-    /** A write that changes nothing, to learn whether the store takes writes again (after a fault). */
-    probe() {
-      transaction(() => db.exec(`PRAGMA user_version = ${VERSION}`));
-    },
-
     /** Leads handed to Redis and not yet confirmed delivered, without their text: what to ask Redis about. */
     handedKeys(): { id: string; kind: Lead["kind"]; key: string }[] {
       return db
@@ -522,7 +524,12 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
         .all()
         .map((r) => ({ id: String(r.id), kind: r.kind as Lead["kind"], key: String(r.key) }));
     },
+  };
+}
 
+/** What the operator's command and stats() read. */
+function reading(db: DatabaseSync) {
+  return {
     get(id: string): LeadRow | undefined {
       const row = db.prepare(`${SELECT} WHERE id = ?`).get(id);
       return row && toRow(row);
@@ -557,7 +564,12 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
         oldestPendingSeconds: oldest === null || oldest === undefined ? null : Math.max(0, Math.round((now - Number(oldest)) / 1000)),
       };
     },
+  };
+}
 
+/** Retention, the probe after a fault, and the file's own care. */
+function upkeep(db: DatabaseSync, { transaction }: Queries) {
+  return {
     /**
      * Retention: a delivered lead's text is erased `retentionMs` after delivery; its row (id,
      * kind, dedupe key, times) a day after at least, so a late replay still finds it. Parked and
@@ -580,6 +592,11 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
       });
     },
 
+    /** A write that changes nothing, to learn whether the store takes writes again (after a fault). */
+    probe() {
+      transaction(() => db.exec(`PRAGMA user_version = ${VERSION}`));
+    },
+
     /** Folds the WAL into the database (at start and at a clean stop); a full disk only postpones it. */
     checkpoint() {
       try {
@@ -596,7 +613,7 @@ export function openStore(file: string, { monotonic = monotonicMs, boot = bootId
 }
 
 /** Runs a store call again while another process holds the write lock (up to ~3 s, without blocking). */
-export async function whenFree<T>(work: () => T, attempts = 12): Promise<T> {
+export async function retryWhileBusy<T>(work: () => T, attempts = 12): Promise<T> {
   for (let i = 1; ; i++) {
     try {
       return work();

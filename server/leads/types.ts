@@ -45,14 +45,9 @@ export interface LeadEvents {
   accepted(kind: Lead["kind"]): void;
   /** One delivery attempt and what came of it: delivered, to be retried, or parked. */
   attempted(kind: Lead["kind"], outcome: "delivered" | "retried" | "parked", seconds: number): void;
-  /**
-   * A lead stored over the hourly ceiling (LEADS_PER_HOUR): kept, not delivered until released.
-   * Optional, so a reporter written before the ceiling still fits.
-   */
-  held?(kind: Lead["kind"]): void;
+  /** A lead stored over the hourly ceiling (LEADS_PER_HOUR) or its address's share: kept, not delivered until let go. */
+  held(kind: Lead["kind"]): void;
 }
-
-export const noLeadEvents: LeadEvents = { accepted: () => undefined, attempted: () => undefined, held: () => undefined };
 
 export interface Accepted {
   id: string;

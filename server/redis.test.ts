@@ -1,8 +1,10 @@
 import { Redis } from "ioredis";
 import { expect, it, onTestFinished } from "vitest";
+import { createDraftStore } from "./drafts";
+import { createRateLimits } from "./rate-limits";
 import { startRedis } from "../tests/support/redis";
 import { recordingLog, until } from "../tests/support/quiet-log";
-import { watchRedis } from "./redis-watch";
+import { watchRedis } from "./redis";
 
 it("logs ready, down once however many reconnects fail, and ready again when Redis is back", async () => {
   const { log, lines } = recordingLog();
@@ -28,4 +30,24 @@ it("logs ready, down once however many reconnects fail, and ready again when Red
   await redis.restart();
   await until(() => lines.length === 3);
   expect(lines[2]).toMatchObject({ event: "thing_store_ready" });
+});
+
+it("the rate limits and the drafts share one connection to Redis, closed once both are", async () => {
+  const redis = await startRedis();
+  onTestFinished(() => redis.stop());
+  const probe = new Redis(redis.url);
+  onTestFinished(() => probe.disconnect());
+  const { log, count } = recordingLog();
+  const others = async () =>
+    String(await probe.client("LIST"))
+      .trim()
+      .split("\n").length - 1; // all but the probe
+  const limits = createRateLimits(redis.url, log);
+  const drafts = createDraftStore({ redisUrl: redis.url, log });
+  await until(() => count("rate_limit_store_ready") === 1 && count("draft_store_ready") === 1);
+  expect(await others()).toBe(1);
+  await limits.close();
+  expect(await others()).toBe(1);
+  await drafts.close();
+  await expect.poll(others).toBe(0);
 });
