@@ -28,7 +28,7 @@ interface Count extends Hit {
 /** Distinct sources a day keeps; a day's later new ones count as "other" (a flood of made-up sources stays small). */
 export const SOURCES_A_DAY = 50;
 /** Sources shown by name when reading; the rest are summed as "other". */
-export const TOP_SOURCES = 5;
+const TOP_SOURCES = 5;
 
 const dayFormat = new Intl.DateTimeFormat("en-CA", { timeZone: "Africa/Johannesburg", year: "numeric", month: "2-digit", day: "2-digit" });
 /** The agency's day (Africa/Johannesburg: UTC+2, no daylight saving), as YYYY-MM-DD. */

@@ -67,3 +67,6 @@ export const queueConnection = (url: string) => new Redis(url, { enableOfflineQu
 
 /** BullMQ's Worker: its commands wait for Redis however long it is away (maxRetriesPerRequest: null, as BullMQ requires); it makes its own blocking copy. */
 export const workerConnection = (url: string) => new Redis(url, { maxRetriesPerRequest: null });
+
+/** The lead command's (`npm run leads`): an operator waits for its answer, so it gives up soon. */
+export const operatorConnection = (url: string) => new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 3_000, lazyConnect: true });

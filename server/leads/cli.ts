@@ -19,12 +19,13 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { Queue, type Job } from "bullmq";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { version } from "../../package.json";
 import { parseConfig } from "../config";
+import { operatorConnection } from "../redis";
 import { type FunnelDay, lastDays, openFunnel } from "../funnel";
 import { QUEUE, whereInRedis, type QueuedLead } from "./redis-shared";
-import { openStore, retryWhileBusy as whenFree, sqliteCause, type LeadRow, type LeadStore } from "./store";
+import { openStore, retryWhileBusy, sqliteCause, type LeadRow, type LeadStore } from "./store";
 
 interface Row {
   id: string;
@@ -57,9 +58,7 @@ const fromStore = (r: LeadRow): Row => ({
   key: r.key ?? r.id,
 });
 
-/** With REDIS_URL, a connection that gives up soon: an operator waits for the answer. */
-const redisOf = (config: ReturnType<typeof parseConfig>) =>
-  config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 3_000, lazyConnect: true }) : undefined;
+const redisOf = (config: ReturnType<typeof parseConfig>) => (config.redisUrl ? operatorConnection(config.redisUrl) : undefined);
 
 const fromRedis = (job: Job<QueuedLead>, status: Row["status"], reason?: string): Row => ({
   id: job.data.id,
@@ -181,7 +180,7 @@ export async function runCli(
       let moved = 0;
       if (store) {
         try {
-          moved += await whenFree(() => store!.requeue(from, ids, Date.now()));
+          moved += await retryWhileBusy(() => store!.requeue(from, ids, Date.now()));
         } catch (error) {
           err(`leads: the lead store could not be written (${sqliteCause(error).cause ?? "unknown"}); nothing was changed`);
           return 1;

@@ -571,8 +571,9 @@ function reading(db: DatabaseSync) {
 function upkeep(db: DatabaseSync, { transaction }: Queries) {
   return {
     /**
-     * Retention: a delivered lead's text is erased `retentionMs` after delivery; its row (id,
-     * kind, dedupe key, times) a day after at least, so a late replay still finds it. Parked and
+     * Retention: a delivered lead's text is erased `retentionMs` after delivery, and its row (id,
+     * kind, dedupe key, times) with it, but never less than a day after delivery, so a replay
+     * within the day still finds it. Parked and
      * held leads are kept until the operator acts (or the ceiling lets them go), handed ones until
      * their delivery is confirmed.
      */
