@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { defineConfig, devices } from "@playwright/test";
-import { CHROME_FLAGS } from "./scripts/perf/lighthouse.mjs";
+import { CHROME_FLAGS } from "./scripts/perf/chrome.mjs";
 import { sites } from "./tests/support/sites";
 
 /**

@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "@playwright/test";
 import { REPO, serve } from "../serve.mjs";
-import { CHROME_FLAGS } from "./lighthouse.mjs";
+import { CHROME_FLAGS } from "./chrome.mjs";
 import { pageScripts } from "./page-scripts.mjs";
 
 const budget = JSON.parse(readFileSync(join(REPO, "perf/budgets.json"), "utf8")).homeJsBytes;

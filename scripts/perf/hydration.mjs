@@ -5,7 +5,7 @@
  * Not a budget; decisions 0010 and 0014 quote it.  Usage: node scripts/perf/hydration.mjs http://127.0.0.1:3400/
  */
 import { chromium } from "@playwright/test";
-import { CHROME_FLAGS } from "./lighthouse.mjs";
+import { CHROME_FLAGS } from "./chrome.mjs";
 import { median } from "./stats.mjs";
 
 const url = process.argv[2] ?? "http://127.0.0.1:3400/";
