@@ -41,6 +41,7 @@ const PAGES: { name: string; open: (page: Page) => Promise<unknown>; withoutJs?:
       await page.goto("/#calculator");
       await calculator(page).getByRole("button", { name: "AI Solutions" }).click();
       await expect(page).toHaveURL(/\?draft=/);
+      await page.waitForLoadState(); // its stylesheet too: the address changes as the page arrives
     },
   },
   { name: "the calculator's step 5", open: (page) => atStep5(page, dispatchApp) },
@@ -52,6 +53,7 @@ const PAGES: { name: string; open: (page: Page) => Promise<unknown>; withoutJs?:
       await page.locator("#contact").getByLabel("Email").fill("lerato@");
       await page.locator("#contact").getByRole("button", { name: "Send Message" }).click();
       await expect(page).toHaveURL(/\?contact=/);
+      await page.waitForLoadState();
     },
   },
 ];
