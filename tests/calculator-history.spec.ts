@@ -7,7 +7,7 @@
 import type { Page } from "@playwright/test";
 import { calculatorText } from "../app/content/calculator";
 import { messages } from "../app/content/messages";
-import { expect, test } from "./support/fixtures";
+import { clickStill, expect, test } from "./support/fixtures";
 import { sites } from "./support/sites";
 import { calculator, postsOf, priceOf, progress } from "./support/wizard";
 
@@ -45,7 +45,7 @@ async function sendFromHome(page: Page, token: string) {
   await page.goto("/");
   await walkToDetails(page);
   await calculator(page).getByLabel("Company name").fill(`${details.company} ${token}`);
-  await calculator(page).getByRole("button", { name: "Send My Request" }).click();
+  await clickStill(calculator(page).getByRole("button", { name: "Send My Request" }));
   await expect(calculator(page).getByRole("status")).toHaveText(messages.calculatorSent);
 }
 
@@ -166,7 +166,7 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
     await page.goto("/");
     const calc = calculator(page);
     await walkToDetails(page);
-    await calc.getByRole("link", { name: calculatorText.keepLink }).click();
+    await clickStill(calc.getByRole("link", { name: calculatorText.keepLink }));
     await expect(page).toHaveURL(/\/estimate\?/);
     const typed = async () => {
       await expect(progress(page)).toHaveText("Step 5 of 5");

@@ -145,6 +145,8 @@ test("/work filters projects by category through the URL, default All", async ({
 test("a shared /work?category= link opens filtered, and project cards carry their links", { tag: "@once" }, async ({ page }) => {
   await page.goto("/work?category=mobile");
   const cards = page.locator("article.project-card");
+  // The count first: a loop over no cards would pass.
+  await expect(cards).toHaveCount(projects.filter((p) => p.category === "mobile").length);
   for (const card of await cards.all()) await expect(card.locator(".project-category")).toHaveText("Mobile Development");
   await page.goto("/work");
   const withRepo = page.getByRole("link", { name: /^Code repository of / });
@@ -169,6 +171,8 @@ test('every "Code repository" and "Live site" link\'s name begins with its visib
   const repos = page.getByRole("link", { name: /^Code repository of / });
   expect(await repos.count()).toBe(projects.filter((p) => p.githubUrl).length);
   const links = page.locator(".project-links a");
+  // Every card's live site and the repositories there are: the loop below checks them all.
+  await expect(links).toHaveCount(projects.filter((p) => p.liveUrl).length + projects.filter((p) => p.githubUrl).length);
   for (const link of await links.all()) {
     const visible = await link.evaluate((el) =>
       [...el.childNodes]

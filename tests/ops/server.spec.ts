@@ -96,7 +96,10 @@ test("malformed requests get a short 4xx and the log stays one JSON object per l
     server.child.kill("SIGTERM");
     await server.exited;
     expect(server.stderr()).toBe("");
-    for (const line of jsonLines(server.stdout())) {
+    // The count first: a loop over no lines would pass.
+    const lines = jsonLines(server.stdout());
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
       const record = JSON.parse(line) as Record<string, unknown>;
       expect(record.level, line).not.toBe("error");
       expect(line).not.toMatch(/\bat .+:\d+:\d+/);

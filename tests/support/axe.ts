@@ -39,7 +39,14 @@ export async function seriousViolations(page: Page, browser: Browser, javaScript
   return (await violations(page, browser, javaScriptEnabled)).filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.summary);
 }
 
-/** Every violation of a WCAG 2.2 A or AA rule, whatever its impact, each as "rule: its elements". */
+/**
+ * Every violation of a WCAG 2.2 A or AA rule, whatever its impact, and the serious and critical
+ * ones of axe's best-practice rules, each as "rule: its elements". axe's default rules are those
+ * two kinds (the rest are AAA or deprecated, and off by default), so this finds all that
+ * `seriousViolations` finds on the same page, and more.
+ */
 export async function wcagViolations(page: Page, browser: Browser, javaScriptEnabled: boolean) {
-  return (await violations(page, browser, javaScriptEnabled, WCAG_22_AA)).map((v) => v.summary);
+  return (await violations(page, browser, javaScriptEnabled, [...WCAG_22_AA, "best-practice"]))
+    .filter((v) => v.tags.some((t) => WCAG_22_AA.includes(t)) || v.impact === "serious" || v.impact === "critical")
+    .map((v) => v.summary);
 }

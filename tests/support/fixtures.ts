@@ -54,3 +54,16 @@ export async function forTheEye(target: Page | Locator, name: string, { fullPage
   const path = base.info().outputPath(`${name}.png`);
   await ("goto" in target ? target.screenshot({ path, fullPage }) : target.screenshot({ path }));
 }
+
+/**
+ * Clicks `target` on a still page. Focusing a field the page must scroll to (as `fill` does)
+ * scrolls it smoothly (the site's `html:focus-within { scroll-behavior: smooth }`), and the
+ * scroll goes on after `fill` returns; on a busy machine it can move a link between Playwright's
+ * press and release, so the release lands beside it: no click, and no navigation. Bringing the
+ * target into view at once ends that scroll (a new scroll aborts a smooth one), as a visitor's
+ * click comes after the page has stopped.
+ */
+export async function clickStill(target: Locator) {
+  await target.evaluate((el) => el.scrollIntoView({ block: "center", behavior: "instant" }));
+  await target.click();
+}
