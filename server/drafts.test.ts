@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AppLoadContext } from "@remix-run/node";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { toStep } from "~/calculator/draft.server";
 import { next, parseState } from "~/calculator/rules";
 import { toContactErrors } from "~/contact/draft.server";
@@ -16,7 +16,6 @@ import { createDraftStore, DRAFT_MEMORY, DRAFT_TTL_SECONDS, RECORD_OVERHEAD } fr
 import { LIMITS } from "./rate-limits";
 
 const draft = { fields: { "state.step": "5", "state.description": "d".repeat(5000) }, errors: { email: ["Please enter a valid email address"] } };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Owners as the app makes them: the SHA-256 of a browser's cookie token. */
 const owner = (token: string) => createHash("sha256").update(token).digest("base64url");
 const [alice, mallory] = [owner("alice"), owner("mallory")];
@@ -60,12 +59,16 @@ describe("in memory (no REDIS_URL)", () => {
     expect(await store.load(alice, id)).toBeUndefined();
   });
 
-  it("answers undefined for unknown, malformed and expired ids, and lets an expired draft go from memory at its expiry", async () => {
+  it("answers undefined for unknown, malformed and expired ids, and lets an expired draft go from memory at its expiry", async ({ onTestFinished }) => {
+    // The memory's clock is lru-cache's: performance.now, and a timer set for each record's expiry.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    vi.spyOn(performance, "now").mockImplementation(() => Date.now());
+    onTestFinished(() => (vi.useRealTimers(), vi.restoreAllMocks()));
     const store = createDraftStore({ log: quietLog, ttlSeconds: 0.05 });
     const id = await store.save(alice, draft);
     for (const other of ["A".repeat(22), "../../etc/passwd", "", `${id}x`]) expect(await store.load(alice, other)).toBeUndefined();
     expect(store.size).toBe(1);
-    await sleep(150);
+    await vi.advanceTimersByTimeAsync(51); // lru-cache's purge timer: the ttl and 1 ms
     // Purged without being looked up: the text does not outlive the lifetime the notice states.
     expect(store.size).toBe(0);
     expect(await store.load(alice, id)).toBeUndefined();

@@ -287,7 +287,10 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
         }
         return seen;
       };
-      // Leads still pending drain, then 10 s in which a second send would show.
+      // Leads still pending drain, then 10 s in which a second send would show: the longest way one
+      // starts after the first delivery is a claim of a killed or paused process running out
+      // (FORM_TIMEOUT_MS 4 s + 5 s) or, with Redis, BullMQ's 5 s lock and its next stalled check
+      // (about 10 s, decision 0018).
       await expect
         .poll(() => [...thanked].filter((n) => !counts().has(n)).length, {
           timeout: 180_000,

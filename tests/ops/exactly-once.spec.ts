@@ -36,7 +36,7 @@ test("two sites with their own data folders and one Redis, wiped just after the 
     await expect.poll(() => tokens.every((t) => fake.accepted(t).length > 0)).toBe(true);
     const byOther = events(other.stdout()).filter((e) => e.event === "lead_delivered").length;
     await redis.stop();
-    await sleep(300);
+    await sleep(300); // the fault: Redis away for 300 ms
     await redis.restart(); // empty: no AOF, no RDB
     expect(byOther, "leads the other site delivered").toBeGreaterThan(0);
 
@@ -73,10 +73,14 @@ for (const store of ["sqlite", "redis"] as const) {
       site.child.kill("SIGSTOP");
       // The service answers each within 1.5 s, to a site that cannot read it until it resumes.
       await expect.poll(() => tokens.map((t) => fake.accepted(t).length)).toEqual([1, 1, 1]);
+      // The fault: paused 12 s, three times its FORM_TIMEOUT_MS, and past BullMQ's 5 s lock.
       await sleep(12_000);
       site.child.kill("SIGCONT");
 
       await expect.poll(() => events(site.stdout()).filter((e) => e.event === "lead_delivered").length).toBe(3);
+      // A second send would come from a retry (1-2 s after an attempt taken for failed) or, with
+      // Redis, BullMQ's stalled check (every 5 s) taking back a job whose lock ran out in the
+      // pause: 8 s hold the first check after the resume and a retry after it.
       await deliveredOnce(fake, tokens, { settle: 8_000 });
       expect(
         tokens.map((t) => fake.received(t).length),

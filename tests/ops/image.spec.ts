@@ -12,7 +12,7 @@ import { expect, test } from "@playwright/test";
 import { CONTACT_SENT } from "../../app/contact/action.server";
 import { type FakeFormService, startFakeFormService } from "../support/fake-form-service";
 import { baseImages, buildImage, type Container, freshVolume, podman, podmanTry, removeAll, runOnce, startContainer } from "../support/podman";
-import { deliveredOnce, events, postContact, REPO, sleep } from "../support/server";
+import { deliveredOnce, events, postContact, REPO } from "../support/server";
 import { opsPort, TEST_ACCESS_KEY } from "../support/sites";
 
 const PORT = opsPort(60);
@@ -170,10 +170,13 @@ test.describe.serial("the container image, built and run with podman", () => {
     slow.on("data", (chunk) => (reply += chunk));
     const closed = new Promise((resolve) => slow.once("close", resolve));
     await new Promise((resolve) => slow.once("connect", resolve));
+    // Expect: 100-continue makes Node answer "100 Continue" as it hands the request to the site:
+    // from then on the request is in flight, its body still arriving.
     slow.write(
-      `POST /?index HTTP/1.1\r\nHost: 127.0.0.1:${PORT}\r\nOrigin: ${url}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+      `POST /?index HTTP/1.1\r\nHost: 127.0.0.1:${PORT}\r\nOrigin: ${url}\r\nExpect: 100-continue\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
     );
-    await sleep(200);
+    await expect.poll(() => reply, { message: "the request in the server's hands" }).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\n$/);
+    reply = "";
 
     const started = Date.now();
     const stopped = podman(["stop", "-t", "20", second.name]);

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import { messages } from "../../app/content/messages";
 import { startFakeFormService } from "../support/fake-form-service";
-import { dataDir, deliveredOnce, events, keyed, postContact, serve, sleep } from "../support/server";
+import { dataDir, deliveredOnce, events, keyed, leadsCommand, postContact, serve, sleep } from "../support/server";
 import { opsPort } from "../support/sites";
 import { fill, mountTmpfs, unmountTmpfs } from "../support/tmpfs.mjs";
 
@@ -105,7 +105,7 @@ test("a store the server cannot read stops the start with one JSON line and exit
     fake.setMode("ok");
     fixed = serve(opsPort(71), env);
     await fixed.listening;
-    await deliveredOnce(fake, tokens, { settle: 2_000 });
+    await deliveredOnce(fake, tokens);
   } finally {
     first.kill();
     refused?.kill();
@@ -130,6 +130,8 @@ test("an owner paused (SIGSTOP) for 15 s, a second server on the same folder, th
     expect((await postContact(a.url, "Still failing (paused-pending).", { localAddress: "127.0.3.2" })).status).toBe(303);
     await expect.poll(() => fake.accepted("paused-a1").length + Math.min(1, fake.received("paused-pending").length)).toBe(2);
     a.child.kill("SIGSTOP");
+    // The fault: a pause of 15 s, twice the lease of any claim it holds (FORM_TIMEOUT_MS + 5 s), so
+    // it wakes with its claims run out and the other server sending what it had.
     await sleep(15_000);
     fake.setMode("ok", undefined, "paused-pending");
     b = serve(opsPort(73), env);
@@ -140,6 +142,7 @@ test("an owner paused (SIGSTOP) for 15 s, a second server on the same folder, th
     const tokens = ["paused-a1", "paused-pending", "paused-b1", "paused-b2", "paused-a2", "paused-b3"];
     expect((await postContact(a.url, "After the pause (paused-a2).", { localAddress: "127.0.3.20" })).status).toBe(303);
     expect((await postContact(b.url, "After the pause (paused-b3).", { localAddress: "127.0.3.21" })).status).toBe(303);
+    // 5 s: the woken server's first look and both servers' next (every 2 s) and a retry (1-2 s).
     await deliveredOnce(fake, tokens, { within: 60_000, settle: 5_000 });
   } finally {
     a.child.kill("SIGCONT");
@@ -151,14 +154,20 @@ test("an owner paused (SIGSTOP) for 15 s, a second server on the same folder, th
 
 test("invisible characters never reach the form service, and a replayed form makes one lead with one reference", async () => {
   const fake = await startFakeFormService({ port: opsPort(83) });
-  const server = serve(opsPort(74), keyed(fake, dataDir()));
+  const dir = dataDir();
+  const server = serve(opsPort(74), keyed(fake, dir));
   try {
     await server.listening;
     const name = "Ada\u200b Love\u00adlace\u{e0041}\u{e0042}\u3164\ufe0f\u202e";
     const message = "Hidden\u200d text\u{e0069}\u{e0067} here\u2060 (invisible-test).";
     for (let i = 0; i < 3; i++) expect((await postContact(server.url, message, { name, localAddress: "127.0.4.1" })).status).toBe(303);
     await expect.poll(() => fake.accepted("invisible-test").length).toBe(1);
-    await sleep(2_000);
+    // Each post is decided (stored or a duplicate) before its answer; a second lead would be sent
+    // by the look its accept starts. So: once every decision is in the log and the record has
+    // nothing pending, every lead the three posts made has reached the service.
+    const decided = () => events(server.stdout()).filter((e) => e.event === "lead_stored" || e.event === "lead_duplicate").length;
+    await expect.poll(decided, { message: "the three posts' lines" }).toBe(3);
+    await expect.poll(async () => (JSON.parse((await leadsCommand(dir)("status")).stdout) as { pending: number }).pending).toBe(0);
     const sent = fake.received("invisible-test") as Record<string, string>[];
     expect(sent, "one lead for three posts of the same form").toHaveLength(1);
     expect(sent[0]!.from_name).toBe("Ada Lovelace");

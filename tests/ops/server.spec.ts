@@ -62,7 +62,7 @@ test("200 clients trickling a body one byte every 2 s are all cut off within ~30
       await response.arrayBuffer();
       expect(response.status).toBe(200);
       slowest.push(Date.now() - before);
-      await sleep(250);
+      await sleep(250); // the pace of the page asked for while the slow clients are cut off
     }
     expect(closedAfter).toHaveLength(200);
     expect(Math.max(...closedAfter)).toBeLessThan(30_000);
@@ -125,16 +125,19 @@ test("SIGTERM: new connections are refused, a request in flight finishes, idle k
     let reply = "";
     slow.on("data", (chunk) => (reply += chunk));
     const slowClosed = new Promise((resolve) => slow.once("close", resolve));
+    // Expect: 100-continue makes Node answer "100 Continue" as it hands the request to the site:
+    // from then on the request is in flight, its body still arriving.
     slow.write(
-      `POST /?index HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+      `POST /?index HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nExpect: 100-continue\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
     );
-    await sleep(200);
+    await expect.poll(() => reply, { message: "the request in the server's hands" }).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\n$/);
+    reply = "";
 
     const signalled = Date.now();
     server.child.kill("SIGTERM");
     await idleClosed;
     expect(Date.now() - signalled, "the idle keep-alive socket closes at once").toBeLessThan(1_000);
-    await sleep(300);
+    // server.close() stops listening, then closes the idle sockets: a new connection now is refused.
     expect(
       await fetch(`${server.url}/healthz`).then(
         () => "answered",

@@ -175,6 +175,8 @@ test("a refresh token Zoho refuses parks the lead with Zoho's word and alerts, o
     expect(events(server.stdout()).filter((e) => e.event === "lead_parked")).toEqual([
       expect.objectContaining({ level: "error", reason: "zoho:invalid_code", provider: "zoho-crm" }),
     ]);
+    // Never looping: a refusal taken for a passing failure would ask Zoho again at the lead's first
+    // retry, 1-2 s after it (schedule.ts); 3 s hold that retry and the loop's next look (every 2 s).
     await sleep(3_000);
     expect([zoho.tokenRequests(), zoho.upserts(), zoho.records().length], "asked once, never sent, no record").toEqual([1, 0, 0]);
     const said = server.stdout() + server.stderr();
