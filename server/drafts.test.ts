@@ -63,7 +63,10 @@ describe("in memory (no REDIS_URL)", () => {
     // The memory's clock is lru-cache's: performance.now, and a timer set for each record's expiry.
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
     vi.spyOn(performance, "now").mockImplementation(() => Date.now());
-    onTestFinished(() => (vi.useRealTimers(), vi.restoreAllMocks()));
+    onTestFinished(() => {
+      vi.useRealTimers();
+      vi.restoreAllMocks();
+    });
     const store = createDraftStore({ log: quietLog, ttlSeconds: 0.05 });
     const id = await store.save(alice, draft);
     for (const other of ["A".repeat(22), "../../etc/passwd", "", `${id}x`]) expect(await store.load(alice, other)).toBeUndefined();
