@@ -55,8 +55,8 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 /**
  * Every lead marked with one of `tokens` reaches the fake service within `within` ms, and after
  * `settle` ms more still only once. The window is what would send a lead again: a retry, due 1-2 s
- * after a failed attempt (schedule.ts), or any server's next look at the folder (every 2 s, and at
- * once after each delivery); 3 s hold both and the send. A test whose second send would come later
+ * after a failed attempt (schedule.ts), or any server's next look at the folder (every 2 s, sooner
+ * when a lead comes due); 3 s hold both and the send. A test whose second send would come later
  * (a lease, BullMQ's stalled check) passes a longer `settle` and says why.
  */
 export async function deliveredOnce(fake: { accepted(token: string): unknown[] }, tokens: string[], { within = 30_000, settle = 3_000 } = {}) {
