@@ -25,7 +25,8 @@ import { parseConfig } from "../config";
 import { operatorConnection } from "../redis";
 import { type FunnelDay, lastDays, openFunnel } from "../funnel";
 import { QUEUE, whereInRedis, type QueuedLead } from "./redis-shared";
-import { openStore, retryWhileBusy, sqliteCause, type LeadRow, type LeadStore } from "./store";
+import { retryWhileBusy, sqliteCause } from "./database";
+import { openStore, type LeadRow, type LeadStore } from "./store";
 
 interface Row {
   id: string;
