@@ -67,12 +67,7 @@ try {
   process.exit(1);
 }
 const drafts = createDraftStore({ redisUrl: config.redisUrl, log });
-const funnel = createFunnel({
-  file: config.funnelDb,
-  redisUrl: config.redisUrl,
-  log,
-  counted: metrics?.counted,
-});
+const funnel = createFunnel({ file: config.funnelDb, redisUrl: config.redisUrl, log, counted: metrics?.counted });
 const privacy = privacyFacts(config);
 // /healthz answers 503 from the moment a stop begins (on connections still open).
 let stopping = false;
