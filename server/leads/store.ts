@@ -19,25 +19,20 @@ export interface LeadRow {
   kind: Lead["kind"];
   status: LeadStatus;
   attempts: number;
-  nextAttemptAt: number;
   firstAcceptedAt: number;
   /** The retry window: scheduled waits so far (a clock jump cannot make it grow). */
   retryMs: number;
   deliveredAt: number | null;
   parkedReason: string | null;
-  parkedStatus: number | null;
   /** What makes two posts the same form (schedule.ts, leadKey). */
   key: string | null;
   /** The id of the record the CRM keeps the lead as (Zoho CRM), once delivered there. */
   record: string | null;
   /** The lead as the agency receives it; null once erased (retention) or unreadable. */
   lead: StoredLead | null;
-  /** Set when the stored text could not be read back. */
-  unreadable?: true;
 }
 
-const SELECT =
-  "SELECT id, kind, status, attempts, next_attempt_at, first_accepted_at, retry_ms, delivered_at, parked_reason, parked_status, dedupe_key, crm_record, payload FROM leads";
+const SELECT = "SELECT id, kind, status, attempts, first_accepted_at, retry_ms, delivered_at, parked_reason, dedupe_key, crm_record, payload FROM leads";
 
 function toRow(r: Record<string, unknown>): LeadRow {
   const base = {
@@ -45,12 +40,10 @@ function toRow(r: Record<string, unknown>): LeadRow {
     kind: r.kind as Lead["kind"],
     status: r.status as LeadStatus,
     attempts: Number(r.attempts),
-    nextAttemptAt: Number(r.next_attempt_at),
     firstAcceptedAt: Number(r.first_accepted_at),
     retryMs: Number(r.retry_ms),
     deliveredAt: r.delivered_at === null ? null : Number(r.delivered_at),
     parkedReason: (r.parked_reason as string | null) ?? null,
-    parkedStatus: r.parked_status === null ? null : Number(r.parked_status),
     key: (r.dedupe_key as string | null) ?? null,
     record: (r.crm_record as string | null) ?? null,
   };
@@ -59,7 +52,7 @@ function toRow(r: Record<string, unknown>): LeadRow {
     const lead = JSON.parse(String(r.payload)) as Omit<Lead, "kind">;
     return { ...base, lead: { ...lead, kind: base.kind, id: base.id, acceptedAt: base.firstAcceptedAt } };
   } catch {
-    return { ...base, lead: null, unreadable: true };
+    return { ...base, lead: null };
   }
 }
 
