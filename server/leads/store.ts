@@ -80,6 +80,7 @@ export interface InsertResult {
 }
 
 export type LeadStore = ReturnType<typeof openStore>;
+type HeldLead = { id: string; kind: Lead["kind"] };
 
 /** Opens the store at `file` (openDatabase: StoreUnusable if it cannot be used). `clock`: the host's monotonic clock and its boot, which claims are measured on. */
 export function openStore(file: string, clock: Pick<Clock, "monotonic" | "boot"> = systemClock) {
@@ -109,8 +110,8 @@ function queries(db: DatabaseSync) {
    * (a flood of many addresses costs one look per address, not per lead). A lead stored without
    * an address (before schema 4) counts as an address of its own.
    */
-  const fairest = (now: number) =>
-    db
+  const fairest = (now: number): HeldLead | null => {
+    const row = db
       .prepare(
         `WITH firsts AS (
            SELECT id, kind, client_group AS address, min(first_accepted_at) AS first, rowid AS rid, count(*) AS held
@@ -127,12 +128,17 @@ function queries(db: DatabaseSync) {
          LIMIT 1`,
       )
       .get(now - PER_ADDRESS.windowMs, now, PER_ADDRESS.letThrough, HOUR_MS);
+    return row ? { id: String(row.id), kind: row.kind as Lead["kind"] } : null;
+  };
   return { count, admitted, ofAddress, fairest, transaction: <T>(work: () => T) => inTransaction(db, work) };
 }
 type Queries = ReturnType<typeof queries>;
 
 /** Leads coming in: stored (or held, or refused by their address's bound), and held ones let go. */
 function intake(db: DatabaseSync, { count, admitted, ofAddress, fairest, transaction }: Queries) {
+  /** A held lead let through (by this store's ceiling, or the shared one in Redis): pending now, counted from now. */
+  const admitHeld = (id: string, now: number) =>
+    db.prepare("UPDATE leads SET status = 'pending', next_attempt_at = ?, admitted_at = ? WHERE id = ? AND status = 'held'").run(now, now, id).changes > 0;
   return {
     /**
      * Stores a lead in one transaction: the same form seen within the dedupe window answers the
@@ -173,30 +179,21 @@ function intake(db: DatabaseSync, { count, admitted, ofAddress, fairest, transac
      * through is an hour / `perHour` old (the ceiling's own pace): the fairest one whose address
      * has room (decision 0031). Returns it, or null.
      */
-    releaseHeld(now: number, perHour: number): { id: string; kind: Lead["kind"] } | null {
+    releaseHeld(now: number, perHour: number): HeldLead | null {
       if (!db.prepare("SELECT 1 FROM leads WHERE status = 'held' LIMIT 1").get()) return null;
       return transaction(() => {
         const last = db.prepare("SELECT max(admitted_at) AS at FROM leads WHERE admitted_at <= ?").get(now)?.at;
         if (admitted(now) >= perHour || (last !== null && last !== undefined && Number(last) > now - HOUR_MS / perHour)) return null;
         const row = fairest(now);
-        if (!row) return null;
-        db.prepare("UPDATE leads SET status = 'pending', next_attempt_at = ?, admitted_at = ? WHERE id = ?").run(now, now, String(row.id));
-        return { id: String(row.id), kind: row.kind as Lead["kind"] };
+        if (row) admitHeld(row.id, now);
+        return row;
       });
     },
 
     /** The held lead to offer the shared ceiling (in Redis) next: the fairest whose address has room, or null. */
-    nextHeld(now: number): { id: string; kind: Lead["kind"] } | null {
-      const row = fairest(now);
-      return row ? { id: String(row.id), kind: row.kind as Lead["kind"] } : null;
-    },
+    nextHeld: fairest,
 
-    /** A held lead the shared ceiling (in Redis) let through: pending now, counted from now. */
-    admitHeld(id: string, now: number): boolean {
-      return (
-        db.prepare("UPDATE leads SET status = 'pending', next_attempt_at = ?, admitted_at = ? WHERE id = ? AND status = 'held'").run(now, now, id).changes > 0
-      );
-    },
+    admitHeld,
 
     /** Parked (retry) or held (release) leads, all or those named, become pending now, with a fresh retry window. */
     requeue(from: "parked" | "held", ids: string[], now: number): number {
