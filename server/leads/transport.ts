@@ -7,7 +7,7 @@
  */
 import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
-import { causeOf, fieldsOf, messageText, parseAnswer, post, unanswered } from "./send";
+import { answerFields, causeOf, messageText, post, unanswered } from "./send";
 import type { DeliveryOutcome, StoredLead, Transport } from "./types";
 import { createZohoTransport, type ZohoSettings } from "./zoho-crm";
 
@@ -64,7 +64,7 @@ export function createTransport(config: TransportConfig): Transport {
       if (answer.kind !== "response") return unanswered(answer);
       const { status, body } = answer;
       if (status < 200 || status > 299) return { ok: false, retry: !PERMANENT(status), reason: "http", status };
-      return provider.accepted(fieldsOf(parseAnswer(body))) ? { ok: true, status } : { ok: false, retry: true, reason: "rejected", status };
+      return provider.accepted(answerFields(body)) ? { ok: true, status } : { ok: false, retry: true, reason: "rejected", status };
     },
   };
 }
