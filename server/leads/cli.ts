@@ -88,11 +88,7 @@ async function leadsToShow(store: LeadStore | undefined, redis: Redis | undefine
   if (redis && queue) {
     try {
       // Still queued there: listed from Redis; delivered: done. What Redis lost stays pending here.
-      const where = await whereInRedis(
-        redis,
-        queue,
-        handed.map((row) => ({ id: row.id, key: row.key })),
-      );
+      const where = await whereInRedis(redis, queue, handed);
       handed = handed.filter((_, i) => where[i] === "missing");
       for (const job of await queue.getJobs(["waiting", "delayed", "active", "prioritized"])) rows.push(fromRedis(job, "pending"));
       for (const job of await queue.getJobs(["failed"])) rows.push(fromRedis(job, "parked", job.failedReason));
