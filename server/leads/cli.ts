@@ -155,23 +155,18 @@ export async function runCli(
       const local = store?.stats(Date.now());
       const counts = (status: Row["status"]) => rows.filter((row) => row.status === status).length;
       const oldest = Math.min(...rows.filter((row) => row.status === "pending").map((row) => row.acceptedAt));
-      out(
-        JSON.stringify(
-          {
-            store: config.redisUrl ? "redis" : "sqlite",
-            database: config.leadsDb,
-            pending: counts("pending"),
-            held: counts("held"),
-            parked: counts("parked"),
-            deliveredKept: local?.delivered ?? 0,
-            oldestPendingSeconds: Number.isFinite(oldest) ? Math.round((Date.now() - oldest) / 1000) : null,
-            retentionDays: config.retentionDays,
-            leadsPerHour: config.leadsPerHour,
-          },
-          null,
-          2,
-        ),
-      );
+      const status = {
+        store: config.redisUrl ? "redis" : "sqlite",
+        database: config.leadsDb,
+        pending: counts("pending"),
+        held: counts("held"),
+        parked: counts("parked"),
+        deliveredKept: local?.delivered ?? 0,
+        oldestPendingSeconds: Number.isFinite(oldest) ? Math.round((Date.now() - oldest) / 1000) : null,
+        retentionDays: config.retentionDays,
+        leadsPerHour: config.leadsPerHour,
+      };
+      out(JSON.stringify(status, null, 2));
     } else {
       const from = command === "retry" ? "parked" : "held";
       let moved = 0;
