@@ -157,7 +157,10 @@ export function createFunnel({ file, redisUrl, log, counted }: { file: string; r
   };
 }
 
-type Steps = { reached: Record<"2" | "3" | "4" | "5", number>; sent: number; contactSent: number };
+export type Steps = { reached: Record<"2" | "3" | "4" | "5", number>; sent: number; contactSent: number };
+/** The five figures the operator reads, in order (`npm run leads -- funnel` and GET /funnel). */
+export const STEP_NAMES = ["Step 2", "Step 3", "Step 4", "Step 5", "Sent"];
+export const stepFigures = (steps: Steps) => [steps.reached[2], steps.reached[3], steps.reached[4], steps.reached[5], steps.sent];
 export type FunnelDay = Steps & { date: string; byDevice: Record<Device, Steps>; bySource: Record<string, Steps> };
 
 const empty = (): Steps => ({ reached: { 2: 0, 3: 0, 4: 0, 5: 0 }, sent: 0, contactSent: 0 });

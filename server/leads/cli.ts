@@ -23,7 +23,7 @@ import type { Redis } from "ioredis";
 import { version } from "../../package.json";
 import { parseConfig } from "../config";
 import { operatorConnection } from "../redis";
-import { type FunnelDay, lastDays, openFunnel } from "../funnel";
+import { lastDays, openFunnel, STEP_NAMES, stepFigures } from "../funnel";
 import { QUEUE, whereInRedis, type QueuedLead } from "./redis-shared";
 import { retryWhileBusy, sqliteCause } from "./database";
 import { openStore, type LeadRow, type LeadStore } from "./store";
@@ -196,9 +196,6 @@ export async function runCli(
   }
 }
 
-const STEPS = ["Step 2", "Step 3", "Step 4", "Step 5", "Sent"];
-const figures = (d: Pick<FunnelDay, "reached" | "sent">) => [d.reached[2], d.reached[3], d.reached[4], d.reached[5], d.sent];
-
 /** `funnel`: the counters of the last days, Redis's (when REDIS_URL is set) and this folder's added up. */
 async function funnel(
   flags: { json?: boolean; days?: string },
@@ -220,14 +217,14 @@ async function funnel(
       return 0;
     }
     out(`The calculator's funnel, last ${count} days (Africa/Johannesburg)`);
-    out(["date      ", ...STEPS.map((s) => s.padStart(7)), "Contact".padStart(8)].join(" "));
-    for (const day of days) out([day.date, ...figures(day).map((n) => String(n).padStart(7)), String(day.contactSent).padStart(8)].join(" "));
-    const total = STEPS.map((_, step) => days.reduce((sum, day) => sum + figures(day)[step]!, 0));
+    out(["date      ", ...STEP_NAMES.map((s) => s.padStart(7)), "Contact".padStart(8)].join(" "));
+    for (const day of days) out([day.date, ...stepFigures(day).map((n) => String(n).padStart(7)), String(day.contactSent).padStart(8)].join(" "));
+    const total = STEP_NAMES.map((_, step) => days.reduce((sum, day) => sum + stepFigures(day)[step]!, 0));
     out("");
     const widest = Math.max(1, ...total);
     total.forEach((n, i) => {
-      const drop = i > 0 && total[i - 1]! > 0 ? `  (${Math.round((n / total[i - 1]!) * 100)}% of ${STEPS[i - 1]})` : "";
-      out(`${STEPS[i]!.padEnd(7)} ${"█".repeat(Math.round((n / widest) * 40)).padEnd(40)} ${n}${drop}`);
+      const drop = i > 0 && total[i - 1]! > 0 ? `  (${Math.round((n / total[i - 1]!) * 100)}% of ${STEP_NAMES[i - 1]})` : "";
+      out(`${STEP_NAMES[i]!.padEnd(7)} ${"█".repeat(Math.round((n / widest) * 40)).padEnd(40)} ${n}${drop}`);
     });
     return 0;
   } catch (error) {
