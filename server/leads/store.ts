@@ -382,9 +382,8 @@ function upkeep(db: DatabaseSync, { transaction }: Queries) {
     /**
      * Retention: a delivered lead's text is erased `retentionMs` after delivery, and its row (id,
      * kind, dedupe key, times) with it, but never less than a day after delivery, so a replay
-     * within the day still finds it. Parked and
-     * held leads are kept until the operator acts (or the ceiling lets them go), handed ones until
-     * their delivery is confirmed.
+     * within the day still finds it. Parked and held leads are kept until the operator acts (or
+     * the ceiling lets them go), handed ones until their delivery is confirmed.
      */
     purge(now: number, retentionMs: number): number {
       return transaction(() => {
