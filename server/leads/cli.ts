@@ -21,7 +21,7 @@ import { parseArgs } from "node:util";
 import { Queue, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { version } from "../../package.json";
-import { parseConfig } from "../config";
+import { type Config, parseConfig } from "../config";
 import { operatorConnection } from "../redis";
 import { lastDays, openFunnel, STEP_NAMES, stepFigures } from "../funnel";
 import { QUEUE, whereInRedis, type QueuedLead } from "./redis-shared";
@@ -59,7 +59,7 @@ const fromStore = (r: LeadRow): Row => ({
   key: r.key ?? r.id,
 });
 
-const redisOf = (config: ReturnType<typeof parseConfig>) => (config.redisUrl ? operatorConnection(config.redisUrl) : undefined);
+const redisOf = (config: Config) => (config.redisUrl ? operatorConnection(config.redisUrl) : undefined);
 
 const fromRedis = (job: Job<QueuedLead>, status: Row["status"], reason?: string): Row => ({
   id: job.data.id,
@@ -197,12 +197,7 @@ export async function runCli(
 }
 
 /** `funnel`: the counters of the last days, Redis's (when REDIS_URL is set) and this folder's added up. */
-async function funnel(
-  flags: { json?: boolean; days?: string },
-  config: ReturnType<typeof parseConfig>,
-  out: (line: string) => void,
-  err: (line: string) => void,
-) {
+async function funnel(flags: { json?: boolean; days?: string }, config: Config, out: (line: string) => void, err: (line: string) => void) {
   const count = Number(flags.days ?? 7);
   if (!Number.isInteger(count) || count < 1 || count > 400) {
     err("leads: --days must be a whole number from 1 to 400");
