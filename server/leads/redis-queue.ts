@@ -39,8 +39,7 @@ export interface RedisQueueOptions extends QueueOptions {
 
 export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
   const settings = withDefaults(options);
-  const { redisUrl, transport, log, clock, retentionMs, perHour, leaseMs, concurrency, backoff, pollMs } = settings;
-  const { refreshMs = 5_000 } = options;
+  const { redisUrl, transport, log, clock, retentionMs, perHour, leaseMs, concurrency, backoff, pollMs, refreshMs = 5_000 } = settings;
   const record = localRecord(settings);
   const { faults } = record;
   const producer = watch(queueConnection(redisUrl), log, "producer");
