@@ -51,6 +51,9 @@ const fieldMap = z
   })
   .pipe(z.partialRecord(z.enum(MAPPABLE), apiName, { error: `must map ${MAPPABLE.join(", ")} to Zoho field API names` }))
   .optional();
+const timeout = { error: "must be 1000 to 30000" };
+const days = { error: "must be a whole number of days, 0 or more" };
+const perHour = { error: "must be a whole number, 1 or more" };
 const ZOHO_REQUIRED = ["ZOHO_CLIENT_ID", "ZOHO_CLIENT_SECRET", "ZOHO_REFRESH_TOKEN", "ZOHO_REFERENCE_FIELD"] as const;
 
 const schema = z
@@ -62,20 +65,11 @@ const schema = z
     FORM_ENDPOINT: httpUrl.optional(),
     FORM_ACCESS_KEY: z.string().optional(),
     FORM_INBOX: z.email({ error: "must be an email address" }).default(site.email),
-    FORM_TIMEOUT_MS: z.coerce.number().int().min(1000, { error: "must be 1000 to 30000" }).max(30_000, { error: "must be 1000 to 30000" }).default(10_000),
+    FORM_TIMEOUT_MS: z.coerce.number().int().min(1000, timeout).max(30_000, timeout).default(10_000),
     DATA_DIR: z.string().default("data"),
     OUTBOX_FILE: z.string().optional(),
-    LEAD_RETENTION_DAYS: z.coerce
-      .number({ error: "must be a whole number of days, 0 or more" })
-      .int({ error: "must be a whole number of days, 0 or more" })
-      .min(0, { error: "must be a whole number of days, 0 or more" })
-      .max(3650, { error: "must be at most 3650" })
-      .default(30),
-    LEADS_PER_HOUR: z.coerce
-      .number({ error: "must be a whole number, 1 or more" })
-      .int({ error: "must be a whole number, 1 or more" })
-      .min(1, { error: "must be a whole number, 1 or more" })
-      .default(60),
+    LEAD_RETENTION_DAYS: z.coerce.number(days).int(days).min(0, days).max(3650, { error: "must be at most 3650" }).default(30),
+    LEADS_PER_HOUR: z.coerce.number(perHour).int(perHour).min(1, perHour).default(60),
     TRUST_PROXY: trustProxy,
     REDIS_URL: z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" }).optional(),
     APP_VERSION: z.string().optional(),

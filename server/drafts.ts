@@ -177,12 +177,7 @@ export function createDraftStore({ redisUrl, log, ttlSeconds = DRAFT_TTL_SECONDS
   redis?.on("ready", () => void deleteMissed().catch(() => undefined));
 
   async function read(name: string): Promise<string | undefined> {
-    let json: string | null | undefined;
-    try {
-      json = await redis?.get(`draft:${name}`);
-    } catch {
-      json = undefined;
-    }
+    const json = await redis?.get(`draft:${name}`).catch(() => undefined);
     return json ?? memory.get(name);
   }
 

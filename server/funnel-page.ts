@@ -3,21 +3,20 @@
  * script. Steps left to right as an SVG chart with the drop-off between them, for the last 7 and
  * 30 days, then the same split by device class and by source.
  */
-import type { FunnelDay } from "./funnel";
+import { type FunnelDay, STEP_NAMES, stepFigures, type Steps } from "./funnel";
 
 type Totals = { steps: [string, number][]; contact: number };
 
-const STEP_NAMES = ["Step 2", "Step 3", "Step 4", "Step 5", "Sent"];
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The funnel's five figures of some days, optionally of one device class or source. */
-function totals(days: FunnelDay[], pick: (day: FunnelDay) => Omit<FunnelDay, "date" | "byDevice" | "bySource"> | undefined): Totals {
+function totals(days: FunnelDay[], pick: (day: FunnelDay) => Steps | undefined): Totals {
   const sum = [0, 0, 0, 0, 0];
   let contact = 0;
   for (const day of days) {
     const d = pick(day);
     if (!d) continue;
-    [d.reached[2], d.reached[3], d.reached[4], d.reached[5], d.sent].forEach((n, i) => (sum[i]! += n));
+    stepFigures(d).forEach((n, i) => (sum[i]! += n));
     contact += d.contactSent;
   }
   return { steps: STEP_NAMES.map((name, i) => [name, sum[i]!]), contact };

@@ -82,7 +82,7 @@ const redisKey = (day: string) => `funnel:${day}`;
 /** `file`: the local SQLite file; `redis`: a shared connection when REDIS_URL is set. */
 export function openFunnel({ file, redis, log }: { file: string; redis?: Redis; log: Pick<Logger, "warn"> }) {
   let local: ReturnType<typeof openFile> | undefined;
-  const file_ = () => (local ??= openFile(file));
+  const opened = () => (local ??= openFile(file));
 
   async function addToRedis(day: string, { event, device, source }: Hit) {
     const key = redisKey(day);
@@ -111,14 +111,14 @@ export function openFunnel({ file, redis, log }: { file: string; redis?: Redis; 
         log.warn({ err: error }, "funnel_redis_failed");
       }
       try {
-        file_().add(day, hit);
+        opened().add(day, hit);
       } catch (error) {
         log.warn({ err: error }, "funnel_not_counted");
       }
     },
     /** The counters of `days` (YYYY-MM-DD, oldest first), Redis's and the local file's added up. */
     async read(days: string[]): Promise<FunnelDay[]> {
-      const counts: Count[] = file_().read(days[0]!, days.at(-1)!);
+      const counts: Count[] = opened().read(days[0]!, days.at(-1)!);
       if (redis) {
         const hashes = await Promise.all(days.map((day) => redis.hgetall(redisKey(day))));
         days.forEach((day, i) => {
@@ -139,15 +139,8 @@ export function openFunnel({ file, redis, log }: { file: string; redis?: Redis; 
  * (metrics). What a client can post is bounded before it gets here: the beacons by their own
  * `funnel` limit, the steps without JavaScript by the post limit, sends by the lead rules.
  */
-export function createFunnel(options: { file: string; redisUrl?: string; log: Logger; counted?: (hit: Hit) => void }) {
-  const { file, redisUrl, log, counted } = options;
-  const redis = redisUrl
-    ? // A count waits at most half a second for Redis (while it connects, say), then goes to the local file.
-      watchRedis(countConnection(redisUrl), log, {
-        event: "funnel_store",
-        fallback: "sqlite",
-      })
-    : undefined;
+export function createFunnel({ file, redisUrl, log, counted }: { file: string; redisUrl?: string; log: Logger; counted?: (hit: Hit) => void }) {
+  const redis = redisUrl ? watchRedis(countConnection(redisUrl), log, { event: "funnel_store", fallback: "sqlite" }) : undefined;
   const store = openFunnel({ file, redis, log });
   return {
     async count(request: Request, event: FunnelEvent, source: string) {
@@ -164,7 +157,10 @@ export function createFunnel(options: { file: string; redisUrl?: string; log: Lo
   };
 }
 
-type Steps = { reached: Record<"2" | "3" | "4" | "5", number>; sent: number; contactSent: number };
+export type Steps = { reached: Record<"2" | "3" | "4" | "5", number>; sent: number; contactSent: number };
+/** The five figures the operator reads, in order (`npm run leads -- funnel` and GET /funnel). */
+export const STEP_NAMES = ["Step 2", "Step 3", "Step 4", "Step 5", "Sent"];
+export const stepFigures = (steps: Steps) => [steps.reached[2], steps.reached[3], steps.reached[4], steps.reached[5], steps.sent];
 export type FunnelDay = Steps & { date: string; byDevice: Record<Device, Steps>; bySource: Record<string, Steps> };
 
 const empty = (): Steps => ({ reached: { 2: 0, 3: 0, 4: 0, 5: 0 }, sent: 0, contactSent: 0 });

@@ -20,7 +20,7 @@ import { PRIVATE_QUERY_PARAMS } from "~/utils/cache-headers";
 import { pageVariants } from "~/page-variants.server";
 import { version } from "../package.json";
 import { oneAddress } from "./canonical-path";
-import { describeConfig, parseConfig, privacyFacts, proxyExpectedButUntrusted } from "./config";
+import { type Config, describeConfig, parseConfig, privacyFacts, proxyExpectedButUntrusted } from "./config";
 import { createDraftStore } from "./drafts";
 import { formPosts } from "./form-posts";
 import { createFunnel, lastDays } from "./funnel";
@@ -38,7 +38,7 @@ import { routePaths } from "./route-paths";
 
 process.env.NODE_ENV ??= "production"; // before the build (and React) is loaded
 const log = createLogger();
-let config: ReturnType<typeof parseConfig>;
+let config: Config;
 try {
   config = parseConfig(process.env, version);
 } catch (error) {
@@ -67,12 +67,7 @@ try {
   process.exit(1);
 }
 const drafts = createDraftStore({ redisUrl: config.redisUrl, log });
-const funnel = createFunnel({
-  file: config.funnelDb,
-  redisUrl: config.redisUrl,
-  log,
-  counted: metrics?.counted,
-});
+const funnel = createFunnel({ file: config.funnelDb, redisUrl: config.redisUrl, log, counted: metrics?.counted });
 const privacy = privacyFacts(config);
 // /healthz answers 503 from the moment a stop begins (on connections still open).
 let stopping = false;

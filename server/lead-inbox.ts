@@ -1,14 +1,22 @@
 /**
- * Where actions hand over leads (`context.submitLead`). The honeypot applies here, whatever the
- * action does; then the lead is stored for delivery in the background, with its address's code
- * (decision 0031): past its address's share it is held, not refused, and only an address with
- * as many leads held as it may is told so.
+ * Where actions hand over leads (`context.submitLead`), the lead pipeline's one entry point
+ * (docs/product.md, "A lead's path"). The honeypot applies here, whatever the action does; then the
+ * lead is stored, before the visitor is thanked, with its address's code (decision 0031): past its
+ * address's share it is held, not refused, and only an address with as many leads held as it may
+ * is told so. It is delivered in the background until the form service confirms it: from the
+ * embedded SQLite store by default (leads/sqlite-queue.ts); with REDIS_URL, Redis (BullMQ) is the
+ * queue and the SQLite store the record (leads/redis-queue.ts). What both do alike: leads/pipeline.ts.
  */
 import { createHmac, randomBytes } from "node:crypto";
 import type { Lead, LeadAnswer } from "~/context";
 import type { Config } from "./config";
 import type { CheckedPost } from "./form-posts";
-import { AddressFull, createLeadQueue, PER_ADDRESS, type LeadEvents } from "./leads";
+import { createRedisQueue } from "./leads/redis-queue";
+import { PER_ADDRESS } from "./leads/schedule";
+import { createSqliteQueue } from "./leads/sqlite-queue";
+import { AddressFull } from "./leads/store";
+import { createTransport } from "./leads/transport";
+import type { LeadEvents } from "./leads/types";
 import type { Logger } from "./log";
 
 /**
@@ -21,17 +29,17 @@ export function addressCodes(key = randomBytes(32)) {
 }
 
 export function createLeadInbox(config: Config, log: Logger, events?: LeadEvents) {
-  const queue = createLeadQueue({
+  const options = {
     dbFile: config.leadsDb,
-    redisUrl: config.redisUrl,
-    delivery: config.delivery,
+    transport: createTransport(config.delivery),
     log,
     events,
     retentionMs: config.retentionDays * 86_400_000,
     perHour: config.leadsPerHour,
     // A claimed delivery stays this process's a little longer than one attempt may take.
     leaseMs: config.delivery.timeoutMs + 5_000,
-  });
+  };
+  const queue = config.redisUrl ? createRedisQueue({ ...options, redisUrl: config.redisUrl }) : createSqliteQueue(options);
   const codeOf = addressCodes();
   return {
     start: () => queue.start(),

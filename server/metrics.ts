@@ -6,7 +6,6 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { Lead } from "~/context";
 import type { Hit } from "./funnel";
 import type { PostEvents } from "./form-posts";
 import type { LeadEvents, LeadStats } from "./leads/types";
@@ -25,7 +24,7 @@ export function routeLabel(path: string, routes: ReadonlySet<string>): string {
 export interface Metrics {
   registry: Registry;
   /** What the lead queues report (passed to createLeadInbox). */
-  events: LeadEvents & { held(kind: Lead["kind"]): void };
+  events: LeadEvents;
   /** What the form-post rules report (passed to formPosts). */
   formPosts: PostEvents;
   /** A listener for the HTTP server's "request" event (first): times every answer by route, method and status. */
@@ -36,11 +35,7 @@ export interface Metrics {
   listen(port: number, host?: string, funnelPage?: () => Promise<string>): Promise<Server>;
 }
 
-/**
- * `paths`: the app's routes (route-paths.ts). `leadStats` is read at each scrape, so the gauges are as
- * fresh as the queue's own figures. `held` comes with the lead store's site-wide ceiling (decision
- * 0012); a store without one reports none.
- */
+/** `paths`: the app's routes (route-paths.ts). `leadStats` is read at each scrape, so the gauges are as fresh as the queue's own figures. */
 export function createMetrics(
   paths: string[],
   leadStats: () => Pick<LeadStats, "pending" | "parked" | "oldestPendingSeconds"> & Partial<Pick<LeadStats, "held" | "failing">>,
@@ -48,7 +43,6 @@ export function createMetrics(
   const routes = new Set(paths);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const kindLabel = ["kind"] as const;
 
   const requestDuration = new Histogram({
     name: "http_request_duration_seconds",
@@ -57,21 +51,12 @@ export function createMetrics(
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  const accepted = new Counter({ name: "leads_accepted_total", help: "Leads stored for delivery.", labelNames: kindLabel, registers: [registry] });
-  const delivered = new Counter({ name: "leads_delivered_total", help: "Leads the form service confirmed.", labelNames: kindLabel, registers: [registry] });
-  const retried = new Counter({
-    name: "lead_delivery_retries_total",
-    help: "Delivery attempts that failed and will be tried again.",
-    labelNames: kindLabel,
-    registers: [registry],
-  });
-  const parked = new Counter({
-    name: "leads_parked_total",
-    help: "Leads refused for good or expired: kept, no longer retried.",
-    labelNames: kindLabel,
-    registers: [registry],
-  });
-  const held = new Counter({ name: "leads_held_total", help: "Leads held back over the site-wide ceiling.", labelNames: kindLabel, registers: [registry] });
+  const byKind = (name: string, help: string) => new Counter({ name, help, labelNames: ["kind"] as const, registers: [registry] });
+  const accepted = byKind("leads_accepted_total", "Leads stored for delivery.");
+  const delivered = byKind("leads_delivered_total", "Leads the form service confirmed.");
+  const retried = byKind("lead_delivery_retries_total", "Delivery attempts that failed and will be tried again.");
+  const parked = byKind("leads_parked_total", "Leads refused for good or expired: kept, no longer retried.");
+  const held = byKind("leads_held_total", "Leads held back over the site-wide ceiling.");
   const attemptDuration = new Histogram({
     name: "lead_delivery_attempt_duration_seconds",
     help: "Time one delivery attempt took, by outcome (delivered, retried, parked).",
@@ -82,46 +67,30 @@ export function createMetrics(
   // Every lead kind appears from the first scrape (at 0), so a rate() has a series to start from.
   for (const kind of ["calculator", "contact"] as const) for (const counter of [accepted, delivered, retried, parked, held]) counter.inc({ kind }, 0);
 
-  new Gauge({
-    name: "leads_pending",
-    help: "Leads stored and not yet delivered (with Redis: the shared queue, plus those still in this container's own database).",
-    registers: [registry],
-    collect() {
-      this.set(leadStats().pending);
-    },
-  });
-  new Gauge({
-    name: "leads_parked_now",
-    help: "Leads parked now, waiting for an operator (npm run leads -- retry).",
-    registers: [registry],
-    collect() {
-      this.set(leadStats().parked);
-    },
-  });
-  new Gauge({
-    name: "leads_held_now",
-    help: "Leads held back right now over the site-wide ceiling: they go out as the last hour has room, or when released.",
-    registers: [registry],
-    collect() {
-      this.set(leadStats().held ?? 0);
-    },
-  });
-  new Gauge({
-    name: "lead_store_failing",
-    help: "1 while the lead store cannot be read or written (a lead not stored, or the delivery loop backing off), else 0.",
-    registers: [registry],
-    collect() {
-      this.set(leadStats().failing ? 1 : 0);
-    },
-  });
-  new Gauge({
-    name: "leads_oldest_pending_age_seconds",
-    help: "Age of the oldest lead not yet delivered; 0 when none is pending.",
-    registers: [registry],
-    collect() {
-      this.set(leadStats().oldestPendingSeconds ?? 0);
-    },
-  });
+  const gauges: [string, string, (stats: ReturnType<typeof leadStats>) => number][] = [
+    [
+      "leads_pending",
+      "Leads stored and not yet delivered (with Redis: the shared queue, plus those still in this container's own database).",
+      (s) => s.pending,
+    ],
+    ["leads_parked_now", "Leads parked now, waiting for an operator (npm run leads -- retry).", (s) => s.parked],
+    ["leads_held_now", "Leads held back right now over the site-wide ceiling: they go out as the last hour has room, or when released.", (s) => s.held ?? 0],
+    [
+      "lead_store_failing",
+      "1 while the lead store cannot be read or written (a lead not stored, or the delivery loop backing off), else 0.",
+      (s) => (s.failing ? 1 : 0),
+    ],
+    ["leads_oldest_pending_age_seconds", "Age of the oldest lead not yet delivered; 0 when none is pending.", (s) => s.oldestPendingSeconds ?? 0],
+  ];
+  for (const [name, help, value] of gauges)
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(value(leadStats()));
+      },
+    });
 
   const funnel = new Counter({
     name: "funnel_steps_total",

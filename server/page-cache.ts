@@ -112,17 +112,15 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
     return { status: response.status, etag, bodies, headers };
   }
 
-  function codingFor(accept: string | undefined): Coding {
-    const header = accept ?? "";
-    let coding = codings.get(header);
+  function codingFor(accept = ""): Coding {
+    let coding = codings.get(accept);
     if (coding === undefined) {
       // negotiator ≥ 1 breaks ties by `preferred` (its types predate the option): brotli first.
-      const negotiator = new Negotiator({ headers: { "accept-encoding": header } }) as {
-        encoding(available: Coding[], options: { preferred: Coding[] }): string | undefined;
+      const negotiator = new Negotiator({ headers: { "accept-encoding": accept } }) as {
+        encoding(available: Coding[], options: { preferred: Coding[] }): Coding | undefined;
       };
-      const chosen = negotiator.encoding(CODINGS, { preferred: CODINGS });
-      coding = (chosen as Coding | undefined) ?? "identity";
-      codings.set(header, coding);
+      coding = negotiator.encoding(CODINGS, { preferred: CODINGS }) ?? "identity";
+      codings.set(accept, coding);
     }
     return coding;
   }

@@ -1,7 +1,8 @@
 /**
- * Per-client limits (rate-limiter-flexible): form posts a minute. (Leads are not refused per
- * client: past an address's share they are held, in the lead store: decision 0031.) In memory by default; with REDIS_URL in Redis, so every container counts together,
- * each Redis limiter backed by an in-memory one so a Redis outage degrades instead of failing.
+ * Per-client limits (rate-limiter-flexible): form posts a minute (leads are held past an address's
+ * share instead, in the lead store: decision 0031). In memory by default; with REDIS_URL in Redis,
+ * so every container counts together, each Redis limiter backed by an in-memory one so a Redis
+ * outage degrades instead of failing.
  */
 import ipaddr from "ipaddr.js";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
@@ -56,8 +57,5 @@ export function createRateLimits(redisUrl: string | undefined, log: Logger, comm
     }
   }
 
-  return {
-    take,
-    close: async () => void (await shared?.release()),
-  };
+  return { take, close: async () => void (await shared?.release()) };
 }

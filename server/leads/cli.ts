@@ -21,11 +21,12 @@ import { parseArgs } from "node:util";
 import { Queue, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { version } from "../../package.json";
-import { parseConfig } from "../config";
+import { type Config, parseConfig } from "../config";
 import { operatorConnection } from "../redis";
-import { type FunnelDay, lastDays, openFunnel } from "../funnel";
+import { lastDays, openFunnel, STEP_NAMES, stepFigures } from "../funnel";
 import { QUEUE, whereInRedis, type QueuedLead } from "./redis-shared";
-import { openStore, retryWhileBusy, sqliteCause, type LeadRow, type LeadStore } from "./store";
+import { retryWhileBusy, sqliteCause } from "./database";
+import { openStore, type LeadRow, type LeadStore } from "./store";
 
 interface Row {
   id: string;
@@ -58,7 +59,7 @@ const fromStore = (r: LeadRow): Row => ({
   key: r.key ?? r.id,
 });
 
-const redisOf = (config: ReturnType<typeof parseConfig>) => (config.redisUrl ? operatorConnection(config.redisUrl) : undefined);
+const redisOf = (config: Config) => (config.redisUrl ? operatorConnection(config.redisUrl) : undefined);
 
 const fromRedis = (job: Job<QueuedLead>, status: Row["status"], reason?: string): Row => ({
   id: job.data.id,
@@ -87,11 +88,7 @@ async function leadsToShow(store: LeadStore | undefined, redis: Redis | undefine
   if (redis && queue) {
     try {
       // Still queued there: listed from Redis; delivered: done. What Redis lost stays pending here.
-      const where = await whereInRedis(
-        redis,
-        queue,
-        handed.map((row) => ({ id: row.id, key: row.key })),
-      );
+      const where = await whereInRedis(redis, queue, handed);
       handed = handed.filter((_, i) => where[i] === "missing");
       for (const job of await queue.getJobs(["waiting", "delayed", "active", "prioritized"])) rows.push(fromRedis(job, "pending"));
       for (const job of await queue.getJobs(["failed"])) rows.push(fromRedis(job, "parked", job.failedReason));
@@ -158,23 +155,18 @@ export async function runCli(
       const local = store?.stats(Date.now());
       const counts = (status: Row["status"]) => rows.filter((row) => row.status === status).length;
       const oldest = Math.min(...rows.filter((row) => row.status === "pending").map((row) => row.acceptedAt));
-      out(
-        JSON.stringify(
-          {
-            store: config.redisUrl ? "redis" : "sqlite",
-            database: config.leadsDb,
-            pending: counts("pending"),
-            held: counts("held"),
-            parked: counts("parked"),
-            deliveredKept: local?.delivered ?? 0,
-            oldestPendingSeconds: Number.isFinite(oldest) ? Math.round((Date.now() - oldest) / 1000) : null,
-            retentionDays: config.retentionDays,
-            leadsPerHour: config.leadsPerHour,
-          },
-          null,
-          2,
-        ),
-      );
+      const status = {
+        store: config.redisUrl ? "redis" : "sqlite",
+        database: config.leadsDb,
+        pending: counts("pending"),
+        held: counts("held"),
+        parked: counts("parked"),
+        deliveredKept: local?.delivered ?? 0,
+        oldestPendingSeconds: Number.isFinite(oldest) ? Math.round((Date.now() - oldest) / 1000) : null,
+        retentionDays: config.retentionDays,
+        leadsPerHour: config.leadsPerHour,
+      };
+      out(JSON.stringify(status, null, 2));
     } else {
       const from = command === "retry" ? "parked" : "held";
       let moved = 0;
@@ -204,16 +196,8 @@ export async function runCli(
   }
 }
 
-const STEPS = ["Step 2", "Step 3", "Step 4", "Step 5", "Sent"];
-const figures = (d: Pick<FunnelDay, "reached" | "sent">) => [d.reached[2], d.reached[3], d.reached[4], d.reached[5], d.sent];
-
 /** `funnel`: the counters of the last days, Redis's (when REDIS_URL is set) and this folder's added up. */
-async function funnel(
-  flags: { json?: boolean; days?: string },
-  config: ReturnType<typeof parseConfig>,
-  out: (line: string) => void,
-  err: (line: string) => void,
-) {
+async function funnel(flags: { json?: boolean; days?: string }, config: Config, out: (line: string) => void, err: (line: string) => void) {
   const count = Number(flags.days ?? 7);
   if (!Number.isInteger(count) || count < 1 || count > 400) {
     err("leads: --days must be a whole number from 1 to 400");
@@ -228,14 +212,14 @@ async function funnel(
       return 0;
     }
     out(`The calculator's funnel, last ${count} days (Africa/Johannesburg)`);
-    out(["date      ", ...STEPS.map((s) => s.padStart(7)), "Contact".padStart(8)].join(" "));
-    for (const day of days) out([day.date, ...figures(day).map((n) => String(n).padStart(7)), String(day.contactSent).padStart(8)].join(" "));
-    const total = STEPS.map((_, step) => days.reduce((sum, day) => sum + figures(day)[step]!, 0));
+    out(["date      ", ...STEP_NAMES.map((s) => s.padStart(7)), "Contact".padStart(8)].join(" "));
+    for (const day of days) out([day.date, ...stepFigures(day).map((n) => String(n).padStart(7)), String(day.contactSent).padStart(8)].join(" "));
+    const total = STEP_NAMES.map((_, step) => days.reduce((sum, day) => sum + stepFigures(day)[step]!, 0));
     out("");
     const widest = Math.max(1, ...total);
     total.forEach((n, i) => {
-      const drop = i > 0 && total[i - 1]! > 0 ? `  (${Math.round((n / total[i - 1]!) * 100)}% of ${STEPS[i - 1]})` : "";
-      out(`${STEPS[i]!.padEnd(7)} ${"█".repeat(Math.round((n / widest) * 40)).padEnd(40)} ${n}${drop}`);
+      const drop = i > 0 && total[i - 1]! > 0 ? `  (${Math.round((n / total[i - 1]!) * 100)}% of ${STEP_NAMES[i - 1]})` : "";
+      out(`${STEP_NAMES[i]!.padEnd(7)} ${"█".repeat(Math.round((n / widest) * 40)).padEnd(40)} ${n}${drop}`);
     });
     return 0;
   } catch (error) {

@@ -5,7 +5,7 @@
  * clears; `failing` is what the metrics show meanwhile.
  */
 import type { Logger } from "../log";
-import { sqliteCause } from "./store";
+import { sqliteCause } from "./database";
 
 const FIRST_WAIT_MS = 1_000;
 const LONGEST_WAIT_MS = 60_000;

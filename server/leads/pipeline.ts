@@ -8,7 +8,8 @@ import type { Logger } from "../log";
 import { systemClock, type Clock } from "./clock";
 import { storeFaults } from "./faults";
 import { expired, retryDelay } from "./schedule";
-import { AddressFull, openStore, retryWhileBusy, sqliteCause, type InsertResult, type LeadStore } from "./store";
+import { retryWhileBusy, sqliteCause } from "./database";
+import { AddressFull, openStore, type InsertResult, type LeadStore } from "./store";
 import type { Accepted, DeliveryOutcome, Lead, LeadEvents, LeadStats, StoredLead, Transport } from "./types";
 
 export interface QueueOptions {

@@ -15,7 +15,8 @@ import { queueConnection, watchRedis, workerConnection } from "../redis";
 import { attempt, localRecord, reportAttempt, withDefaults, verdictOf, type QueueOptions } from "./pipeline";
 import { checkRedis, QUEUE, sharedInRedis, type QueuedLead } from "./redis-shared";
 import { leadKey, newLeadId, retryDelay } from "./schedule";
-import { retryWhileBusy, sqliteCause, type InsertResult, type LeadStore } from "./store";
+import { retryWhileBusy, sqliteCause } from "./database";
+import type { InsertResult, LeadStore } from "./store";
 import type { Lead, LeadOrigin, LeadQueue, StoredLead } from "./types";
 
 /** The lead queue's two connections, each logged by name as it comes and goes. */
@@ -38,8 +39,7 @@ export interface RedisQueueOptions extends QueueOptions {
 
 export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
   const settings = withDefaults(options);
-  const { redisUrl, transport, log, clock, retentionMs, perHour, leaseMs, concurrency, backoff, pollMs } = settings;
-  const { refreshMs = 5_000 } = options;
+  const { redisUrl, transport, log, clock, retentionMs, perHour, leaseMs, concurrency, backoff, pollMs, refreshMs = 5_000 } = settings;
   const record = localRecord(settings);
   const { faults } = record;
   const producer = watch(queueConnection(redisUrl), log, "producer");

@@ -8,7 +8,8 @@ import type { Redis } from "ioredis";
 import type { Logger } from "../log";
 import type { Clock } from "./clock";
 import { DEDUPE_WINDOW_MS } from "./schedule";
-import { retryWhileBusy, type LeadStore } from "./store";
+import { retryWhileBusy } from "./database";
+import type { LeadStore } from "./store";
 import type { StoredLead } from "./types";
 
 export const QUEUE = { name: "leads", prefix: "agency-site" };

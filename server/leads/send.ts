@@ -27,12 +27,12 @@ export function unanswered(answer: Exclude<Answer, { kind: "response" }>): Extra
 /** A JSON object's fields; none for anything else. */
 export const fieldsOf = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {});
 
-/** An answer's body as JSON; undefined for an HTML page or nothing: not the service's answer. */
-export function parseAnswer(body: string): unknown {
+/** An answer's body as a JSON object's fields; none for an HTML page or nothing: not the service's answer. */
+export function answerFields(body: string): Record<string, unknown> {
   try {
-    return JSON.parse(body);
+    return fieldsOf(JSON.parse(body));
   } catch {
-    return undefined;
+    return {};
   }
 }
 

@@ -8,7 +8,8 @@ import { testClock } from "../../tests/support/clock";
 import { quietLog, recordingLog } from "../../tests/support/quiet-log";
 import { RETRY_WINDOW_MS } from "./schedule";
 import { createSqliteQueue } from "./sqlite-queue";
-import { openStore, StoreUnusable } from "./store";
+import { StoreUnusable } from "./database";
+import { openStore } from "./store";
 import type { DeliveryOutcome, Lead, LeadEvents, StoredLead, Transport } from "./types";
 
 const lead: Lead = {

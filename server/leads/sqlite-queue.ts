@@ -6,7 +6,8 @@
  */
 import { attempt, localRecord, LOOK_TRIES, reportAttempt, withDefaults, verdictOf, type QueueOptions } from "./pipeline";
 import { leadKey, newLeadId } from "./schedule";
-import { retryWhileBusy, type LeadRow, type LeadStore } from "./store";
+import { retryWhileBusy } from "./database";
+import type { LeadRow, LeadStore } from "./store";
 import type { DeliveryOutcome, Lead, LeadOrigin, LeadQueue } from "./types";
 
 export function createSqliteQueue(options: QueueOptions): LeadQueue & { store(): LeadStore | undefined } {

@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { DEDUPE_WINDOW_MS, MAX_DELAY_MS } from "./schedule";
-import { openStore, sqliteCause, StoreUnusable, retryWhileBusy } from "./store";
+import { retryWhileBusy, sqliteCause, StoreUnusable } from "./database";
+import { openStore } from "./store";
 import type { Lead } from "./types";
 
 const lead = (text = "Message: our secret plans"): Lead => ({

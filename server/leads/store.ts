@@ -1,16 +1,13 @@
 /**
- * The embedded lead store: one SQLite database (Node's built-in `node:sqlite`) in the data folder,
- * in WAL mode with synchronous=FULL, so a lead is on disk when its transaction commits and a torn
- * write, a full disk or a crash leaves the last committed state (decision 0012). Several processes
- * may share one database: SQLite's locks serialise writers, and a delivery is claimed for a while
- * (a lease on the host's monotonic clock) so two processes never attempt the same lead at once.
+ * The embedded lead store: the leads' rows in one SQLite database (database.ts) in the data folder.
+ * Several processes may share it: SQLite's locks serialise writers, and a delivery is claimed for a
+ * while (a lease on the host's monotonic clock) so two processes never attempt the same lead at once.
  */
 import { randomUUID } from "node:crypto";
-import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from "node:fs";
-import { dirname } from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
 import { ADDRESS_CODE_HOURS } from "~/content/privacy";
 import { systemClock, type Clock } from "./clock";
+import { inTransaction, openDatabase, VERSION } from "./database";
 import { DEDUPE_WINDOW_MS, MAX_DELAY_MS, PER_ADDRESS } from "./schedule";
 import type { Lead, StoredLead } from "./types";
 
@@ -22,105 +19,20 @@ export interface LeadRow {
   kind: Lead["kind"];
   status: LeadStatus;
   attempts: number;
-  nextAttemptAt: number;
   firstAcceptedAt: number;
   /** The retry window: scheduled waits so far (a clock jump cannot make it grow). */
   retryMs: number;
   deliveredAt: number | null;
   parkedReason: string | null;
-  parkedStatus: number | null;
   /** What makes two posts the same form (schedule.ts, leadKey). */
   key: string | null;
   /** The id of the record the CRM keeps the lead as (Zoho CRM), once delivered there. */
   record: string | null;
   /** The lead as the agency receives it; null once erased (retention) or unreadable. */
   lead: StoredLead | null;
-  /** Set when the stored text could not be read back. */
-  unreadable?: true;
 }
 
-/** Why the store could not be opened: the server refuses to start and says this (no lead data). */
-export class StoreUnusable extends Error {
-  readonly file: string;
-  readonly reason: string;
-  constructor(file: string, reason: string) {
-    super(`the lead store ${file} cannot be used: ${reason}`);
-    this.name = "StoreUnusable";
-    this.file = file;
-    this.reason = reason;
-  }
-}
-
-/** SQLite's own short words for a failed call ("database or disk is full"), never our data. */
-export function sqliteCause(error: unknown): { code?: number; cause?: string } {
-  const e = error as { errcode?: unknown; errstr?: unknown } | null;
-  return { code: typeof e?.errcode === "number" ? e.errcode : undefined, cause: typeof e?.errstr === "string" ? e.errstr : undefined };
-}
-
-const BUSY = 5; // SQLITE_BUSY: another process holds the write lock for now
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS leads (
-  id TEXT PRIMARY KEY,
-  kind TEXT NOT NULL,
-  payload TEXT,
-  dedupe_key TEXT,
-  status TEXT NOT NULL CHECK (status IN ('pending', 'held', 'parked', 'delivered', 'handed')),
-  attempts INTEGER NOT NULL DEFAULT 0,
-  next_attempt_at INTEGER NOT NULL,
-  first_accepted_at INTEGER NOT NULL,
-  retry_ms INTEGER NOT NULL DEFAULT 0,
-  delivered_at INTEGER,
-  parked_at INTEGER,
-  parked_reason TEXT,
-  parked_status INTEGER,
-  claimed_by TEXT,
-  claimed_until INTEGER
-) STRICT;
-CREATE INDEX IF NOT EXISTS leads_by_status ON leads (status, next_attempt_at);
-CREATE INDEX IF NOT EXISTS leads_by_key ON leads (dedupe_key);
-CREATE INDEX IF NOT EXISTS leads_by_time ON leads (first_accepted_at);
-PRAGMA user_version = 1;
-`;
-/**
- * Version 2: when the ceiling let a lead through (`admitted_at`; none while held), and a lead
- * handed to Redis keeps its text until its delivery is confirmed. Rows handed by version 1 have
- * no text left to send again: as far as this store knows, they are done.
- */
-const MIGRATE_2 = `
-ALTER TABLE leads ADD COLUMN admitted_at INTEGER;
-UPDATE leads SET admitted_at = first_accepted_at WHERE status <> 'held';
-UPDATE leads SET status = 'delivered', claimed_by = NULL WHERE status = 'handed' AND payload IS NULL;
-CREATE INDEX IF NOT EXISTS leads_by_admission ON leads (admitted_at);
-PRAGMA user_version = 2;
-`;
-/** Version 3: the id of the record a CRM (Zoho CRM) made of a delivered lead. */
-const MIGRATE_3 = `
-ALTER TABLE leads ADD COLUMN crm_record TEXT;
-PRAGMA user_version = 3;
-`;
-/**
- * With Redis (decision 0033): leads this container delivered from another container's record,
- * kept until that container has confirmed them, so the mark that tells it survives Redis losing
- * its data. No personal data: the id and when. A table of its own that the leads never touch, so
- * the schema keeps its version: a server of the version before opens the database (a rollback)
- * and only leaves it alone.
- */
-const SENT_FOR_OTHERS = "CREATE TABLE IF NOT EXISTS delivered_for_others (id TEXT PRIMARY KEY, delivered_at INTEGER NOT NULL) STRICT;";
-/**
- * Version 4 (3 is the CRM record's, decision 0035): the sender's address code (decision 0031), a
- * keyed hash of the client's address bucket, never the address, so one address's leads can be
- * held past its share and released fairly.
- */
-const MIGRATE_4 = `
-ALTER TABLE leads ADD COLUMN client_group TEXT;
-CREATE INDEX IF NOT EXISTS leads_by_group ON leads (client_group, first_accepted_at);
-PRAGMA user_version = 4;
-`;
-const VERSION = 4;
-
-const SELECT =
-  "SELECT id, kind, status, attempts, next_attempt_at, first_accepted_at, retry_ms, delivered_at, parked_reason, parked_status, dedupe_key, crm_record, payload FROM leads";
+const SELECT = "SELECT id, kind, status, attempts, first_accepted_at, retry_ms, delivered_at, parked_reason, dedupe_key, crm_record, payload FROM leads";
 
 function toRow(r: Record<string, unknown>): LeadRow {
   const base = {
@@ -128,12 +40,10 @@ function toRow(r: Record<string, unknown>): LeadRow {
     kind: r.kind as Lead["kind"],
     status: r.status as LeadStatus,
     attempts: Number(r.attempts),
-    nextAttemptAt: Number(r.next_attempt_at),
     firstAcceptedAt: Number(r.first_accepted_at),
     retryMs: Number(r.retry_ms),
     deliveredAt: r.delivered_at === null ? null : Number(r.delivered_at),
     parkedReason: (r.parked_reason as string | null) ?? null,
-    parkedStatus: r.parked_status === null ? null : Number(r.parked_status),
     key: (r.dedupe_key as string | null) ?? null,
     record: (r.crm_record as string | null) ?? null,
   };
@@ -142,33 +52,7 @@ function toRow(r: Record<string, unknown>): LeadRow {
     const lead = JSON.parse(String(r.payload)) as Omit<Lead, "kind">;
     return { ...base, lead: { ...lead, kind: base.kind, id: base.id, acceptedAt: base.firstAcceptedAt } };
   } catch {
-    return { ...base, lead: null, unreadable: true };
-  }
-}
-
-/**
- * Checks an existing database without writing to it (read-only, `quick_check`, the schema), so a
- * file the server cannot read is refused, never "repaired" or replaced.
- */
-function check(file: string) {
-  if (!existsSync(file)) return;
-  if (!statSync(file).isFile()) throw new StoreUnusable(file, "it is not a file");
-  let db: DatabaseSync | undefined;
-  try {
-    db = new DatabaseSync(file, { readOnly: true, timeout: 5_000 });
-    const result = db
-      .prepare("PRAGMA quick_check")
-      .all()
-      .map((row) => Object.values(row)[0]);
-    if (result.join() !== "ok") throw new StoreUnusable(file, "SQLite's quick_check found damage");
-    const version = Number(Object.values(db.prepare("PRAGMA user_version").get() ?? {})[0]);
-    if (version > VERSION) throw new StoreUnusable(file, `it was written by a newer version (schema ${version})`);
-  } catch (error) {
-    if (error instanceof StoreUnusable) throw error;
-    const { cause } = sqliteCause(error);
-    throw new StoreUnusable(file, cause ?? (error as { code?: string }).code ?? "it cannot be read");
-  } finally {
-    db?.close();
+    return { ...base, lead: null };
   }
 }
 
@@ -196,88 +80,17 @@ export interface InsertResult {
 }
 
 export type LeadStore = ReturnType<typeof openStore>;
+type HeldLead = { id: string; kind: Lead["kind"] };
 
-/**
- * Opens (creating if needed) the database at `file`, its folder 0700 and its files 0600. Throws
- * StoreUnusable if an existing file cannot be read or is damaged; nothing is written to it then.
- * `clock`: the host's monotonic clock and its boot, which claims are measured on.
- */
+/** Opens the store at `file` (openDatabase: StoreUnusable if it cannot be used). `clock`: the host's monotonic clock and its boot, which claims are measured on. */
 export function openStore(file: string, clock: Pick<Clock, "monotonic" | "boot"> = systemClock) {
-  makeFile(file);
-  const db = connect(file);
+  const db = openDatabase(file);
   const sql = queries(db);
   const delivery = deliveries(db, sql, clock);
   return { ...intake(db, sql), ...delivery, ...handedToRedis(db, sql, delivery.delivered), ...reading(db), ...upkeep(db, sql) };
 }
 
-/**
- * The database's file and folder, made or checked before SQLite opens them: read-only (a file or
- * folder without write permission, a read-only mount) is refused at start, rather than a store
- * that opens and then fails every visitor; an existing file is checked untouched (check above).
- */
-function makeFile(file: string) {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  if (existsSync(file) && !statSync(file).isFile()) throw new StoreUnusable(file, "it is not a file");
-  for (const path of [dirname(file), ...(existsSync(file) ? [file] : [])]) {
-    try {
-      accessSync(path, constants.W_OK);
-    } catch (error) {
-      throw new StoreUnusable(file, `${path === file ? "it" : "its folder"} is read-only (${(error as { code?: string }).code ?? "EACCES"})`);
-    }
-  }
-  check(file);
-  // Created by us, before SQLite, so the database (and its -wal and -shm, which SQLite gives the
-  // database's mode) are readable by this user only.
-  if (!existsSync(file)) closeSync(openSync(file, "a", 0o600));
-  for (const path of [dirname(file), file, `${file}-wal`, `${file}-shm`]) {
-    try {
-      chmodSync(path, path === dirname(file) ? 0o700 : 0o600);
-    } catch {
-      // -wal and -shm exist only while a connection is open
-    }
-  }
-}
-
-function connect(file: string): DatabaseSync {
-  try {
-    const db = new DatabaseSync(file, { timeout: 250 });
-    prepare(db);
-    return db;
-  } catch (error) {
-    throw new StoreUnusable(file, sqliteCause(error).cause ?? "it cannot be opened");
-  }
-}
-
-/** WAL, fsync'd commits, erased text overwritten; the schema created or brought up to date. */
-function prepare(db: DatabaseSync) {
-  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON;");
-  const version = () => Number(Object.values(db.prepare("PRAGMA user_version").get() ?? {})[0]);
-  const sentTable = () => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'delivered_for_others'").get() !== undefined;
-  if (version() >= VERSION && sentTable()) return;
-  // Read again under the write lock: another process may have just done it.
-  inTransaction(db, () => {
-    if (version() < 1) db.exec(SCHEMA);
-    if (version() < 2) db.exec(MIGRATE_2);
-    if (version() < 3) db.exec(MIGRATE_3);
-    if (version() < 4) db.exec(MIGRATE_4);
-    db.exec(SENT_FOR_OTHERS);
-  });
-}
-
 const HOUR_MS = 3_600_000;
-
-/** One write transaction; BEGIN IMMEDIATE takes the write lock first, so reads inside are current. */
-function inTransaction<T>(db: DatabaseSync, work: () => T): T {
-  db.exec("BEGIN IMMEDIATE");
-  try {
-    const result = work();
-    db.exec("COMMIT");
-    return result;
-  } catch (error) {
-    if (db.isTransaction) db.exec("ROLLBACK");
-    throw error;
-  }
-}
 
 /** The counts and the ranking the ceiling and the address shares are decided by (decision 0031). */
 function queries(db: DatabaseSync) {
@@ -297,8 +110,8 @@ function queries(db: DatabaseSync) {
    * (a flood of many addresses costs one look per address, not per lead). A lead stored without
    * an address (before schema 4) counts as an address of its own.
    */
-  const fairest = (now: number) =>
-    db
+  const fairest = (now: number): HeldLead | null => {
+    const row = db
       .prepare(
         `WITH firsts AS (
            SELECT id, kind, client_group AS address, min(first_accepted_at) AS first, rowid AS rid, count(*) AS held
@@ -315,12 +128,17 @@ function queries(db: DatabaseSync) {
          LIMIT 1`,
       )
       .get(now - PER_ADDRESS.windowMs, now, PER_ADDRESS.letThrough, HOUR_MS);
+    return row ? { id: String(row.id), kind: row.kind as Lead["kind"] } : null;
+  };
   return { count, admitted, ofAddress, fairest, transaction: <T>(work: () => T) => inTransaction(db, work) };
 }
 type Queries = ReturnType<typeof queries>;
 
 /** Leads coming in: stored (or held, or refused by their address's bound), and held ones let go. */
 function intake(db: DatabaseSync, { count, admitted, ofAddress, fairest, transaction }: Queries) {
+  /** A held lead let through (by this store's ceiling, or the shared one in Redis): pending now, counted from now. */
+  const admitHeld = (id: string, now: number) =>
+    db.prepare("UPDATE leads SET status = 'pending', next_attempt_at = ?, admitted_at = ? WHERE id = ? AND status = 'held'").run(now, now, id).changes > 0;
   return {
     /**
      * Stores a lead in one transaction: the same form seen within the dedupe window answers the
@@ -361,30 +179,21 @@ function intake(db: DatabaseSync, { count, admitted, ofAddress, fairest, transac
      * through is an hour / `perHour` old (the ceiling's own pace): the fairest one whose address
      * has room (decision 0031). Returns it, or null.
      */
-    releaseHeld(now: number, perHour: number): { id: string; kind: Lead["kind"] } | null {
+    releaseHeld(now: number, perHour: number): HeldLead | null {
       if (!db.prepare("SELECT 1 FROM leads WHERE status = 'held' LIMIT 1").get()) return null;
       return transaction(() => {
         const last = db.prepare("SELECT max(admitted_at) AS at FROM leads WHERE admitted_at <= ?").get(now)?.at;
         if (admitted(now) >= perHour || (last !== null && last !== undefined && Number(last) > now - HOUR_MS / perHour)) return null;
         const row = fairest(now);
-        if (!row) return null;
-        db.prepare("UPDATE leads SET status = 'pending', next_attempt_at = ?, admitted_at = ? WHERE id = ?").run(now, now, String(row.id));
-        return { id: String(row.id), kind: row.kind as Lead["kind"] };
+        if (row) admitHeld(row.id, now);
+        return row;
       });
     },
 
     /** The held lead to offer the shared ceiling (in Redis) next: the fairest whose address has room, or null. */
-    nextHeld(now: number): { id: string; kind: Lead["kind"] } | null {
-      const row = fairest(now);
-      return row ? { id: String(row.id), kind: row.kind as Lead["kind"] } : null;
-    },
+    nextHeld: fairest,
 
-    /** A held lead the shared ceiling (in Redis) let through: pending now, counted from now. */
-    admitHeld(id: string, now: number): boolean {
-      return (
-        db.prepare("UPDATE leads SET status = 'pending', next_attempt_at = ?, admitted_at = ? WHERE id = ? AND status = 'held'").run(now, now, id).changes > 0
-      );
-    },
+    admitHeld,
 
     /** Parked (retry) or held (release) leads, all or those named, become pending now, with a fresh retry window. */
     requeue(from: "parked" | "held", ids: string[], now: number): number {
@@ -573,9 +382,8 @@ function upkeep(db: DatabaseSync, { transaction }: Queries) {
     /**
      * Retention: a delivered lead's text is erased `retentionMs` after delivery, and its row (id,
      * kind, dedupe key, times) with it, but never less than a day after delivery, so a replay
-     * within the day still finds it. Parked and
-     * held leads are kept until the operator acts (or the ceiling lets them go), handed ones until
-     * their delivery is confirmed.
+     * within the day still finds it. Parked and held leads are kept until the operator acts (or
+     * the ceiling lets them go), handed ones until their delivery is confirmed.
      */
     purge(now: number, retentionMs: number): number {
       return transaction(() => {
@@ -611,16 +419,4 @@ function upkeep(db: DatabaseSync, { transaction }: Queries) {
       if (db.isOpen) db.close();
     },
   };
-}
-
-/** Runs a store call again while another process holds the write lock (up to ~3 s, without blocking). */
-export async function retryWhileBusy<T>(work: () => T, attempts = 12): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return work();
-    } catch (error) {
-      if (((sqliteCause(error).code ?? 0) & 0xff) !== BUSY || i >= attempts) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
 }

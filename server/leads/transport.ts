@@ -7,7 +7,7 @@
  */
 import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
-import { causeOf, fieldsOf, messageText, parseAnswer, post, unanswered } from "./send";
+import { answerFields, causeOf, messageText, post, unanswered } from "./send";
 import type { DeliveryOutcome, StoredLead, Transport } from "./types";
 import { createZohoTransport, type ZohoSettings } from "./zoho-crm";
 
@@ -22,7 +22,7 @@ export interface TransportConfig {
   zoho?: ZohoSettings;
 }
 
-/** Each service's payload, headers and success rule (besides a 2xx status). */
+/** Each service's payload, extra headers (the webhook's) and success rule (besides a 2xx status). */
 const PROVIDERS = {
   web3forms: {
     payload: (lead: StoredLead, c: TransportConfig) => ({
@@ -33,12 +33,10 @@ const PROVIDERS = {
       message: messageText(lead),
       replyto: lead.replyTo,
     }),
-    headers: (): Record<string, string> => ({}),
     accepted: (answer: Record<string, unknown>) => answer.success === true,
   },
   formspree: {
     payload: (lead: StoredLead) => ({ email: lead.replyTo, _subject: lead.subject, message: messageText(lead), name: lead.fromName }),
-    headers: (): Record<string, string> => ({}),
     accepted: (answer: Record<string, unknown>) => answer.ok === true,
   },
   webhook: {
@@ -59,12 +57,12 @@ export function createTransport(config: TransportConfig): Transport {
   return {
     name: config.provider,
     async deliver(lead) {
-      const headers = { "Content-Type": "application/json", Accept: "application/json", ...provider.headers(config, lead) };
+      const headers = { "Content-Type": "application/json", Accept: "application/json", ...("headers" in provider ? provider.headers(config, lead) : {}) };
       const answer = await post(config.endpoint, headers, JSON.stringify(provider.payload(lead, config)), config.timeoutMs);
       if (answer.kind !== "response") return unanswered(answer);
       const { status, body } = answer;
       if (status < 200 || status > 299) return { ok: false, retry: !PERMANENT(status), reason: "http", status };
-      return provider.accepted(fieldsOf(parseAnswer(body))) ? { ok: true, status } : { ok: false, retry: true, reason: "rejected", status };
+      return provider.accepted(answerFields(body)) ? { ok: true, status } : { ok: false, retry: true, reason: "rejected", status };
     },
   };
 }

@@ -11,7 +11,7 @@
  * lead text ever goes into an outcome: the queues log outcomes. One attempt, however many
  * requests it makes, takes at most FORM_TIMEOUT_MS: its claim on the lead lasts that and 5 s.
  */
-import { fieldsOf, messageText, parseAnswer, post, unanswered, type Answer } from "./send";
+import { answerFields, fieldsOf, messageText, post, unanswered, type Answer } from "./send";
 import type { DeliveryOutcome, StoredLead, Transport } from "./types";
 
 /** The lead's parts an operator may file in fields of their own (ZOHO_FIELD_MAP). */
@@ -91,7 +91,7 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
       ms,
     );
     if (answer.kind !== "response") return unanswered(answer);
-    const body = fieldsOf(parseAnswer(answer.body));
+    const body = answerFields(answer.body);
     const error = codeOf(body.error);
     // Zoho answers a refused refresh token with 200 and {"error": "invalid_code"}.
     if (error && CREDENTIALS_REFUSED.includes(error)) return { ok: false, retry: false, reason: `zoho:${error}`, status: answer.status };
@@ -119,7 +119,7 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
 
   /** Success is strict: one SUCCESS entry, an insert or an update, and the record's id. */
   function outcome(status: number, raw: string): DeliveryOutcome {
-    const body = fieldsOf(parseAnswer(raw));
+    const body = answerFields(raw);
     const entry = fieldsOf(Array.isArray(body.data) ? body.data[0] : undefined);
     const details = fieldsOf(entry.details);
     if (status >= 200 && status < 300 && entry.code === "SUCCESS" && (entry.action === "insert" || entry.action === "update")) {
@@ -143,7 +143,7 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
       if (!("value" in auth)) return auth;
       let answer = await upsert(lead, auth, msLeft());
       // An access token Zoho no longer takes (expired early, revoked): a new one, and once more.
-      if (answer.kind === "response" && answer.status === 401 && codeOf(fieldsOf(parseAnswer(answer.body)).code) === "INVALID_TOKEN") {
+      if (answer.kind === "response" && answer.status === 401 && codeOf(answerFields(answer.body).code) === "INVALID_TOKEN") {
         auth = await accessToken(msLeft(), auth.value);
         if (!("value" in auth)) return auth;
         answer = await upsert(lead, auth, msLeft());
