@@ -131,4 +131,20 @@ describe("npm run leads", () => {
     expect(store.stats(Date.now())).toMatchObject({ parked: 1 });
     store.close();
   });
+
+  it("refuses the funnel's flags on another command, exit 2, and changes nothing (parseArgs took them, leaving no ids: all)", async () => {
+    const dir = await dataDir();
+    for (const argv of [
+      ["release", "--days", "7"],
+      ["retry", "--json"],
+    ])
+      expect(await run(argv, { DATA_DIR: dir })).toMatchObject({
+        code: 2,
+        out: [],
+        err: [expect.stringMatching(/^leads: --json and --days are the funnel's/)],
+      });
+    const store = openStore(join(dir, "leads.db"));
+    expect(store.stats(Date.now())).toMatchObject({ held: 1, parked: 1 });
+    store.close();
+  });
 });

@@ -124,6 +124,11 @@ export async function runCli(
     out(USAGE);
     return flags.help ? 0 : 2;
   }
+  // Elsewhere they would be swallowed, and a retry or release with no ids moves every lead.
+  if (command !== "funnel" && (flags.json !== undefined || flags.days !== undefined)) {
+    err(`leads: --json and --days are the funnel's; ${command} takes ids only`);
+    return 2;
+  }
   const config = parseConfig(env, version);
   if (command === "funnel") {
     if (ids.length === 0) return funnel(flags, config, out, err);
