@@ -18,7 +18,7 @@ import { LRUCache } from "lru-cache";
 import { DRAFT_LIFETIME_MINUTES } from "~/content/privacy";
 import type { DraftStore } from "~/context";
 import type { Logger } from "./log";
-import { requestConnection, watchRedis } from "./redis";
+import { onReady, requestConnection, watchRedis } from "./redis";
 
 /** How long a record lives after its last save: the privacy notice states it. */
 export const DRAFT_TTL_SECONDS = DRAFT_LIFETIME_MINUTES * 60;
@@ -154,15 +154,16 @@ export function createDraftStore({ redisUrl, log, ttlSeconds = DRAFT_TTL_SECONDS
   redis?.defineCommand("draftSave", { numberOfKeys: 0, lua: SAVE });
   // In Redis the budget is also at most a quarter of its maxmemory, so the lead queue keeps the rest.
   let redisBudget = maxMemory;
-  redis?.on("ready", () => {
-    redis.config("GET", "maxmemory").then(
-      (answer) => {
-        const limit = Number((answer as string[])[1]);
-        redisBudget = limit > 0 ? Math.min(maxMemory, Math.floor(limit / 4)) : maxMemory;
-      },
-      () => undefined, // a Redis that refuses CONFIG: the budget alone
-    );
-  });
+  if (redis)
+    onReady(redis, () => {
+      redis.config("GET", "maxmemory").then(
+        (answer) => {
+          const limit = Number((answer as string[])[1]);
+          redisBudget = limit > 0 ? Math.min(maxMemory, Math.floor(limit / 4)) : maxMemory;
+        },
+        () => undefined, // a Redis that refuses CONFIG: the budget alone
+      );
+    });
   const key = (owner: string, id: string) => `${owner}:${id}`;
   const valid = (owner: string, id: string) => OWNER.test(owner) && ID.test(id);
   // Deletions Redis missed while away (a request sent meanwhile), done as soon as it answers
@@ -174,7 +175,7 @@ export function createDraftStore({ redisUrl, log, ttlSeconds = DRAFT_TTL_SECONDS
     await Promise.all(names.map((name) => redis.draftSave(name, "", NO_CLIENT, "0", "0", "0")));
     for (const name of names) undeleted.delete(name);
   }
-  redis?.on("ready", () => void deleteMissed().catch(() => undefined));
+  if (redis) onReady(redis, () => void deleteMissed().catch(() => undefined));
 
   async function read(name: string): Promise<string | undefined> {
     const json = await redis?.get(`draft:${name}`).catch(() => undefined);

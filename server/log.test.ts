@@ -1,6 +1,7 @@
+import { EventEmitter } from "node:events";
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createLogger } from "./log";
+import { createLogger, requestLogger } from "./log";
 
 function capture() {
   const lines: string[] = [];
@@ -35,5 +36,17 @@ describe("createLogger", () => {
     expect(lines()[0]).toMatchObject({ err: { type: "TypeError", code: "ERR_X" } });
     expect(JSON.stringify(lines()[0])).not.toContain("ada@example.com");
     expect(JSON.stringify(lines()[0])).not.toContain("stack");
+  });
+});
+
+describe("requestLogger", () => {
+  it("logs the path a request arrived with, though a mount cut req.url before the answer ended", () => {
+    const { log, lines } = capture();
+    const req = Object.assign(new EventEmitter(), { method: "GET", url: "/build/entry.client-AB12.js?v=1" });
+    const res = Object.assign(new EventEmitter(), { statusCode: 200, writableFinished: true });
+    requestLogger(log)(req as never, res as never);
+    req.url = "/entry.client-AB12.js"; // what Express's app.use("/build", …) leaves
+    res.emit("close");
+    expect(lines()).toEqual([expect.objectContaining({ event: "request", method: "GET", path: "/build/entry.client-AB12.js", status: 200 })]);
   });
 });

@@ -50,8 +50,10 @@ export function createLogger(destination?: pino.DestinationStream): Logger {
 export function requestLogger(log: Logger) {
   return (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
+    // Read now: Express's mounts (`/build`) cut their prefix off req.url before the answer ends.
+    const path = req.url?.split("?")[0];
     res.once("close", () => {
-      const fields = { method: req.method, path: req.url?.split("?")[0], status: res.statusCode, ms: Math.round(performance.now() - started) };
+      const fields = { method: req.method, path, status: res.statusCode, ms: Math.round(performance.now() - started) };
       if (!res.writableFinished) log.info({ ...fields, aborted: true }, "request");
       else if (res.statusCode >= 500) log.error(fields, "request");
       else log.info(fields, "request");

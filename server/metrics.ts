@@ -126,9 +126,10 @@ export function createMetrics(
     formPosts: { refused: (looks) => refused.inc({ looks }), clientUnknown: () => clientUnknown.inc() },
     timeRequests(req, res) {
       const end = requestDuration.startTimer();
+      const route = routeLabel((req.url ?? "/").split("?")[0]!, routes); // before Express's mounts cut req.url
       res.once("close", () => {
         const method = METHODS.has(req.method ?? "") ? req.method! : "other";
-        end({ route: routeLabel((req.url ?? "/").split("?")[0]!, routes), method, status: String(res.statusCode) });
+        end({ route, method, status: String(res.statusCode) });
       });
     },
     counted: ({ event, device }) => funnel.inc({ event, device }),

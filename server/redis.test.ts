@@ -51,3 +51,15 @@ it("the rate limits and the drafts share one connection to Redis, closed once bo
   await drafts.close();
   await expect.poll(others).toBe(0);
 });
+
+it("a store that joins the shared connection once it is ready still hears it is (its ready line; its Redis budget and missed deletions wait on the same event)", async () => {
+  const redis = await startRedis();
+  onTestFinished(() => redis.stop());
+  const { log, count } = recordingLog();
+  const limits = createRateLimits(redis.url, log);
+  onTestFinished(() => limits.close());
+  await until(() => count("rate_limit_store_ready") === 1);
+  const drafts = createDraftStore({ redisUrl: redis.url, log });
+  onTestFinished(() => drafts.close());
+  await until(() => count("draft_store_ready") === 1);
+});

@@ -17,9 +17,15 @@ interface Watch {
   fallback?: string;
 }
 
+/** `then` at each "ready", and now if the connection is ready already (a shared one may be). */
+export function onReady(connection: Redis, then: () => void) {
+  connection.on("ready", then);
+  if (connection.status === "ready") queueMicrotask(then);
+}
+
 export function watchRedis<C extends Redis>(connection: C, log: Pick<Logger, "info" | "warn">, { event, fields = {}, fallback }: Watch): C {
   let up = false;
-  connection.on("ready", () => {
+  onReady(connection, () => {
     up = true;
     log.info(fields, `${event}_ready`);
   });
