@@ -40,8 +40,9 @@ export default defineConfig({
   testMatch: "**/*.spec.ts",
   fullyParallel: true,
   // Most of a test's time is spent waiting (on a server, a browser, a timeout), so the machine
-  // holds more workers than cores; measured in perf/test-suite.md. E2E_WORKERS overrides.
-  workers: Number(process.env.E2E_WORKERS) || Math.max(2, availableParallelism() * 2),
+  // holds three workers a core: with two, the operational tests' waits left the CPU idle (measured
+  // in perf/test-suite.md). E2E_WORKERS overrides.
+  workers: Number(process.env.E2E_WORKERS) || Math.max(2, availableParallelism() * 3),
   retries: 0,
   forbidOnly: !!process.env.CI,
   timeout: 30_000,
