@@ -85,20 +85,18 @@ export function createSqliteQueue(options: QueueOptions): LeadQueue & { store():
     const known: DeliveryOutcome | undefined = confirmed.has(row.id) ? { ok: true, record: confirmed.get(row.id) } : undefined;
     const { outcome, fields } = await attempt(transport, row.lead, row.attempts + 1, clock, known);
     const verdict = verdictOf(outcome, { since: row.firstAcceptedAt, retryMs: row.retryMs }, clock.now());
+    const delay = verdict.result === "retried" ? backoff(row.attempts + 1) : undefined;
     try {
       if (outcome.ok) {
         confirmed.set(row.id, outcome.record);
         await retryWhileBusy(() => store.delivered(row.id, clock.now(), retentionMs, outcome.record));
         confirmed.delete(row.id);
-        reportAttempt(settings, verdict, outcome, fields);
       } else if (verdict.result === "parked") {
         await retryWhileBusy(() => store.park(row.id, clock.now(), verdict.reason, outcome.status));
-        reportAttempt(settings, verdict, outcome, fields);
-      } else {
-        const delay = backoff(row.attempts + 1);
+      } else if (delay !== undefined) {
         await retryWhileBusy(() => store.retryLater(row.id, clock.now(), delay));
-        reportAttempt(settings, verdict, outcome, fields, delay);
       }
+      reportAttempt(settings, verdict, outcome, fields, delay); // once it is written down
     } catch (error) {
       // The outcome could not be written down: the claim runs out and the lead is tried again
       // (at least once, never zero).
