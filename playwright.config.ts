@@ -16,7 +16,7 @@ import { sites } from "./tests/support/sites";
  * - `@once`: the same for every browser (HTTP, headers, CSS): js only.
  * - `@for-the-eye`: screenshots to look at, no assertion of their own: only with SCREENSHOTS=1.
  * Operational tests (tests/ops: real processes, the image, Redis, trickles) are the `ops` project,
- * listed first so its long tests start first.
+ * listed first so its long tests start first, on at most two of the three workers a core.
  */
 const eye = process.env.SCREENSHOTS ? [] : [/@for-the-eye/];
 /**
@@ -55,7 +55,11 @@ export default defineConfig({
   // cost a fifth of the suite's CPU). `--trace=on` records everything.
   use: { ...browser, trace: { mode: "retain-on-failure", screenshots: false } },
   projects: [
-    { name: "ops", testMatch: "ops/**/*.spec.ts", use: { baseURL: sites.js.url } },
+    // Two workers a core at most: the operational tests mostly wait (a paused process, a trickle,
+    // a chaos run's faults), and given every worker at the start they left the CPU 20-85 % idle
+    // for its first 80 s. Capped, the browser tests run beside them from the first second
+    // (perf/test-suite.md).
+    { name: "ops", testMatch: "ops/**/*.spec.ts", workers: availableParallelism() * 2, use: { baseURL: sites.js.url } },
     { name: "js", testIgnore: "ops/**", grepInvert: [/@without-js/, ...eye], use: { baseURL: sites.js.url, javaScriptEnabled: true } },
     { name: "no-js", testIgnore: "ops/**", grepInvert: [/@needs-js|@once/, ...eye], use: { baseURL: sites.noJs.url, javaScriptEnabled: false } },
   ],
