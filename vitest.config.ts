@@ -6,6 +6,7 @@ export default defineConfig({
   test: {
     include: ["app/**/*.test.{ts,tsx}", "server/**/*.test.ts"],
     environment: "node",
+    globalSetup: "./vitest.global-setup.ts",
     // scripts/test.sh runs these beside Playwright on two cores; the queue tests drive real
     // redis-servers and SQLite locks and wait with limits of their own, which 5 s undercuts there.
     testTimeout: 20_000,

@@ -4,14 +4,13 @@
  */
 import { expect } from "@playwright/test";
 import { execFile } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { request, type IncomingHttpHeaders } from "node:http";
 import { connect } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { REPO } from "../../scripts/serve.mjs";
-import { TEST_ACCESS_KEY } from "./sites";
+import { e2eDir, TEST_ACCESS_KEY } from "./sites";
 
 export { REPO, serve, type Served } from "../../scripts/serve.mjs";
 
@@ -22,8 +21,11 @@ export const events = (out: string) =>
     .filter((l) => l.trim() !== "")
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
-/** A fresh data folder for a server of a test's own. */
-export const dataDir = () => mkdtempSync(join(tmpdir(), "agency-site-ops-"));
+/** A fresh data folder for a server of a test's own, in this run's folder (the next run removes it). */
+export function dataDir() {
+  mkdirSync(e2eDir, { recursive: true });
+  return mkdtempSync(join(e2eDir, "ops-"));
+}
 
 /** A server's settings to deliver to this fake form service, its data in `dir`. */
 export const keyed = (fake: { submitUrl: string }, dir: string, extra: Record<string, string> = {}) => ({
