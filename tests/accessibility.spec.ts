@@ -13,7 +13,7 @@
  * The pages are opened that way too, so each is loaded once per scheme, not twice.
  */
 import type { Page } from "@playwright/test";
-import { expect, test } from "./support/fixtures";
+import { expect, hydrated, test } from "./support/fixtures";
 import { wcagViolations } from "./support/axe";
 import { atStep5, calculator, dispatchApp } from "./support/wizard";
 
@@ -92,8 +92,7 @@ const smallLinks = (page: Page) =>
  * same address, which is what a browser without JavaScript shows: "" when nothing.
  */
 const hydrationChanges = async (page: Page) => {
-  // Hydrated: React has marked the page's elements as its own.
-  await expect.poll(() => page.locator("main").evaluate((main) => Object.keys(main).some((k) => k.startsWith("__reactFiber")))).toBe(true);
+  await hydrated(page);
   return page.evaluate(async () => {
     const served = new DOMParser().parseFromString(await (await fetch(location.href)).text(), "text/html");
     const markup = (body: HTMLElement) => {

@@ -67,3 +67,7 @@ export async function clickStill(target: Locator) {
   await target.evaluate((el) => el.scrollIntoView({ block: "center", behavior: "instant" }));
   await target.click();
 }
+
+/** Resolves once React has hydrated the page: it marks the elements it owns. */
+export const hydrated = (page: Page) =>
+  expect.poll(() => page.locator("main").evaluate((main) => Object.keys(main).some((k) => k.startsWith("__reactFiber")))).toBe(true);
