@@ -26,7 +26,7 @@ async function violations(page: Page, browser: Browser, javaScriptEnabled: boole
     await target.goto(page.url());
   }
   // axe.run in the page itself (legacy mode). The default runs each frame apart and then merges
-  // their results in a blank page of its own, with axe injected a second time: a third of the
+  // their results in a blank page of its own, with axe injected a second time: about 30 % of the
   // WCAG spec's CPU (perf/test-suite.md). What legacy mode gives up is cross-origin frames, and
   // the site has no frame: asserted, so that an embed added later is not left unchecked.
   expect(target.frames(), "no frame in the page: axe runs in legacy mode, blind to cross-origin ones").toHaveLength(1);
