@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import { messages } from "../../app/content/messages";
 import { startFakeFormService } from "../support/fake-form-service";
-import { dataDir, deliveredOnce, events, keyed, leadsCommand, postContact, serve, sleep } from "../support/server";
+import { dataDir, deliveredOnce, events, keyed, leadsCommand, pauseBetweenWrites, postContact, serve, sleep } from "../support/server";
 import { opsPort } from "../support/sites";
 import { fill, mountTmpfs, unmountTmpfs } from "../support/tmpfs.mjs";
 
@@ -129,9 +129,10 @@ test("an owner paused (SIGSTOP) for 15 s, a second server on the same folder, th
     expect((await postContact(a.url, "Before the pause (paused-a1).", { localAddress: "127.0.3.1" })).status).toBe(303);
     expect((await postContact(a.url, "Still failing (paused-pending).", { localAddress: "127.0.3.2" })).status).toBe(303);
     await expect.poll(() => fake.accepted("paused-a1").length + Math.min(1, fake.received("paused-pending").length)).toBe(2);
-    a.child.kill("SIGSTOP");
-    // The fault: a pause of 15 s, twice the lease of any claim it holds (FORM_TIMEOUT_MS + 5 s), so
-    // it wakes with its claims run out and the other server sending what it had.
+    // The fault: a pause of 15 s between two writes, twice the lease of any claim it holds
+    // (FORM_TIMEOUT_MS + 5 s), so it wakes with its claims run out and the other server sending
+    // what it had. (Paused mid-write, it would keep the other server from storing anything.)
+    await pauseBetweenWrites(a.child, dir);
     await sleep(15_000);
     fake.setMode("ok", undefined, "paused-pending");
     b = serve(opsPort(73), env);

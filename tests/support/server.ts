@@ -3,11 +3,12 @@
  * over plain HTTP, as a browser without JavaScript or an attacker would.
  */
 import { expect } from "@playwright/test";
-import { execFile } from "node:child_process";
+import { type ChildProcess, execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { request, type IncomingHttpHeaders } from "node:http";
 import { connect } from "node:net";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { promisify } from "node:util";
 import { REPO } from "../../scripts/serve.mjs";
 import { e2eDir, TEST_ACCESS_KEY } from "./sites";
@@ -53,6 +54,33 @@ export const accepts = (port: number) =>
   });
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Pauses a server (SIGSTOP) at a moment it holds no write lock on the lead store in `dir`. SQLite
+ * cannot take a lock from a stopped process: one paused mid-write keeps every other writer on the
+ * folder out until it wakes (docs/operations.md), a fault of its own. A test of a pause between
+ * writes stops it, checks that the lock is free (this process takes it and lets it go), and
+ * otherwise lets it finish its write and stops it again.
+ */
+export async function pauseBetweenWrites(child: ChildProcess, dir: string) {
+  const db = new DatabaseSync(join(dir, "leads.db"), { timeout: 0 });
+  try {
+    for (let attempt = 1; ; attempt++) {
+      child.kill("SIGSTOP");
+      try {
+        db.exec("BEGIN IMMEDIATE");
+        db.exec("ROLLBACK");
+        return;
+      } catch (error) {
+        if (attempt === 50) throw error;
+      }
+      child.kill("SIGCONT");
+      await sleep(20);
+    }
+  } finally {
+    db.close();
+  }
+}
 
 /**
  * Every lead marked with one of `tokens` reaches the fake service within `within` ms, and after
