@@ -1,10 +1,12 @@
 // Sums vitest's and Playwright's JSON reports into the closing line CI reads, and exits non-zero
-// when anything failed (including a step before the tests, passed in as the last argument).
+// when anything failed (including a step before the tests, passed in as `stepStatus`). A check
+// that is not a test runner (types, lint, nothing left running) counts as one failed test when it
+// fails (`failedSteps`), so the line never reads "0 failed" for a failed run.
 import { existsSync, readFileSync } from "node:fs";
 
-const [unitFile, e2eFile, stepStatus = "0"] = process.argv.slice(2);
+const [unitFile, e2eFile, stepStatus = "0", failedSteps = "0"] = process.argv.slice(2);
 let passed = 0;
-let failed = 0;
+let failed = Number(failedSteps);
 let skipped = 0;
 
 if (existsSync(unitFile)) {

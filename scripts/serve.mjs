@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, openSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { owned, runEnv } from "./test-run.mjs";
 
 export const REPO = fileURLToPath(new URL("..", import.meta.url));
 
@@ -43,6 +44,8 @@ export function serve(port, env = {}, { logFile, cpus } = {}) {
     PORT: String(port),
     HOST: "127.0.0.1",
     DATA_DIR: data,
+    // A test run's id (scripts/test-run.mjs), so the run can tell this server is its own.
+    ...runEnv(),
     ...env,
   };
   let output = "ignore";
@@ -50,8 +53,10 @@ export function serve(port, env = {}, { logFile, cpus } = {}) {
     mkdirSync(dirname(logFile), { recursive: true });
     output = openSync(logFile, "w");
   }
-  const command = cpus ? ["taskset", "-c", cpus, process.execPath] : [process.execPath];
-  const child = spawn(command[0], [...command.slice(1), "build/server/index.js"], {
+  // Killed if the process that starts it dies (a test's worker torn down, a runner killed).
+  const node = owned(process.execPath, ["build/server/index.js"]);
+  const [command, args] = cpus ? ["taskset", ["-c", cpus, node[0], ...node[1]]] : node;
+  const child = spawn(command, args, {
     cwd: REPO,
     env: fullEnv,
     stdio: ["ignore", logFile ? output : "pipe", logFile ? output : "pipe"],

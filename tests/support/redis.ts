@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, connect } from "node:net";
+import { owned } from "../../scripts/test-run.mjs";
 
 export interface RedisServer {
   port: number;
@@ -48,9 +49,13 @@ export async function startRedis(port?: number, args: string[] = []): Promise<Re
   const at = port ?? (await freePort());
   let child: ChildProcess | undefined;
   async function start() {
-    const own = spawn("redis-server", ["--port", String(at), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning", ...args], {
-      stdio: ["ignore", "pipe", "ignore"],
-    });
+    // Killed with the process that starts it (scripts/test-run.mjs), should a test not get to stop it.
+    const own = spawn(
+      ...owned("redis-server", ["--port", String(at), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning", ...args]),
+      {
+        stdio: ["ignore", "pipe", "ignore"],
+      },
+    );
     child = own;
     let said = "";
     own.stdout.on("data", (data) => (said = (said + String(data)).slice(-1_000)));

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { promisify } from "node:util";
 import { REPO } from "../../scripts/serve.mjs";
+import { runEnv } from "../../scripts/test-run.mjs";
 import { e2eDir, TEST_ACCESS_KEY } from "./sites";
 
 export { REPO, serve, type Served } from "../../scripts/serve.mjs";
@@ -42,7 +43,7 @@ export const leadsCommand =
   (...args: string[]) =>
     promisify(execFile)("npm", ["run", "-s", "leads", "--", ...args], {
       cwd: REPO,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", DATA_DIR: dir, ...env },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", DATA_DIR: dir, ...runEnv(), ...env },
     });
 
 /** Whether a TCP connection to 127.0.0.1:port is accepted right now. */

@@ -1,24 +1,60 @@
+import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { newRun, owned } from "../../scripts/test-run.mjs";
 
 /** The access key the tests configure: it must never appear in anything the site serves. */
 export const TEST_ACCESS_KEY = "test-key-3b7f0c1e-never-in-html";
 
 /**
- * Ports: E2E_PORT_BASE (default 3100) and the next three for sites, +10 and +11 for the two
- * browser sites' metrics, +90 and +91 for fake services; tests/ops start their own servers at +200
- * to +398 (`opsPort(n)`, n up to 198); the full-disk site answers its readiness check on +399.
+ * The run's id (scripts/test-run.mjs): the test command's, or this runner's when Playwright runs
+ * alone. Set once in the runner, which loads this first; its workers and the sites inherit it.
  */
-const base = Number(process.env.E2E_PORT_BASE ?? 3100);
+const run = (process.env.AGENCY_TEST_RUN ??= newRun());
+
+const SPAN = 400;
+/** TCP ports something listens on now, from the kernel's tables (IPv4 and IPv6). */
+function listening(): Set<number> {
+  const ports = new Set<number>();
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text = "";
+    try {
+      text = readFileSync(table, "utf8");
+    } catch {
+      continue;
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (state === "0A") ports.add(parseInt(local!.split(":").pop()!, 16)); // 0A: LISTEN
+    }
+  }
+  return ports;
+}
+/** The first range of SPAN ports from 3100 up in which nothing listens now: the run's own. */
+function freeBase(): number {
+  const taken = listening();
+  for (let base = 3100; base + SPAN < 20_000; base += SPAN) {
+    if (!Array.from({ length: SPAN }, (_, i) => base + i).some((port) => taken.has(port))) return base;
+  }
+  throw new Error("no free range of 400 ports below 20000 for the end-to-end tests");
+}
+
+/**
+ * Ports: E2E_PORT_BASE (default: the first free range from 3100, chosen once by the runner) and
+ * the next three for sites, +10 and +11 for the two browser sites' metrics, +90 and +91 for fake
+ * services; tests/ops start their own servers at +200 to +398 (`opsPort(n)`, n up to 198); the
+ * full-disk site answers its readiness check on +399.
+ */
+const base = Number((process.env.E2E_PORT_BASE ??= String(freeBase())));
 export const opsPort = (n: number) => base + 200 + n;
 
 /**
- * Where the sites keep their data (lead database, outbox): a fresh folder for every run, since
- * Playwright starts the sites before global setup could empty one. The runner sets the run's name
- * once; its workers inherit it. Global setup removes earlier runs' folders.
+ * Where the sites keep their data (lead database, outbox): a fresh folder for every run, named by
+ * the run, since Playwright starts the sites before global setup could empty one. Global setup
+ * removes the folders of runs that have ended.
  */
-export const e2eRoot = join(tmpdir(), "agency-site-e2e", String(base));
-export const e2eDir = join(e2eRoot, (process.env.AGENCY_E2E_RUN ??= `run-${Date.now()}`));
+export const e2eRoot = join(tmpdir(), "agency-site-e2e");
+export const e2eDir = join(e2eRoot, run);
 
 function site(port: number, formServicePort: number | null, extra: Record<string, string> = {}) {
   const metricsPort = extra.METRICS_PORT ? Number(extra.METRICS_PORT) : null;
@@ -45,7 +81,11 @@ function site(port: number, formServicePort: number | null, extra: Record<string
     formServiceUrl: formServicePort ? `http://127.0.0.1:${formServicePort}` : null,
     env,
     // The built server on this very node (Node 24), without npm in between: it starts faster.
-    command: `"${process.execPath}" build/server/index.js`,
+    // Playwright starts it with a shell: exec, so it is Playwright's child and dies with it.
+    command: `exec ${owned(process.execPath, ["build/server/index.js"])
+      .flat()
+      .map((word) => `"${word}"`)
+      .join(" ")}`,
     ready: `http://127.0.0.1:${port}/healthz`,
   };
 }
@@ -53,7 +93,16 @@ function site(port: number, formServicePort: number | null, extra: Record<string
 /** The site whose store opens and then cannot be written: a full tmpfs (full-disk-site.mjs). */
 function fullDiskSite(port: number) {
   const s = site(port, null, { READY_PORT: String(base + 399) });
-  return { ...s, command: `"${process.execPath}" tests/support/full-disk-site.mjs`, ready: `http://127.0.0.1:${base + 399}/` };
+  // SIGTERM if Playwright dies first: it then stops its server and unmounts the file system.
+  const command = owned(process.execPath, ["tests/support/full-disk-site.mjs"], "TERM");
+  return {
+    ...s,
+    command: `exec ${command
+      .flat()
+      .map((word) => `"${word}"`)
+      .join(" ")}`,
+    ready: `http://127.0.0.1:${base + 399}/`,
+  };
 }
 
 /**

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { owned } from "../../scripts/test-run.mjs";
 import { stopped } from "./proxies";
 import { freePort } from "./redis";
 
@@ -20,10 +21,10 @@ export async function startVarnish(backend: string): Promise<Varnish> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "e2e-varnish-"));
   writeFileSync(join(dir, "site.vcl"), `vcl 4.1;\nbackend site { .host = "${hostname}"; .port = "${backendPort}"; }\n`);
-  // -F: in the foreground, as this process's child; -j none: no privilege separation (no varnish user needed).
+  // -F: in the foreground, as this process's child; -j none: no privilege separation (no varnish
+  // user needed). SIGTERM if this process dies first: the manager then stops its cache process.
   const child: ChildProcess = spawn(
-    "varnishd",
-    ["-F", "-j", "none", "-f", join(dir, "site.vcl"), "-a", `127.0.0.1:${port}`, "-n", join(dir, "work"), "-s", "malloc,32m"],
+    ...owned("varnishd", ["-F", "-j", "none", "-f", join(dir, "site.vcl"), "-a", `127.0.0.1:${port}`, "-n", join(dir, "work"), "-s", "malloc,32m"], "TERM"),
     { stdio: "ignore" },
   );
   const url = `http://127.0.0.1:${port}`;

@@ -1,0 +1,93 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { promisify } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+import { newRun, owned, runAlive } from "./test-run.mjs";
+
+const SCRIPT = new URL("./test-run.mjs", import.meta.url).pathname;
+const started: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+});
+
+/** Running: not gone, and not a zombie waiting to be reaped. */
+const alive = (pid: number) => {
+  try {
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+};
+const until = async (check: () => boolean) => {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
+  return check();
+};
+/** A process that would run for a minute, carrying `run` as a test run's processes do. */
+function marked(run: string) {
+  const child = spawn("sleep", ["60"], { env: { ...process.env, AGENCY_TEST_RUN: run }, stdio: "ignore" });
+  started.push(child);
+  return child;
+}
+/** The script as the test command runs it: its exit code and output. */
+const script = (...args: string[]) =>
+  promisify(execFile)(process.execPath, [SCRIPT, ...args]).then(
+    ({ stdout }) => ({ code: 0, stdout }),
+    (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
+  );
+
+describe("a test run's processes (scripts/test-run.mjs)", () => {
+  it("a run is alive while the process that owns it runs, and a reused pid is not taken for it", async () => {
+    const owner = spawn("sleep", ["60"], { stdio: "ignore" });
+    started.push(owner);
+    const run = newRun(owner.pid);
+    expect(runAlive(run)).toBe(true);
+    expect(runAlive(`${owner.pid}.1`), "same pid, another start time").toBe(false);
+    owner.kill("SIGKILL");
+    expect(await until(() => !runAlive(run))).toBe(true);
+  });
+
+  it("the end-of-run check names what the run still has running, stops it and fails; a second check passes", async () => {
+    const run = newRun(process.pid);
+    const left = marked(run);
+    const otherOwner = spawn("sleep", ["60"], { stdio: "ignore" });
+    started.push(otherOwner);
+    const other = marked(newRun(otherOwner.pid)); // another live run's: not this check's business
+    const { code, stdout } = await script("check", run);
+    expect(code).toBe(1);
+    expect(stdout).toContain(`pid ${left.pid}: sleep 60`);
+    expect(stdout).not.toContain(`pid ${other.pid}`);
+    expect(await until(() => !alive(left.pid!))).toBe(true);
+    expect(alive(other.pid!)).toBe(true);
+    expect((await script("check", run)).code).toBe(0);
+  });
+
+  it("reap stops what a run whose owner is gone left, and leaves a live run's processes alone", async () => {
+    const owner = spawn("sleep", ["60"], { stdio: "ignore" });
+    started.push(owner);
+    const deadRun = newRun(owner.pid);
+    owner.kill("SIGKILL");
+    await until(() => !runAlive(deadRun));
+    const orphan = marked(deadRun);
+    const live = marked(newRun(process.pid));
+    // (The end-to-end tests' global setup reaps too, so the orphan may already be gone when this runs.)
+    expect((await script("reap")).code).toBe(0);
+    expect(await until(() => !alive(orphan.pid!))).toBe(true);
+    expect(alive(live.pid!)).toBe(true);
+  });
+
+  it("a process started through owned() dies with the process that started it, even by SIGKILL", async () => {
+    // A parent that starts an owned sleep, prints its pid, and then waits to be killed.
+    const parentCode = `
+      const { spawn } = require("node:child_process");
+      const [command, args] = ${JSON.stringify(owned("sleep", ["60"]))};
+      const child = spawn(command, args, { stdio: "ignore" });
+      console.log(child.pid);
+      setInterval(() => {}, 1000);`;
+    const parent = spawn(process.execPath, ["-e", parentCode], { stdio: ["ignore", "pipe", "ignore"] });
+    started.push(parent);
+    const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once("data", (d) => resolve(String(d)))));
+    expect(await until(() => alive(pid))).toBe(true);
+    parent.kill("SIGKILL");
+    expect(await until(() => !alive(pid)), "the owned child outlived its parent").toBe(true);
+  });
+});
