@@ -31,18 +31,20 @@ export function sendOrKeep<Answer>({ request, serverAction }: ClientActionFuncti
     return { form: (await copy.formData()).get("formName"), problem } as FailedSend<"calculator" | "contact">;
   };
   // Remix 2's serverAction() takes no signal (its fetch has the navigation's), so the deadline races
-  // it: a late answer is dropped (a lead it made is the one a second send is thanked for), and a
-  // timer left running after an answer only rejects a race already settled.
-  const deadline = new Promise<never>((_, reject) => setTimeout(reject, SEND_DEADLINE_MS, "timeout"));
-  return Promise.race([serverAction<Answer>(), deadline]).then(
-    // Anything but a form not taken (which names its problem) came from elsewhere: a Wi-Fi login
-    // page, a proxy's 200. Nobody knows whether it was sent, so the visitor is told to try again.
-    (answer) => ((answer as { problem?: unknown } | null)?.problem ? answer : (failed(answer) as unknown as typeof answer)),
-    (error: unknown) => {
-      if (error instanceof Response && error.status < 400) throw error; // a redirect: the thanks
-      return failed(error);
-    },
-  );
+  // it: a late answer is dropped (a lead it made is the one a second send is thanked for).
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(reject, SEND_DEADLINE_MS, "timeout")));
+  return Promise.race([serverAction<Answer>(), deadline])
+    .finally(() => clearTimeout(timer))
+    .then(
+      // Anything but a form not taken (which names its problem) came from elsewhere: a Wi-Fi login
+      // page, a proxy's 200. Nobody knows whether it was sent, so the visitor is told to try again.
+      (answer) => ((answer as { problem?: unknown } | null)?.problem ? answer : (failed(answer) as unknown as typeof answer)),
+      (error: unknown) => {
+        if (error instanceof Response && error.status < 400) throw error; // a redirect: the thanks
+        return failed(error);
+      },
+    );
 }
 
 /**
