@@ -6,13 +6,22 @@ import type { FormProblem } from "~/context";
 export type FailedSend<Form extends string> = Form extends string ? { form: Form; problem: FormProblem } : never;
 
 /**
+ * How long a send may go unanswered before it has failed (decision 0038). The server gives a
+ * request 20 s to arrive whole (`requestTimeout`, server/index.ts), then answers once the lead is
+ * stored, never waiting for its delivery (p99 under 1 s, perf/budgets.json); 10 s more covers a
+ * poor link's connecting and the answer's way back. So a slow server that works answers first,
+ * and a send still unanswered was dropped, or its answer was.
+ */
+export const SEND_DEADLINE_MS = 30_000;
+
+/**
  * The home page's forms post through this with JavaScript (decision 0028). A send whose request
  * failed (offline, a reset, a timeout, a proxy's 5xx, the site restarting, a post the server
- * refused before the action: anything but the action's own answer) is answered here as the site
- * answers a lead it could not store: the form as it was, with its failure text (or, refused as
- * too many, the wait); the cause goes to the console. Never the error page: what the visitor
- * typed is on this one. The action's answers (a redirect to the thanks, a form not taken) pass
- * through unchanged.
+ * refused before the action: anything but the action's own answer) or went unanswered past the
+ * deadline is answered here as the site answers a lead it could not store: the form as it was,
+ * with its failure text (or, refused as too many, the wait); the cause goes to the console. Never
+ * the error page: what the visitor typed is on this one. The action's answers (a redirect to the
+ * thanks, a form not taken) pass through unchanged.
  */
 export function sendOrKeep<Answer>({ request, serverAction }: ClientActionFunctionArgs) {
   const copy = request.clone(); // the post itself, to say which form failed
@@ -21,15 +30,21 @@ export function sendOrKeep<Answer>({ request, serverAction }: ClientActionFuncti
     const problem = (error as Response | null)?.status === 429 ? "rateLimited" : "failed";
     return { form: (await copy.formData()).get("formName"), problem } as FailedSend<"calculator" | "contact">;
   };
-  return serverAction<Answer>().then(
-    // Anything but a form not taken (which names its problem) came from elsewhere: a Wi-Fi login
-    // page, a proxy's 200. Nobody knows whether it was sent, so the visitor is told to try again.
-    (answer) => ((answer as { problem?: unknown } | null)?.problem ? answer : (failed(answer) as unknown as typeof answer)),
-    (error: unknown) => {
-      if (error instanceof Response && error.status < 400) throw error; // a redirect: the thanks
-      return failed(error);
-    },
-  );
+  // Remix 2's serverAction() takes no signal (its fetch has the navigation's), so the deadline races
+  // it: a late answer is dropped (a lead it made is the one a second send is thanked for).
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(reject, SEND_DEADLINE_MS, "timeout")));
+  return Promise.race([serverAction<Answer>(), deadline])
+    .finally(() => clearTimeout(timer))
+    .then(
+      // Anything but a form not taken (which names its problem) came from elsewhere: a Wi-Fi login
+      // page, a proxy's 200. Nobody knows whether it was sent, so the visitor is told to try again.
+      (answer) => ((answer as { problem?: unknown } | null)?.problem ? answer : (failed(answer) as unknown as typeof answer)),
+      (error: unknown) => {
+        if (error instanceof Response && error.status < 400) throw error; // a redirect: the thanks
+        return failed(error);
+      },
+    );
 }
 
 /**
