@@ -74,13 +74,14 @@ fi
 echo "    built in $((SECONDS - started)) s"
 
 # Then types, lint, unit tests and the end-to-end tests side by side: none needs another's
-# result, and most of their time is spent waiting. The three checks run at a lower priority:
-# they have no clock to beat, while the end-to-end tests drive browsers and servers that do.
-# They write to logs, shown as each ends; Playwright's progress shows as it runs.
+# result, and most of their time is spent waiting. Types and lint run at a lower priority: they
+# have no clock to beat, while the tests drive servers, Redis and browsers that do (the unit
+# tests too: niced, they and their Redis starved on a busy machine). The checks write to logs,
+# shown as each ends; Playwright's progress shows as it runs.
 declare -A jobs
-check() { local name=$1; shift; (nice -n 10 "$@" >"reports/$name.log" 2>&1) & jobs[$name]=$!; }
-check types npx tsc
-check lint npm run lint
+check() { local name=$1; shift; ("$@" >"reports/$name.log" 2>&1) & jobs[$name]=$!; }
+check types nice -n 10 npx tsc
+check lint nice -n 10 npm run lint
 check unit npx vitest run --reporter=default --reporter=json --outputFile=reports/unit.json
 echo "==> npx playwright test (alongside types, lint and unit tests)"
 npx playwright test
