@@ -8,16 +8,22 @@
 import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { setTimeout as pause } from "node:timers/promises";
 
-/** Why the store could not be opened: the server refuses to start and says this (no lead data). */
+/**
+ * Why the store could not be opened: the server refuses to start and says this (no lead data).
+ * `errcode`: SQLite's, when it said why, so a lock held by another process is waited for (retryWhileBusy).
+ */
 export class StoreUnusable extends Error {
   readonly file: string;
   readonly reason: string;
-  constructor(file: string, reason: string) {
+  readonly errcode?: number;
+  constructor(file: string, reason: string, errcode?: number) {
     super(`the lead store ${file} cannot be used: ${reason}`);
     this.name = "StoreUnusable";
     this.file = file;
     this.reason = reason;
+    this.errcode = errcode;
   }
 }
 
@@ -27,7 +33,8 @@ export function sqliteCause(error: unknown): { code?: number; cause?: string } {
   return { code: typeof e?.errcode === "number" ? e.errcode : undefined, cause: typeof e?.errstr === "string" ? e.errstr : undefined };
 }
 
-const BUSY = 5; // SQLITE_BUSY: another process holds the write lock for now
+const BUSY = 5; // SQLITE_BUSY (and its extended codes): another process holds a lock SQLite needs, for now
+const isBusy = (error: unknown) => ((sqliteCause(error).code ?? 0) & 0xff) === BUSY;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS leads (
@@ -95,11 +102,11 @@ const userVersion = (db: DatabaseSync) => Number(Object.values(db.prepare("PRAGM
  * Checks an existing database without writing to it (read-only, `quick_check`, the schema), so a
  * file the server cannot read is refused, never "repaired" or replaced.
  */
-function check(file: string) {
+function check(file: string, timeout: number) {
   if (!existsSync(file)) return;
   let db: DatabaseSync | undefined;
   try {
-    db = new DatabaseSync(file, { readOnly: true, timeout: 5_000 });
+    db = new DatabaseSync(file, { readOnly: true, timeout });
     const result = db
       .prepare("PRAGMA quick_check")
       .all()
@@ -109,8 +116,8 @@ function check(file: string) {
     if (version > VERSION) throw new StoreUnusable(file, `it was written by a newer version (schema ${version})`);
   } catch (error) {
     if (error instanceof StoreUnusable) throw error;
-    const { cause } = sqliteCause(error);
-    throw new StoreUnusable(file, cause ?? (error as { code?: string }).code ?? "it cannot be read");
+    const { code, cause } = sqliteCause(error);
+    throw new StoreUnusable(file, cause ?? (error as { code?: string }).code ?? "it cannot be read", code);
   } finally {
     db?.close();
   }
@@ -122,8 +129,13 @@ function check(file: string) {
  * The file and folder are made or checked before SQLite opens them: read-only (a file or
  * folder without write permission, a read-only mount) is refused at start, rather than a store
  * that opens and then fails every visitor; an existing file is checked untouched (check above).
+ *
+ * `timeout`: how long SQLite itself waits for a lock another process holds, blocking the thread:
+ * the server's connections wait 0 ms, so a busy lock fails at once and the caller waits without
+ * blocking (retryWhileBusy; the server opens with it too, as its start may meet another process's
+ * write). Only the operator's command (cli.ts), which has nothing else to do meanwhile, blocks.
  */
-export function openDatabase(file: string): DatabaseSync {
+export function openDatabase(file: string, { timeout = 0 }: { timeout?: number } = {}): DatabaseSync {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   if (existsSync(file) && !statSync(file).isFile()) throw new StoreUnusable(file, "it is not a file");
   for (const path of [dirname(file), ...(existsSync(file) ? [file] : [])]) {
@@ -133,7 +145,7 @@ export function openDatabase(file: string): DatabaseSync {
       throw new StoreUnusable(file, `${path === file ? "it" : "its folder"} is read-only (${(error as { code?: string }).code ?? "EACCES"})`);
     }
   }
-  check(file);
+  check(file, timeout);
   // Created by us, before SQLite, so the database (and its -wal and -shm, which SQLite gives the
   // database's mode) are readable by this user only.
   if (!existsSync(file)) closeSync(openSync(file, "a", 0o600));
@@ -144,12 +156,15 @@ export function openDatabase(file: string): DatabaseSync {
       // -wal and -shm exist only while a connection is open
     }
   }
+  let db: DatabaseSync | undefined;
   try {
-    const db = new DatabaseSync(file, { timeout: 250 });
+    db = new DatabaseSync(file, { timeout });
     prepare(db);
     return db;
   } catch (error) {
-    throw new StoreUnusable(file, sqliteCause(error).cause ?? "it cannot be opened");
+    db?.close();
+    const { code, cause } = sqliteCause(error);
+    throw new StoreUnusable(file, cause ?? "it cannot be opened", code);
   }
 }
 
@@ -182,14 +197,33 @@ export function inTransaction<T>(db: DatabaseSync, work: () => T): T {
   }
 }
 
-/** Runs a store call again while another process holds the write lock (up to ~3 s, without blocking). */
-export async function retryWhileBusy<T>(work: () => T, attempts = 12): Promise<T> {
-  for (let i = 1; ; i++) {
+/**
+ * How long a store call waits for another process's lock before it fails: a lead (its visitor
+ * then gets the failure text, everything typed kept), a delivery's outcome (the claim then runs out
+ * and the lead is tried again), the start. Another server's or the operator's write holds it for
+ * milliseconds; held for seconds, the holder is stuck (paused mid-write) and waiting longer helps
+ * no one.
+ */
+export const BUSY_WAIT_MS = 3_000;
+/** The pauses between tries: short at first (a write is over in milliseconds), doubling to this. */
+const FIRST_PAUSE_MS = 2;
+const LONGEST_PAUSE_MS = 100;
+
+/**
+ * Runs a store call, and again while another process holds a lock it needs (SQLITE_BUSY, which the
+ * server's connections meet at once: openDatabase), for up to `withinMs` in all. The waits are
+ * timers: the event loop serves everything else meanwhile, and each try holds it only as long as
+ * its statements take (decision 0037).
+ */
+export async function retryWhileBusy<T>(work: () => T, withinMs = BUSY_WAIT_MS): Promise<T> {
+  const deadline = performance.now() + withinMs;
+  for (let wait = FIRST_PAUSE_MS; ; wait = Math.min(wait * 2, LONGEST_PAUSE_MS)) {
     try {
       return work();
     } catch (error) {
-      if (((sqliteCause(error).code ?? 0) & 0xff) !== BUSY || i >= attempts) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      const left = deadline - performance.now();
+      if (!isBusy(error) || left <= 0) throw error;
+      await pause(Math.min(wait, left));
     }
   }
 }

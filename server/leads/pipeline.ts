@@ -47,8 +47,8 @@ export function withDefaults<Options extends QueueOptions>(options: Options) {
 }
 type Settings = ReturnType<typeof withDefaults<QueueOptions>>;
 
-/** A look waits about a second for another process's write lock (each try blocks up to 250 ms); held longer, it is a fault. */
-export const LOOK_TRIES = 4;
+/** A look waits up to a second for another process's write lock (without blocking: retryWhileBusy); held longer, it is a fault. */
+export const LOOK_WAIT_MS = 1_000;
 const PURGE_MS = 60_000;
 
 /**
@@ -64,7 +64,8 @@ export function localRecord({ dbFile, log, events, clock, retentionMs, perHour }
     try {
       if (store) return store.stats(clock.now());
     } catch {
-      // unreadable for now: zeros, and failing says the rest
+      // unreadable for now (a fault, or another process's recovery of the file: stats() answers at
+      // once and cannot wait): zeros, and failing says the rest
     }
     return { pending: 0, held: 0, parked: 0, oldestPendingSeconds: null };
   }
@@ -75,9 +76,12 @@ export function localRecord({ dbFile, log, events, clock, retentionMs, perHour }
     get store() {
       return store;
     },
-    /** Opens the store (throws StoreUnusable if it cannot be read: the records must be there). */
-    open() {
-      store = openStore(dbFile, clock);
+    /**
+     * Opens the store (throws StoreUnusable if it cannot be read: the records must be there). A
+     * new file or an older schema is written to, so another process's write is waited for.
+     */
+    async open() {
+      store = await retryWhileBusy(() => openStore(dbFile, clock));
       store.checkpoint();
     },
     /** The open store, for accept: before start there is none. */
@@ -85,12 +89,13 @@ export function localRecord({ dbFile, log, events, clock, retentionMs, perHour }
       if (!store) throw new Error("the lead store is not open");
       return store;
     },
+    /** At a stop: what another process's lock refuses now is not waited for (the claims run out by themselves). */
     close() {
       try {
         store?.releaseClaims();
         store?.checkpoint();
       } catch {
-        // a full disk: the claims run out by themselves
+        // a full disk, or the lock held: the claims run out by themselves
       }
       store?.close();
       store = undefined;
@@ -131,15 +136,15 @@ export function localRecord({ dbFile, log, events, clock, retentionMs, perHour }
      */
     async upkeep(open: LeadStore) {
       const now = clock.now();
-      if (faults.failing) await retryWhileBusy(() => open.probe(), LOOK_TRIES);
+      if (faults.failing) await retryWhileBusy(() => open.probe(), LOOK_WAIT_MS);
       if (now - lastPurge < PURGE_MS && now >= lastPurge) return;
-      const purged = await retryWhileBusy(() => open.purge(now, retentionMs), LOOK_TRIES);
+      const purged = await retryWhileBusy(() => open.purge(now, retentionMs), LOOK_WAIT_MS);
       lastPurge = now;
       if (purged) log.info({ rows: purged }, "leads_purged");
     },
     /** The record's own ceiling lets a held lead go (with Redis: while Redis is away). */
     async releaseHeld(open: LeadStore) {
-      const released = await retryWhileBusy(() => open.releaseHeld(clock.now(), perHour), LOOK_TRIES);
+      const released = await retryWhileBusy(() => open.releaseHeld(clock.now(), perHour), LOOK_WAIT_MS);
       if (released) log.info(released, "lead_released");
     },
     /** A lead whose text could not be read back is kept, parked, for the operator. */

@@ -12,7 +12,7 @@ import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "../log";
 import { queueConnection, watchRedis, workerConnection } from "../redis";
-import { attempt, localRecord, reportAttempt, withDefaults, verdictOf, type QueueOptions } from "./pipeline";
+import { attempt, localRecord, LOOK_WAIT_MS, reportAttempt, withDefaults, verdictOf, type QueueOptions } from "./pipeline";
 import { checkRedis, QUEUE, sharedInRedis, type QueuedLead } from "./redis-shared";
 import { leadKey, newLeadId, retryDelay } from "./schedule";
 import { retryWhileBusy, sqliteCause } from "./database";
@@ -161,11 +161,11 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
       // The fairest held lead first (decision 0031): one address's flood cannot go ahead of everyone.
       // Ranked only when the shared ceiling has room: ranking a large flood's leads takes a while.
       while (await shared.roomForHeld()) {
-        const held = store.nextHeld(clock.now());
+        const held = await retryWhileBusy(() => store.nextHeld(clock.now()), LOOK_WAIT_MS);
         if (!held || !(await shared.admit(held.id, true))) break;
         if (await retryWhileBusy(() => store.admitHeld(held.id, clock.now()))) log.info({ id: held.id, kind: held.kind }, "lead_released");
       }
-      for (const row of store.list(["pending"])) {
+      for (const row of await retryWhileBusy(() => store.list(["pending"]), LOOK_WAIT_MS)) {
         if (!row.lead) {
           await record.parkUnreadable(store, row.id, row.kind);
           continue;
@@ -186,7 +186,7 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
 
   /** Leads handed over: confirmed once Redis says delivered (by any container), queued again once gone from it for a lease. */
   async function checkHanded(store: LeadStore) {
-    const handed = store.handedKeys();
+    const handed = await retryWhileBusy(() => store.handedKeys(), LOOK_WAIT_MS);
     const where = await shared.where(handed);
     const seenMissing = missingSince;
     missingSince = new Map();
@@ -204,7 +204,7 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
         missingSince.set(id, since);
         continue;
       }
-      const lead = store.get(id)?.lead;
+      const lead = (await retryWhileBusy(() => store.get(id), LOOK_WAIT_MS))?.lead;
       if (!lead) {
         await record.parkUnreadable(store, id, kind);
         continue;
@@ -253,7 +253,7 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
 
   return {
     async start() {
-      record.open(); // throws StoreUnusable: the records must be there
+      await record.open(); // throws StoreUnusable: the records must be there
       connection = watch(workerConnection(redisUrl), log, "worker");
       worker = new Worker<QueuedLead>(QUEUE.name, deliver, {
         connection,

@@ -9,6 +9,7 @@ import type { Logger } from "../log";
 import type { Clock } from "./clock";
 import { DEDUPE_WINDOW_MS } from "./schedule";
 import { retryWhileBusy } from "./database";
+import { LOOK_WAIT_MS } from "./pipeline";
 import type { LeadStore } from "./store";
 import type { StoredLead } from "./types";
 
@@ -137,7 +138,7 @@ export function sharedInRedis(producer: Redis, queue: Queue, clock: Clock, perHo
      * ends the keeping, as does the mark's own age.
      */
     async markAgainForOthers(store: LeadStore) {
-      const sent = store.sentForOthers();
+      const sent = await retryWhileBusy(() => store.sentForOthers(), LOOK_WAIT_MS);
       for (let from = 0; from < sent.length; from += 300) {
         const some = sent.slice(from, from + 300);
         const multi = producer.multi();

@@ -4,7 +4,7 @@
  * The loop looks at the database every few seconds too, so what another process or the operator's
  * command changed is picked up without any signal between them.
  */
-import { attempt, localRecord, LOOK_TRIES, reportAttempt, withDefaults, verdictOf, type QueueOptions } from "./pipeline";
+import { attempt, localRecord, LOOK_WAIT_MS, reportAttempt, withDefaults, verdictOf, type QueueOptions } from "./pipeline";
 import { leadKey, newLeadId } from "./schedule";
 import { retryWhileBusy } from "./database";
 import type { LeadRow, LeadStore } from "./store";
@@ -31,13 +31,14 @@ export function createSqliteQueue(options: QueueOptions): LeadQueue & { store():
         const due = store.nextDueAt(clock.now());
         if (due !== null) wait = Math.min(wait, due - clock.now());
       } catch {
-        // the next look says what went wrong
+        // the next look says what went wrong (or reads it, past another process's lock)
       }
     }
     cancelWait = clock.after(wait, () => void look());
   }
 
-  let looking = false;
+  /** The look in progress, if any: close waits for it, so it never meets a closed store. */
+  let looking: Promise<void> | undefined;
   let lookAgain = false;
   /**
    * Leads the service confirmed whose note could not be written (a full disk): when the claim runs
@@ -47,18 +48,30 @@ export function createSqliteQueue(options: QueueOptions): LeadQueue & { store():
   const confirmed = new Map<string, string | undefined>();
 
   async function look(): Promise<void> {
-    const store = record.store;
-    if (stopped || !store) return;
+    if (stopped || !record.store) return;
     // One look at a time (a look may wait for another server's write lock); asked meanwhile, one more after it.
     if (looking) {
       lookAgain = true;
       return;
     }
-    looking = true;
+    looking = lookOnce(record.store);
+    await looking;
+    looking = undefined;
+    if (lookAgain) {
+      lookAgain = false;
+      return look();
+    }
+    sleep();
+  }
+
+  async function lookOnce(store: LeadStore) {
     try {
       await record.upkeep(store);
       await record.releaseHeld(store);
-      for (const row of await retryWhileBusy(() => store.claimDue(clock.now, concurrency - inFlight.size, leaseMs), LOOK_TRIES)) {
+      const due = await retryWhileBusy(() => store.claimDue(clock.now, concurrency - inFlight.size, leaseMs), LOOK_WAIT_MS);
+      // Stopping since (the claim waited for a lock): close lets these claims go, another start sends them.
+      if (stopped) return;
+      for (const row of due) {
         if (inFlight.has(row.id)) continue;
         const done = deliver(store, row).finally(() => {
           inFlight.delete(row.id);
@@ -69,14 +82,7 @@ export function createSqliteQueue(options: QueueOptions): LeadQueue & { store():
       faults.cleared();
     } catch (error) {
       faults.lookFailed(error);
-    } finally {
-      looking = false;
     }
-    if (lookAgain) {
-      lookAgain = false;
-      return look();
-    }
-    sleep();
   }
 
   async function deliver(store: LeadStore, row: LeadRow) {
@@ -108,7 +114,7 @@ export function createSqliteQueue(options: QueueOptions): LeadQueue & { store():
     store: () => record.store,
     /** Opens the store (throws StoreUnusable if it cannot be read) and starts delivering. */
     async start() {
-      record.open();
+      await record.open();
       void look();
     },
     async accept(lead: Lead, { group }: LeadOrigin = {}) {
@@ -122,6 +128,8 @@ export function createSqliteQueue(options: QueueOptions): LeadQueue & { store():
     async close() {
       stopped = true;
       cancelWait();
+      // A look, or an outcome, waiting for another process's lock ends within its bound (retryWhileBusy).
+      await looking;
       await Promise.all(inFlight.values());
       record.close();
     },

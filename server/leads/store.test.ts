@@ -175,7 +175,7 @@ describe("writing", () => {
     const store = openStore(file);
     const other = new DatabaseSync(file, { timeout: 0 });
     other.exec("BEGIN IMMEDIATE");
-    const error = await retryWhileBusy(() => add(store, "locked"), 3).catch((e: unknown) => e);
+    const error = await retryWhileBusy(() => add(store, "locked"), 50).catch((e: unknown) => e);
     expect(sqliteCause(error).code! & 0xff).toBe(5);
     other.exec("ROLLBACK");
     other.close();

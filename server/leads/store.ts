@@ -82,9 +82,13 @@ export interface InsertResult {
 export type LeadStore = ReturnType<typeof openStore>;
 type HeldLead = { id: string; kind: Lead["kind"] };
 
-/** Opens the store at `file` (openDatabase: StoreUnusable if it cannot be used). `clock`: the host's monotonic clock and its boot, which claims are measured on. */
-export function openStore(file: string, clock: Pick<Clock, "monotonic" | "boot"> = systemClock) {
-  const db = openDatabase(file);
+/**
+ * Opens the store at `file` (openDatabase: StoreUnusable if it cannot be used). `clock`: the host's
+ * monotonic clock and its boot, which claims are measured on. `timeout`: SQLite's own, blocking wait
+ * for another process's lock (openDatabase); the server's is 0, and it waits with retryWhileBusy.
+ */
+export function openStore(file: string, clock: Pick<Clock, "monotonic" | "boot"> = systemClock, { timeout = 0 }: { timeout?: number } = {}) {
+  const db = openDatabase(file, { timeout });
   const sql = queries(db);
   const delivery = deliveries(db, sql, clock);
   return { ...intake(db, sql), ...delivery, ...handedToRedis(db, sql, delivery.delivered), ...reading(db), ...upkeep(db, sql) };
@@ -406,7 +410,7 @@ function upkeep(db: DatabaseSync, { transaction }: Queries) {
       transaction(() => db.exec(`PRAGMA user_version = ${VERSION}`));
     },
 
-    /** Folds the WAL into the database (at start and at a clean stop); a full disk only postpones it. */
+    /** Folds the WAL into the database (at start and at a clean stop); a full disk, or another process's lock or read, only postpones it. */
     checkpoint() {
       try {
         db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
