@@ -2,7 +2,8 @@
  * `npm run leads -- <command>`: what an operator needs to see and move the lead store, with the
  * server running or not (DATA_DIR and REDIS_URL as the server has them). It reads and changes the
  * SQLite database directly; SQLite's locks keep it safe beside a running server, which picks up a
- * change within a few seconds.
+ * change within a few seconds. A lock a server holds is waited for up to 3 s a statement, by SQLite
+ * itself: a command has nothing else to do meanwhile, unlike the server (decision 0037).
  *
  *   list             pending, held and parked leads: id, kind, status, age, why (no personal data);
  *                    and leads delivered to Zoho CRM still kept here, with the CRM record's id;
@@ -25,7 +26,7 @@ import { type Config, parseConfig } from "../config";
 import { operatorConnection } from "../redis";
 import { lastDays, openFunnel, STEP_NAMES, stepFigures } from "../funnel";
 import { QUEUE, whereInRedis, type QueuedLead } from "./redis-shared";
-import { retryWhileBusy, sqliteCause } from "./database";
+import { BUSY_WAIT_MS, sqliteCause } from "./database";
 import { openStore, type LeadRow, type LeadStore } from "./store";
 
 interface Row {
@@ -138,7 +139,7 @@ export async function runCli(
   let store: LeadStore | undefined;
   if (existsSync(config.leadsDb)) {
     try {
-      store = openStore(config.leadsDb);
+      store = openStore(config.leadsDb, undefined, { timeout: BUSY_WAIT_MS });
     } catch (error) {
       err(`leads: ${(error as Error).message}; nothing was changed`);
       return 1;
@@ -177,7 +178,7 @@ export async function runCli(
       let moved = 0;
       if (store) {
         try {
-          moved += await retryWhileBusy(() => store!.requeue(from, ids, Date.now()));
+          moved += store.requeue(from, ids, Date.now());
         } catch (error) {
           err(`leads: the lead store could not be written (${sqliteCause(error).cause ?? "unknown"}); nothing was changed`);
           return 1;
@@ -231,7 +232,7 @@ async function funnel(flags: { json?: boolean; days?: string }, config: Config, 
     err(`leads: the funnel could not be read (${(error as Error).name})`);
     return 1;
   } finally {
-    store.close();
+    await store.close();
     redis?.disconnect();
   }
 }
