@@ -46,14 +46,14 @@ describe("the counters in the data folder's SQLite file", () => {
     await first.add({ event: "2", device: "phone", source: "direct" }, now);
     await first.add({ event: "3", device: "desktop", source: "google.com" }, now);
     await first.add({ event: "sent", device: "desktop", source: "google.com" }, now - 86_400_000);
-    first.close();
+    await first.close();
     const again = openFunnel({ file, log: quietLog });
     const [yesterday, today] = await again.read(["2026-11-25", "2026-11-26"]);
     expect(today).toMatchObject({ date: "2026-11-26", reached: { 2: 2, 3: 1, 4: 0, 5: 0 }, sent: 0, contactSent: 0 });
     expect(today!.byDevice.phone.reached[2]).toBe(2);
     expect(today!.bySource["google.com"]!.reached[3]).toBe(1);
     expect(yesterday).toMatchObject({ date: "2026-11-25", sent: 1 });
-    again.close();
+    await again.close();
     // The file holds counters only: no column could take an address, an agent or an id.
     const bytes = await readFile(file);
     expect(bytes.includes("Mozilla")).toBe(false);
@@ -67,7 +67,7 @@ describe("the counters in the data folder's SQLite file", () => {
     expect(today!.reached[2]).toBe(SOURCES_A_DAY + 21);
     expect(Object.keys(today!.bySource)).toHaveLength(6); // the top five by name, the rest as other
     expect(today!.bySource["spam1.example"]!.reached[2]).toBe(2);
-    funnel.close();
+    await funnel.close();
   });
 });
 
@@ -92,8 +92,8 @@ describe("with Redis", () => {
     await ready();
     await one.add({ event: "2", device: "phone", source: "direct" });
     expect((await two.read(lastDays(1)))[0]).toMatchObject({ reached: { 2: 1, 3: 0, 4: 1 } }); // Redis restarted empty, plus two's own
-    one.close();
-    two.close();
+    await one.close();
+    await two.close();
   });
 });
 
@@ -132,7 +132,7 @@ describe("reading", () => {
     const dir = await folder();
     const funnel = openFunnel({ file: join(dir, "funnel.db"), log: quietLog });
     for (const event of ["2", "2", "3", "sent"] as const) await funnel.add({ event, device: "phone", source: "direct" });
-    funnel.close();
+    await funnel.close();
     const lines: string[] = [];
     expect(await runCli(["funnel"], { DATA_DIR: dir }, (line) => lines.push(line))).toBe(0);
     expect(lines.filter((line) => /^\d{4}-\d\d-\d\d /.test(line))).toHaveLength(7);
@@ -157,6 +157,6 @@ describe("a flood of made-up sources", () => {
     for (let i = 0; i < SOURCES_A_DAY + 30; i++) await funnel.add({ event: "2", device: "phone", source: `made-up${i}.example` });
     expect(await client.scard(`funnel:${dayOf(Date.now())}:sources`)).toBe(SOURCES_A_DAY);
     expect((await funnel.read(lastDays(1)))[0]!.reached[2]).toBe(SOURCES_A_DAY + 30);
-    funnel.close();
+    await funnel.close();
   });
 });

@@ -13,6 +13,7 @@ import { FUNNEL_KEEP_DAYS as KEEP_DAYS } from "~/content/privacy";
 import { isSource } from "~/funnel/count.server";
 import { DEVICES, type Device, FUNNEL_EVENTS, type FunnelEvent } from "~/funnel/visit";
 import type { Logger } from "./log";
+import { retryWhileBusy } from "./leads/database";
 import { countConnection, watchRedis } from "./redis";
 
 export interface Hit {
@@ -29,6 +30,8 @@ interface Count extends Hit {
 export const SOURCES_A_DAY = 50;
 /** Sources shown by name when reading; the rest are summed as "other". */
 const TOP_SOURCES = 5;
+/** How long a count (or a read) waits for another process's lock on the file, without blocking; then it is not counted. */
+const LOCK_WAIT_MS = 1_000;
 
 const dayFormat = new Intl.DateTimeFormat("en-CA", { timeZone: "Africa/Johannesburg", year: "numeric", month: "2-digit", day: "2-digit" });
 /** The agency's day (Africa/Johannesburg: UTC+2, no daylight saving), as YYYY-MM-DD. */
@@ -36,12 +39,27 @@ export const dayOf = (ms: number) => dayFormat.format(ms);
 /** The last `n` days, oldest first, ending with today's. */
 export const lastDays = (n: number, now = Date.now()) => Array.from({ length: n }, (_, i) => dayOf(now - (n - 1 - i) * 86_400_000));
 
+/**
+ * The local file, opened, prepared and cleared of days past keeping. SQLite's own wait for a lock
+ * is 0 ms: it would block the event loop, so a lock another process holds fails at once and the
+ * caller waits (retryWhileBusy). A count's commit is not fsync'd (synchronous NORMAL, in WAL mode):
+ * the disk is not waited for on every step, and a power cut may lose the last counts, never the file.
+ */
 function openFile(file: string) {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   // Counts only, but kept like the lead store: readable by the server's user alone.
   if (!existsSync(file)) closeSync(openSync(file, "a", 0o600));
-  const db = new DatabaseSync(file, { timeout: 1_000 });
-  db.exec(`PRAGMA journal_mode = WAL;
+  const db = new DatabaseSync(file, { timeout: 0 });
+  try {
+    return prepared(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function prepared(db: DatabaseSync) {
+  db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
 CREATE TABLE IF NOT EXISTS counts (
   day TEXT NOT NULL, event TEXT NOT NULL, device TEXT NOT NULL, source TEXT NOT NULL, n INTEGER NOT NULL,
   PRIMARY KEY (day, event, device, source)
@@ -83,6 +101,8 @@ const redisKey = (day: string) => `funnel:${day}`;
 export function openFunnel({ file, redis, log }: { file: string; redis?: Redis; log: Pick<Logger, "warn"> }) {
   let local: ReturnType<typeof openFile> | undefined;
   const opened = () => (local ??= openFile(file));
+  /** Counts waiting for another process's lock on the file: close lets them finish first. */
+  const writing = new Set<Promise<void>>();
 
   async function addToRedis(day: string, { event, device, source }: Hit) {
     const key = redisKey(day);
@@ -110,15 +130,19 @@ export function openFunnel({ file, redis, log }: { file: string; redis?: Redis; 
       } catch (error) {
         log.warn({ err: error }, "funnel_redis_failed");
       }
+      const write = retryWhileBusy(() => opened().add(day, hit), LOCK_WAIT_MS);
+      writing.add(write);
       try {
-        opened().add(day, hit);
+        await write;
       } catch (error) {
         log.warn({ err: error }, "funnel_not_counted");
+      } finally {
+        writing.delete(write);
       }
     },
     /** The counters of `days` (YYYY-MM-DD, oldest first), Redis's and the local file's added up. */
     async read(days: string[]): Promise<FunnelDay[]> {
-      const counts: Count[] = opened().read(days[0]!, days.at(-1)!);
+      const counts: Count[] = await retryWhileBusy(() => opened().read(days[0]!, days.at(-1)!), LOCK_WAIT_MS);
       if (redis) {
         const hashes = await Promise.all(days.map((day) => redis.hgetall(redisKey(day))));
         days.forEach((day, i) => {
@@ -130,7 +154,10 @@ export function openFunnel({ file, redis, log }: { file: string; redis?: Redis; 
       }
       return summarise(days, counts);
     },
-    close: () => local?.close(),
+    async close() {
+      await Promise.allSettled(writing);
+      local?.close();
+    },
   };
 }
 
@@ -151,7 +178,7 @@ export function createFunnel({ file, redisUrl, log, counted }: { file: string; r
     },
     read: (days: string[]) => store.read(days),
     async close() {
-      store.close();
+      await store.close();
       await redis?.quit().catch(() => redis.disconnect());
     },
   };
