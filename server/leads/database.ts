@@ -205,9 +205,12 @@ export function inTransaction<T>(db: DatabaseSync, work: () => T): T {
  * no one.
  */
 export const BUSY_WAIT_MS = 3_000;
-/** The pauses between tries: short at first (a write is over in milliseconds), doubling to this. */
+/**
+ * The pauses between tries: short at first (a write is over in milliseconds), doubling to a cap
+ * short enough to find the lock free between another process's writes (a try costs microseconds).
+ */
 const FIRST_PAUSE_MS = 2;
-const LONGEST_PAUSE_MS = 100;
+const LONGEST_PAUSE_MS = 50;
 
 /**
  * Runs a store call, and again while another process holds a lock it needs (SQLITE_BUSY, which the

@@ -47,8 +47,11 @@ export function withDefaults<Options extends QueueOptions>(options: Options) {
 }
 type Settings = ReturnType<typeof withDefaults<QueueOptions>>;
 
-/** A look waits up to a second for another process's write lock (without blocking: retryWhileBusy); held longer, it is a fault. */
-export const LOOK_WAIT_MS = 1_000;
+/**
+ * A look waits up to 2 s for another process's write lock (without blocking: retryWhileBusy), so
+ * a second server's writes back to back, each slow on a busy disk, are not a fault; held longer, it is.
+ */
+export const LOOK_WAIT_MS = 2_000;
 const PURGE_MS = 60_000;
 
 /**
