@@ -101,7 +101,7 @@ test("another process holds the lead store's write lock for good: posts wait wit
     postContact(server.url, `Posted as it stops (locked-waiting-${i}).`, { localAddress: `127.0.5.${i + 10}` }),
   );
   const answers = Promise.allSettled(posts);
-  await sleep(500); // each in the server's hands
+  await sleep(1_000); // each in the server's hands, with 2 s of its wait left
   const exit = await stopped(server);
   expect(exit.code, `exit code, ${exit.afterMs} ms after SIGTERM`).toBe(0);
   expect(events(server.stdout()).map((e) => e.event)).toContain("stopped");
