@@ -3,7 +3,7 @@
  * server running or not (DATA_DIR and REDIS_URL as the server has them). It reads and changes the
  * SQLite database directly; SQLite's locks keep it safe beside a running server, which picks up a
  * change within a few seconds. A lock a server holds is waited for up to 3 s a statement, by SQLite
- * itself: a command has nothing else to do meanwhile, unlike the server (decision 0037).
+ * itself: a command has nothing else to do meanwhile, unlike the server (decision 0039).
  *
  *   list             pending, held and parked leads: id, kind, status, age, why (no personal data);
  *                    and leads delivered to Zoho CRM still kept here, with the CRM record's id;

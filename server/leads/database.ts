@@ -216,7 +216,7 @@ const LONGEST_PAUSE_MS = 50;
  * Runs a store call, and again while another process holds a lock it needs (SQLITE_BUSY, which the
  * server's connections meet at once: openDatabase), for up to `withinMs` in all. The waits are
  * timers: the event loop serves everything else meanwhile, and each try holds it only as long as
- * its statements take (decision 0037).
+ * its statements take (decision 0039).
  */
 export async function retryWhileBusy<T>(work: () => T, withinMs = BUSY_WAIT_MS): Promise<T> {
   const deadline = performance.now() + withinMs;

@@ -1,7 +1,7 @@
 /**
  * Another process holding a SQLite file's write lock (a second server on the folder, one paused
  * mid-write, the operator's command) is waited for without stalling the server, and does not keep
- * it from stopping in time (docs/operations.md, "How leads flow" and "Stopping"; decision 0037).
+ * it from stopping in time (docs/operations.md, "How leads flow" and "Stopping"; decision 0039).
  * The lock is held by a process of its own, so it goes only when that process goes, whatever the
  * server does. Each test starts its own server from build/ (opsPort 160-164).
  */
@@ -9,6 +9,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { expect, test } from "@playwright/test";
+import { owned } from "../../scripts/test-run.mjs";
 import { type FakeFormService, startFakeFormService } from "../support/fake-form-service";
 import { dataDir, events, keyed, postContact, type Served, serve, sleep } from "../support/server";
 import { opsPort } from "../support/sites";
@@ -32,7 +33,7 @@ test.afterEach(async () => {
 
 /** Another process holds `file`'s write lock from when this resolves until it is killed. */
 async function holdWriteLock(file: string) {
-  const holder = spawn(process.execPath, ["-e", HOLD_LOCK, file], { stdio: ["ignore", "pipe", "inherit"] });
+  const holder = spawn(...owned(process.execPath, ["-e", HOLD_LOCK, file]), { stdio: ["ignore", "pipe", "inherit"] });
   started.holders.push(holder);
   await new Promise<void>((resolve, reject) => {
     holder.stdout!.on("data", (chunk: Buffer) => chunk.toString().includes("locked") && resolve());
