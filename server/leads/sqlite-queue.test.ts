@@ -316,10 +316,13 @@ describe("the embedded queue", () => {
     const early = await Promise.race([accepting.then(() => "stored"), new Promise((r) => setTimeout(r, 1_000, "waiting"))]);
     stalls.disable();
     expect(early, "a second into the lock, the leads are still waiting for it").toBe("waiting");
-    // SQLite's own busy wait slept on the event loop 250 ms a try, one visitor's try after the
-    // other's; now a timer waits, and a try holds it for microseconds. The rest is room for a
-    // machine four times slower and shared with other work, and a garbage collection.
-    expect(stalls.max / 1e6, "the event loop's longest stall while the leads waited (ms)").toBeLessThan(250);
+    // SQLite's own busy wait slept on the event loop 250 ms a try: one turn in 51 at least (a try,
+    // then 250 ms of 5 ms turns), so the 99th percentile was 250 ms or more. Now a timer waits, and
+    // a try holds it for microseconds. The 99th percentile, not the longest turn: on a machine
+    // shared with other work the scheduler alone holds a process now and then (tests/ops/
+    // stop-sqlite-locked.spec.ts says how much); 99 turns in 100 stay far under 250 ms there.
+    const [p99, longest] = [stalls.percentile(99) / 1e6, stalls.max / 1e6];
+    expect(p99, `the event loop's turns while the leads waited, 99th percentile (ms; the longest ${longest})`).toBeLessThan(250);
     const stored = await accepting;
     expect(stored.map((s) => s.first)).toEqual([true, true]);
     expect(await exited, "the other process committed").toEqual([0, null]);

@@ -43,22 +43,25 @@ async function holdWriteLock(file: string) {
 }
 
 /**
- * The server's own measure of its event loop (prom-client's, from monitorEventLoopDelay): the
- * longest it was held since the last scrape, in ms (a scrape starts the next window).
+ * The server's own measure of its event loop (prom-client's, from monitorEventLoopDelay, a turn
+ * every 10 ms when idle) since the last scrape, which starts the next window: how long its turns
+ * took, in ms, at the 99th percentile and the longest.
  */
-async function longestStallMs(metricsPort: number) {
+async function turns(metricsPort: number) {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  return Number(/^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text)?.[1]) * 1000;
+  const ms = (name: string) => Number(new RegExp(`^nodejs_eventloop_lag_${name}_seconds (\\S+)$`, "m").exec(text)?.[1]) * 1000;
+  return { p99: ms("p99"), longest: ms("max") };
 }
 
 /**
- * The bound on that while requests wait for the lock. Waiting holds the event loop for no more
- * than a try's statements (microseconds); before, SQLite's own busy wait slept on it 250 ms every
- * try (the funnel's, 1 s), so no try of before stays under 250 ms. The rest is room for a machine
- * four times slower and shared with other work: an idle server here, on two cores shared at a
- * load of 25, was held up to ~200 ms by scheduling alone.
+ * The bound on the 99th percentile of those turns while requests wait for the lock: waiting holds
+ * the event loop only for a try's statements (microseconds). Before, SQLite's own busy wait slept
+ * on it 250 ms a try (the funnel's, 1 s): one turn in 26 at least (a try, then 250 ms of 10 ms
+ * turns), so the 99th percentile was 250 ms or more. Not the longest turn: on this machine, its two
+ * cores shared with other work at loads of 10-25, the scheduler alone has held an idle server
+ * ~500 ms now and then; 99 turns in 100 stay far under 250 ms there, as on one four times slower.
  */
-const STALL_MS = 250;
+const TURN_MS = 250;
 
 /** SIGTERM, then the exit: within the documented 15 s, with a slow machine's margin. */
 async function stopped(server: Served) {
@@ -89,9 +92,10 @@ test("another process holds the lead store's write lock for good: posts wait wit
   );
   waiting.catch(() => undefined); // awaited below, unless the test has failed first
   await sleep(500);
-  await longestStallMs(opsPort(163));
+  await turns(opsPort(163));
   await sleep(1_500);
-  expect(await longestStallMs(opsPort(163)), "the server's longest stall while the posts waited (ms)").toBeLessThan(STALL_MS);
+  const waited = await turns(opsPort(163));
+  expect(waited.p99, `the server's turns while the posts waited, 99th percentile (ms; the longest ${waited.longest})`).toBeLessThan(TURN_MS);
   expect(
     (await waiting).map((a) => a.status),
     "the failure text, with what was typed",
@@ -144,11 +148,12 @@ test("another process holds funnel.db's write lock for good: beacons wait withou
   expect((await beacon()).status, "the first count opens funnel.db").toBe(204);
   await holdWriteLock(join(dir, "funnel.db"));
 
+  // Watched from before the beacons (answering one costs little), for most of their wait.
+  await turns(opsPort(164));
   const beacons = Promise.allSettled(Array.from({ length: 5 }, beacon));
-  await sleep(200);
-  await longestStallMs(opsPort(164));
-  await sleep(500);
-  expect(await longestStallMs(opsPort(164)), "the server's longest stall while the beacons waited (ms)").toBeLessThan(STALL_MS);
+  await sleep(700);
+  const waited = await turns(opsPort(164));
+  expect(waited.p99, `the server's turns while the beacons waited, 99th percentile (ms; the longest ${waited.longest})`).toBeLessThan(TURN_MS);
   const exit = await stopped(server);
   expect(exit.code, `exit code, ${exit.afterMs} ms after SIGTERM`).toBe(0);
   expect((await beacons).map((b) => (b.status === "fulfilled" ? b.value.status : String(b.reason)))).toEqual([204, 204, 204, 204, 204]);
