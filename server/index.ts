@@ -15,7 +15,6 @@ import closeWithGrace from "close-with-grace";
 import compression from "compression";
 import express from "express";
 import expressStaticGzip from "express-static-gzip";
-import { pino } from "pino";
 import { PRIVATE_QUERY_PARAMS } from "~/utils/cache-headers";
 import { pageVariants } from "~/page-variants.server";
 import { version } from "../package.json";
@@ -26,7 +25,7 @@ import { formPosts } from "./form-posts";
 import { createFunnel, lastDays } from "./funnel";
 import { funnelPage } from "./funnel-page";
 import { createLeadInbox } from "./lead-inbox";
-import { createLogger, requestLogger } from "./log";
+import { createLogger, output, requestLogger } from "./log";
 import { createMetrics } from "./metrics";
 import { everyAnswersHeaders, PROTECTIVE_HEADERS } from "./headers";
 import { keptPagesFirst } from "./kept-pages";
@@ -42,7 +41,7 @@ let config: Config;
 try {
   config = parseConfig(process.env, version);
 } catch (error) {
-  createLogger(pino.destination(2)).error({ error: (error as Error).message }, "config_invalid");
+  createLogger(output(2)).error({ error: (error as Error).message }, "config_invalid");
   process.exit(1);
 }
 // SITE_URL widened the old cross-site check; ours reads Fetch Metadata, else the host, and needs it no more (0032).

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pino, stdTimeFunctions, type Logger } from "pino";
+import SonicBoom from "sonic-boom";
 
 export type { Logger };
 
@@ -28,7 +29,39 @@ function errorSummary(error: { name?: unknown; code?: unknown; constructor?: { n
   return { type: typeof error.name === "string" ? error.name : error.constructor?.name, code: error.code };
 }
 
-export function createLogger(destination?: pino.DestinationStream): Logger {
+/** Output a reader does not take waits in memory up to this much; later lines are dropped. */
+const MAX_WAITING_BYTES = 4 * 1024 * 1024;
+/** At exit, how long what is left may wait for a reader that does not read. */
+const EXIT_FLUSH_MS = 1_000;
+
+/**
+ * stdout (1) or stderr (2) as the log's destination: written in the background, never blocking
+ * a request, and flushed at exit for at most EXIT_FLUSH_MS. Not pino's own destination: at exit
+ * it flushes synchronously, retrying a full pipe (nobody reading it) for ever and, with the
+ * sonic-boom 4 it ships, a pipe whose reader has gone (EPIPE) too: a server whose output nobody
+ * read logged `stopped` and never exited (issue 38, decision 0037). sonic-boom 5 gives up on
+ * EPIPE; `retryEAGAIN` bounds the wait on a full pipe.
+ */
+export function output(fd: 1 | 2): SonicBoom {
+  // Node's own stream, once opened, has libuv make a pipe or socket non-blocking: a full one then
+  // answers EAGAIN instead of blocking the thread that writes (at exit, the process) for ever.
+  void (fd === 1 ? process.stdout : process.stderr).fd;
+  let giveUpAt = Infinity;
+  const stream = new SonicBoom({ fd, maxLength: MAX_WAITING_BYTES, retryEAGAIN: () => performance.now() < giveUpAt });
+  // A reader that has gone (EPIPE): there is no one left to tell, and its lines are dropped.
+  stream.on("error", () => undefined);
+  process.once("exit", () => {
+    giveUpAt = performance.now() + EXIT_FLUSH_MS;
+    try {
+      stream.flushSync();
+    } catch {
+      // still full, or nobody reading any more: the rest is lost, the exit is not held
+    }
+  });
+  return stream;
+}
+
+export function createLogger(destination: pino.DestinationStream = output(1)): Logger {
   return pino(
     {
       messageKey: "event",
