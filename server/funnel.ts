@@ -14,7 +14,7 @@ import { isSource } from "~/funnel/count.server";
 import { DEVICES, type Device, FUNNEL_EVENTS, type FunnelEvent } from "~/funnel/visit";
 import type { Logger } from "./log";
 import { retryWhileBusy } from "./leads/database";
-import { countConnection, watchRedis } from "./redis";
+import { closeConnection, countConnection, watchRedis } from "./redis";
 
 export interface Hit {
   event: FunnelEvent;
@@ -179,7 +179,7 @@ export function createFunnel({ file, redisUrl, log, counted }: { file: string; r
     read: (days: string[]) => store.read(days),
     async close() {
       await store.close();
-      await redis?.quit().catch(() => redis.disconnect());
+      if (redis) await closeConnection(redis);
     },
   };
 }

@@ -44,7 +44,7 @@ export function createLeadInbox(config: Config, log: Logger, events?: LeadEvents
   return {
     start: () => queue.start(),
     stats: () => queue.stats(),
-    close: () => queue.close(),
+    close: (cut?: AbortSignal) => queue.close(cut),
     async submit(post: CheckedPost | undefined, lead: Lead): Promise<LeadAnswer> {
       if (!post) return { ok: false, problem: "failed" };
       if (post.bot) {

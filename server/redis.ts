@@ -36,6 +36,27 @@ export function watchRedis<C extends Redis>(connection: C, log: Pick<Logger, "in
   return connection;
 }
 
+/** How long a stop waits for Redis to answer (QUIT, a queue's last writes) before it drops the connection. */
+export const QUIT_WAIT_MS = 1_000;
+/**
+ * A dropped connection whose Redis does not close its end (paused) is destroyed after this long
+ * (ioredis's disconnectTimeout, 2 s by default): the commands still waiting on it fail then.
+ */
+const DROP_MS = 500;
+
+/**
+ * Closes a connection: QUIT, so what was sent before it is answered first, and a disconnect once
+ * Redis has not answered within `ms` (down, paused, unreachable): a stop never waits on Redis.
+ * Commands still waiting then fail.
+ */
+export async function closeConnection(connection: Redis, ms = QUIT_WAIT_MS) {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise((resolve) => (timer = setTimeout(resolve, ms)));
+  await Promise.race([connection.quit().catch(() => undefined), late]);
+  clearTimeout(timer);
+  connection.disconnect();
+}
+
 /** A shared connection and how many users it has; it is closed when the last one lets go. */
 const shared = new Map<string, { connection: Redis; users: number }>();
 
@@ -47,7 +68,7 @@ const shared = new Map<string, { connection: Redis; users: number }>();
 export function requestConnection(url: string, commandTimeoutMs = 500) {
   const key = `${commandTimeoutMs} ${url}`;
   const entry = shared.get(key) ?? {
-    connection: new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: commandTimeoutMs }),
+    connection: new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: commandTimeoutMs, disconnectTimeout: DROP_MS }),
     users: 0,
   };
   entry.users++;
@@ -60,19 +81,20 @@ export function requestConnection(url: string, commandTimeoutMs = 500) {
       released = true;
       if (--entry.users > 0) return;
       shared.delete(key);
-      await entry.connection.quit().catch(() => entry.connection.disconnect());
+      await closeConnection(entry.connection);
     },
   };
 }
 
 /** The funnel's: like a request's, but a count made while the connection is being made waits for it (up to half a second) rather than going to the local file. */
-export const countConnection = (url: string) => new Redis(url, { maxRetriesPerRequest: 0, commandTimeout: 500 });
+export const countConnection = (url: string) => new Redis(url, { maxRetriesPerRequest: 0, commandTimeout: 500, disconnectTimeout: DROP_MS });
 
 /** The lead queue's own commands and BullMQ's Queue: they fail fast too (the lead then waits in the local record), after 2 s to connect. */
-export const queueConnection = (url: string) => new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 });
+export const queueConnection = (url: string) =>
+  new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000, disconnectTimeout: DROP_MS });
 
 /** BullMQ's Worker: its commands wait for Redis however long it is away (maxRetriesPerRequest: null, as BullMQ requires); it makes its own blocking copy. */
-export const workerConnection = (url: string) => new Redis(url, { maxRetriesPerRequest: null });
+export const workerConnection = (url: string) => new Redis(url, { maxRetriesPerRequest: null, disconnectTimeout: DROP_MS });
 
 /** The lead command's (`npm run leads`): an operator waits for its answer, so it gives up soon. */
 export const operatorConnection = (url: string) => new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 3_000, lazyConnect: true });

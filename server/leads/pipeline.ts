@@ -189,10 +189,17 @@ export function verdictOf(outcome: DeliveryOutcome, window: { since: number; ret
   return expired(window.since, window.retryMs, now) ? { result: "parked", reason: "expired" } : { result: "retried" };
 }
 
-/** One delivery attempt, timed; `known`: the outcome this process already has (confirmed before), sent not again. */
-export async function attempt(transport: Transport, lead: StoredLead, n: number, clock: Clock, known?: DeliveryOutcome) {
+/** Resolves once `signal` aborts; never without one. */
+export const whenAborted = (signal?: AbortSignal) =>
+  new Promise<void>((resolve) => (signal?.aborted ? resolve() : signal?.addEventListener("abort", () => resolve(), { once: true })));
+
+/**
+ * One delivery attempt, timed; `known`: the outcome this process already has (confirmed before),
+ * sent not again; `stop`: the queue's stop (Transport.deliver).
+ */
+export async function attempt(transport: Transport, lead: StoredLead, n: number, clock: Clock, known?: DeliveryOutcome, stop?: AbortSignal) {
   const started = clock.now();
-  const outcome = known ?? (await transport.deliver(lead));
+  const outcome = known ?? (await transport.deliver(lead, stop));
   const fields = { id: lead.id, kind: lead.kind, provider: transport.name, attempt: n, durationMs: clock.now() - started };
   return { outcome, fields };
 }

@@ -11,8 +11,8 @@
 import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "../log";
-import { queueConnection, watchRedis, workerConnection } from "../redis";
-import { attempt, localRecord, LOOK_WAIT_MS, reportAttempt, withDefaults, verdictOf, type QueueOptions } from "./pipeline";
+import { QUIT_WAIT_MS, queueConnection, watchRedis, workerConnection } from "../redis";
+import { attempt, localRecord, LOOK_WAIT_MS, reportAttempt, whenAborted, withDefaults, verdictOf, type QueueOptions } from "./pipeline";
 import { checkRedis, QUEUE, sharedInRedis, type QueuedLead } from "./redis-shared";
 import { leadKey, newLeadId, retryDelay } from "./schedule";
 import { retryWhileBusy, sqliteCause } from "./database";
@@ -69,6 +69,9 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
   let ticking: Promise<void> = Promise.resolve();
   /** When (the monotonic clock) each handed lead was first seen gone from Redis. */
   let missingSince = new Map<string, number>();
+  /** The deliveries running, and what cuts them short once close() has waited for them long enough. */
+  const delivering = new Set<Promise<void>>();
+  const cutShort = new AbortController();
 
   /**
    * The local record says delivered (its text then kept as LEAD_RETENTION_DAYS says); `sent`: by
@@ -103,7 +106,7 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
       log.info({ id: lead.id, kind: lead.kind }, "lead_delivered_already");
       return;
     }
-    const { outcome, fields } = await attempt(transport, lead, job.attemptsMade + 1, clock);
+    const { outcome, fields } = await attempt(transport, lead, job.attemptsMade + 1, clock, undefined, cutShort.signal);
     // The waits BullMQ scheduled so far (their mean), so a clock jump cannot shorten the window.
     const waited = Array.from({ length: job.attemptsMade + 1 }, (_, n) => retryDelay(n + 1, () => 0.5)).reduce((a, b) => a + b, 0);
     const verdict = verdictOf(outcome, { since: lead.since ?? lead.acceptedAt, retryMs: waited }, clock.now());
@@ -255,7 +258,12 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
     async start() {
       await record.open(); // throws StoreUnusable: the records must be there
       connection = watch(workerConnection(redisUrl), log, "worker");
-      worker = new Worker<QueuedLead>(QUEUE.name, deliver, {
+      const track = (job: Job<QueuedLead>) => {
+        const running = deliver(job);
+        delivering.add(running);
+        return running.finally(() => delivering.delete(running));
+      };
+      worker = new Worker<QueuedLead>(QUEUE.name, track, {
         connection,
         prefix: QUEUE.prefix,
         skipVersionCheck: true,
@@ -308,16 +316,25 @@ export function createRedisQueue(options: RedisQueueOptions): LeadQueue {
       return first === undefined ? record.stored(lead, result, "sqlite", "warn") : record.stored(lead, result, "redis");
     },
     stats: () => record.stats({ ...inRedis, redis: producer.status === "ready" ? "ready" : "down" }),
-    async close() {
+    async close(cut?: AbortSignal) {
       stopped = true;
       cancelWait();
       clearInterval(refresher);
-      await Promise.all([ticking, checked]);
-      await worker?.close();
-      await queue.close();
-      record.close();
+      // The worker takes no more leads; those it is delivering end, or are cut short once `cut`
+      // aborts (one waiting on a Redis that does not answer fails once the connections are dropped).
+      const workerClosed = worker?.close();
+      await Promise.race([Promise.allSettled(delivering), whenAborted(cut)]);
+      cutShort.abort();
+      // BullMQ's last writes, the look in flight and the start's check need Redis: a Redis down or
+      // paused would hold them (and the stop) for ever, so they get a second, then the connections
+      // are dropped, which fails whatever still waits on them.
+      const redisWork = Promise.allSettled([workerClosed, queue.close(), ticking, checked, ...delivering]);
+      await timeLimit(QUIT_WAIT_MS, redisWork).catch(() => undefined);
       connection?.disconnect();
       producer.disconnect();
+      // What failed so ends before the store closes under it.
+      await Promise.allSettled([ticking, ...delivering]);
+      record.close();
     },
   };
 }

@@ -15,13 +15,13 @@ export function causeOf(error: unknown): string | undefined {
   return typeof code === "string" && /^[A-Z0-9_]{1,40}$/.test(code) ? code : undefined;
 }
 
-export type Answer = { kind: "response"; status: number; body: string } | { kind: "timeout" } | { kind: "error"; error: unknown };
+/** `stopped`: the server's stop cut the exchange short before an answer came (post's `stop`). */
+export type Answer = { kind: "response"; status: number; body: string } | { kind: "timeout" } | { kind: "stopped" } | { kind: "error"; error: unknown };
 
-/** No answer: a timeout, or the network's error by its code. Both are retried. */
+/** No answer: a timeout, the server's stop, or the network's error by its code. All are retried. */
 export function unanswered(answer: Exclude<Answer, { kind: "response" }>): Extract<DeliveryOutcome, { ok: false }> {
-  return answer.kind === "timeout"
-    ? { ok: false, retry: true, reason: "timeout" }
-    : { ok: false, retry: true, reason: "network", cause: causeOf(answer.error) };
+  if (answer.kind === "error") return { ok: false, retry: true, reason: "network", cause: causeOf(answer.error) };
+  return { ok: false, retry: true, reason: answer.kind };
 }
 
 /** A JSON object's fields; none for anything else. */
@@ -40,7 +40,8 @@ export function answerFields(body: string): Record<string, unknown> {
 const MAX_ANSWER_BYTES = 256 * 1024;
 
 /**
- * A POST with one deadline for the whole exchange, a stalled body included.
+ * A POST with one deadline for the whole exchange, a stalled body included, cut short when `stop`
+ * aborts (the server is stopping: docs/operations.md#stopping).
  *
  * node:http, not Node's fetch (measured in transport.test.ts): fetch refuses the ports the Fetch
  * standard bars (a webhook on 6000 or 10080 would never be delivered), calls a service that hangs
@@ -48,7 +49,8 @@ const MAX_ANSWER_BYTES = 256 * 1024;
  * more dependency), and its AbortSignal.timeout drops an answer that came during a pause, so the
  * deadline below would stay hand-made all the same.
  */
-export function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Answer> {
+export function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number, stop?: AbortSignal): Promise<Answer> {
+  if (stop?.aborted) return Promise.resolve({ kind: "stopped" });
   return new Promise((resolve) => {
     const target = new URL(url);
     const request = target.protocol === "https:" ? httpsRequest : httpRequest;
@@ -57,18 +59,20 @@ export function post(url: string, headers: Record<string, string>, body: string,
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      stop?.removeEventListener("abort", stopped);
       resolve(answer);
     };
+    const giveUp = (answer: Answer) => {
+      if (settled) return;
+      settle(answer);
+      req.destroy();
+    };
+    const stopped = () => giveUp({ kind: "stopped" });
     // A process paused (SIGSTOP, a frozen container) or blocked past the deadline runs its due
     // timers before it reads the sockets that became readable meanwhile: an answer that arrived
     // while it could not run would be thrown away, and the lead sent again. So the deadline lets
     // one round of I/O pass first (setImmediate runs after the event loop's poll phase).
-    const timer = setTimeout(() => setImmediate(giveUp), timeoutMs);
-    function giveUp() {
-      if (settled) return;
-      settle({ kind: "timeout" });
-      req.destroy();
-    }
+    const timer = setTimeout(() => setImmediate(() => giveUp({ kind: "timeout" })), timeoutMs);
     const req = request(target, { method: "POST", headers: { ...headers, "Content-Length": Buffer.byteLength(body) } }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -81,5 +85,6 @@ export function post(url: string, headers: Record<string, string>, body: string,
     });
     req.on("error", (error) => settle({ kind: "error", error }));
     req.end(body);
+    stop?.addEventListener("abort", stopped, { once: true });
   });
 }

@@ -4,7 +4,7 @@
  * The loop looks at the database every few seconds too, so what another process or the operator's
  * command changed is picked up without any signal between them.
  */
-import { attempt, localRecord, LOOK_WAIT_MS, reportAttempt, withDefaults, verdictOf, type QueueOptions } from "./pipeline";
+import { attempt, localRecord, LOOK_WAIT_MS, reportAttempt, whenAborted, withDefaults, verdictOf, type QueueOptions } from "./pipeline";
 import { leadKey, newLeadId } from "./schedule";
 import { retryWhileBusy } from "./database";
 import type { LeadRow, LeadStore } from "./store";
@@ -18,6 +18,8 @@ export function createSqliteQueue(options: QueueOptions): LeadQueue & { store():
   let stopped = false;
   let cancelWait = () => undefined as void;
   const inFlight = new Map<string, Promise<void>>();
+  /** Aborted when close() has waited for the attempts in flight long enough: they end at once. */
+  const cutShort = new AbortController();
 
   /** Sleeps until the next lead is due (or its claim runs out), or the next look: whichever is first. */
   function sleep() {
@@ -89,7 +91,7 @@ export function createSqliteQueue(options: QueueOptions): LeadQueue & { store():
     if (!row.lead) return record.parkUnreadable(store, row.id, row.kind).catch(() => undefined);
     // Confirmed before, its note not written (a full disk): written now, never sent again.
     const known: DeliveryOutcome | undefined = confirmed.has(row.id) ? { ok: true, record: confirmed.get(row.id) } : undefined;
-    const { outcome, fields } = await attempt(transport, row.lead, row.attempts + 1, clock, known);
+    const { outcome, fields } = await attempt(transport, row.lead, row.attempts + 1, clock, known, cutShort.signal);
     const verdict = verdictOf(outcome, { since: row.firstAcceptedAt, retryMs: row.retryMs }, clock.now());
     const delay = verdict.result === "retried" ? backoff(row.attempts + 1) : undefined;
     try {
@@ -125,11 +127,14 @@ export function createSqliteQueue(options: QueueOptions): LeadQueue & { store():
       return accepted;
     },
     stats: () => record.stats(),
-    async close() {
+    async close(cut?: AbortSignal) {
       stopped = true;
       cancelWait();
       // A look, or an outcome, waiting for another process's lock ends within its bound (retryWhileBusy).
       await looking;
+      await Promise.race([Promise.all(inFlight.values()), whenAborted(cut)]);
+      cutShort.abort();
+      // Each attempt's outcome is written down before the store closes; one cut short is retried as a timeout is.
       await Promise.all(inFlight.values());
       record.close();
     },

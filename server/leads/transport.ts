@@ -56,9 +56,9 @@ export function createTransport(config: TransportConfig): Transport {
   const provider = PROVIDERS[config.provider];
   return {
     name: config.provider,
-    async deliver(lead) {
+    async deliver(lead, stop) {
       const headers = { "Content-Type": "application/json", Accept: "application/json", ...("headers" in provider ? provider.headers(config, lead) : {}) };
-      const answer = await post(config.endpoint, headers, JSON.stringify(provider.payload(lead, config)), config.timeoutMs);
+      const answer = await post(config.endpoint, headers, JSON.stringify(provider.payload(lead, config)), config.timeoutMs, stop);
       if (answer.kind !== "response") return unanswered(answer);
       const { status, body } = answer;
       if (status < 200 || status > 299) return { ok: false, retry: !PERMANENT(status), reason: "http", status };

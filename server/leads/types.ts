@@ -11,15 +11,23 @@ export interface StoredLead extends Lead {
 /**
  * What one delivery attempt came to; `retry: false` means the service refused the lead for good.
  * `record`: the id the receiving CRM gave the lead (Zoho CRM), kept beside it. A reason
- * `zoho:<code>` is Zoho's own word for a refusal (e.g. `zoho:INVALID_DATA`, `zoho:invalid_code`).
+ * `zoho:<code>` is Zoho's own word for a refusal (e.g. `zoho:INVALID_DATA`, `zoho:invalid_code`);
+ * `stopped`: the server's stop cut the attempt short before the service answered.
  */
 export type DeliveryOutcome =
   | { ok: true; status?: number; record?: string }
-  | { ok: false; retry: boolean; reason: "http" | "rejected" | "network" | "timeout" | "outbox" | `zoho:${string}`; status?: number; cause?: string };
+  | {
+      ok: false;
+      retry: boolean;
+      reason: "http" | "rejected" | "network" | "timeout" | "stopped" | "outbox" | `zoho:${string}`;
+      status?: number;
+      cause?: string;
+    };
 
 export interface Transport {
   name: string;
-  deliver(lead: StoredLead): Promise<DeliveryOutcome>;
+  /** One attempt; `stop` aborts when the server's stop has waited for it long enough (it then ends at once). */
+  deliver(lead: StoredLead, stop?: AbortSignal): Promise<DeliveryOutcome>;
 }
 
 /** What /healthz reports: counts and ages, never anything a visitor typed. */
@@ -74,6 +82,10 @@ export interface LeadQueue {
   stats(): LeadStats;
   /** Opens the store and starts delivering, picking up whatever was pending. */
   start(): Promise<void>;
-  /** Stops delivering, waits for attempts in flight, releases the store. */
-  close(): Promise<void>;
+  /**
+   * Stops delivering, waits for attempts in flight (those still waiting for an answer when `cut`
+   * aborts end at once: outcome `stopped`), releases the store; with Redis, a Redis that does not
+   * answer holds it for a second at most.
+   */
+  close(cut?: AbortSignal): Promise<void>;
 }

@@ -77,7 +77,7 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
   let token: Token | undefined;
   let refreshing: Promise<Token | Failure> | undefined;
 
-  async function refresh(ms: number): Promise<Token | Failure> {
+  async function refresh(ms: number, stop?: AbortSignal): Promise<Token | Failure> {
     const form = new URLSearchParams({
       grant_type: "refresh_token",
       client_id: settings.clientId,
@@ -89,6 +89,7 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
       { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
       form,
       ms,
+      stop,
     );
     if (answer.kind !== "response") return unanswered(answer);
     const body = answerFields(answer.body);
@@ -102,19 +103,22 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
     return { value, apiDomain, renewAt: now() + Math.max(seconds - 300, seconds / 2) * 1000 };
   }
 
-  /** A token still good, or the one a refresh brings: one refresh at a time, shared by every delivery waiting. */
-  async function accessToken(ms: number, refused?: string): Promise<Token | Failure> {
+  /**
+   * A token still good, or the one a refresh brings: one refresh at a time, shared by every
+   * delivery waiting (all of one queue, with its one `stop`).
+   */
+  async function accessToken(ms: number, stop?: AbortSignal, refused?: string): Promise<Token | Failure> {
     if (token && token.value !== refused && now() < token.renewAt) return token;
-    refreshing ??= refresh(ms).finally(() => (refreshing = undefined));
+    refreshing ??= refresh(ms, stop).finally(() => (refreshing = undefined));
     const fresh = await refreshing;
     if ("value" in fresh) token = fresh;
     return fresh;
   }
 
-  async function upsert(lead: StoredLead, auth: Token, ms: number): Promise<Answer> {
+  async function upsert(lead: StoredLead, auth: Token, ms: number, stop?: AbortSignal): Promise<Answer> {
     const body = JSON.stringify({ data: [leadRecord(lead, settings)], duplicate_check_fields: [settings.referenceField] });
     const headers = { Authorization: `Zoho-oauthtoken ${auth.value}`, "Content-Type": "application/json", Accept: "application/json" };
-    return post(`${auth.apiDomain}/crm/v8/Leads/upsert`, headers, body, ms);
+    return post(`${auth.apiDomain}/crm/v8/Leads/upsert`, headers, body, ms, stop);
   }
 
   /** Success is strict: one SUCCESS entry, an insert or an update, and the record's id. */
@@ -136,17 +140,17 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
 
   return {
     name: "zoho-crm",
-    async deliver(lead) {
+    async deliver(lead, stop) {
       const deadline = performance.now() + timeoutMs;
       const msLeft = () => Math.max(1, Math.round(deadline - performance.now()));
-      let auth = await accessToken(msLeft());
+      let auth = await accessToken(msLeft(), stop);
       if (!("value" in auth)) return auth;
-      let answer = await upsert(lead, auth, msLeft());
+      let answer = await upsert(lead, auth, msLeft(), stop);
       // An access token Zoho no longer takes (expired early, revoked): a new one, and once more.
       if (answer.kind === "response" && answer.status === 401 && codeOf(answerFields(answer.body).code) === "INVALID_TOKEN") {
-        auth = await accessToken(msLeft(), auth.value);
+        auth = await accessToken(msLeft(), stop, auth.value);
         if (!("value" in auth)) return auth;
-        answer = await upsert(lead, auth, msLeft());
+        answer = await upsert(lead, auth, msLeft(), stop);
         if (answer.kind === "response" && answer.status === 401) return { ok: false, retry: true, reason: "zoho:INVALID_TOKEN", status: 401 };
       }
       return answer.kind === "response" ? outcome(answer.status, answer.body) : unanswered(answer);
