@@ -25,7 +25,7 @@ import { formPosts } from "./form-posts";
 import { createFunnel, lastDays } from "./funnel";
 import { funnelPage } from "./funnel-page";
 import { createLeadInbox } from "./lead-inbox";
-import { createLogger, output, requestLogger } from "./log";
+import { createLogger, flushLog, output, requestLogger } from "./log";
 import { createMetrics } from "./metrics";
 import { everyAnswersHeaders, PROTECTIVE_HEADERS } from "./headers";
 import { keptPagesFirst } from "./kept-pages";
@@ -164,18 +164,54 @@ server.listen(config.port, config.host, () => {
   if (config.dev) void import("./dev").then(({ watchBuild }) => watchBuild(BUILD, importBuild, (next) => (build = next), log));
 });
 
-closeWithGrace({ delay: 15_000, logger: { error: (error: unknown) => log.error({ err: error }, "shutdown_error") } }, async ({ signal }) => {
-  stopping = true;
-  log.info({ signal }, "stopping");
-  // Stop accepting; close keep-alive sockets as soon as each is idle (requests in flight finish).
-  const sweep = setInterval(() => server.closeIdleConnections(), 200);
-  await new Promise((resolve) => server.close(resolve));
-  clearInterval(sweep);
-  await inbox.close();
-  await limits.close();
-  const metricsListener = await metricsServer;
-  if (metricsListener) await new Promise((resolve) => metricsListener.close(resolve));
-  await drafts.close();
-  await funnel.close();
-  log.info({}, "stopped");
-});
+/**
+ * The stop (docs/operations.md#stopping), at most 15 s from the signal to the exit: requests and
+ * deliveries in flight get DRAIN_MS, then are cut; Redis gets a second more (redis.ts), the log
+ * LOG_DRAIN_MS and a second at exit (log.ts). STOP_LIMIT_MS is the last resort, should anything
+ * else hold the stop: `shutdown_error` and exit 1.
+ */
+const DRAIN_MS = 10_000;
+const LOG_DRAIN_MS = 500;
+const STOP_LIMIT_MS = 13_500;
+const STOP_SIGNALS = ["SIGTERM", "SIGINT"] as const;
+let stopSignal: NodeJS.Signals | undefined;
+const stop = closeWithGrace(
+  {
+    delay: STOP_LIMIT_MS,
+    skip: [...STOP_SIGNALS],
+    // close-with-grace's own words ("killed by timeout (13500ms)"), or an error thrown by the stop.
+    logger: { error: (error: unknown) => log.error(typeof error === "string" ? { reason: error } : { err: error }, "shutdown_error") },
+  },
+  async ({ signal }) => {
+    stopping = true;
+    log.info({ signal: signal ?? stopSignal }, "stopping");
+    const drained = AbortSignal.timeout(DRAIN_MS);
+    // Stop accepting; close keep-alive sockets as soon as each is idle; requests in flight finish,
+    // or lose their connection once the drain's time is up.
+    const closed = new Promise((resolve) => server.close(resolve));
+    const sweep = setInterval(() => server.closeIdleConnections(), 200);
+    const metricsListener = await metricsServer;
+    const cut = () => [server, metricsListener].forEach((listener) => listener?.closeAllConnections());
+    drained.addEventListener("abort", cut, { once: true });
+    await closed;
+    clearInterval(sweep);
+    await Promise.all([
+      inbox.close(drained),
+      limits.close(),
+      drafts.close(),
+      funnel.close(),
+      metricsListener && new Promise((resolve) => metricsListener.close(resolve)),
+    ]);
+    log.info({}, "stopped");
+    await flushLog(log, LOG_DRAIN_MS);
+  },
+);
+// SIGTERM or SIGINT starts the stop, once: another during it changes nothing, as the stop ends in
+// time anyway. `npm start` passes on to the server a signal a supervisor sent its whole process
+// group, which the server got too; close-with-grace would take that second one for "exit now".
+for (const name of STOP_SIGNALS)
+  process.on(name, () => {
+    if (stopping) return;
+    stopSignal = name;
+    void stop.close();
+  });

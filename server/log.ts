@@ -61,6 +61,16 @@ export function output(fd: 1 | 2): SonicBoom {
   return stream;
 }
 
+/**
+ * Resolves once what was logged is written, or after `ms`: before an exit, so the last lines go out
+ * in order (the flush at exit writes at once, past a line still being written).
+ */
+export const flushLog = (log: Logger, ms: number) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    log.flush(() => (clearTimeout(timer), resolve()));
+  });
+
 export function createLogger(destination: pino.DestinationStream = output(1)): Logger {
   return pino(
     {
