@@ -1,0 +1,250 @@
+/**
+ * The stop's promise (docs/operations.md#stopping): on SIGTERM the server is gone within 15 s with
+ * exit code 0, whichever process gets the signal (`npm start`'s, its process group, or the server's
+ * own), with its output on a pipe or socket that nobody reads or whose reader has gone, with a
+ * delivery or a Zoho token refresh hanging, with Redis down or paused (issue 38). Real processes:
+ * `npm start` (the README's command) or `node build/server/index.js`, each in a process group of
+ * its own, so "gone" means no process of the group is left. Each test allows the 15 s and 10 s
+ * more, for a machine four times slower. Servers on opsPort 160-170; the fakes and Redis on free
+ * ports. Whatever a test starts is ended after it, passed, failed or timed out.
+ */
+import { Redis } from "ioredis";
+import { expect, test } from "@playwright/test";
+import { type ChildProcess, execFileSync, spawn, type StdioOptions } from "node:child_process";
+import { closeSync, constants, mkdtempSync, openSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { startFakeFormService } from "../support/fake-form-service";
+import { startRedis } from "../support/redis";
+import { accepts, dataDir, events, keyed, postContact, REPO, sleep } from "../support/server";
+import { opsPort } from "../support/sites";
+
+/** The documented stop and the margin a slower machine gets. */
+const PROMISE_MS = 15_000;
+const MARGIN_MS = 10_000;
+
+/** Undone after each test, last first: the processes it started, the fakes, the pipes. */
+let teardown: (() => unknown)[] = [];
+test.afterEach(async () => {
+  for (const step of teardown.reverse()) await step();
+  teardown = [];
+});
+
+interface Started {
+  url: string;
+  port: number;
+  /** The process a supervisor would signal: npm's, or the server's own. */
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** What it wrote so far, once `reading()`. */
+  log(): string;
+  /** The reader of its stdout and stderr goes away (the socket's or pipe's other end is closed). */
+  readerGoes(): void;
+  /** Whether any process of its group is left: npm, its shell, the server. */
+  groupAlive(): boolean;
+}
+
+/**
+ * Starts the built server, by `npm start` or `node build/server/index.js`, as the leader of a
+ * process group of its own. Its stdout and stderr: a socket the test reads (or never reads, as
+ * Node's child_process makes them), or a named pipe (mkfifo) the test holds open and never reads.
+ */
+async function start(n: number, { via, pipe = "socket", env = {} }: { via: "npm" | "node"; pipe?: "socket" | "fifo"; env?: Record<string, string> }) {
+  const port = opsPort(n);
+  let reader: number | undefined;
+  let stdio: StdioOptions = ["ignore", "pipe", "pipe"];
+  if (pipe === "fifo") {
+    const fifo = join(mkdtempSync(join(dataDir(), "fifo-")), "output");
+    execFileSync("mkfifo", [fifo]);
+    // The read end first, without blocking; then the write end, which the server gets as 1 and 2.
+    reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, constants.O_WRONLY);
+    stdio = ["ignore", writer, writer];
+  }
+  const [command, args] = via === "npm" ? ["npm", ["start"]] : [process.execPath, ["build/server/index.js"]];
+  const child = spawn(command, args, {
+    cwd: REPO,
+    detached: true,
+    stdio,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", HOST: "127.0.0.1", PORT: String(port), DATA_DIR: dataDir(), ...env },
+  });
+  if (typeof stdio[1] === "number") closeSync(stdio[1]);
+  const closeReader = () => {
+    if (reader !== undefined) closeSync(reader);
+    reader = undefined;
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+  };
+  const groupAlive = () => {
+    try {
+      process.kill(-child.pid!, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  teardown.push(() => {
+    if (groupAlive()) process.kill(-child.pid!, "SIGKILL");
+    closeReader();
+  });
+  let log = "";
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
+  const started: Started = { url: `http://127.0.0.1:${port}`, port, child, exited, log: () => log, readerGoes: closeReader, groupAlive };
+  await expect
+    .poll(
+      () =>
+        fetch(`${started.url}/healthz`).then(
+          (r) => r.status,
+          () => 0,
+        ),
+      { timeout: 20_000, message: "listening" },
+    )
+    .toBe(200);
+  expect(groupAlive(), "the server answering is this one").toBe(true);
+  return {
+    ...started,
+    /** Reads its output from now on (a socket only). */
+    reading() {
+      child.stdout!.on("data", (chunk) => (log += chunk));
+      child.stderr!.on("data", (chunk) => (log += chunk));
+      return this;
+    },
+  };
+}
+
+/** `n` requests, ten at a time: each writes a log line, so an output nobody reads fills up. */
+async function requests(url: string, n: number) {
+  let next = 0;
+  const one = async (): Promise<void> => {
+    if (next++ >= n) return;
+    const answer = await fetch(`${url}/healthz`);
+    await answer.arrayBuffer();
+    expect(answer.status).toBe(200);
+    return one();
+  };
+  await Promise.all(Array.from({ length: 10 }, one));
+}
+
+/**
+ * SIGTERM to `target` (a process, or a process group by its leader's negative id): the process
+ * started exits within the promise and the margin, and no process of its group is left (a server
+ * orphaned by npm's shell would be). Resolves with the exit.
+ */
+async function stopped(server: Started, target = server.child.pid!) {
+  process.kill(target, "SIGTERM");
+  const exit = await Promise.race([server.exited, sleep(PROMISE_MS + MARGIN_MS).then(() => null)]);
+  expect(exit, `still running ${(PROMISE_MS + MARGIN_MS) / 1000} s after SIGTERM`).not.toBeNull();
+  await expect.poll(() => server.groupAlive(), { timeout: 2_000, message: "no process of its group left" }).toBe(false);
+  return exit!;
+}
+
+for (const { via, pipe, output, port } of [
+  { via: "node", pipe: "fifo", output: "unread", port: 160 },
+  { via: "npm", pipe: "socket", output: "unread", port: 161 },
+  { via: "node", pipe: "socket", output: "reader gone", port: 162 },
+  { via: "npm", pipe: "fifo", output: "reader gone", port: 163 },
+] as const) {
+  test(`${via === "npm" ? "npm start" : "the server"} with stdout and stderr on a ${pipe === "fifo" ? "pipe" : "socket"} ${output === "unread" ? "nobody reads" : "whose reader has gone"}: after 1,500 requests SIGTERM ends it within 15 s, exit 0`, async () => {
+    test.setTimeout(60_000);
+    const server = await start(port, { via, pipe });
+    await requests(server.url, 1_500);
+    if (output === "reader gone") server.readerGoes();
+    expect(await stopped(server)).toEqual({ code: 0, signal: null });
+    expect(await accepts(server.port)).toBe(false);
+  });
+}
+
+for (const target of ["npm's process", "its whole process group"] as const) {
+  test(`npm start, SIGTERM to ${target}: the server logs stopping and stopped, and npm exits 0 once the server has`, async () => {
+    test.setTimeout(60_000);
+    const server = (await start(target === "npm's process" ? 164 : 165, { via: "npm" })).reading();
+    await requests(server.url, 10);
+    const exit = await stopped(server, target === "npm's process" ? server.child.pid! : -server.child.pid!);
+    expect(exit).toEqual({ code: 0, signal: null });
+    const said = events(server.log().replace(/^(?!\{).*$/gm, "")).map((e) => e.event);
+    // npm passes the group's signal on to the server, which got it too: one stop all the same.
+    expect(said.slice(-2)).toEqual(["stopping", "stopped"]);
+    expect(said).not.toContain("shutdown_error");
+  });
+}
+
+/** A stand-in for a service that takes each request and never answers; `requests` counts them by path. */
+async function hangingService(): Promise<{ url: string; requests: (path: string) => number }> {
+  const seen: string[] = [];
+  const server = createServer((req) => void seen.push(new URL(req.url ?? "/", "http://x").pathname));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  teardown.push(() => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: (path) => seen.filter((p) => p === path).length };
+}
+
+test("a delivery hanging (FORM_TIMEOUT_MS 30 s): SIGTERM cuts it short within 15 s, exit 0, and the lead goes out after the restart", async () => {
+  test.setTimeout(90_000);
+  const fake = await startFakeFormService();
+  teardown.push(() => fake.close());
+  fake.setMode("hang");
+  const dir = dataDir();
+  const env = keyed(fake, dir, { FORM_TIMEOUT_MS: "30000" });
+  const server = (await start(166, { via: "node", env })).reading();
+  expect((await postContact(server.url, "Sent while the service hangs (stop-hang).")).status).toBe(303);
+  await expect.poll(() => fake.received("stop-hang").length).toBe(1);
+  const exit = await stopped(server);
+  expect(exit).toEqual({ code: 0, signal: null });
+  const lines = events(server.log());
+  expect(lines.find((e) => e.event === "lead_delivery_failed")).toMatchObject({ reason: "stopped" });
+  expect(lines.at(-1)?.event).toBe("stopped");
+  // Nothing lost: the next server on the folder sends it.
+  fake.setMode("ok");
+  const next = await start(167, { via: "node", env });
+  await expect.poll(() => fake.accepted("stop-hang").length, { timeout: 20_000 }).toBe(1);
+  await stopped(next);
+});
+
+test("a Zoho token refresh hanging (FORM_TIMEOUT_MS 30 s): SIGTERM cuts it short within 15 s, exit 0", async () => {
+  test.setTimeout(60_000);
+  const accounts = await hangingService();
+  const env = {
+    FORM_PROVIDER: "zoho-crm",
+    ZOHO_CLIENT_ID: "1000.FAKECLIENTID",
+    ZOHO_CLIENT_SECRET: "secret-of-the-test",
+    ZOHO_REFRESH_TOKEN: "1000.refresh-token-of-the-test",
+    ZOHO_ACCOUNTS_URL: accounts.url,
+    ZOHO_REFERENCE_FIELD: "Website_Reference",
+    FORM_TIMEOUT_MS: "30000",
+  };
+  const server = (await start(168, { via: "node", env })).reading();
+  expect((await postContact(server.url, "Sent while Zoho's token hangs (stop-zoho).")).status).toBe(303);
+  await expect.poll(() => accounts.requests("/oauth/v2/token")).toBe(1);
+  const exit = await stopped(server);
+  expect(exit).toEqual({ code: 0, signal: null });
+  const lines = events(server.log());
+  expect(lines.find((e) => e.event === "lead_delivery_failed")).toMatchObject({ reason: "stopped", provider: "zoho-crm" });
+  expect(lines.at(-1)?.event).toBe("stopped");
+});
+
+for (const fault of ["down", "paused"] as const) {
+  test(`Redis ${fault} (REDIS_URL): SIGTERM ends the server within 15 s, exit 0, no shutdown_error`, async () => {
+    test.setTimeout(60_000);
+    const redis = await startRedis();
+    teardown.push(() => redis.stop());
+    const server = (await start(fault === "down" ? 169 : 170, { via: "node", env: { REDIS_URL: redis.url } })).reading();
+    // Every connection up first: the queue's two, the drafts' and rate limits' one, the funnel's.
+    for (const ready of ["lead_queue_redis_ready", "draft_store_ready", "rate_limit_store_ready", "funnel_store_ready"])
+      await expect.poll(() => server.log().includes(`"event":"${ready}"`), { message: ready }).toBe(true);
+    expect((await postContact(server.url, `Sent with Redis up (stop-redis-${fault}).`)).status).toBe(303);
+    if (fault === "down") await redis.stop();
+    else {
+      const client = new Redis(redis.url);
+      const pid = Number(/^process_id:(\d+)/m.exec(await client.info("server"))?.[1]);
+      client.disconnect();
+      process.kill(pid, "SIGSTOP"); // redis.stop() (SIGKILL) ends it, paused or not
+    }
+    const exit = await stopped(server);
+    expect(exit).toEqual({ code: 0, signal: null });
+    const said = events(server.log()).map((e) => e.event);
+    expect(said).not.toContain("shutdown_error");
+    expect(said.at(-1)).toBe("stopped");
+  });
+}
