@@ -240,6 +240,8 @@ for (const fault of ["down", "paused"] as const) {
       const pid = Number(/^process_id:(\d+)/m.exec(await client.info("server"))?.[1]);
       client.disconnect();
       process.kill(pid, "SIGSTOP"); // redis.stop() (SIGKILL) ends it, paused or not
+      // Past the queue's next look (every 2 s): commands now wait on Redis, as they do in service.
+      await sleep(3_000);
     }
     const exit = await stopped(server);
     expect(exit).toEqual({ code: 0, signal: null });
