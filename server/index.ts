@@ -166,11 +166,12 @@ server.listen(config.port, config.host, () => {
 
 /**
  * The stop (docs/operations.md#stopping), at most 15 s from the signal to the exit: requests and
- * deliveries in flight get DRAIN_MS, then are cut; Redis gets a second more (redis.ts), the log
- * LOG_DRAIN_MS and a second at exit (log.ts). STOP_LIMIT_MS is the last resort, should anything
- * else hold the stop: `shutdown_error` and exit 1.
+ * deliveries in flight get DRAIN_MS, then are cut; an outcome waiting for another process's lock
+ * 3 s more (retryWhileBusy), Redis 1.5 s (redis.ts), the log LOG_DRAIN_MS and a second at exit
+ * (log.ts): all at once, still within STOP_LIMIT_MS, the last resort should anything else hold the
+ * stop: `shutdown_error` and exit 1 (decision 0040).
  */
-const DRAIN_MS = 10_000;
+const DRAIN_MS = 8_000;
 const LOG_DRAIN_MS = 500;
 const STOP_LIMIT_MS = 13_500;
 const STOP_SIGNALS = ["SIGTERM", "SIGINT"] as const;

@@ -39,7 +39,7 @@ const EXIT_FLUSH_MS = 1_000;
  * a request, and flushed at exit for at most EXIT_FLUSH_MS. Not pino's own destination: at exit
  * it flushes synchronously, retrying a full pipe (nobody reading it) for ever and, with the
  * sonic-boom 4 it ships, a pipe whose reader has gone (EPIPE) too: a server whose output nobody
- * read logged `stopped` and never exited (issue 38, decision 0037). sonic-boom 5 gives up on
+ * read logged `stopped` and never exited (issue 38, decision 0040). sonic-boom 5 gives up on
  * EPIPE; `retryEAGAIN` bounds the wait on a full pipe.
  */
 export function output(fd: 1 | 2): SonicBoom {
