@@ -5,7 +5,7 @@
  * delivery or a Zoho token refresh hanging, with Redis down or paused (issue 38). Real processes:
  * `npm start` (the README's command) or `node build/server/index.js`, each in a process group of
  * its own, so "gone" means no process of the group is left. Each test allows the 15 s and 10 s
- * more, for a machine four times slower. Servers on opsPort 160-170; the fakes and Redis on free
+ * more, for a machine four times slower. Servers on opsPort 170-180; the fakes and Redis on free
  * ports. Whatever a test starts is ended after it, passed, failed or timed out.
  */
 import { Redis } from "ioredis";
@@ -15,6 +15,7 @@ import { closeSync, constants, mkdtempSync, openSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { owned, runEnv } from "../../scripts/test-run.mjs";
 import { startFakeFormService } from "../support/fake-form-service";
 import { startRedis } from "../support/redis";
 import { accepts, dataDir, events, keyed, postContact, REPO, sleep } from "../support/server";
@@ -62,12 +63,22 @@ async function start(n: number, { via, pipe = "socket", env = {} }: { via: "npm"
     const writer = openSync(fifo, constants.O_WRONLY);
     stdio = ["ignore", writer, writer];
   }
-  const [command, args] = via === "npm" ? ["npm", ["start"]] : [process.execPath, ["build/server/index.js"]];
-  const child = spawn(command, args, {
+  // Killed should this worker die first (scripts/test-run.mjs): npm's or the server's process; the
+  // server under npm carries the run's id, so the run's end finds it.
+  const child = spawn(...(via === "npm" ? owned("npm", ["start"]) : owned(process.execPath, ["build/server/index.js"])), {
     cwd: REPO,
     detached: true,
     stdio,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", HOST: "127.0.0.1", PORT: String(port), DATA_DIR: dataDir(), ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: "production",
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      DATA_DIR: dataDir(),
+      ...runEnv(),
+      ...env,
+    },
   });
   if (typeof stdio[1] === "number") closeSync(stdio[1]);
   const closeReader = () => {
@@ -142,10 +153,10 @@ async function stopped(server: Started, target = server.child.pid!) {
 }
 
 for (const { via, pipe, output, port } of [
-  { via: "node", pipe: "fifo", output: "unread", port: 160 },
-  { via: "npm", pipe: "socket", output: "unread", port: 161 },
-  { via: "node", pipe: "socket", output: "reader gone", port: 162 },
-  { via: "npm", pipe: "fifo", output: "reader gone", port: 163 },
+  { via: "node", pipe: "fifo", output: "unread", port: 170 },
+  { via: "npm", pipe: "socket", output: "unread", port: 171 },
+  { via: "node", pipe: "socket", output: "reader gone", port: 172 },
+  { via: "npm", pipe: "fifo", output: "reader gone", port: 173 },
 ] as const) {
   test(`${via === "npm" ? "npm start" : "the server"} with stdout and stderr on a ${pipe === "fifo" ? "pipe" : "socket"} ${output === "unread" ? "nobody reads" : "whose reader has gone"}: after 1,500 requests SIGTERM ends it within 15 s, exit 0`, async () => {
     test.setTimeout(60_000);
@@ -160,7 +171,7 @@ for (const { via, pipe, output, port } of [
 for (const target of ["npm's process", "its whole process group"] as const) {
   test(`npm start, SIGTERM to ${target}: the server logs stopping and stopped, and npm exits 0 once the server has`, async () => {
     test.setTimeout(60_000);
-    const server = (await start(target === "npm's process" ? 164 : 165, { via: "npm" })).reading();
+    const server = (await start(target === "npm's process" ? 174 : 175, { via: "npm" })).reading();
     await requests(server.url, 10);
     const exit = await stopped(server, target === "npm's process" ? server.child.pid! : -server.child.pid!);
     expect(exit).toEqual({ code: 0, signal: null });
@@ -187,7 +198,7 @@ test("a delivery hanging (FORM_TIMEOUT_MS 30 s): SIGTERM cuts it short within 15
   fake.setMode("hang");
   const dir = dataDir();
   const env = keyed(fake, dir, { FORM_TIMEOUT_MS: "30000" });
-  const server = (await start(166, { via: "node", env })).reading();
+  const server = (await start(176, { via: "node", env })).reading();
   expect((await postContact(server.url, "Sent while the service hangs (stop-hang).")).status).toBe(303);
   await expect.poll(() => fake.received("stop-hang").length).toBe(1);
   const exit = await stopped(server);
@@ -199,7 +210,7 @@ test("a delivery hanging (FORM_TIMEOUT_MS 30 s): SIGTERM cuts it short within 15
   // also holds a claim's lease (FORM_TIMEOUT_MS + 5 s) and a margin: what is asserted is the lead's
   // going out, not how soon.
   fake.setMode("ok");
-  const next = await start(167, { via: "node", env });
+  const next = await start(177, { via: "node", env });
   await expect.poll(() => fake.accepted("stop-hang").length, { timeout: 45_000 }).toBe(1);
   await stopped(next);
 });
@@ -216,7 +227,7 @@ test("a Zoho token refresh hanging (FORM_TIMEOUT_MS 30 s): SIGTERM cuts it short
     ZOHO_REFERENCE_FIELD: "Website_Reference",
     FORM_TIMEOUT_MS: "30000",
   };
-  const server = (await start(168, { via: "node", env })).reading();
+  const server = (await start(178, { via: "node", env })).reading();
   expect((await postContact(server.url, "Sent while Zoho's token hangs (stop-zoho).")).status).toBe(303);
   await expect.poll(() => accounts.requests("/oauth/v2/token")).toBe(1);
   const exit = await stopped(server);
@@ -231,7 +242,7 @@ for (const fault of ["down", "paused"] as const) {
     test.setTimeout(60_000);
     const redis = await startRedis();
     teardown.push(() => redis.stop());
-    const server = (await start(fault === "down" ? 169 : 170, { via: "node", env: { REDIS_URL: redis.url } })).reading();
+    const server = (await start(fault === "down" ? 179 : 180, { via: "node", env: { REDIS_URL: redis.url } })).reading();
     // Every connection up first: the queue's two, the drafts' and rate limits' one, the funnel's.
     for (const ready of ["lead_queue_redis_ready", "draft_store_ready", "rate_limit_store_ready", "funnel_store_ready"])
       await expect.poll(() => server.log().includes(`"event":"${ready}"`), { message: ready }).toBe(true);
