@@ -29,6 +29,12 @@ beforeAll(async () => {
 });
 /** A deadline short enough to wait for in a test; only for answers that never come in time. */
 const SHORT = 400;
+/**
+ * An attempt's claim on its lead lasts FORM_TIMEOUT_MS + 5 s (lead-inbox.ts, docs/operations.md):
+ * an attempt cut at its deadline must end within it, or another process would send the lead too.
+ * That, not how soon after the deadline a loaded machine gets round to it, is the bound.
+ */
+const WITHIN_CLAIM = SHORT + 5_000;
 afterAll(() => service.close());
 beforeEach(() => {
   service.setMode("ok");
@@ -63,7 +69,7 @@ describe("web3forms (the default)", () => {
     service.setMode(mode);
     const started = Date.now();
     expect(await createTransport({ ...config, timeoutMs: mode === "hang" ? SHORT : config.timeoutMs }).deliver(lead)).toEqual(outcome);
-    if (mode === "hang") expect(Date.now() - started, "cut at the deadline").toBeLessThan(SHORT + 2_000);
+    if (mode === "hang") expect(Date.now() - started, "cut at the deadline, within its claim").toBeLessThan(WITHIN_CLAIM);
   });
 });
 
@@ -131,7 +137,7 @@ describe("other answers", () => {
     };
     const started = Date.now();
     expect(await createTransport({ ...config, endpoint: url, timeoutMs: SHORT }).deliver(lead)).toEqual({ ok: false, retry: true, reason: "timeout" });
-    expect(Date.now() - started, "cut at the deadline, however the body drips").toBeLessThan(SHORT + 2_000);
+    expect(Date.now() - started, "cut at the deadline, however the body drips, within its claim").toBeLessThan(WITHIN_CLAIM);
   });
 });
 

@@ -162,12 +162,15 @@ describe("delivery to Zoho CRM", () => {
     zoho = await startFakeZohoCrm();
     const transport = createZohoTransport(settings(zoho), 800);
     await transport.deliver(contact("A"));
-    // Three requests of 300 ms each (the upsert, refused; the token; the upsert again): over the 800 ms.
+    // Three requests of 300 ms each (the upsert, refused; the token; the upsert again): over the
+    // 800 ms together, each within it. A timeout, not a success after 900 ms, is one deadline for
+    // the whole attempt; and it ends within the attempt's claim (FORM_TIMEOUT_MS + 5 s,
+    // lead-inbox.ts), however long a loaded machine takes to get round to it.
     zoho.expireTokens();
     zoho.setDelay(300);
     const started = performance.now();
     expect(await transport.deliver(contact("B", "b"))).toEqual({ ok: false, retry: true, reason: "timeout" });
-    expect(performance.now() - started).toBeLessThan(800 + 400);
+    expect(performance.now() - started, "ms, within its claim").toBeLessThan(800 + 5_000);
   });
 
   it("DUPLICATE_DATA on the reference field itself (two sends of one lead racing) is tried again, not parked", async () => {

@@ -12,9 +12,16 @@
  * counts by its reference, the key a receiver drops a repeat by: where no server can know whether
  * the service took it (killed right after), it is sent again with the same one (decision 0033).
  *
+ * The faulty phase runs by thanked leads, not by time: until `CHAOS_LEADS` (100) leads have been
+ * thanked through it, with a fault started every 1.5-4 s but never more than one per three leads
+ * thanked, so a slow or busy machine sends as many leads through as many faults as a fast one,
+ * only more slowly (by time, a loaded machine thanked 3 and 18 leads in its minute, each through
+ * more faults). Its verdict is the count line's figures; should no lead at all be thanked for two
+ * minutes, the run ends and fails, saying so.
+ *
  * The seed of every random choice is printed at start and on failure; `CHAOS_SEED=<n>` replays the
- * same choices (the timing of real processes still varies). `CHAOS_SECONDS` sets the faulty phase
- * (60 s). Ports: opsPort 184-186 (SQLite) and 187-190 (Redis); logs in the test's output folder.
+ * same choices (the timing of real processes still varies). Ports: opsPort 184-186 (SQLite) and
+ * 187-190 (Redis); logs in the test's output folder.
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { request } from "node:http";
@@ -26,7 +33,11 @@ import { opsPort } from "../support/sites";
 import { fill, mountTmpfs, unmountTmpfs } from "../support/tmpfs.mjs";
 
 const SEED = Number(process.env.CHAOS_SEED ?? Math.floor(Math.random() * 2 ** 31));
-const CHAOS_MS = Number(process.env.CHAOS_SECONDS ?? 60) * 1000;
+const CHAOS_LEADS = Number(process.env.CHAOS_LEADS ?? 100);
+/** A fault starts no sooner than this many leads after the one before. */
+const LEADS_PER_FAULT = 3;
+/** No lead thanked for this long, with faults that each undo themselves within seconds: the sites stopped thanking. */
+const STALL_MS = 120_000;
 
 /** mulberry32: a small seeded generator, so a seed replays the run's choices. */
 function generator(seed: number) {
@@ -106,27 +117,41 @@ function post(site: Site, fields: Record<string, string>, js: boolean, localAddr
   });
 }
 
+/**
+ * What the running test started, undone after it however it ends: at its timeout Playwright
+ * abandons a test's body (its `finally` never runs) but still runs its hooks, and a run's sites,
+ * Redis and mounts left behind would load the machine for every test after it.
+ */
+const started: (() => unknown)[] = [];
+test.afterEach(async () => {
+  for (const undo of started.splice(0).reverse()) await undo();
+});
+
 for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] as const).entries()) {
   test(`chaos run, ${variant}: every thanked lead is delivered exactly once, and nothing else is`, async ({}, testInfo) => {
-    // Over 30 s: the faulty phase (60 s), then the pending leads' drain (their retries wait up to a
-    // minute after a run of failures; BullMQ's lock and a dead process's claim about 10 s), then 10 s
-    // in which a second send would show.
-    test.setTimeout(CHAOS_MS + 240_000);
+    // Over 30 s: the faulty phase (100 leads: 0.5-1.1 s a lead on a core shared with a busy loop;
+    // 3 s a lead allowed), then the pending leads' drain (their retries wait up to a minute after a
+    // run of failures; BullMQ's lock and a dead process's claim about 10 s; 180 s allowed), then
+    // 10 s in which a second send would show.
+    test.setTimeout(CHAOS_LEADS * 3_000 + 240_000);
     const seed = SEED + index;
     const random = generator(seed);
     console.log(`chaos run (${variant}): CHAOS_SEED=${SEED}`);
     testInfo.annotations.push({ type: "CHAOS_SEED", description: String(SEED) });
     const timeline: string[] = [];
-    const started = Date.now();
-    const note = (what: string) => timeline.push(`${((Date.now() - started) / 1000).toFixed(1)}s ${what}`);
+    const began = Date.now();
+    const note = (what: string) => timeline.push(`${((Date.now() - began) / 1000).toFixed(1)}s ${what}`);
 
     const redis: RedisServer | undefined = index === 1 ? await startRedis() : undefined;
+    if (redis) started.push(() => redis.stop());
     const fake = await startFakeFormService({ port: opsPort(index === 0 ? 186 : 190) });
+    started.push(() => fake.close());
     const folders: Folder[] = [];
     const newFolder = () => {
       const folder: Folder = { dir: dataDir(), sites: [], busy: false };
       mkdirSync(folder.dir, { recursive: true });
       mountTmpfs(folder.dir, "32m");
+      started.push(() => unmountTmpfs(folder.dir));
       folders.push(folder);
       return folder;
     };
@@ -227,6 +252,7 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
 
     // Visitors: each a fresh address, one form, sent again after a failure until it is answered.
     const thanked = new Set<number>();
+    let lastThanked = Date.now();
     const sentValid = new Set<number>();
     let visitors = 0;
     let odd = 0; // valid forms answered with neither thanks nor a failure
@@ -241,7 +267,7 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
       for (let tries = 0; !over; tries++) {
         const live = home.sites.filter(up);
         const outcome = live.length ? await post(random.pick(live), fields, js, address) : "retry";
-        if (outcome === "thanked") return void thanked.add(n);
+        if (outcome === "thanked") return void (thanked.add(n), (lastThanked = Date.now()));
         if (outcome === "answered" && valid) odd++;
         if (outcome === "answered" || !valid) return;
         await sleep(random.between(300, 1_500) * (calm ? 1 : 1 + Math.min(tries, 2)));
@@ -249,83 +275,7 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
     }
 
     const running: Promise<void>[] = [];
-    try {
-      await Promise.all(sites.map(start));
-      const chaosEnds = Date.now() + CHAOS_MS; // from when the sites listen: a loaded machine starts them slowly
-      // Three visitors at a time at a steady pace (about 150 a minute, 120 of them thanked): six
-      // as fast as the sites answered sent 450-800 a minute, as many more as the machine was
-      // faster, for no more faults met (CPU-seconds 28 to 16: perf/test-suite.md).
-      const traffic = Array.from({ length: 3 }, async () => {
-        while (Date.now() < chaosEnds) {
-          await visitor();
-          await sleep(random.between(400, 1_000));
-        }
-      });
-      const kinds = Object.keys(faults);
-      while (Date.now() < chaosEnds - 5_000) {
-        running.push(faults[random.pick(kinds)]!());
-        await sleep(random.between(1_500, 4_000));
-      }
-      // Calm: every fault undoes itself, the service answers, the visitors still waiting get through.
-      await Promise.all(running);
-      calm = true;
-      fake.setMode("ok");
-      await Promise.all(traffic);
-      note(`calm: ${thanked.size} thanked of ${visitors} visitors`);
-
-      /**
-       * The leads the service took for each token, by the reference each message ends with (the key
-       * a receiver drops a repeat by, decision 0033; the webhook also sends it as Idempotency-Key):
-       * a lead sent again (a process killed after the service took it, or paused past its claim) is
-       * one reference twice; one form taken as two leads is two references, which nobody can undo.
-       */
-      const counts = () => {
-        const seen = new Map<number, string[]>();
-        for (const body of fake.accepted()) {
-          const key = /Reference: (\d{8}-[0-9A-Z]{8})/.exec(JSON.stringify(body))?.[1] ?? "none";
-          for (const n of new Set([...JSON.stringify(body).matchAll(/chaos(\d+)z/g)].map((m) => Number(m[1])))) seen.set(n, [...(seen.get(n) ?? []), key]);
-        }
-        return seen;
-      };
-      // Leads still pending drain, then 10 s in which a second send would show: the longest way one
-      // starts after the first delivery is a claim of a killed or paused process running out
-      // (FORM_TIMEOUT_MS 4 s + 5 s) or, with Redis, BullMQ's 5 s lock and its next stalled check
-      // (about 10 s, decision 0018).
-      await expect
-        .poll(() => [...thanked].filter((n) => !counts().has(n)).length, {
-          timeout: 180_000,
-          intervals: [1_000],
-          message: `CHAOS_SEED=${SEED}: leads still pending`,
-        })
-        .toBe(0)
-        .catch(() => undefined); // the count below says which
-      await sleep(10_000);
-      const seen = counts();
-      const sends = (n: number) => new Set(seen.get(n)).size;
-      const resent = [...seen.values()].filter((keys) => keys.length > new Set(keys).size).length;
-      const figures = {
-        thanked: thanked.size,
-        once: [...thanked].filter((n) => sends(n) === 1).length,
-        twice: [...seen.keys()].filter((n) => sends(n) > 1).length,
-        never: [...thanked].filter((n) => !seen.has(n)).length,
-        unthanked: [...seen.keys()].filter((n) => !thanked.has(n)).length,
-      };
-      const line = `thanked ${figures.thanked}, delivered once ${figures.once}, twice ${figures.twice}, never ${figures.never}, delivered but never thanked ${figures.unthanked}`;
-      console.log(
-        `chaos run (${variant}, CHAOS_SEED=${SEED}): ${line} (${resent} sent again with their reference, for the receiver to drop; ` +
-          `${visitors} visitors, ${sentValid.size} valid forms, ${odd} of them answered otherwise)`,
-      );
-      const failed = figures.once !== figures.thanked || figures.twice + figures.never + figures.unthanked > 0;
-      if (failed) {
-        const tokens = [...seen.keys()].filter((n) => sends(n) !== 1 || !thanked.has(n)).concat([...thanked].filter((n) => !seen.has(n)));
-        // Each odd token with the references its deliveries carried, to find in the sites' logs.
-        const odd = tokens.map((n) => `chaos${n}z${thanked.has(n) ? "" : " (never thanked)"}: ${seen.get(n)?.join(", ") ?? "never delivered"}`);
-        console.log(`chaos run (${variant}, CHAOS_SEED=${SEED}):\n${odd.join("\n")}\n${timeline.join("\n")}`);
-      }
-      expect(figures, `CHAOS_SEED=${SEED} replays it: ${line}`).toEqual({ thanked: figures.thanked, once: figures.thanked, twice: 0, never: 0, unthanked: 0 });
-      // A loaded machine sends fewer; a run with none would prove nothing.
-      expect(figures.thanked, "enough traffic to mean something").toBeGreaterThan(20);
-    } finally {
+    started.push(async () => {
       over = true;
       await Promise.allSettled(running);
       for (const site of [...sites, second]) {
@@ -333,9 +283,93 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
         site.served?.kill();
       }
       await Promise.all([...sites, second].map((s) => s.served?.exited));
-      await fake.close();
-      await redis?.stop();
-      for (const folder of folders) unmountTmpfs(folder.dir);
+    });
+    await Promise.all(sites.map(start));
+    lastThanked = Date.now(); // from when the sites listen: a loaded machine starts them slowly
+    const stalled = () => Date.now() - lastThanked > STALL_MS;
+    const faulty = () => thanked.size < CHAOS_LEADS && !stalled();
+    // Three visitors at a time at a steady pace (about 150 a minute, 120 of them thanked, on an
+    // idle machine): six as fast as the sites answered sent 450-800 a minute, as many more as the
+    // machine was faster, for no more faults met (CPU-seconds 28 to 16: perf/test-suite.md).
+    const traffic = Array.from({ length: 3 }, async () => {
+      while (faulty()) {
+        await visitor();
+        await sleep(random.between(400, 1_000));
+      }
+    });
+    const kinds = Object.keys(faults);
+    while (faulty()) {
+      const fault = faults[random.pick(kinds)]!();
+      // Awaited once the faults are over, where a fault that failed (a Redis that would not start
+      // again) fails the run; unhandled until then, it would end the worker mid-run instead.
+      fault.catch(() => undefined);
+      running.push(fault);
+      const after = thanked.size;
+      await sleep(random.between(1_500, 4_000));
+      // Where leads go through slowly, the next fault waits for its leads: the faults met per lead
+      // stay what they are on a fast machine, and a fault that stops every site (a kill, a pause)
+      // is not followed by more before anyone gets through.
+      while (faulty() && thanked.size < after + LEADS_PER_FAULT) await sleep(100);
     }
+    const stalledFor = stalled() ? Date.now() - lastThanked : 0;
+    note(`faulty phase over: ${thanked.size} thanked, ${running.length} faults`);
+    // Calm: every fault undoes itself, the service answers, the visitors still waiting get through.
+    await Promise.all(running);
+    calm = true;
+    fake.setMode("ok");
+    await Promise.all(traffic);
+    note(`calm: ${thanked.size} thanked of ${visitors} visitors`);
+
+    /**
+     * The leads the service took for each token, by the reference each message ends with (the key
+     * a receiver drops a repeat by, decision 0033; the webhook also sends it as Idempotency-Key):
+     * a lead sent again (a process killed after the service took it, or paused past its claim) is
+     * one reference twice; one form taken as two leads is two references, which nobody can undo.
+     */
+    const counts = () => {
+      const seen = new Map<number, string[]>();
+      for (const body of fake.accepted()) {
+        const key = /Reference: (\d{8}-[0-9A-Z]{8})/.exec(JSON.stringify(body))?.[1] ?? "none";
+        for (const n of new Set([...JSON.stringify(body).matchAll(/chaos(\d+)z/g)].map((m) => Number(m[1])))) seen.set(n, [...(seen.get(n) ?? []), key]);
+      }
+      return seen;
+    };
+    // Leads still pending drain, then 10 s in which a second send would show: the longest way one
+    // starts after the first delivery is a claim of a killed or paused process running out
+    // (FORM_TIMEOUT_MS 4 s + 5 s) or, with Redis, BullMQ's 5 s lock and its next stalled check
+    // (about 10 s, decision 0018).
+    await expect
+      .poll(() => [...thanked].filter((n) => !counts().has(n)).length, {
+        timeout: 180_000,
+        intervals: [1_000],
+        message: `CHAOS_SEED=${SEED}: leads still pending`,
+      })
+      .toBe(0)
+      .catch(() => undefined); // the count below says which
+    await sleep(10_000);
+    const seen = counts();
+    const sends = (n: number) => new Set(seen.get(n)).size;
+    const resent = [...seen.values()].filter((keys) => keys.length > new Set(keys).size).length;
+    const figures = {
+      thanked: thanked.size,
+      once: [...thanked].filter((n) => sends(n) === 1).length,
+      twice: [...seen.keys()].filter((n) => sends(n) > 1).length,
+      never: [...thanked].filter((n) => !seen.has(n)).length,
+      unthanked: [...seen.keys()].filter((n) => !thanked.has(n)).length,
+    };
+    const line = `thanked ${figures.thanked}, delivered once ${figures.once}, twice ${figures.twice}, never ${figures.never}, delivered but never thanked ${figures.unthanked}`;
+    console.log(
+      `chaos run (${variant}, CHAOS_SEED=${SEED}): ${line} (${resent} sent again with their reference, for the receiver to drop; ` +
+        `${visitors} visitors, ${sentValid.size} valid forms, ${odd} of them answered otherwise; ${running.length} faults)`,
+    );
+    const failed = figures.once !== figures.thanked || figures.twice + figures.never + figures.unthanked > 0;
+    if (failed) {
+      const tokens = [...seen.keys()].filter((n) => sends(n) !== 1 || !thanked.has(n)).concat([...thanked].filter((n) => !seen.has(n)));
+      // Each odd token with the references its deliveries carried, to find in the sites' logs.
+      const odd = tokens.map((n) => `chaos${n}z${thanked.has(n) ? "" : " (never thanked)"}: ${seen.get(n)?.join(", ") ?? "never delivered"}`);
+      console.log(`chaos run (${variant}, CHAOS_SEED=${SEED}):\n${odd.join("\n")}\n${timeline.join("\n")}`);
+    }
+    expect(figures, `CHAOS_SEED=${SEED} replays it: ${line}`).toEqual({ thanked: figures.thanked, once: figures.thanked, twice: 0, never: 0, unthanked: 0 });
+    expect(stalledFor, `CHAOS_SEED=${SEED}: ms without a thanked lead, after ${thanked.size} of ${CHAOS_LEADS}`).toBe(0);
   });
 }

@@ -155,7 +155,7 @@ test.describe.serial("the container image, built and run with podman", () => {
     await deliveredOnce(fake, [token], { within: 60_000 });
   });
 
-  test("podman stop: a request in flight finishes, /healthz answers 503 on that connection, then the server exits with code 0 within a few seconds", async () => {
+  test("podman stop: a request in flight finishes, /healthz answers 503 on that connection, then the server exits with code 0 by itself", async () => {
     // A post whose body is still arriving when SIGTERM comes, on a keep-alive connection, as a
     // load balancer's would be.
     const body = new URLSearchParams({
@@ -178,7 +178,6 @@ test.describe.serial("the container image, built and run with podman", () => {
     await expect.poll(() => reply, { message: "the request in the server's hands" }).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\n$/);
     reply = "";
 
-    const started = Date.now();
     const stopped = podman(["stop", "-t", "20", second.name]);
     // The server has the signal once it says so (podman's own start-up may take longer than a fixed wait).
     await expect.poll(async () => events(await second.logs()).some((e) => e.event === "stopping"), { timeout: 10_000 }).toBe(true);
@@ -187,8 +186,11 @@ test.describe.serial("the container image, built and run with podman", () => {
     expect(reply).toMatch(/^HTTP\/1\.1 303 /);
     expect(reply).toMatch(/\r\n\r\nHTTP\/1\.1 503 [^]*\{"status":"unavailable"\}/);
     await stopped;
-    expect(Date.now() - started, "podman stop took").toBeLessThan(5_000);
+    // Code 0 is the server's own exit: podman's SIGKILL at 20 s would give 137, and the server's own
+    // limit at 15 s (docs/operations.md, "Stopping") code 1. How long podman takes around it is
+    // podman's.
     expect(await second.inspect("{{.State.ExitCode}}")).toBe("0");
+    expect(events(await second.logs()).map((e) => e.event)).toContain("stopped");
     await expect.poll(() => fake.accepted("image-stop").length).toBe(1);
   });
 });

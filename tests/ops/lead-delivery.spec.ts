@@ -18,19 +18,21 @@ import { fill, mountTmpfs, unmountTmpfs } from "../support/tmpfs.mjs";
 /** `npm run leads -- status` on a data folder, as an operator runs it, parsed. */
 const status = async (dir: string, env: Record<string, string> = {}) =>
   JSON.parse((await leadsCommand(dir, env)("status")).stdout) as { pending: number; held: number; parked: number };
-/** CPU seconds (user + system) a process has used so far. */
-const cpuSeconds = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+/**
+ * The reads and writes (system calls) a process has made so far: a count of work done that no
+ * machine's speed changes, where CPU seconds grow with a slower or busier core.
+ */
+const ioCalls = (pid: number) => {
+  const io = Object.fromEntries(
+    readFileSync(`/proc/${pid}/io`, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => line.split(": ")),
+  ) as Record<string, string>;
+  return Number(io.syscr) + Number(io.syscw);
 };
 
-async function timed<T>(work: () => Promise<T>): Promise<T & { ms: number }> {
-  const started = Date.now();
-  const result = await work();
-  return { ...result, ms: Date.now() - started };
-}
-
-test("a failing, hanging or lying form service costs no lead: each visitor is thanked at once, and after a kill -9 and a restart every lead arrives exactly once", async () => {
+test("a failing, hanging or lying form service costs no lead: each visitor is thanked, and after a kill -9 and a restart every lead arrives exactly once", async () => {
   // Over 30 s: the restarted server retries on the real schedule (waits from 1-2 s, doubling), and
   // the leads it finds were already tried and failed by the first one.
   test.setTimeout(90_000);
@@ -44,10 +46,11 @@ test("a failing, hanging or lying form service costs no lead: each visitor is th
     await first.listening;
     for (const [i, mode] of modes.entries()) {
       fake.setMode(mode, undefined, `durable-${mode}`);
-      const answer = await timed(() => postContact(first.url, `Please call back (durable-${mode}).`, { localAddress: `127.0.0.${10 + i}` }));
+      // That the thanks never waits for the service is shown below, with one that holds its
+      // answer (SIGTERM while a delivery is in flight); how long it takes, by `npm run perf`.
+      const answer = await postContact(first.url, `Please call back (durable-${mode}).`, { localAddress: `127.0.0.${10 + i}` });
       expect(answer.status, mode).toBe(303);
       expect(answer.headers.location).toBe(CONTACT_SENT);
-      expect(answer.ms, `${mode}: the visitor waited`).toBeLessThan(5_000);
     }
     await expect.poll(() => modes.every((mode) => fake.received(`durable-${mode}`).length > 0)).toBe(true);
     first.child.kill("SIGKILL");
@@ -75,16 +78,17 @@ test("SIGTERM while a delivery is in flight: the visitor already has the answer,
   const server = serve(opsPort(15), keyed(fake, dataDir()));
   try {
     await server.listening;
-    const answer = await timed(() => postContact(server.url, "Please call me back (sigterm)."));
-    // The send takes the service's 5 s; the visitor's answer does not wait for it.
-    expect([answer.status, answer.ms < 3_000]).toEqual([303, true]);
+    const answer = await postContact(server.url, "Please call me back (sigterm).");
+    // The send takes the service's 5 s; the visitor is thanked before the service has answered it
+    // (the service counts a lead as accepted as it answers, before the site can read that answer).
+    expect([answer.status, fake.accepted("sigterm")]).toEqual([303, []]);
     await expect.poll(() => fake.received("sigterm").length).toBe(1);
     server.child.kill("SIGTERM");
     await expect.poll(() => accepts(server.port), { message: "a new connection after SIGTERM" }).toBe(false);
     expect(fake.accepted("sigterm"), "the send is still in flight").toHaveLength(0);
-    const exit = await Promise.race([server.exited, sleep(10_000).then(() => null)]);
-    expect(exit, "still running 10 s after SIGTERM").not.toBeNull();
-    expect(exit!.code).toBe(0);
+    // Exit 0 is the stop finishing by itself: past its 15 s (docs/operations.md, "Stopping") the
+    // server would force its exit with code 1.
+    expect((await server.exited).code).toBe(0);
     expect(fake.accepted("sigterm")).toHaveLength(1);
   } finally {
     server.kill();
@@ -94,12 +98,20 @@ test("SIGTERM while a delivery is in flight: the visitor already has the answer,
 
 test("two servers on one data folder, one's clock 30 s behind, the form service failing for a few seconds then back: every lead arrives exactly once", async () => {
   // Over 30 s: the leads fail for a few seconds, so each waits for its next retry on the real
-  // schedule (from 1-2 s, doubling) before the service is back; then 6 s to catch a second send.
-  test.setTimeout(60_000);
+  // schedule (from 1-2 s, doubling) before the service is back; then 3 s to catch a second send.
+  // 9-17 s on a core shared with a busy loop or beside a disk writer; each wait below allows
+  // 30 s for what took at most 10 s there.
+  test.setTimeout(90_000);
   const dir = dataDir();
   const fake = await startFakeFormService({ port: opsPort(90) });
   fake.setMode("fail500");
-  const env = keyed(fake, dir, { FORM_TIMEOUT_MS: "2000", LEADS_PER_HOUR: "1000" });
+  // FORM_TIMEOUT_MS as by default (10 s): the service answers at once, but each server counts the
+  // deadline on its own event loop, which two servers' synchronous commits to one file on a slow
+  // disk held up for 2-4 s; with 2 s the deadline passed before the answer was read, and the lead
+  // went out again (twice, with one reference, in 2 of 6 runs beside a disk writer). Its claim
+  // (15 s) stays shorter than the 30 s between the clocks, so a claim read on the wall clock
+  // would still show here.
+  const env = keyed(fake, dir, { LEADS_PER_HOUR: "1000" });
   // The first server's wall clock reads 30 s behind the other's, as a clock just set back (by NTP,
   // by hand) reads against one read a moment before: each reads the other's claims as far ahead,
   // or long run out. Only its wall clock: the host's monotonic clock is the same for both.
@@ -120,7 +132,7 @@ test("two servers on one data folder, one's clock 30 s behind, the form service 
     // The service is back once each of the first half has failed and been tried again (its first
     // retry 1-2 s later): their retries' claims, as well as the first sends', met the other server's.
     await expect
-      .poll(() => tokens.slice(0, 40).filter((t) => fake.received(t).length < 2), { timeout: 15_000, message: "leads not yet tried twice" })
+      .poll(() => tokens.slice(0, 40).filter((t) => fake.received(t).length < 2), { timeout: 30_000, message: "leads not yet tried twice" })
       .toEqual([]);
     fake.setMode("ok");
     expect((await post(40, 80)).map((a) => a.status)).toEqual(Array(40).fill(303));
@@ -175,7 +187,9 @@ test("with REDIS_URL, a Redis that comes back empty while deliveries are in flig
   const fake = await startFakeFormService({ port: opsPort(86) });
   fake.setMode("slow", 3_000);
   const dir = dataDir();
-  const server = serve(opsPort(87), keyed(fake, dir, { REDIS_URL: redis.url, FORM_TIMEOUT_MS: "4000" }));
+  // FORM_TIMEOUT_MS as by default (10 s), well past the service's 3 s: a deadline 1 s past it (4 s)
+  // would pass on a server its own work holds up for a second, and the lead would go out again.
+  const server = serve(opsPort(87), keyed(fake, dir, { REDIS_URL: redis.url }));
   try {
     await server.listening;
     await expect.poll(() => server.stdout()).toContain("lead_queue_redis_ready");
@@ -187,7 +201,7 @@ test("with REDIS_URL, a Redis that comes back empty while deliveries are in flig
     await redis.stop();
     await redis.restart(); // empty, with both sends still waiting for the service's answer
     await expect.poll(() => tokens.map((t) => fake.accepted(t).length), { timeout: 10_000 }).toEqual([1, 1]);
-    // Only a lead the record still has as handed is ever queued again (after one lease, 9 s here):
+    // Only a lead the record still has as handed is ever queued again (after one lease, 15 s here):
     // once the record says delivered (nothing pending in it, read without Redis), none can be, and
     // a copy queued before that was sent at once, before the first answer came.
     await expect.poll(async () => (await status(dir)).pending, { message: "the leads still handed in the record" }).toBe(0);
@@ -221,12 +235,14 @@ test("a full disk under pending leads makes the delivery loop wait, not spin: on
     await expect.poll(() => tokens.every((t) => fake.received(t).length > 0)).toBe(true);
     const faults = () => events(server.stdout()).filter((e) => String(e.event).startsWith("lead_store_"));
     const filler = fill(dir);
-    // Measured from the moment the loop has met the full disk: 8 s hold its waits from 1 s,
-    // doubling (at 1, 3 and 7 s), where a loop that spun would use seconds of CPU.
+    // Counted from the moment the loop has met the full disk: 8 s hold its waits from 1 s,
+    // doubling (looks at 1, 3 and 7 s), each a few reads and writes of the store (17 in all
+    // here), where a loop that did not wait looked thousands of times (26,000 reads and writes in
+    // 8 s, with its waits set to 0 in the build), however fast or busy the machine.
     await expect.poll(() => faults().length, { timeout: 8_000, message: "the loop met the full disk" }).toBe(1);
-    const cpuBefore = cpuSeconds(server.child.pid!);
-    await sleep(8_000); // the window the CPU is measured over (above)
-    expect(cpuSeconds(server.child.pid!) - cpuBefore, "CPU seconds used in 8 s on a full disk").toBeLessThan(0.5);
+    const callsBefore = ioCalls(server.child.pid!);
+    await sleep(8_000); // the window the calls are counted over (above)
+    expect(ioCalls(server.child.pid!) - callsBefore, "reads and writes in 8 s on a full disk").toBeLessThan(100);
     expect(faults()).toEqual([expect.objectContaining({ level: "error", event: expect.stringMatching(/^lead_store_(read|write)_failed$/) })]);
     expect(await metrics()).toMatch(/^lead_store_failing 1$/m);
 

@@ -18,16 +18,17 @@ for (const [name, value, port] of [
   test(`${name}=${value} stops the server with exit code 1 and one line naming ${name}, before it listens`, async () => {
     const server = serve(port, { [name]: value });
     try {
+      // The port is tried until the process has exited, however long its start takes: what counts
+      // is that it never listened, not how soon it stopped (a process that does not stop fails
+      // the test at its timeout).
       let accepted = false;
       let done = false;
       void server.exited.then(() => (done = true));
-      const started = Date.now();
-      while (!done && Date.now() - started < 5_000) {
+      while (!done) {
         accepted ||= await accepts(port);
-        await sleep(20); // how often the port is tried, until the process has exited
+        await sleep(20); // how often the port is tried
       }
-      const { code, at } = await server.exited;
-      expect(at - started).toBeLessThan(5_000);
+      const { code } = await server.exited;
       expect(code).toBe(1);
       expect(accepted, "the port accepted a connection").toBe(false);
       expect(server.stdout()).not.toContain('"event":"start"');

@@ -33,43 +33,54 @@ test("with no proxy in front, a flood from one address gets 429s with Retry-Afte
   }
 });
 
-test("200 clients trickling a body one byte every 2 s are all cut off within ~30 s while / keeps answering fast", async () => {
-  // Over 30 s: the test watches the sockets for up to 40 s, since the server's 20 s request deadline
-  // (checked each second) is what is being tested.
-  test.setTimeout(60_000);
+/** The server's deadline for a whole request (docs/operations.md: headers within 10 s, the whole request within 20 s). */
+const REQUEST_DEADLINE = 20_000;
+
+test("200 clients trickling a body one byte every 2 s are each cut off once the 20 s request deadline has passed, while / keeps answering", async () => {
+  // Over 30 s: the server's 20 s deadline for a whole request, checked each second, is what is tested.
+  test.setTimeout(90_000);
   const server = serve(opsPort(21));
   const sockets: Socket[] = [];
   try {
     await server.listening;
-    // The page is rendered and compressed (brotli 11) once, on its first request: that cost is the
-    // page cache's, paid once a process, not what slow clients do to the others, measured below.
+    // The page is rendered and compressed (brotli 11) once, on its first request: the page cache's
+    // cost, paid once a process, not something slow clients do to the others.
     expect((await fetch(`${server.url}/`)).status).toBe(200);
-    const started = Date.now();
-    const closedAfter: number[] = [];
-    for (let i = 0; i < 200; i++) {
+    /** Each client's time from its request's head to the server closing its connection. */
+    const cutAfter: number[] = [];
+    const heads = Array.from({ length: 200 }, (_, i) => {
       const socket = connect({ port: server.port, host: "127.0.0.1", localAddress: `127.0.1.${i + 2}` });
-      socket.on("connect", () =>
-        socket.write(
-          `POST /?index HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\n`,
-        ),
-      );
-      const drip = setInterval(() => socket.writable && socket.write("a"), 2_000);
-      socket.on("close", () => (clearInterval(drip), closedAfter.push(Date.now() - started)));
-      socket.on("error", () => undefined);
       sockets.push(socket);
-    }
-    const slowest: number[] = [];
-    while (closedAfter.length < 200 && Date.now() - started < 40_000) {
-      const before = Date.now();
+      socket.on("error", () => undefined);
+      return new Promise<number>((resolve) =>
+        socket.on("connect", () => {
+          const sent = Date.now();
+          socket.write(
+            `POST /?index HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\n`,
+          );
+          const drip = setInterval(() => socket.writable && socket.write("a"), 2_000);
+          socket.on("close", () => (clearInterval(drip), cutAfter.push(Date.now() - sent)));
+          resolve(sent);
+        }),
+      );
+    });
+    const lastHead = Math.max(...(await Promise.all(heads)));
+    // The page, asked for while the clients trickle: answered while every one of them still holds
+    // its connection (the deadline is 20 s away), and on until the last is cut off.
+    const pages: { status: number; allHeld: boolean }[] = [];
+    while (cutAfter.length < 200 && Date.now() < lastHead + REQUEST_DEADLINE + 10_000) {
       const response = await fetch(`${server.url}/`);
       await response.arrayBuffer();
-      expect(response.status).toBe(200);
-      slowest.push(Date.now() - before);
+      pages.push({ status: response.status, allHeld: cutAfter.length === 0 });
       await sleep(250); // the pace of the page asked for while the slow clients are cut off
     }
-    expect(closedAfter).toHaveLength(200);
-    expect(Math.max(...closedAfter)).toBeLessThan(30_000);
-    expect(Math.max(...slowest), `page times: ${slowest.join(", ")} ms`).toBeLessThan(1_000);
+    expect(cutAfter, "clients cut off").toHaveLength(200);
+    // Never before the deadline (a second's leeway for two processes' clocks), and within the
+    // second the server checks it in, with ten more for a loaded machine.
+    expect(Math.min(...cutAfter), "the soonest cut, ms after its head").toBeGreaterThanOrEqual(REQUEST_DEADLINE - 1_000);
+    expect(Math.max(...cutAfter), "the latest cut, ms after its head").toBeLessThan(REQUEST_DEADLINE + 10_000);
+    expect(pages.filter((p) => p.status !== 200)).toEqual([]);
+    expect(pages.filter((p) => p.allHeld).length, "pages answered while all 200 held their connections").toBeGreaterThan(0);
   } finally {
     for (const socket of sockets) socket.destroy();
     server.kill();
@@ -112,22 +123,19 @@ test("malformed requests get a short 4xx and the log stays one JSON object per l
   }
 });
 
+/** How long the server keeps an idle keep-alive connection open when it is not stopping (server/index.ts). */
+const KEEP_ALIVE_TIMEOUT = 5_000;
+
 test("SIGTERM: new connections are refused, a request in flight finishes, idle keep-alive sockets close, exit 0", async () => {
   const server = serve(opsPort(23));
   try {
     await server.listening;
-    // An idle keep-alive connection, and a post whose body is still arriving when the signal comes.
-    const idle = connect(server.port, "127.0.0.1");
-    await new Promise((resolve) => idle.once("connect", resolve));
-    idle.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`);
-    await new Promise((resolve) => idle.once("data", resolve));
-    const idleClosed = new Promise((resolve) => idle.once("close", resolve));
-
     const body = new URLSearchParams({ formName: "contact", name: "Ada", email: "ada@example.com", service: "seo", message: "in flight" }).toString();
     const slow = connect(server.port, "127.0.0.1");
     let reply = "";
     slow.on("data", (chunk) => (reply += chunk));
-    const slowClosed = new Promise((resolve) => slow.once("close", resolve));
+    let slowClosed = false;
+    const slowClose = new Promise((resolve) => slow.once("close", resolve)).then(() => (slowClosed = true));
     // Expect: 100-continue makes Node answer "100 Continue" as it hands the request to the site:
     // from then on the request is in flight, its body still arriving.
     slow.write(
@@ -136,10 +144,20 @@ test("SIGTERM: new connections are refused, a request in flight finishes, idle k
     await expect.poll(() => reply, { message: "the request in the server's hands" }).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\n$/);
     reply = "";
 
-    const signalled = Date.now();
+    // A keep-alive connection made idle just before the signal, so only the stop can close it
+    // before its own keep-alive timeout would.
+    const idle = connect(server.port, "127.0.0.1");
+    await new Promise((resolve) => idle.once("connect", resolve));
+    idle.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`);
+    await new Promise((resolve) => idle.once("data", resolve));
+    const idleSince = Date.now();
+    const idleClosed = new Promise<number>((resolve) => idle.once("close", () => resolve(Date.now())));
     server.child.kill("SIGTERM");
-    await idleClosed;
-    expect(Date.now() - signalled, "the idle keep-alive socket closes at once").toBeLessThan(1_000);
+    // Closed by the stop, as soon as it is idle: while the request in flight is still unanswered
+    // (its body is held back until then), and before the keep-alive timeout could have.
+    const idleClosedAt = await idleClosed;
+    expect([slowClosed, reply], "the request in flight, when the idle socket closed").toEqual([false, ""]);
+    expect(idleClosedAt - idleSince, "ms from the idle socket's answer to its close").toBeLessThan(KEEP_ALIVE_TIMEOUT);
     // server.close() stops listening, then closes the idle sockets: a new connection now is refused.
     expect(
       await fetch(`${server.url}/healthz`).then(
@@ -148,13 +166,13 @@ test("SIGTERM: new connections are refused, a request in flight finishes, idle k
       ),
     ).toBe("refused");
     slow.write(body.slice(10));
-    await slowClosed;
-    const answered = Date.now();
+    await slowClose;
     expect(reply).toMatch(/^HTTP\/1\.1 303 /);
-    const exit = await Promise.race([server.exited, sleep(10_000).then(() => null)]);
-    expect(exit, "still running 10 s after SIGTERM").not.toBeNull();
-    expect(exit!.code).toBe(0);
-    expect(exit!.at - answered, "exit soon after the last answer").toBeLessThan(2_000);
+    // Exit 0 is the stop finishing by itself: past its 15 s (docs/operations.md, "Stopping") the
+    // server would force its exit with code 1.
+    const exit = await server.exited;
+    expect(exit.code).toBe(0);
+    expect(server.stdout()).toContain('"event":"stopped"');
   } finally {
     server.kill();
   }
