@@ -21,7 +21,9 @@ let browser: Browser;
 
 // One engine run is enough: it drives the site with JavaScript on.
 test.describe("WebKit (WebKitGTK through WebDriver)", { tag: "@once" }, () => {
-  test.describe.configure({ mode: "serial" });
+  // Over 30 s each: WebKit on a virtual display, every page loaded and hydrated, took over 30 s with
+  // the run's workers on half a core, a machine four times slower.
+  test.describe.configure({ mode: "serial", timeout: 90_000 });
   test.beforeAll(async () => {
     const port = await freePort();
     // WebKitGTK needs a display: xvfb-run gives it a virtual one (-a: the first free number).
