@@ -114,8 +114,8 @@ for (const { name, open, withoutJs, sameMarkup } of PAGES) {
       `${name} at ${width} px: no WCAG 2.2 AA violation, light and dark, and no standalone or footer link under 24 × 24 px`,
       withoutJs ? { tag: "@without-js" } : sameMarkup ? { tag: "@once" } : {},
       async ({ page, browser }) => {
-        // Over 30 s: two axe runs (about 1.3 CPU-seconds each) and two page loads took 23-43 s
-        // with the run's workers on half a core, a machine four times slower.
+        // Two axe runs (about 1.3 CPU-seconds each) and two page loads: 36-44 s with the run's
+        // workers on half a core (a machine four times slower), too near the default 60 s.
         test.slow();
         await page.setViewportSize({ width, height: 900 });
         const found: string[] = [];

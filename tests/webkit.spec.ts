@@ -21,8 +21,9 @@ let browser: Browser;
 
 // One engine run is enough: it drives the site with JavaScript on.
 test.describe("WebKit (WebKitGTK through WebDriver)", { tag: "@once" }, () => {
-  // Over 30 s each: WebKit on a virtual display, every page loaded and hydrated, took over 30 s with
-  // the run's workers on half a core, a machine four times slower.
+  // WebKit on a virtual display, every page loaded and hydrated: 8 s alone with the run on half a
+  // core (a machine four times slower), up to 45 s beside the other browser tests there, too near
+  // the default 60 s.
   test.describe.configure({ mode: "serial", timeout: 90_000 });
   test.beforeAll(async () => {
     const port = await freePort();

@@ -140,9 +140,6 @@ test("an answer lost after Zoho took the lead, and an access token Zoho calls ex
 });
 
 test("a kill -9 of the site while Zoho has the lead but has not answered: after the restart, exactly one record and the lead delivered", async () => {
-  // Over 30 s: two starts of the site and the killed one's claim running out (FORM_TIMEOUT_MS + 5 s,
-  // 13 s here) took 17 s with the test on half a core.
-  test.setTimeout(60_000);
   const zoho = await startFakeZohoCrm();
   const dir = dataDir();
   const env = zohoEnv(zoho, dir, { FORM_TIMEOUT_MS: "8000" });
