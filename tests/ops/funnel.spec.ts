@@ -45,6 +45,9 @@ async function sendWithoutJs(browser: Browser, url: string, userAgent?: string) 
 test("a visitor with JavaScript who chooses a service and a timeframe, reloads and leaves, and one without who sends: 2 = 2, 3 = 2, 4 = 1, 5 = 1, sent = 1; a bot counts nothing; no cookie, no address, no agent kept", async ({
   browser,
 }) => {
+  // Over 60 s: a server and three browser visits, two walking the calculator, took 12-19 s alone
+  // with the test on a busy core, 37 s on half a core beside other operational tests.
+  test.setTimeout(90_000);
   const dir = dataDir();
   const server = serve(opsPort(150), { DATA_DIR: dir, METRICS_PORT: String(opsPort(151)) });
   const leads = leadsCommand(dir);
