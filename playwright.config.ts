@@ -16,7 +16,7 @@ import { sites } from "./tests/support/sites";
  * - `@once`: the same for every browser (HTTP, headers, CSS): js only.
  * - `@for-the-eye`: screenshots to look at, no assertion of their own: only with SCREENSHOTS=1.
  * Operational tests (tests/ops: real processes, the image, Redis, trickles) are the `ops` project,
- * listed first so its long tests start first, on at most two of the three workers a core.
+ * listed first so its long tests start first, on at most half the workers.
  */
 const eye = process.env.SCREENSHOTS ? [] : [/@for-the-eye/];
 /**

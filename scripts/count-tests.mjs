@@ -12,14 +12,16 @@ let skipped = 0;
 if (existsSync(unitFile)) {
   const unit = JSON.parse(readFileSync(unitFile, "utf8"));
   passed += unit.numPassedTests;
-  failed += unit.numFailedTests;
+  // A file that fails before its tests run (an import, a hook) fails no test: count it as one.
+  failed += unit.numFailedTests + (unit.numFailedTests === 0 ? unit.numFailedTestSuites : 0);
   skipped += unit.numPendingTests + unit.numTodoTests;
 } else failed += 1;
 
 if (existsSync(e2eFile)) {
-  const { stats } = JSON.parse(readFileSync(e2eFile, "utf8"));
+  const { stats, errors = [] } = JSON.parse(readFileSync(e2eFile, "utf8"));
   passed += stats.expected;
-  failed += stats.unexpected + stats.flaky;
+  // Errors outside a test (global setup, a site that would not start) count as one failure each.
+  failed += stats.unexpected + stats.flaky + errors.length;
   skipped += stats.skipped;
 } else failed += 1;
 

@@ -80,19 +80,39 @@ function marked() {
   return found;
 }
 
-/** This process and its ancestors: they carry the id too, and are not leftovers. */
-function ancestors() {
+/** A process's parent's pid, or 0 if it is gone. */
+function parentOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return 0;
+  }
+}
+
+/** `pid` (this process, unless named) and its ancestors: they carry the id too, and are not leftovers. */
+function ancestors(pid = process.pid) {
   const chain = new Set();
-  for (let pid = process.pid; pid > 1 && !chain.has(pid);) {
-    chain.add(pid);
+  for (; pid > 1 && !chain.has(pid); pid = parentOf(pid)) chain.add(pid);
+  return chain;
+}
+
+/**
+ * Processes still under a live run's owner, marked or not: Redis, nginx and Chromium's helpers
+ * write their process title over their environment, so /proc/PID/environ no longer names the run.
+ */
+function descendants(owner) {
+  const found = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name) || Number(name) === owner || !ancestors(Number(name)).has(owner)) continue;
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      pid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const command = readFileSync(`/proc/${name}/cmdline`, "latin1").split("\0").join(" ").trim().slice(0, 160);
+      if (command) found.push({ pid: Number(name), run: "", command });
     } catch {
-      break;
+      // gone meanwhile
     }
   }
-  return chain;
+  return found;
 }
 
 /** Containers labelled with a run id (none where podman is missing): { name, run }. */
@@ -140,7 +160,9 @@ export async function reap() {
 /** Names and stops what `run` still has running; whether there was anything. */
 async function check(run) {
   const mine = ancestors();
-  const processes = marked().filter((p) => p.run === run && !mine.has(p.pid));
+  const owner = Number(String(run).split(".")[0]);
+  const listed = [...marked().filter((p) => p.run === run), ...(runAlive(run) ? descendants(owner) : [])];
+  const processes = listed.filter((p, i) => !mine.has(p.pid) && listed.findIndex((q) => q.pid === p.pid) === i);
   const boxes = containers().filter((b) => b.run === run);
   if (processes.length + boxes.length === 0) return false;
   console.log(`FAILED: still running after the run, now stopped:\n${describe(processes, boxes)}`);

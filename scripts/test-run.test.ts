@@ -47,7 +47,9 @@ describe("a test run's processes (scripts/test-run.mjs)", () => {
   });
 
   it("the end-of-run check names what the run still has running, stops it and fails; a second check passes", async () => {
-    const run = newRun(process.pid);
+    const owner = spawn("sleep", ["60"], { stdio: "ignore" });
+    started.push(owner);
+    const run = newRun(owner.pid);
     const left = marked(run);
     const otherOwner = spawn("sleep", ["60"], { stdio: "ignore" });
     started.push(otherOwner);
@@ -59,6 +61,18 @@ describe("a test run's processes (scripts/test-run.mjs)", () => {
     expect(await until(() => !alive(left.pid!))).toBe(true);
     expect(alive(other.pid!)).toBe(true);
     expect((await script("check", run)).code).toBe(0);
+  });
+
+  it("the check finds what is under the run's owner even when its environment no longer names the run (a process title written over it)", async () => {
+    const { AGENCY_TEST_RUN: _, ...unmarked } = process.env;
+    // The owner's child carries no id at all: found by ancestry alone.
+    const owner = spawn("sh", ["-c", "sleep 61 & echo $!; wait"], { env: unmarked, stdio: ["ignore", "pipe", "ignore"] });
+    started.push(owner);
+    const child = Number(await new Promise<string>((resolve) => owner.stdout!.once("data", (d) => resolve(String(d)))));
+    const { code, stdout } = await script("check", newRun(owner.pid));
+    expect(code).toBe(1);
+    expect(stdout).toContain(`pid ${child}: sleep 61`);
+    expect(await until(() => !alive(child))).toBe(true);
   });
 
   it("reap stops what a run whose owner is gone left, and leaves a live run's processes alone", async () => {

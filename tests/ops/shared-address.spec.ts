@@ -3,7 +3,7 @@
  * past an address's share their leads are thanked and held, not refused (decision 0031), and
  * only a flood that fills its address's bound is told so, truthfully. Without a proxy (the
  * socket's address counts) and behind one (TRUST_PROXY: the address the proxy reports counts).
- * Servers on opsPort 30-31, fake form services on 58-59; clients on distinct loopback addresses.
+ * Servers on opsPort 35-36 (image-compose.spec has 30-34), fake form services on 58-59; clients on distinct loopback addresses.
  */
 import { expect, test } from "@playwright/test";
 import { CONTACT_SENT } from "../../app/contact/action.server";
@@ -24,7 +24,7 @@ test("without a proxy: eight colleagues behind one address are all thanked and k
   test.setTimeout(90_000);
   const fake = await startFakeFormService({ port: opsPort(58) });
   const dir = dataDir();
-  const server = serve(opsPort(30), keyed(fake, dir));
+  const server = serve(opsPort(35), keyed(fake, dir));
   const leads = leadsCommand(dir);
   try {
     await server.listening;
@@ -61,7 +61,7 @@ test("without a proxy: eight colleagues behind one address are all thanked and k
 test("behind a proxy (TRUST_PROXY): visitors sharing one carrier address are all thanked and kept, whichever proxy they come through; another reported address goes at once", async () => {
   const fake = await startFakeFormService({ port: opsPort(59) });
   const dir = dataDir();
-  const server = serve(opsPort(31), keyed(fake, dir, { TRUST_PROXY: "loopback" }));
+  const server = serve(opsPort(36), keyed(fake, dir, { TRUST_PROXY: "loopback" }));
   const leads = leadsCommand(dir);
   try {
     await server.listening;

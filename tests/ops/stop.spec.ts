@@ -5,7 +5,7 @@
  * delivery or a Zoho token refresh hanging, with Redis down or paused (issue 38). Real processes:
  * `npm start` (the README's command) or `node build/server/index.js`, each in a process group of
  * its own, so "gone" means no process of the group is left. Each test allows the 15 s and 10 s
- * more, for a machine four times slower. Servers on opsPort 170-180; the fakes and Redis on free
+ * more, for a machine four times slower. Servers on opsPort 170-179 and 191 (drafts.spec has 180-183); the fakes and Redis on free
  * ports. Whatever a test starts is ended after it, passed, failed or timed out.
  */
 import { Redis } from "ioredis";
@@ -242,7 +242,7 @@ for (const fault of ["down", "paused"] as const) {
     test.setTimeout(60_000);
     const redis = await startRedis();
     teardown.push(() => redis.stop());
-    const server = (await start(fault === "down" ? 179 : 180, { via: "node", env: { REDIS_URL: redis.url } })).reading();
+    const server = (await start(fault === "down" ? 179 : 191, { via: "node", env: { REDIS_URL: redis.url } })).reading();
     // Every connection up first: the queue's two, the drafts' and rate limits' one, the funnel's.
     for (const ready of ["lead_queue_redis_ready", "draft_store_ready", "rate_limit_store_ready", "funnel_store_ready"])
       await expect.poll(() => server.log().includes(`"event":"${ready}"`), { message: ready }).toBe(true);
