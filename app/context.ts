@@ -1,5 +1,6 @@
 import type { PrivacyFacts } from "./content/privacy";
 import type { FunnelEvent } from "./funnel/visit";
+import type { Source, SourceSettings } from "./funnel/source";
 
 /**
  * What the server (server/index.ts) hands every loader, action and entry.server as `context`:
@@ -14,6 +15,8 @@ export interface Lead {
   text: string;
   /** The same lead part by part, for a CRM that files each in a field of its own; absent in leads stored before. */
   fields?: LeadFields;
+  /** Where the visit came from (app/funnel/source.ts), as the funnel counts it; absent in leads stored before. */
+  source?: Source;
 }
 
 /** What a lead says, one value a field (each one line but `message`); the text has them all too. */
@@ -70,9 +73,11 @@ declare module "@remix-run/node" {
     log: { error(fields: object, event: string): void };
     /**
      * Counts one step of the calculator's funnel for this request's visit (server/funnel.ts), by
-     * its source (app/funnel/count.server.ts) and the user agent's device class. A bot counts
+     * its source (app/funnel/source.ts) and the user agent's device class. A bot counts
      * nothing; never throws.
      */
-    countVisit(request: Request, event: FunnelEvent, source: string): Promise<void>;
+    countVisit(request: Request, event: FunnelEvent, source: Source): Promise<void>;
+    /** What the operator names as sources: campaigns and referring sites (CAMPAIGNS, REFERRER_SITES). */
+    sources: SourceSettings;
   }
 }

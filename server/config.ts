@@ -9,6 +9,7 @@ import proxyAddr from "proxy-addr";
 import { z } from "zod";
 import type { PrivacyFacts } from "~/content/privacy";
 import { site } from "~/content/site";
+import { bareHost, LISTABLE, normalName, RESERVED } from "~/funnel/source";
 import { MAPPABLE } from "./leads/zoho-crm";
 
 const PROVIDERS = ["web3forms", "formspree", "webhook", "zoho-crm"] as const;
@@ -51,6 +52,14 @@ const fieldMap = z
   })
   .pipe(z.partialRecord(z.enum(MAPPABLE), apiName, { error: `must map ${MAPPABLE.join(", ")} to Zoho field API names` }))
   .optional();
+/** A comma-separated list, each entry tidied by `tidy` and checked by `ok` (decision 0041). */
+const list = (tidy: (entry: string) => string, ok: (entry: string) => boolean, error: string) =>
+  z
+    .string()
+    .transform((value) => value.split(",").map(tidy).filter(Boolean))
+    .refine((entries) => entries.every(ok), { error })
+    .default([]);
+const HOST = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const timeout = { error: "must be 1000 to 30000" };
 const days = { error: "must be a whole number of days, 0 or more" };
 const perHour = { error: "must be a whole number, 1 or more" };
@@ -71,6 +80,13 @@ const schema = z
     LEAD_RETENTION_DAYS: z.coerce.number(days).int(days).min(0, days).max(3650, { error: "must be at most 3650" }).default(30),
     LEADS_PER_HOUR: z.coerce.number(perHour).int(perHour).min(1, perHour).default(60),
     TRUST_PROXY: trustProxy,
+    // What the agency names as a visit's source (app/funnel/source.ts): its campaigns' utm values, and referring hosts.
+    CAMPAIGNS: list(
+      normalName,
+      (name) => LISTABLE.test(name) && !RESERVED.has(name),
+      "must be a comma-separated list of names (a-z, 0-9, . and -, up to 40 each; not direct, other or link)",
+    ),
+    REFERRER_SITES: list(bareHost, (host) => HOST.test(host), "must be a comma-separated list of host names"),
     REDIS_URL: z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" }).optional(),
     APP_VERSION: z.string().optional(),
     // A booking page the thanks link to (Cal.com, Calendly): https only, since it becomes a link on our page.
@@ -115,6 +131,7 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
     trustProxy: e.TRUST_PROXY,
     redisUrl: e.REDIS_URL,
     bookingUrl: e.BOOKING_URL,
+    sources: { names: new Set(e.CAMPAIGNS), sites: e.REFERRER_SITES },
     /** Everything the server writes lives here: the lead database and (by default) the outbox. */
     dataDir: e.DATA_DIR,
     leadsDb: join(e.DATA_DIR, "leads.db"),
@@ -176,6 +193,8 @@ export function describeConfig(config: Config) {
     leadRetentionDays: config.retentionDays,
     leadsPerHour: config.leadsPerHour,
     bookingUrl: config.bookingUrl ?? null,
+    campaigns: [...config.sources.names],
+    referrerSites: config.sources.sites,
     delivery: {
       provider,
       inbox,

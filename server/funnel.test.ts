@@ -6,26 +6,32 @@ import { describe, expect, it } from "vitest";
 import { startRedis } from "../tests/support/redis";
 import { quietLog, until } from "../tests/support/quiet-log";
 import { runCli } from "./leads/cli";
-import { dayOf, deviceOfAgent, hitOf, lastDays, openFunnel, SOURCES_A_DAY, summarise } from "./funnel";
+import { dayOf, deviceOfAgent, hitOf, lastDays, NEW_SOURCES_A_CLIENT, openFunnel, SOURCES_A_DAY, summarise } from "./funnel";
 import { funnelPage } from "./funnel-page";
 
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
+const settings = { names: new Set(["spring"]), sites: [] };
+const direct = { kind: "direct" } as const;
 const folder = () => mkdtemp(join(tmpdir(), "funnel-"));
 const headers = (agent: string, extra: Record<string, string> = {}) => new Headers({ "user-agent": agent, ...extra });
 
 describe("what one request counts", () => {
-  it("the user agent's device class, and the source checked again (anything else is direct)", () => {
-    expect(hitOf("3", headers(CHROME), "newsletter/email/spring")).toEqual({ event: "3", device: "desktop", source: "newsletter/email/spring" });
-    expect(hitOf("3", headers(CHROME), "<script>")).toEqual({ event: "3", device: "desktop", source: "direct" });
-    expect(hitOf("sent", headers("Mozilla/5.0 (Linux; Android 14; Pixel 8) Mobile Safari/537.36"), "direct")?.device).toBe("phone");
-    expect(hitOf("sent", headers("Mozilla/5.0 (X11; Linux x86_64)", { "sec-ch-ua-mobile": "?1" }), "direct")?.device).toBe("phone");
+  it("the user agent's device class, and the source's key", () => {
+    expect(hitOf("3", headers(CHROME), { kind: "campaign", source: "newsletter", medium: "email", campaign: "spring" })).toEqual({
+      event: "3",
+      device: "desktop",
+      source: "newsletter/email/spring",
+    });
+    expect(hitOf("3", headers(CHROME), { kind: "search", name: "google" })).toEqual({ event: "3", device: "desktop", source: "search:google" });
+    expect(hitOf("sent", headers("Mozilla/5.0 (Linux; Android 14; Pixel 8) Mobile Safari/537.36"), direct)?.device).toBe("phone");
+    expect(hitOf("sent", headers("Mozilla/5.0 (X11; Linux x86_64)", { "sec-ch-ua-mobile": "?1" }), direct)?.device).toBe("phone");
     expect(deviceOfAgent("Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X)")).toBe("tablet");
     expect(deviceOfAgent("Mozilla/5.0 (Linux; Android 14; SM-X910) Safari/537.36")).toBe("tablet");
   });
   it("a known bot, or a client that gives no user agent, counts nothing", () => {
-    expect(hitOf("2", headers("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"), "direct")).toBeNull();
-    expect(hitOf("2", headers("curl/8.5.0"), "direct")).toBeNull();
-    expect(hitOf("2", new Headers(), "direct")).toBeNull();
+    expect(hitOf("2", headers("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"), direct)).toBeNull();
+    expect(hitOf("2", headers("curl/8.5.0"), direct)).toBeNull();
+    expect(hitOf("2", new Headers(), direct)).toBeNull();
   });
 });
 
@@ -41,17 +47,17 @@ describe("the counters in the data folder's SQLite file", () => {
   it("keep counts by day, event, device and source, and nothing else; they survive a reopen", async () => {
     const file = join(await folder(), "funnel.db");
     const now = Date.UTC(2026, 10, 26, 10);
-    const first = openFunnel({ file, log: quietLog });
-    await first.add({ event: "2", device: "phone", source: "direct" }, now);
-    await first.add({ event: "2", device: "phone", source: "direct" }, now);
-    await first.add({ event: "3", device: "desktop", source: "google.com" }, now);
-    await first.add({ event: "sent", device: "desktop", source: "google.com" }, now - 86_400_000);
+    const first = openFunnel({ file, log: quietLog, settings });
+    await first.add({ event: "2", device: "phone", source: "direct" }, undefined, now);
+    await first.add({ event: "2", device: "phone", source: "direct" }, undefined, now);
+    await first.add({ event: "3", device: "desktop", source: "search:google" }, undefined, now);
+    await first.add({ event: "sent", device: "desktop", source: "search:google" }, undefined, now - 86_400_000);
     await first.close();
-    const again = openFunnel({ file, log: quietLog });
+    const again = openFunnel({ file, log: quietLog, settings });
     const [yesterday, today] = await again.read(["2026-11-25", "2026-11-26"]);
     expect(today).toMatchObject({ date: "2026-11-26", reached: { 2: 2, 3: 1, 4: 0, 5: 0 }, sent: 0, contactSent: 0 });
     expect(today!.byDevice.phone.reached[2]).toBe(2);
-    expect(today!.bySource["google.com"]!.reached[3]).toBe(1);
+    expect(today!.bySource["search:google"]!.reached[3]).toBe(1);
     expect(yesterday).toMatchObject({ date: "2026-11-25", sent: 1 });
     await again.close();
     // The file holds counters only: no column could take an address, an agent or an id.
@@ -59,15 +65,56 @@ describe("the counters in the data folder's SQLite file", () => {
     expect(bytes.includes("Mozilla")).toBe(false);
   });
 
-  it("a day keeps a bounded number of sources: made-up ones beyond it count as other", async () => {
-    const funnel = openFunnel({ file: join(await folder(), "funnel.db"), log: quietLog });
-    for (let i = 0; i < SOURCES_A_DAY + 20; i++) await funnel.add({ event: "2", device: "phone", source: `spam${i}.example` });
-    await funnel.add({ event: "2", device: "phone", source: "spam1.example" }); // a known one still counts by name
+  it("one address adds a few new sources a day, then its new ones count as other; another address's campaign still counts by name", async () => {
+    const funnel = openFunnel({ file: join(await folder(), "funnel.db"), log: quietLog, settings });
+    for (let i = 0; i < 60; i++) await funnel.add({ event: "2", device: "phone", source: `google/cpc/made-up${i}` }, "flooder");
+    await funnel.add({ event: "2", device: "phone", source: "google/cpc/made-up1" }, "flooder"); // one it added still counts by name
+    await funnel.add({ event: "2", device: "phone", source: "google/cpc/spring" }, "visitor");
+    const [today] = await funnel.read(lastDays(1));
+    expect(today!.reached[2]).toBe(62);
+    expect(today!.bySource["google/cpc/spring"]!.reached[2]).toBe(1);
+    expect(today!.bySource["google/cpc/made-up1"]!.reached[2]).toBe(2);
+    expect(today!.bySource.other!.reached[2]).toBe(60 - NEW_SOURCES_A_CLIENT);
+    await funnel.close();
+  });
+
+  it("a day keeps a bounded number of sources whatever the addresses: new ones beyond it count as other", async () => {
+    const funnel = openFunnel({ file: join(await folder(), "funnel.db"), log: quietLog, settings });
+    for (let i = 0; i < SOURCES_A_DAY + 20; i++) await funnel.add({ event: "2", device: "phone", source: `site:s${i}.example` }, `client${i}`);
+    await funnel.add({ event: "2", device: "phone", source: "site:s1.example" }, "late"); // a known one still counts by name
     const [today] = await funnel.read(lastDays(1));
     expect(today!.reached[2]).toBe(SOURCES_A_DAY + 21);
-    expect(Object.keys(today!.bySource)).toHaveLength(6); // the top five by name, the rest as other
-    expect(today!.bySource["spam1.example"]!.reached[2]).toBe(2);
+    expect(today!.bySource["site:s1.example"]!.reached[2]).toBe(2);
+    expect(today!.bySource.other!.reached[2]).toBeGreaterThanOrEqual(20);
     await funnel.close();
+  });
+
+  it("sources kept before they were named are counted as the rule counts them now, once, at the first open", async () => {
+    const { DatabaseSync } = await import("node:sqlite");
+    const file = join(await folder(), "funnel.db");
+    const old = new DatabaseSync(file);
+    old.exec(`CREATE TABLE counts (day TEXT NOT NULL, event TEXT NOT NULL, device TEXT NOT NULL, source TEXT NOT NULL, n INTEGER NOT NULL,
+      PRIMARY KEY (day, event, device, source)) STRICT, WITHOUT ROWID`);
+    const day = dayOf(Date.now());
+    for (const [source, n] of [
+      ["john.smith-082-555-1234", 2],
+      ["john-doe-0825551234.example.com", 1],
+      ["google.com", 3],
+      ["newsletter/email/spring", 4],
+      ["other", 1],
+    ] as const)
+      old.prepare("INSERT INTO counts VALUES (?, '2', 'phone', ?, ?)").run(day, source, n);
+    old.close();
+    const funnel = openFunnel({ file, log: quietLog, settings });
+    const [today] = await funnel.read(lastDays(1));
+    expect(Object.fromEntries(Object.entries(today!.bySource).map(([key, steps]) => [key, steps.reached[2]]))).toEqual({
+      other: 3,
+      link: 1,
+      "search:google": 3,
+      "newsletter/email/spring": 4,
+    });
+    await funnel.close();
+    expect((await readFile(file)).includes("john")).toBe(false);
   });
 });
 
@@ -80,8 +127,8 @@ describe("with Redis", () => {
     const ready = () => until(() => a.status === "ready" && b.status === "ready");
     await ready();
     onTestFinished(() => void [a, b].forEach((c) => c.disconnect()));
-    const one = openFunnel({ file: join(await folder(), "funnel.db"), redis: a, log: quietLog });
-    const two = openFunnel({ file: join(await folder(), "funnel.db"), redis: b, log: quietLog });
+    const one = openFunnel({ file: join(await folder(), "funnel.db"), redis: a, log: quietLog, settings });
+    const two = openFunnel({ file: join(await folder(), "funnel.db"), redis: b, log: quietLog, settings });
     await one.add({ event: "2", device: "phone", source: "direct" });
     await two.add({ event: "2", device: "desktop", source: "direct" });
     await two.add({ event: "3", device: "desktop", source: "direct" });
@@ -130,7 +177,7 @@ describe("reading", () => {
 
   it("npm run leads -- funnel prints a table and a bar per step; --json the days", async () => {
     const dir = await folder();
-    const funnel = openFunnel({ file: join(dir, "funnel.db"), log: quietLog });
+    const funnel = openFunnel({ file: join(dir, "funnel.db"), log: quietLog, settings });
     for (const event of ["2", "2", "3", "sent"] as const) await funnel.add({ event, device: "phone", source: "direct" });
     await funnel.close();
     const lines: string[] = [];
@@ -153,8 +200,8 @@ describe("a flood of made-up sources", () => {
     onTestFinished(() => redis.stop());
     const client = new Redis(redis.url).on("error", () => undefined);
     onTestFinished(() => void client.disconnect());
-    const funnel = openFunnel({ file: join(await folder(), "funnel.db"), redis: client, log: quietLog });
-    for (let i = 0; i < SOURCES_A_DAY + 30; i++) await funnel.add({ event: "2", device: "phone", source: `made-up${i}.example` });
+    const funnel = openFunnel({ file: join(await folder(), "funnel.db"), redis: client, log: quietLog, settings });
+    for (let i = 0; i < SOURCES_A_DAY + 30; i++) await funnel.add({ event: "2", device: "phone", source: `site:s${i}.example` }, `client${i}`);
     expect(await client.scard(`funnel:${dayOf(Date.now())}:sources`)).toBe(SOURCES_A_DAY);
     expect((await funnel.read(lastDays(1)))[0]!.reached[2]).toBe(SOURCES_A_DAY + 30);
     await funnel.close();

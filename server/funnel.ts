@@ -1,16 +1,18 @@
 /**
  * The calculator's funnel (decision 0036): one counter per day (the agency's time zone), event,
- * device class and source, and nothing else: no address, user agent, cookie or visitor id. In
- * the data folder's own SQLite file by default; with REDIS_URL in Redis, so every container adds
- * to one total. A count Redis cannot take goes to the local file instead, and reading adds both.
+ * device class and source (a name the agency gave or a kind of place: decision 0041), and nothing
+ * else: no address, user agent, cookie or visitor id. In the data folder's own SQLite file by
+ * default; with REDIS_URL in Redis, so every container adds to one total. A count Redis cannot
+ * take goes to the local file instead, and reading adds both.
  */
 import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { Redis } from "ioredis";
 import { isbot } from "isbot";
+import { LRUCache } from "lru-cache";
 import { FUNNEL_KEEP_DAYS as KEEP_DAYS } from "~/content/privacy";
-import { isSource } from "~/funnel/count.server";
+import { reclassifiedKey, type Source, type SourceSettings, sourceKey } from "~/funnel/source";
 import { DEVICES, type Device, FUNNEL_EVENTS, type FunnelEvent } from "~/funnel/visit";
 import type { Logger } from "./log";
 import { retryWhileBusy } from "./leads/database";
@@ -26,8 +28,13 @@ interface Count extends Hit {
   n: number;
 }
 
-/** Distinct sources a day keeps; a day's later new ones count as "other" (a flood of made-up sources stays small). */
-export const SOURCES_A_DAY = 50;
+/**
+ * Distinct sources a day keeps, and how many of them one client's address may add: a later new
+ * one counts as "other". Every source is a name the agency gave or a kind of place, but their
+ * combinations are many: so one address cannot fill the day and crowd out another's campaign.
+ */
+export const SOURCES_A_DAY = 200;
+export const NEW_SOURCES_A_CLIENT = 3;
 /** Sources shown by name when reading; the rest are summed as "other". */
 const TOP_SOURCES = 5;
 /** How long a count (or a read) waits for another process's lock on the file, without blocking; then it is not counted. */
@@ -45,34 +52,35 @@ export const lastDays = (n: number, now = Date.now()) => Array.from({ length: n 
  * caller waits (retryWhileBusy). A count's commit is not fsync'd (synchronous NORMAL, in WAL mode):
  * the disk is not waited for on every step, and a power cut may lose the last counts, never the file.
  */
-function openFile(file: string) {
+function openFile(file: string, settings: SourceSettings) {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   // Counts only, but kept like the lead store: readable by the server's user alone.
   if (!existsSync(file)) closeSync(openSync(file, "a", 0o600));
   const db = new DatabaseSync(file, { timeout: 0 });
   try {
-    return prepared(db);
+    return prepared(db, settings);
   } catch (error) {
     db.close();
     throw error;
   }
 }
 
-function prepared(db: DatabaseSync) {
+function prepared(db: DatabaseSync, settings: SourceSettings) {
   db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
 CREATE TABLE IF NOT EXISTS counts (
   day TEXT NOT NULL, event TEXT NOT NULL, device TEXT NOT NULL, source TEXT NOT NULL, n INTEGER NOT NULL,
   PRIMARY KEY (day, event, device, source)
 ) STRICT, WITHOUT ROWID;`);
+  if (Number(db.prepare("PRAGMA user_version").get()?.user_version) < 1) reclassify(db, settings);
   const known = db.prepare("SELECT 1 FROM counts WHERE day = ? AND source = ? LIMIT 1");
   const sources = db.prepare("SELECT COUNT(DISTINCT source) AS n FROM counts WHERE day = ?");
   const add = db.prepare("INSERT INTO counts VALUES (?, ?, ?, ?, 1) ON CONFLICT DO UPDATE SET n = n + 1");
   const read = db.prepare("SELECT day, event, device, source, n FROM counts WHERE day >= ? AND day <= ?");
   db.prepare("DELETE FROM counts WHERE day < ?").run(dayOf(Date.now() - KEEP_DAYS * 86_400_000));
   return {
-    add(day: string, { event, device, source }: Hit) {
-      const full = !known.get(day, source) && Number(sources.get(day)?.n) >= SOURCES_A_DAY;
-      add.run(day, event, device, full ? "other" : source);
+    add(day: string, { event, device, source }: Hit, mayAdd: () => boolean) {
+      const kept = known.get(day, source) || (Number(sources.get(day)?.n) < SOURCES_A_DAY && mayAdd());
+      add.run(day, event, device, kept ? source : "other");
     },
     read: (from: string, to: string) => read.all(from, to) as unknown as Count[],
     close: () => db.close(),
@@ -80,38 +88,68 @@ CREATE TABLE IF NOT EXISTS counts (
 }
 
 /** The user agent's class, from Client Hints or the agent string (which is read here and kept nowhere). */
+/**
+ * Version 1: sources kept before they were named (free utm text, any referring host) counted as
+ * this rule counts them now (decision 0041), so none of what a link's author wrote stays.
+ */
+function reclassify(db: DatabaseSync, settings: SourceSettings) {
+  // Deleted rows' bytes are overwritten, not left in free pages.
+  db.exec("PRAGMA secure_delete = ON; BEGIN IMMEDIATE");
+  try {
+    const move = db.prepare(`INSERT INTO counts SELECT day, event, device, ?, n FROM counts WHERE source = ? AND true
+ON CONFLICT DO UPDATE SET n = n + excluded.n`);
+    const drop = db.prepare("DELETE FROM counts WHERE source = ?");
+    for (const { source } of db.prepare("SELECT DISTINCT source FROM counts").all() as { source: string }[]) {
+      const now = reclassifiedKey(source, settings);
+      if (now === source) continue;
+      move.run(now, source);
+      drop.run(source);
+    }
+    db.exec("PRAGMA user_version = 1; COMMIT");
+  } catch (error) {
+    db.exec("ROLLBACK");
+    throw error;
+  }
+}
+
 export function deviceOfAgent(agent: string, mobileHint?: string | null): Device {
   if (/iPad|Tablet|PlayBook|Silk|Kindle|Android(?!.*Mobile)/i.test(agent)) return "tablet";
   return mobileHint === "?1" || /Mobi|iPhone|iPod|Windows Phone/i.test(agent) ? "phone" : "desktop";
 }
 
-/**
- * What one request counts: `event` with the user agent's device class and `source` (checked
- * again: anything but a source is "direct"). A known bot counts nothing.
- */
-export function hitOf(event: FunnelEvent, headers: Headers, source: unknown): Hit | null {
+/** What one request counts: `event` with the user agent's device class and the source's key. A known bot counts nothing. */
+export function hitOf(event: FunnelEvent, headers: Headers, source: Source): Hit | null {
   const agent = headers.get("user-agent") ?? "";
   if (agent === "" || isbot(agent)) return null;
-  return { event, device: deviceOfAgent(agent, headers.get("sec-ch-ua-mobile")), source: isSource(source) ? source : "direct" };
+  return { event, device: deviceOfAgent(agent, headers.get("sec-ch-ua-mobile")), source: sourceKey(source) };
 }
 
 const redisKey = (day: string) => `funnel:${day}`;
 
 /** `file`: the local SQLite file; `redis`: a shared connection when REDIS_URL is set. */
-export function openFunnel({ file, redis, log }: { file: string; redis?: Redis; log: Pick<Logger, "warn"> }) {
+export function openFunnel({ file, redis, log, settings }: { file: string; redis?: Redis; log: Pick<Logger, "warn">; settings: SourceSettings }) {
   let local: ReturnType<typeof openFile> | undefined;
-  const opened = () => (local ??= openFile(file));
+  const opened = () => (local ??= openFile(file, settings));
+  /** New sources each client's address added today (its key and the day): at most NEW_SOURCES_A_CLIENT. */
+  const added = new LRUCache<string, number>({ max: 50_000, ttl: 86_400_000 });
+  const mayAdd = (day: string, client: string | undefined) => () => {
+    const key = `${day} ${client ?? ""}`;
+    const n = added.get(key) ?? 0;
+    if (n >= NEW_SOURCES_A_CLIENT) return false;
+    added.set(key, n + 1);
+    return true;
+  };
   /** Counts waiting for another process's lock on the file: close lets them finish first. */
   const writing = new Set<Promise<void>>();
 
-  async function addToRedis(day: string, { event, device, source }: Hit) {
+  async function addToRedis(day: string, { event, device, source }: Hit, mayAdd: () => boolean) {
     const key = redisKey(day);
     // A source joins the day's set only while it has room: a flood of made-up ones grows nothing.
     const [[, known], [, size]] = (await redis!.multi().sismember(`${key}:sources`, source).scard(`${key}:sources`).exec()) as [
       [unknown, number],
       [unknown, number],
     ];
-    const kept = known === 1 || size < SOURCES_A_DAY ? source : "other";
+    const kept = known === 1 || (size < SOURCES_A_DAY && mayAdd()) ? source : "other";
     if (known === 0 && kept === source) await redis!.sadd(`${key}:sources`, source);
     await redis!
       .multi()
@@ -122,15 +160,15 @@ export function openFunnel({ file, redis, log }: { file: string; redis?: Redis; 
   }
 
   return {
-    /** Adds one to today's counter for `hit`; never throws (a count is worth less than a step). */
-    async add(hit: Hit, now = Date.now()) {
+    /** Adds one to today's counter for `hit` from `client` (its address's key); never throws (a count is worth less than a step). */
+    async add(hit: Hit, client?: string, now = Date.now()) {
       const day = dayOf(now);
       try {
-        if (redis) return await addToRedis(day, hit);
+        if (redis) return await addToRedis(day, hit, mayAdd(day, client));
       } catch (error) {
         log.warn({ err: error }, "funnel_redis_failed");
       }
-      const write = retryWhileBusy(() => opened().add(day, hit), LOCK_WAIT_MS);
+      const write = retryWhileBusy(() => opened().add(day, hit, mayAdd(day, client)), LOCK_WAIT_MS);
       writing.add(write);
       try {
         await write;
@@ -166,15 +204,28 @@ export function openFunnel({ file, redis, log }: { file: string; redis?: Redis; 
  * (metrics). What a client can post is bounded before it gets here: the beacons by their own
  * `funnel` limit, the steps without JavaScript by the post limit, sends by the lead rules.
  */
-export function createFunnel({ file, redisUrl, log, counted }: { file: string; redisUrl?: string; log: Logger; counted?: (hit: Hit) => void }) {
+export function createFunnel({
+  file,
+  redisUrl,
+  log,
+  counted,
+  settings,
+}: {
+  file: string;
+  redisUrl?: string;
+  log: Logger;
+  counted?: (hit: Hit) => void;
+  settings: SourceSettings;
+}) {
   const redis = redisUrl ? watchRedis(countConnection(redisUrl), log, { event: "funnel_store", fallback: "sqlite" }) : undefined;
-  const store = openFunnel({ file, redis, log });
+  const store = openFunnel({ file, redis, log, settings });
   return {
-    async count(request: Request, event: FunnelEvent, source: string) {
+    /** `client`: the key of the request's client address (server/rate-limits.ts), which is used here and kept nowhere. */
+    async count(request: Request, event: FunnelEvent, source: Source, client?: string) {
       const hit = hitOf(event, request.headers, source);
       if (!hit) return;
       counted?.(hit);
-      await store.add(hit);
+      await store.add(hit, client);
     },
     read: (days: string[]) => store.read(days),
     async close() {

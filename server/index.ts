@@ -66,7 +66,7 @@ try {
   process.exit(1);
 }
 const drafts = createDraftStore({ redisUrl: config.redisUrl, log });
-const funnel = createFunnel({ file: config.funnelDb, redisUrl: config.redisUrl, log, counted: metrics?.counted });
+const funnel = createFunnel({ file: config.funnelDb, redisUrl: config.redisUrl, log, counted: metrics?.counted, settings: config.sources });
 const privacy = privacyFacts(config);
 // /healthz answers 503 from the moment a stop begins (on connections still open).
 let stopping = false;
@@ -89,6 +89,7 @@ const pageCache = createPageCache({
       bookingUrl: config.bookingUrl,
       log,
       countVisit: () => Promise.resolve(),
+      sources: config.sources,
     }),
 });
 
@@ -133,7 +134,8 @@ app.all(
     privacy,
     bookingUrl: config.bookingUrl,
     log,
-    countVisit: (request, event, source) => funnel.count(request, event, source),
+    countVisit: (request, event, source) => funnel.count(request, event, source, clientKey(req.ip)),
+    sources: config.sources,
   })),
 );
 // Whatever got here is an error: a short answer, one JSON line, never a stack trace.

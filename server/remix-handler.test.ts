@@ -47,6 +47,7 @@ beforeAll(async () => {
     clientAddress: undefined,
     submitLead: async () => ({ ok: true }),
     countVisit: async () => undefined,
+    sources: { names: new Set(), sites: [] },
     serving: () => true,
     drafts: { save: async () => "", load: async () => undefined, delete: async () => undefined },
     privacy: { formService: null, retentionDays: 30 },

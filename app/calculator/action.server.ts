@@ -15,13 +15,13 @@ export async function calculatorAction(request: Request, fields: Record<string, 
   const before = parseState(fields);
   const outcome = next(before, fields);
   // The funnel (decision 0036): each step this visit reaches for the first time, by the source of
-  // its landing (which the state carries; without JavaScript, taken from the first post). Not
-  // waited for: a count never slows a step (it never throws).
+  // its landing (which the state carries; without JavaScript, taken from the first post), the
+  // same source the lead carries (decision 0041). Not waited for: a count never slows a step.
   outcome.state.landing ??= landingOfReferer(request);
-  const source = sourceOfLanding(outcome.state.landing, request);
+  const source = sourceOfLanding(outcome.state.landing, request, context.sources);
   for (const event of newlyReached(before, outcome.state)) void context.countVisit(request, event, source);
   if (!outcome.ready) return toStep(request, context, outcome, fields.draft);
-  const taken = await context.submitLead(calculatorLead(outcome.ready));
+  const taken = await context.submitLead({ ...calculatorLead(outcome.ready), source });
   // Not taken: stay on step 5 with everything typed (503, or 429 with Retry-After).
   if (!taken.ok) return notTaken({ form: "calculator" as const, state: outcome.state, problem: taken.problem }, taken);
   if (taken.first) void context.countVisit(request, "sent", source);

@@ -18,9 +18,11 @@ export async function contactAction(request: Request, fields: Record<string, str
   const values = { name: fields.name ?? "", email: fields.email ?? "", service: fields.service ?? "", message: fields.message ?? "" };
   const parsed = contactSchema.safeParse(values);
   if (!parsed.success) return toContactErrors(request, context, values, fieldErrors(parsed.error), fields.draft);
-  const taken = await context.submitLead(contactLead(parsed.data));
+  // The visit's source, as the funnel counts it (decision 0041): posted with JavaScript, else the utm values of the page.
+  const source = sourceOfLanding(fields[VISIT_FIELDS.landing] ?? landingOfReferer(request), request, context.sources);
+  const taken = await context.submitLead({ ...contactLead(parsed.data), source });
   if (!taken.ok) return notTaken({ form: "contact" as const, values, draft: fields.draft, problem: taken.problem }, taken);
-  if (taken.first) void context.countVisit(request, "contact", sourceOfLanding(fields[VISIT_FIELDS.landing] ?? landingOfReferer(request), request));
+  if (taken.first) void context.countVisit(request, "contact", source);
   await deleteContactDraft(request, context, fields.draft);
   return redirect(CONTACT_SENT, 303);
 }

@@ -13,7 +13,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const fields = Object.fromEntries(await request.formData());
   const event = fields[VISIT_FIELDS.event];
   if (typeof event === "string" && STEPS.includes(event)) {
-    await context.countVisit(request, event as FunnelEvent, sourceOfLanding(fields[VISIT_FIELDS.landing], request));
+    await context.countVisit(request, event as FunnelEvent, sourceOfLanding(fields[VISIT_FIELDS.landing], request, context.sources));
   }
   return new Response(null, { status: 204, headers: { "Cache-Control": "private, no-store" } });
 }

@@ -210,7 +210,7 @@ async function funnel(flags: { json?: boolean; days?: string }, config: Config, 
     return 2;
   }
   const redis = redisOf(config);
-  const store = openFunnel({ file: config.funnelDb, redis, log: { warn: () => undefined } });
+  const store = openFunnel({ file: config.funnelDb, redis, log: { warn: () => undefined }, settings: config.sources });
   try {
     const days = await store.read(lastDays(count));
     if (flags.json) {

@@ -1,0 +1,110 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { landingOfReferer, sourceOfLanding } from "./count.server";
+import { classify, reclassifiedKey, sourceKey, sourceOfKey, sourceParts, sourceWords, type Source } from "./source";
+import { LANDING_KEY } from "./visit";
+
+const settings = { names: new Set(["spring", "spring-offer"]), sites: ["example.co.za", "agency-blog.com"] };
+const utm = (...values: string[]) => classify(values, "", "site.example", settings);
+const from = (host: string) => classify([], host, "site.example", settings);
+
+describe("a visit's source is a name the agency gave or a kind of place, never free text", () => {
+  it("a campaign counts by name when each utm value is common vocabulary or listed", () => {
+    expect(utm("Newsletter", "EMAIL", "spring")).toEqual({ kind: "campaign", source: "newsletter", medium: "email", campaign: "spring" });
+    expect(utm("google", "cpc", "")).toEqual({ kind: "campaign", source: "google", medium: "cpc" });
+    expect(utm("linkedin", "paid social", "Spring Offer")).toEqual({ kind: "campaign", source: "linkedin", medium: "paid-social", campaign: "spring-offer" });
+  });
+  it("an unlisted or personal-looking value makes the whole source other, written nowhere", () => {
+    for (const values of [
+      ["newsletter", "email", "jane@x.co"],
+      ["", "", "jane@x.co"],
+      ["newsletter", "email", "john.smith-082-555-1234"],
+      ["thandi.nkosi(at)gmail.com", "", ""],
+      ["newsletter", "email", "thandi＠gmail.com"],
+      ["newsletter", "email", "summer"],
+      ["", "email", "spring"], // a campaign names its source
+      ["direct", "", ""],
+    ])
+      expect(utm(...values)).toEqual({ kind: "other" });
+    // A full-width letter is the letter: the listed name, not a new one.
+    expect(utm("ｎｅｗｓｌｅｔｔｅｒ", "email", "spring")).toMatchObject({ source: "newsletter" });
+  });
+  it("a referring site: listed hosts by name, search engines, social networks and assistants by class, anything else a link", () => {
+    expect(from("www.google.co.za")).toEqual({ kind: "search", name: "google" });
+    expect(from("duckduckgo.com")).toEqual({ kind: "search", name: "duckduckgo" });
+    expect(from("www.linkedin.com")).toEqual({ kind: "social", name: "linkedin" });
+    expect(from("t.co")).toEqual({ kind: "social", name: "x" });
+    expect(from("chatgpt.com")).toEqual({ kind: "assistant", name: "chatgpt" });
+    expect(from("example.co.za")).toEqual({ kind: "site", host: "example.co.za" });
+    expect(from("blog.agency-blog.com:443")).toEqual({ kind: "site", host: "agency-blog.com" });
+    expect(from("john-doe-0825551234.example.com")).toEqual({ kind: "link" });
+    expect(from("notgoogle.com")).toEqual({ kind: "link" });
+    expect(from("site.example")).toEqual({ kind: "direct" }); // our own pages are no source
+    expect(from("")).toEqual({ kind: "direct" });
+  });
+  it("has one key a funnel counts by, read back as the same source", () => {
+    const sources: Source[] = [
+      { kind: "campaign", source: "newsletter", medium: "email", campaign: "spring" },
+      { kind: "campaign", source: "partner" },
+      { kind: "campaign", source: "flyer", campaign: "spring" },
+      { kind: "search", name: "google" },
+      { kind: "site", host: "example.co.za" },
+      { kind: "link" },
+      { kind: "direct" },
+      { kind: "other" },
+    ];
+    for (const source of sources) expect(sourceOfKey(sourceKey(source))).toEqual(source);
+    expect(sourceKey(sources[0]!)).toBe("newsletter/email/spring");
+    expect(sourceKey(sources[2]!)).toBe("flyer//spring");
+    expect(sourceOfKey("a/b/c/d")).toBeUndefined();
+    expect(sourceOfKey("evil:thing")).toBeUndefined();
+  });
+  it("in words for the agency, and as parts for a CRM or webhook", () => {
+    expect(sourceWords({ kind: "campaign", source: "newsletter", medium: "email", campaign: "spring-offer" })).toBe(
+      "Came from: newsletter, email, spring-offer",
+    );
+    expect(sourceWords({ kind: "link" })).toBe("Came from: a link on another site");
+    expect(sourceWords({ kind: "direct" })).toBe("Came directly");
+    expect(sourceWords({ kind: "search", name: "google" })).toBe("Came from: a search on google");
+    expect(sourceParts({ kind: "campaign", source: "newsletter", medium: "email" })).toEqual({
+      kind: "campaign",
+      utm_source: "newsletter",
+      utm_medium: "email",
+      utm_campaign: "",
+      referrer: "",
+      text: "newsletter, email",
+    });
+    expect(sourceParts({ kind: "site", host: "example.co.za" })).toMatchObject({ referrer: "example.co.za", text: "a link on example.co.za" });
+  });
+  it("a key kept before sources were named is counted as the rule counts it now", () => {
+    expect(reclassifiedKey("newsletter/email/spring", settings)).toBe("newsletter/email/spring");
+    expect(reclassifiedKey("newsletter/email/john-smith-082-555-1234", settings)).toBe("other");
+    expect(reclassifiedKey("google.com", settings)).toBe("search:google");
+    expect(reclassifiedKey("john-doe-0825551234.example.com", settings)).toBe("link");
+    expect(reclassifiedKey("direct", settings)).toBe("direct");
+  });
+});
+
+describe("a visit's landing", () => {
+  const on = (headers: Record<string, string> = {}) =>
+    new Request("http://site.example/steps", { method: "POST", headers: { origin: "http://site.example", ...headers } });
+  it("posted with JavaScript; without it, the utm values of the page the form was on", () => {
+    expect(sourceOfLanding("google/cpc/ ", on(), settings)).toEqual({ kind: "campaign", source: "google", medium: "cpc" });
+    expect(sourceOfLanding("// news.example.org", on(), settings)).toEqual({ kind: "link" });
+    expect(sourceOfLanding("// site.example", on(), settings)).toEqual({ kind: "direct" });
+    expect(sourceOfLanding(undefined, on(), settings)).toEqual({ kind: "direct" });
+    expect(sourceOfLanding("x".repeat(601), on(), settings)).toEqual({ kind: "direct" });
+    const page = (query: string) => landingOfReferer(on({ referer: `http://site.example/${query}` }));
+    expect(sourceOfLanding(page("?utm_source=flyer&utm_medium=print&gclid=abc"), on(), settings)).toEqual({
+      kind: "campaign",
+      source: "flyer",
+      medium: "print",
+    });
+    expect(sourceOfLanding(page("?utm_source=news/letter"), on(), settings)).toEqual({ kind: "other" });
+    expect(sourceOfLanding(page("?draft=abc&step=2"), on(), settings)).toEqual({ kind: "direct" });
+    expect(landingOfReferer(on())).toBe("");
+  });
+  it("is kept under the key root.tsx writes (written out there to spare the page a script)", () => {
+    expect(readFileSync(new URL("../root.tsx", import.meta.url), "utf8")).toContain(`sessionStorage.setItem(\n          "${LANDING_KEY}",`);
+  });
+});
