@@ -4,7 +4,7 @@
  * request's path. Every request is timed and logged; a public page the cache keeps is answered
  * before Express (kept-pages.ts says why); Express gives everything else, in order, the headers
  * every answer carries, a short 4xx for what makes no sense, one address per path, assets,
- * compression, public files, the form-post rules, Remix, and the error handler. Then the listen
+ * compression, public files, the form-post rules, the funnel's beacon, Remix, and the error handler. Then the listen
  * and the graceful stop. docs/decisions/0008-own-express-server.md says why each piece is here.
  */
 import { createServer } from "node:http";
@@ -15,6 +15,7 @@ import closeWithGrace from "close-with-grace";
 import compression from "compression";
 import express from "express";
 import expressStaticGzip from "express-static-gzip";
+import { FUNNEL_PATH } from "~/funnel/visit";
 import { PRIVATE_QUERY_PARAMS } from "~/utils/cache-headers";
 import { pageVariants } from "~/page-variants.server";
 import { version } from "../package.json";
@@ -23,6 +24,7 @@ import { type Config, describeConfig, parseConfig, privacyFacts, proxyExpectedBu
 import { createDraftStore } from "./drafts";
 import { formPosts } from "./form-posts";
 import { createFunnel, lastDays } from "./funnel";
+import { funnelBeacon } from "./funnel-beacon";
 import { funnelPage } from "./funnel-page";
 import { createLeadInbox } from "./lead-inbox";
 import { createLogger, flushLog, output, requestLogger } from "./log";
@@ -56,7 +58,7 @@ let build = await importBuild();
 
 const limits = createRateLimits(config.redisUrl, log);
 // Metrics only with METRICS_PORT; the gauges read the queue's figures when scraped.
-const metrics = config.metricsPort ? createMetrics(routePaths(build.routes), () => inbox.stats()) : undefined;
+const metrics = config.metricsPort ? createMetrics([...routePaths(build.routes), FUNNEL_PATH], () => inbox.stats()) : undefined;
 const inbox = createLeadInbox(config, log, metrics?.events);
 try {
   await inbox.start(); // picks up whatever was pending when the server last stopped
@@ -123,6 +125,10 @@ const publicFiles = express.static("public", { maxAge: "1h", index: false, redir
 // Pages have no extension: only paths that look like files cost a look in public/.
 app.use((req, res, next) => (path.extname(req.path) ? publicFiles(req, res, next) : next()));
 app.post("*", formPosts({ limits, log, events: metrics?.formPosts }));
+app.post(
+  FUNNEL_PATH,
+  funnelBeacon({ count: (req, request, event, source) => funnel.count(request, event, source, clientKey(req.ip)), sources: config.sources }),
+);
 app.all(
   "*",
   remixHandler(config.dev ? async () => build : build, config.dev ? "development" : "production", (req, res) => ({

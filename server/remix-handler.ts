@@ -10,6 +10,7 @@ import { createRequestHandler } from "@remix-run/express";
 import type { AppLoadContext, ServerBuild } from "@remix-run/node";
 import express, { type Request as ExpressRequest, type RequestHandler, type Response as ExpressResponse } from "express";
 import type { CheckedPost } from "./form-posts";
+import { resourceMethods } from "./route-paths";
 
 /**
  * The post as Node would have received it with the checked form for its body: same socket,
@@ -33,10 +34,32 @@ export function remixHandler(
   getLoadContext: (req: ExpressRequest, res: ExpressResponse) => AppLoadContext,
 ): RequestHandler {
   const handle = createRequestHandler({ build, mode, getLoadContext });
+  /**
+   * A method a resource route has no function for (a post to /robots.txt) is answered here: Remix
+   * answers it with an error of its own as JSON, `{"message":"Unexpected Server Error"}`. Not with
+   * the site's 405 page either: Remix's browser code knows the route, and could not take that page
+   * over. A 405 that names the methods the address takes, as HTTP has it. (A development build
+   * changes: read at each request.)
+   */
   // An Express app of its own makes the checked post an Express request, as Express does every
   // request it is given, so the adapter reads its URL, host, protocol and address as any other's.
   const checkedPosts = express().disable("x-powered-by").use(handle);
-  return (req, res, next) => {
+  if (typeof build !== "function") {
+    const methods = resourceMethods(build.routes);
+    return (req, res, next) => answer(methods.get(req.path), req, res, next);
+  }
+  return (req, res, next) =>
+    void build()
+      .then(({ routes }) => answer(resourceMethods(routes).get(req.path), req, res, next))
+      .catch(next);
+  function answer(allowed: string[] | undefined, req: ExpressRequest, res: ExpressResponse, next: (error?: unknown) => void) {
+    if (allowed !== undefined && !allowed.includes(req.method)) {
+      return void res
+        .status(405)
+        .set({ Allow: allowed.join(", "), "Cache-Control": "private, no-store" })
+        .type("text/plain")
+        .send("This address does not take that method.");
+    }
     if (req.method === "GET" || req.method === "HEAD") return void handle(req, res, next);
     const form = res.locals.form as CheckedPost | undefined;
     // Only a server mounted wrongly gets here: say so rather than let an action hang.
@@ -46,5 +69,5 @@ export function remixHandler(
       );
     checkedPosts.set("trust proxy", req.app.get("trust proxy")); // the server's TRUST_PROXY, for req.ip and req.protocol
     checkedPosts(checkedPost(req, form) as ExpressRequest, res, next);
-  };
+  }
 }

@@ -73,6 +73,45 @@ test("an unknown route answers 404 in the site's look, without a stack trace", a
   await expect(page.locator("body")).not.toContainText(/at .*\.js:\d+/);
 });
 
+test("a path that only takes the funnel's beacon (/steps) is, to a visitor who opens it, an unknown path: the site's 404 page", async ({ page }) => {
+  const problems: string[] = [];
+  page.on("pageerror", (e) => problems.push(e.message));
+  page.on("console", (m) => m.type() === "error" && !m.text().includes("404") && problems.push(m.text()));
+  const response = await page.goto("/steps");
+  expect(response?.status()).toBe(404);
+  expect(response?.headers()["content-type"]).toMatch(/^text\/html/);
+  expect(response?.headers()["cache-control"]).toBe("private, no-store");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("We can’t find that page");
+  await expect(page).toHaveTitle(/Page not found/);
+  // With JavaScript the page is taken over as any 404 is, its links within the site working.
+  await page.getByRole("link", { name: "See Our Services" }).click();
+  await expect(page).toHaveURL(/\/services$/);
+  expect(problems).toEqual([]);
+});
+
+test(
+  "GET and HEAD of the funnel's beacon get the 404 page; a post to an address that only answers reads gets a 405 naming what it takes",
+  { tag: "@once" },
+  async ({ request, baseURL }) => {
+    for (const method of ["GET", "HEAD"]) {
+      const response = await request.fetch("/steps", { method, maxRedirects: 0 });
+      expect(response.status(), method).toBe(404);
+      expect(response.headers()["content-type"], method).toMatch(/^text\/html/);
+      if (method === "GET") expect(await response.text()).toContain("We can’t find that page");
+    }
+    // Never Remix's own error as JSON.
+    for (const path of ["/healthz", "/robots.txt", "/sitemap.xml"]) {
+      const response = await request.post(path, { form: { a: "b" }, headers: { Origin: baseURL! }, maxRedirects: 0 });
+      expect(response.status(), path).toBe(405);
+      expect(response.headers()["allow"], path).toBe("GET, HEAD");
+      expect(response.headers()["content-type"], path).toMatch(/^text\/plain/);
+      expect((await request.get(path)).status(), path).toBe(200);
+    }
+    // The beacon itself is counted as before: 204, whatever was posted.
+    expect((await request.post("/steps", { form: { event: "not-a-step" }, headers: { Origin: baseURL! } })).status()).toBe(204);
+  },
+);
+
 test("robots.txt and sitemap.xml", { tag: "@once" }, async ({ request }) => {
   const robots = await request.get("/robots.txt");
   expect(robots.status()).toBe(200);

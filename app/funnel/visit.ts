@@ -11,7 +11,7 @@ export const DEVICES = ["phone", "tablet", "desktop"] as const;
 export type Device = (typeof DEVICES)[number];
 
 /**
- * Where the browser posts a step it reached (app/routes/steps.ts), and its fields. A visit's
+ * Where the browser posts a step it reached (server/funnel-beacon.ts), and its fields. A visit's
  * landing is the landing page's three utm_* values joined by "/", a space, and the referring
  * site's host: root.tsx keeps it in the tab under LANDING_KEY, the wizard's state carries it, and
  * the server makes a source of it (app/funnel/count.server.ts) and keeps only that.
