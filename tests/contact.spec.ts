@@ -177,6 +177,41 @@ test("a valid message is stored, confirmed, and delivered with its own subject",
   expect(payload!.message).toContain("We run Zoho Books and want CRM too.");
 });
 
+test("a sent message's thanks show its reference, the one the agency's message ends with, to this browser only and never from a cache", async ({
+  page,
+  playwright,
+  baseURL,
+  formService,
+}) => {
+  await page.goto("/");
+  const form = contactForm(page);
+  await fillIn(form, `Lerato Mokoena ${formService.token}`, "Please call us about a booking system.");
+  await form.getByRole("button", { name: "Send Message" }).click();
+  await expect(form.getByRole("status")).toHaveText(messages.contactSent);
+  const reference = (await form.locator(".reference").textContent())!;
+  expect(reference).toMatch(/^\d{8}-[0-9A-Z]{8}$/);
+  await expect(form.getByText(`Your reference: ${reference}`)).toBeVisible();
+  await expect.poll(async () => (await formService.received()).length).toBe(1);
+  const [payload] = (await formService.received()) as Record<string, string>[];
+  expect(payload!.message).toMatch(new RegExp(`\nReference: ${reference}$`));
+
+  // The thanks' address names a receipt this browser owns: answered "private, no-store", so no cache keeps it.
+  await expect(page).toHaveURL(/\/\?sent=contact&receipt=[\w-]{22}#contact$/);
+  const thanks = new URL(page.url());
+  const own = await page.request.get(thanks.pathname + thanks.search);
+  expect(own.headers()["cache-control"]).toBe("private, no-store");
+  expect(await own.text()).toContain(reference);
+  // Shared, the address shows nothing of it to another browser.
+  const someoneElse = await playwright.request.newContext({ baseURL, extraHTTPHeaders: { "X-Forwarded-For": newClient() } });
+  const shared = await someoneElse.get(thanks.pathname + thanks.search);
+  expect(shared.headers()["cache-control"]).toBe("private, no-store");
+  const html = await shared.text();
+  expect(html).toContain(messages.contactSent);
+  expect(html).not.toContain(reference);
+  expect(html).not.toContain('class="reference"');
+  await someoneElse.dispose();
+});
+
 test("a message as long as the box allows, with line breaks, is sent: without JavaScript too, where each break is posted as two characters", async ({
   page,
   formService,

@@ -11,13 +11,14 @@
 import { type AppLoadContext, redirect } from "@remix-run/node";
 import { errorsOf } from "~/forms/draft.server";
 import { errorSummaryId } from "~/forms/field";
+import { RECEIPT_PARAM } from "~/forms/receipt";
 import type { FieldErrors } from "~/forms/limits";
 import { visitor, visitorOwner } from "~/forms/visitor.server";
 import { sentSummary } from "~/content/calculator";
 import { type Choices, choicesFrom, estimateHref } from "./choices";
 import { COMPLEXITIES, estimate, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
 import { type CalculatorRequest, type NextResult, parseState } from "./rules";
-import { DRAFT_PARAM, fits, RECEIPT_PARAM, STEP_PARAM, stateToFields, TEXT_FIELDS, WIZARD_ID, type WizardState } from "./state";
+import { DRAFT_PARAM, fits, STEP_PARAM, stateToFields, TEXT_FIELDS, WIZARD_ID, type WizardState } from "./state";
 
 /** What the home page's loader hands the wizard: a draft, one that is gone, or none asked for. */
 export type DraftView = { id: string; state: WizardState; errors: FieldErrors | null } | { expired: true } | null;

@@ -10,10 +10,9 @@ import { COMPLEXITIES, type ComplexityValue, DEFAULT_COMPLEXITY, SERVICES, type 
 /** The wizard card's id: every step's answer lands there (`/?draft=…#wizard`), under the header. */
 export const WIZARD_ID = "wizard";
 
-/** A step page's parameters without JavaScript (`?draft=<id>&step=<n>`), and the thanks' receipt (`?receipt=<id>`). */
+/** A step page's parameters without JavaScript (`?draft=<id>&step=<n>`). */
 export const DRAFT_PARAM = "draft";
 export const STEP_PARAM = "step";
-export const RECEIPT_PARAM = "receipt";
 
 /** The progress indicator reads "Step N of 5". */
 export type Step = 1 | 2 | 3 | 4 | 5;

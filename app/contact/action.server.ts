@@ -1,17 +1,21 @@
-import { type AppLoadContext, redirect } from "@remix-run/node";
+import type { AppLoadContext } from "@remix-run/node";
 import { notTaken } from "~/forms/lead.server";
 import { landingOfReferer, sourceOfLanding } from "~/funnel/count.server";
 import { VISIT_FIELDS } from "~/funnel/visit";
-import { deleteContactDraft, toContactErrors } from "./draft.server";
+import { toContactErrors, toContactThanks } from "./draft.server";
 import { contactLead } from "./lead.server";
 import { contactSchema, fieldErrors } from "./schema";
 
-export const CONTACT_SENT = "/?sent=contact#contact";
+/**
+ * Where the thanks for a sent message are: `/?sent=contact&receipt=<id>#contact`, the receipt
+ * holding its reference; without one when there is none (a bot's post is thanked as stored).
+ */
+export const CONTACT_SENT = /^\/\?sent=contact(&receipt=[\w-]{22})?#contact$/;
 
 /**
  * A contact-form post: checked here whatever the browser did, then handed over as a lead. Every
- * outcome but a lead not taken is a redirect to a GET: the form with its errors (draft.server.ts),
- * or the thanks. Not taken: the form again with everything typed (503, or 429 with Retry-After),
+ * outcome but a lead not taken is a redirect to a GET: the form with its errors, or the thanks with
+ * the message's reference (draft.server.ts). Not taken: the form again with everything typed (503, or 429 with Retry-After),
  * and the draft's id, so a send that then goes through still deletes it.
  */
 export async function contactAction(request: Request, fields: Record<string, string>, context: AppLoadContext) {
@@ -23,6 +27,5 @@ export async function contactAction(request: Request, fields: Record<string, str
   const taken = await context.submitLead({ ...contactLead(parsed.data), source });
   if (!taken.ok) return notTaken({ form: "contact" as const, values, draft: fields.draft, problem: taken.problem }, taken);
   if (taken.first) void context.countVisit(request, "contact", source);
-  await deleteContactDraft(request, context, fields.draft);
-  return redirect(CONTACT_SENT, 303);
+  return toContactThanks(request, context, taken.reference, fields.draft);
 }

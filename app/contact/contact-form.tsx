@@ -2,6 +2,7 @@ import type { SerializeFrom } from "@remix-run/node";
 import { Form, useLocation, useNavigation, useSubmit } from "@remix-run/react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { flushSync } from "react-dom";
+import { calculatorText } from "~/content/calculator";
 import { CONTACT_SERVICES } from "~/content/services";
 import { messages } from "~/content/messages";
 import { type FailedSend, useSendAgainOnline } from "~/forms/failed-send";
@@ -36,7 +37,8 @@ export function ContactForm({
 }: {
   result: Answer | FailedSend<"contact"> | undefined;
   draft: SerializeFrom<ContactDraft>;
-  sent: boolean;
+  /** After a send: the message's reference, from the receipt the server kept for this browser. */
+  sent: { reference?: string } | null;
   /** The rules, loaded when the visitor first reaches for the form (app/forms/README.md). */
   checks: LazyChecks<{ contactSchema: typeof contactSchema; fieldErrors: typeof fieldErrors }>;
 }) {
@@ -109,6 +111,11 @@ export function ContactForm({
       <input type="hidden" name="formName" value="contact" />
       {id ? <input type="hidden" name="draft" value={id} /> : null}
       <FormNotices status={status} sent={messages.contactSent} failed={messages.contactFailed} />
+      {status === "sent" && sent?.reference ? (
+        <p>
+          {calculatorText.referenceLabel}: <strong className="reference">{sent.reference}</strong>
+        </p>
+      ) : null}
       <ErrorSummary form="contact" errors={errors} />
       <div className="grid grid--2">
         <Field

@@ -8,6 +8,7 @@
 import { type AppLoadContext, redirect } from "@remix-run/node";
 import { errorsOf } from "~/forms/draft.server";
 import { errorSummaryId } from "~/forms/field";
+import { RECEIPT_PARAM } from "~/forms/receipt";
 import { CONTACT_SERVICES } from "~/content/services";
 import { type FieldErrors, LIMITS } from "~/forms/limits";
 import { visitor, visitorOwner } from "~/forms/visitor.server";
@@ -31,9 +32,16 @@ export async function toContactErrors(request: Request, { drafts }: AppLoadConte
   return redirect(`/?${CONTACT_DRAFT_PARAM}=${id}#${errorSummaryId("contact")}`, { status: 303, headers });
 }
 
-/** The message was sent: the draft it came from goes. */
-export async function deleteContactDraft(request: Request, { drafts }: AppLoadContext, id: string | undefined) {
-  if (id !== undefined) await drafts.delete(await visitorOwner(request), id);
+/**
+ * The message was sent: the draft it came from goes, and the thanks get a receipt with its
+ * reference, the one the agency's message ends with, that only this browser can open (decision
+ * 0020), as the calculator's do (app/calculator/draft.server.ts; the page's loader reads either).
+ */
+export async function toContactThanks(request: Request, { drafts }: AppLoadContext, reference: string | undefined, draft: string | undefined) {
+  const { owner, headers } = await visitor(request);
+  if (draft !== undefined) await drafts.delete(owner, draft);
+  const receipt = reference === undefined ? "" : `&${RECEIPT_PARAM}=${await drafts.save(owner, { reference })}`;
+  return redirect(`/?sent=contact${receipt}#contact`, { status: 303, headers });
 }
 
 /** The draft a page's URL names, if this browser owns it, read leniently; someone else's shows nothing. */

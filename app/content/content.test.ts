@@ -196,7 +196,7 @@ describe("privacy notice", () => {
     // What it lets the browser do, each as a whole clause (it once read "…and once you send the
     // calculator your request’s reference, choices and estimate, again.").
     expect(cookie).toContain(
-      "so that only your browser can open those answers and, after you send the calculator, see your request’s reference, choices and estimate again.",
+      "so that only your browser can open those answers, and see again what it sent: your request’s reference, choices and estimate, or your message’s reference.",
     );
     expect(cookie).toContain(`expires ${DRAFT_LIFETIME_MINUTES} minutes after your last step`);
   });

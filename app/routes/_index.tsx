@@ -1,7 +1,7 @@
 import type { MetaFunction } from "@remix-run/node";
 import { type ClientLoaderFunctionArgs, useActionData, useLoaderData, useLocation } from "@remix-run/react";
 import { CalculatorWizard } from "~/calculator/calculator-wizard";
-import { DRAFT_PARAM, RECEIPT_PARAM } from "~/calculator/state";
+import { DRAFT_PARAM } from "~/calculator/state";
 import { EstimateThis } from "~/calculator/estimate-this";
 import { ContactDetails } from "~/components/contact-details";
 import { CONTACT_DRAFT_PARAM } from "~/contact/address";
@@ -13,6 +13,7 @@ import { ServiceTabs } from "~/components/service-tabs";
 import { Testimonials } from "~/components/testimonials";
 import { sendOrKeep } from "~/forms/failed-send";
 import { lazyChecks } from "~/forms/lazy-checks";
+import { RECEIPT_PARAM } from "~/forms/receipt";
 import { pageHeaders } from "~/utils/cache-headers";
 import type { action, loader } from "~/home.server";
 import { seo } from "~/utils/seo";
@@ -99,7 +100,12 @@ export default function Home() {
           </>
         }
       >
-        <ContactForm result={result?.form === "contact" ? result : undefined} draft={contact} sent={sent === "contact"} checks={checks} />
+        <ContactForm
+          result={result?.form === "contact" ? result : undefined}
+          draft={contact}
+          sent={sent === "contact" ? (receipt ?? {}) : null}
+          checks={checks}
+        />
       </Section>
     </>
   );
