@@ -1,8 +1,9 @@
 /**
  * /work, the portfolio, with JavaScript on and off: the filter by category through the address
  * (default All, a shared link opens filtered), a card that reveals its description, tags and links
- * on hover and on keyboard focus within it on a device that can hover, and shows them always on a
- * touch screen, never moving the grid; a card's focus ring drawn whole, link names that begin with
+ * on hover and on keyboard focus within it on a device that can hover, its picture filling their
+ * place until then (on the home page too), and shows them always on a touch screen, never moving
+ * the grid; a card's focus ring drawn whole, link names that begin with
  * their visible text, and a call to action that offers the team rather than the page itself.
  */
 import { expect, test } from "./support/fixtures";
@@ -22,8 +23,8 @@ const layoutBoxes = (page: Page, selector: string) =>
 
 /**
  * How much of a card's details a visitor sees: 1 when the description, the tags and the links are
- * all visible and fully opaque, 0 when none is (-1 when they differ). They keep their place
- * either way (the layout boxes say so), so nothing else can cover them.
+ * all visible and fully opaque, 0 when none is (-1 when they differ). Until revealed they lie,
+ * transparent, under the card's picture; revealed, nothing covers them (pictureWholeAndClear).
  */
 const detailsShown = (card: Locator) =>
   card.evaluate((el) => {
@@ -34,6 +35,28 @@ const detailsShown = (card: Locator) =>
       return getComputedStyle(part).visibility === "visible" ? opacity : 0;
     });
     return seen.every((o) => o === seen[0]) ? seen[0] : -1;
+  });
+
+/**
+ * The band at a card's foot that shows nothing, in px: from the lowest of its visible parts (a
+ * picture, a text, a tag, a link; a transparent one shows nothing) to the card's bottom edge.
+ */
+const emptyBand = (card: Locator) =>
+  card.evaluate((el) => {
+    const shown = (e: Element) => {
+      for (let n: Element | null = e; n && n !== el.parentElement; n = n.parentElement) if (Number(getComputedStyle(n).opacity) === 0) return false;
+      return getComputedStyle(e).visibility === "visible";
+    };
+    const parts = [...el.querySelectorAll("img, h3, p, li, a")].filter(shown);
+    return Math.round(el.getBoundingClientRect().bottom - Math.max(...parts.map((e) => e.getBoundingClientRect().bottom)));
+  });
+
+/** Whether a card's picture is drawn whole at its 16:10 and clear of its details (nothing covers them, nor they it). */
+const pictureWholeAndClear = (card: Locator) =>
+  card.evaluate((el) => {
+    const picture = el.querySelector("img")!.getBoundingClientRect();
+    const details = el.querySelector(".project-details")!.getBoundingClientRect();
+    return Math.abs(picture.height - (picture.width * 10) / 16) <= 1 && picture.bottom <= details.top + 0.5;
   });
 
 const cardsOf = (page: Page) => page.locator("article.project-card");
@@ -88,6 +111,24 @@ for (const width of WIDTHS) {
       await expect.poll(() => detailsShown(first)).toBe(0);
       expect(await layoutBoxes(page, GRID)).toEqual(before);
     });
+
+    for (const path of ["/work", "/"]) {
+      test(`on ${path}, a card at rest keeps no empty band for its details: its picture fills their place, and gives it back whole when they show`, async ({
+        page,
+      }) => {
+        await page.goto(path);
+        await page.mouse.move(0, 0);
+        const cards = await cardsOf(page).all();
+        expect(cards.length).toBeGreaterThanOrEqual(3);
+        // At most its border: on main, 1280 px left about 300 px under each title.
+        for (const card of cards) expect(await emptyBand(card)).toBeLessThanOrEqual(1);
+        const before = await layoutBoxes(page, GRID);
+        await cards[0]!.locator("h3").hover();
+        await expect.poll(() => detailsShown(cards[0]!)).toBe(1);
+        expect(await pictureWholeAndClear(cards[0]!)).toBe(true);
+        expect(await layoutBoxes(page, GRID)).toEqual(before);
+      });
+    }
 
     test("the focus ring of a card's link is drawn whole, not clipped by the card", { tag: "@once" }, async ({ page }) => {
       await page.goto("/work");
