@@ -269,8 +269,9 @@ describe("images", () => {
     };
     for (const { image } of projects) {
       const svg = readFileSync(`${publicDir}${image.src}`, "utf8");
-      // The ground: the first shape, covering the whole picture.
-      const ground = new RegExp(`<rect width="${image.width}" height="${image.height}" fill="(#[0-9a-f]{6})"`, "i").exec(svg)?.[1];
+      // The ground: the first shape, covering the whole picture and four of its heights above and
+      // below it: a card at rest shows its drawing on a taller tile of this ground (app.css, "Portfolio").
+      const ground = new RegExp(`<rect y="-${4 * image.height}" width="${image.width}" height="${9 * image.height}" fill="(#[0-9a-f]{6})"`, "i").exec(svg)?.[1];
       expect(ground, image.src).toBeDefined();
       expect(1.05 / (luminance(ground!) + 0.05), `${image.src}: white against its ground ${ground}`).toBeGreaterThanOrEqual(3);
     }
