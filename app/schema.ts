@@ -5,7 +5,9 @@
  * it is one module, not one per form (the bounds both share, app/forms/limits.ts, had become a
  * script of the home page's first load), and the wizard's step in the browser comes with its rules
  * (browser-step.ts): the page's modules for steps (estimate-this.tsx, the tab's answers, the
- * funnel) then share one script with the choices and the state instead of two.
+ * funnel) then share one script with the choices and the state instead of two. A long text's box
+ * counts its room with them (roomLeft): the count matters only once a visitor types.
  */
 export { takeStep } from "~/calculator/browser-step";
 export { contactSchema, fieldErrors } from "~/contact/schema";
+export { roomLeft } from "~/forms/room";

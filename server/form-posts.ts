@@ -9,7 +9,7 @@ import type { Request, RequestHandler, Response } from "express";
 import getRawBody from "raw-body";
 import { messages } from "~/content/messages";
 import { HONEYPOT_FIELD } from "~/forms/honeypot";
-import { stripInvisible } from "~/forms/lead.server";
+import { stripInvisible } from "~/forms/limits";
 import { FUNNEL_PATH } from "~/funnel/visit";
 import type { Logger } from "./log";
 import { clientKey, type RateLimits } from "./rate-limits";

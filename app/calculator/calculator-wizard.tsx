@@ -2,8 +2,9 @@ import { Form } from "@remix-run/react";
 import { calculatorText as text } from "~/content/calculator";
 import { messages } from "~/content/messages";
 import { ErrorSummary, Field, FormNotices, Honeypot } from "~/forms/field";
+import type { roomLeft } from "~/forms/room";
 import { PrivacyNote } from "~/forms/privacy-note";
-import { type FieldErrors, LIMITS } from "~/forms/limits";
+import type { FieldErrors } from "~/forms/limits";
 import { type Choices, estimateHref } from "./choices";
 import { Breakdown } from "./estimate-this";
 import type { Receipt } from "./draft.server";
@@ -77,7 +78,7 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
             <a href={estimateHref(state as Choices)}>{text.keepLink}</a>
           </p>
         ) : null}
-        <StepFields state={state} errors={errors} />
+        <StepFields state={state} errors={errors} count={checks.load} />
         {state.step >= 2 && state.step < 5 ? (
           <p className="estimate" aria-live="polite">
             Estimate so far: <strong>{formatUsd(estimate(state))}</strong>
@@ -136,7 +137,7 @@ function Summary({ state }: { state: WizardState }) {
   );
 }
 
-function StepFields({ state, errors }: { state: WizardState; errors: FieldErrors | null }) {
+function StepFields({ state, errors, count }: { state: WizardState; errors: FieldErrors | null; count: () => Promise<{ roomLeft: typeof roomLeft }> }) {
   if (state.step <= 3) return <ChoiceStep step={state.step as 1 | 2 | 3} state={state} errors={errors} />;
   if (state.step === 4) {
     return (
@@ -146,7 +147,8 @@ function StepFields({ state, errors }: { state: WizardState; errors: FieldErrors
         label="Project description (optional)"
         hint={text.descriptionHint}
         errors={errors}
-        render={(props) => <textarea {...props} defaultValue={state.description} maxLength={LIMITS.description} rows={6} />}
+        count={count}
+        render={(props) => <textarea {...props} defaultValue={state.description} rows={6} />}
       />
     );
   }
@@ -158,28 +160,28 @@ function StepFields({ state, errors }: { state: WizardState; errors: FieldErrors
         name="name"
         label="Your name (optional)"
         errors={errors}
-        render={(p) => <input {...p} defaultValue={state.name} maxLength={LIMITS.name} autoComplete="name" />}
+        render={(p) => <input {...p} defaultValue={state.name} autoComplete="name" />}
       />
       <Field
         form="calc"
         name="companyName"
         label="Company name"
         errors={errors}
-        render={(p) => <input {...p} defaultValue={state.companyName} maxLength={LIMITS.companyName} autoComplete="organization" required />}
+        render={(p) => <input {...p} defaultValue={state.companyName} autoComplete="organization" required />}
       />
       <Field
         form="calc"
         name="email"
         label="Email"
         errors={errors}
-        render={(p) => <input {...p} type="email" defaultValue={state.email} maxLength={LIMITS.email} autoComplete="email" required />}
+        render={(p) => <input {...p} type="email" defaultValue={state.email} autoComplete="email" required />}
       />
       <Field
         form="calc"
         name="phone"
         label="Phone"
         errors={errors}
-        render={(p) => <input {...p} type="tel" defaultValue={state.phone} maxLength={LIMITS.phoneMax} autoComplete="tel" required />}
+        render={(p) => <input {...p} type="tel" defaultValue={state.phone} autoComplete="tel" required />}
       />
       <Honeypot />
     </>

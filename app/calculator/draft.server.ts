@@ -18,7 +18,7 @@ import { sentSummary } from "~/content/calculator";
 import { type Choices, choicesFrom, estimateHref } from "./choices";
 import { COMPLEXITIES, estimate, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
 import { type CalculatorRequest, type NextResult, parseState } from "./rules";
-import { DRAFT_PARAM, fits, STEP_PARAM, stateToFields, TEXT_FIELDS, WIZARD_ID, type WizardState } from "./state";
+import { DRAFT_PARAM, STEP_PARAM, stateToFields, WIZARD_ID, type WizardState } from "./state";
 
 /** What the home page's loader hands the wizard: a draft, one that is gone, or none asked for. */
 export type DraftView = { id: string; state: WizardState; errors: FieldErrors | null } | { expired: true } | null;
@@ -53,10 +53,9 @@ export function bookingHref(bookingUrl: string, reference: string): string {
 /** Keeps a step's outcome (in the visit's draft, if the post named one of this browser's) and redirects to its page. */
 export async function toStep(request: Request, { drafts }: AppLoadContext, outcome: NextResult, previous: string | undefined) {
   const { owner, headers } = await visitor(request);
-  // A text no box could hold is not kept (its error is): at 64 KB a post, one client would crowd the store.
-  const state = { ...outcome.state };
-  for (const name of TEXT_FIELDS) if (!fits(name, state[name])) state[name] = "";
-  const id = await drafts.save(owner, { fields: stateToFields(state), errors: outcome.errors ?? null }, previous);
+  // A text too long is kept with its error, for the visitor to shorten (a post holds at most 64 KB;
+  // the store's budget is charged to the client that saves, decision 0034).
+  const id = await drafts.save(owner, { fields: stateToFields(outcome.state), errors: outcome.errors ?? null }, previous);
   // A step with mistakes opens at its error summary, in view at once (the wizard's card otherwise).
   const at = outcome.errors ? errorSummaryId("calc") : WIZARD_ID;
   return redirect(`/?${DRAFT_PARAM}=${id}&${STEP_PARAM}=${outcome.state.step}#${at}`, { status: 303, headers });

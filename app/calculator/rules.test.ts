@@ -28,7 +28,9 @@ describe("each step's check, through next()", () => {
 
   it("step 4's description is optional, at most 5,000 characters: Continue moves to step 5 with it empty", () => {
     expect(next(at(4), { description: "x".repeat(5000) }).state.step).toBe(5);
-    expect(next(at(4), { description: "x".repeat(5001) }).errors).toEqual({ description: ["Description must be at most 5,000 characters"] });
+    expect(next(at(4), { description: "x".repeat(5001) }).errors).toEqual({
+      description: ["Description must be at most 5,000 characters; this one has 5,001"],
+    });
     for (const empty of ["", " \n\t "]) expect(next(at(4), { intent: "continue", description: empty })).toEqual({ state: at(5, { description: "" }) });
   });
 
@@ -40,7 +42,7 @@ describe("each step's check, through next()", () => {
     });
     expect(next(at(5), { ...contact, companyName: "c".repeat(120) }).ready).toBeDefined();
     expect(next(at(5), { companyName: "c".repeat(121), email: "bad", phone: "12" }).errors).toEqual({
-      companyName: ["Company name must be at most 120 characters"],
+      companyName: ["Company name must be at most 120 characters; this one has 121"],
       email: ["Please enter a valid email address"],
       phone: ["Phone number must contain at least 7 digits"],
     });
@@ -52,7 +54,7 @@ describe("each step's check, through next()", () => {
     expect(next(at(5), { ...details, name: "" }).ready?.name).toBe("");
     expect(next(at(5), { ...details, name: "  Thandi Nkosi \n" }).ready?.name).toBe("Thandi Nkosi");
     expect(next(at(5), { ...details, name: "n".repeat(100) }).ready?.name).toBe("n".repeat(100));
-    expect(next(at(5), { ...details, name: "n".repeat(101) }).errors).toEqual({ name: ["Name must be at most 100 characters"] });
+    expect(next(at(5), { ...details, name: "n".repeat(101) }).errors).toEqual({ name: ["Name must be at most 100 characters; this one has 101"] });
   });
 
   it("the whole request needs every field but the name and the description", () => {
@@ -171,7 +173,7 @@ describe("next: step 4 (description)", () => {
     const long = "y".repeat(5001);
     expect(next(s, { intent: "continue", description: long })).toEqual({
       state: { ...s, description: long },
-      errors: { description: ["Description must be at most 5,000 characters"] },
+      errors: { description: ["Description must be at most 5,000 characters; this one has 5,001"] },
     });
   });
   it("falls back to the state's description when the field is absent", () => {
@@ -268,8 +270,14 @@ describe("hidden fields", () => {
     const noDescription = { ...stateToFields(full), "state.description": "   " };
     expect(parseState(noDescription).step).toBe(5);
     expect(parseState({ ...stateToFields(full), "state.timeframe": "" }).step).toBe(2);
+    // A text too long is kept, for the visitor to shorten: the step's check refuses it, saying so.
     const tooLong = { ...stateToFields(full), "state.description": "z".repeat(5001), "state.name": "n".repeat(101), "state.companyName": "c".repeat(121) };
-    expect(parseState(tooLong)).toMatchObject({ step: 5, description: "", name: "", companyName: "" });
+    expect(parseState(tooLong)).toMatchObject({ step: 5, description: "z".repeat(5001), name: "n".repeat(101), companyName: "c".repeat(121) });
+    // Sent with step 5's own fields right, the visitor goes back to the step in error, the description's.
+    expect(next(parseState({ ...stateToFields(full), "state.description": "z".repeat(5001) }), { intent: "send" })).toMatchObject({
+      state: { step: 4, description: "z".repeat(5001) },
+      errors: { description: ["Description must be at most 5,000 characters; this one has 5,001"] },
+    });
   });
 
   it("read at another step's address (Back, Forward, a reload), keeps every answer at that step, or the furthest the answers allow", () => {

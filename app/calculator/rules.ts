@@ -83,6 +83,9 @@ export function next(state: WizardState, posted: FormFields): NextResult {
 
   const whole = calculatorRequestSchema.safeParse(updated);
   if (whole.success) return { state: updated, ready: whole.data };
-  // Only a hand-built state gets here: send the visitor back to the first step in error.
-  return { state: { ...updated, step: reachable(updated) }, errors: fieldErrors(whole.error) };
+  // A hand-built state, or one History brought back to step 5 past a description too long (Back
+  // keeps what was typed): the visitor goes back to the first step in error, to mend it there.
+  const errors = fieldErrors(whole.error);
+  const first = Math.min(...Object.keys(errors).map((field) => STEPS.findIndex((step) => field in step.shape) + 1 || 5));
+  return { state: { ...updated, step: Math.min(first, reachable(updated)) as Step }, errors };
 }

@@ -4,7 +4,6 @@
  * and the transitions).
  */
 import type { FunnelEvent } from "~/funnel/visit";
-import { LIMITS } from "~/forms/limits";
 import { COMPLEXITIES, type ComplexityValue, DEFAULT_COMPLEXITY, SERVICES, type ServiceValue, TIMEFRAMES, type TimeframeValue } from "./pricing";
 
 /** The wizard card's id: every step's answer lands there (`/?draft=…#wizard`), under the header. */
@@ -80,13 +79,12 @@ export function reachable(state: WizardState): Step {
   return !state.service ? 1 : !state.timeframe ? 2 : 5;
 }
 
-/** Whether a text fits its field's box (`maxLength`): a longer one came from no browser. */
-export const fits = (name: (typeof TEXT_FIELDS)[number], value: string) => value.length <= LIMITS[name === "phone" ? "phoneMax" : name];
-
 /**
  * Reads the hidden state of an untrusted post (or of the browser's saved answers) leniently:
- * unknown choices and over-long texts are dropped, anything but a string counts as absent, and
- * the step is clamped to what the values allow. No state fields: a fresh wizard.
+ * unknown choices are dropped, anything but a string counts as absent, and the step is clamped to
+ * what the values allow. No state fields: a fresh wizard. A text longer than its field allows is
+ * kept, for the visitor to shorten (its step's check refuses it, saying how long it may be): boxes
+ * cut nothing (decision 0044), and a post is at most 64 KB (server/form-posts.ts).
  */
 export function parseState(fields: Readonly<Record<string, unknown>>): WizardState {
   const get = (name: string) => {
@@ -100,7 +98,7 @@ export function parseState(fields: Readonly<Record<string, unknown>>): WizardSta
   }
   for (const name of TEXT_FIELDS) {
     const value = get(name);
-    if (value !== undefined && fits(name, value)) state[name] = value;
+    if (value !== undefined) state[name] = value;
   }
   const step = (name: string) => (/^[1-5]$/.test(get(name) ?? "") ? (Number(get(name)) as Step) : 1);
   state.step = Math.min(step("step"), reachable(state)) as Step;

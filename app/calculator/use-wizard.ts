@@ -5,6 +5,7 @@ import { flushSync } from "react-dom";
 import { type FailedSend, useSendAgainOnline } from "~/forms/failed-send";
 import { focusFirstInvalid } from "~/forms/field";
 import type { LazyChecks } from "~/forms/lazy-checks";
+import type { roomLeft } from "~/forms/room";
 import type { FieldErrors } from "~/forms/limits";
 import { useHydrated } from "~/utils/use-hydrated";
 import type { calculatorAction } from "./action.server";
@@ -21,7 +22,7 @@ export interface WizardProps {
   draft: Draft;
   sent: { reference?: string } | null;
   /** The rules, loaded when the visitor first reaches for the form (app/forms/README.md). */
-  checks: LazyChecks<{ takeStep: typeof takeStep }>;
+  checks: LazyChecks<{ takeStep: typeof takeStep; roomLeft: typeof roomLeft }>;
 }
 
 export const POST = { method: "post", action: `/?index#${WIZARD_ID}`, preventScrollReset: true } as const;

@@ -8,7 +8,8 @@ import { messages } from "~/content/messages";
 import { type FailedSend, useSendAgainOnline } from "~/forms/failed-send";
 import { ErrorSummary, Field, focusFirstInvalid, FormNotices, Honeypot } from "~/forms/field";
 import type { LazyChecks } from "~/forms/lazy-checks";
-import { type FieldErrors, LIMITS } from "~/forms/limits";
+import type { roomLeft } from "~/forms/room";
+import type { FieldErrors } from "~/forms/limits";
 import { PrivacyNote } from "~/forms/privacy-note";
 import { keep, kept } from "~/forms/tab-storage";
 import { useHydrated } from "~/utils/use-hydrated";
@@ -40,7 +41,7 @@ export function ContactForm({
   /** After a send: the message's reference, from the receipt the server kept for this browser. */
   sent: { reference?: string } | null;
   /** The rules, loaded when the visitor first reaches for the form (app/forms/README.md). */
-  checks: LazyChecks<{ contactSchema: typeof contactSchema; fieldErrors: typeof fieldErrors }>;
+  checks: LazyChecks<{ contactSchema: typeof contactSchema; fieldErrors: typeof fieldErrors; roomLeft: typeof roomLeft }>;
 }) {
   const location = useLocation();
   // The server's latest answer: a send not taken, or the page of a navigation (its mistakes, the thanks).
@@ -123,14 +124,14 @@ export function ContactForm({
           name="name"
           label="Name"
           errors={errors}
-          render={(p) => <input {...p} defaultValue={values.name} maxLength={LIMITS.name} autoComplete="name" required />}
+          render={(p) => <input {...p} defaultValue={values.name} autoComplete="name" required />}
         />
         <Field
           form="contact"
           name="email"
           label="Email"
           errors={errors}
-          render={(p) => <input {...p} type="email" defaultValue={values.email} maxLength={LIMITS.email} autoComplete="email" required />}
+          render={(p) => <input {...p} type="email" defaultValue={values.email} autoComplete="email" required />}
         />
       </div>
       <Field
@@ -155,7 +156,9 @@ export function ContactForm({
         name="message"
         label="Message"
         errors={errors}
-        render={(p) => <textarea {...p} defaultValue={values.message} maxLength={LIMITS.message} rows={5} required />}
+        hint="At most 5,000 characters."
+        count={checks.load}
+        render={(p) => <textarea {...p} defaultValue={values.message} rows={5} required />}
       />
       <Honeypot />
       <button className="btn" type="submit" disabled={sending}>

@@ -10,14 +10,14 @@ import { errorsOf } from "~/forms/draft.server";
 import { errorSummaryId } from "~/forms/field";
 import { RECEIPT_PARAM } from "~/forms/receipt";
 import { CONTACT_SERVICES } from "~/content/services";
-import { type FieldErrors, LIMITS } from "~/forms/limits";
+import type { FieldErrors } from "~/forms/limits";
 import { visitor, visitorOwner } from "~/forms/visitor.server";
 import { CONTACT_DRAFT_PARAM } from "./address";
 
 const FIELDS = ["name", "email", "service", "message"] as const;
 export type ContactValues = Record<(typeof FIELDS)[number], string>;
-const fits = (name: keyof ContactValues, value: string) =>
-  name === "service" ? CONTACT_SERVICES.some((option) => option.value === value) : value.length <= LIMITS[name];
+/** The service is kept only when it is one of the options; a text whatever its length, for the visitor to shorten. */
+const fits = (name: keyof ContactValues, value: string) => name !== "service" || CONTACT_SERVICES.some((option) => option.value === value);
 
 /** What the home page's loader hands the form: this browser's draft (no id when it is not, or gone), or none asked for. */
 export type ContactDraft = { id?: string; values: Partial<ContactValues>; errors: FieldErrors | null } | null;
@@ -25,7 +25,8 @@ export type ContactDraft = { id?: string; values: Partial<ContactValues>; errors
 /** Keeps what was typed with its errors (in the visitor's earlier draft, if the post named one) and redirects to the page showing them. */
 export async function toContactErrors(request: Request, { drafts }: AppLoadContext, values: ContactValues, errors: FieldErrors, previous: string | undefined) {
   const { owner, headers } = await visitor(request);
-  // A value no box could hold is not kept (its error is): at 64 KB a post, one client would crowd the store.
+  // A text too long is kept with its error (a post holds at most 64 KB; the store's budget is charged
+  // to the client that saves, decision 0034).
   const kept = Object.fromEntries(FIELDS.map((name) => [name, fits(name, values[name]) ? values[name] : ""]));
   const id = await drafts.save(owner, { values: kept, errors }, previous);
   // The page opens at the form's error summary, in view at once.

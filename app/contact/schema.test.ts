@@ -46,9 +46,9 @@ describe("contactSchema", () => {
   });
 
   it("rejects too long texts, a bad email and an unknown service", () => {
-    expect(errorsOf({ ...valid, name: "n".repeat(101) })).toEqual({ name: ["Name must be at most 100 characters"] });
+    expect(errorsOf({ ...valid, name: "n".repeat(101) })).toEqual({ name: ["Name must be at most 100 characters; this one has 101"] });
     expect(errorsOf({ ...valid, message: "m".repeat(5001) })).toEqual({
-      message: ["Message must be at most 5,000 characters"],
+      message: ["Message must be at most 5,000 characters; this one has 5,001"],
     });
     expect(errorsOf({ ...valid, email: "ada.example.com" })).toEqual({ email: ["Please enter a valid email address"] });
     expect(errorsOf({ ...valid, service: "softwareDev" })).toEqual({ service: ["Please choose a service"] });

@@ -1,5 +1,6 @@
-import type { MouseEvent, ReactNode } from "react";
+import { type FormEvent, type MouseEvent, type ReactNode, useEffect, useState } from "react";
 import type { FieldErrors } from "./limits";
+import type { roomLeft } from "./room";
 import type { FormProblem } from "~/context";
 import { messages } from "~/content/messages";
 import { HONEYPOT_FIELD } from "./honeypot";
@@ -9,11 +10,17 @@ export interface ControlProps {
   name: string;
   "aria-invalid": true | undefined;
   "aria-describedby": string | undefined;
+  onInput?: (event: FormEvent<Element & { value: string }>) => void;
 }
 
 /**
  * One labelled form control with its hint and its error messages, rendered the same on the server
  * and in the browser. `render` receives the props that wire the control to its label and messages.
+ * A long text's box (`count`) also says how much room is left (GOV.UK's character count): "4,880
+ * characters left", or "321 characters too many", as the check counts (app/forms/room.ts), so the
+ * box need not cut a paste (decision 0044). The count describes the box, so it is read with it; it
+ * counts what is typed, and the bound itself is in the box's hint, for a browser without JavaScript
+ * too.
  */
 export function Field({
   form,
@@ -21,6 +28,7 @@ export function Field({
   label,
   errors,
   hint,
+  count,
   render,
 }: {
   form: string;
@@ -28,11 +36,25 @@ export function Field({
   label: string;
   errors?: FieldErrors | null;
   hint?: string;
+  /**
+   * For a long text (description, message): the rules as they load (roomLeft is among them), so the
+   * box says how much room is left as the visitor types.
+   */
+  count?: () => Promise<{ roomLeft: typeof roomLeft }>;
   render: (props: ControlProps) => ReactNode;
 }) {
   const id = `${form}-${name}`;
+  // What the box says of its room, once the visitor types into it (the box itself is uncontrolled).
+  const [room, setRoom] = useState<ReturnType<typeof roomLeft>>();
+  const [announced, announce] = useState("");
+  const said = room?.said ?? "";
+  // Screen readers hear it once the visitor stops typing for a second, never at each keystroke.
+  useEffect(() => {
+    const pause = setTimeout(announce, 1000, said);
+    return () => clearTimeout(pause);
+  }, [said]);
   const messages = errors?.[name] ?? [];
-  const describedBy = [hint ? `${id}-hint` : null, messages.length ? `${id}-error` : null].filter(Boolean).join(" ");
+  const describedBy = [hint ? `${id}-hint` : null, count ? `${id}-count` : null, messages.length ? `${id}-error` : null].filter(Boolean).join(" ");
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
@@ -41,7 +63,32 @@ export function Field({
           {hint}
         </p>
       ) : null}
-      {render({ id, name, "aria-invalid": messages.length ? true : undefined, "aria-describedby": describedBy || undefined })}
+      {render({
+        id,
+        name,
+        "aria-invalid": messages.length ? true : undefined,
+        "aria-describedby": describedBy || undefined,
+        // Rules that cannot load (offline) leave the count as it was; the server still checks.
+        onInput:
+          count &&
+          ((event) => {
+            const typed = event.currentTarget.value;
+            count().then(
+              ({ roomLeft }) => setRoom(roomLeft(name as "description", typed)),
+              () => undefined,
+            );
+          }),
+      })}
+      {count ? (
+        <>
+          <p className={room?.over ? "count count--over" : "count"} id={`${id}-count`}>
+            {said}
+          </p>
+          <p className="visually-hidden" aria-live="polite">
+            {announced}
+          </p>
+        </>
+      ) : null}
       {messages.length ? (
         <p className="field-error" id={`${id}-error`}>
           {messages.join(" ")}

@@ -1,7 +1,8 @@
 import * as z from "zod/mini";
 import { describe, expect, it } from "vitest";
 
-import { emailSchema, fieldErrors, phoneSchema, requiredText } from "./fields";
+import { emailSchema, fieldErrors, optionalText, phoneSchema, requiredText } from "./fields";
+import { characters, LIMITS } from "./limits";
 
 const messages = (schema: z.ZodMiniType, value: unknown): string[] | "ok" => {
   const r = schema.safeParse(value);
@@ -54,8 +55,27 @@ describe("requiredText", () => {
   it("trims before checking both bounds", () => {
     expect(s.parse("  abcde  ")).toBe("abcde");
     expect(messages(s, "\t \n")).toEqual(["Required!"]);
-    expect(messages(s, "abcdef")).toEqual(["Too long!"]);
+    expect(messages(s, "abcdef")).toEqual(["Too long!; this one has 6"]);
     expect(messages(s, 42)).toEqual(["Required!"]);
+  });
+});
+
+describe("characters", () => {
+  it("counts a text as the server keeps it: an emoji one, a line break one, invisible code points and the trimmed ends none", () => {
+    expect(["🙂".length, characters("🙂")]).toEqual([2, 1]);
+    expect(characters("a\nb")).toBe(3);
+    expect(characters("Zoe\u0308")).toBe(3); // composed: ë
+    expect(characters(" a\u200bb\u00ad ")).toBe(2);
+    expect(characters("❤️")).toBe(1); // its variation selector is invisible
+    expect(characters("🇿🇦 👍🏽")).toBe(5); // a flag, a skin tone: two each
+  });
+
+  it("is the check's measure: 5,000 characters with emoji pass, as a box's maxLength (5,010 units) would not; one more fails saying how many", () => {
+    const text = `${"a".repeat(4_990)}${"🙂".repeat(10)}`;
+    expect(text.length).toBe(5_010);
+    const description = optionalText(LIMITS.description, "Description must be at most 5,000 characters");
+    expect(messages(description, text)).toBe("ok");
+    expect(messages(description, `${text}🙂`)).toEqual(["Description must be at most 5,000 characters; this one has 5,001"]);
   });
 });
 

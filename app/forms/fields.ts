@@ -1,18 +1,28 @@
 /** The field rules both forms share, and the one place a zod error becomes per-field messages. */
 import * as z from "zod/mini";
-import { type FieldErrors, LIMITS } from "./limits";
+import { characters, type FieldErrors, LIMITS } from "./limits";
+
+/**
+ * At most `max` characters as the forms count them (limits.ts), or `tooLong` with how many there
+ * are, e.g. "Description must be at most 5,000 characters; this one has 5,321": a visitor without
+ * JavaScript, whose box does not count, learns how much to cut.
+ */
+const atMost = (max: number, tooLong: string) =>
+  z.refine<string>((text) => characters(text) <= max, {
+    error: ({ input }) => `${tooLong}; this one has ${characters(input as string).toLocaleString("en")}`,
+  });
 
 /**
  * A required string, trimmed first: missing, empty or whitespace-only fails with `required`;
  * longer than `max` characters (after trimming) fails with `tooLong`.
  */
 export function requiredText(max: number, required: string, tooLong: string) {
-  return z.string({ error: required }).check(z.trim(), z.minLength(1, { error: required, abort: true }), z.maxLength(max, tooLong));
+  return z.string({ error: required }).check(z.trim(), z.minLength(1, { error: required, abort: true }), atMost(max, tooLong));
 }
 
 /** An optional string, trimmed: missing counts as empty; longer than `max` characters fails with `tooLong`. */
 export function optionalText(max: number, tooLong: string) {
-  return z._default(z.string().check(z.trim(), z.maxLength(max, tooLong)), "");
+  return z._default(z.string().check(z.trim(), atMost(max, tooLong)), "");
 }
 
 /** Required email address, trimmed, at most 254 characters. */

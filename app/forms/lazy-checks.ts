@@ -16,6 +16,8 @@ export function lazyChecks<Checks>(load: () => Promise<Checks>) {
   const warm = () => void get().catch(() => undefined);
 
   return {
+    /** The checks, once loaded (at once when they are). */
+    load: get,
     /** Spread on the form: starts loading as soon as the visitor reaches for it. */
     onIntent: { onPointerEnter: warm, onPointerDown: warm, onFocus: warm },
     /**

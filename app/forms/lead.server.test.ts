@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { leadText, notTaken, oneLine, senderName, stripInvisible, VISITOR } from "./lead.server";
+import { leadText, notTaken, oneLine, senderName, VISITOR } from "./lead.server";
+import { stripInvisible } from "./limits";
 
 const SEPARATORS = ["\n", "\r", "\r\n", "\v", "\f", "\u0085", "\u2028", "\u2029"];
 const INVISIBLE = ["\u0000", "\u001b", "\u007f", "\u0090", "\u061c", "\u200e", "\u200f", "\u202a", "\u202e", "\u2066", "\u2069", "\t"];

@@ -6,19 +6,7 @@ import { json } from "@remix-run/node";
 import unhomoglyph from "unhomoglyph";
 import { site } from "~/content/site";
 import type { LeadAnswer } from "~/context";
-
-/**
- * Code points a reader does not see but a program (an AI triage tool, a filter) reads: Unicode's
- * default-ignorables (zero-width characters, soft hyphen, Hangul fillers, variation selectors,
- * TAG characters, bidirectional controls, word joiners…), the other format characters, and the
- * braille blank. Removed from every field of every form before anything else sees it.
- */
-const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}\u2800]/gu;
-
-/** A field as the visitor sees it: invisible code points removed, composed (NFC). */
-export function stripInvisible(value: string): string {
-  return value.normalize("NFC").replace(INVISIBLE, "");
-}
+import { stripInvisible } from "./limits";
 
 // Line and paragraph separators besides \n: CR, VT, FF, NEL, U+2028, U+2029.
 const BREAKS = /\r\n?|[\v\f\u0085\u2028\u2029]/g;
