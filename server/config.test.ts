@@ -63,6 +63,14 @@ describe("parseConfig", () => {
     expect(config.delivery).toMatchObject({ provider: "formspree", accessKey: undefined, inbox: "sales@agency.example", timeoutMs: 5000 });
   });
 
+  it("CAMPAIGNS and REFERRER_SITES name the sources the agency wants to see: tidied, and refused when they are not plain names or hosts", () => {
+    expect(parse({}).sources).toEqual({ names: new Set(), sites: [] });
+    const { sources } = parse({ CAMPAIGNS: " Spring , spring_offer,, Partner-X ", REFERRER_SITES: "www.Example.co.za, blog.agency.example" });
+    expect(sources).toEqual({ names: new Set(["spring", "spring-offer", "partner-x"]), sites: ["example.co.za", "blog.agency.example"] });
+    for (const bad of ["jane@x.co", "direct", "a/b", "x".repeat(41)]) expect(() => parse({ CAMPAIGNS: bad })).toThrow(/^Invalid configuration: CAMPAIGNS must be/);
+    for (const bad of ["https://example.co.za/blog", "localhost", "a b.com"]) expect(() => parse({ REFERRER_SITES: bad })).toThrow(/^Invalid configuration: REFERRER_SITES must be/);
+  });
+
   it("BOOKING_URL is an https booking page, kept as given; unset, there is none", () => {
     expect(parse({}).bookingUrl).toBeUndefined();
     expect(parse({ BOOKING_URL: " https://cal.com/kopano/intro?duration=30 " }).bookingUrl).toBe("https://cal.com/kopano/intro?duration=30");

@@ -144,6 +144,28 @@ describe("with Redis", () => {
   });
 });
 
+describe("with Redis, counts kept before sources were named", () => {
+  it("are counted as the rule counts them now, once", async ({ onTestFinished }) => {
+    const redis = await startRedis();
+    onTestFinished(() => redis.stop());
+    const client = new Redis(redis.url).on("error", () => undefined);
+    onTestFinished(() => void client.disconnect());
+    const key = `funnel:${dayOf(Date.now())}`;
+    await client.hset(key, { "2|phone|john.smith-082-555-1234": 2, "2|phone|google.com": 3, "2|phone|other": 1 });
+    await client.sadd(`${key}:sources`, "john.smith-082-555-1234", "google.com", "other");
+    for (let run = 0; run < 2; run++) {
+      const funnel = openFunnel({ file: join(await folder(), "funnel.db"), redis: client, log: quietLog, settings });
+      const [today] = await funnel.read(lastDays(1));
+      expect(Object.fromEntries(Object.entries(today!.bySource).map(([source, steps]) => [source, steps.reached[2]]))).toEqual({
+        other: 3,
+        "search:google": 3,
+      });
+      await funnel.close();
+    }
+    expect((await client.smembers(`${key}:sources`)).sort()).toEqual(["other", "search:google"]);
+  });
+});
+
 describe("reading", () => {
   it("the top sources of the range by name, the rest summed as other; days oldest first with zeros", () => {
     const counts = ["a", "b", "c", "d", "e", "f", "g"].map((source, i) => ({

@@ -142,7 +142,33 @@ export function openFunnel({ file, redis, log, settings }: { file: string; redis
   /** Counts waiting for another process's lock on the file: close lets them finish first. */
   const writing = new Set<Promise<void>>();
 
+  /**
+   * Redis's counts kept before sources were named, counted as the rule counts them now (decision
+   * 0041): once, by the first container to claim it, before this process first uses Redis.
+   */
+  let reclassified: Promise<void> | undefined;
+  async function reclassifyRedis() {
+    if ((await redis!.set("funnel:rule", "0041", "NX")) === null) return;
+    for (const day of lastDays(KEEP_DAYS)) {
+      const key = redisKey(day);
+      const multi = redis!.multi();
+      for (const [field, n] of Object.entries(await redis!.hgetall(key))) {
+        const [event, device, source = ""] = field.split("|");
+        const now = reclassifiedKey(source, settings);
+        if (now !== source)
+          multi.hincrby(key, `${event}|${device}|${now}`, Number(n)).hdel(key, field).srem(`${key}:sources`, source).sadd(`${key}:sources`, now);
+      }
+      if (multi.length > 0) await multi.exec();
+    }
+  }
+  const redisReady = () =>
+    (reclassified ??= reclassifyRedis().catch((error: unknown) => {
+      reclassified = undefined;
+      throw error;
+    }));
+
   async function addToRedis(day: string, { event, device, source }: Hit, mayAdd: () => boolean) {
+    await redisReady();
     const key = redisKey(day);
     // A source joins the day's set only while it has room: a flood of made-up ones grows nothing.
     const [[, known], [, size]] = (await redis!.multi().sismember(`${key}:sources`, source).scard(`${key}:sources`).exec()) as [
@@ -182,6 +208,7 @@ export function openFunnel({ file, redis, log, settings }: { file: string; redis
     async read(days: string[]): Promise<FunnelDay[]> {
       const counts: Count[] = await retryWhileBusy(() => opened().read(days[0]!, days.at(-1)!), LOCK_WAIT_MS);
       if (redis) {
+        await redisReady();
         const hashes = await Promise.all(days.map((day) => redis.hgetall(redisKey(day))));
         days.forEach((day, i) => {
           for (const [field, n] of Object.entries(hashes[i]!)) {
