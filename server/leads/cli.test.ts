@@ -115,7 +115,9 @@ describe("npm run leads", () => {
   it("answers anything else with its usage and exit code 2", async () => {
     expect(await run(["delete-everything"], {})).toMatchObject({
       code: 2,
-      out: ["usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status | funnel [--json] [--days N]"],
+      out: [
+        "usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]",
+      ],
     });
     expect((await run(["--help"], {})).code).toBe(0);
   });

@@ -16,6 +16,10 @@
  *   funnel [--json] [--days N]
  *                    the calculator's funnel for the last N days (7): a table a day and a bar per
  *                    step; --json as { days: [...] } (server/funnel.ts), oldest first
+ *   find <email | phone | reference> ... [--json]
+ *   erase <email | phone | reference> ... [--yes]
+ *                    a person's data on request: every lead, draft, receipt and outbox line that
+ *                    holds it; erase asks before erasing a lead not yet delivered (personal-data.ts)
  */
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -27,6 +31,7 @@ import { operatorConnection } from "../redis";
 import { lastDays, openFunnel, STEP_NAMES, stepFigures } from "../funnel";
 import { QUEUE, whereInRedis, type QueuedLead } from "./redis-shared";
 import { BUSY_WAIT_MS, sqliteCause } from "./database";
+import { askOnTerminal, personalData } from "./personal-data";
 import { openStore, type LeadRow, type LeadStore } from "./store";
 
 interface Row {
@@ -40,7 +45,8 @@ interface Row {
   key: string;
 }
 
-const USAGE = "usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status | funnel [--json] [--days N]";
+const USAGE =
+  "usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]";
 const COMMANDS = ["list", "export", "retry", "release", "status", "funnel"];
 /** Every command's flags; `--json` and `--days` are the funnel's. */
 const OPTIONS = { help: { type: "boolean" }, json: { type: "boolean" }, days: { type: "string" } } as const;
@@ -103,13 +109,19 @@ async function leadsToShow(store: LeadStore | undefined, redis: Redis | undefine
   return { rows, complete };
 }
 
-/** `out` is stdout, `err` stderr; the exit code is 1 when something could not be read. */
+/**
+ * `out` is stdout, `err` stderr; the exit code is 1 when something could not be read. `ask`: a
+ * yes-or-no question on the operator's terminal, none when there is no terminal (erase).
+ */
 export async function runCli(
   argv: string[],
   env: Record<string, string | undefined>,
   out: (line: string) => void,
   err: (line: string) => void = out,
+  ask?: (question: string) => Promise<boolean>,
 ): Promise<number> {
+  // A person's data on request, with flags of its own.
+  if (argv[0] === "find" || argv[0] === "erase") return personalData(argv[0], argv.slice(1), env, out, err, ask);
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
@@ -243,6 +255,7 @@ if (process.argv[1]?.endsWith("leads.js")) {
     process.env,
     (line) => console.log(line),
     (line) => console.error(line),
+    process.stdin.isTTY ? askOnTerminal : undefined,
   ).then(
     (code) => process.exit(code),
     (error: unknown) => {
