@@ -36,7 +36,7 @@ const REFERENCE = /^\d{8}-[0-9A-HJKMNP-TV-Z]{8}$/;
 const PHONE = /^[+\d\s().-]+$/;
 
 /** An email address as compared: its case and the spaces around it set aside. */
-export const normalEmail = (value: string) => value.trim().toLowerCase();
+const normalEmail = (value: string) => value.trim().toLowerCase();
 
 /**
  * A phone number as compared: digits only (spaces, dashes, dots and brackets go), an
