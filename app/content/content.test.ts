@@ -226,7 +226,7 @@ describe("privacy notice", () => {
     expect(collected).toContain("(gclid, fbclid, msclkid) are never kept");
     const counted = privacy.sections(outbox)[1]!.paragraphs!.join("\n");
     expect(counted).toMatch(
-      /a campaign we named in the link you followed .* the kind of site that linked to ours .* or that you came directly\. Anything else counts as “other”/,
+      /a campaign we named in the link you followed .* the kind of site that linked to ours .* or that you came directly\. Any other link counts as “other”/,
     );
   });
 
