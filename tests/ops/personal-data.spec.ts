@@ -2,7 +2,7 @@
  * A person's request (POPIA), as an operator meets it: a real server from build/ keeps running,
  * its lead store open, while `npm run leads -- find` and `erase` (personal-data.ts) run beside it
  * as separate processes, without a terminal, as a script or `docker exec` without -t runs them.
- * opsPort 170-172.
+ * opsPort 130-132 (stop.spec has 170-179).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -29,7 +29,7 @@ const bytesOf = (file: string) => {
 test("find and erase a person's delivered message in the store and the outbox while the server runs; a second find finds nothing, and no file holds it", async () => {
   const dir = dataDir();
   // No key: each message is delivered to the outbox, a file in the data folder.
-  const server = serve(opsPort(170), { DATA_DIR: dir });
+  const server = serve(opsPort(130), { DATA_DIR: dir });
   const leads = leadsCommand(dir);
   const outbox = join(dir, "outbox.jsonl");
   try {
@@ -69,10 +69,10 @@ test("find and erase a person's delivered message in the store and the outbox wh
 });
 
 test("without a terminal, erase refuses to erase a lead the agency has not received, and changes nothing; with --yes it erases it", async () => {
-  const fake = await startFakeFormService({ port: opsPort(172) });
+  const fake = await startFakeFormService({ port: opsPort(132) });
   fake.setMode("unauthorized"); // a wrong key: the lead is parked, never received
   const dir = dataDir();
-  const server = serve(opsPort(171), keyed(fake, dir));
+  const server = serve(opsPort(131), keyed(fake, dir));
   // As in a container, the command has the server's settings: it names the form service.
   const leads = leadsCommand(dir, keyed(fake, dir));
   try {
