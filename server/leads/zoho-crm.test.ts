@@ -104,7 +104,7 @@ describe("every value within Zoho's published limits (decision 0042)", () => {
     expect(record.Description).toContain(`Email: ${lead.replyTo}\n`);
     expect(record.Description).toContain(
       "Zoho CRM's fields hold less than was sent: Last_Name cut to 80 characters; Company cut to 100 characters; " +
-        "Email left out: the address has 254 characters, Zoho's Email field holds 100. The whole values are above.",
+        "Email left out: the address has 254 characters, Zoho's Email field holds 100. The whole values are in this Description.",
     );
     expect(record.Description!.endsWith(`\n\nCame from: newsletter, email, spring\n\nReference: ${lead.id}`)).toBe(true);
   });

@@ -158,7 +158,7 @@ export function leadRecord(lead: StoredLead, settings: ZohoSettings): Record<str
     const value = parts[part];
     if (target && value) record[target.field] = fit(target.field, value, target.max);
   }
-  const said = notes.length ? [`Zoho CRM's fields hold less than was sent: ${notes.join("; ")}. The whole values are above.`] : [];
+  const said = notes.length ? [`Zoho CRM's fields hold less than was sent: ${notes.join("; ")}. The whole values are in this Description.`] : [];
   let description = messageText(lead, said);
   // Past the Description's own limit (no form the site takes comes near it): what was typed is
   // cut, the lines after it (the notes, the source, the reference) kept whole.
