@@ -129,9 +129,12 @@ describe("what the forms keep", () => {
     const context = { drafts: createDraftStore({ log: quietLog }) } as unknown as AppLoadContext;
     const values = { name: "Ann", email: "ann@", service: "s".repeat(20_000), message: "x".repeat(40_000) };
     const errors = { email: ["Please enter a valid email address"] };
-    const { kept, size } = await keptBy(context, await toContactErrors(post(), context, values, errors, undefined), "contact");
+    const { kept, size } = await keptBy(context, await toContactErrors(post(), context, values, errors, undefined, "x".repeat(60_000)), "contact");
     expect(kept).toEqual({ values: { name: "Ann", email: "ann@", service: "", message: "" }, errors });
     expect(size * perClient).toBeLessThan(DRAFT_MEMORY);
+    // The visit's landing is kept with them (the next post's Referer is the page of mistakes), when it could be one.
+    const again = await keptBy(context, await toContactErrors(post(), context, values, errors, undefined, "newsletter/email/spring "), "contact");
+    expect(again.kept).toMatchObject({ landing: "newsletter/email/spring " });
   });
 });
 

@@ -14,6 +14,8 @@ import { visitor, visitorOwner } from "~/forms/visitor.server";
 import { CONTACT_DRAFT_PARAM } from "./address";
 
 const FIELDS = ["name", "email", "service", "message"] as const;
+/** The longest landing a source is made of (app/funnel/count.server.ts): anything longer is direct, so not kept. */
+const LANDING_MAX = 600;
 export type ContactValues = Record<(typeof FIELDS)[number], string>;
 const fits = (name: keyof ContactValues, value: string) =>
   name === "service" ? CONTACT_SERVICES.some((option) => option.value === value) : value.length <= LIMITS[name];
@@ -21,14 +23,33 @@ const fits = (name: keyof ContactValues, value: string) =>
 /** What the home page's loader hands the form: this browser's draft (no id when it is not, or gone), or none asked for. */
 export type ContactDraft = { id?: string; values: Partial<ContactValues>; errors: FieldErrors | null } | null;
 
-/** Keeps what was typed with its errors (in the visitor's earlier draft, if the post named one) and redirects to the page showing them. */
-export async function toContactErrors(request: Request, { drafts }: AppLoadContext, values: ContactValues, errors: FieldErrors, previous: string | undefined) {
+/**
+ * Keeps what was typed with its errors (in the visitor's earlier draft, if the post named one) and
+ * redirects to the page showing them. The visit's landing (app/funnel/visit.ts) is kept with them:
+ * without JavaScript it comes from the post's Referer, the landing page, and the post after this
+ * one comes from the page of mistakes, whose address has no utm values (landingOfDraft).
+ */
+export async function toContactErrors(
+  request: Request,
+  { drafts }: AppLoadContext,
+  values: ContactValues,
+  errors: FieldErrors,
+  previous: string | undefined,
+  landing: string,
+) {
   const { owner, headers } = await visitor(request);
   // A value no box could hold is not kept (its error is): at 64 KB a post, one client would crowd the store.
   const kept = Object.fromEntries(FIELDS.map((name) => [name, fits(name, values[name]) ? values[name] : ""]));
-  const id = await drafts.save(owner, { values: kept, errors }, previous);
+  const id = await drafts.save(owner, { values: kept, errors, ...(landing.length <= LANDING_MAX && { landing }) }, previous);
   // The page opens at the form's error summary, in view at once.
   return redirect(`/?${CONTACT_DRAFT_PARAM}=${id}#${errorSummaryId("contact")}`, { status: 303, headers });
+}
+
+/** The landing a post's draft keeps (toContactErrors), if the post names one this browser owns. */
+export async function landingOfDraft(request: Request, { drafts }: AppLoadContext, id: string | undefined): Promise<string | undefined> {
+  if (id === undefined) return undefined;
+  const saved = (await drafts.load(await visitorOwner(request), id)) as { landing?: unknown } | undefined;
+  return typeof saved?.landing === "string" ? saved.landing : undefined;
 }
 
 /** The message was sent: the draft it came from goes. */
