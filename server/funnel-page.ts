@@ -137,7 +137,7 @@ export function funnelPage(days: FunnelDay[]): string {
     const sources =
       rows.length === 0
         ? "<p>No source brought a visit to step 2 or a message in these days.</p>"
-        : `${sourceTable("By source: what each brought", rows)}<p class="note">${note}</p>${sourceChart(rows, `By source, last ${n} days`)}`;
+        : `<div class="keep">${sourceTable("By source: what each brought", rows)}<p class="note">${note}</p>${sourceChart(rows, `By source, last ${n} days`)}</div>`;
     return `<section><h2>${title}</h2>${chart(all, title)}<p>Contact messages sent: ${all.contact}</p>${table("By device", devices)}${sources}</section>`;
   });
   const month = days.slice(-30);
@@ -145,7 +145,7 @@ export function funnelPage(days: FunnelDay[]): string {
   const daily =
     rows.length === 0
       ? ""
-      : `<section class="daily"><h2>Each source, day by day (${month[0]?.date} to ${month.at(-1)?.date})</h2><p>Oldest day first; a day on which a source brought nothing is left out. The bars beside each source are its 30 days, scaled to its own busiest day. ${note}</p>${dayBySource(rows, "Each source, day by day")}</section>`;
+      : `<section class="daily"><h2>Each source, day by day (${month[0]?.date} to ${month.at(-1)?.date})</h2><p>Oldest day first; a day on which a source brought nothing is left out. The bars beside each source are its 30 days (light: reached step 2; dark: sent), scaled to its own busiest day. ${note}</p>${dayBySource(rows, "Each source, day by day")}</section>`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Calculator funnel</title><style>
 body{font:16px/1.5 system-ui,sans-serif;margin:1rem auto;max-width:60rem;padding:0 1rem;color:#1a1a1a}
 svg{width:100%;max-width:40rem;height:auto;display:block}.bar{fill:#1d4ed8}svg text{font-size:13px;fill:currentColor}.drop{fill:#b91c1c;font-weight:600}
@@ -153,6 +153,7 @@ svg{width:100%;max-width:40rem;height:auto;display:block}.bar{fill:#1d4ed8}svg t
 table{border-collapse:collapse;margin:1rem 0;width:100%}caption{text-align:left;font-weight:600}th,td{border-bottom:1px solid #ccc;padding:.25rem .5rem;text-align:right}th[scope=row],th[scope=rowgroup]{text-align:left}small{color:#b91c1c}
 th:first-child{text-align:left}.sources th[scope=row]{overflow-wrap:anywhere}
 .days .group>*{background:#f1f5f9;padding-top:.5rem}.days th[scope=row]{font-weight:400;padding:.1rem .5rem .1rem 1.5rem}.days td{padding:.1rem .5rem}.spark{width:100%;max-width:none;height:1.5rem}
-section{break-inside:avoid}.daily{break-inside:auto}.days tbody{break-inside:avoid}@media print{body{margin:0;max-width:none}svg text{fill:#000}.days .group>*{background:none;border-bottom:2px solid #000}}
+svg,table,.keep,tr{break-inside:avoid}table.days{break-inside:auto}.days .group{break-after:avoid}
+@media print{body{margin:0;max-width:none}section+section{break-before:page}svg text{fill:#000}.days .group>*{background:none;border-bottom:2px solid #000}}
 </style></head><body><h1>Calculator funnel</h1><p>Visits that reached each step of the calculator and sent it, counted per day (Africa/Johannesburg). Counts only: no visitor is identified. A step counts once per visit. By source, "Step 2 → sent" is the requests sent for each visit that reached step 2 (a service chosen), counted in the same days; it is not a path followed, so a day's share can pass 100% when a visit began the day before. Bots and scripts (curl, a headless browser) are not counted.</p>${sections.join("")}${daily}</body></html>`;
 }

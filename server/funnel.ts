@@ -417,10 +417,10 @@ export function sourceWorth(days: FunnelDay[]): SourceWorth[] {
   return rows.sort((a, b) => b.step2 + b.contactSent - (a.step2 + a.contactSent) || b.sent - a.sent || a.name.localeCompare(b.name));
 }
 
-/** The first `n` of ranked sources by name, and the rest summed as one (undefined when there is none). */
+/** The first `n` of ranked sources by name, and the rest summed as one (undefined when there is none; one left is named too). */
 export function namedSources(ranked: SourceWorth[], n = NAMED_SOURCES): { named: SourceWorth[]; rest?: SourceWorth & { sources: number } } {
+  if (ranked.length <= n + 1) return { named: ranked };
   const [named, others] = [ranked.slice(0, n), ranked.slice(n)];
-  if (others.length === 0) return { named };
   const sum = (pick: (w: Worth) => number, of: Worth[]) => of.reduce((total, w) => total + pick(w), 0);
   const add = (of: Worth[]) =>
     worth(
