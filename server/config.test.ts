@@ -63,6 +63,14 @@ describe("parseConfig", () => {
     expect(config.delivery).toMatchObject({ provider: "formspree", accessKey: undefined, inbox: "sales@agency.example", timeoutMs: 5000 });
   });
 
+  it("CAMPAIGNS and REFERRER_SITES name the sources the agency wants to see: tidied, and refused when they are not plain names or hosts", () => {
+    expect(parse({}).sources).toEqual({ names: new Set(), sites: [] });
+    const { sources } = parse({ CAMPAIGNS: " Spring , spring_offer,, Partner-X ", REFERRER_SITES: "www.Example.co.za, blog.agency.example" });
+    expect(sources).toEqual({ names: new Set(["spring", "spring-offer", "partner-x"]), sites: ["example.co.za", "blog.agency.example"] });
+    for (const bad of ["jane@x.co", "direct", "a/b", "x".repeat(41)]) expect(() => parse({ CAMPAIGNS: bad })).toThrow(/^Invalid configuration: CAMPAIGNS must be/);
+    for (const bad of ["https://example.co.za/blog", "localhost", "a b.com"]) expect(() => parse({ REFERRER_SITES: bad })).toThrow(/^Invalid configuration: REFERRER_SITES must be/);
+  });
+
   it("BOOKING_URL is an https booking page, kept as given; unset, there is none", () => {
     expect(parse({}).bookingUrl).toBeUndefined();
     expect(parse({ BOOKING_URL: " https://cal.com/kopano/intro?duration=30 " }).bookingUrl).toBe("https://cal.com/kopano/intro?duration=30");
@@ -169,6 +177,7 @@ describe("Zoho CRM settings", () => {
         accountsUrl: "https://accounts.zoho.com",
         referenceField: "Website_Reference",
         leadSource: "Website",
+        leadSourceMap: {},
         fieldMap: {},
       },
     });
@@ -181,7 +190,7 @@ describe("Zoho CRM settings", () => {
     expect(eu.delivery.zoho).toMatchObject({
       accountsUrl: "https://accounts.zoho.eu",
       leadSource: "Web Site",
-      fieldMap: { service: "Service_Wanted", estimate: "Estimate" },
+      fieldMap: { service: { field: "Service_Wanted", max: 255 }, estimate: { field: "Estimate", max: 255 } },
     });
     expect(privacyFacts(eu).formService).toEqual({ provider: "zoho-crm", host: "accounts.zoho.eu", inbox: site.email });
   });
@@ -194,10 +203,28 @@ describe("Zoho CRM settings", () => {
     [{ ...zoho, ZOHO_FIELD_MAP: "{service: x}" }, "ZOHO_FIELD_MAP must be a JSON object"],
     [{ ...zoho, ZOHO_FIELD_MAP: '{"budget":"Budget"}' }, "ZOHO_FIELD_MAP"],
     [{ ...zoho, ZOHO_FIELD_MAP: '{"service":"Service Wanted"}' }, "ZOHO_FIELD_MAP"],
+    [{ ...zoho, ZOHO_FIELD_MAP: '{"message":{"field":"Project","max":40000}}' }, "ZOHO_FIELD_MAP"],
+    [{ ...zoho, ZOHO_FIELD_MAP: '{"utm_source":"Lead_Source"}' }, "ZOHO_FIELD_MAP must not name a field the site fills itself"],
+    [{ ...zoho, ZOHO_FIELD_MAP: '{"source":"Website_Reference"}' }, "ZOHO_FIELD_MAP must not name ZOHO_REFERENCE_FIELD"],
+    [{ ...zoho, ZOHO_LEAD_SOURCE_MAP: '{"campaign":""}' }, "ZOHO_LEAD_SOURCE_MAP must map sources to Lead_Source values of 1 to 120 characters"],
+    [{ ...zoho, ZOHO_LEAD_SOURCE_MAP: '{"a/b/c/d":"X"}' }, "ZOHO_LEAD_SOURCE_MAP must name sources by key"],
   ])("refuses %j at start, naming the variable and never its secrets", (env, message) => {
     const line = problem(env as Record<string, string>);
     expect(line).toContain(message);
     expect(line).not.toMatch(/zoho-client-secret-value|zoho-refresh-token-value/);
+  });
+
+  it("the source's parts may be mapped, each to a field of the length the operator made it; Lead_Source by source, as picklist values the operator names", () => {
+    const config = parse({
+      ...zoho,
+      ZOHO_FIELD_MAP: '{"utm_campaign":"UTM_Campaign","source":{"field":"Came_From","max":120},"message":{"field":"Project","max":32000}}',
+      ZOHO_LEAD_SOURCE_MAP: '{"Search:Google":"Google AdWords","newsletter":"Newsletter","link":"External Referral"}',
+    });
+    expect(config.delivery.zoho).toMatchObject({
+      fieldMap: { utm_campaign: { field: "UTM_Campaign", max: 255 }, source: { field: "Came_From", max: 120 }, message: { field: "Project", max: 32000 } },
+      leadSourceMap: { "search:google": "Google AdWords", newsletter: "Newsletter", link: "External Referral" },
+    });
+    expect(parse({ ...zoho, ZOHO_FIELD_MAP: '{"message":"Project"}' }).delivery.zoho!.fieldMap).toEqual({ message: { field: "Project", max: 2000 } });
   });
 
   it("the start log says where leads go, never the client secret or the refresh token", () => {
@@ -208,7 +235,7 @@ describe("Zoho CRM settings", () => {
         provider: "zoho-crm",
         endpoint: "https://accounts.zoho.com",
         to: "provider",
-        zoho: { referenceField: "Website_Reference", fieldMap: { service: "Service_Wanted" } },
+        zoho: { referenceField: "Website_Reference", fieldMap: { service: { field: "Service_Wanted", max: 255 } } },
       },
     });
   });

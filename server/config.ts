@@ -9,8 +9,8 @@ import proxyAddr from "proxy-addr";
 import { z } from "zod";
 import type { PrivacyFacts } from "~/content/privacy";
 import { site } from "~/content/site";
-import { bareHost, LISTABLE, normalName, RESERVED } from "~/funnel/source";
-import { MAPPABLE } from "./leads/zoho-crm";
+import { bareHost, LISTABLE, normalName, RESERVED, sourceOfKey } from "~/funnel/source";
+import { defaultMax, MAPPABLE, SOURCE_KINDS, ZOHO_LIMITS } from "./leads/zoho-crm";
 
 const PROVIDERS = ["web3forms", "formspree", "webhook", "zoho-crm"] as const;
 
@@ -39,18 +39,52 @@ const trustProxy = z
 
 /** A Zoho field's API name (letters, digits, underscores), e.g. Website_Reference. */
 const apiName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,99}$/, { error: "must be a Zoho field's API name (letters, digits, _)" });
-/** ZOHO_FIELD_MAP: JSON, each lead part (service, timeframe, complexity, estimate, message) to a Leads field's API name. */
-const fieldMap = z
-  .string()
-  .transform((value, ctx) => {
-    try {
-      return JSON.parse(value) as unknown;
-    } catch {
-      ctx.addIssue({ code: "custom", message: "must be a JSON object" });
-      return z.NEVER;
-    }
+/** A setting's JSON value, parsed. */
+const json = z.string().transform((value, ctx) => {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    ctx.addIssue({ code: "custom", message: "must be a JSON object" });
+    return z.NEVER;
+  }
+});
+/**
+ * ZOHO_FIELD_MAP: JSON, each lead part (MAPPABLE: service, … message, and the source's parts) to
+ * a Leads field: its API name, or `{"field": API name, "max": characters}` for a field made to
+ * hold other than the part's default (a Single Line's 255; `message`: a Multi Line (Small)'s 2,000).
+ * Never a field the site fills itself: a source part in the picklist Lead_Source could make Zoho
+ * refuse the lead (decision 0042).
+ */
+const OWN_FIELDS = ["Last_Name", "Company", "Email", "Phone", "Description", "Lead_Source"];
+const fieldMap = json
+  .pipe(
+    z.partialRecord(z.enum(MAPPABLE), z.union([apiName, z.strictObject({ field: apiName, max: z.int().min(1).max(ZOHO_LIMITS.multiLine) })]), {
+      error: `must map ${MAPPABLE.join(", ")} to Zoho field API names (or {"field": API name, "max": characters up to ${ZOHO_LIMITS.multiLine}})`,
+    }),
+  )
+  .transform((map) =>
+    Object.fromEntries(
+      Object.entries(map).map(([part, target]) => [
+        part,
+        typeof target === "string" ? { field: target, max: defaultMax(part as (typeof MAPPABLE)[number]) } : target,
+      ]),
+    ),
+  )
+  .refine((map) => Object.values(map).every((target) => !OWN_FIELDS.includes(target!.field)), {
+    error: `must not name a field the site fills itself (${OWN_FIELDS.join(", ")})`,
   })
-  .pipe(z.partialRecord(z.enum(MAPPABLE), apiName, { error: `must map ${MAPPABLE.join(", ")} to Zoho field API names` }))
+  .optional();
+/**
+ * ZOHO_LEAD_SOURCE_MAP: JSON, a source's key ("search:google", "newsletter/email/spring", a
+ * campaign's "newsletter") or kind (SOURCE_KINDS) to a value of the Lead_Source picklist.
+ */
+const picklistValue = { error: "must map sources to Lead_Source values of 1 to 120 characters" };
+const leadSourceMap = json
+  .pipe(z.record(z.string(), z.string().trim().min(1, picklistValue).max(120, picklistValue), picklistValue))
+  .transform((map) => Object.fromEntries(Object.entries(map).map(([key, value]) => [key.trim().toLowerCase(), value])))
+  .refine((map) => Object.keys(map).every((key) => (SOURCE_KINDS as readonly string[]).includes(key) || sourceOfKey(key) !== undefined), {
+    error: `must name sources by key (e.g. search:google, newsletter/email/spring) or kind (${SOURCE_KINDS.join(", ")})`,
+  })
   .optional();
 /** A comma-separated list, each entry tidied by `tidy` and checked by `ok` (decision 0041). */
 const list = (tidy: (entry: string) => string, ok: (entry: string) => boolean, error: string) =>
@@ -101,6 +135,7 @@ const schema = z
     ZOHO_REFERENCE_FIELD: apiName.optional(),
     ZOHO_LEAD_SOURCE: z.string().max(120, { error: "must be at most 120 characters" }).default("Website"),
     ZOHO_FIELD_MAP: fieldMap,
+    ZOHO_LEAD_SOURCE_MAP: leadSourceMap,
   })
   .refine((env) => env.FORM_PROVIDER === "web3forms" || env.FORM_PROVIDER === "zoho-crm" || env.FORM_ENDPOINT, {
     path: ["FORM_ENDPOINT"],
@@ -109,6 +144,8 @@ const schema = z
   .superRefine((env, ctx) => {
     if (env.FORM_PROVIDER !== "zoho-crm") return;
     for (const name of ZOHO_REQUIRED) if (!env[name]) ctx.addIssue({ code: "custom", path: [name], message: "must be set when FORM_PROVIDER is zoho-crm" });
+    if (Object.values(env.ZOHO_FIELD_MAP ?? {}).some((target) => target!.field === env.ZOHO_REFERENCE_FIELD))
+      ctx.addIssue({ code: "custom", path: ["ZOHO_FIELD_MAP"], message: "must not name ZOHO_REFERENCE_FIELD" });
   });
 
 export type Config = ReturnType<typeof parseConfig>;
@@ -155,6 +192,7 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
               accountsUrl: e.ZOHO_ACCOUNTS_URL,
               referenceField: e.ZOHO_REFERENCE_FIELD!,
               leadSource: e.ZOHO_LEAD_SOURCE,
+              leadSourceMap: e.ZOHO_LEAD_SOURCE_MAP ?? {},
               fieldMap: e.ZOHO_FIELD_MAP ?? {},
             }
           : undefined,
@@ -202,7 +240,9 @@ export function describeConfig(config: Config) {
       timeoutMs,
       endpoint: new URL(endpoint).origin,
       to: accessKey || zoho ? "provider" : "outbox",
-      ...(zoho ? { zoho: { referenceField: zoho.referenceField, leadSource: zoho.leadSource, fieldMap: zoho.fieldMap } } : {}),
+      ...(zoho
+        ? { zoho: { referenceField: zoho.referenceField, leadSource: zoho.leadSource, leadSourceMap: zoho.leadSourceMap, fieldMap: zoho.fieldMap } }
+        : {}),
     },
   };
 }

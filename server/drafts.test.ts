@@ -117,21 +117,45 @@ describe("what the forms keep", () => {
     return { kept, size: JSON.stringify(kept).length };
   }
 
-  it("a calculator step keeps no text longer than its box allows, so one client cannot crowd the store", async () => {
+  it("a calculator step keeps a text too long for the visitor to shorten, up to half again its bound, so one client cannot crowd the store", async () => {
     const context = { drafts: createDraftStore({ log: quietLog }) } as unknown as AppLoadContext;
-    const fields = { "state.step": "4", "state.service": "seo", "state.timeframe": "urgent", "state.complexity": "complex", description: "x".repeat(60_000) };
-    const { kept, size } = await keptBy(context, await toStep(post(), context, next(parseState(fields), fields), undefined), "draft");
-    expect(kept).toMatchObject({ fields: { "state.step": "4" }, errors: { description: ["Description must be at most 5,000 characters"] } });
+    const step4 = { "state.step": "4", "state.service": "seo", "state.timeframe": "urgent", "state.complexity": "complex" };
+    // A paste a little too long (no box cuts one): kept whole, with how long it is.
+    const over = { ...step4, description: `${"x".repeat(7_000)}${"🙂".repeat(250)}` };
+    const some = await keptBy(context, await toStep(post(), context, next(parseState(over), over), undefined), "draft");
+    expect(some.kept).toMatchObject({
+      fields: { "state.step": "4", "state.description": over.description },
+      errors: { description: ["Description must be at most 5,000 characters; this one has 7,250"] },
+    });
+    expect(some.size * perClient).toBeLessThan(DRAFT_MEMORY);
+    // Far too long: not kept, and its message says so.
+    const far = { ...step4, description: "x".repeat(60_000), "state.name": "n".repeat(60_000) };
+    const { kept, size } = await keptBy(context, await toStep(post(), context, next(parseState(far), far), undefined), "draft");
+    expect(kept).toMatchObject({
+      fields: { "state.step": "4" },
+      errors: { description: ["Description must be at most 5,000 characters; this one has 60,000, too many to keep here"] },
+    });
+    expect(JSON.stringify(kept)).not.toContain("xxxxxxxxxx");
+    expect(JSON.stringify(kept)).not.toContain("nnnnnnnnnn");
     expect(size * perClient).toBeLessThan(DRAFT_MEMORY);
   });
 
-  it("a contact form's mistakes keep no value longer than its box allows, nor a service not offered", async () => {
+  it("a contact form's mistakes keep a text too long up to half again its bound, and no service not offered", async () => {
     const context = { drafts: createDraftStore({ log: quietLog }) } as unknown as AppLoadContext;
     const values = { name: "Ann", email: "ann@", service: "s".repeat(20_000), message: "x".repeat(40_000) };
-    const errors = { email: ["Please enter a valid email address"] };
-    const { kept, size } = await keptBy(context, await toContactErrors(post(), context, values, errors, undefined), "contact");
-    expect(kept).toEqual({ values: { name: "Ann", email: "ann@", service: "", message: "" }, errors });
+    const errors = { email: ["Please enter a valid email address"], message: ["Message must be at most 5,000 characters; this one has 40,000"] };
+    const { kept, size } = await keptBy(context, await toContactErrors(post(), context, values, errors, undefined, "x".repeat(60_000)), "contact");
+    expect(kept).toEqual({
+      values: { name: "Ann", email: "ann@", service: "", message: "" },
+      errors: { ...errors, message: ["Message must be at most 5,000 characters; this one has 40,000, too many to keep here"] },
+    });
     expect(size * perClient).toBeLessThan(DRAFT_MEMORY);
+    const whole = await keptBy(context, await toContactErrors(post(), context, { ...values, message: "y".repeat(7_500) }, errors, undefined, ""), "contact");
+    expect(whole.kept).toMatchObject({ values: { message: "y".repeat(7_500) } });
+    expect(whole.size * perClient).toBeLessThan(DRAFT_MEMORY);
+    // The visit's landing is kept with them (the next post's Referer is the page of mistakes), when it could be one.
+    const again = await keptBy(context, await toContactErrors(post(), context, values, errors, undefined, "newsletter/email/spring "), "contact");
+    expect(again.kept).toMatchObject({ landing: "newsletter/email/spring " });
   });
 });
 

@@ -13,7 +13,7 @@
  * pushes the lead queue out of Redis (decision 0034).
  */
 import { randomBytes } from "node:crypto";
-import type { Result } from "ioredis";
+import type { Redis, Result } from "ioredis";
 import { LRUCache } from "lru-cache";
 import { DRAFT_LIFETIME_MINUTES } from "~/content/privacy";
 import type { DraftStore } from "~/context";
@@ -89,6 +89,38 @@ declare module "ioredis" {
     /** SAVE above; a ttl of "0" deletes the record instead. */
     draftSave(name: string, json: string, client: string, ttl: string, budget: string, overhead: string): Result<number, Context>;
   }
+}
+
+/**
+ * The records Redis holds, for the operator's `find` and `erase` (server/leads/personal-data.ts):
+ * each one's name (owner:id), what it holds and its time left. `erase` deletes one as the store
+ * does, taking its cost off its client's budget. A record a server kept in its own memory (no
+ * REDIS_URL, or Redis away) is out of reach here: it lives until its expiry.
+ */
+export function draftsInRedis(redis: Redis) {
+  redis.defineCommand("draftSave", { numberOfKeys: 0, lua: SAVE });
+  return {
+    async records(): Promise<{ name: string; value: unknown; ttlMs: number }[]> {
+      const records: { name: string; value: unknown; ttlMs: number }[] = [];
+      for await (const keys of redis.scanStream({ match: "draft:*", count: 500 }) as AsyncIterable<string[]>) {
+        if (keys.length === 0) continue;
+        const multi = redis.multi();
+        for (const key of keys) multi.get(key).pttl(key);
+        const answers = (await multi.exec()) ?? [];
+        keys.forEach((key, i) => {
+          const [json, ttl] = [answers[i * 2]?.[1], answers[i * 2 + 1]?.[1]];
+          if (typeof json !== "string") return; // expired or deleted since the scan
+          try {
+            records.push({ name: key.slice("draft:".length), value: JSON.parse(json) as unknown, ttlMs: Number(ttl) });
+          } catch {
+            // not a record this store wrote
+          }
+        });
+      }
+      return records;
+    },
+    erase: async (name: string) => void (await redis.draftSave(name, "", NO_CLIENT, "0", "0", "0")),
+  };
 }
 
 export interface DraftOptions {

@@ -1,9 +1,10 @@
 /**
  * GET /funnel on the metrics port: the funnel as a page an operator reads or prints, with no
  * script. Steps left to right as an SVG chart with the drop-off between them, for the last 7 and
- * 30 days, then the same split by device class and by source.
+ * 30 days, split by device class; what each source brought (visits that reached step 2, sends,
+ * the rate between them, contact messages) as a table and an SVG chart; then each source day by day.
  */
-import { type FunnelDay, STEP_NAMES, stepFigures, type Steps } from "./funnel";
+import { type FunnelDay, NAMED_SOURCES, namedSources, percent, type SourceWorth, sourceWorth, STEP_NAMES, stepFigures, type Steps, type Worth } from "./funnel";
 
 type Totals = { steps: [string, number][]; contact: number };
 
@@ -58,24 +59,101 @@ function table(caption: string, rows: [string, Totals][]): string {
   return `<table><caption>${escape(caption)}</caption><thead>${head}</thead><tbody>${body}</tbody></table>`;
 }
 
+/** The named sources of a range, then the rest summed, and what the page says of the choice (HTML). */
+function shown(days: FunnelDay[]): { rows: SourceWorth[]; note: string } {
+  const { named, rest } = namedSources(sourceWorth(days));
+  const note = rest
+    ? `The ${NAMED_SOURCES} sources with the most visits at step 2 and contact messages by name; the other ${rest.sources} summed in the last row (<code>npm run leads -- funnel --json</code> lists each).`
+    : "Every source with a visit or a message in these days, by name.";
+  return { rows: rest ? [...named, rest] : named, note };
+}
+
+const WORTH_HEAD = `<th scope="col">Reached step 2</th><th scope="col">Sent</th><th scope="col">Step 2 → sent</th><th scope="col">Contact messages</th>`;
+const worthCells = (w: Worth) => `<td>${w.step2}</td><td>${w.sent}</td><td>${percent(w.sendRate)}</td><td>${w.contactSent}</td>`;
+
+/** What each source brought in a range: a row a source, most visits at step 2 first. */
+function sourceTable(caption: string, rows: SourceWorth[]): string {
+  const body = rows.map((row) => `<tr><th scope="row">${escape(row.name)}</th>${worthCells(row)}</tr>`).join("");
+  return `<table class="sources"><caption>${escape(caption)}</caption><thead><tr><th scope="col">Source</th>${WORTH_HEAD}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+/**
+ * The same as bars: a source's visits at step 2 (light) with its sends over them (dark), so the
+ * rate reads as how much of the light bar is dark. Names above the bars, so a long campaign fits.
+ */
+function sourceChart(rows: SourceWorth[], title: string): string {
+  const width = 640;
+  const bar = 400;
+  const row = 44;
+  const top = Math.max(1, ...rows.flatMap((r) => [r.step2, r.sent]));
+  const length = (n: number) => Math.round((n / top) * bar);
+  const items = rows.map((r, i) => {
+    const y = 34 + i * row;
+    return [
+      `<text x="0" y="${y + 12}">${escape(r.name)}</text>`,
+      `<rect x="0" y="${y + 18}" width="${length(r.step2)}" height="16" class="step2"><title>${escape(r.name)}: ${r.step2} reached step 2</title></rect>`,
+      `<rect x="0" y="${y + 22}" width="${length(r.sent)}" height="8" class="sent"><title>${escape(r.name)}: ${r.sent} sent</title></rect>`,
+      `<text x="${bar + 12}" y="${y + 31}">${r.step2} → ${r.sent} sent (${percent(r.sendRate)})</text>`,
+    ].join("");
+  });
+  const legend = `<rect x="0" y="4" width="14" height="14" class="step2"/><text x="20" y="16">Reached step 2</text><rect x="150" y="7" width="14" height="8" class="sent"/><text x="170" y="16">Sent</text>`;
+  const label = `${title}: ${rows.map((r) => `${r.name}, ${r.step2} reached step 2, ${r.sent} sent`).join("; ")}`;
+  return `<svg viewBox="0 0 ${width} ${34 + rows.length * row}" class="by-source" role="img" aria-label="${escape(label)}">${legend}${items.join("")}</svg>`;
+}
+
+/**
+ * A source's days as small bars, step-2 visits (light) and sends (dark), scaled to its own
+ * busiest day: the trend at a glance. Hidden from screen readers, which read the rows under it.
+ */
+function sparkline(days: SourceWorth["days"]): string {
+  const top = Math.max(1, ...days.flatMap((d) => [d.step2, d.sent]));
+  const h = (n: number) => Math.round((n / top) * 22);
+  const bars = days.map(
+    (d, i) =>
+      (h(d.step2) ? `<rect x="${i * 10}" y="${24 - h(d.step2)}" width="8" height="${h(d.step2)}" class="step2"/>` : "") +
+      (h(d.sent) ? `<rect x="${i * 10 + 2}" y="${24 - h(d.sent)}" width="4" height="${h(d.sent)}" class="sent"/>` : ""),
+  );
+  return `<svg viewBox="0 0 ${days.length * 10} 24" class="spark" preserveAspectRatio="none" aria-hidden="true">${bars.join("")}</svg>`;
+}
+
+/** Each source day by day: a group a source (with its bars), a row a day it brought something (days of zeros left out, and said so). */
+function dayBySource(rows: SourceWorth[], caption: string): string {
+  const groups = rows.map((row) => {
+    const active = row.days.filter((d) => d.step2 + d.sent + d.contactSent > 0);
+    const days = active.map((d) => `<tr><th scope="row"><time datetime="${d.date}">${d.date}</time></th>${worthCells(d)}</tr>`).join("");
+    return `<tbody><tr class="group"><th scope="rowgroup">${escape(row.name)}</th><td colspan="4">${sparkline(row.days)}</td></tr>${days}</tbody>`;
+  });
+  return `<table class="days"><caption>${escape(caption)}</caption><thead><tr><th scope="col">Day</th>${WORTH_HEAD}</tr></thead>${groups.join("")}</table>`;
+}
+
 /** `days`: the last 30 days, oldest first. */
 export function funnelPage(days: FunnelDay[]): string {
   const sections = [7, 30].map((n) => {
     const range = days.slice(-n);
     const all = totals(range, (d) => d);
     const devices = (["phone", "tablet", "desktop"] as const).map((device): [string, Totals] => [device, totals(range, (d) => d.byDevice[device])]);
-    const sources = [...new Set(range.flatMap((d) => Object.keys(d.bySource)))].map((source): [string, Totals] => [
-      source,
-      totals(range, (d) => d.bySource[source]),
-    ]);
-    sources.sort((a, b) => b[1].steps[0]![1] - a[1].steps[0]![1]);
     const title = `Last ${n} days (${range[0]?.date} to ${range.at(-1)?.date})`;
-    return `<section><h2>${title}</h2>${chart(all, title)}<p>Contact messages sent: ${all.contact}</p>${table("By device", devices)}${table("By source", sources)}</section>`;
+    const { rows, note } = shown(range);
+    const sources =
+      rows.length === 0
+        ? "<p>No source brought a visit to step 2 or a message in these days.</p>"
+        : `<div class="keep">${sourceTable("By source: what each brought", rows)}<p class="note">${note}</p>${sourceChart(rows, `By source, last ${n} days`)}</div>`;
+    return `<section><h2>${title}</h2>${chart(all, title)}<p>Contact messages sent: ${all.contact}</p>${table("By device", devices)}${sources}</section>`;
   });
+  const month = days.slice(-30);
+  const { rows, note } = shown(month);
+  const daily =
+    rows.length === 0
+      ? ""
+      : `<section class="daily"><h2>Each source, day by day (${month[0]?.date} to ${month.at(-1)?.date})</h2><p>Oldest day first; a day on which a source brought nothing is left out. The bars beside each source are its 30 days (light: reached step 2; dark: sent), scaled to its own busiest day. ${note}</p>${dayBySource(rows, "Each source, day by day")}</section>`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Calculator funnel</title><style>
 body{font:16px/1.5 system-ui,sans-serif;margin:1rem auto;max-width:60rem;padding:0 1rem;color:#1a1a1a}
 svg{width:100%;max-width:40rem;height:auto;display:block}.bar{fill:#1d4ed8}svg text{font-size:13px;fill:currentColor}.drop{fill:#b91c1c;font-weight:600}
-table{border-collapse:collapse;margin:1rem 0;width:100%}caption{text-align:left;font-weight:600}th,td{border-bottom:1px solid #ccc;padding:.25rem .5rem;text-align:right}th[scope=row]{text-align:left}small{color:#b91c1c}
-section{break-inside:avoid}@media print{body{margin:0;max-width:none}}
-</style></head><body><h1>Calculator funnel</h1><p>Visits that reached each step of the calculator and sent it, counted per day (Africa/Johannesburg). Counts only: no visitor is identified. A step counts once per visit.</p>${sections.join("")}</body></html>`;
+.step2{fill:#93c5fd}.sent{fill:#1e3a8a}.note{font-size:.875rem;color:#444}
+table{border-collapse:collapse;margin:1rem 0;width:100%}caption{text-align:left;font-weight:600}th,td{border-bottom:1px solid #ccc;padding:.25rem .5rem;text-align:right}th[scope=row],th[scope=rowgroup]{text-align:left}small{color:#b91c1c}
+th:first-child{text-align:left}.sources th[scope=row]{overflow-wrap:anywhere}
+.days .group>*{background:#f1f5f9;padding-top:.5rem}.days th[scope=row]{font-weight:400;padding:.1rem .5rem .1rem 1.5rem}.days td{padding:.1rem .5rem}.spark{width:100%;max-width:none;height:1.5rem}
+svg,table,.keep,tr{break-inside:avoid}table.days{break-inside:auto}.days .group{break-after:avoid}
+@media print{body{margin:0;max-width:none}section+section{break-before:page}svg text{fill:#000}.days .group>*{background:none;border-bottom:2px solid #000}}
+</style></head><body><h1>Calculator funnel</h1><p>Visits that reached each step of the calculator and sent it, counted per day (Africa/Johannesburg). Counts only: no visitor is identified. A step counts once per visit. By source, "Step 2 → sent" is the requests sent for each visit that reached step 2 (a service chosen), counted in the same days; it is not a path followed, so a day's share can pass 100% when a visit began the day before. Bots and scripts (curl, a headless browser) are not counted.</p>${sections.join("")}${daily}</body></html>`;
 }

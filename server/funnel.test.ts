@@ -6,7 +6,21 @@ import { describe, expect, it } from "vitest";
 import { startRedis } from "../tests/support/redis";
 import { quietLog, until } from "../tests/support/quiet-log";
 import { runCli } from "./leads/cli";
-import { dayOf, deviceOfAgent, hitOf, lastDays, NEW_SOURCES_A_CLIENT, openFunnel, SOURCES_A_DAY, summarise } from "./funnel";
+import {
+  dayOf,
+  deviceOfAgent,
+  hitOf,
+  lastDays,
+  NAMED_SOURCES,
+  namedSources,
+  NEW_SOURCES_A_CLIENT,
+  openFunnel,
+  sourceName,
+  SOURCES_A_DAY,
+  sourceWorth,
+  summarise,
+} from "./funnel";
+import type { FunnelEvent } from "~/funnel/visit";
 import { funnelPage } from "./funnel-page";
 
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
@@ -144,9 +158,31 @@ describe("with Redis", () => {
   });
 });
 
+describe("with Redis, counts kept before sources were named", () => {
+  it("are counted as the rule counts them now, once", async ({ onTestFinished }) => {
+    const redis = await startRedis();
+    onTestFinished(() => redis.stop());
+    const client = new Redis(redis.url).on("error", () => undefined);
+    onTestFinished(() => void client.disconnect());
+    const key = `funnel:${dayOf(Date.now())}`;
+    await client.hset(key, { "2|phone|john.smith-082-555-1234": 2, "2|phone|google.com": 3, "2|phone|other": 1 });
+    await client.sadd(`${key}:sources`, "john.smith-082-555-1234", "google.com", "other");
+    for (let run = 0; run < 2; run++) {
+      const funnel = openFunnel({ file: join(await folder(), "funnel.db"), redis: client, log: quietLog, settings });
+      const [today] = await funnel.read(lastDays(1));
+      expect(Object.fromEntries(Object.entries(today!.bySource).map(([source, steps]) => [source, steps.reached[2]]))).toEqual({
+        other: 3,
+        "search:google": 3,
+      });
+      await funnel.close();
+    }
+    expect((await client.smembers(`${key}:sources`)).sort()).toEqual(["other", "search:google"]);
+  });
+});
+
 describe("reading", () => {
-  it("the top sources of the range by name, the rest summed as other; days oldest first with zeros", () => {
-    const counts = ["a", "b", "c", "d", "e", "f", "g"].map((source, i) => ({
+  it("every source by its key, days oldest first with zeros; a stored key that is not one reads as other", () => {
+    const counts = ["a", "b", "c", "d", "e", "f", "g", "search:google", "made up!"].map((source, i) => ({
       day: "2026-11-26",
       event: "2" as const,
       device: "phone" as const,
@@ -154,9 +190,88 @@ describe("reading", () => {
       n: 10 - i,
     }));
     const [empty, day] = summarise(["2026-11-25", "2026-11-26"], counts);
-    expect(empty).toMatchObject({ date: "2026-11-25", reached: { 2: 0 } });
-    expect(Object.keys(day!.bySource).sort()).toEqual(["a", "b", "c", "d", "e", "other"]);
-    expect(day!.bySource.other!.reached[2]).toBe(5 + 4);
+    expect(empty).toMatchObject({ date: "2026-11-25", reached: { 2: 0 }, bySource: {} });
+    expect(Object.keys(day!.bySource).sort()).toEqual(["a", "b", "c", "d", "e", "f", "g", "other", "search:google"]);
+    expect(day!.bySource.other!.reached[2]).toBe(2);
+  });
+
+  it("a source in the words a marketer reads", () => {
+    expect(
+      [
+        "newsletter/email/spring",
+        "newsletter//spring",
+        "google/cpc",
+        "search:google",
+        "social:linkedin",
+        "assistant:chatgpt",
+        "site:example.co.za",
+        "link",
+        "direct",
+        "other",
+      ].map(sourceName),
+    ).toEqual([
+      "newsletter · email · spring",
+      "newsletter · – · spring",
+      "google · cpc",
+      "Google search",
+      "LinkedIn (social)",
+      "ChatGPT (AI assistant)",
+      "A link on example.co.za",
+      "A link on another site",
+      "Direct",
+      "Other (not named)",
+    ]);
+  });
+
+  it("what each source brought, per day and over the range: step-2 visits, sends, contact messages and sends per step-2 visit; the most visits at step 2 and messages first", () => {
+    const [d1, d2] = ["2026-11-25", "2026-11-26"];
+    const count = (day: string, event: FunnelEvent, source: string, n: number) => ({ day, event, device: "phone" as const, source, n });
+    const days = summarise(
+      [d1, d2],
+      [
+        count(d1, "2", "newsletter/email/spring", 3),
+        count(d1, "3", "newsletter/email/spring", 2),
+        count(d1, "sent", "newsletter/email/spring", 1),
+        count(d2, "2", "newsletter/email/spring", 1),
+        count(d2, "sent", "newsletter/email/spring", 2), // a visit that began the day before
+        count(d2, "contact", "newsletter/email/spring", 1),
+        count(d2, "2", "search:google", 4),
+        count(d2, "contact", "direct", 2),
+      ],
+    );
+    const [newsletter, google, direct] = sourceWorth(days);
+    expect(google).toMatchObject({ key: "search:google", name: "Google search", step2: 4, sent: 0, contactSent: 0, sendRate: 0 });
+    expect(newsletter).toEqual({
+      key: "newsletter/email/spring",
+      name: "newsletter · email · spring",
+      step2: 4,
+      sent: 3,
+      contactSent: 1,
+      sendRate: 0.75,
+      days: [
+        { date: d1, step2: 3, sent: 1, contactSent: 0, sendRate: 1 / 3 },
+        { date: d2, step2: 1, sent: 2, contactSent: 1, sendRate: 2 },
+      ],
+    });
+    expect(direct).toMatchObject({ key: "direct", step2: 0, contactSent: 2, sendRate: null, days: [{ sendRate: null }, { contactSent: 2 }] });
+  });
+
+  it("a report names the first sources and sums the rest in one row, apart from other", () => {
+    const counts = Array.from({ length: NAMED_SOURCES + 3 }, (_, i) => ({
+      day: "2026-11-26",
+      event: "2" as const,
+      device: "phone" as const,
+      source: i === 0 ? "other" : `site:s${String(i).padStart(2, "0")}.example`,
+      n: 20 - i,
+    }));
+    const { named, rest } = namedSources(sourceWorth(summarise(["2026-11-26"], counts)));
+    expect(named.map((row) => row.key)).toEqual([
+      "other",
+      ...Array.from({ length: NAMED_SOURCES - 1 }, (_, i) => `site:s${String(i + 1).padStart(2, "0")}.example`),
+    ]);
+    expect(rest).toMatchObject({ sources: 3, name: "3 more sources, summed", step2: 10 + 9 + 8, days: [{ step2: 27 }] });
+    const oneLeft = namedSources(sourceWorth(summarise(["2026-11-26"], counts.slice(0, NAMED_SOURCES + 1))));
+    expect([oneLeft.named.length, oneLeft.rest]).toEqual([NAMED_SOURCES + 1, undefined]); // a row of one is named, not summed
   });
 
   it("the operator's page: the steps as an SVG chart with the drop-off, for 7 and 30 days, by device and source, no script", () => {
@@ -166,12 +281,46 @@ describe("reading", () => {
       { day: dayOf(Date.now()), event: "contact", device: "desktop", source: "direct", n: 2 },
     ]);
     const html = funnelPage(days);
-    expect(html.match(/<svg /g)).toHaveLength(2);
-    expect(html).toContain("Last 7 days");
-    expect(html).toContain("Last 30 days");
+    expect(html).toMatch(/<svg [^>]*aria-label="Last 7 days/);
+    expect(html).toMatch(/<svg [^>]*aria-label="Last 30 days/);
     expect(html).toContain("−40%");
     expect(html).toContain("By device");
     expect(html).toContain("By source");
+    expect(html).not.toContain("<script");
+  });
+
+  it("the operator's page: what each source brought as a table and a chart per range, then each source day by day; named in words, the rest summed and said so", () => {
+    const today = dayOf(Date.now());
+    const yesterday = dayOf(Date.now() - 86_400_000);
+    const count = (day: string, event: FunnelEvent, source: string, n: number) => ({ day, event, device: "phone" as const, source, n });
+    const days = summarise(lastDays(30), [
+      count(yesterday, "2", "newsletter/email/spring", 2),
+      count(today, "2", "newsletter/email/spring", 1),
+      count(today, "sent", "newsletter/email/spring", 2),
+      count(today, "contact", "newsletter/email/spring", 1),
+      count(today, "2", "site:example.co.za", 1),
+      count(today, "contact", "direct", 2),
+      ...Array.from({ length: NAMED_SOURCES }, (_, i) => count(today, "2", `site:s${i}.example`, 1)),
+    ]);
+    const html = funnelPage(days);
+    const cells = (row: string) => [...row.matchAll(/<t[hd][^>]*>(.*?)<\/t[hd]>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, ""));
+    // A row a source in each range: step 2, sent, the rate, contact messages.
+    const rows = [...html.matchAll(/<tr><th scope="row">newsletter · email · spring<\/th>.*?<\/tr>/g)].map((m) => cells(m[0]));
+    expect(rows).toEqual([
+      ["newsletter · email · spring", "3", "2", "67%", "1"],
+      ["newsletter · email · spring", "3", "2", "67%", "1"],
+    ]);
+    expect(html).toContain('<th scope="row">Direct</th><td>0</td><td>0</td><td>–</td><td>2</td>');
+    expect(html).toContain('<th scope="row">A link on example.co.za</th>');
+    expect(html).toMatch(/<tr><th scope="row">3 more sources, summed<\/th><td>3<\/td>/);
+    expect(html).toContain(`The ${NAMED_SOURCES} sources with the most visits at step 2 and contact messages by name; the other 3 summed`);
+    expect(html).toMatch(/<svg [^>]*aria-label="By source, last 7 days: newsletter · email · spring, 3 reached step 2, 2 sent; /);
+    // Day by day: the source's group, a row a day it brought something.
+    const group = /<tbody><tr class="group"><th scope="rowgroup">newsletter · email · spring<\/th>.*?<\/tbody>/.exec(html)![0];
+    expect([...group.matchAll(/<tr><th scope="row">.*?<\/tr>/g)].map((m) => cells(m[0]))).toEqual([
+      [yesterday, "2", "0", "0%", "0"],
+      [today, "1", "2", "200%", "1"],
+    ]);
     expect(html).not.toContain("<script");
   });
 
@@ -191,6 +340,49 @@ describe("reading", () => {
     expect(days).toHaveLength(2);
     expect(days[1]).toMatchObject({ date: dayOf(Date.now()), reached: { 2: 2, 3: 1, 4: 0, 5: 0 }, sent: 1, contactSent: 0 });
     expect(await runCli(["funnel", "--days", "x"], { DATA_DIR: dir }, () => undefined)).toBe(2);
+  });
+
+  it("npm run leads -- funnel: what each source brought, named in words and day by day; --json each source by key with its days and send rate", async () => {
+    const dir = await folder();
+    const funnel = openFunnel({ file: join(dir, "funnel.db"), log: quietLog, settings });
+    const yesterday = Date.now() - 86_400_000;
+    for (const [event, source, at] of [
+      ["2", "newsletter/email/spring", yesterday],
+      ["2", "newsletter/email/spring", undefined],
+      ["2", "newsletter/email/spring", undefined],
+      ["sent", "newsletter/email/spring", undefined],
+      ["contact", "newsletter/email/spring", undefined],
+      ["2", "search:google", undefined],
+    ] as const)
+      await funnel.add({ event, device: "phone", source }, undefined, at);
+    await funnel.close();
+    const lines: string[] = [];
+    expect(await runCli(["funnel"], { DATA_DIR: dir }, (line) => lines.push(line))).toBe(0);
+    const from = lines.findIndex((line) => line.startsWith("What each source brought, last 7 days"));
+    expect(lines.slice(from + 1).map((line) => line.trim().split(/\s{2,}/))).toEqual([
+      ["source / day", "Step 2", "Sent", "Step 2 → sent", "Contact"],
+      ["newsletter · email · spring", "3", "1", "33%", "1"],
+      [dayOf(yesterday), "1", "0", "0%", "0"],
+      [dayOf(Date.now()), "2", "1", "50%", "1"],
+      ["Google search", "1", "0", "0%", "0"],
+      [dayOf(Date.now()), "1", "0", "0%", "0"],
+    ]);
+    const json: string[] = [];
+    expect(await runCli(["funnel", "--json", "--days", "2"], { DATA_DIR: dir }, (line) => json.push(line))).toBe(0);
+    const { sources } = JSON.parse(json.join("\n"));
+    expect(sources[0]).toEqual({
+      key: "newsletter/email/spring",
+      name: "newsletter · email · spring",
+      step2: 3,
+      sent: 1,
+      contactSent: 1,
+      sendRate: 1 / 3,
+      days: [
+        { date: dayOf(yesterday), step2: 1, sent: 0, contactSent: 0, sendRate: 0 },
+        { date: dayOf(Date.now()), step2: 2, sent: 1, contactSent: 1, sendRate: 0.5 },
+      ],
+    });
+    expect(sources[1]).toMatchObject({ key: "search:google", name: "Google search", step2: 1, sendRate: 0 });
   });
 });
 

@@ -12,7 +12,7 @@ import type { Redis } from "ioredis";
 import { isbot } from "isbot";
 import { LRUCache } from "lru-cache";
 import { FUNNEL_KEEP_DAYS as KEEP_DAYS } from "~/content/privacy";
-import { reclassifiedKey, type Source, type SourceSettings, sourceKey } from "~/funnel/source";
+import { LISTABLE, reclassifiedKey, type Source, type SourceSettings, sourceKey, sourceOfKey } from "~/funnel/source";
 import { DEVICES, type Device, FUNNEL_EVENTS, type FunnelEvent } from "~/funnel/visit";
 import type { Logger } from "./log";
 import { retryWhileBusy } from "./leads/database";
@@ -35,8 +35,6 @@ interface Count extends Hit {
  */
 export const SOURCES_A_DAY = 200;
 export const NEW_SOURCES_A_CLIENT = 3;
-/** Sources shown by name when reading; the rest are summed as "other". */
-const TOP_SOURCES = 5;
 /** How long a count (or a read) waits for another process's lock on the file, without blocking; then it is not counted. */
 const LOCK_WAIT_MS = 1_000;
 
@@ -142,7 +140,33 @@ export function openFunnel({ file, redis, log, settings }: { file: string; redis
   /** Counts waiting for another process's lock on the file: close lets them finish first. */
   const writing = new Set<Promise<void>>();
 
+  /**
+   * Redis's counts kept before sources were named, counted as the rule counts them now (decision
+   * 0041): once, by the first container to claim it, before this process first uses Redis.
+   */
+  let reclassified: Promise<void> | undefined;
+  async function reclassifyRedis() {
+    if ((await redis!.set("funnel:rule", "0041", "NX")) === null) return;
+    for (const day of lastDays(KEEP_DAYS)) {
+      const key = redisKey(day);
+      const multi = redis!.multi();
+      for (const [field, n] of Object.entries(await redis!.hgetall(key))) {
+        const [event, device, source = ""] = field.split("|");
+        const now = reclassifiedKey(source, settings);
+        if (now !== source)
+          multi.hincrby(key, `${event}|${device}|${now}`, Number(n)).hdel(key, field).srem(`${key}:sources`, source).sadd(`${key}:sources`, now);
+      }
+      if (multi.length > 0) await multi.exec();
+    }
+  }
+  const redisReady = () =>
+    (reclassified ??= reclassifyRedis().catch((error: unknown) => {
+      reclassified = undefined;
+      throw error;
+    }));
+
   async function addToRedis(day: string, { event, device, source }: Hit, mayAdd: () => boolean) {
+    await redisReady();
     const key = redisKey(day);
     // A source joins the day's set only while it has room: a flood of made-up ones grows nothing.
     const [[, known], [, size]] = (await redis!.multi().sismember(`${key}:sources`, source).scard(`${key}:sources`).exec()) as [
@@ -182,6 +206,7 @@ export function openFunnel({ file, redis, log, settings }: { file: string; redis
     async read(days: string[]): Promise<FunnelDay[]> {
       const counts: Count[] = await retryWhileBusy(() => opened().read(days[0]!, days.at(-1)!), LOCK_WAIT_MS);
       if (redis) {
+        await redisReady();
         const hashes = await Promise.all(days.map((day) => redis.hgetall(redisKey(day))));
         days.forEach((day, i) => {
           for (const [field, n] of Object.entries(hashes[i]!)) {
@@ -239,6 +264,7 @@ export type Steps = { reached: Record<"2" | "3" | "4" | "5", number>; sent: numb
 /** The five figures the operator reads, in order (`npm run leads -- funnel` and GET /funnel). */
 export const STEP_NAMES = ["Step 2", "Step 3", "Step 4", "Step 5", "Sent"];
 export const stepFigures = (steps: Steps) => [steps.reached[2], steps.reached[3], steps.reached[4], steps.reached[5], steps.sent];
+/** A day's figures, split by device class and by every source's key (app/funnel/source.ts). */
 export type FunnelDay = Steps & { date: string; byDevice: Record<Device, Steps>; bySource: Record<string, Steps> };
 
 const empty = (): Steps => ({ reached: { 2: 0, 3: 0, 4: 0, 5: 0 }, sent: 0, contactSent: 0 });
@@ -248,26 +274,163 @@ function addTo(steps: Steps, event: FunnelEvent, n: number) {
   else steps.reached[event] += n;
 }
 
-/** Days as `npm run leads -- funnel --json` prints them: the top sources of the whole range by name, the rest as "other". */
+/**
+ * A stored source that is not a key as the rule writes it (app/funnel/source.ts: names of a few
+ * plain characters) is read as "other", never shown as written.
+ */
+const keyOf = (stored: string) => {
+  const source = sourceOfKey(stored);
+  const named = source && sourceKey(source) === stored && stored.split(/[/:]/).every((part) => part === "" || LISTABLE.test(part));
+  return named ? stored : "other";
+};
+
+/**
+ * Days as `npm run leads -- funnel --json` prints them, oldest first with zeros: every source by
+ * its key. Which of them a report names is the reports' choice (namedSources): here "other" is
+ * only what the rule did not name.
+ */
 export function summarise(days: string[], counts: Count[]): FunnelDay[] {
   const valid = counts.filter((c) => (FUNNEL_EVENTS as readonly string[]).includes(c.event) && (DEVICES as readonly string[]).includes(c.device));
-  const bySource = new Map<string, number>();
-  for (const c of valid) if (c.source !== "other") bySource.set(c.source, (bySource.get(c.source) ?? 0) + c.n);
-  const top = new Set(
-    [...bySource]
-      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-      .slice(0, TOP_SOURCES)
-      .map(([source]) => source),
-  );
   return days.map((date) => {
     const day: FunnelDay = { date, ...empty(), byDevice: { phone: empty(), tablet: empty(), desktop: empty() }, bySource: {} };
     for (const c of valid) {
       if (c.day !== date) continue;
-      const source = top.has(c.source) ? c.source : "other";
       addTo(day, c.event, c.n);
       addTo(day.byDevice[c.device], c.event, c.n);
-      addTo((day.bySource[source] ??= empty()), c.event, c.n);
+      addTo((day.bySource[keyOf(c.source)] ??= empty()), c.event, c.n);
     }
     return day;
   });
 }
+
+/**
+ * What a source brought in some days: visits that reached step 2, calculator requests sent,
+ * contact messages sent, and `sendRate`, sends per step-2 visit (null without one). The rate is
+ * of counts, not of people followed: a send counts on its own day, so a day's rate can pass 1
+ * when a visit began the day before.
+ */
+export interface Worth {
+  step2: number;
+  sent: number;
+  contactSent: number;
+  sendRate: number | null;
+}
+/** One source over a range (`--json`'s `sources`): its key, its name in words, its totals, and each day's. */
+export interface SourceWorth extends Worth {
+  key: string;
+  name: string;
+  days: (Worth & { date: string })[];
+}
+
+const worth = (step2: number, sent: number, contactSent: number): Worth => ({ step2, sent, contactSent, sendRate: step2 > 0 ? sent / step2 : null });
+
+/**
+ * How many sources a report names; the rest are summed in one row. Every source is a name the
+ * agency gave or a kind of place, but forged beacons can add a few hundred of them a day, and a
+ * printed page must stay a page: the ten that brought the most visits say where the work
+ * comes from (decision 0045). `--json` lists every one.
+ */
+export const NAMED_SOURCES = 10;
+
+/** The search engines', networks' and assistants' names as their owners write them. */
+const BRANDS: Record<string, string> = {
+  google: "Google",
+  bing: "Bing",
+  yahoo: "Yahoo",
+  duckduckgo: "DuckDuckGo",
+  ecosia: "Ecosia",
+  brave: "Brave",
+  baidu: "Baidu",
+  yandex: "Yandex",
+  linkedin: "LinkedIn",
+  facebook: "Facebook",
+  instagram: "Instagram",
+  x: "X (Twitter)",
+  youtube: "YouTube",
+  tiktok: "TikTok",
+  pinterest: "Pinterest",
+  reddit: "Reddit",
+  whatsapp: "WhatsApp",
+  threads: "Threads",
+  chatgpt: "ChatGPT",
+  perplexity: "Perplexity",
+  gemini: "Gemini",
+  copilot: "Copilot",
+  claude: "Claude",
+};
+const brand = (name: string) => BRANDS[name] ?? name.charAt(0).toUpperCase() + name.slice(1);
+
+/**
+ * A source's key in the words a marketer reads: "newsletter · email · spring" (the campaign's
+ * utm values as the agency named them; "–" for a part left out before one given), "Google search",
+ * "LinkedIn (social)", "A link on example.co.za", "Direct", "Other (not named)".
+ */
+export function sourceName(key: string): string {
+  const source = sourceOfKey(key);
+  switch (source?.kind) {
+    case "campaign":
+      return [source.source, source.medium, source.campaign]
+        .map((part) => part ?? "–")
+        .join(" · ")
+        .replace(/( · –)+$/, "");
+    case "search":
+      return `${brand(source.name)} search`;
+    case "social":
+      return `${brand(source.name)} (social)`;
+    case "assistant":
+      return `${brand(source.name)} (AI assistant)`;
+    case "site":
+      return `A link on ${source.host}`;
+    case "link":
+      return "A link on another site";
+    case "direct":
+      return "Direct";
+    default:
+      return "Other (not named)";
+  }
+}
+
+/**
+ * Every source of `days` with each day's worth and the range's, first the one that brought the
+ * most visits at step 2 and contact messages together (a visit that chose a service or wrote),
+ * then the most sends, then by name.
+ */
+export function sourceWorth(days: FunnelDay[]): SourceWorth[] {
+  const keys = [...new Set(days.flatMap((day) => Object.keys(day.bySource)))];
+  const rows = keys.map((key): SourceWorth => {
+    const daily = days.map((day) => {
+      const steps = day.bySource[key] ?? empty();
+      return { date: day.date, ...worth(steps.reached[2], steps.sent, steps.contactSent) };
+    });
+    const total = (pick: (w: Worth) => number) => daily.reduce((sum, w) => sum + pick(w), 0);
+    return {
+      key,
+      name: sourceName(key),
+      ...worth(
+        total((w) => w.step2),
+        total((w) => w.sent),
+        total((w) => w.contactSent),
+      ),
+      days: daily,
+    };
+  });
+  return rows.sort((a, b) => b.step2 + b.contactSent - (a.step2 + a.contactSent) || b.sent - a.sent || a.name.localeCompare(b.name));
+}
+
+/** The first `n` of ranked sources by name, and the rest summed as one (undefined when there is none; one left is named too). */
+export function namedSources(ranked: SourceWorth[], n = NAMED_SOURCES): { named: SourceWorth[]; rest?: SourceWorth & { sources: number } } {
+  if (ranked.length <= n + 1) return { named: ranked };
+  const [named, others] = [ranked.slice(0, n), ranked.slice(n)];
+  const sum = (pick: (w: Worth) => number, of: Worth[]) => of.reduce((total, w) => total + pick(w), 0);
+  const add = (of: Worth[]) =>
+    worth(
+      sum((w) => w.step2, of),
+      sum((w) => w.sent, of),
+      sum((w) => w.contactSent, of),
+    );
+  const days = others[0]!.days.map((day, i) => ({ date: day.date, ...add(others.map((o) => o.days[i]!)) }));
+  return { named, rest: { key: "", name: `${others.length} more sources, summed`, sources: others.length, ...add(others), days } };
+}
+
+/** A send rate as the reports print it: "67%", or "–" without a step-2 visit. */
+export const percent = (rate: number | null) => (rate === null ? "–" : `${Math.round(rate * 100)}%`);

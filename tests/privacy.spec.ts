@@ -35,30 +35,38 @@ test.describe("at 390 px", () => {
   });
 });
 
-test("/privacy says what is collected, why, where and how long it is kept, who receives it, the rights and whom to ask", { tag: "@once" }, async ({ page }) => {
-  const response = await page.goto("/privacy");
-  expect(response?.status()).toBe(200);
-  const main = page.getByRole("main");
-  for (const heading of [
-    "What we collect",
-    "Why we collect it",
-    "Who receives it",
-    "Where it is kept, and for how long",
-    "Your rights",
-    "Our information officer",
-  ]) {
-    await expect(main.getByRole("heading", { level: 2, name: heading })).toBeVisible();
-  }
-  await expect(main).toContainText("30 days");
-  await expect(main).toContainText("Web3Forms");
-  await expect(main).toContainText(/refuses a message, it stays on our server until/);
-  // What the lead store keeps of an address (decision 0031): a code, never the address.
-  await expect(main).toContainText(/a code worked out from your address .* cannot be turned back into your address\. The code is deleted about an hour/);
-  const officer = site.informationOfficer.email;
-  await expect(main.getByRole("link", { name: officer })).toHaveAttribute("href", `mailto:${officer}`);
-  await expect(page).toHaveTitle(/Privacy notice \|/);
-  await expect(page.locator('link[rel="canonical"]')).toHaveAttribute("href", /\/privacy$/);
-  // axe: accessibility.spec.ts checks /privacy at this width, in both projects and schemes.
-  const sitemap = await (await page.request.get("/sitemap.xml")).text();
-  expect(sitemap).toContain("/privacy</loc>");
-});
+test(
+  "/privacy says what is collected, why, where and how long it is kept, who receives it, the rights and how and whom to ask",
+  { tag: "@once" },
+  async ({ page }) => {
+    const response = await page.goto("/privacy");
+    expect(response?.status()).toBe(200);
+    const main = page.getByRole("main");
+    for (const heading of [
+      "What we collect",
+      "Why we collect it",
+      "Who receives it",
+      "Where it is kept, and for how long",
+      "Your rights",
+      "How to ask",
+      "Our information officer",
+    ]) {
+      await expect(main.getByRole("heading", { level: 2, name: heading })).toBeVisible();
+    }
+    await expect(main).toContainText(`Email our information officer at ${site.informationOfficer.email} with the email address or phone number you gave us`);
+    await expect(main).toContainText("We also delete the copy Web3Forms emailed to our inbox.");
+    await expect(main).toContainText("(gclid, fbclid, msclkid) are never kept");
+    await expect(main).toContainText("30 days");
+    await expect(main).toContainText("Web3Forms");
+    await expect(main).toContainText(/refuses a message, it stays on our server until/);
+    // What the lead store keeps of an address (decision 0031): a code, never the address.
+    await expect(main).toContainText(/a code worked out from your address .* cannot be turned back into your address\. The code is deleted about an hour/);
+    const officer = site.informationOfficer.email;
+    await expect(main.getByRole("link", { name: officer })).toHaveAttribute("href", `mailto:${officer}`);
+    await expect(page).toHaveTitle(/Privacy notice \|/);
+    await expect(page.locator('link[rel="canonical"]')).toHaveAttribute("href", /\/privacy$/);
+    // axe: accessibility.spec.ts checks /privacy at this width, in both projects and schemes.
+    const sitemap = await (await page.request.get("/sitemap.xml")).text();
+    expect(sitemap).toContain("/privacy</loc>");
+  },
+);

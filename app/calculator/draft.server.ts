@@ -9,7 +9,7 @@
  * nothing from its URL).
  */
 import { type AppLoadContext, redirect } from "@remix-run/node";
-import { errorsOf } from "~/forms/draft.server";
+import { errorsOf, keptTexts } from "~/forms/draft.server";
 import { errorSummaryId } from "~/forms/field";
 import { RECEIPT_PARAM } from "~/forms/receipt";
 import type { FieldErrors } from "~/forms/limits";
@@ -53,9 +53,9 @@ export function bookingHref(bookingUrl: string, reference: string): string {
 /** Keeps a step's outcome (in the visit's draft, if the post named one of this browser's) and redirects to its page. */
 export async function toStep(request: Request, { drafts }: AppLoadContext, outcome: NextResult, previous: string | undefined) {
   const { owner, headers } = await visitor(request);
-  // A text too long is kept with its error, for the visitor to shorten (a post holds at most 64 KB;
-  // the store's budget is charged to the client that saves, decision 0034).
-  const id = await drafts.save(owner, { fields: stateToFields(outcome.state), errors: outcome.errors ?? null }, previous);
+  const { description, name, companyName, email, phone } = outcome.state;
+  const [texts, errors] = keptTexts({ description, name, companyName, email, phone }, outcome.errors ?? null);
+  const id = await drafts.save(owner, { fields: stateToFields({ ...outcome.state, ...texts }), errors }, previous);
   // A step with mistakes opens at its error summary, in view at once (the wizard's card otherwise).
   const at = outcome.errors ? errorSummaryId("calc") : WIZARD_ID;
   return redirect(`/?${DRAFT_PARAM}=${id}&${STEP_PARAM}=${outcome.state.step}#${at}`, { status: 303, headers });

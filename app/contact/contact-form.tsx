@@ -52,6 +52,7 @@ export function ContactForm({
   const errors = browserErrors ?? draft?.errors ?? null;
   const status = browserErrors ? null : (result?.problem ?? (sent ? ("sent" as const) : null));
   const formRef = useRef<HTMLFormElement>(null);
+  const landingRef = useRef<HTMLInputElement>(null);
   const navigation = useNavigation();
   const submit = useSubmit();
   const sending = navigation.formData?.get("formName") === "contact";
@@ -74,9 +75,16 @@ export function ContactForm({
   useSendAgainOnline(result, formRef);
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
+    // The visit's landing goes with the message, for its source (decisions 0036, 0042), in a field
+    // of the form itself: checks already loaded let the form post itself (lazy-checks.ts), and that
+    // post is of the form's fields. Left out when the tab has none, so the server falls back to
+    // the page's own utm values as without JavaScript.
+    const landingField = landingRef.current;
+    if (landingField) {
+      landingField.value = landing();
+      landingField.disabled = landingField.value === "";
+    }
     const formData = new FormData(event.currentTarget);
-    // The funnel counts a message by the visit's source (decision 0036).
-    formData.set(VISIT_FIELDS.landing, landing());
     checks.submit(
       event,
       ({ contactSchema, fieldErrors }) => {
@@ -110,6 +118,8 @@ export function ContactForm({
       aria-labelledby="contact-title"
     >
       <input type="hidden" name="formName" value="contact" />
+      {/* Only once hydrated: without JavaScript the server takes the landing from the post's Referer. */}
+      {hydrated ? <input type="hidden" name={VISIT_FIELDS.landing} ref={landingRef} disabled /> : null}
       {id ? <input type="hidden" name="draft" value={id} /> : null}
       <FormNotices status={status} sent={messages.contactSent} failed={messages.contactFailed} />
       {status === "sent" && sent?.reference ? (

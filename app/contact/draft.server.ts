@@ -6,7 +6,7 @@
  * the message is sent.
  */
 import { type AppLoadContext, redirect } from "@remix-run/node";
-import { errorsOf } from "~/forms/draft.server";
+import { errorsOf, keptTexts } from "~/forms/draft.server";
 import { errorSummaryId } from "~/forms/field";
 import { RECEIPT_PARAM } from "~/forms/receipt";
 import { CONTACT_SERVICES } from "~/content/services";
@@ -15,22 +15,42 @@ import { visitor, visitorOwner } from "~/forms/visitor.server";
 import { CONTACT_DRAFT_PARAM } from "./address";
 
 const FIELDS = ["name", "email", "service", "message"] as const;
+/** The longest landing a source is made of (app/funnel/count.server.ts): anything longer is direct, so not kept. */
+const LANDING_MAX = 600;
 export type ContactValues = Record<(typeof FIELDS)[number], string>;
-/** The service is kept only when it is one of the options; a text whatever its length, for the visitor to shorten. */
-const fits = (name: keyof ContactValues, value: string) => name !== "service" || CONTACT_SERVICES.some((option) => option.value === value);
 
 /** What the home page's loader hands the form: this browser's draft (no id when it is not, or gone), or none asked for. */
 export type ContactDraft = { id?: string; values: Partial<ContactValues>; errors: FieldErrors | null } | null;
 
-/** Keeps what was typed with its errors (in the visitor's earlier draft, if the post named one) and redirects to the page showing them. */
-export async function toContactErrors(request: Request, { drafts }: AppLoadContext, values: ContactValues, errors: FieldErrors, previous: string | undefined) {
+/**
+ * Keeps what was typed with its errors (in the visitor's earlier draft, if the post named one) and
+ * redirects to the page showing them. The visit's landing (app/funnel/visit.ts) is kept with them:
+ * without JavaScript it comes from the post's Referer, the landing page, and the post after this
+ * one comes from the page of mistakes, whose address has no utm values (landingOfDraft).
+ */
+export async function toContactErrors(
+  request: Request,
+  { drafts }: AppLoadContext,
+  values: ContactValues,
+  errors: FieldErrors,
+  previous: string | undefined,
+  landing: string,
+) {
   const { owner, headers } = await visitor(request);
-  // A text too long is kept with its error (a post holds at most 64 KB; the store's budget is charged
-  // to the client that saves, decision 0034).
-  const kept = Object.fromEntries(FIELDS.map((name) => [name, fits(name, values[name]) ? values[name] : ""]));
-  const id = await drafts.save(owner, { values: kept, errors }, previous);
+  const { name, email, message } = values;
+  const [texts, said] = keptTexts({ name, email, message }, errors);
+  // The service only when it is one of the options.
+  const kept = { ...texts, service: CONTACT_SERVICES.some((option) => option.value === values.service) ? values.service : "" };
+  const id = await drafts.save(owner, { values: kept, errors: said, ...(landing.length <= LANDING_MAX && { landing }) }, previous);
   // The page opens at the form's error summary, in view at once.
   return redirect(`/?${CONTACT_DRAFT_PARAM}=${id}#${errorSummaryId("contact")}`, { status: 303, headers });
+}
+
+/** The landing a post's draft keeps (toContactErrors), if the post names one this browser owns. */
+export async function landingOfDraft(request: Request, { drafts }: AppLoadContext, id: string | undefined): Promise<string | undefined> {
+  if (id === undefined) return undefined;
+  const saved = (await drafts.load(await visitorOwner(request), id)) as { landing?: unknown } | undefined;
+  return typeof saved?.landing === "string" ? saved.landing : undefined;
 }
 
 /**

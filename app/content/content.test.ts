@@ -201,6 +201,35 @@ describe("privacy notice", () => {
     expect(cookie).toContain(`expires ${DRAFT_LIFETIME_MINUTES} minutes after your last step`);
   });
 
+  it("says how to ask for one's information or its deletion, what is then found and deleted, and that the form service's or CRM's copy is deleted too", () => {
+    for (const facts of [web3forms, formspree, webhook, outbox, zoho]) {
+      const ask = privacy.sections(facts).find((s) => s.heading === "How to ask")!;
+      const text = ask.paragraphs!.join("\n");
+      expect(text).toContain(
+        `Email our information officer at ${site.informationOfficer.email} with the email address or phone number you gave us, or your request’s reference`,
+      );
+      expect(text).toContain("each request and message you sent, whether or not it has reached us yet");
+      expect(text).toContain("delete all of it from our server, even what it had not yet passed on to us.");
+      expect(text).toContain(`deleted on their own, at most ${DRAFT_LIFETIME_MINUTES} minutes after your last step`);
+    }
+    const copy = (facts: PrivacyFacts) => privacy.sections(facts).find((s) => s.heading === "How to ask")!.paragraphs![1];
+    expect(copy(web3forms)).toContain("We also delete the copy Web3Forms emailed to our inbox.");
+    expect(copy(formspree)).toContain("We also delete the copy Formspree keeps among our form’s messages and emailed to our inbox.");
+    expect(copy(webhook)).toContain("We also delete the copy our form service at hooks.example.net passed on to us.");
+    expect(copy(zoho)).toContain("We also delete the lead it became in our customer records in Zoho CRM.");
+    expect(copy(outbox)).toContain("Our server is the only place it is kept.");
+  });
+
+  it("says a request carries where the visit came from, by the funnel's own words, and that click identifiers are never kept", () => {
+    const collected = privacy.sections(outbox)[0]!.items!.join("\n");
+    expect(collected).toContain("With either form: where your visit came from, in the words we count it by (below)");
+    expect(collected).toContain("(gclid, fbclid, msclkid) are never kept");
+    const counted = privacy.sections(outbox)[1]!.paragraphs!.join("\n");
+    expect(counted).toMatch(
+      /a campaign we named in the link you followed .* the kind of site that linked to ours .* or that you came directly\. Any other link counts as “other”/,
+    );
+  });
+
   it("names an information officer with a working email and phone", () => {
     const officer = site.informationOfficer;
     expectText(officer.name);

@@ -39,7 +39,7 @@ export interface PrivacySection {
 export const privacy = {
   title: "Privacy notice",
   lead: `What ${site.name} does with the details you give us through this website, and the rights you have over them.`,
-  updated: "2026-11-26",
+  updated: "2026-11-29",
   /** Its sections: what they say of the form service and of retention follows the server’s settings. */
   sections: (facts: PrivacyFacts): readonly PrivacySection[] => [
     {
@@ -48,12 +48,13 @@ export const privacy = {
       items: [
         "The cost calculator: the service, timeframe and complexity you chose, your project description, your name if you give it, your company name, email address and phone number, and the estimate the calculator showed you.",
         "The contact form: your name, email address, the service you are interested in and your message.",
+        "With either form: where your visit came from, in the words we count it by (below), so that we learn which of our campaigns bring requests. The click identifiers advertising networks add to links (gclid, fbclid, msclkid) are never kept.",
       ],
     },
     {
       heading: "What we count",
       paragraphs: [
-        `To learn where visitors leave our cost calculator, our server counts, each day, how many visits reached each of its steps, sent it, or sent the contact form, by kind of device (phone, tablet or desktop, from your screen’s width or your browser’s type) and by where the visit came from (the website that linked to ours, or the campaign named in the link you followed). It keeps only those daily totals, for ${Math.round(FUNNEL_KEEP_DAYS / 30.4)} months: not your address, your browser’s details, a cookie or anything that tells your visit from another’s. Known search-engine robots are not counted.`,
+        `To learn where visitors leave our cost calculator, our server counts, each day, how many visits reached each of its steps, sent it, or sent the contact form, by kind of device (phone, tablet or desktop, from your screen’s width or your browser’s type) and by where the visit came from: a campaign we named in the link you followed (such as our newsletter), the kind of site that linked to ours (a search engine, a social network, an AI assistant, or just “another site”), a site we list by its name, or that you came directly. Any other link counts as “other”: what a link or another site says is never kept as it is. It keeps only those daily totals, for ${Math.round(FUNNEL_KEEP_DAYS / 30.4)} months: not your address, your browser’s details, a cookie or anything that tells your visit from another’s. Known search-engine robots are not counted.`,
       ],
     },
     {
@@ -103,6 +104,13 @@ export const privacy = {
         "complain to the Information Regulator (inforegulator.org.za) if you believe we have not handled it properly.",
       ],
     },
+    {
+      heading: "How to ask",
+      paragraphs: [
+        `Email our information officer at ${site.informationOfficer.email} with the email address or phone number you gave us, or your request’s reference (it begins with the date, such as 20261122-7F3KQ9ZA). We may first ask you to confirm that the request is yours, for instance by replying from that email address.`,
+        `We then look for everything our server holds with it: each request and message you sent, whether or not it has reached us yet. We tell you what we found, send you a copy if you ask for one, and, when you ask us to delete it, delete all of it from our server, even what it had not yet passed on to us. ${copyElsewhere(facts)} Answers our server keeps between calculator steps are deleted on their own, at most ${DRAFT_LIFETIME_MINUTES} minutes after your last step.`,
+      ],
+    },
   ],
   officer: {
     heading: "Our information officer",
@@ -111,6 +119,18 @@ export const privacy = {
 } as const;
 
 const SERVICE_NAMES = { web3forms: "Web3Forms", formspree: "Formspree", "zoho-crm": "Zoho CRM" } as const;
+
+/** Where a request to delete reaches besides our server, as the server is set up: the form service's or CRM's own copy. */
+function copyElsewhere({ formService }: PrivacyFacts): string {
+  if (formService === null) return "Our server is the only place it is kept.";
+  const { provider, host } = formService;
+  return {
+    web3forms: "We also delete the copy Web3Forms emailed to our inbox.",
+    formspree: "We also delete the copy Formspree keeps among our form’s messages and emailed to our inbox.",
+    webhook: `We also delete the copy our form service at ${host} passed on to us.`,
+    "zoho-crm": "We also delete the lead it became in our customer records in Zoho CRM.",
+  }[provider];
+}
 
 /** Who receives a sent form, and where it is kept for how long, as the server is set up. */
 function receivers({ formService, retentionDays }: PrivacyFacts): PrivacySection[] {

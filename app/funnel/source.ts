@@ -75,6 +75,7 @@ export const RESERVED = new Set(["direct", "other", "link", "search", "social", 
 export const bareHost = (host: string) =>
   host
     .normalize("NFKC")
+    .trim()
     .toLowerCase()
     .replace(/:\d+$/, "")
     .replace(/^www\./, "");
@@ -171,7 +172,7 @@ export function sourceParts(source: Source) {
  * "other" and "link", a search engine's host its class.
  */
 export function reclassifiedKey(key: string, settings: SourceSettings): string {
-  if (key === "direct" || key === "other") return key;
+  if (key === "direct" || key === "other" || key === "link" || key.includes(":")) return key; // already this rule's
   const host = /^([a-z0-9-]+\.)+[a-z]{2,63}$/.test(key);
   return sourceKey(host ? classify([], key, "", settings) : classify(key.split("/"), "", "", settings));
 }

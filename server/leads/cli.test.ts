@@ -96,10 +96,12 @@ describe("npm run leads", () => {
     const dir = await mkdtemp(join(tmpdir(), "cli-"));
     const json = await run(["funnel", "--json", "--days", "3"], { DATA_DIR: dir });
     expect(json.code).toBe(0);
-    expect((JSON.parse(json.out.join("\n")) as { days: unknown[] }).days).toHaveLength(3);
+    expect(JSON.parse(json.out.join("\n"))).toMatchObject({ days: { length: 3 }, sources: [] });
     const table = await run(["funnel"], { DATA_DIR: dir });
     expect(table.out[0]).toBe("The calculator's funnel, last 7 days (Africa/Johannesburg)");
-    expect(table.out).toHaveLength(2 + 7 + 1 + 5);
+    // A row a day, a bar a step, then the sources: none yet.
+    expect(table.out).toHaveLength(2 + 7 + 1 + 5 + 2);
+    expect(table.out.at(-1)).toBe("No source brought a visit to step 2 or a message in the last 7 days.");
     expect(await run(["funnel", "--days", "0"], { DATA_DIR: dir })).toMatchObject({ code: 2, err: ["leads: --days must be a whole number from 1 to 400"] });
     expect(await run(["funnel", "--days"], { DATA_DIR: dir })).toMatchObject({
       code: 2,
@@ -115,7 +117,9 @@ describe("npm run leads", () => {
   it("answers anything else with its usage and exit code 2", async () => {
     expect(await run(["delete-everything"], {})).toMatchObject({
       code: 2,
-      out: ["usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status | funnel [--json] [--days N]"],
+      out: [
+        "usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]",
+      ],
     });
     expect((await run(["--help"], {})).code).toBe(0);
   });

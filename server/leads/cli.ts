@@ -15,7 +15,12 @@
  *   status           counts and ages, as JSON
  *   funnel [--json] [--days N]
  *                    the calculator's funnel for the last N days (7): a table a day and a bar per
- *                    step; --json as { days: [...] } (server/funnel.ts), oldest first
+ *                    step, then what each source brought, day by day; --json as
+ *                    { days: [...], sources: [...] } (server/funnel.ts), oldest first
+ *   find <email | phone | reference> ... [--json]
+ *   erase <email | phone | reference> ... [--yes]
+ *                    a person's data on request: every lead, draft, receipt and outbox line that
+ *                    holds it; erase asks before erasing a lead not yet delivered (personal-data.ts)
  */
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -24,9 +29,10 @@ import type { Redis } from "ioredis";
 import { version } from "../../package.json";
 import { type Config, parseConfig } from "../config";
 import { operatorConnection } from "../redis";
-import { lastDays, openFunnel, STEP_NAMES, stepFigures } from "../funnel";
+import { lastDays, NAMED_SOURCES, namedSources, openFunnel, percent, type SourceWorth, sourceWorth, STEP_NAMES, stepFigures, type Worth } from "../funnel";
 import { QUEUE, whereInRedis, type QueuedLead } from "./redis-shared";
 import { BUSY_WAIT_MS, sqliteCause } from "./database";
+import { askOnTerminal, personalData } from "./personal-data";
 import { openStore, type LeadRow, type LeadStore } from "./store";
 
 interface Row {
@@ -40,7 +46,8 @@ interface Row {
   key: string;
 }
 
-const USAGE = "usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status | funnel [--json] [--days N]";
+const USAGE =
+  "usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]";
 const COMMANDS = ["list", "export", "retry", "release", "status", "funnel"];
 /** Every command's flags; `--json` and `--days` are the funnel's. */
 const OPTIONS = { help: { type: "boolean" }, json: { type: "boolean" }, days: { type: "string" } } as const;
@@ -103,13 +110,19 @@ async function leadsToShow(store: LeadStore | undefined, redis: Redis | undefine
   return { rows, complete };
 }
 
-/** `out` is stdout, `err` stderr; the exit code is 1 when something could not be read. */
+/**
+ * `out` is stdout, `err` stderr; the exit code is 1 when something could not be read. `ask`: a
+ * yes-or-no question on the operator's terminal, none when there is no terminal (erase).
+ */
 export async function runCli(
   argv: string[],
   env: Record<string, string | undefined>,
   out: (line: string) => void,
   err: (line: string) => void = out,
+  ask?: (question: string) => Promise<boolean>,
 ): Promise<number> {
+  // A person's data on request, with flags of its own.
+  if (argv[0] === "find" || argv[0] === "erase") return personalData(argv[0], argv.slice(1), env, out, err, ask);
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
@@ -213,8 +226,9 @@ async function funnel(flags: { json?: boolean; days?: string }, config: Config, 
   const store = openFunnel({ file: config.funnelDb, redis, log: { warn: () => undefined }, settings: config.sources });
   try {
     const days = await store.read(lastDays(count));
+    const sources = sourceWorth(days);
     if (flags.json) {
-      out(JSON.stringify({ days }, null, 2));
+      out(JSON.stringify({ days, sources }, null, 2));
       return 0;
     }
     out(`The calculator's funnel, last ${count} days (Africa/Johannesburg)`);
@@ -227,6 +241,8 @@ async function funnel(flags: { json?: boolean; days?: string }, config: Config, 
       const drop = i > 0 && total[i - 1]! > 0 ? `  (${Math.round((n / total[i - 1]!) * 100)}% of ${STEP_NAMES[i - 1]})` : "";
       out(`${STEP_NAMES[i]!.padEnd(7)} ${"█".repeat(Math.round((n / widest) * 40)).padEnd(40)} ${n}${drop}`);
     });
+    out("");
+    bySourceText(sources, count).forEach((line) => out(line));
     return 0;
   } catch (error) {
     err(`leads: the funnel could not be read (${(error as Error).name})`);
@@ -237,12 +253,39 @@ async function funnel(flags: { json?: boolean; days?: string }, config: Config, 
   }
 }
 
+/**
+ * The funnel's sources as text: each named source's totals, then each day it brought something
+ * (a day of zeros is left out), the rest summed as on GET /funnel (server/funnel-page.ts).
+ */
+function bySourceText(sources: SourceWorth[], count: number): string[] {
+  const { named, rest } = namedSources(sources);
+  const rows = rest ? [...named, rest] : named;
+  if (rows.length === 0) return [`No source brought a visit to step 2 or a message in the last ${count} days.`];
+  const width = Math.max(24, ...rows.map((row) => row.name.length + 2));
+  const figures = (w: Worth) =>
+    [String(w.step2).padStart(7), String(w.sent).padStart(7), percent(w.sendRate).padStart(14), String(w.contactSent).padStart(8)].join(" ");
+  const lines = [
+    `What each source brought, last ${count} days: visits that reached step 2, requests sent, sends per step-2 visit, contact messages`,
+    ["source / day".padEnd(width), "Step 2".padStart(7), "Sent".padStart(7), "Step 2 → sent".padStart(14), "Contact".padStart(8)].join(" "),
+  ];
+  for (const row of rows) {
+    lines.push(`${row.name.padEnd(width)} ${figures(row)}`);
+    for (const day of row.days) if (day.step2 + day.sent + day.contactSent > 0) lines.push(`  ${day.date.padEnd(width - 2)} ${figures(day)}`);
+  }
+  if (rest)
+    lines.push(
+      `The ${NAMED_SOURCES} sources with the most visits at step 2 and contact messages by name; the other ${rest.sources} summed (--json lists each).`,
+    );
+  return lines;
+}
+
 if (process.argv[1]?.endsWith("leads.js")) {
   runCli(
     process.argv.slice(2),
     process.env,
     (line) => console.log(line),
     (line) => console.error(line),
+    process.stdin.isTTY ? askOnTerminal : undefined,
   ).then(
     (code) => process.exit(code),
     (error: unknown) => {

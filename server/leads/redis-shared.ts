@@ -29,6 +29,11 @@ const deliveredKey = (id: string) => `${QUEUE.prefix}:delivered:${id}`;
  * sent again to another container must still be the first one's lead.
  */
 const sentFormKey = (key: string) => `${QUEUE.prefix}:form:${key}`;
+/**
+ * A person's lead erased (personal-data.ts): the same form sent again is a new lead, and no key
+ * made from their words stays behind.
+ */
+export const forgetForm = (redis: Redis, key: string) => redis.del(sentFormKey(key));
 const CONFIRMED = "confirmed:";
 /** Longer than a container is expected to stay down with deliveries still to hear of. */
 const DELIVERED_MARK_MS = 30 * 86_400_000;

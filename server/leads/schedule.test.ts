@@ -51,4 +51,8 @@ describe("leadKey", () => {
     expect(leadKey({ ...lead, replyTo: "bob@example.com" })).not.toBe(leadKey(lead));
     expect(leadKey({ ...lead, kind: "calculator" })).not.toBe(leadKey(lead));
   });
+  it("is of what was typed, not of the visit's source: the same form posted again from another landing is the same lead", () => {
+    expect(leadKey({ ...lead, source: { kind: "campaign", source: "newsletter" } })).toBe(leadKey(lead));
+    expect(leadKey({ ...lead, source: { kind: "direct" } })).toBe(leadKey({ ...lead, source: { kind: "link" } }));
+  });
 });

@@ -4,10 +4,19 @@
  */
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { sourceWords } from "~/funnel/source";
 import type { DeliveryOutcome, StoredLead } from "./types";
 
-/** The lead's text as the agency receives it, its reference last, so a rare duplicate shows. */
-export const messageText = (lead: StoredLead) => `${lead.text}\n\nReference: ${lead.id}`;
+/**
+ * The lead's text as the agency receives it: what was typed, `notes` (a transport's own, e.g. what
+ * Zoho CRM's fields could not take), the visit's source in words ("Came from: newsletter, email,
+ * spring"; none for a lead stored before leads carried one), and its reference last, so a rare
+ * duplicate shows. Built at delivery, never stored: the dedupe key (schedule.ts, leadKey) is of
+ * what was typed, so the same form is one lead whatever the source of the post that repeats it.
+ */
+export function messageText(lead: StoredLead, notes: readonly string[] = []): string {
+  return [lead.text, ...notes, ...(lead.source ? [sourceWords(lead.source)] : []), `Reference: ${lead.id}`].join("\n\n");
+}
 
 /** A short, safe token for what went wrong (e.g. "ECONNREFUSED"), never an error's message. */
 export function causeOf(error: unknown): string | undefined {

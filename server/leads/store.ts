@@ -380,8 +380,8 @@ function reading(db: DatabaseSync) {
   };
 }
 
-/** Retention, the probe after a fault, and the file's own care. */
-function upkeep(db: DatabaseSync, { transaction }: Queries) {
+/** Retention, a person's request, the probe after a fault, and the file's own care. */
+function upkeep(db: DatabaseSync, { count, transaction }: Queries) {
   return {
     /**
      * Retention: a delivered lead's text is erased `retentionMs` after delivery, and its row (id,
@@ -403,6 +403,39 @@ function upkeep(db: DatabaseSync, { transaction }: Queries) {
         ).run(now - ADDRESS_CODE_HOURS * HOUR_MS);
         return Number(erased) + Number(removed);
       });
+    },
+
+    /**
+     * A person's request (server/leads/personal-data.ts): these leads go outright, text and row,
+     * whatever their status. This connection overwrites what it deletes (secure_delete:
+     * openDatabase), so the text leaves the database's pages; the WAL still holds it until
+     * emptyWal(). `sending`: those a delivery had claimed (a claim still held, or one a stopped
+     * process left), whose send may still reach the service.
+     */
+    erase(ids: string[]): { erased: number; sending: string[] } {
+      return transaction(() => {
+        let erased = 0;
+        const sending: string[] = [];
+        for (const id of ids) {
+          if (count("SELECT count(*) FROM leads WHERE id = ? AND status = 'pending' AND claimed_by IS NOT NULL", id) > 0) sending.push(id);
+          erased += Number(db.prepare("DELETE FROM leads WHERE id = ?").run(id).changes);
+        }
+        return { erased, sending };
+      });
+    },
+
+    /**
+     * Folds the WAL into the database and empties the file (TRUNCATE), so text just erased is left
+     * in neither. False while another connection reads (a server's statement) or checkpoints:
+     * the WAL may still hold it then, and the caller tries again.
+     */
+    emptyWal(): boolean {
+      try {
+        const row = db.prepare("PRAGMA wal_checkpoint(TRUNCATE)").get();
+        return Number(row?.busy) === 0 && Number(row?.log) === 0;
+      } catch {
+        return false;
+      }
     },
 
     /** A write that changes nothing, to learn whether the store takes writes again (after a fault). */

@@ -73,6 +73,47 @@ describe("web3forms (the default)", () => {
   });
 });
 
+describe("the visit's source in what the agency receives", () => {
+  const spring = { ...lead, id: "20261122-SPRING00", source: { kind: "campaign", source: "newsletter", medium: "email", campaign: "spring" } } as const;
+  const sent = async (provider: TransportConfig["provider"], which: StoredLead) => {
+    service.clear();
+    await createTransport({ ...config, provider }).deliver(which);
+    return service.received()[0] as Record<string, unknown>;
+  };
+
+  it("every form service's message names it in words, on a line before the reference; a lead stored before sources has no such line", async () => {
+    const line = `${lead.text}\n\nCame from: newsletter, email, spring\n\nReference: ${spring.id}`;
+    for (const provider of ["web3forms", "formspree", "webhook"] as const) expect((await sent(provider, spring)).message, provider).toBe(line);
+    expect((await sent("web3forms", { ...spring, source: { kind: "link" } })).message).toContain("\n\nCame from: a link on another site\n\nReference:");
+    expect((await sent("web3forms", { ...spring, source: { kind: "direct" } })).message).toContain("\n\nCame directly\n\nReference:");
+    expect((await sent("web3forms", lead)).message).toBe(`${lead.text}\n\nReference: ${lead.id}`);
+  });
+
+  it("the webhook's JSON carries it as parts too, null for a lead stored before sources", async () => {
+    expect((await sent("webhook", spring)).source).toEqual({
+      kind: "campaign",
+      utm_source: "newsletter",
+      utm_medium: "email",
+      utm_campaign: "spring",
+      referrer: "",
+      text: "newsletter, email, spring",
+    });
+    expect((await sent("webhook", { ...spring, source: { kind: "site", host: "example.co.za" } })).source).toMatchObject({
+      kind: "site",
+      referrer: "example.co.za",
+      text: "a link on example.co.za",
+    });
+    expect((await sent("webhook", lead)).source).toBeNull();
+    expect(await sent("web3forms", spring)).not.toHaveProperty("source");
+  });
+
+  it("the outbox's message names it too", async () => {
+    const outboxFile = join(await mkdtemp(join(tmpdir(), "outbox-")), "outbox.jsonl");
+    await createTransport({ ...config, accessKey: undefined, outboxFile }).deliver(spring);
+    expect(JSON.parse(await readFile(outboxFile, "utf8")).message).toBe(`${lead.text}\n\nCame from: newsletter, email, spring\n\nReference: ${spring.id}`);
+  });
+});
+
 describe("other answers", () => {
   let server: Server;
   let reply: (res: import("node:http").ServerResponse) => void = () => undefined;

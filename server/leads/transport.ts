@@ -7,6 +7,7 @@
  */
 import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
+import { sourceParts } from "~/funnel/source";
 import { answerFields, causeOf, messageText, post, unanswered } from "./send";
 import type { DeliveryOutcome, StoredLead, Transport } from "./types";
 import { createZohoTransport, type ZohoSettings } from "./zoho-crm";
@@ -40,7 +41,15 @@ const PROVIDERS = {
     accepted: (answer: Record<string, unknown>) => answer.ok === true,
   },
   webhook: {
-    payload: (lead: StoredLead) => ({ subject: lead.subject, from_name: lead.fromName, reply_to: lead.replyTo, message: messageText(lead) }),
+    // The source as parts too (app/funnel/source.ts, sourceParts), for a receiver that files them;
+    // null for a lead stored before leads carried one.
+    payload: (lead: StoredLead) => ({
+      subject: lead.subject,
+      from_name: lead.fromName,
+      reply_to: lead.replyTo,
+      message: messageText(lead),
+      source: lead.source ? sourceParts(lead.source) : null,
+    }),
     // The reference as the key a receiver can drop a second send by (decision 0033): a process
     // killed after the service took a lead and before it said so sends it again.
     headers: (c: TransportConfig, lead: StoredLead): Record<string, string> => ({ Authorization: `Bearer ${c.accessKey}`, "Idempotency-Key": lead.id }),

@@ -5,7 +5,7 @@ import { calculatorLead } from "~/calculator/lead.server";
 import { contactLead } from "~/contact/lead.server";
 import { startFakeZohoCrm, type FakeZohoCrm } from "../../tests/support/fake-zoho-crm";
 import type { StoredLead } from "./types";
-import { createZohoTransport, leadRecord, type ZohoSettings } from "./zoho-crm";
+import { createZohoTransport, cut, leadRecord, leadSourceOf, type ZohoSettings } from "./zoho-crm";
 
 let zoho: FakeZohoCrm | undefined;
 afterEach(async () => void (await zoho?.close()));
@@ -41,7 +41,7 @@ describe("the lead as a Zoho CRM Lead", () => {
     const record = leadRecord(lead, {
       ...settings({ url: "http://x" } as FakeZohoCrm),
       leadSource: "Web site",
-      fieldMap: { service: "Service_Wanted", estimate: "Estimate", message: "Project" },
+      fieldMap: { service: { field: "Service_Wanted", max: 255 }, estimate: { field: "Estimate", max: 255 }, message: { field: "Project", max: 2000 } },
     });
     expect(record).toEqual({
       Last_Name: "Thandi Nkosi",
@@ -72,6 +72,93 @@ describe("the lead as a Zoho CRM Lead", () => {
     expect(leadRecord(stored(calculatorLead(request)), settings({ url: "http://x" } as FakeZohoCrm))).toMatchObject({ Last_Name: "Acme", Company: "Acme" });
     const old = stored({ kind: "contact", subject: "s", fromName: "Ada", replyTo: "ada@example.com", text: "Name: Ada" });
     expect(leadRecord(old, settings({ url: "http://x" } as FakeZohoCrm))).toMatchObject({ Last_Name: "Ada", Company: "Ada", Email: "ada@example.com" });
+  });
+});
+
+describe("every value within Zoho's published limits (decision 0042)", () => {
+  const spring = { kind: "campaign", source: "newsletter", medium: "email", campaign: "spring" } as const;
+  const longest = () =>
+    stored({
+      ...calculatorLead({
+        service: "zoho",
+        timeframe: "urgent",
+        complexity: "complex",
+        description: "Move our sales",
+        name: "N".repeat(100),
+        companyName: `Gauteng Freight and Logistics ${"C".repeat(90)}`,
+        email: `${"a".repeat(64)}@${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(53)}.example`,
+        phone: "+27 11 555 0100 ext 1234 56789",
+      }),
+      source: spring,
+    });
+
+  it("a company of 120 characters is cut to Zoho's 100, a name of 100 to Last_Name's 80, each ending '…'; an email over 100 is left out; the Description keeps them whole and says so", () => {
+    const lead = longest();
+    expect([lead.fields!.company!.length, lead.replyTo.length]).toEqual([120, 254]);
+    const record = leadRecord(lead, settings({ url: "http://x" } as FakeZohoCrm));
+    expect(record.Company).toBe(`${lead.fields!.company!.slice(0, 99)}…`);
+    expect(record.Last_Name).toBe(`${"N".repeat(79)}…`);
+    expect(record.Email).toBeUndefined();
+    expect(record.Phone).toBe("+27 11 555 0100 ext 1234 56789");
+    expect(record.Description).toContain(`Company: ${lead.fields!.company}\n`);
+    expect(record.Description).toContain(`Email: ${lead.replyTo}\n`);
+    expect(record.Description).toContain(
+      "Zoho CRM's fields hold less than was sent: Last_Name cut to 80 characters; Company cut to 100 characters; " +
+        "Email left out: the address has 254 characters, Zoho's Email field holds 100. The whole values are in this Description.",
+    );
+    expect(record.Description!.endsWith(`\n\nCame from: newsletter, email, spring\n\nReference: ${lead.id}`)).toBe(true);
+  });
+
+  it("a cut never splits a character: an emoji or an accented letter stays whole or goes", () => {
+    expect(cut("short", 10)).toBe("short");
+    expect(cut("abcdefghij", 10)).toBe("abcdefghij");
+    expect(cut("abcdefghijk", 10)).toBe("abcdefghi…");
+    expect(cut("Café 👩🏽‍💻 team", 10)).toBe("Café…");
+    expect(cut("e\u0301e\u0301e\u0301e\u0301e\u0301e\u0301", 10)).toBe("e\u0301e\u0301e\u0301e\u0301…");
+    expect(cut("word and more", 10)).toBe("word and…");
+  });
+
+  it("the source's parts go to the fields the map names, each within its field; a lead stored before sources has none", () => {
+    const host = `${"sub.".repeat(60)}example.co.za`;
+    const fieldMap = {
+      source: { field: "Came_From", max: 255 },
+      source_kind: { field: "Source_Kind", max: 255 },
+      utm_source: { field: "UTM_Source", max: 255 },
+      utm_medium: { field: "UTM_Medium", max: 255 },
+      utm_campaign: { field: "UTM_Campaign", max: 255 },
+      referrer: { field: "Referrer", max: 255 },
+      message: { field: "Project", max: 2000 },
+    };
+    const base = settings({ url: "http://x" } as FakeZohoCrm, { fieldMap });
+    expect(leadRecord({ ...longest(), fields: { ...longest().fields!, message: "m".repeat(2500) } }, base)).toMatchObject({
+      Came_From: "newsletter, email, spring",
+      Source_Kind: "campaign",
+      UTM_Source: "newsletter",
+      UTM_Medium: "email",
+      UTM_Campaign: "spring",
+      Project: `${"m".repeat(1999)}…`,
+    });
+    const site = leadRecord({ ...contact("L2"), source: { kind: "site", host } }, base);
+    expect(site).toMatchObject({ Source_Kind: "site", Referrer: host, Came_From: `${`a link on ${host}`.slice(0, 254)}…` });
+    expect(site.UTM_Source).toBeUndefined();
+    expect(site.Description).toContain("Came_From cut to 255 characters");
+    const old = leadRecord(contact("L3"), base);
+    expect(Object.keys(old).filter((field) => field in fieldMap || Object.values(fieldMap).some((t) => t.field === field))).toEqual(["Project"]);
+    expect(old.Description).toBe(`${contact("L3").text}\n\nReference: L3`);
+  });
+
+  it("Lead_Source is ZOHO_LEAD_SOURCE unless the operator names a picklist value for the source: by its key, a campaign's first parts, then its kind", () => {
+    const map = { "search:google": "Google", newsletter: "Newsletter", "newsletter/email/spring": "Spring offer", campaign: "Campaign", link: "Referral" };
+    const of = (source: Parameters<typeof leadSourceOf>[0]) => leadSourceOf(source, { leadSource: "Website", leadSourceMap: map });
+    expect(of({ kind: "search", name: "google" })).toBe("Google");
+    expect(of({ kind: "search", name: "bing" })).toBe("Website");
+    expect(of({ kind: "campaign", source: "newsletter", medium: "email", campaign: "spring" })).toBe("Spring offer");
+    expect(of({ kind: "campaign", source: "newsletter", medium: "email", campaign: "autumn" })).toBe("Newsletter");
+    expect(of({ kind: "campaign", source: "google", medium: "cpc" })).toBe("Campaign");
+    expect(of({ kind: "link" })).toBe("Referral");
+    expect(of({ kind: "other" })).toBe("Website");
+    expect(of(undefined)).toBe("Website");
+    expect(leadSourceOf({ kind: "link" }, { leadSource: "Website" })).toBe("Website");
   });
 });
 
@@ -147,6 +234,50 @@ describe("delivery to Zoho CRM", () => {
       ok: false,
       retry: false,
       reason: "zoho:DUPLICATE_DATA",
+      status: 400,
+    });
+  });
+
+  it("a company of 120 characters and an email of 254, both the site takes, make one record, not a lead Zoho refuses", async () => {
+    zoho = await startFakeZohoCrm({ leadSources: ["Website", "Newsletter"] });
+    const transport = createZohoTransport(settings(zoho, { leadSourceMap: { newsletter: "Newsletter" } }), 2_000);
+    const lead = stored(
+      {
+        ...calculatorLead({
+          service: "zoho",
+          timeframe: "urgent",
+          complexity: "complex",
+          description: "d",
+          name: "",
+          companyName: "C".repeat(120),
+          email: `${"a".repeat(64)}@${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(53)}.example`,
+          phone: "0115550100",
+        }),
+        source: { kind: "campaign", source: "newsletter", medium: "email", campaign: "spring" },
+      },
+      "L1",
+    );
+    expect(await transport.deliver(lead)).toMatchObject({ ok: true, status: 201 });
+    expect(zoho.records()).toHaveLength(1);
+    expect(zoho.records()[0]!.fields).toMatchObject({ Company: `${"C".repeat(99)}…`, Lead_Source: "Newsletter" });
+  });
+
+  it("the fake refuses as Zoho does: a value over its field's limit, a Lead_Source not among a restricted picklist's options", async () => {
+    zoho = await startFakeZohoCrm({ leadSources: ["Website"], fields: { Project: 2000 } });
+    const transport = (extra: Partial<ZohoSettings>) => createZohoTransport(settings(zoho!, extra), 2_000);
+    expect(await transport({ leadSource: "Newsletter" }).deliver(contact("A"))).toEqual({ ok: false, retry: false, reason: "zoho:INVALID_DATA", status: 400 });
+    const over = { ...contact("B"), replyTo: `${"a".repeat(96)}@x.co` }; // 101 characters: left out, so taken
+    expect(await transport({ leadSource: "Website" }).deliver({ ...over, text: "t" })).toMatchObject({ ok: true });
+    expect(zoho.records()[0]!.fields.Email).toBeUndefined();
+    expect(
+      await transport({ fieldMap: { message: { field: "Project", max: 2001 } } }).deliver({
+        ...contact("C"),
+        fields: { ...contact("C").fields!, message: "m".repeat(2001) },
+      }),
+    ).toEqual({
+      ok: false,
+      retry: false,
+      reason: "zoho:INVALID_DATA",
       status: 400,
     });
   });

@@ -11,12 +11,41 @@
  * lead text ever goes into an outcome: the queues log outcomes. One attempt, however many
  * requests it makes, takes at most FORM_TIMEOUT_MS: its claim on the lead lasts that and 5 s.
  */
+import { type Source, sourceKey, sourceParts } from "~/funnel/source";
 import { answerFields, fieldsOf, messageText, post, unanswered, type Answer } from "./send";
 import type { DeliveryOutcome, StoredLead, Transport } from "./types";
 
-/** The lead's parts an operator may file in fields of their own (ZOHO_FIELD_MAP). */
-export const MAPPABLE = ["service", "timeframe", "complexity", "estimate", "message"] as const;
+/**
+ * The lead's parts an operator may file in fields of their own (ZOHO_FIELD_MAP): what the form
+ * says, and the visit's source (app/funnel/source.ts, sourceParts): `source` in words, its
+ * `source_kind`, a campaign's three utm values, a referring class or listed host.
+ */
+export const MAPPABLE = [
+  "service",
+  "timeframe",
+  "complexity",
+  "estimate",
+  "message",
+  "source",
+  "source_kind",
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "referrer",
+] as const;
 type Mappable = (typeof MAPPABLE)[number];
+
+/**
+ * Zoho's published limits, in characters (docs/decisions/0042): its standard Leads fields, a
+ * Single Line custom field (255 at most, and by default), a Multi Line one (Small: 2,000; Large:
+ * 32,000). A value over its field's limit makes Zoho refuse the whole record (INVALID_DATA).
+ */
+export const ZOHO_LIMITS = { Last_Name: 80, Company: 100, Email: 100, Phone: 30, Description: 32_000, singleLine: 255, multiLine: 32_000 } as const;
+/** How many characters a mapped part's field holds unless the map says (`{"field", "max"}`): a Single Line's 255, `message` a Multi Line (Small)'s 2,000. */
+export const defaultMax = (part: Mappable) => (part === "message" ? 2_000 : ZOHO_LIMITS.singleLine);
+
+/** The kinds of source (app/funnel/source.ts) ZOHO_LEAD_SOURCE_MAP may name, besides a source's own key. */
+export const SOURCE_KINDS = ["campaign", "search", "social", "assistant", "site", "link", "direct", "other"] as const satisfies readonly Source["kind"][];
 
 export interface ZohoSettings {
   clientId: string;
@@ -26,9 +55,16 @@ export interface ZohoSettings {
   accountsUrl: string;
   /** The API name of the unique single-line field on Leads that holds the lead's reference. */
   referenceField: string;
+  /** `Lead_Source` (a picklist): a value the operator set, one of its options. */
   leadSource: string;
-  /** Lead part → the API name of the Leads field it goes into. */
-  fieldMap: Partial<Record<Mappable, string>>;
+  /**
+   * `Lead_Source` by the visit's source, when the operator names their own picklist value for it:
+   * a source's key ("search:google", "newsletter/email/spring", a campaign's "newsletter") or a
+   * kind ("campaign", "link", …). A source it does not name gets `leadSource`.
+   */
+  leadSourceMap?: Readonly<Record<string, string>>;
+  /** Lead part → the API name of the Leads field it goes into, and how many characters that holds. */
+  fieldMap: Partial<Record<Mappable, { field: string; max: number }>>;
 }
 
 type Failure = Extract<DeliveryOutcome, { ok: false }>;
@@ -43,32 +79,95 @@ interface Token {
 const CREDENTIALS_REFUSED = ["invalid_code", "invalid_client", "unauthorized_client"];
 /** Refusals of the lead as sent: sending it again cannot help. */
 const LEAD_REFUSED = ["INVALID_DATA", "MANDATORY_NOT_FOUND", "DUPLICATE_DATA", "PATTERN_NOT_MATCHED", "LIMIT_EXCEEDED"];
-/** Zoho's limits on its standard Leads fields (characters). */
-const LAST_NAME_MAX = 80;
 
 const retryable = (status: number) => status === 408 || status === 425 || status === 429 || status >= 500;
 /** Zoho's code for an answer, when it has the shape of one (never anything longer). */
 const codeOf = (value: unknown) => (typeof value === "string" && /^[A-Za-z_]{1,40}$/.test(value) ? value : undefined);
 
-/** The lead as a record of Zoho's Leads module. */
+const graphemes = new Intl.Segmenter("en", { granularity: "grapheme" });
+/**
+ * `value` in at most `max` characters: whole as it is, or cut at a character's end (never inside
+ * an emoji or an accented letter) and ended with "…", so the field shows it is cut. Counted in
+ * UTF-16 units, as JavaScript and Java (Zoho's) count a string's length: never fewer than the
+ * characters a reader sees, so a value that fits here fits however Zoho counts.
+ */
+export function cut(value: string, max: number): string {
+  if (value.length <= max) return value;
+  let kept = "";
+  for (const { segment } of graphemes.segment(value)) {
+    if (kept.length + segment.length > max - 1) break;
+    kept += segment;
+  }
+  return `${kept.trimEnd()}…`;
+}
+
+/** The `Lead_Source` value for a visit's source: the operator's for it (by key, a campaign's first parts, then kind), else ZOHO_LEAD_SOURCE. */
+export function leadSourceOf(source: Source | undefined, settings: Pick<ZohoSettings, "leadSource" | "leadSourceMap">): string {
+  const map = settings.leadSourceMap ?? {};
+  if (!source) return settings.leadSource;
+  const key = sourceKey(source);
+  const narrower = source.kind === "campaign" ? [key, `${source.source}/${source.medium ?? ""}`, source.source] : [key];
+  const named = [...narrower, source.kind].find((candidate) => Object.hasOwn(map, candidate));
+  return named === undefined ? settings.leadSource : map[named]!;
+}
+
+/** The lead's mappable parts: the form's, and its source's (none for a lead stored before it carried one). */
+function partsOf(lead: StoredLead): Partial<Record<Mappable, string>> {
+  const source = lead.source && sourceParts(lead.source);
+  return {
+    ...lead.fields,
+    ...(source && {
+      source: source.text,
+      source_kind: source.kind,
+      utm_source: source.utm_source,
+      utm_medium: source.utm_medium,
+      utm_campaign: source.utm_campaign,
+      referrer: source.referrer,
+    }),
+  };
+}
+
+/**
+ * The lead as a record of Zoho's Leads module, every value within its field's limit, so no form
+ * the site took is refused for a length (decision 0042). A value cut (ending "…") or, for an email
+ * address, left out (cut, it would be another address) is whole in the Description, which says so.
+ * `Lead_Source` is only ever a value the operator wrote (a picklist may refuse any other).
+ */
 export function leadRecord(lead: StoredLead, settings: ZohoSettings): Record<string, string> {
   const fields = lead.fields;
   const person = fields?.name || undefined;
   const company = fields?.company || person || lead.fromName;
+  const notes: string[] = [];
+  const fit = (field: string, value: string, max: number) => {
+    const fitted = cut(value, max);
+    if (fitted !== value) notes.push(`${field} cut to ${max.toLocaleString("en")} characters`);
+    return fitted;
+  };
   const record: Record<string, string> = {
     // Mandatory in Zoho's standard layout, both: the person when given, else the company.
-    Last_Name: (person ?? company).slice(0, LAST_NAME_MAX),
-    Company: company,
-    Email: lead.replyTo,
-    Description: messageText(lead),
-    Lead_Source: settings.leadSource,
+    Last_Name: fit("Last_Name", person ?? company, ZOHO_LIMITS.Last_Name),
+    Company: fit("Company", company, ZOHO_LIMITS.Company),
+    Lead_Source: leadSourceOf(lead.source, settings),
   };
-  if (fields?.phone) record.Phone = fields.phone;
+  if (lead.replyTo.length <= ZOHO_LIMITS.Email) record.Email = lead.replyTo;
+  else notes.push(`Email left out: the address has ${lead.replyTo.length} characters, Zoho's Email field holds ${ZOHO_LIMITS.Email}`);
+  if (fields?.phone) record.Phone = fit("Phone", fields.phone, ZOHO_LIMITS.Phone);
+  const parts = partsOf(lead);
   for (const part of MAPPABLE) {
     const target = settings.fieldMap[part];
-    const value = fields?.[part];
-    if (target && value) record[target] = value;
+    const value = parts[part];
+    if (target && value) record[target.field] = fit(target.field, value, target.max);
   }
+  const said = notes.length ? [`Zoho CRM's fields hold less than was sent: ${notes.join("; ")}. The whole values are in this Description.`] : [];
+  let description = messageText(lead, said);
+  // Past the Description's own limit (no form the site takes comes near it): what was typed is
+  // cut, the lines after it (the notes, the source, the reference) kept whole.
+  if (description.length > ZOHO_LIMITS.Description) {
+    const more = [...said, `The lead's text is cut to fit Zoho's Description (${ZOHO_LIMITS.Description.toLocaleString("en")} characters).`];
+    const room = ZOHO_LIMITS.Description - messageText({ ...lead, text: "" }, more).length;
+    description = messageText({ ...lead, text: cut(lead.text, room) }, more);
+  }
+  record.Description = description;
   record[settings.referenceField] = lead.id;
   return record;
 }

@@ -1,8 +1,8 @@
 /**
  * The calculator's funnel as the agency reads it (decision 0036): visitors with and without
  * JavaScript counted once per step, a bot not at all, nothing kept that names anyone, and the
- * operator's views (the command, the metrics port's page). Each test starts its own server from
- * build/ (opsPort 150-154).
+ * operator's views (the command, the metrics port's page), and what each source brought. Each
+ * test starts its own server from build/ (opsPort 150-156).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,6 +10,8 @@ import { expect, test, type Browser } from "@playwright/test";
 import { startRedis } from "../support/redis";
 import { dataDir, leadsCommand, postContact, serve } from "../support/server";
 import { opsPort } from "../support/sites";
+import type { SourceWorth } from "../../server/funnel";
+import { messages } from "../../app/content/messages";
 import { calculator, dispatchApp, progress } from "../support/wizard";
 
 const today = async (leads: ReturnType<typeof leadsCommand>) => JSON.parse((await leads("funnel", "--json", "--days", "1")).stdout).days[0];
@@ -103,7 +105,7 @@ test("two containers on one Redis give one total", async ({ request }) => {
   try {
     await Promise.all([a.listening, b.listening]);
     const beacon = (url: string, event: string) =>
-      request.post(`${url}/steps`, { form: { event, "visit.device": "phone", "visit.source": "direct" }, headers: { "Sec-Fetch-Site": "same-origin" } });
+      request.post(`${url}/steps`, { form: { event, "visit.landing": "" }, headers: { "Sec-Fetch-Site": "same-origin" } });
     for (const [url, event] of [
       [a.url, "2"],
       [b.url, "2"],
@@ -127,6 +129,174 @@ test("a visitor's beacons never cost their send: thirty-five steps counted, then
       expect(beacon.status()).toBe(204);
     }
     expect((await postContact(server.url, "after many steps (funnel)")).status).toBe(303);
+  } finally {
+    server.kill();
+  }
+});
+
+/** What a test started, ended after it whatever its end (a timeout abandons the test's body and its finally). */
+const started: (() => void)[] = [];
+test.afterEach(() => {
+  for (const stop of started.splice(0)) stop();
+});
+
+/** One visit for the per-source test: where it lands (and from where), with JavaScript or not, and how far it goes. */
+interface Visit {
+  js: boolean;
+  landing?: string;
+  referer?: string;
+  to: "step 2" | "send" | "contact";
+  userAgent?: string;
+}
+
+/**
+ * A visit in a browser of its own. With JavaScript the steps are counted by the page's beacons,
+ * which a closed context could cut off: the visit ends once each step's beacon has been answered.
+ */
+async function visit(browser: Browser, url: string, v: Visit, n: number) {
+  // Each visit a client of its own (behind a pretend proxy): one address adds only a few new sources a day (decision 0041).
+  const context = await browser.newContext({
+    javaScriptEnabled: v.js,
+    extraHTTPHeaders: { "X-Forwarded-For": `203.0.113.${n + 1}` },
+    ...(v.userAgent ? { userAgent: v.userAgent } : {}),
+  });
+  try {
+    const page = await context.newPage();
+    let beacons = 0;
+    page.on("requestfinished", (r) => void (new URL(r.url()).pathname === "/steps" && beacons++));
+    await page.goto(`${url}${v.landing ?? "/"}`, v.referer ? { referer: v.referer } : {});
+    // The page keeps its landing once hydrated (root.tsx): a click before that is a post without
+    // JavaScript, which knows the page's utm values but not the referring site.
+    if (v.js) await page.waitForFunction(() => sessionStorage.getItem("visit-landing") !== null);
+    if (v.to === "contact") {
+      const form = page.locator("#contact");
+      await form.getByLabel("Name").fill("Lerato Mokoena");
+      await form.getByLabel("Email").fill("lerato@mokoena.co.za");
+      await form.getByLabel("Service").selectOption("seo");
+      await form.getByLabel("Message").fill(`Per-source funnel visit ${n}`);
+      await form.getByRole("button", { name: "Send Message" }).click();
+      await expect(form.getByRole("status")).toHaveText(messages.contactSent);
+      return;
+    }
+    const calc = calculator(page);
+    await calc.getByRole("button", { name: dispatchApp.service, exact: true }).click();
+    await expect(progress(page)).toHaveText("Step 2 of 5");
+    if (v.to === "send") {
+      await calc.getByRole("button", { name: dispatchApp.timeframe, exact: true }).click();
+      await calc.getByRole("button", { name: dispatchApp.complexity, exact: true }).click();
+      await calc.getByLabel("Project description").fill(dispatchApp.description);
+      await calc.getByRole("button", { name: "Continue" }).click();
+      await expect(progress(page)).toHaveText("Step 5 of 5");
+      await calc.getByLabel("Company name").fill(`Per-source visit ${n} Ltd`);
+      await calc.getByLabel("Email").fill("ada@example.com");
+      await calc.getByLabel("Phone").fill("+27 11 555 1234");
+      await calc.getByRole("button", { name: "Send My Request" }).click();
+      await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+    }
+    if (v.js) await expect.poll(() => beacons).toBe(v.to === "send" ? 4 : 1);
+  } finally {
+    await context.close();
+  }
+}
+
+/** What each source brought, as GET /funnel's tables show it: the last 7 days' totals, and today's row of each source's days. */
+async function funnelTables(browser: Browser, metricsPort: number, date: string) {
+  const page = await browser.newPage();
+  try {
+    await page.goto(`http://127.0.0.1:${metricsPort}/funnel`);
+    return await page.evaluate((date) => {
+      const texts = (row: Element) => [...row.querySelectorAll("th, td")].map((cell) => cell.textContent!.trim());
+      const week = document.querySelector("section table.sources")!; // the first section is the last 7 days
+      const totals = Object.fromEntries([...week.querySelectorAll("tbody tr")].map((row) => [texts(row)[0], texts(row).slice(1)]));
+      const today = Object.fromEntries(
+        [...document.querySelectorAll("table.days tbody")].map((group) => [
+          group.querySelector("th[scope=rowgroup]")!.textContent,
+          texts([...group.querySelectorAll("tr")].find((row) => row.querySelector(`time[datetime="${date}"]`))!).slice(1),
+        ]),
+      );
+      return { totals, today };
+    }, date);
+  } finally {
+    await page.close();
+  }
+}
+
+test("what each source brought: visits from a campaign, a listed site, a search engine, an unnamed campaign and direct, with JavaScript and without, counted per source and day with the step-2-to-send rate as hand-counted; bots and scripts not at all", async ({
+  browser,
+}) => {
+  // Eleven browser visits, one after another, and the command run a few times: 20-30 s here beside
+  // the file's other tests; four times that and room to spare on a machine four times slower.
+  test.setTimeout(240_000);
+  const dir = dataDir();
+  const server = serve(opsPort(155), {
+    DATA_DIR: dir,
+    METRICS_PORT: String(opsPort(156)),
+    CAMPAIGNS: "spring",
+    REFERRER_SITES: "example.co.za",
+    TRUST_PROXY: "1",
+  });
+  started.push(server.kill);
+  const leads = leadsCommand(dir);
+  try {
+    await server.listening;
+    const spring = "/?utm_source=newsletter&utm_medium=email&utm_campaign=spring";
+    // A link's Referer as the browser sends it: over http here, since a browser drops an https
+    // page's address on the way to an http one (this server), as it should.
+    const visits: Visit[] = [
+      { js: true, landing: spring, to: "step 2" },
+      { js: true, landing: spring, to: "send" },
+      { js: false, landing: spring, to: "send" },
+      { js: false, landing: spring, to: "contact" },
+      { js: true, referer: "http://example.co.za/blog", to: "step 2" },
+      { js: true, referer: "http://blog.example.co.za/post", to: "contact" },
+      { js: true, referer: "http://www.google.com/", to: "send" },
+      { js: true, landing: "/?utm_source=newsletter&utm_medium=email&utm_campaign=summer", to: "step 2" }, // not in CAMPAIGNS
+      { js: false, to: "step 2" },
+      // A headless browser that says so, and a script: isbot's, so neither counts.
+      {
+        js: false,
+        landing: spring,
+        to: "send",
+        userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/140.0.0.0 Safari/537.36",
+      },
+      { js: true, landing: spring, to: "step 2", userAgent: "curl/8.5.0" },
+    ];
+    for (const [n, v] of visits.entries()) await visit(browser, server.url, v, n);
+    expect((await postContact(server.url, "a script's contact message (funnel)", { forwardedFor: "203.0.113.99" })).status).toBe(303); // no user agent at all
+
+    // Hand-counted: [reached step 2, sent, contact messages], the rate sent / step 2.
+    const expected = {
+      "newsletter/email/spring": ["newsletter · email · spring", 3, 2, 1, 2 / 3],
+      "site:example.co.za": ["A link on example.co.za", 1, 0, 1, 0],
+      "search:google": ["Google search", 1, 1, 0, 1],
+      other: ["Other (not named)", 1, 0, 0, 0],
+      direct: ["Direct", 1, 0, 0, 0],
+    } as const;
+    const { date } = await today(leads); // the agency's day (Africa/Johannesburg), as the command gives it
+    const counted = async () => {
+      const { sources } = JSON.parse((await leads("funnel", "--json", "--days", "1")).stdout) as { sources: SourceWorth[] };
+      return Object.fromEntries(
+        sources.map(({ key, name, step2, sent, contactSent, sendRate, days }) => [key, [name, step2, sent, contactSent, sendRate, days]]),
+      );
+    };
+    // The server counts a step without waiting for it: the last counts may land a moment after the answer.
+    await expect
+      .poll(counted, { timeout: 30_000 })
+      .toEqual(
+        Object.fromEntries(
+          Object.entries(expected).map(([key, [name, step2, sent, contact, rate]]) => [
+            key,
+            [name, step2, sent, contact, rate, [{ date, step2, sent, contactSent: contact, sendRate: rate }]],
+          ]),
+        ),
+      );
+
+    // The operator's page says the same, for the last 7 days and as today's row of each source.
+    const percent = (rate: number) => `${Math.round(rate * 100)}%`;
+    const rows = Object.fromEntries(
+      Object.values(expected).map(([name, step2, sent, contact, rate]) => [name, [`${step2}`, `${sent}`, percent(rate), `${contact}`]]),
+    );
+    expect(await funnelTables(browser, opsPort(156), date)).toEqual({ totals: rows, today: rows });
   } finally {
     server.kill();
   }

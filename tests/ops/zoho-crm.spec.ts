@@ -83,7 +83,8 @@ test("a calculator send and a contact message each become one Zoho CRM Lead with
       Company: "Gauteng Freight zc-calc",
       Email: "thandi@freight.example",
       Phone: "+27 11 555 0100",
-      Description: `${expected.text}\n\nReference: ${reference}`,
+      // A visit that came to the page directly: the source's line before the reference (decision 0042).
+      Description: `${expected.text}\n\nCame directly\n\nReference: ${reference}`,
       Lead_Source: "Website",
       Service_Wanted: "Software Development",
       Timeframe: "Urgent (1-2 weeks)",
@@ -97,7 +98,7 @@ test("a calculator send and a contact message each become one Zoho CRM Lead with
       Company: "Ada Lovelace",
       Email: "ada@example.com",
       Description: expect.stringMatching(
-        /^Name: Ada Lovelace\nEmail: ada@example\.com\nService: .+\nMessage: Please call me about Zoho \(zc-contact\)\.\n\nReference: \d{8}-\w{8}$/,
+        /^Name: Ada Lovelace\nEmail: ada@example\.com\nService: .+\nMessage: Please call me about Zoho \(zc-contact\)\.\n\nCame directly\n\nReference: \d{8}-\w{8}$/,
       ),
       Lead_Source: "Website",
       Service_Wanted: expect.any(String),

@@ -6,8 +6,11 @@
  *   know, `200 {"error": "invalid_code"}` / `{"error": "invalid_client"}` as Zoho does;
  * - the API: `POST /crm/v8/Leads/upsert` with `Authorization: Zoho-oauthtoken …`: 401
  *   INVALID_TOKEN for a token it did not issue or that expired; the record checked as Zoho's
- *   standard Leads layout does (Last_Name and Company mandatory: 400 MANDATORY_NOT_FOUND;
- *   Last_Name over 80 characters: 400 INVALID_DATA); then inserted (201, action "insert"), or the
+ *   standard Leads layout does (Last_Name and Company mandatory: 400 MANDATORY_NOT_FOUND; a value
+ *   longer than its field holds, Zoho's published limits (LENGTHS; a custom field: `fields`, else a
+ *   Single Line's 255): 400 INVALID_DATA with the field's `maximum_length`, as the Insert Records
+ *   API documents; with `leadSources`, Lead_Source as a picklist that takes only those options:
+ *   400 INVALID_DATA for any other); then inserted (201, action "insert"), or the
  *   record whose `duplicate_check_fields` value matches updated (200, action "update"). Another
  *   unique field (`unique`) refuses a second record with its value: 400 DUPLICATE_DATA.
  * `setDelay(ms)` makes every answer, the token's too, wait that long first (a slow network).
@@ -67,7 +70,26 @@ const recordId = () =>
     .padStart(12, "0")
     .slice(0, 12)}`;
 
-export async function startFakeZohoCrm({ unique = [], expiresIn = 3600 }: { unique?: string[]; expiresIn?: number } = {}): Promise<FakeZohoCrm> {
+/**
+ * What Zoho's standard Leads fields hold, in characters (its help, "Standard Modules & Fields"),
+ * counted as Zoho's Java counts a string (UTF-16 units, as JavaScript does).
+ */
+const LENGTHS: Record<string, number> = { First_Name: 40, Last_Name: 80, Company: 100, Email: 100, Phone: 30, Mobile: 30, Description: 32_000 };
+const SINGLE_LINE = 255;
+
+export async function startFakeZohoCrm({
+  unique = [],
+  expiresIn = 3600,
+  fields = {},
+  leadSources,
+}: {
+  unique?: string[];
+  expiresIn?: number;
+  /** Custom fields that hold other than a Single Line's 255 characters (a Multi Line: 2,000 or 32,000). */
+  fields?: Record<string, number>;
+  /** Lead_Source's options, when it is to refuse any other (Zoho accepts any otherwise). */
+  leadSources?: string[];
+} = {}): Promise<FakeZohoCrm> {
   const credentials = {
     clientId: "1000.FAKECLIENTID",
     clientSecret: `secret-${randomBytes(8).toString("hex")}`,
@@ -104,8 +126,13 @@ export async function startFakeZohoCrm({ unique = [], expiresIn = 3600 }: { uniq
     for (const field of ["Last_Name", "Company"])
       if (typeof input[field] !== "string" || input[field] === "")
         return json(res, 400, { data: [error("MANDATORY_NOT_FOUND", "required field not found", { api_name: field, json_path: `$.data[0].${field}` })] });
-    if (String(input.Last_Name).length > 80)
-      return json(res, 400, { data: [error("INVALID_DATA", "invalid data", { maximum_length: 80, api_name: "Last_Name", json_path: "$.data[0].Last_Name" })] });
+    for (const [field, value] of Object.entries(input)) {
+      const max = LENGTHS[field] ?? fields[field] ?? SINGLE_LINE;
+      if (typeof value === "string" && field !== "Lead_Source" && value.length > max)
+        return json(res, 400, { data: [error("INVALID_DATA", "invalid data", { maximum_length: max, api_name: field, json_path: `$.data[0].${field}` })] });
+    }
+    if (leadSources && input.Lead_Source !== undefined && !leadSources.includes(String(input.Lead_Source)))
+      return json(res, 400, { data: [error("INVALID_DATA", "invalid data", { api_name: "Lead_Source", json_path: "$.data[0].Lead_Source" })] });
     const key = body.duplicate_check_fields?.[0];
     const existing = key === undefined ? undefined : records.find((r) => r.fields[key] === input[key]);
     for (const field of unique) {

@@ -115,9 +115,14 @@ export interface Answer {
 export function postContact(
   url: string,
   message: string,
-  { localAddress, name = "Ada Lovelace", forwardedFor }: { localAddress?: string; name?: string; forwardedFor?: string } = {},
+  {
+    localAddress,
+    name = "Ada Lovelace",
+    email = "ada@example.com",
+    forwardedFor,
+  }: { localAddress?: string; name?: string; email?: string; forwardedFor?: string } = {},
 ): Promise<Answer> {
-  const body = new URLSearchParams({ formName: "contact", name, email: "ada@example.com", service: "seo", message }).toString();
+  const body = new URLSearchParams({ formName: "contact", name, email, service: "seo", message }).toString();
   return new Promise((resolve, reject) => {
     const req = request(
       `${url}/?index`,
