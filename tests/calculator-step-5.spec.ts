@@ -32,7 +32,8 @@ test("step 5 explains the estimate, lists the answers with Change controls, and 
   // A name is asked for, so the reply can greet someone, but not required (the other three fields are).
   const name = calc.getByLabel("Your name (optional)");
   await expect(name).toHaveAttribute("autocomplete", "name");
-  await expect(name).toHaveAttribute("maxlength", "100");
+  // No box cuts what is typed (decision 0044): the check says how long a name may be.
+  await expect(name).not.toHaveAttribute("maxlength");
   await expect(name).not.toHaveAttribute("required");
   for (const label of ["Company name", "Email", "Phone"]) await expect(calc.getByLabel(label)).toHaveAttribute("required");
   const breakdown = calc.getByRole("table", { name: breakdownText.caption });

@@ -158,7 +158,7 @@ test("step 4's description is optional: its hint asks for a few lines, Continue 
   await calc.getByRole("button", { name: "Simple" }).click();
   const description = calc.getByLabel("Project description (optional)");
   await expect(description).not.toHaveAttribute("required");
-  await expect(description).toHaveAccessibleDescription(calculatorText.descriptionHint);
+  await expect(description).toHaveAccessibleDescription(`${calculatorText.descriptionHint} ${calculatorText.descriptionBound}`);
   await calc.getByRole("button", { name: "Continue" }).click();
   await expect(progress(page)).toHaveText("Step 5 of 5");
   await expect(calc.locator(".summary-value")).toHaveText(["AI Solutions", "Relaxed (5-8 weeks)", "Simple", calculatorText.noDescription]);

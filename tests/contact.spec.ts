@@ -216,7 +216,7 @@ test("a message as long as the box allows, with line breaks, is sent: without Ja
   page,
   formService,
 }) => {
-  // 50 lines of 100 characters, each break counted as one, as the box's maxlength counts it.
+  // 50 lines of 100 characters, each break counted as one, as the check counts it (and the browser posts it as two).
   const message = Array.from({ length: 50 }, (_, i) => `${String(i).padStart(2, "0")} ${"w".repeat(96)}`).join("\n") + "!";
   expect(message).toHaveLength(5000);
   await page.goto("/");

@@ -78,7 +78,7 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
             <a href={estimateHref(state as Choices)}>{text.keepLink}</a>
           </p>
         ) : null}
-        <StepFields state={state} errors={errors} count={checks.load} />
+        <StepFields state={state} errors={errors} count={{ bound: text.descriptionBound, load: checks.load }} />
         {state.step >= 2 && state.step < 5 ? (
           <p className="estimate" aria-live="polite">
             Estimate so far: <strong>{formatUsd(estimate(state))}</strong>
@@ -137,7 +137,15 @@ function Summary({ state }: { state: WizardState }) {
   );
 }
 
-function StepFields({ state, errors, count }: { state: WizardState; errors: FieldErrors | null; count: () => Promise<{ roomLeft: typeof roomLeft }> }) {
+function StepFields({
+  state,
+  errors,
+  count,
+}: {
+  state: WizardState;
+  errors: FieldErrors | null;
+  count: { bound: string; load: () => Promise<{ roomLeft: typeof roomLeft }> };
+}) {
   if (state.step <= 3) return <ChoiceStep step={state.step as 1 | 2 | 3} state={state} errors={errors} />;
   if (state.step === 4) {
     return (

@@ -166,8 +166,7 @@ export function ContactForm({
         name="message"
         label="Message"
         errors={errors}
-        hint="At most 5,000 characters."
-        count={checks.load}
+        count={{ bound: "At most 5,000 characters.", load: checks.load }}
         render={(p) => <textarea {...p} defaultValue={values.message} rows={5} required />}
       />
       <Honeypot />

@@ -12,8 +12,9 @@ export const calculatorText = {
     5: "Your estimate, and how to reach you",
   },
   /** Step 4's description is optional (the specification); its hint asks for it all the same. */
-  descriptionHint:
-    "Optional, but a few lines help us quote closely: what should it do, who will use it, and anything we should know. At most 5,000 characters.",
+  descriptionHint: "Optional, but a few lines help us quote closely: what should it do, who will use it, and anything we should know.",
+  /** The description's bound (LIMITS.description), under its box until the visitor types, when it counts the room left. */
+  descriptionBound: "At most 5,000 characters.",
   /** Step 5's answers and the agency's message when no description was given. */
   noDescription: "Not given",
   detailsIntro:

@@ -16,11 +16,11 @@ export interface ControlProps {
 /**
  * One labelled form control with its hint and its error messages, rendered the same on the server
  * and in the browser. `render` receives the props that wire the control to its label and messages.
- * A long text's box (`count`) also says how much room is left (GOV.UK's character count): "4,880
- * characters left", or "321 characters too many", as the check counts (app/forms/room.ts), so the
- * box need not cut a paste (decision 0044). The count describes the box, so it is read with it; it
- * counts what is typed, and the bound itself is in the box's hint, for a browser without JavaScript
- * too.
+ * A long text's box (`count`) also says how much room is left (GOV.UK's character count): its
+ * bound until the visitor types (all a browser without JavaScript shows), then "4,880 characters
+ * left", or "321 characters too many", as the check counts (app/forms/room.ts), so the box need not
+ * cut a paste (decision 0044). It describes the box, so it is read with it, on a line of its own
+ * that never moves the fields below.
  */
 export function Field({
   form,
@@ -37,22 +37,22 @@ export function Field({
   errors?: FieldErrors | null;
   hint?: string;
   /**
-   * For a long text (description, message): the rules as they load (roomLeft is among them), so the
-   * box says how much room is left as the visitor types.
+   * For a long text (description, message): its bound in words ("At most 5,000 characters."), said
+   * until the visitor types, and the rules as they load (roomLeft is among them), with which the box
+   * then says how much room is left.
    */
-  count?: () => Promise<{ roomLeft: typeof roomLeft }>;
+  count?: { bound: string; load: () => Promise<{ roomLeft: typeof roomLeft }> };
   render: (props: ControlProps) => ReactNode;
 }) {
   const id = `${form}-${name}`;
   // What the box says of its room, once the visitor types into it (the box itself is uncontrolled).
   const [room, setRoom] = useState<ReturnType<typeof roomLeft>>();
-  const [announced, announce] = useState("");
-  const said = room?.said ?? "";
+  const [announced, announce] = useState<string>();
   // Screen readers hear it once the visitor stops typing for a second, never at each keystroke.
   useEffect(() => {
-    const pause = setTimeout(announce, 1000, said);
+    const pause = setTimeout(announce, 1000, room?.said);
     return () => clearTimeout(pause);
-  }, [said]);
+  }, [room]);
   const messages = errors?.[name] ?? [];
   const describedBy = [hint ? `${id}-hint` : null, count ? `${id}-count` : null, messages.length ? `${id}-error` : null].filter(Boolean).join(" ");
   return (
@@ -73,7 +73,7 @@ export function Field({
           count &&
           ((event) => {
             const typed = event.currentTarget.value;
-            count().then(
+            count.load().then(
               ({ roomLeft }) => setRoom(roomLeft(name as "description", typed)),
               () => undefined,
             );
@@ -81,8 +81,8 @@ export function Field({
       })}
       {count ? (
         <>
-          <p className={room?.over ? "count count--over" : "count"} id={`${id}-count`}>
-            {said}
+          <p className="count" data-over={room?.over} id={`${id}-count`}>
+            {room?.said ?? count.bound}
           </p>
           <p className="visually-hidden" aria-live="polite">
             {announced}

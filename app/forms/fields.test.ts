@@ -2,6 +2,7 @@ import * as z from "zod/mini";
 import { describe, expect, it } from "vitest";
 
 import { emailSchema, fieldErrors, optionalText, phoneSchema, requiredText } from "./fields";
+import { calculatorText } from "~/content/calculator";
 import { characters, LIMITS } from "./limits";
 
 const messages = (schema: z.ZodMiniType, value: unknown): string[] | "ok" => {
@@ -68,6 +69,11 @@ describe("characters", () => {
     expect(characters(" a\u200bb\u00ad ")).toBe(2);
     expect(characters("❤️")).toBe(1); // its variation selector is invisible
     expect(characters("🇿🇦 👍🏽")).toBe(5); // a flag, a skin tone: two each
+  });
+
+  it("is what the boxes say of their bound: the description's and the message's 5,000", () => {
+    expect(calculatorText.descriptionBound).toBe(`At most ${LIMITS.description.toLocaleString("en")} characters.`);
+    expect(LIMITS.message).toBe(LIMITS.description); // the contact form's box says the same words
   });
 
   it("is the check's measure: 5,000 characters with emoji pass, as a box's maxLength (5,010 units) would not; one more fails saying how many", () => {
