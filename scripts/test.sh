@@ -32,6 +32,9 @@ command -v caddy >/dev/null 2>&1 || need+=(caddy)
 command -v WebKitWebDriver >/dev/null 2>&1 || need+=(webkit2gtk-driver)
 # WebKitGTK needs a display: tests/webkit.spec.ts gives it a virtual one.
 command -v xvfb-run >/dev/null 2>&1 || need+=(xvfb)
+# The text browsers tests/text-browsers.spec.ts hands the pages to.
+command -v lynx >/dev/null 2>&1 || need+=(lynx)
+command -v w3m >/dev/null 2>&1 || need+=(w3m)
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 install() {
   echo "==> installing Debian packages: $*"

@@ -371,7 +371,7 @@ test.describe("without JavaScript, a send whose reply is lost", { tag: "@without
     let lose = true;
     // The browser's own post of step 5 (a navigation): the server takes it, the reply is lost.
     await page.route(isSend, async (route) => {
-      if (!lose || !route.request().postData()?.includes("intent=send")) return route.fallback();
+      if (!lose || !route.request().postData()?.includes("intent=Send+My+Request")) return route.fallback();
       lose = false;
       await route.fetch();
       await route.abort("connectionreset");

@@ -49,14 +49,16 @@ test.describe("at 320 px", () => {
       await page.goto(path);
       const over = (await sideways(page)).page;
       if (over > 0) wide.push(`${path}: ${over} px`);
-      // The visible words only (a button's visually hidden rest, e.g. " for AI Solutions", is not shown).
+      // The visible words only (a link's visually hidden rest, e.g. " about AI Solutions", is not shown; a submit control shows its value).
       const labels = await page.locator(".btn").evaluateAll((els) =>
         els.map((el) =>
-          [...el.childNodes]
-            .filter((n) => n.nodeType === Node.TEXT_NODE)
-            .map((n) => n.textContent)
-            .join("")
-            .trim(),
+          el instanceof HTMLInputElement
+            ? el.value
+            : [...el.childNodes]
+                .filter((n) => n.nodeType === Node.TEXT_NODE)
+                .map((n) => n.textContent)
+                .join("")
+                .trim(),
         ),
       );
       expect(labels.length, path).toBeGreaterThan(0);

@@ -85,21 +85,12 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
           </p>
         ) : null}
         <div className="wizard-actions">
-          {state.step === 4 ? (
-            <button className="btn" type="submit" name={INTENT_FIELD} value={INTENT.continue}>
-              Continue
-            </button>
-          ) : null}
+          {state.step === 4 ? <input className="btn" type="submit" name={INTENT_FIELD} value={INTENT.continue} /> : null}
           {state.step === 5 ? (
-            <button className="btn" type="submit" name={INTENT_FIELD} value={INTENT.send} disabled={sending}>
-              {sending ? "Sending…" : "Send My Request"}
-            </button>
-          ) : null}
-          {state.step >= 2 ? (
-            <button className="btn btn--ghost" type="submit" name={INTENT_FIELD} value={INTENT.back}>
-              Back
-            </button>
-          ) : null}
+            <input className="btn" type="submit" name={INTENT_FIELD} value={sending ? "Sending…" : INTENT.send} disabled={sending} />
+          ) : null}{" "}
+          {/* Spaces between controls (a flex box ignores them): a text browser runs them together otherwise. */}
+          {state.step >= 2 ? <input className="btn btn--ghost" type="submit" name={INTENT_FIELD} value={INTENT.back} /> : null}
         </div>
         {state.step === 5 ? <PrivacyNote /> : null}
         {/* After the buttons: the first submit button is the one Enter in a field presses. */}
@@ -125,10 +116,8 @@ function Summary({ state }: { state: WizardState }) {
           <div key={step}>
             <dt>{label}</dt>
             <dd>
-              <span className="summary-value">{value}</span>
-              <button className="link-button" type="submit" name={CHANGE_FIELD} value={step}>
-                Change<span className="visually-hidden"> {what}</span>
-              </button>
+              <span className="summary-value">{value}</span>{" "}
+              <input className="link-button" type="submit" name={`${CHANGE_FIELD}${step}`} value="Change" aria-label={`Change ${what}`} />
             </dd>
           </div>
         ))}
@@ -207,20 +196,19 @@ function ChoiceStep({ step, state, errors }: { step: 1 | 2 | 3; state: WizardSta
         </p>
       ) : null}
       <div className="choices">
-        {options.map((option, i) => (
-          <button
+        {options.map((option, i) => [
+          " ",
+          <input
             key={option.value}
             id={i === 0 ? `calc-${name}` : undefined}
             className="choice"
             type="submit"
             name={name}
-            value={option.value}
+            value={option.label}
             aria-current={option.value === state[name] ? "true" : undefined}
             aria-describedby={message ? "calc-choice-error" : undefined}
-          >
-            {option.label}
-          </button>
-        ))}
+          />,
+        ])}
       </div>
     </>
   );

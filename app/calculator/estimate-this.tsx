@@ -1,5 +1,4 @@
 import { Form } from "@remix-run/react";
-import type { ReactNode } from "react";
 import { breakdownText } from "~/content/breakdown";
 import { countSteps, landing } from "~/funnel/visit";
 import { estimateParts, formatUsd, type ServiceValue } from "./pricing";
@@ -34,9 +33,8 @@ const CHOICE_BEFORE = { 2: "service", 3: "timeframe", 4: "complexity" } as const
  * server keeps the draft); with it the browser takes the step itself, as the wizard does, and the
  * server keeps nothing (decision 0025).
  */
-export function StepButton({ state, className, children }: { state: WizardState & { step: 2 | 3 | 4 }; className?: string; children: ReactNode }) {
+export function StepButton({ state, className, label, name }: { state: WizardState & { step: 2 | 3 | 4 }; className?: string; label: string; name?: string }) {
   const show = useShowStep();
-  const choice = CHOICE_BEFORE[state.step];
   return (
     <Form
       method="post"
@@ -53,20 +51,17 @@ export function StepButton({ state, className, children }: { state: WizardState 
       {Object.entries(stateToFields({ ...state, step: (state.step - 1) as 1 | 2 | 3 })).map(([name, value]) => (
         <input key={name} type="hidden" name={name} value={value} />
       ))}
-      <button className="btn" type="submit" name={choice} value={state[choice]}>
-        {children}
-      </button>
+      {/* The step's choice, as its own button would post it; the one button shows only its words (a
+          text browser shows a button's value beside them, decision 0044). */}
+      <input type="hidden" name={CHOICE_BEFORE[state.step]} value={state[CHOICE_BEFORE[state.step]]} />
+      <input className="btn" type="submit" value={label} aria-label={name} />
     </Form>
   );
 }
 
 /** "Estimate This" on a service: the calculator at step 2, with that service chosen. */
 export function EstimateThis({ service, name }: { service: ServiceValue; name: string }) {
-  return (
-    <StepButton state={{ ...resetState(), service, step: 2 }} className="estimate-this">
-      Estimate This<span className="visually-hidden"> for {name}</span>
-    </StepButton>
-  );
+  return <StepButton state={{ ...resetState(), service, step: 2 }} className="estimate-this" label="Estimate This" name={`Estimate This for ${name}`} />;
 }
 
 /**

@@ -111,33 +111,44 @@ describe("next: choices (steps 1–3)", () => {
 
 describe("next: back", () => {
   it.each([1, 2, 3, 4, 5] as const)("from step %i goes one step down (not below 1) keeping every value", (step) => {
-    const r = next(at(step), { intent: "back" });
+    const r = next(at(step), { intent: "Back" });
     expect(r).toEqual({ state: { ...full, step: Math.max(1, step - 1) } });
   });
   it("back wins over a choice sent along with it", () => {
-    expect(next(at(2), { intent: "back", timeframe: "relaxed" }).state).toEqual(at(1));
+    expect(next(at(2), { intent: "Back", timeframe: "relaxed" }).state).toEqual(at(1));
   });
   it("keeps what was just typed on steps 4 and 5, even if invalid", () => {
-    expect(next(at(4), { intent: "back", description: "  half-typed" }).state).toEqual(at(3, { description: "  half-typed" }));
-    expect(next(at(5), { intent: "back", name: "T", companyName: "X", email: "not-yet", phone: "" }).state).toEqual(
+    expect(next(at(4), { intent: "Back", description: "  half-typed" }).state).toEqual(at(3, { description: "  half-typed" }));
+    expect(next(at(5), { intent: "Back", name: "T", companyName: "X", email: "not-yet", phone: "" }).state).toEqual(
       at(4, { name: "T", companyName: "X", email: "not-yet", phone: "" }),
     );
   });
 });
 
+describe("next: a choice as its button posts it", () => {
+  it("takes its label, as the wizard's buttons post them (a text browser shows a button's value), or its value, as a link or a hidden field does", () => {
+    expect(next(at(1), { service: "SEO & Digital Marketing" }).state).toMatchObject({ step: 2, service: "seo" });
+    expect(next(at(1), { service: "seo" }).state).toMatchObject({ step: 2, service: "seo" });
+    expect(next(at(2), { timeframe: "Relaxed (5-8 weeks)" }).state).toMatchObject({ step: 3, timeframe: "relaxed" });
+    expect(next(at(3), { complexity: "Complex" }).state).toMatchObject({ step: 4, complexity: "complex" });
+    expect(next(at(1), { service: "Software" }).errors).toEqual({ service: ["Please choose a service"] });
+  });
+});
+
 describe("next: Change (step 5's summary)", () => {
   it.each([1, 2, 3, 4] as const)("goes straight to step %i, keeping the details typed on step 5", (step) => {
-    const r = next(at(5), { change: String(step), companyName: "Half typed", email: "" });
+    const r = next(at(5), { [`change${step}`]: "Change", companyName: "Half typed", email: "" });
     expect(r).toEqual({ state: { ...full, step, review: true, companyName: "Half typed", email: "" } });
   });
   it("only goes back, to a real step", () => {
-    for (const change of ["5", "6", "0", "-1", "two", "", "1.5"]) expect(next(at(5), { change, intent: "send" }).state.step).toBe(5);
-    expect(next(at(2), { change: "3", timeframe: "relaxed" }).state).toEqual({ ...full, step: 3, timeframe: "relaxed" });
+    for (const change of ["change5", "change6", "change0", "change-1", "changetwo", "change", "change1.5"])
+      expect(next(at(5), { [change]: "Change", intent: "Send My Request" }).state.step).toBe(5);
+    expect(next(at(2), { change3: "Change", timeframe: "relaxed" }).state).toEqual({ ...full, step: 3, timeframe: "relaxed" });
   });
   it("after the changed step, comes back to step 5 when nothing else is missing", () => {
-    const changing = next(at(5), { change: "1" }).state;
+    const changing = next(at(5), { change1: "Change" }).state;
     expect(next(changing, { service: "ai" })).toEqual({ state: { ...full, service: "ai" } });
-    const description = next(at(5), { change: "4" }).state;
+    const description = next(at(5), { change4: "Change" }).state;
     expect(next(description, { intent: "continue", description: "A new brief" }).state).toEqual({ ...full, description: "A new brief" });
   });
   it("stops at the first step still missing, and shows errors where it stands; an empty description is not missing", () => {
@@ -145,17 +156,17 @@ describe("next: Change (step 5's summary)", () => {
     expect(next(noTimeframe, { service: "ai" }).state).toEqual({ ...full, step: 2, service: "ai", timeframe: undefined, review: true });
     const noDescription = { ...at(2, { description: "" }), review: true as const };
     expect(next(noDescription, { timeframe: "relaxed" }).state).toEqual({ ...full, step: 5, timeframe: "relaxed", description: "" });
-    const changing = next(at(5), { change: "2" }).state;
+    const changing = next(at(5), { change2: "Change" }).state;
     expect(next(changing, { timeframe: "soon" })).toEqual({ state: changing, errors: { timeframe: ["Please choose a timeframe"] } });
   });
   it("Back during a change walks back as usual and ends the change", () => {
-    const changing = next(at(5), { change: "3" }).state;
-    const back = next(changing, { intent: "back" }).state;
+    const changing = next(at(5), { change3: "Change" }).state;
+    const back = next(changing, { intent: "Back" }).state;
     expect(back).toEqual(at(2));
     expect(next(back, { timeframe: "urgent" }).state).toEqual(at(3));
   });
   it("travels in the hidden fields, and only before step 5", () => {
-    const changing = next(at(5), { change: "2" }).state;
+    const changing = next(at(5), { change2: "Change" }).state;
     expect(stateToFields(changing)).toMatchObject({ "state.step": "2", "state.review": "1" });
     expect(parseState(stateToFields(changing))).toEqual(changing);
     expect(parseState({ ...stateToFields(full), "state.review": "1" })).toEqual(full);
@@ -288,7 +299,7 @@ describe("hidden fields", () => {
     expect(parseState({ ...early, "state.timeframe": null, "state.step": "5" })).toMatchObject({ step: 2, service: "ai" });
     expect(parseState({ ...early, "state.step": null })).toEqual({ ...resetState(), service: "ai", timeframe: "urgent" });
     // A Change under way ends where step 5 is shown.
-    const changing = next(at(5), { change: "2" }).state;
+    const changing = next(at(5), { change2: "Change" }).state;
     expect(parseState({ ...stateToFields(changing), "state.step": "5" })).toEqual(full);
     expect(parseState({ ...stateToFields(changing), "state.step": "3" })).toEqual({ ...at(3), review: true });
   });
@@ -329,9 +340,9 @@ describe("the funnel's steps (decision 0036)", () => {
     };
     const start = resetState();
     expect(walk(start, { service: "seo" }, { timeframe: "urgent" })).toEqual(["2", "3"]);
-    expect(walk(start, { service: "seo" }, { intent: "back" }, { service: "ai" }, { timeframe: "urgent" }, { complexity: "simple" })).toEqual(["2", "3", "4"]);
+    expect(walk(start, { service: "seo" }, { intent: "Back" }, { service: "ai" }, { timeframe: "urgent" }, { complexity: "simple" })).toEqual(["2", "3", "4"]);
     const five = { ...full, reached: 5 as const };
-    expect(walk(five, { change: "2" }, { timeframe: "relaxed" })).toEqual([]);
+    expect(walk(five, { change2: "Change" }, { timeframe: "relaxed" })).toEqual([]);
     // Arriving at step 2 already chosen ("Estimate This"), the next step counts both.
     expect(walk({ ...start, service: "seo", step: 2 }, { timeframe: "urgent" })).toEqual(["2", "3"]);
   });

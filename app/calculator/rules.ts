@@ -10,7 +10,7 @@ import { emailSchema, fieldErrors, optionalText, phoneSchema, requiredText } fro
 import type { FieldErrors } from "~/forms/limits";
 import { LIMITS } from "~/forms/limits";
 import { COMPLEXITY_VALUES, SERVICE_VALUES, TIMEFRAME_VALUES } from "./pricing";
-import { CHANGE_FIELD, INTENT, INTENT_FIELD, reachable, type Step, type WizardState } from "./state";
+import { CHANGE_FIELD, CHOICES, INTENT, INTENT_FIELD, reachable, type Step, type WizardState } from "./state";
 
 // The post's hidden state is read by state.ts (the page restores the wizard with it, without zod).
 export { parseState } from "./state";
@@ -60,7 +60,7 @@ function at(state: WizardState, step: Step, review: boolean): WizardState {
 
 /**
  * One transition. Back goes one step down (never below 1) keeping everything, even what was just
- * typed; Change (`change=N`, from step 5's summary) goes straight to an earlier step N the same
+ * typed; Change (`change<N>`, from step 5's summary) goes straight to an earlier step N the same
  * way, and once that step passes the wizard goes on to the first step still missing (step 5 when
  * nothing is). Any other post checks the current step's fields and advances, or stays with
  * `errors`. A text field missing from the post keeps the state's value; other steps' fields are
@@ -71,11 +71,13 @@ export function next(state: WizardState, posted: FormFields): NextResult {
   if (state.step === 4) draft.description = text(posted, "description") ?? state.description;
   if (state.step === 5) for (const field of ["name", "companyName", "email", "phone"] as const) draft[field] = text(posted, field) ?? state[field];
   if (text(posted, INTENT_FIELD) === INTENT.back) return { state: at(draft, Math.max(1, state.step - 1) as Step, false) };
-  const change = Number(text(posted, CHANGE_FIELD) ?? NaN);
-  if (Number.isInteger(change) && change >= 1 && change < state.step) return { state: at(draft, change as Step, true) };
+  const change = ([1, 2, 3, 4] as const).find((step) => step < state.step && text(posted, `${CHANGE_FIELD}${step}`) !== undefined);
+  if (change) return { state: at(draft, change, true) };
 
-  const choice = (["service", "timeframe", "complexity"] as const)[state.step - 1];
-  const input = choice ? { ...draft, [choice]: text(posted, choice) } : draft;
+  // A choice as its button posts it, its label, or as a link or a hidden field does, its value.
+  const { name: choice, options } = CHOICES[state.step - 1] ?? {};
+  const chosen = choice && text(posted, choice);
+  const input = choice ? { ...draft, [choice]: options!.find((option) => option.label === chosen)?.value ?? chosen } : draft;
   const parsed = STEPS[state.step - 1]!.safeParse(input);
   if (!parsed.success) return { state: draft, errors: fieldErrors(parsed.error) };
   const updated: WizardState = { ...draft, ...parsed.data };

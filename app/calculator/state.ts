@@ -51,10 +51,15 @@ export function resetState(): WizardState {
   return { step: 1, complexity: DEFAULT_COMPLEXITY, description: "", name: "", companyName: "", email: "", phone: "", reached: 1 };
 }
 
-/** The submit buttons' field for Back, Continue and Send; the choices post their own names. */
+/**
+ * Every submit control posts what it shows: a text browser shows a button's value beside its
+ * words ("(softwareDev) Software Development" in lynx), so the wizard's are `<input type="submit">`
+ * whose value is their label (decision 0044). Back, Continue and Send post theirs under `intent`;
+ * the choices theirs under their own names (the rules read a label or a value); step 5's Change
+ * controls post `change<N>` for step N, each showing "Change".
+ */
 export const INTENT_FIELD = "intent";
-export const INTENT = { back: "back", continue: "continue", send: "send" } as const;
-/** Step 5's Change controls post `change=<step>` to go straight to that step. */
+export const INTENT = { back: "Back", continue: "Continue", send: "Send My Request" } as const;
 export const CHANGE_FIELD = "change";
 /** Hidden state fields are prefixed (`state.step`, …) so they never collide with the visible ones. */
 export const STATE_PREFIX = "state.";

@@ -10,7 +10,7 @@ export function CallToAction({ second = { to: "/work", label: "View Our Work" } 
         <div className="btn-row">
           <Link className="btn btn--light" to="/#wizard">
             Estimate My Project
-          </Link>
+          </Link>{" "}
           <Link className="btn btn--outline-light" to={second.to}>
             {second.label}
           </Link>

@@ -17,7 +17,7 @@ function ErrorPage({ eyebrow, title, children, withServices = false }: { eyebrow
       <div className="btn-row">
         <Link className="btn" to="/">
           Go to the Home Page
-        </Link>
+        </Link>{" "}
         {withServices ? (
           <Link className="btn btn--ghost" to="/services">
             See Our Services

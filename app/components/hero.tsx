@@ -15,7 +15,8 @@ export function Hero() {
           <div className="btn-row">
             <Link className="btn btn--light" to="/#wizard">
               Get Started
-            </Link>
+            </Link>{" "}
+            {/* A space between the links: a text browser (lynx, w3m) runs adjacent links together. */}
             <Link className="btn btn--outline-light" to="/work">
               View Our Work
             </Link>

@@ -28,7 +28,7 @@ export function ProjectCard({ project }: { project: Project }) {
         <p className="project-links">
           <a href={project.liveUrl} rel="noopener">
             Live site<span className="visually-hidden"> of {project.title}</span>
-          </a>
+          </a>{" "}
           {project.githubUrl ? (
             <a href={project.githubUrl} rel="noopener">
               Code repository<span className="visually-hidden"> of {project.title}</span>

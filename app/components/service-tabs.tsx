@@ -51,9 +51,11 @@ export function ServiceTabs({ action }: { action?: (service: Service) => ReactNo
   return (
     <>
       <div className="tablist" role="tablist" aria-label="Our services">
+        {/* A space before each tab: a text browser (lynx, w3m) runs adjacent links together. */}
         {services.map((service, index) => {
           const isSelected = service.key === selected.key;
-          return (
+          return [
+            " ",
             <Link
               key={service.key}
               ref={(el) => {
@@ -75,8 +77,8 @@ export function ServiceTabs({ action }: { action?: (service: Service) => ReactNo
               onKeyDown={onKeyDown}
             >
               {service.name}
-            </Link>
-          );
+            </Link>,
+          ];
         })}
       </div>
       <div className="tabpanel card" role="tabpanel" id="service-panel" aria-labelledby={`tab-${selected.key}`}>

@@ -35,7 +35,8 @@ export function SiteHeader() {
         <a className="brand" href="/">
           <img className="brand-mark" src="/images/logo.svg" alt="" width={32} height={32} />
           {site.name}
-        </a>
+        </a>{" "}
+        {/* Spaces between the bar's parts: a text browser (lynx, w3m) runs them together otherwise. */}
         <details className="nav-menu" open={open} onToggle={(event) => setOpen(event.currentTarget.open)}>
           <summary ref={summaryRef}>
             <svg className="menu-icon menu-icon-open" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
@@ -60,7 +61,7 @@ export function SiteHeader() {
           {/* Phones: the calculator is thousands of pixels down the home page; this is the short way. */}
           <Link className="btn btn--ghost nav-estimate" to="/#wizard">
             Estimate My Project
-          </Link>
+          </Link>{" "}
           <ContactLink className="btn" onNavigate={() => setOpen(false)}>
             Contact Us
           </ContactLink>

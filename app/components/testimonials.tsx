@@ -26,8 +26,7 @@ export function Testimonials() {
             <figcaption className="person">
               <img src={t.image.src} alt={t.image.alt} width={t.image.width} height={t.image.height} loading="lazy" />
               <span>
-                <strong>{t.name}</strong>
-                <span className="muted">{t.position}</span>
+                <strong>{t.name}</strong> <span className="muted">{t.position}</span>
               </span>
             </figcaption>
           </figure>

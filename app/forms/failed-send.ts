@@ -49,14 +49,14 @@ export function sendOrKeep<Answer>({ request, serverAction }: ClientActionFuncti
 
 /**
  * After a failed send the form sends itself again, once, when the browser is back online (the
- * `online` event), with its first button, the send (as Enter would); a new answer or a new page
+ * `online` event), with its first submit control, the send (as Enter would); a new answer or a new page
  * first cancels it. The site answers a repeated form with the first one's thanks, so a send that did
  * arrive is never doubled.
  */
 export function useSendAgainOnline(result: { problem?: string } | undefined, form: RefObject<HTMLFormElement>) {
   useEffect(() => {
     if (result?.problem !== "failed") return;
-    const again = () => form.current?.requestSubmit(form.current.querySelector("button"));
+    const again = () => form.current?.requestSubmit(form.current.querySelector<HTMLInputElement>("[type=submit]"));
     addEventListener("online", again, { once: true });
     return () => removeEventListener("online", again);
     // eslint-disable-next-line react-hooks/exhaustive-deps -- a ref: the same object every render

@@ -99,7 +99,7 @@ export default function EstimatePage() {
       </div>
       {/* The calculator at step 4, these three answers chosen: the description and details are left. */}
       <div className="estimate-start">
-        <StepButton state={{ ...resetState(), ...choices, step: 4 }}>{text.start}</StepButton>
+        <StepButton state={{ ...resetState(), ...choices, step: 4 }} label={text.start} />
         <p className="muted">{text.startHint}</p>
       </div>
     </article>
