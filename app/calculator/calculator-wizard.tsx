@@ -9,8 +9,8 @@ import { type Choices, estimateHref } from "./choices";
 import { Breakdown } from "./estimate-this";
 import type { Receipt } from "./draft.server";
 import { COMPLEXITIES, estimate, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
-import { CHANGE_FIELD, CHOICES, INTENT, INTENT_FIELD, STEP_COUNT, stateToFields, WIZARD_ID, type WizardState } from "./state";
-import { POST, useWizard, type WizardProps } from "./use-wizard";
+import { BACK, CHANGE_FIELD, CHOICES, INTENT_FIELD, STEP_COUNT, stateToFields, WIZARD_ID, type WizardState } from "./state";
+import { POST, SEND, useWizard, type WizardProps } from "./use-wizard";
 
 /**
  * The five-step cost calculator (its state and behaviour: use-wizard.ts). After a send, `sent`
@@ -85,12 +85,10 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
           </p>
         ) : null}
         <div className="wizard-actions">
-          {state.step === 4 ? <input className="btn" type="submit" name={INTENT_FIELD} value={INTENT.continue} /> : null}
-          {state.step === 5 ? (
-            <input className="btn" type="submit" name={INTENT_FIELD} value={sending ? "Sending…" : INTENT.send} disabled={sending} />
-          ) : null}{" "}
+          {state.step === 4 ? <input className="btn" type="submit" name={INTENT_FIELD} value="Continue" /> : null}
+          {state.step === 5 ? <input className="btn" type="submit" name={INTENT_FIELD} value={sending ? "Sending…" : SEND} disabled={sending} /> : null}{" "}
           {/* Spaces between controls (a flex box ignores them): a text browser runs them together otherwise. */}
-          {state.step >= 2 ? <input className="btn btn--ghost" type="submit" name={INTENT_FIELD} value={INTENT.back} /> : null}
+          {state.step >= 2 ? <input className="btn btn--ghost" type="submit" name={INTENT_FIELD} value={BACK} /> : null}
         </div>
         {state.step === 5 ? <PrivacyNote /> : null}
         {/* After the buttons: the first submit button is the one Enter in a field presses. */}
@@ -106,7 +104,7 @@ function Summary({ state }: { state: WizardState }) {
     [1, "Service", "service", state.service && optionOf(SERVICES, state.service).label],
     [2, "Timeframe", "timeframe", state.timeframe && optionOf(TIMEFRAMES, state.timeframe).label],
     [3, "Complexity", "complexity", optionOf(COMPLEXITIES, state.complexity).label],
-    [4, "Project description", "description", state.description.length > 160 ? `${state.description.slice(0, 160)}…` : state.description || text.noDescription],
+    [4, "Project description", "description", state.description || text.noDescription],
   ] as const;
   return (
     <section className="wizard-summary" aria-labelledby="wizard-summary-title">

@@ -10,7 +10,7 @@ import { emailSchema, fieldErrors, optionalText, phoneSchema, requiredText } fro
 import type { FieldErrors } from "~/forms/limits";
 import { LIMITS } from "~/forms/limits";
 import { COMPLEXITY_VALUES, SERVICE_VALUES, TIMEFRAME_VALUES } from "./pricing";
-import { CHANGE_FIELD, CHOICES, INTENT, INTENT_FIELD, reachable, type Step, type WizardState } from "./state";
+import { BACK, CHANGE_FIELD, CHOICES, INTENT_FIELD, reachable, type Step, type WizardState } from "./state";
 
 // The post's hidden state is read by state.ts (the page restores the wizard with it, without zod).
 export { parseState } from "./state";
@@ -70,7 +70,7 @@ export function next(state: WizardState, posted: FormFields): NextResult {
   const draft: WizardState = { ...state };
   if (state.step === 4) draft.description = text(posted, "description") ?? state.description;
   if (state.step === 5) for (const field of ["name", "companyName", "email", "phone"] as const) draft[field] = text(posted, field) ?? state[field];
-  if (text(posted, INTENT_FIELD) === INTENT.back) return { state: at(draft, Math.max(1, state.step - 1) as Step, false) };
+  if (text(posted, INTENT_FIELD) === BACK) return { state: at(draft, Math.max(1, state.step - 1) as Step, false) };
   const change = ([1, 2, 3, 4] as const).find((step) => step < state.step && text(posted, `${CHANGE_FIELD}${step}`) !== undefined);
   if (change) return { state: at(draft, change, true) };
 

@@ -54,12 +54,14 @@ export function resetState(): WizardState {
 /**
  * Every submit control posts what it shows: a text browser shows a button's value beside its
  * words ("(softwareDev) Software Development" in lynx), so the wizard's are `<input type="submit">`
- * whose value is their label (decision 0044). Back, Continue and Send post theirs under `intent`;
- * the choices theirs under their own names (the rules read a label or a value); step 5's Change
- * controls post `change<N>` for step N, each showing "Change".
+ * whose value is their label (decision 0044). Back, Continue and Send post theirs under `intent`
+ * (the rules read Back's; the wizard knows its send by Send's, use-wizard.ts), the choices theirs
+ * under their own names (the rules read a label or a value), and step 5's Change controls
+ * `change<N>` for step N, each showing "Change". Send's words are not here: an estimate's page
+ * shares this module, and carries none of the wizard's texts (decision 0024).
  */
 export const INTENT_FIELD = "intent";
-export const INTENT = { back: "Back", continue: "Continue", send: "Send My Request" } as const;
+export const BACK = "Back";
 export const CHANGE_FIELD = "change";
 /** Hidden state fields are prefixed (`state.step`, …) so they never collide with the visible ones. */
 export const STATE_PREFIX = "state.";

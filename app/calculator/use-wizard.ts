@@ -12,7 +12,7 @@ import type { calculatorAction } from "./action.server";
 import type { DraftView } from "./draft.server";
 import type { takeStep } from "./browser-step";
 import { saveAnswers, savedAnswers, useShowStep } from "./session";
-import { INTENT, INTENT_FIELD, parseState, resetState, STATE_PREFIX, STEP_PARAM, TEXT_FIELDS, WIZARD_ID, type WizardState } from "./state";
+import { INTENT_FIELD, parseState, resetState, STATE_PREFIX, STEP_PARAM, TEXT_FIELDS, WIZARD_ID, type WizardState } from "./state";
 
 type Answer = SerializeFrom<typeof calculatorAction>;
 type Draft = SerializeFrom<DraftView>;
@@ -24,6 +24,9 @@ export interface WizardProps {
   /** The rules, loaded when the visitor first reaches for the form (app/forms/README.md). */
   checks: LazyChecks<{ takeStep: typeof takeStep; roomLeft: typeof roomLeft }>;
 }
+
+/** What step 5's Send posts under `intent`, its label (state.ts); the wizard's send is known by it. */
+export const SEND = "Send My Request";
 
 export const POST = { method: "post", action: `/?index#${WIZARD_ID}`, preventScrollReset: true } as const;
 
@@ -61,7 +64,7 @@ export function useWizard({ result, draft, sent, checks }: WizardProps) {
   const submit = useSubmit();
   const show = useShowStep();
   // Only the wizard's send has this intent (the contact form and "Estimate This" have no intent field).
-  const sending = navigation.formData?.get(INTENT_FIELD) === INTENT.send;
+  const sending = navigation.formData?.get(INTENT_FIELD) === SEND;
 
   // A sent request's answers are gone once its thanks arrive (not when history returns to them, by
   // then the answers may be a new estimate's): Back to its steps starts over rather than offer
