@@ -385,6 +385,8 @@ export function sourceName(key: string): string {
       return "A link on another site";
     case "direct":
       return "Direct";
+    case "unknown":
+      return "Not known (no JavaScript)";
     default:
       return "Other (not named)";
   }

@@ -101,8 +101,19 @@ describe("a visit's landing", () => {
       medium: "print",
     });
     expect(sourceOfLanding(page("?utm_source=news/letter"), on(), settings)).toEqual({ kind: "other" });
-    expect(sourceOfLanding(page("?draft=abc&step=2"), on(), settings)).toEqual({ kind: "direct" });
-    expect(landingOfReferer(on())).toBe("");
+    // Without a script the referring site is not known: a visit without utm values is "unknown", never "direct".
+    expect(sourceOfLanding(page("?draft=abc&step=2"), on(), settings)).toEqual({ kind: "unknown" });
+    expect(sourceOfLanding(landingOfReferer(on()), on(), settings)).toEqual({ kind: "unknown" });
+  });
+  it("an ad click id's presence, never its value, makes an untagged visit the ad network's paid click", () => {
+    const page = (query: string) => landingOfReferer(on({ referer: `http://site.example/${query}` }));
+    expect(page("?gclid=Cj0KCQ-secret")).not.toContain("Cj0KCQ");
+    expect(sourceOfLanding(page("?gclid=Cj0KCQ-secret"), on(), settings)).toEqual({ kind: "campaign", source: "google", medium: "cpc" });
+    expect(sourceOfLanding("// www.bing.com msclkid", on(), settings)).toEqual({ kind: "campaign", source: "bing", medium: "cpc" });
+    // fbclid rides on every link out of Facebook, paid or not: the referrer says more.
+    expect(sourceOfLanding("// m.facebook.com ", on(), settings)).toEqual({ kind: "social", name: "facebook" });
+    // Tagged links say what they are, whatever the click id.
+    expect(sourceOfLanding("newsletter/email/spring  gclid", on(), settings)).toMatchObject({ source: "newsletter" });
   });
   it("is kept under the key root.tsx writes (written out there to spare the page a script)", () => {
     expect(readFileSync(new URL("../root.tsx", import.meta.url), "utf8")).toContain(`sessionStorage.setItem(\n          "${LANDING_KEY}",`);

@@ -5,7 +5,10 @@
  * search engine, a social network, an AI assistant), as its host where the operator lists it
  * (REFERRER_SITES), or as "a link on another site". Anything else is "other". So nothing a
  * visitor or a link's author typed is kept, and the number of sources is bounded by the settings.
- * Click identifiers (gclid, fbclid, msclkid) are never read.
+ * Click identifiers (gclid, fbclid, msclkid) are never kept: that a landing had Google's or
+ * Microsoft's ad click id makes an untagged visit `google/cpc` or `bing/cpc`, as analytics tools
+ * count it; the id itself is never read. Without JavaScript the referring site is not known, and a
+ * visit without utm values is "unknown", not "direct".
  */
 
 export type Source =
@@ -14,6 +17,7 @@ export type Source =
   | { kind: "site"; host: string }
   | { kind: "link" }
   | { kind: "direct" }
+  | { kind: "unknown" }
   | { kind: "other" };
 
 /** What the operator names (server/config.ts): campaign (and source or medium) names, and referring hosts. */
@@ -33,7 +37,7 @@ const KNOWN_NAMES = new Set(
 );
 
 /** Hosts (and their subdomains) of each class, by the name they count as. */
-const PLACES: [Exclude<Source["kind"], "campaign" | "site" | "link" | "direct" | "other">, string, RegExp][] = [
+const PLACES: [Exclude<Source["kind"], "campaign" | "site" | "link" | "direct" | "unknown" | "other">, string, RegExp][] = [
   ["search", "google", /(^|\.)google(\.[a-z]{2,3}){1,2}$/],
   ["search", "bing", /(^|\.)bing\.com$/],
   ["search", "yahoo", /(^|\.)yahoo\.com$/],
@@ -69,7 +73,15 @@ export const normalName = (value: string) =>
 
 /** A name the operator may list: short and plain, and none of the words a source's key is made of. */
 export const LISTABLE = /^[a-z0-9][a-z0-9.-]{0,39}$/;
-export const RESERVED = new Set(["direct", "other", "link", "search", "social", "assistant", "site"]);
+export const RESERVED = new Set(["direct", "unknown", "other", "link", "search", "social", "assistant", "site"]);
+
+/** A landing's referrer when no script could read it (a post without JavaScript): not known, rather than none. */
+export const NOT_KNOWN = "?";
+/** Ad click ids whose presence (never their value) tells an untagged visit's campaign: auto-tagged Google Ads and Microsoft Advertising. */
+export const AD_CLICKS: Record<string, Source> = {
+  gclid: { kind: "campaign", source: "google", medium: "cpc" },
+  msclkid: { kind: "campaign", source: "bing", medium: "cpc" },
+};
 
 /** A host as a referrer gives it: lower case, without "www." or a port. */
 export const bareHost = (host: string) =>
@@ -80,14 +92,19 @@ export const bareHost = (host: string) =>
     .replace(/:\d+$/, "")
     .replace(/^www\./, "");
 
-/** The source of a landing's three utm values and referring host. `ownHost`: this site (a referrer there is no source). */
-export function classify(utm: readonly string[], referrerHost: string, ownHost: string, settings: SourceSettings): Source {
+/**
+ * The source of a landing's three utm values, referring host (NOT_KNOWN without a script) and ad
+ * click id's name (AD_CLICKS). `ownHost`: this site (a referrer there is no source).
+ */
+export function classify(utm: readonly string[], referrerHost: string, ownHost: string, settings: SourceSettings, adClick = ""): Source {
   if (utm.some((value) => value.trim() !== "")) {
     const [source = "", medium = "", campaign = ""] = utm.map(normalName);
     const named = (value: string) => value === "" || KNOWN_NAMES.has(value) || settings.names.has(value);
     if (source === "" || ![source, medium, campaign].every(named)) return { kind: "other" };
     return { kind: "campaign", source, ...(medium && { medium }), ...(campaign && { campaign }) };
   }
+  if (Object.hasOwn(AD_CLICKS, adClick)) return AD_CLICKS[adClick]!;
+  if (referrerHost === NOT_KNOWN) return { kind: "unknown" };
   const host = bareHost(referrerHost);
   if (host === "" || host === bareHost(ownHost)) return { kind: "direct" };
   const listed = settings.sites.find((site) => host === site || host.endsWith(`.${site}`));
@@ -117,7 +134,7 @@ export function sourceKey(source: Source): string {
 
 /** A key back as its source (reports), or undefined for one that is not a key. */
 export function sourceOfKey(key: string): Source | undefined {
-  if (key === "direct" || key === "other" || key === "link") return { kind: key };
+  if (key === "direct" || key === "unknown" || key === "other" || key === "link") return { kind: key };
   const [kind, name] = key.split(":");
   if (name !== undefined) {
     if (kind === "site") return { kind, host: name };
@@ -146,6 +163,8 @@ export function sourceWords(source: Source): string {
       return "Came from: a link on another site";
     case "direct":
       return "Came directly";
+    case "unknown":
+      return "Came from: not known (no JavaScript, so only a campaign link's tags are seen)";
     case "other":
       return "Came from: a campaign or link the site does not name";
   }

@@ -110,7 +110,9 @@ describe("the visit's source in what the agency receives", () => {
   it("the outbox's message names it too", async () => {
     const outboxFile = join(await mkdtemp(join(tmpdir(), "outbox-")), "outbox.jsonl");
     await createTransport({ ...config, accessKey: undefined, outboxFile }).deliver(spring);
-    expect(JSON.parse(await readFile(outboxFile, "utf8")).message).toBe(`${lead.text}\n\nCame from: newsletter, email, spring\n\nReference: ${spring.id}`);
+    const line = JSON.parse(await readFile(outboxFile, "utf8"));
+    expect(line.message).toBe(`${lead.text}\n\nCame from: newsletter, email, spring\n\nReference: ${spring.id}`);
+    expect(line.source).toMatchObject({ kind: "campaign", utm_source: "newsletter", utm_campaign: "spring" });
   });
 });
 

@@ -110,7 +110,7 @@ function outbox(config: TransportConfig): Transport {
   return {
     name: "outbox",
     async deliver(lead): Promise<DeliveryOutcome> {
-      const line = `${JSON.stringify({ id: lead.id, at: new Date(lead.acceptedAt).toISOString(), subject: lead.subject, to: config.inbox, from_name: lead.fromName, reply_to: lead.replyTo, message: messageText(lead) })}\n`;
+      const line = `${JSON.stringify({ id: lead.id, at: new Date(lead.acceptedAt).toISOString(), subject: lead.subject, to: config.inbox, from_name: lead.fromName, reply_to: lead.replyTo, message: messageText(lead), source: lead.source ? sourceParts(lead.source) : null })}\n`;
       // One append at a time, so lines never interleave.
       const write = queue.then(() => appendLine(config.outboxFile, line));
       queue = write.catch(() => undefined);

@@ -45,7 +45,17 @@ export const ZOHO_LIMITS = { Last_Name: 80, Company: 100, Email: 100, Phone: 30,
 export const defaultMax = (part: Mappable) => (part === "message" ? 2_000 : ZOHO_LIMITS.singleLine);
 
 /** The kinds of source (app/funnel/source.ts) ZOHO_LEAD_SOURCE_MAP may name, besides a source's own key. */
-export const SOURCE_KINDS = ["campaign", "search", "social", "assistant", "site", "link", "direct", "other"] as const satisfies readonly Source["kind"][];
+export const SOURCE_KINDS = [
+  "campaign",
+  "search",
+  "social",
+  "assistant",
+  "site",
+  "link",
+  "direct",
+  "unknown",
+  "other",
+] as const satisfies readonly Source["kind"][];
 
 export interface ZohoSettings {
   clientId: string;

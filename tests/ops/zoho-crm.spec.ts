@@ -98,7 +98,7 @@ test("a calculator send and a contact message each become one Zoho CRM Lead with
       Company: "Ada Lovelace",
       Email: "ada@example.com",
       Description: expect.stringMatching(
-        /^Name: Ada Lovelace\nEmail: ada@example\.com\nService: .+\nMessage: Please call me about Zoho \(zc-contact\)\.\n\nCame directly\n\nReference: \d{8}-\w{8}$/,
+        /^Name: Ada Lovelace\nEmail: ada@example\.com\nService: .+\nMessage: Please call me about Zoho \(zc-contact\)\.\n\nCame from: not known \(no JavaScript, so only a campaign link's tags are seen\)\n\nReference: \d{8}-\w{8}$/,
       ),
       Lead_Source: "Website",
       Service_Wanted: expect.any(String),
