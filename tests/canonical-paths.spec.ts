@@ -31,7 +31,8 @@ function raw(path: string, { method = "GET", headers = {}, body }: { method?: st
 function strayLinks(html: string): string[] {
   const values = [...html.matchAll(/\s(?:href|src|action|formaction|poster|srcset)="([^"]*)"/g)].map((m) => m[1]!.replace(/&amp;/g, "&"));
   expect(values.length).toBeGreaterThan(5);
-  return values.filter((value) => !/^(?:\/(?![/\\])|#|https:\/\/|mailto:|tel:|data:image\/)/.test(value));
+  // A data: URL (the hero picture's empty source) is whole in itself.
+  return values.filter((value) => !/^(?:\/(?![/\\])|#|https:\/\/|mailto:|tel:|data:)/.test(value));
 }
 
 // HTTP only: once is enough.
