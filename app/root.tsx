@@ -67,7 +67,7 @@ export default function App() {
       if (!sessionStorage.getItem("visit-landing"))
         sessionStorage.setItem(
           "visit-landing",
-          `${["source", "medium", "campaign"].map((name) => utm.get(`utm_${name}`) ?? "").join("/")} ${document.referrer && new URL(document.referrer).host} ${["gclid", "msclkid"].find((name) => utm.has(name)) ?? ""}`,
+          `${["source", "medium", "campaign"].map((name) => (utm.get(`utm_${name}`) ?? "").replace(/[/ ]/g, "-")).join("/")} ${document.referrer && new URL(document.referrer).host} ${["gclid", "msclkid"].find((name) => utm.has(name)) ?? ""}`,
         );
     } catch {
       // storage refused: the visit counts as direct

@@ -92,14 +92,18 @@ describe("the counters in the data folder's SQLite file", () => {
     await funnel.close();
   });
 
-  it("a day keeps a bounded number of sources whatever the addresses: new ones beyond it count as other", async () => {
+  it("a day keeps a bounded number of sources whatever the addresses; past it, the kinds of place and the agency's own campaigns still count by name", async () => {
     const funnel = openFunnel({ file: join(await folder(), "funnel.db"), log: quietLog, settings });
-    for (let i = 0; i < SOURCES_A_DAY + 20; i++) await funnel.add({ event: "2", device: "phone", source: `site:s${i}.example` }, `client${i}`);
-    await funnel.add({ event: "2", device: "phone", source: "site:s1.example" }, "late"); // a known one still counts by name
+    for (let i = 0; i < SOURCES_A_DAY + 20; i++) await funnel.add({ event: "2", device: "phone", source: `google/m${i}` }, `client${i}`);
+    await funnel.add({ event: "2", device: "phone", source: "google/m1" }, "late"); // a known one still counts by name
+    for (const source of ["newsletter/email/spring", "social:linkedin", "site:example.co.za", "direct", "google/cpc"])
+      await funnel.add({ event: "2", device: "phone", source }, `late ${source}`);
     const [today] = await funnel.read(lastDays(1));
-    expect(today!.reached[2]).toBe(SOURCES_A_DAY + 21);
-    expect(today!.bySource["site:s1.example"]!.reached[2]).toBe(2);
-    expect(today!.bySource.other!.reached[2]).toBeGreaterThanOrEqual(20);
+    expect(today!.reached[2]).toBe(SOURCES_A_DAY + 26);
+    expect(today!.bySource["google/m1"]!.reached[2]).toBe(2);
+    expect(today!.bySource.other!.reached[2]).toBe(20);
+    for (const source of ["newsletter/email/spring", "social:linkedin", "site:example.co.za", "direct", "google/cpc"])
+      expect(today!.bySource[source]?.reached[2], source).toBe(1);
     await funnel.close();
   });
 
@@ -393,9 +397,11 @@ describe("a flood of made-up sources", () => {
     const client = new Redis(redis.url).on("error", () => undefined);
     onTestFinished(() => void client.disconnect());
     const funnel = openFunnel({ file: join(await folder(), "funnel.db"), redis: client, log: quietLog, settings });
-    for (let i = 0; i < SOURCES_A_DAY + 30; i++) await funnel.add({ event: "2", device: "phone", source: `site:s${i}.example` }, `client${i}`);
+    for (let i = 0; i < SOURCES_A_DAY + 30; i++) await funnel.add({ event: "2", device: "phone", source: `google/m${i}` }, `client${i}`);
     expect(await client.scard(`funnel:${dayOf(Date.now())}:sources`)).toBe(SOURCES_A_DAY);
-    expect((await funnel.read(lastDays(1)))[0]!.reached[2]).toBe(SOURCES_A_DAY + 30);
+    await funnel.add({ event: "2", device: "phone", source: "newsletter/email/spring" }, "late");
+    expect(await client.sismember(`funnel:${dayOf(Date.now())}:sources`, "newsletter/email/spring")).toBe(1);
+    expect((await funnel.read(lastDays(1)))[0]!.reached[2]).toBe(SOURCES_A_DAY + 31);
     await funnel.close();
   });
 });

@@ -12,7 +12,7 @@ import type { Redis } from "ioredis";
 import { isbot } from "isbot";
 import { LRUCache } from "lru-cache";
 import { FUNNEL_KEEP_DAYS as KEEP_DAYS } from "~/content/privacy";
-import { LISTABLE, reclassifiedKey, type Source, type SourceSettings, sourceKey, sourceOfKey } from "~/funnel/source";
+import { AD_CLICKS, LISTABLE, reclassifiedKey, type Source, type SourceSettings, sourceKey, sourceOfKey } from "~/funnel/source";
 import { DEVICES, type Device, FUNNEL_EVENTS, type FunnelEvent } from "~/funnel/visit";
 import type { Logger } from "./log";
 import { retryWhileBusy } from "./leads/database";
@@ -32,9 +32,17 @@ interface Count extends Hit {
  * Distinct sources a day keeps, and how many of them one client's address may add: a later new
  * one counts as "other". Every source is a name the agency gave or a kind of place, but their
  * combinations are many: so one address cannot fill the day and crowd out another's campaign.
+ * The day's bound never turns away a kind of place or one of the agency's own campaigns (a set
+ * the settings bound): many addresses filling it with made-up combinations cannot hide them.
  */
 export const SOURCES_A_DAY = 200;
 export const NEW_SOURCES_A_CLIENT = 3;
+const alwaysRoom = (key: string, settings: SourceSettings) => {
+  const source = sourceOfKey(key);
+  if (!source) return false;
+  if (source.kind !== "campaign") return true;
+  return (source.campaign !== undefined && settings.names.has(source.campaign)) || Object.values(AD_CLICKS).some((ad) => sourceKey(ad) === key);
+};
 /** How long a count (or a read) waits for another process's lock on the file, without blocking; then it is not counted. */
 const LOCK_WAIT_MS = 1_000;
 
@@ -77,7 +85,7 @@ CREATE TABLE IF NOT EXISTS counts (
   db.prepare("DELETE FROM counts WHERE day < ?").run(dayOf(Date.now() - KEEP_DAYS * 86_400_000));
   return {
     add(day: string, { event, device, source }: Hit, mayAdd: () => boolean) {
-      const kept = known.get(day, source) || (Number(sources.get(day)?.n) < SOURCES_A_DAY && mayAdd());
+      const kept = known.get(day, source) || ((alwaysRoom(source, settings) || Number(sources.get(day)?.n) < SOURCES_A_DAY) && mayAdd());
       add.run(day, event, device, kept ? source : "other");
     },
     read: (from: string, to: string) => read.all(from, to) as unknown as Count[],
@@ -173,7 +181,7 @@ export function openFunnel({ file, redis, log, settings }: { file: string; redis
       [unknown, number],
       [unknown, number],
     ];
-    const kept = known === 1 || (size < SOURCES_A_DAY && mayAdd()) ? source : "other";
+    const kept = known === 1 || ((alwaysRoom(source, settings) || size < SOURCES_A_DAY) && mayAdd()) ? source : "other";
     if (known === 0 && kept === source) await redis!.sadd(`${key}:sources`, source);
     await redis!
       .multi()
@@ -280,7 +288,10 @@ function addTo(steps: Steps, event: FunnelEvent, n: number) {
  */
 const keyOf = (stored: string) => {
   const source = sourceOfKey(stored);
-  const named = source && sourceKey(source) === stored && stored.split(/[/:]/).every((part) => part === "" || LISTABLE.test(part));
+  const named =
+    source &&
+    sourceKey(source) === stored &&
+    (source.kind === "site" ? /^[a-z0-9.-]{1,253}$/.test(source.host) : stored.split(/[/:]/).every((part) => part === "" || LISTABLE.test(part)));
   return named ? stored : "other";
 };
 

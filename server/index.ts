@@ -26,7 +26,7 @@ import { formPosts } from "./form-posts";
 import { createFunnel, lastDays } from "./funnel";
 import { funnelBeacon } from "./funnel-beacon";
 import { funnelPage } from "./funnel-page";
-import { createLeadInbox } from "./lead-inbox";
+import { addressCodes, createLeadInbox } from "./lead-inbox";
 import { createLogger, flushLog, output, requestLogger } from "./log";
 import { createMetrics } from "./metrics";
 import { everyAnswersHeaders, PROTECTIVE_HEADERS } from "./headers";
@@ -70,6 +70,9 @@ try {
 const drafts = createDraftStore({ redisUrl: config.redisUrl, log });
 const funnel = createFunnel({ file: config.funnelDb, redisUrl: config.redisUrl, log, counted: metrics?.counted, settings: config.sources });
 const privacy = privacyFacts(config);
+// A client's address as drafts and the funnel tell clients apart: a keyed hash, never the address,
+// with a key this process never writes down (so Redis and memory hold no address).
+const addressCode = addressCodes();
 // /healthz answers 503 from the moment a stop begins (on connections still open).
 let stopping = false;
 // Public pages kept as compressed bytes (decision 0014), none in development, where the build
@@ -136,11 +139,11 @@ app.all(
     submitLead: (lead) => inbox.submit(res.locals.form, lead),
     serving: () => !stopping,
     // What a request saves is charged to its client, as its rate limits are (decision 0034).
-    drafts: drafts.forClient(clientKey(req.ip)),
+    drafts: drafts.forClient(addressCode(clientKey(req.ip))),
     privacy,
     bookingUrl: config.bookingUrl,
     log,
-    countVisit: (request, event, source) => funnel.count(request, event, source, clientKey(req.ip)),
+    countVisit: (request, event, source) => funnel.count(request, event, source, addressCode(clientKey(req.ip))),
     sources: config.sources,
   })),
 );

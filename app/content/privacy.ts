@@ -54,7 +54,7 @@ export const privacy = {
     {
       heading: "What we count",
       paragraphs: [
-        `To learn where visitors leave our cost calculator, our server counts, each day, how many visits reached each of its steps, sent it, or sent the contact form, by kind of device (phone, tablet or desktop, from your screen’s width or your browser’s type) and by where the visit came from: a campaign we named in the link you followed (such as our newsletter), the kind of site that linked to ours (a search engine, a social network, an AI assistant, or just “another site”), a site we list by its name, that an advert’s link brought you (from its click identifier’s name alone, never its value), or that you came directly. Any other link counts as “other”: what a link or another site says is never kept as it is. It keeps only those daily totals, for ${Math.round(FUNNEL_KEEP_DAYS / 30.4)} months: not your address, your browser’s details, a cookie or anything that tells your visit from another’s. Known search-engine robots are not counted.`,
+        `To learn where visitors leave our cost calculator, our server counts, each day, how many visits reached each of its steps, sent it, or sent the contact form, by kind of device (phone, tablet or desktop, from your browser’s type) and by where the visit came from: a campaign we named in the link you followed (such as our newsletter), the kind of site that linked to ours (a search engine, a social network, an AI assistant, or just “another site”), a site we list by its name, that an advert’s link brought you (from its click identifier’s name alone, never its value), or that you came directly. Any other link counts as “other”: what a link or another site says is never counted or passed on as it is. It keeps only those daily totals, for ${Math.round(FUNNEL_KEEP_DAYS / 30.4)} months: not your address, your browser’s details, a cookie or anything that tells your visit from another’s. Known search-engine robots are not counted.`,
       ],
     },
     {
@@ -72,8 +72,8 @@ export const privacy = {
     {
       heading: "While you fill in our forms",
       items: [
-        "With JavaScript on, your browser keeps your calculator answers, what you type into the contact form and where your visit came from in its session storage, on your device, until you send them or close the tab.",
-        `Without JavaScript, each calculator step is a page of its own, so our server keeps your answers between steps: for at most ${DRAFT_LIFETIME_MINUTES} minutes after your last step, and no longer than until you send your request. The same goes for a contact message that comes back to you with a mistake to correct.`,
+        "With JavaScript on, your browser keeps your calculator answers and what you type into the contact form in its session storage, on your device, until you send them or close the tab, and the campaign values of the address you arrived at and the name of the site you came from until you close the tab.",
+        `Without JavaScript, each calculator step is a page of its own, so our server keeps your answers between steps: for at most ${DRAFT_LIFETIME_MINUTES} minutes after your last step, and no longer than until you send your request, with the campaign values of the address you arrived at. The same goes for a contact message that comes back to you with a mistake to correct.`,
         `When you step through the calculator without JavaScript, send it or a contact message, or get a contact message back to correct, our server sets one cookie, named “visit” (“__Host-visit” over a secure connection). It holds a random number, so that only your browser can open those answers, and see again what it sent: your request’s reference, choices and estimate, or your message’s reference. It says nothing about you, is never used to follow you, and expires ${DRAFT_LIFETIME_MINUTES} minutes after your last step.`,
       ],
     },

@@ -17,10 +17,11 @@ const ownHost = (request: Request) => {
 /**
  * The source of a visit's landing: "utm_source/utm_medium/utm_campaign referrer-host ad-click"
  * (root.tsx writes it; the last part is the name of an ad click id the address had, never its
- * value); anything malformed is direct.
+ * value); none is direct, an overlong one other.
  */
 export function sourceOfLanding(landing: unknown, request: Request, settings: SourceSettings): Source {
-  if (typeof landing !== "string" || landing.length > 600) return { kind: "direct" };
+  if (typeof landing !== "string") return { kind: "direct" };
+  if (landing.length > 600) return { kind: "other" }; // longer than any the rule names: not read
   const [utm = "", referrer = "", adClick = ""] = landing.split(" ");
   return classify(utm.split("/").slice(0, 3), referrer, ownHost(request), settings, adClick);
 }

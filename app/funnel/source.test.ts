@@ -93,7 +93,7 @@ describe("a visit's landing", () => {
     expect(sourceOfLanding("// news.example.org", on(), settings)).toEqual({ kind: "link" });
     expect(sourceOfLanding("// site.example", on(), settings)).toEqual({ kind: "direct" });
     expect(sourceOfLanding(undefined, on(), settings)).toEqual({ kind: "direct" });
-    expect(sourceOfLanding("x".repeat(601), on(), settings)).toEqual({ kind: "direct" });
+    expect(sourceOfLanding("x".repeat(601), on(), settings)).toEqual({ kind: "other" });
     const page = (query: string) => landingOfReferer(on({ referer: `http://site.example/${query}` }));
     expect(sourceOfLanding(page("?utm_source=flyer&utm_medium=print&gclid=abc"), on(), settings)).toEqual({
       kind: "campaign",

@@ -123,6 +123,8 @@ describe("what a person is named by", () => {
       "+27 (0)82 555 1234",
       "0027 82 555 1234",
       "27825551234",
+      "27 (0)82 555 1234",
+      "82 555 1234",
     ];
     for (const phone of spellings) expect(asked(phone), phone).toEqual({ kind: "phone", value: "0825551234" });
     expect(normalPhone("+44 20 7946 0958")).toBe("+442079460958");
@@ -320,6 +322,27 @@ describe("npm run leads -- erase", () => {
     // The file goes on as before: a line appended later is its own.
     appendFileSync(outbox, line(ref(10), "thandi.nkosi@example.co.za", "Description: later"));
     expect(rows((await run(["find", THANDI], { DATA_DIR: dir })).out)).toEqual([["outbox", ref(10), "delivered"]]);
+  });
+
+  it("a line a crash tore (no closing brace, the next line on its own) is read as text: found and erased too", async (t) => {
+    const { dir } = await dataDir(t);
+    const outbox = join(dir, "outbox.jsonl");
+    const whole = `${JSON.stringify({ id: "20261122-TTTTTTT1", reply_to: "torn.person@example.com", message: `Phone: 082 777 8888\nDescription: TORN-TEXT ${"and more ".repeat(20)}\n\nReference: x` })}`;
+    writeFileSync(
+      outbox,
+      `${whole.slice(0, Math.floor((whole.length * 2) / 3))}\n${JSON.stringify({ id: "20261122-TTTTTTT2", reply_to: "ada@example.com", message: "later" })}\n`,
+      { mode: 0o600 },
+    );
+    for (const who of ["Torn.Person@example.com", "082-777-8888", "20261122-TTTTTTT1"])
+      expect(
+        rows((await run(["find", who], { DATA_DIR: dir })).out).map(([where]) => where),
+        who,
+      ).toEqual(["outbox"]);
+    expect((await run(["erase", "--yes", "torn.person@example.com"], { DATA_DIR: dir })).code).toBe(0);
+    expect(readFileSync(outbox, "utf8")).not.toMatch(/torn|TORN-TEXT|777/i);
+    expect(rows((await run(["find", "ada@example.com"], { DATA_DIR: dir })).out).filter(([where]) => where === "outbox")).toEqual([
+      ["outbox", "20261122-TTTTTTT2", "delivered"],
+    ]);
   });
 });
 

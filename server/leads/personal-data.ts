@@ -47,7 +47,8 @@ const normalEmail = (value: string) => value.trim().toLowerCase();
 export function normalPhone(value: string): string {
   let phone = value.normalize("NFKC").replace(/[\s().-]/g, "");
   if (phone.startsWith("00")) phone = `+${phone.slice(2)}`;
-  if (/^27\d{9}$/.test(phone)) phone = `+${phone}`;
+  if (/^270?\d{9}$/.test(phone)) phone = `+${phone}`; // "27 82 …" and "27 (0)82 …": the country code without its +
+  if (/^[1-9]\d{8}$/.test(phone)) return `0${phone}`; // "82 555 1234": a South African number without its 0
   return phone.startsWith("+27") ? `0${phone.slice(3).replace(/^0/, "")}` : phone;
 }
 
@@ -234,13 +235,22 @@ async function inOutbox(file: string, wanted: Asked[]): Promise<Found[]> {
   // Complete lines only: a last line without its newline is being written, or was torn by a crash.
   for (let start = 0, end = bytes.indexOf(0x0a); end !== -1; start = end + 1, end = bytes.indexOf(0x0a, start)) {
     line += 1;
+    const raw = bytes.subarray(start, end).toString("utf8");
     let sent: Record<string, unknown>;
+    let holds: Holds;
     try {
-      sent = fieldsOf(JSON.parse(bytes.subarray(start, end).toString("utf8")));
+      sent = fieldsOf(JSON.parse(raw));
+      holds = { emails: [sent.reply_to], phones: phonesIn(sent.message), references: [sent.id] };
     } catch {
-      continue;
+      // A line a crash tore (appendLine starts the next one on a line of its own): read as text.
+      sent = { torn: raw.slice(0, 80) };
+      holds = {
+        emails: raw.match(/[^\s"<>,;:\\]+@[^\s"<>,;:\\]+/g) ?? [],
+        phones: [...raw.matchAll(/Phone: ([^"\\]+)/g)].map((m) => m[1]),
+        references: raw.match(/\d{8}-[0-9A-Z]+/g) ?? [],
+      };
     }
-    if (!holdsAny({ emails: [sent.reply_to], phones: phonesIn(sent.message), references: [sent.id] }, wanted)) continue;
+    if (!holdsAny(holds, wanted)) continue;
     const at = Date.parse(String(sent.at));
     found.push({
       where: "outbox",
