@@ -130,7 +130,7 @@ app.use((req, res, next) => (path.extname(req.path) ? publicFiles(req, res, next
 app.post("*", formPosts({ limits, log, events: metrics?.formPosts }));
 app.post(
   FUNNEL_PATH,
-  funnelBeacon({ count: (req, request, event, source) => funnel.count(request, event, source, clientKey(req.ip)), sources: config.sources }),
+  funnelBeacon({ count: (req, request, event, source) => funnel.count(request, event, source, addressCode(clientKey(req.ip))), sources: config.sources }),
 );
 app.all(
   "*",
