@@ -58,17 +58,14 @@ export function Layout({ children }: { children: ReactNode }) {
 
 export default function App() {
   // The page a visit lands on says where it came from (the calculator's funnel counts by source):
-  // its utm_* values, the referring host and the name of an ad click id it had (never the id), kept in the tab under LANDING_KEY (app/funnel/visit.ts;
+  // its query (the server reads its utm_* values and whether it had an ad click id, nothing else)
+  // and the referring host, kept in the tab under LANDING_KEY (app/funnel/visit.ts;
   // written out here, since an import would cost the page a script of its own), and posted with
   // each step and send (countSteps in app/funnel/visit.ts).
   useEffect(() => {
     try {
-      const utm = new URLSearchParams(location.search);
       if (!sessionStorage.getItem("visit-landing"))
-        sessionStorage.setItem(
-          "visit-landing",
-          `${["source", "medium", "campaign"].map((name) => (utm.get(`utm_${name}`) ?? "").replace(/[/ ]/g, "-")).join("/")} ${document.referrer && new URL(document.referrer).host} ${["gclid", "msclkid"].find((name) => utm.has(name)) ?? ""}`,
-        );
+        sessionStorage.setItem("visit-landing", `${location.search} ${document.referrer && new URL(document.referrer).host}`);
     } catch {
       // storage refused: the visit counts as direct
     }

@@ -347,9 +347,16 @@ describe("the funnel's steps (decision 0036)", () => {
     expect(walk({ ...start, service: "seo", step: 2 }, { timeframe: "urgent" })).toEqual(["2", "3"]);
   });
   it("the reached step and the landing travel in the hidden fields; a malformed step or an overlong landing is dropped", () => {
-    const state: WizardState = { ...resetState(), step: 3, service: "seo", timeframe: "urgent", reached: 4, landing: "newsletter//spring www.google.com" };
+    const state: WizardState = {
+      ...resetState(),
+      step: 3,
+      service: "seo",
+      timeframe: "urgent",
+      reached: 4,
+      landing: "?utm_source=newsletter&utm_campaign=spring www.google.com",
+    };
     expect(parseState(stateToFields(state))).toEqual(state);
-    expect(parseState({ ...stateToFields(state), "state.reached": "9", "state.landing": "x".repeat(601) })).toEqual({
+    expect(parseState({ ...stateToFields(state), "state.reached": "9", "state.landing": "x".repeat(2001) })).toEqual({
       ...state,
       reached: 1,
       landing: undefined,

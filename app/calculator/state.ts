@@ -3,7 +3,7 @@
  * without zod: the page renders and restores the wizard with this alone (rules.ts has the checks
  * and the transitions).
  */
-import type { FunnelEvent } from "~/funnel/visit";
+import { type FunnelEvent, LANDING_MAX } from "~/funnel/visit";
 import { COMPLEXITIES, type ComplexityValue, DEFAULT_COMPLEXITY, SERVICES, type ServiceValue, TIMEFRAMES, type TimeframeValue } from "./pricing";
 
 /** The wizard card's id: every step's answer lands there (`/?draft=…#wizard`), under the header. */
@@ -112,7 +112,7 @@ export function parseState(fields: Readonly<Record<string, unknown>>): WizardSta
   state.reached = step("reached");
   // Made a source, and checked, where it is counted (app/funnel/count.server.ts); here only bounded.
   const landing = get("landing");
-  if (landing && landing.length <= 600) state.landing = landing;
+  if (landing && landing.length <= LANDING_MAX) state.landing = landing;
   if (state.step < 5 && get("review") === "1") state.review = true;
   return state;
 }

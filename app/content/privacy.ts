@@ -72,7 +72,7 @@ export const privacy = {
     {
       heading: "While you fill in our forms",
       items: [
-        "With JavaScript on, your browser keeps your calculator answers and what you type into the contact form in its session storage, on your device, until you send them or close the tab, and the campaign values of the address you arrived at and the name of the site you came from until you close the tab.",
+        "With JavaScript on, your browser keeps your calculator answers and what you type into the contact form in its session storage, on your device, until you send them or close the tab, and the part after “?” of the address you arrived at (such as a campaign’s name or an advert’s click identifier) and the name of the site you came from until you close the tab. Our server reads only the campaign’s name and whether there was a click identifier.",
         `Without JavaScript, each calculator step is a page of its own, so our server keeps your answers between steps: for at most ${DRAFT_LIFETIME_MINUTES} minutes after your last step, and no longer than until you send your request, with the campaign values of the address you arrived at. The same goes for a contact message that comes back to you with a mistake to correct.`,
         `When you step through the calculator without JavaScript, send it or a contact message, or get a contact message back to correct, our server sets one cookie, named “visit” (“__Host-visit” over a secure connection). It holds a random number, so that only your browser can open those answers, and see again what it sent: your request’s reference, choices and estimate, or your message’s reference. It says nothing about you, is never used to follow you, and expires ${DRAFT_LIFETIME_MINUTES} minutes after your last step.`,
       ],

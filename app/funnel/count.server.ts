@@ -3,6 +3,7 @@
  * rule in app/funnel/source.ts: the funnel counts it and the lead carries it. What it was made of
  * (the utm values, the referrer) is not kept.
  */
+import { LANDING_MAX } from "./visit";
 import { AD_CLICKS, classify, NOT_KNOWN, type Source, type SourceSettings } from "./source";
 
 /** This site's host as the browser addressed it (a post's Origin), else the request's. */
@@ -14,21 +15,32 @@ const ownHost = (request: Request) => {
   }
 };
 
+const UTM = ["utm_source", "utm_medium", "utm_campaign"];
+
 /**
- * The source of a visit's landing: "utm_source/utm_medium/utm_campaign referrer-host ad-click"
- * (root.tsx writes it; the last part is the name of an ad click id the address had, never its
- * value); none is direct, an overlong one other.
+ * The source of a visit's landing: "<the landing page's query> <the referring host>" (root.tsx
+ * writes it; a query has no space). Of the query only the utm values and whether an ad click id
+ * was there are read. None is direct, an overlong one other.
  */
 export function sourceOfLanding(landing: unknown, request: Request, settings: SourceSettings): Source {
   if (typeof landing !== "string") return { kind: "direct" };
-  if (landing.length > 600) return { kind: "other" }; // longer than any the rule names: not read
-  const [utm = "", referrer = "", adClick = ""] = landing.split(" ");
-  return classify(utm.split("/").slice(0, 3), referrer, ownHost(request), settings, adClick);
+  if (landing.length > LANDING_MAX) return { kind: "other" };
+  const [query = "", referrer = ""] = landing.split(" ");
+  const params = new URLSearchParams(query);
+  const adClick = Object.keys(AD_CLICKS).find((name) => params.has(name));
+  return classify(
+    UTM.map((name) => params.get(name) ?? ""),
+    referrer,
+    ownHost(request),
+    settings,
+    adClick,
+  );
 }
 
 /**
- * A landing as a post without JavaScript shows it: the utm_* values and ad click id of the page
- * the form was on (its Referer, our own page). The referring site is not known there.
+ * A landing as a post without JavaScript shows it: the utm values of the page the form was on
+ * (its Referer, our own page) and the name of its ad click id, never the id; the referring site is
+ * not known there. Only these are kept (the calculator's draft carries the landing between steps).
  */
 export function landingOfReferer(request: Request): string {
   let page = new URLSearchParams();
@@ -37,6 +49,9 @@ export function landingOfReferer(request: Request): string {
   } catch {
     // no page: nothing but that the referrer is not known
   }
-  const utm = ["source", "medium", "campaign"].map((name) => (page.get(`utm_${name}`) ?? "").replaceAll("/", "-").replaceAll(" ", "-"));
-  return `${utm.join("/")} ${NOT_KNOWN} ${Object.keys(AD_CLICKS).find((name) => page.has(name)) ?? ""}`;
+  const kept = new URLSearchParams();
+  for (const name of UTM) if (page.has(name)) kept.set(name, page.get(name)!);
+  const adClick = Object.keys(AD_CLICKS).find((name) => page.has(name));
+  if (adClick) kept.set(adClick, "");
+  return `?${kept} ${NOT_KNOWN}`;
 }

@@ -89,11 +89,11 @@ describe("a visit's landing", () => {
   const on = (headers: Record<string, string> = {}) =>
     new Request("http://site.example/steps", { method: "POST", headers: { origin: "http://site.example", ...headers } });
   it("posted with JavaScript; without it, the utm values of the page the form was on", () => {
-    expect(sourceOfLanding("google/cpc/ ", on(), settings)).toEqual({ kind: "campaign", source: "google", medium: "cpc" });
-    expect(sourceOfLanding("// news.example.org", on(), settings)).toEqual({ kind: "link" });
-    expect(sourceOfLanding("// site.example", on(), settings)).toEqual({ kind: "direct" });
+    expect(sourceOfLanding("?utm_source=google&utm_medium=cpc ", on(), settings)).toEqual({ kind: "campaign", source: "google", medium: "cpc" });
+    expect(sourceOfLanding(" news.example.org", on(), settings)).toEqual({ kind: "link" });
+    expect(sourceOfLanding("?draft=x site.example", on(), settings)).toEqual({ kind: "direct" });
     expect(sourceOfLanding(undefined, on(), settings)).toEqual({ kind: "direct" });
-    expect(sourceOfLanding("x".repeat(601), on(), settings)).toEqual({ kind: "other" });
+    expect(sourceOfLanding(`?utm_source=${"x".repeat(2001)}`, on(), settings)).toEqual({ kind: "other" });
     const page = (query: string) => landingOfReferer(on({ referer: `http://site.example/${query}` }));
     expect(sourceOfLanding(page("?utm_source=flyer&utm_medium=print&gclid=abc"), on(), settings)).toEqual({
       kind: "campaign",
@@ -101,6 +101,14 @@ describe("a visit's landing", () => {
       medium: "print",
     });
     expect(sourceOfLanding(page("?utm_source=news/letter"), on(), settings)).toEqual({ kind: "other" });
+    // A space or slash inside a value stays inside it (a query has no space): "Spring Offer" is spring-offer, "spring/2026" no campaign.
+    expect(sourceOfLanding("?utm_source=newsletter&utm_medium=email&utm_campaign=Spring+Offer www.example.co.za", on(), settings)).toMatchObject({
+      campaign: "spring-offer",
+    });
+    expect(sourceOfLanding("?utm_source=newsletter&utm_campaign=spring%2F2026 ", on(), settings)).toEqual({ kind: "other" });
+    expect(sourceOfLanding("?utm_campaign=%20google.com ", on(), settings)).toEqual({ kind: "other" });
+    // Without JavaScript only the utm values and the ad click id's name are kept (the calculator's draft carries the landing).
+    expect(page("?utm_source=flyer&email=jane%40x.co&gclid=Cj0KCQ-secret")).toBe("?utm_source=flyer&gclid= ?");
     // Without a script the referring site is not known: a visit without utm values is "unknown", never "direct".
     expect(sourceOfLanding(page("?draft=abc&step=2"), on(), settings)).toEqual({ kind: "unknown" });
     expect(sourceOfLanding(landingOfReferer(on()), on(), settings)).toEqual({ kind: "unknown" });
@@ -109,13 +117,13 @@ describe("a visit's landing", () => {
     const page = (query: string) => landingOfReferer(on({ referer: `http://site.example/${query}` }));
     expect(page("?gclid=Cj0KCQ-secret")).not.toContain("Cj0KCQ");
     expect(sourceOfLanding(page("?gclid=Cj0KCQ-secret"), on(), settings)).toEqual({ kind: "campaign", source: "google", medium: "cpc" });
-    expect(sourceOfLanding("// www.bing.com msclkid", on(), settings)).toEqual({ kind: "campaign", source: "bing", medium: "cpc" });
+    expect(sourceOfLanding("?msclkid=abc www.bing.com", on(), settings)).toEqual({ kind: "campaign", source: "bing", medium: "cpc" });
     // fbclid rides on every link out of Facebook, paid or not: the referrer says more.
-    expect(sourceOfLanding("// m.facebook.com ", on(), settings)).toEqual({ kind: "social", name: "facebook" });
+    expect(sourceOfLanding("?fbclid=IwAR0 m.facebook.com", on(), settings)).toEqual({ kind: "social", name: "facebook" });
     // Tagged links say what they are, whatever the click id.
-    expect(sourceOfLanding("newsletter/email/spring  gclid", on(), settings)).toMatchObject({ source: "newsletter" });
+    expect(sourceOfLanding("?utm_source=newsletter&utm_medium=email&utm_campaign=spring&gclid=x ", on(), settings)).toMatchObject({ source: "newsletter" });
   });
   it("is kept under the key root.tsx writes (written out there to spare the page a script)", () => {
-    expect(readFileSync(new URL("../root.tsx", import.meta.url), "utf8")).toContain(`sessionStorage.setItem(\n          "${LANDING_KEY}",`);
+    expect(readFileSync(new URL("../root.tsx", import.meta.url), "utf8")).toContain(`sessionStorage.setItem("${LANDING_KEY}",`);
   });
 });

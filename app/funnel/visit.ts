@@ -12,13 +12,14 @@ export type Device = (typeof DEVICES)[number];
 
 /**
  * Where the browser posts a step it reached (server/funnel-beacon.ts), and its fields. A visit's
- * landing is the landing page's three utm_* values joined by "/", a space, and the referring
- * site's host: root.tsx keeps it in the tab under LANDING_KEY, the wizard's state carries it, and
+ * landing is the landing page's query, a space, and the referring site's host: root.tsx keeps it in the tab under LANDING_KEY, the wizard's state carries it, and
  * the server makes a source of it (app/funnel/count.server.ts) and keeps only that.
  */
 export const FUNNEL_PATH = "/steps";
 export const VISIT_FIELDS = { event: "event", landing: "visit.landing" } as const;
 export const LANDING_KEY = "visit-landing";
+/** A landing's longest: a landing page's query with its ad click ids (a gclid is about 100 characters). */
+export const LANDING_MAX = 2_000;
 
 /** The tab's landing ("" when there is none, or storage is refused). */
 export function landing(): string {
