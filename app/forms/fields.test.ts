@@ -24,6 +24,7 @@ describe("emailSchema", () => {
     ["ada@example", "Please enter a valid email address"],
     ["ada @example.com", "Please enter a valid email address"],
     [`${"a".repeat(64)}@${"b".repeat(186)}.com`, "Email address must be at most 254 characters"],
+    [`${"a".repeat(65)}@example.com`, "Please enter a valid email address"], // a mailbox name holds 64 (RFC 5321)
   ])("rejects %j with one clear message", (value, message) => {
     expect(messages(emailSchema, value)).toEqual([message]);
   });
