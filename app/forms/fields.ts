@@ -32,7 +32,7 @@ export const emailSchema = z
     z.trim(),
     z.minLength(1, { error: "Please enter your email address", abort: true }),
     z.maxLength(LIMITS.email, { error: "Email address must be at most 254 characters", abort: true }),
-    z.email("Please enter a valid email address"),
+    z.email({ error: "Please enter a valid email address", abort: true }),
     // The part before @ holds at most 64 characters (RFC 5321), as mail servers and Zoho CRM check.
     z.regex(/^[^@]{1,64}@/, "Please enter a valid email address"),
   );
