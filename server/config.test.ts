@@ -67,8 +67,10 @@ describe("parseConfig", () => {
     expect(parse({}).sources).toEqual({ names: new Set(), sites: [] });
     const { sources } = parse({ CAMPAIGNS: " Spring , spring_offer,, Partner-X ", REFERRER_SITES: "www.Example.co.za, blog.agency.example" });
     expect(sources).toEqual({ names: new Set(["spring", "spring-offer", "partner-x"]), sites: ["example.co.za", "blog.agency.example"] });
-    for (const bad of ["jane@x.co", "direct", "a/b", "x".repeat(41)]) expect(() => parse({ CAMPAIGNS: bad })).toThrow(/^Invalid configuration: CAMPAIGNS must be/);
-    for (const bad of ["https://example.co.za/blog", "localhost", "a b.com"]) expect(() => parse({ REFERRER_SITES: bad })).toThrow(/^Invalid configuration: REFERRER_SITES must be/);
+    for (const bad of ["jane@x.co", "direct", "a/b", "x".repeat(41)])
+      expect(() => parse({ CAMPAIGNS: bad })).toThrow(/^Invalid configuration: CAMPAIGNS must be/);
+    for (const bad of ["https://example.co.za/blog", "localhost", "a b.com"])
+      expect(() => parse({ REFERRER_SITES: bad })).toThrow(/^Invalid configuration: REFERRER_SITES must be/);
   });
 
   it("BOOKING_URL is an https booking page, kept as given; unset, there is none", () => {

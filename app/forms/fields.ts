@@ -26,16 +26,14 @@ export function optionalText(max: number, tooLong: string) {
 }
 
 /** Required email address, trimmed, at most 254 characters. */
-export const emailSchema = z
-  .string({ error: "Please enter your email address" })
-  .check(
-    z.trim(),
-    z.minLength(1, { error: "Please enter your email address", abort: true }),
-    z.maxLength(LIMITS.email, { error: "Email address must be at most 254 characters", abort: true }),
-    z.email({ error: "Please enter a valid email address", abort: true }),
-    // The part before @ holds at most 64 characters (RFC 5321), as mail servers and Zoho CRM check.
-    z.regex(/^[^@]{1,64}@/, "Please enter a valid email address"),
-  );
+export const emailSchema = z.string({ error: "Please enter your email address" }).check(
+  z.trim(),
+  z.minLength(1, { error: "Please enter your email address", abort: true }),
+  z.maxLength(LIMITS.email, { error: "Email address must be at most 254 characters", abort: true }),
+  z.email({ error: "Please enter a valid email address", abort: true }),
+  // The part before @ holds at most 64 characters (RFC 5321), as mail servers and Zoho CRM check.
+  z.regex(/^[^@]{1,64}@/, "Please enter a valid email address"),
+);
 
 /**
  * Required phone number, trimmed: 7–30 characters of digits, spaces and `+ ( ) -`, with at least
