@@ -153,6 +153,9 @@ describe("what the forms keep", () => {
     const whole = await keptBy(context, await toContactErrors(post(), context, { ...values, message: "y".repeat(7_500) }, errors, undefined, ""), "contact");
     expect(whole.kept).toMatchObject({ values: { message: "y".repeat(7_500) } });
     expect(whole.size * perClient).toBeLessThan(DRAFT_MEMORY);
+    // A message the check takes is kept whole whatever its UTF-16 units: 4,000 emoji are 8,000.
+    const emoji = await keptBy(context, await toContactErrors(post(), context, { ...values, message: "👋".repeat(4_000) }, errors, undefined, ""), "contact");
+    expect(emoji.kept).toMatchObject({ values: { message: "👋".repeat(4_000) } });
     // The visit's landing is kept with them (the next post's Referer is the page of mistakes), when it could be one.
     const again = await keptBy(context, await toContactErrors(post(), context, values, errors, undefined, "newsletter/email/spring "), "contact");
     expect(again.kept).toMatchObject({ landing: "newsletter/email/spring " });

@@ -50,4 +50,7 @@ test("Estimate this on the home page's selected service tab opens step 2 with it
   await expect(calculator(page).locator(".estimate")).toContainText(priceOf({ service: "SEO & Digital Marketing" }));
   await calculator(page).getByRole("button", { name: "Back" }).click();
   await expect(calculator(page).getByRole("button", { name: "SEO & Digital Marketing" })).toHaveAttribute("aria-current", "true");
+  // Marked by more than colour: a tick, which a submit input can only have as a picture.
+  await expect(calculator(page).getByRole("button", { name: "SEO & Digital Marketing" })).toHaveCSS("background-image", /^url\("data:image\/svg\+xml/);
+  await expect(calculator(page).getByRole("button", { name: "AI Solutions", exact: true })).toHaveCSS("background-image", "none");
 });
