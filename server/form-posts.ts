@@ -42,7 +42,8 @@ function hostOf(value: string): string | undefined {
 }
 
 /** The host the visitor asked for: X-Forwarded-Host from a trusted proxy (reject-malformed.ts drops any other), else Host. */
-const requestHost = (req: Request) => req.get("x-forwarded-host")?.split(",")[0]?.trim() || req.get("host");
+/** The host the browser addressed: the one a trusted proxy names, else Host. */
+export const requestHost = (req: Request) => req.get("x-forwarded-host")?.split(",")[0]?.trim() || req.get("host");
 
 /**
  * Fetch Metadata first, as Go 1.25's CrossOriginProtection does: the browser itself says whether

@@ -14,7 +14,7 @@ import type { Request as ExpressRequest, RequestHandler } from "express";
 import type { Source, SourceSettings } from "~/funnel/source";
 import { sourceOfLanding } from "~/funnel/count.server";
 import { FUNNEL_EVENTS, type FunnelEvent, VISIT_FIELDS } from "~/funnel/visit";
-import type { CheckedPost } from "./form-posts";
+import { type CheckedPost, requestHost } from "./form-posts";
 
 /** Steps 2–5 only: a send and a contact message are counted where the server takes them. */
 const STEPS: readonly string[] = FUNNEL_EVENTS.slice(0, 4);
@@ -26,8 +26,7 @@ const STEPS: readonly string[] = FUNNEL_EVENTS.slice(0, 4);
 function fetchRequest(req: ExpressRequest): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) for (const one of [value ?? []].flat()) headers.append(name, one);
-  const host = req.get("x-forwarded-host")?.split(",")[0]?.trim() || req.get("host");
-  return new Request(new URL(req.originalUrl, `${req.protocol}://${host}`), { method: "POST", headers });
+  return new Request(new URL(req.originalUrl, `${req.protocol}://${requestHost(req)}`), { method: "POST", headers });
 }
 
 export function funnelBeacon({

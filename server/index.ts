@@ -59,7 +59,12 @@ let build = await importBuild();
 const limits = createRateLimits(config.redisUrl, log);
 // Metrics only with METRICS_PORT; the gauges read the queue's figures when scraped.
 const metrics = config.metricsPort ? createMetrics([...routePaths(build.routes), FUNNEL_PATH], () => inbox.stats()) : undefined;
-const inbox = createLeadInbox(config, log, metrics?.events);
+// A client's address as the lead store, drafts and the funnel tell clients apart: a keyed hash,
+// never the address, with a key this process never writes down (so no store holds an address).
+const addressCode = addressCodes();
+/** The code of a request's client: its address bucket (rate-limits.ts), hashed. */
+const clientCode = (req: express.Request) => addressCode(clientKey(req.ip));
+const inbox = createLeadInbox(config, log, addressCode, metrics?.events);
 try {
   await inbox.start(); // picks up whatever was pending when the server last stopped
 } catch (error) {
@@ -70,9 +75,6 @@ try {
 const drafts = createDraftStore({ redisUrl: config.redisUrl, log });
 const funnel = createFunnel({ file: config.funnelDb, redisUrl: config.redisUrl, log, counted: metrics?.counted, settings: config.sources });
 const privacy = privacyFacts(config);
-// A client's address as drafts and the funnel tell clients apart: a keyed hash, never the address,
-// with a key this process never writes down (so Redis and memory hold no address).
-const addressCode = addressCodes();
 // /healthz answers 503 from the moment a stop begins (on connections still open).
 let stopping = false;
 // Public pages kept as compressed bytes (decision 0014), none in development, where the build
@@ -128,10 +130,7 @@ const publicFiles = express.static("public", { maxAge: "1h", index: false, redir
 // Pages have no extension: only paths that look like files cost a look in public/.
 app.use((req, res, next) => (path.extname(req.path) ? publicFiles(req, res, next) : next()));
 app.post("*", formPosts({ limits, log, events: metrics?.formPosts }));
-app.post(
-  FUNNEL_PATH,
-  funnelBeacon({ count: (req, request, event, source) => funnel.count(request, event, source, addressCode(clientKey(req.ip))), sources: config.sources }),
-);
+app.post(FUNNEL_PATH, funnelBeacon({ count: (req, request, event, source) => funnel.count(request, event, source, clientCode(req)), sources: config.sources }));
 app.all(
   "*",
   remixHandler(config.dev ? async () => build : build, config.dev ? "development" : "production", (req, res) => ({
@@ -139,11 +138,11 @@ app.all(
     submitLead: (lead) => inbox.submit(res.locals.form, lead),
     serving: () => !stopping,
     // What a request saves is charged to its client, as its rate limits are (decision 0034).
-    drafts: drafts.forClient(addressCode(clientKey(req.ip))),
+    drafts: drafts.forClient(clientCode(req)),
     privacy,
     bookingUrl: config.bookingUrl,
     log,
-    countVisit: (request, event, source) => funnel.count(request, event, source, addressCode(clientKey(req.ip))),
+    countVisit: (request, event, source) => funnel.count(request, event, source, clientCode(req)),
     sources: config.sources,
   })),
 );

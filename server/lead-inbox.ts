@@ -28,7 +28,8 @@ export function addressCodes(key = randomBytes(32)) {
   return (client: string) => createHmac("sha256", key).update(client).digest("base64url").slice(0, 22);
 }
 
-export function createLeadInbox(config: Config, log: Logger, events?: LeadEvents) {
+/** `codeOf`: the process's address codes (addressCodes), the same ones drafts and the funnel use. */
+export function createLeadInbox(config: Config, log: Logger, codeOf: (client: string) => string, events?: LeadEvents) {
   const options = {
     dbFile: config.leadsDb,
     transport: createTransport(config.delivery),
@@ -40,7 +41,6 @@ export function createLeadInbox(config: Config, log: Logger, events?: LeadEvents
     leaseMs: config.delivery.timeoutMs + 5_000,
   };
   const queue = config.redisUrl ? createRedisQueue({ ...options, redisUrl: config.redisUrl }) : createSqliteQueue(options);
-  const codeOf = addressCodes();
   return {
     start: () => queue.start(),
     stats: () => queue.stats(),

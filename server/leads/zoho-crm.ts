@@ -123,18 +123,10 @@ export function leadSourceOf(source: Source | undefined, settings: Pick<ZohoSett
 
 /** The lead's mappable parts: the form's, and its source's (none for a lead stored before it carried one). */
 function partsOf(lead: StoredLead): Partial<Record<Mappable, string>> {
-  const source = lead.source && sourceParts(lead.source);
-  return {
-    ...lead.fields,
-    ...(source && {
-      source: source.text,
-      source_kind: source.kind,
-      utm_source: source.utm_source,
-      utm_medium: source.utm_medium,
-      utm_campaign: source.utm_campaign,
-      referrer: source.referrer,
-    }),
-  };
+  if (!lead.source) return { ...lead.fields };
+  // sourceParts names the utm values and the referrer as MAPPABLE does; its words and kind are `source`, `source_kind`.
+  const { text, kind, ...named } = sourceParts(lead.source);
+  return { ...lead.fields, source: text, source_kind: kind, ...named };
 }
 
 /**
