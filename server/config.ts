@@ -121,7 +121,8 @@ const schema = z
       "must be a comma-separated list of names (a-z, 0-9, . and -, up to 40 each; not direct, other or link)",
     ),
     REFERRER_SITES: list(bareHost, (host) => HOST.test(host), "must be a comma-separated list of host names"),
-    REDIS_URL: z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" }).optional(),
+    // Containers that share the work share one PostgreSQL (decision 0046); unset, SQLite in DATA_DIR.
+    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// or postgresql:// URL" }).optional(),
     APP_VERSION: z.string().optional(),
     // A booking page the thanks link to (Cal.com, Calendly): https only, since it becomes a link on our page.
     BOOKING_URL: z.url({ protocol: /^https$/, error: "must be an https URL" }).optional(),
@@ -153,6 +154,11 @@ export type Config = ReturnType<typeof parseConfig>;
 /** Throws an Error with one line, e.g. "Invalid configuration: PORT must be a port number". */
 export function parseConfig(env: Record<string, string | undefined>, version: string) {
   const present = Object.fromEntries(Object.entries(env).map(([name, value]) => [name, value?.trim() || undefined]));
+  // Redis is retired (decision 0046): started with it set, the site would quietly share nothing.
+  if (present.REDIS_URL)
+    throw new Error(
+      "Invalid configuration: REDIS_URL is no longer used; containers share work through DATABASE_URL=postgres://… now. See docs/operations.md#from-redis-to-postgresql for the migration",
+    );
   const result = schema.safeParse(present);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${String(issue.path[0] ?? "environment")} ${issue.message}`);
@@ -166,13 +172,13 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
     metricsPort: e.METRICS_PORT,
     version: e.APP_VERSION ?? version,
     trustProxy: e.TRUST_PROXY,
-    redisUrl: e.REDIS_URL,
+    databaseUrl: e.DATABASE_URL,
     bookingUrl: e.BOOKING_URL,
     sources: { names: new Set(e.CAMPAIGNS), sites: e.REFERRER_SITES },
-    /** Everything the server writes lives here: the lead database and (by default) the outbox. */
+    /** Everything the server writes lives here: without DATABASE_URL the lead database, and (by default) the outbox. */
     dataDir: e.DATA_DIR,
     leadsDb: join(e.DATA_DIR, "leads.db"),
-    /** The calculator funnel's counters (server/funnel.ts), when REDIS_URL does not hold them. */
+    /** The calculator funnel's counters (server/funnel.ts), without DATABASE_URL. */
     funnelDb: join(e.DATA_DIR, "funnel.db"),
     retentionDays: e.LEAD_RETENTION_DAYS,
     leadsPerHour: e.LEADS_PER_HOUR,
@@ -220,14 +226,14 @@ export function privacyFacts(config: Config): PrivacyFacts {
   };
 }
 
-/** What the start log says about the configuration: no key, no Zoho secret, no Redis credentials. */
+/** What the start log says about the configuration: no key, no Zoho secret, no database password. */
 export function describeConfig(config: Config) {
   const { provider, inbox, outboxFile, timeoutMs, accessKey, endpoint, zoho } = config.delivery;
   return {
     version: config.version,
     metricsPort: config.metricsPort ?? null,
     trustProxy: config.trustProxy,
-    leadStore: config.redisUrl ? `redis ${new URL(config.redisUrl).host}, fallback ${config.leadsDb}` : config.leadsDb,
+    leadStore: config.databaseUrl ? `postgres ${new URL(config.databaseUrl).host}${new URL(config.databaseUrl).pathname}` : config.leadsDb,
     leadRetentionDays: config.retentionDays,
     leadsPerHour: config.leadsPerHour,
     bookingUrl: config.bookingUrl ?? null,

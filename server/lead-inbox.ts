@@ -3,17 +3,16 @@
  * (docs/product.md, "A lead's path"). The honeypot applies here, whatever the action does; then the
  * lead is stored, before the visitor is thanked, with its address's code (decision 0031): past its
  * address's share it is held, not refused, and only an address with as many leads held as it may
- * is told so. It is delivered in the background until the form service confirms it: from the
- * embedded SQLite store by default (leads/sqlite-queue.ts); with REDIS_URL, Redis (BullMQ) is the
- * queue and the SQLite store the record (leads/redis-queue.ts). What both do alike: leads/pipeline.ts.
+ * is told so. It is delivered in the background until the form service confirms it
+ * (leads/queue.ts), from the store every container shares (decision 0046).
  */
 import { createHmac, randomBytes } from "node:crypto";
 import type { Lead, LeadAnswer } from "~/context";
 import type { Config } from "./config";
+import type { Db } from "./db";
 import type { CheckedPost } from "./form-posts";
-import { createRedisQueue } from "./leads/redis-queue";
+import { createLeadQueue } from "./leads/queue";
 import { PER_ADDRESS } from "./leads/schedule";
-import { createSqliteQueue } from "./leads/sqlite-queue";
 import { AddressFull } from "./leads/store";
 import { createTransport } from "./leads/transport";
 import type { LeadEvents } from "./leads/types";
@@ -29,9 +28,9 @@ export function addressCodes(key = randomBytes(32)) {
 }
 
 /** `codeOf`: the process's address codes (addressCodes), the same ones drafts and the funnel use. */
-export function createLeadInbox(config: Config, log: Logger, codeOf: (client: string) => string, events?: LeadEvents) {
-  const options = {
-    dbFile: config.leadsDb,
+export function createLeadInbox(config: Config, db: Db, log: Logger, codeOf: (client: string) => string, events?: LeadEvents) {
+  const queue = createLeadQueue({
+    db,
     transport: createTransport(config.delivery),
     log,
     events,
@@ -39,8 +38,7 @@ export function createLeadInbox(config: Config, log: Logger, codeOf: (client: st
     perHour: config.leadsPerHour,
     // A claimed delivery stays this process's a little longer than one attempt may take.
     leaseMs: config.delivery.timeoutMs + 5_000,
-  };
-  const queue = config.redisUrl ? createRedisQueue({ ...options, redisUrl: config.redisUrl }) : createSqliteQueue(options);
+  });
   return {
     start: () => queue.start(),
     stats: () => queue.stats(),

@@ -5,7 +5,7 @@
  * clears; `failing` is what the metrics show meanwhile.
  */
 import type { Logger } from "../log";
-import { sqliteCause } from "./database";
+import { causeOf } from "../db";
 
 const FIRST_WAIT_MS = 1_000;
 const LONGEST_WAIT_MS = 60_000;
@@ -22,7 +22,7 @@ export function storeFaults(log: Logger, now: () => number) {
     failed(error: unknown, operation: "read" | "write", fields: Record<string, unknown> = {}) {
       if (fault) return;
       fault = { since: now(), waitMs: FIRST_WAIT_MS };
-      log.error({ err: error, ...sqliteCause(error), ...fields }, `lead_store_${operation}_failed`);
+      log.error({ err: error, ...causeOf(error), ...fields }, `lead_store_${operation}_failed`);
     },
     /** The loop's own look failed: the next one waits twice as long (other failures meanwhile do not add up). */
     lookFailed(error: unknown) {

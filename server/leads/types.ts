@@ -32,7 +32,7 @@ export interface Transport {
 
 /** What /healthz reports: counts and ages, never anything a visitor typed. */
 export interface LeadStats {
-  store: "sqlite" | "redis";
+  store: "sqlite" | "postgres";
   /** False while the store fails: from a write that failed (a lead, an outcome) or a look that did, until a write goes through. */
   writable: boolean;
   /** The store is not open, or fails (as above): the delivery loop waits meanwhile. */
@@ -42,7 +42,6 @@ export interface LeadStats {
   held: number;
   parked: number;
   oldestPendingSeconds: number | null;
-  redis?: "ready" | "down";
 }
 
 /**
@@ -70,22 +69,4 @@ export interface Accepted {
  */
 export interface LeadOrigin {
   group?: string;
-}
-
-export interface LeadQueue {
-  /**
-   * Stores the lead durably and schedules its delivery; resolves with its id once stored, and
-   * `first: false` with the first one's id when the same form was already stored. Rejects with
-   * AddressFull (store.ts) when its address already has as many leads held as it may.
-   */
-  accept(lead: Lead, origin?: LeadOrigin): Promise<Accepted>;
-  stats(): LeadStats;
-  /** Opens the store and starts delivering, picking up whatever was pending. */
-  start(): Promise<void>;
-  /**
-   * Stops delivering, waits for attempts in flight (those still waiting for an answer when `cut`
-   * aborts end at once: outcome `stopped`), releases the store; with Redis, a Redis that does not
-   * answer holds it for a second at most.
-   */
-  close(cut?: AbortSignal): Promise<void>;
 }

@@ -1,0 +1,291 @@
+/**
+ * The one place SQLite and PostgreSQL differ (decision 0046). Every store (the leads, drafts,
+ * the funnel's counts) writes its SQL once, with `?` for parameters and three words this module
+ * translates: `{int}` (a 64-bit integer column), `{strict}` (SQLite's type checks) and
+ * `{skip_locked}` (PostgreSQL's `FOR UPDATE SKIP LOCKED`: a row another container is claiming
+ * is passed over, not waited for). SQLite is Node's `node:sqlite` in the data folder: one writer
+ * at a time, its lock waited for on a timer (decision 0039); PostgreSQL is `pg`'s pool, every
+ * query bounded in time so an unreachable database fails a request instead of holding it.
+ */
+import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { setTimeout as pause } from "node:timers/promises";
+import pg from "pg";
+import { systemClock } from "./leads/clock";
+
+export type Param = string | number | null;
+export type Row = Record<string, unknown>;
+
+/** What a store runs its SQL on: the database, or one transaction of it. */
+export interface Sql {
+  all(sql: string, params?: Param[]): Promise<Row[]>;
+  get(sql: string, params?: Param[]): Promise<Row | undefined>;
+  /** Runs a write; resolves with the rows it changed. */
+  run(sql: string, params?: Param[]): Promise<number>;
+}
+
+export interface Db extends Sql {
+  engine: "sqlite" | "postgres";
+  /** Where it is, for logs: the file, or the server and database (never a password). */
+  where: string;
+  /**
+   * One transaction. `exclusive`: one at a time across every process (SQLite's write lock; on
+   * PostgreSQL an advisory lock), for a decision read and written together (a lead's ceiling).
+   */
+  transaction<T>(work: (tx: Sql) => Promise<T>, options?: { exclusive?: boolean }): Promise<T>;
+  /**
+   * The clock claims are measured on (decision 0046), read now: SQLite's processes share the
+   * host's monotonic clock; containers sharing PostgreSQL read the database's.
+   */
+  leaseNow(): Promise<number>;
+  /** What the name of every claim this clock measures starts with: on SQLite the host's boot, so a claim made before a reboot never counts. */
+  leasePrefix: string;
+  /** Folds SQLite's WAL into the database (at start; close does too); nothing on PostgreSQL. */
+  checkpoint(): Promise<void>;
+  close(): Promise<void>;
+  /** PostgreSQL's pool, for a library that keeps its own table there (rate-limiter-flexible). */
+  pool?: pg.Pool;
+}
+
+/**
+ * Why a store could not be opened: the server refuses to start and says this (no lead data).
+ * `errcode`: SQLite's, when it said why.
+ */
+export class StoreUnusable extends Error {
+  readonly reason: string;
+  readonly errcode?: number;
+  constructor(where: string, reason: string, errcode?: number) {
+    super(`the lead store ${where} cannot be used: ${reason}`);
+    this.name = "StoreUnusable";
+    this.reason = reason;
+    this.errcode = errcode;
+  }
+}
+
+/** The database's own short words for a failed call ("database or disk is full", a SQLSTATE), never our data. */
+export function causeOf(error: unknown): { code?: number | string; cause?: string } {
+  const e = error as { errcode?: unknown; errstr?: unknown; code?: unknown; message?: unknown } | null;
+  if (typeof e?.errcode === "number") return { code: e.errcode, cause: typeof e.errstr === "string" ? e.errstr : undefined };
+  if (typeof e?.code === "string") return { code: e.code, cause: typeof e.message === "string" ? e.message : undefined };
+  return {};
+}
+
+const DIALECTS = {
+  sqlite: { "{int}": "INTEGER", "{strict}": " STRICT", "{skip_locked}": "" },
+  postgres: { "{int}": "BIGINT", "{strict}": "", "{skip_locked}": "FOR UPDATE SKIP LOCKED" },
+};
+function translate(sql: string, engine: Db["engine"]) {
+  const words = sql.replace(/\{\w+\}/g, (word) => DIALECTS[engine][word as "{int}"] ?? word);
+  let n = 0;
+  return engine === "sqlite" ? words : words.replace(/\?/g, () => `$${++n}`);
+}
+
+/** DATABASE_URL set: PostgreSQL, shared by every store; else SQLite, `file` in the data folder. */
+export const openDb = (where: { databaseUrl?: string; file: string }, options: SqliteOptions = {}): Db =>
+  where.databaseUrl ? openPostgres(where.databaseUrl) : openSqlite(where.file, options);
+
+// ---------------------------------------------------------------------------------------------
+// SQLite
+
+const BUSY = 5; // SQLITE_BUSY (and its extended codes): another process holds a lock, for now
+const isBusy = (error: unknown) => ((Number(causeOf(error).code) || 0) & 0xff) === BUSY;
+
+/**
+ * How long a call waits for another process's lock before it fails: another server's or the
+ * operator's write holds it for milliseconds; held for seconds, the holder is stuck.
+ */
+export const BUSY_WAIT_MS = 3_000;
+
+/**
+ * Runs `work`, and again while another process holds a lock it needs (SQLITE_BUSY, met at once:
+ * the connection's own wait is 0), for up to `withinMs`. The waits are timers: the event loop
+ * serves everything else meanwhile (decision 0039).
+ */
+export async function retryWhileBusy<T>(work: () => T, withinMs = BUSY_WAIT_MS): Promise<T> {
+  const deadline = performance.now() + withinMs;
+  for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
+    try {
+      return work();
+    } catch (error) {
+      const left = deadline - performance.now();
+      if (!isBusy(error) || left <= 0) throw error;
+      await pause(Math.min(wait, left));
+    }
+  }
+}
+
+interface SqliteOptions {
+  /** FULL (each commit on disk: leads) or NORMAL (counts: a power cut may lose the last ones, never the file). */
+  synchronous?: "FULL" | "NORMAL";
+  /** SQLite's own blocking wait for a lock: 0 in the server; the operator's command, which has nothing else to do, waits. */
+  timeout?: number;
+  /** The schema version a file may have been written with; a newer one is refused, untouched. */
+  version?: number;
+}
+
+/**
+ * Opens (creating) the SQLite file, its folder 0700 and files 0600. An existing file is checked
+ * read-only first (`quick_check`, its schema version), so one the server cannot read is refused,
+ * never "repaired"; a read-only file or folder is refused at start rather than failing every visitor.
+ */
+function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }: SqliteOptions): Db {
+  const unusable = (reason: string, code?: number) => new StoreUnusable(file, reason, code);
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  if (existsSync(file) && !statSync(file).isFile()) throw unusable("it is not a file");
+  for (const path of [dirname(file), ...(existsSync(file) ? [file] : [])]) {
+    try {
+      accessSync(path, constants.W_OK);
+    } catch (error) {
+      throw unusable(`${path === file ? "it" : "its folder"} is read-only (${(error as { code?: string }).code ?? "EACCES"})`);
+    }
+  }
+  const opened = (readOnly: boolean) => {
+    try {
+      return new DatabaseSync(file, { readOnly, timeout });
+    } catch (error) {
+      const { code, cause } = causeOf(error);
+      throw unusable(cause ?? "it cannot be opened", Number(code) || undefined);
+    }
+  };
+  if (existsSync(file)) {
+    const check = opened(true);
+    try {
+      const said = check.prepare("PRAGMA quick_check").all().map((row) => Object.values(row)[0]);
+      if (said.join() !== "ok") throw unusable("SQLite's quick_check found damage");
+      const written = Number(check.prepare("PRAGMA user_version").get()?.user_version);
+      if (version !== undefined && written > version) throw unusable(`it was written by a newer version (schema ${written})`);
+    } catch (error) {
+      if (error instanceof StoreUnusable) throw error;
+      const { code, cause } = causeOf(error);
+      throw unusable(cause ?? "it cannot be read", Number(code) || undefined);
+    } finally {
+      check.close();
+    }
+  } else closeSync(openSync(file, "a", 0o600)); // made by us, so SQLite gives -wal and -shm its mode
+  for (const path of [dirname(file), file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      chmodSync(path, path === dirname(file) ? 0o700 : 0o600);
+    } catch {
+      // -wal and -shm exist only while a connection is open
+    }
+  }
+  const db = opened(false);
+  try {
+    db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous}; PRAGMA secure_delete = ON;`);
+  } catch (error) {
+    db.close();
+    const { code, cause } = causeOf(error);
+    throw unusable(cause ?? "it cannot be opened", Number(code) || undefined);
+  }
+
+  // One call at a time on the connection: a transaction's awaits must not let another call in.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = queue.then(work, work);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+  const statement = (sql: string) => db.prepare(translate(sql, "sqlite"));
+  const now: Sql = {
+    all: async (sql, params = []) => statement(sql).all(...params),
+    get: async (sql, params = []) => statement(sql).get(...params),
+    run: async (sql, params = []) => Number(statement(sql).run(...params).changes),
+  };
+  const waited: Sql = {
+    all: (sql, params) => serial(() => retryWhileBusy(() => statement(sql).all(...(params ?? [])))),
+    get: (sql, params) => serial(() => retryWhileBusy(() => statement(sql).get(...(params ?? [])))),
+    run: (sql, params) => serial(() => retryWhileBusy(() => Number(statement(sql).run(...(params ?? [])).changes))),
+  };
+  return {
+    engine: "sqlite",
+    where: file,
+    ...waited,
+    // BEGIN IMMEDIATE takes the write lock first, so what a transaction reads is current.
+    transaction: (work) =>
+      serial(async () => {
+        await retryWhileBusy(() => db.exec("BEGIN IMMEDIATE"));
+        try {
+          const result = await work(now);
+          db.exec("COMMIT");
+          return result;
+        } catch (error) {
+          if (db.isTransaction) db.exec("ROLLBACK");
+          throw error;
+        }
+      }),
+    leaseNow: async () => systemClock.monotonic(),
+    leasePrefix: `${systemClock.boot}/`,
+    checkpoint: () =>
+      serial(async () => {
+        try {
+          db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        } catch {
+          // not needed for correctness (the WAL is the data until then); a full disk or a lock postpones it
+        }
+      }),
+    close: () =>
+      serial(async () => {
+        if (!db.isOpen) return;
+        try {
+          db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        } catch {
+          // the WAL stays the data until the next start folds it
+        }
+        db.close();
+      }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL
+
+/** Whatever holds PostgreSQL (down, paused, a lock another container keeps), a call fails within seconds. */
+const PG_LIMITS = {
+  connectionTimeoutMillis: 3_000,
+  query_timeout: 5_000,
+  // Server-side too: a container paused mid-transaction (SIGSTOP) lets its locks go.
+  options: "-c statement_timeout=5000 -c lock_timeout=3000 -c idle_in_transaction_session_timeout=10000",
+  keepAlive: true,
+};
+
+function openPostgres(url: string): Db {
+  // BIGINT (times in ms, counts) as numbers: every value this site keeps is far below 2^53.
+  const types = { getTypeParser: (oid: number, format?: string) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format as "text")) };
+  const pool = new pg.Pool({ connectionString: url, max: 8, ...PG_LIMITS, types });
+  // A connection lost while idle (PostgreSQL restarted): the pool drops it; the next call connects again.
+  pool.on("error", () => undefined);
+  const on = (client: pg.Pool | pg.PoolClient): Sql => ({
+    all: async (sql, params = []) => (await client.query(translate(sql, "postgres"), params)).rows as Row[],
+    get: async (sql, params = []) => (await client.query(translate(sql, "postgres"), params)).rows[0] as Row | undefined,
+    run: async (sql, params = []) => (await client.query(translate(sql, "postgres"), params)).rowCount ?? 0,
+  });
+  const { host, pathname } = new URL(url);
+  return {
+    engine: "postgres",
+    where: `${host}${pathname}`,
+    ...on(pool),
+    async transaction(work, { exclusive = false } = {}) {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query("BEGIN");
+        // One key for the site's exclusive transactions: intake and release decide from counts.
+        if (exclusive) await client.query("SELECT pg_advisory_xact_lock(4046)");
+        const result = await work(on(client));
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch((lost: Error) => (broken = lost));
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
+    leaseNow: async () => Number((await pool.query("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now")).rows[0].now),
+    leasePrefix: "",
+    checkpoint: async () => undefined,
+    close: () => pool.end(),
+    pool,
+  };
+}
