@@ -242,10 +242,10 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }
 
 /** Whatever holds PostgreSQL (down, paused, a lock another container keeps), a call fails within seconds. */
 const PG_LIMITS = {
-  connectionTimeoutMillis: 3_000,
-  query_timeout: 5_000,
+  connectionTimeoutMillis: 2_000,
+  query_timeout: 3_000,
   // Server-side too: a container paused mid-transaction (SIGSTOP) lets its locks go.
-  options: "-c statement_timeout=5000 -c lock_timeout=3000 -c idle_in_transaction_session_timeout=10000",
+  options: "-c statement_timeout=3000 -c lock_timeout=2000 -c idle_in_transaction_session_timeout=10000",
   keepAlive: true,
 };
 

@@ -21,6 +21,7 @@ import { pageVariants } from "~/page-variants.server";
 import { version } from "../package.json";
 import { oneAddress } from "./canonical-path";
 import { type Config, describeConfig, parseConfig, privacyFacts, proxyExpectedButUntrusted } from "./config";
+import { openDb } from "./db";
 import { createDraftStore } from "./drafts";
 import { formPosts } from "./form-posts";
 import { createFunnel, lastDays } from "./funnel";
@@ -56,7 +57,11 @@ const BUILD = path.resolve("build/index.js");
 const importBuild = (): Promise<ServerBuild> => import(`${pathToFileURL(BUILD).href}?t=${Date.now()}`);
 let build = await importBuild();
 
-const limits = createRateLimits(config.redisUrl, log);
+// One database for everything the server keeps (decision 0046): SQLite in DATA_DIR, or the
+// PostgreSQL every container shares; the funnel's counts in a file of their own on SQLite.
+const db = openDb({ databaseUrl: config.databaseUrl, file: config.leadsDb });
+const countsDb = config.databaseUrl ? db : openDb({ file: config.funnelDb }, { synchronous: "NORMAL" });
+const limits = createRateLimits(config.databaseUrl ? db : undefined, log);
 // Metrics only with METRICS_PORT; the gauges read the queue's figures when scraped.
 const metrics = config.metricsPort ? createMetrics([...routePaths(build.routes), FUNNEL_PATH], () => inbox.stats()) : undefined;
 // A client's address as the lead store, drafts and the funnel tell clients apart: a keyed hash,
@@ -64,16 +69,16 @@ const metrics = config.metricsPort ? createMetrics([...routePaths(build.routes),
 const addressCode = addressCodes();
 /** The code of a request's client: its address bucket (rate-limits.ts), hashed. */
 const clientCode = (req: express.Request) => addressCode(clientKey(req.ip));
-const inbox = createLeadInbox(config, log, addressCode, metrics?.events);
+const inbox = createLeadInbox(config, db, log, addressCode, metrics?.events);
 try {
   await inbox.start(); // picks up whatever was pending when the server last stopped
 } catch (error) {
   // A store that cannot be read stops the start, untouched (decision 0012).
-  log.error({ file: config.leadsDb, error: (error as Error).message }, "lead_store_unusable");
+  log.error({ store: db.where, error: (error as Error).message }, "lead_store_unusable");
   process.exit(1);
 }
-const drafts = createDraftStore({ redisUrl: config.redisUrl, log });
-const funnel = createFunnel({ file: config.funnelDb, redisUrl: config.redisUrl, log, counted: metrics?.counted, settings: config.sources });
+const drafts = createDraftStore({ db, log });
+const funnel = createFunnel({ db: countsDb, log, counted: metrics?.counted, settings: config.sources });
 const privacy = privacyFacts(config);
 // /healthz answers 503 from the moment a stop begins (on connections still open).
 let stopping = false;
@@ -177,7 +182,7 @@ server.listen(config.port, config.host, () => {
 /**
  * The stop (docs/operations.md#stopping), at most 15 s from the signal to the exit: requests and
  * deliveries in flight get DRAIN_MS, then are cut; an outcome waiting for another process's lock
- * 3 s more (retryWhileBusy), Redis 1.5 s (redis.ts), the log LOG_DRAIN_MS and a second at exit
+ * 3 s more (retryWhileBusy), PostgreSQL 3 s (db.ts), the log LOG_DRAIN_MS and a second at exit
  * (log.ts): all at once, still within STOP_LIMIT_MS, the last resort should anything else hold the
  * stop: `shutdown_error` and exit 1 (decision 0040).
  */
@@ -213,6 +218,7 @@ const stop = closeWithGrace(
       funnel.close(),
       metricsListener && new Promise((resolve) => metricsListener.close(resolve)),
     ]);
+    await Promise.all([db.close(), countsDb !== db && countsDb.close()]);
     log.info({}, "stopped");
     await flushLog(log, LOG_DRAIN_MS);
   },

@@ -13,7 +13,7 @@ import type { Db } from "./db";
 import type { CheckedPost } from "./form-posts";
 import { createLeadQueue } from "./leads/queue";
 import { PER_ADDRESS } from "./leads/schedule";
-import { AddressFull } from "./leads/store";
+import { AddressFull, moveIntoPostgres } from "./leads/store";
 import { createTransport } from "./leads/transport";
 import type { LeadEvents } from "./leads/types";
 import type { Logger } from "./log";
@@ -40,7 +40,12 @@ export function createLeadInbox(config: Config, db: Db, log: Logger, codeOf: (cl
     leaseMs: config.delivery.timeoutMs + 5_000,
   });
   return {
-    start: () => queue.start(),
+    async start() {
+      // An SQLite store left in the data folder, met with DATABASE_URL: its leads move in first.
+      const moved = await moveIntoPostgres(db, config.leadsDb);
+      if (moved !== undefined) log.warn({ from: config.leadsDb, to: db.where, leads: moved }, "leads_moved_into_postgresql");
+      await queue.start();
+    },
     stats: () => queue.stats(),
     close: (cut?: AbortSignal) => queue.close(cut),
     async submit(post: CheckedPost | undefined, lead: Lead): Promise<LeadAnswer> {

@@ -1,14 +1,13 @@
 /**
  * `npm run leads -- <command>`: what an operator needs to see and move the lead store, with the
- * server running or not (DATA_DIR and REDIS_URL as the server has them). It reads and changes the
- * SQLite database directly; SQLite's locks keep it safe beside a running server, which picks up a
- * change within a few seconds. A lock a server holds is waited for up to 3 s a statement, by SQLite
- * itself: a command has nothing else to do meanwhile, unlike the server (decision 0039).
+ * server running or not (DATA_DIR and DATABASE_URL as the server has them). It reads and changes
+ * the store directly, in transactions, so it is safe beside running servers, which pick up a
+ * change within a few seconds. On SQLite a lock a server holds is waited for up to 3 s a
+ * statement, by SQLite itself: a command has nothing else to do meanwhile (decision 0039).
  *
- *   list             pending, held and parked leads: id, kind, status, age, why (no personal data);
- *                    and leads delivered to Zoho CRM still kept here, with the CRM record's id;
- *                    with Redis, a lead this store handed over counts as pending until Redis says
- *                    it was delivered, so what Redis lost still shows
+ *   list             pending, held and parked leads: id, kind, status, age, why (no personal data:
+ *                    a parked lead's reason with the service's status, e.g. "http 401"); and leads
+ *                    delivered to Zoho CRM still kept here, with the CRM record's id
  *   export           the same leads in full, one JSON object per line (personal data)
  *   retry [id …]     re-queue parked leads (all, or those named), e.g. after fixing a wrong key
  *   release [id …]   send on leads held over the hourly ceiling (all, or those named)
@@ -24,27 +23,12 @@
  */
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { Queue, type Job } from "bullmq";
-import type { Redis } from "ioredis";
 import { version } from "../../package.json";
 import { type Config, parseConfig } from "../config";
-import { operatorConnection } from "../redis";
+import { BUSY_WAIT_MS, causeOf, openDb, type Db } from "../db";
 import { lastDays, NAMED_SOURCES, namedSources, openFunnel, percent, type SourceWorth, sourceWorth, STEP_NAMES, stepFigures, type Worth } from "../funnel";
-import { QUEUE, whereInRedis, type QueuedLead } from "./redis-shared";
-import { BUSY_WAIT_MS, sqliteCause } from "./database";
 import { askOnTerminal, personalData } from "./personal-data";
-import { openStore, type LeadRow, type LeadStore } from "./store";
-
-interface Row {
-  id: string;
-  kind: string;
-  acceptedAt: number;
-  status: "pending" | "held" | "parked";
-  reason?: string;
-  lead: QueuedLead | null;
-  /** The dedupe key: the job's id in Redis. */
-  key: string;
-}
+import { leadStore, VERSION, type LeadRow } from "./store";
 
 const USAGE =
   "usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]";
@@ -57,57 +41,19 @@ function age(ms: number): string {
   return minutes < 60 ? `${minutes}m` : minutes < 48 * 60 ? `${Math.floor(minutes / 60)}h` : `${Math.floor(minutes / 1440)}d`;
 }
 
-const fromStore = (r: LeadRow): Row => ({
-  id: r.id,
-  kind: r.kind,
-  acceptedAt: r.firstAcceptedAt,
-  status: r.status as Row["status"],
-  reason: r.parkedReason ?? undefined,
-  lead: r.lead,
-  key: r.key ?? r.id,
-});
-
-const redisOf = (config: Config) => (config.redisUrl ? operatorConnection(config.redisUrl) : undefined);
-
-const fromRedis = (job: Job<QueuedLead>, status: Row["status"], reason?: string): Row => ({
-  id: job.data.id,
-  kind: job.data.kind,
-  acceptedAt: job.data.acceptedAt,
-  status,
-  reason,
-  lead: job.data,
-  key: job.id ?? job.data.id,
-});
+/** Why a lead is parked, as the operator acts on it: the service's status beside its reason ("http 401": the key). */
+const why = (row: LeadRow) => [row.parkedReason, row.parkedStatus].filter((part) => part !== null).join(" ");
 
 /**
- * The leads to show: this store's pending, held and parked ones; with Redis, its queued and parked
- * jobs, and the leads this store handed over that Redis lost (pending). Not `complete` when a
- * lead's text or Redis could not be read (each said on `err`).
+ * The store as the server has it (DATABASE_URL, else DATA_DIR's SQLite file, which must exist: a
+ * command never makes an empty one), or a line saying why not.
  */
-async function leadsToShow(store: LeadStore | undefined, redis: Redis | undefined, queue: Queue<QueuedLead> | undefined, err: (line: string) => void) {
-  let complete = true;
-  const rows: Row[] = store ? store.list(["pending", "held", "parked"]).map(fromStore) : [];
-  // Handed to Redis, not yet confirmed delivered: pending, unless Redis says otherwise below.
-  let handed: Row[] = store ? store.list(["handed"]).map((r) => ({ ...fromStore(r), status: "pending" as const })) : [];
-  for (const row of [...rows, ...handed].filter((r) => r.lead === null)) {
-    complete = false;
-    err(`leads: the text of lead ${row.id} could not be read`);
+export function storeOf(config: Config, err: (line: string) => void): Db | undefined {
+  if (!config.databaseUrl && !existsSync(config.leadsDb)) {
+    err(`leads: no lead store at ${config.leadsDb} yet (DATA_DIR=${config.dataDir})`);
+    return undefined;
   }
-  if (redis && queue) {
-    try {
-      // Still queued there: listed from Redis; delivered: done. What Redis lost stays pending here.
-      const where = await whereInRedis(redis, queue, handed);
-      handed = handed.filter((_, i) => where[i] === "missing");
-      for (const job of await queue.getJobs(["waiting", "delayed", "active", "prioritized"])) rows.push(fromRedis(job, "pending"));
-      for (const job of await queue.getJobs(["failed"])) rows.push(fromRedis(job, "parked", job.failedReason));
-    } catch (error) {
-      complete = false;
-      err(`leads: Redis could not be read (${(error as Error).name}); showing the local store only`);
-    }
-  }
-  const known = new Set(rows.map((row) => row.id));
-  rows.push(...handed.filter((row) => !known.has(row.id)));
-  return { rows, complete };
+  return openDb({ databaseUrl: config.databaseUrl, file: config.leadsDb }, { timeout: BUSY_WAIT_MS, version: VERSION });
 }
 
 /**
@@ -149,81 +95,49 @@ export async function runCli(
     err(`leads: Unexpected argument '${ids[0]}'. funnel takes no ids`);
     return 2;
   }
-  let store: LeadStore | undefined;
-  if (existsSync(config.leadsDb)) {
-    try {
-      store = openStore(config.leadsDb, undefined, { timeout: BUSY_WAIT_MS });
-    } catch (error) {
-      err(`leads: ${(error as Error).message}; nothing was changed`);
-      return 1;
-    }
-  } else err(`leads: no lead store at ${config.leadsDb} yet (DATA_DIR=${config.dataDir})`);
-  const redis = redisOf(config);
-  const queue = redis && new Queue<QueuedLead>(QUEUE.name, { connection: redis, prefix: QUEUE.prefix });
+  let db: Db | undefined;
   try {
-    const { rows, complete } = await leadsToShow(store, redis, queue, err);
-    const wanted = (id: string) => ids.length === 0 || ids.includes(id);
+    db = storeOf(config, err);
+    if (!db) return command === "status" || command === "list" || command === "export" ? 0 : 1;
+    const store = leadStore(db);
+    const rows = await store.list(["pending", "held", "parked"]);
+    const unreadable = rows.filter((row) => row.lead === null);
+    for (const row of unreadable) err(`leads: the text of lead ${row.id} could not be read`);
     if (command === "list") {
       out(["id", "kind", "status", "age", "reason"].join("\t"));
-      for (const row of rows) out([row.id, row.kind, row.status, age(Date.now() - row.acceptedAt), row.reason ?? ""].join("\t"));
+      for (const row of rows) out([row.id, row.kind, row.status, age(Date.now() - row.firstAcceptedAt), why(row)].join("\t"));
       // Delivered to a CRM (Zoho CRM) and still kept here: the record each lead became there.
-      for (const row of store?.inCrm() ?? []) out([row.id, row.kind, "delivered", age(Date.now() - row.firstAcceptedAt), `record ${row.record}`].join("\t"));
+      for (const row of await store.inCrm()) out([row.id, row.kind, "delivered", age(Date.now() - row.firstAcceptedAt), `record ${row.record}`].join("\t"));
     } else if (command === "export") {
-      for (const row of rows) if (row.lead) out(JSON.stringify({ ...row.lead, status: row.status, reason: row.reason }));
+      for (const row of rows) if (row.lead) out(JSON.stringify({ ...row.lead, status: row.status, reason: row.parkedReason ?? undefined }));
     } else if (command === "status") {
-      const local = store?.stats(Date.now());
-      const counts = (status: Row["status"]) => rows.filter((row) => row.status === status).length;
-      const oldest = Math.min(...rows.filter((row) => row.status === "pending").map((row) => row.acceptedAt));
-      const status = {
-        store: config.redisUrl ? "redis" : "sqlite",
-        database: config.leadsDb,
-        pending: counts("pending"),
-        held: counts("held"),
-        parked: counts("parked"),
-        deliveredKept: local?.delivered ?? 0,
-        oldestPendingSeconds: Number.isFinite(oldest) ? Math.round((Date.now() - oldest) / 1000) : null,
-        retentionDays: config.retentionDays,
-        leadsPerHour: config.leadsPerHour,
-      };
-      out(JSON.stringify(status, null, 2));
+      const stats = await store.stats(Date.now());
+      const { pending, held, parked, delivered, oldestPendingSeconds } = stats;
+      const status = { store: db.engine, database: db.where, pending, held, parked, deliveredKept: delivered, oldestPendingSeconds };
+      out(JSON.stringify({ ...status, retentionDays: config.retentionDays, leadsPerHour: config.leadsPerHour }, null, 2));
     } else {
-      const from = command === "retry" ? "parked" : "held";
-      let moved = 0;
-      if (store) {
-        try {
-          moved += store.requeue(from, ids, Date.now());
-        } catch (error) {
-          err(`leads: the lead store could not be written (${sqliteCause(error).cause ?? "unknown"}); nothing was changed`);
-          return 1;
-        }
-      }
-      if (queue && from === "parked") {
-        for (const job of await queue.getJobs(["failed"])) {
-          if (!wanted(job.data.id)) continue;
-          await job.updateData({ ...job.data, since: Date.now() });
-          await job.retry("failed");
-          moved += 1;
-        }
-      }
+      const moved = await store.requeue(command === "retry" ? "parked" : "held", ids, Date.now());
       out(`${command === "retry" ? "re-queued" : "released"} ${moved} lead(s); the server sends them within a few seconds (or when it next starts)`);
     }
-    return complete ? 0 : 1;
+    return unreadable.length === 0 ? 0 : 1;
+  } catch (error) {
+    const written = command === "retry" || command === "release" ? "; nothing was changed" : "";
+    err(`leads: the lead store could not be used (${causeOf(error).cause ?? (error as Error).message})${written}`);
+    return 1;
   } finally {
-    await queue?.close();
-    redis?.disconnect();
-    store?.close();
+    await db?.close();
   }
 }
 
-/** `funnel`: the counters of the last days, Redis's (when REDIS_URL is set) and this folder's added up. */
+/** `funnel`: the counters of the last days, from PostgreSQL (DATABASE_URL) or the data folder's funnel.db. */
 async function funnel(flags: { json?: boolean; days?: string }, config: Config, out: (line: string) => void, err: (line: string) => void) {
   const count = Number(flags.days ?? 7);
   if (!Number.isInteger(count) || count < 1 || count > 400) {
     err("leads: --days must be a whole number from 1 to 400");
     return 2;
   }
-  const redis = redisOf(config);
-  const store = openFunnel({ file: config.funnelDb, redis, log: { warn: () => undefined }, settings: config.sources });
+  const db = openDb({ databaseUrl: config.databaseUrl, file: config.funnelDb }, { synchronous: "NORMAL", timeout: BUSY_WAIT_MS });
+  const store = openFunnel({ db, log: { warn: () => undefined }, settings: config.sources });
   try {
     const days = await store.read(lastDays(count));
     const sources = sourceWorth(days);
@@ -249,7 +163,7 @@ async function funnel(flags: { json?: boolean; days?: string }, config: Config, 
     return 1;
   } finally {
     await store.close();
-    redis?.disconnect();
+    await db.close();
   }
 }
 

@@ -5,6 +5,7 @@
  * for good. The loop also looks at the store every few seconds, so what another process (another
  * container, the operator's command) changed is picked up without any signal between them.
  */
+import { setTimeout as pause } from "node:timers/promises";
 import type { Db } from "../db";
 import { causeOf, StoreUnusable } from "../db";
 import type { Logger } from "../log";
@@ -236,7 +237,8 @@ export function createLeadQueue(options: QueueOptions) {
       await Promise.race([Promise.all(inFlight.values()), whenAborted(cut)]);
       cutShort.abort();
       await Promise.all(inFlight.values());
-      await store.releaseClaims().catch(() => undefined); // a store failing: the claims run out by themselves
+      // A second at most: a store that fails or hangs then, the claims run out by themselves.
+      await Promise.race([store.releaseClaims().catch(() => undefined), pause(1_000, undefined, { ref: false })]);
     },
   };
 }

@@ -5,8 +5,9 @@
  * forgotten by a process that dies: its claims run out and another takes them.
  */
 import { randomUUID } from "node:crypto";
+import { existsSync, renameSync } from "node:fs";
 import { ADDRESS_CODE_HOURS } from "~/content/privacy";
-import type { Db, Param, Row, Sql } from "../db";
+import { openDb, type Db, type Param, type Row, type Sql } from "../db";
 import { DEDUPE_WINDOW_MS, MAX_DELAY_MS, PER_ADDRESS } from "./schedule";
 import type { Lead, StoredLead } from "./types";
 
@@ -133,6 +134,36 @@ export async function prepareStore(db: Db) {
     },
     { exclusive: true },
   );
+}
+
+/** What a lead's row holds beyond a claim (a claim is measured on its own engine's clock). */
+const KEPT = [...COLUMNS.split(", "), "next_attempt_at", "parked_at", "admitted_at", "client_group"];
+
+/**
+ * A data folder's SQLite store met with DATABASE_URL set (one container becoming several, or a
+ * container of the Redis days): its leads move into PostgreSQL, each once (one there already is
+ * left as it is), then the file is renamed so that nothing reads it again (decision 0046).
+ * Resolves with how many moved; the caller logs it.
+ */
+export async function moveIntoPostgres(db: Db, file: string): Promise<number | undefined> {
+  if (db.engine !== "postgres" || !existsSync(file)) return undefined;
+  const old = openDb({ file }, { version: VERSION });
+  let rows: Row[];
+  try {
+    await prepareStore(old);
+    rows = await old.all(`SELECT ${KEPT.join(", ")} FROM leads`);
+  } finally {
+    await old.close();
+  }
+  await prepareStore(db);
+  const moved = await db.transaction(async (tx) => {
+    let n = 0;
+    const insert = `INSERT INTO leads (${KEPT.join(", ")}) VALUES (${KEPT.map(() => "?").join(", ")}) ON CONFLICT (id) DO NOTHING`;
+    for (const row of rows) n += await tx.run(insert, KEPT.map((column) => (row[column] ?? null) as Param));
+    return n;
+  });
+  renameSync(file, `${file}.moved-to-postgresql`);
+  return moved;
 }
 
 /** The store's SQL on `db`. */
