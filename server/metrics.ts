@@ -70,7 +70,7 @@ export function createMetrics(
   const gauges: [string, string, (stats: ReturnType<typeof leadStats>) => number][] = [
     [
       "leads_pending",
-      "Leads stored and not yet delivered (with Redis: the shared queue, plus those still in this container's own database).",
+      "Leads stored and not yet delivered (with DATABASE_URL: the store every container shares, so each reports the same count).",
       (s) => s.pending,
     ],
     ["leads_parked_now", "Leads parked now, waiting for an operator (npm run leads -- retry).", (s) => s.parked],
