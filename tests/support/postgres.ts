@@ -9,9 +9,9 @@
  */
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { chownSync, closeSync, existsSync, globSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, closeSync, existsSync, globSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import { owned } from "../../scripts/test-run.mjs";
@@ -45,8 +45,10 @@ export interface PostgresOptions {
   /** Settings beyond the tests' own (postgresql.conf names), e.g. `{ max_connections: 20 }`. */
   settings?: Record<string, string | number>;
   /**
-   * Where to make its folder: the OS's temporary folder unless named (a Playwright test passes
-   * its run's, e2eDir, whose leftovers the next run removes; vitest's TMPDIR is its run's already).
+   * Where to make its folder: the temporary folder unless named (a Playwright test passes its
+   * run's, e2eDir, whose leftovers the next run removes; vitest's TMPDIR is its run's already).
+   * As root, the folders between the temporary folder and this one are made passable (o+x, not
+   * readable) for the postgres user.
    */
   parent?: string;
 }
@@ -100,6 +102,12 @@ function signal(pid: number, name: NodeJS.Signals) {
   }
 }
 
+/** Others may pass through (not read) each folder from `to` up to, not including, `from`. */
+function passable(from: string, to: string) {
+  for (let folder = resolve(to); folder.startsWith(`${resolve(from)}${sep}`); folder = dirname(folder))
+    chmodSync(folder, (statSync(folder).mode & 0o7777) | 0o001);
+}
+
 async function gone(pids: number[], ms: number) {
   for (const deadline = Date.now() + ms; pids.some(running) && Date.now() < deadline;) await sleep(50);
   return !pids.some(running);
@@ -125,6 +133,7 @@ async function answers(url: string, data: string) {
 
 export async function startPostgres(options: PostgresOptions = {}): Promise<Postgres> {
   if (options.parent) mkdirSync(options.parent, { recursive: true });
+  if (asRoot && options.parent) passable(tmpdir(), options.parent);
   const dir = mkdtempSync(join(options.parent ?? tmpdir(), "postgres-"));
   const data = join(dir, "data");
   const logFile = join(dir, "postgres.log");
