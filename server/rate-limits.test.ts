@@ -1,6 +1,10 @@
-import { describe, expect, it } from "vitest";
-import { quietLog, recordingLog, until } from "../tests/support/quiet-log";
-import { startRedis } from "../tests/support/redis";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { quietLog } from "../tests/support/quiet-log";
+import { usePostgres } from "../tests/support/use-postgres";
+import { type Db, openDb } from "./db";
 import { clientKey, createRateLimits, LIMITS } from "./rate-limits";
 
 describe("clientKey", () => {
@@ -17,34 +21,49 @@ describe("clientKey", () => {
   });
 });
 
-describe("createRateLimits in memory", () => {
+const pg = usePostgres();
+const opened: Db[] = [];
+afterEach(async () => {
+  for (const db of opened.splice(0)) await db.close();
+});
+const open = (where: Parameters<typeof openDb>[0]) => {
+  const db = openDb(where);
+  opened.push(db);
+  return db;
+};
+
+describe.each([
+  ["without a database", () => undefined],
+  ["on SQLite (one container: in memory)", () => open({ file: join(mkdtempSync(join(tmpdir(), "limits-")), "leads.db") })],
+])("createRateLimits %s", (_, db) => {
   it("lets each client make its own posts, then says how long to wait", async () => {
-    const limits = createRateLimits(undefined, quietLog);
+    const limits = createRateLimits(db(), quietLog);
     for (let i = 0; i < LIMITS.posts.points; i++) expect(await limits.take("posts", "ip:203.0.113.1")).toBe(0);
     const wait = await limits.take("posts", "ip:203.0.113.1");
     expect(wait).toBeGreaterThan(0);
     expect(wait).toBeLessThanOrEqual(LIMITS.posts.duration);
     expect(await limits.take("posts", "ip:203.0.113.2")).toBe(0);
-    await limits.close();
   });
 });
 
-describe("createRateLimits with Redis (a real redis-server)", () => {
-  it("counts every process's posts together, and falls back to memory when Redis goes away", async () => {
-    const redis = await startRedis();
-    const { log, count } = recordingLog();
-    // A command slower than production's 500 ms (a busy test machine) would count in memory instead.
-    const [a, b] = [createRateLimits(redis.url, log, 5_000), createRateLimits(redis.url, log, 5_000)];
-    try {
-      await until(() => count("rate_limit_store_ready") === 2);
-      const client = `ip:198.51.100.${process.pid % 200}`;
-      for (let i = 0; i < LIMITS.posts.points; i++) expect(await (i % 2 ? a : b).take("posts", client)).toBe(0);
-      expect(await a.take("posts", client)).toBeGreaterThan(0);
-      expect(await b.take("posts", client)).toBeGreaterThan(0);
-      await redis.stop();
-      expect(await a.take("posts", "ip:203.0.113.99")).toBe(0);
-    } finally {
-      await Promise.all([a.close(), b.close(), redis.stop()]);
-    }
+describe("createRateLimits on PostgreSQL", () => {
+  it("counts every container's posts together; counts in memory while PostgreSQL is away, from the start or later", async () => {
+    await pg().kill();
+    const url = `${pg().url.replace(/\/postgres$/, "")}/limits`;
+    // A wait longer than production's 500 ms: a busy test machine must not look like an outage.
+    const a = createRateLimits(open({ databaseUrl: url, file: "" }), quietLog, 5_000);
+    expect(await a.take("posts", "ip:203.0.113.9")).toBe(0); // no table yet: in memory
+    await pg().restart();
+    expect(await pg().database("limits")).toBe(url);
+    const client = "ip:198.51.100.7";
+    expect(await a.take("posts", client)).toBe(0);
+    const probe = open({ databaseUrl: url, file: "" });
+    expect(await probe.get("SELECT points FROM rate_limits WHERE key = ?", [`rl:posts:${client}`])).toEqual({ points: 1 });
+    const b = createRateLimits(open({ databaseUrl: url, file: "" }), quietLog, 5_000);
+    for (let i = 1; i < LIMITS.posts.points; i++) expect(await (i % 2 ? b : a).take("posts", client)).toBe(0);
+    expect(await a.take("posts", client)).toBeGreaterThan(0);
+    expect(await b.take("posts", client)).toBeGreaterThan(0);
+    await pg().kill();
+    expect(await a.take("posts", "ip:203.0.113.99")).toBe(0);
   });
 });

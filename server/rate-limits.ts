@@ -1,13 +1,14 @@
 /**
  * Per-client limits (rate-limiter-flexible): form posts a minute (leads are held past an address's
- * share instead, in the lead store: decision 0031). In memory by default; with REDIS_URL in Redis,
- * so every container counts together, each Redis limiter backed by an in-memory one so a Redis
- * outage degrades instead of failing.
+ * share instead, in the lead store: decision 0031). In memory by default; on PostgreSQL
+ * (DATABASE_URL) in a table there, so every container counts together, each such limiter backed
+ * by one in memory that counts whatever the database does not answer in time, so an outage
+ * degrades instead of failing.
  */
 import ipaddr from "ipaddr.js";
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, RLWrapperTimeouts, type RateLimiterAbstract } from "rate-limiter-flexible";
+import type { Db } from "./db";
 import type { Logger } from "./log";
-import { requestConnection, watchRedis } from "./redis";
 
 export const LIMITS = {
   posts: { points: 30, duration: 60 },
@@ -33,21 +34,39 @@ export function clientKey(ip: string | undefined): string {
 
 export type RateLimits = ReturnType<typeof createRateLimits>;
 
-/** `commandTimeoutMs`: how long a Redis command may take before that request is counted in memory. */
-export function createRateLimits(redisUrl: string | undefined, log: Logger, commandTimeoutMs = 500) {
-  const shared = redisUrl ? requestConnection(redisUrl, commandTimeoutMs) : undefined;
-  const redis = shared && watchRedis(shared.connection, log, { event: "rate_limit_store", fields: { store: "redis" }, fallback: "memory" });
+/** rate-limiter-flexible's table (its own statement, so its queries find what they expect), one for every limit. */
+const TABLE = "rate_limits";
+
+/**
+ * `db`: the lead store's database (its owner closes it); shared only on PostgreSQL. `timeoutMs`: how long a request's
+ * count waits for PostgreSQL before it is counted in memory.
+ */
+export function createRateLimits(db: Db | undefined, log: Logger, timeoutMs = 500) {
+  const pool = db?.engine === "postgres" ? db.pool : undefined;
+  // Made here, once and again after a failure, rather than by each limiter as it is built (which
+  // would never retry a PostgreSQL down at the start); exclusive, as two containers creating it
+  // at once would fail. Until it exists, counts go to memory.
+  let created: Promise<unknown> | undefined;
+  const table = () =>
+    (created ??= db!
+      .transaction((tx) => tx.run(`CREATE TABLE IF NOT EXISTS ${TABLE} (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)`), {
+        exclusive: true,
+      })
+      .catch(() => (created = undefined)));
 
   const make = (name: keyof typeof LIMITS): RateLimiterAbstract => {
     const rule = { keyPrefix: `rl:${name}`, ...LIMITS[name] };
-    if (!redis) return new RateLimiterMemory(rule);
-    return new RateLimiterRedis({ ...rule, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: new RateLimiterMemory(rule) });
+    if (!pool) return new RateLimiterMemory(rule);
+    const insuranceLimiter = new RateLimiterMemory(rule);
+    const shared = new RateLimiterPostgres({ ...rule, storeClient: pool, tableName: TABLE, tableCreated: true, insuranceLimiter });
+    return new RLWrapperTimeouts({ limiter: shared, timeoutMs, insuranceLimiter });
   };
   const limiters = { posts: make("posts"), funnel: make("funnel") };
 
   /** 0 when the client may go on, otherwise the seconds to wait. Fails open on a store error. */
   async function take(name: keyof typeof LIMITS, key: string): Promise<number> {
     try {
+      if (pool) await table();
       await limiters[name].consume(key);
       return 0;
     } catch (rejection) {
@@ -57,5 +76,5 @@ export function createRateLimits(redisUrl: string | undefined, log: Logger, comm
     }
   }
 
-  return { take, close: async () => void (await shared?.release()) };
+  return { take };
 }
