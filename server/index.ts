@@ -7,6 +7,7 @@
  * compression, public files, the form-post rules, the funnel's beacon, Remix, and the error handler. Then the listen
  * and the graceful stop. docs/decisions/0008-own-express-server.md says why each piece is here.
  */
+import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -24,7 +25,7 @@ import { type Config, describeConfig, parseConfig, privacyFacts, proxyExpectedBu
 import { openDb } from "./db";
 import { createDraftStore } from "./drafts";
 import { formPosts } from "./form-posts";
-import { createFunnel, lastDays } from "./funnel";
+import { createFunnel, importCounts, lastDays } from "./funnel";
 import { funnelBeacon } from "./funnel-beacon";
 import { funnelPage } from "./funnel-page";
 import { addressCodes, createLeadInbox } from "./lead-inbox";
@@ -60,8 +61,9 @@ let build = await importBuild();
 // One database for everything the server keeps (decision 0046): SQLite in DATA_DIR, or the
 // PostgreSQL every container shares; the funnel's counts in a file of their own on SQLite.
 const db = openDb({ databaseUrl: config.databaseUrl, file: config.leadsDb });
-const countsDb = config.databaseUrl ? db : openDb({ file: config.funnelDb }, { synchronous: "NORMAL" });
-const limits = createRateLimits(config.databaseUrl ? db : undefined, log);
+const countsFile = () => openDb({ file: config.funnelDb }, { synchronous: "NORMAL", version: 1 });
+const countsDb = config.databaseUrl ? db : countsFile();
+const limits = createRateLimits(db, log);
 // Metrics only with METRICS_PORT; the gauges read the queue's figures when scraped.
 const metrics = config.metricsPort ? createMetrics([...routePaths(build.routes), FUNNEL_PATH], () => inbox.stats()) : undefined;
 // A client's address as the lead store, drafts and the funnel tell clients apart: a keyed hash,
@@ -76,6 +78,14 @@ try {
   // A store that cannot be read stops the start, untouched (decision 0012).
   log.error({ store: db.where, error: (error as Error).message }, "lead_store_unusable");
   process.exit(1);
+}
+// Met with DATABASE_URL, a data folder's funnel.db adds its counts to PostgreSQL's, once.
+if (config.databaseUrl && existsSync(config.funnelDb)) {
+  const file = countsFile();
+  const counters = await importCounts(file, db, config.sources)
+    .catch((error: unknown) => log.warn({ err: error }, "funnel_not_moved"))
+    .finally(() => file.close());
+  if (counters) log.warn({ from: config.funnelDb, to: db.where, counters }, "funnel_moved_into_postgresql");
 }
 const drafts = createDraftStore({ db, log });
 const funnel = createFunnel({ db: countsDb, log, counted: metrics?.counted, settings: config.sources });
@@ -213,7 +223,6 @@ const stop = closeWithGrace(
     clearInterval(sweep);
     await Promise.all([
       inbox.close(drained),
-      limits.close(),
       drafts.close(),
       funnel.close(),
       metricsListener && new Promise((resolve) => metricsListener.close(resolve)),
