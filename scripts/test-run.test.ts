@@ -89,28 +89,33 @@ describe("a test run's processes (scripts/test-run.mjs)", () => {
     expect(alive(live.pid!)).toBe(true);
   });
 
-  it("a process started through owned() dies with the process that started it, even by SIGKILL", async () => {
-    // A parent that starts an owned sleep, prints its pid, and then waits to be killed.
-    const parentCode = `
+  // As root, run as another user too (the tests' PostgreSQL): the kernel clears the death signal
+  // on a switch of user made after it was set.
+  it.each(process.getuid?.() === 0 ? ["this user", "nobody"] : ["this user"])(
+    "a process started through owned() as %s dies with the process that started it, even by SIGKILL",
+    async (user) => {
+      // A parent that starts an owned sleep, prints its pid, and then waits to be killed.
+      const parentCode = `
       const { spawn } = require("node:child_process");
-      const [command, args] = ${JSON.stringify(owned("sleep", ["60"]))};
+      const [command, args] = ${JSON.stringify(owned("sleep", ["60"], "KILL", user === "nobody" ? user : undefined))};
       const child = spawn(command, args, { stdio: "ignore" });
       console.log(child.pid);
       setInterval(() => {}, 1000);`;
-    const parent = spawn(process.execPath, ["-e", parentCode], { stdio: ["ignore", "pipe", "ignore"] });
-    started.push(parent);
-    const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once("data", (d) => resolve(String(d)))));
-    // Until setpriv has set the death signal and become the sleep: a parent killed before that
-    // (a busy machine) leaves setpriv nothing to act on, which no wrapper can close.
-    const command = () => {
-      try {
-        return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
-      } catch {
-        return "";
-      }
-    };
-    expect(await until(() => command() === "sleep")).toBe(true);
-    parent.kill("SIGKILL");
-    expect(await until(() => !alive(pid)), "the owned child outlived its parent").toBe(true);
-  });
+      const parent = spawn(process.execPath, ["-e", parentCode], { stdio: ["ignore", "pipe", "ignore"] });
+      started.push(parent);
+      const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once("data", (d) => resolve(String(d)))));
+      // Until setpriv has set the death signal and become the sleep: a parent killed before that
+      // (a busy machine) leaves setpriv nothing to act on, which no wrapper can close.
+      const command = () => {
+        try {
+          return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+        } catch {
+          return "";
+        }
+      };
+      expect(await until(() => command() === "sleep")).toBe(true);
+      parent.kill("SIGKILL");
+      expect(await until(() => !alive(pid)), "the owned child outlived its parent").toBe(true);
+    },
+  );
 });
