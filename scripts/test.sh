@@ -21,6 +21,8 @@ command -v chromium >/dev/null 2>&1 || need+=(chromium)
 # The same Chromium as a headless shell: what the end-to-end tests run (playwright.config.ts).
 command -v chromium-headless-shell >/dev/null 2>&1 || need+=(chromium-headless-shell)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+# The tests' own PostgreSQL clusters (tests/support/postgres.ts); Debian keeps its programs off PATH.
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need+=(postgresql)
 # The real image (podman builds and runs it; debootstrap makes the stand-in base image), a caching
 # proxy for the CDN tests, and a second browser engine (WebKitGTK's WebDriver).
 command -v podman >/dev/null 2>&1 || need+=(podman runc)
