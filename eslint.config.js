@@ -73,4 +73,9 @@ export default tseslint.config(
     files: ["tests/**"],
     rules: { "no-empty-pattern": "off", "react-hooks/rules-of-hooks": "off" },
   },
+  {
+    // usePostgres() (tests/support/use-postgres.ts) registers vitest's hooks, not React's.
+    files: ["server/**/*.test.ts"],
+    rules: { "react-hooks/rules-of-hooks": "off" },
+  },
 );
