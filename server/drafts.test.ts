@@ -1,18 +1,18 @@
-/** The draft store in memory and against a real redis-server (Debian's) on a free port. */
+/** The draft store on SQLite and on a real PostgreSQL (Debian's, a cluster of this file's own). */
 import { createHash } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AppLoadContext } from "@remix-run/node";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { toStep } from "~/calculator/draft.server";
 import { next, parseState } from "~/calculator/rules";
 import { toContactErrors } from "~/contact/draft.server";
 import { visitorOwner } from "~/forms/visitor.server";
-import { startRedis, type RedisServer } from "../tests/support/redis";
-import { quietLog, recordingLog, until } from "../tests/support/quiet-log";
-import { createDraftStore, DRAFT_MEMORY, DRAFT_TTL_SECONDS, RECORD_OVERHEAD } from "./drafts";
+import { quietLog, recordingLog } from "../tests/support/quiet-log";
+import { usePostgres } from "../tests/support/use-postgres";
+import { type Db, openDb } from "./db";
+import { createDraftStore, DRAFT_MEMORY, DRAFT_TTL_SECONDS, type DraftOptions, type Drafts, draftsIn } from "./drafts";
 import { LIMITS } from "./rate-limits";
 
 const draft = { fields: { "state.step": "5", "state.description": "d".repeat(5000) }, errors: { email: ["Please enter a valid email address"] } };
@@ -20,87 +20,157 @@ const draft = { fields: { "state.step": "5", "state.description": "d".repeat(500
 const owner = (token: string) => createHash("sha256").update(token).digest("base64url");
 const [alice, mallory] = [owner("alice"), owner("mallory")];
 
-describe("in memory (no REDIS_URL)", () => {
+const pg = usePostgres();
+const opened: (Db | Drafts)[] = [];
+afterEach(async () => {
+  vi.useRealTimers();
+  pg().resume(); // should a test have failed with it paused
+  // The stores first, then their databases.
+  for (const each of opened.splice(0).reverse()) await each.close();
+});
+function keep<T extends Db | Drafts>(each: T): T {
+  opened.push(each);
+  return each;
+}
+const sqlite = async () => keep(openDb({ file: join(mkdtempSync(join(tmpdir(), "drafts-")), "leads.db") }));
+let databases = 0;
+/** A database of its own on the file's PostgreSQL. */
+const database = () => pg().database(`drafts${++databases}`);
+/** A connection pool on `url`: two of them on one database are two containers. */
+const postgres = (url: string) => keep(openDb({ databaseUrl: url, file: "" }));
+const ENGINES = { sqlite, postgres: async () => postgres(await database()) };
+// Past production's second a call falls back to memory: a busy test machine must not look like that.
+const store = (db: Db, options: Partial<DraftOptions> = {}) => keep(createDraftStore({ db, log: quietLog, waitMs: 10_000, ...options }));
+const rows = async (db: Db) => Number((await db.get("SELECT count(*) AS n FROM drafts"))?.n);
+
+describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("on %s", (engine) => {
+  const open = ENGINES[engine];
+
   it("gives each save a fresh 22-character id and loads a copy of what was saved", async () => {
-    const store = createDraftStore({ log: quietLog });
-    const [a, b] = [await store.save(alice, draft), await store.save(alice, draft)];
+    const drafts = store(await open());
+    const [a, b] = [await drafts.save(alice, draft), await drafts.save(alice, draft)];
     expect(a).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect(a).not.toBe(b);
-    const loaded = await store.load(alice, a);
+    const loaded = await drafts.load(alice, a);
     expect(loaded).toEqual(draft);
     expect(loaded).not.toBe(draft);
   });
 
   it("saving with the id of the owner's earlier draft replaces it; any other id gets a fresh one", async () => {
-    const store = createDraftStore({ log: quietLog });
-    const id = await store.save(alice, draft);
-    expect(await store.save(alice, { fields: {} }, id)).toBe(id);
-    expect(await store.load(alice, id)).toEqual({ fields: {} });
+    const drafts = store(await open());
+    const id = await drafts.save(alice, draft);
+    expect(await drafts.save(alice, { fields: {} }, id)).toBe(id);
+    expect(await drafts.load(alice, id)).toEqual({ fields: {} });
     for (const other of ["not-an-id", "A".repeat(22)]) {
-      const fresh = await store.save(alice, draft, other);
+      const fresh = await drafts.save(alice, draft, other);
       expect(fresh).not.toBe(other);
-      expect(await store.load(alice, fresh)).toEqual(draft);
+      expect(await drafts.load(alice, fresh)).toEqual(draft);
     }
   });
 
   it("a draft is its owner's alone: another owner can neither load, replace nor delete it, nor adopt its id", async () => {
-    const store = createDraftStore({ log: quietLog });
-    const id = await store.save(alice, draft);
-    expect(await store.load(mallory, id)).toBeUndefined();
-    expect(await store.load(undefined, id)).toBeUndefined();
-    const theirs = await store.save(mallory, { fields: { "state.email": "mallory@evil.example" } }, id);
+    const drafts = store(await open());
+    const id = await drafts.save(alice, draft);
+    expect(await drafts.load(mallory, id)).toBeUndefined();
+    expect(await drafts.load(undefined, id)).toBeUndefined();
+    const theirs = await drafts.save(mallory, { fields: { "state.email": "mallory@evil.example" } }, id);
     expect(theirs).not.toBe(id);
-    await store.delete(mallory, id);
-    expect(await store.load(alice, id)).toEqual(draft);
+    await drafts.delete(mallory, id);
+    expect(await drafts.load(alice, id)).toEqual(draft);
     // …and the other way round: the maker of a link cannot make a visitor save under its id.
-    expect(await store.save(alice, draft, theirs)).not.toBe(theirs);
-    expect(await store.load(mallory, theirs)).toEqual({ fields: { "state.email": "mallory@evil.example" } });
-    await store.delete(alice, id);
-    expect(await store.load(alice, id)).toBeUndefined();
+    expect(await drafts.save(alice, draft, theirs)).not.toBe(theirs);
+    expect(await drafts.load(mallory, theirs)).toEqual({ fields: { "state.email": "mallory@evil.example" } });
+    await drafts.delete(alice, id);
+    expect(await drafts.load(alice, id)).toBeUndefined();
   });
 
-  it("answers undefined for unknown, malformed and expired ids, and lets an expired draft go from memory at its expiry", async ({ onTestFinished }) => {
-    // The memory's clock is lru-cache's: performance.now, and a timer set for each record's expiry.
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
-    vi.spyOn(performance, "now").mockImplementation(() => Date.now());
-    onTestFinished(() => {
-      vi.useRealTimers();
-      vi.restoreAllMocks();
-    });
-    const store = createDraftStore({ log: quietLog, ttlSeconds: 0.05 });
-    const id = await store.save(alice, draft);
-    for (const other of ["A".repeat(22), "../../etc/passwd", "", `${id}x`]) expect(await store.load(alice, other)).toBeUndefined();
-    expect(store.size).toBe(1);
-    await vi.advanceTimersByTimeAsync(51); // lru-cache's purge timer: the ttl and 1 ms
-    // Purged without being looked up: the text does not outlive the lifetime the notice states.
-    expect(store.size).toBe(0);
-    expect(await store.load(alice, id)).toBeUndefined();
+  it("answers undefined for unknown, malformed and expired ids; an expired draft is deleted by the next sweep, unread", async () => {
+    // The store's clock (Date) and its sweep's timer; the database's own timers stay real.
+    vi.useFakeTimers({ toFake: ["Date", "setInterval", "clearInterval"] });
+    const db = await open();
+    const drafts = store(db, { ttlSeconds: 60 });
+    const id = await drafts.save(alice, draft);
+    for (const other of ["A".repeat(22), "../../etc/passwd", "", `${id}x`]) expect(await drafts.load(alice, other)).toBeUndefined();
+    expect(await drafts.load(alice, id)).toEqual(draft);
+    vi.setSystemTime(Date.now() + 60_000);
+    expect(await drafts.load(alice, id)).toBeUndefined();
+    expect(await rows(db)).toBe(1);
+    await vi.advanceTimersByTimeAsync(10_000);
+    // Deleted without being looked up: the text does not outlive the lifetime the notice states.
+    await expect.poll(() => rows(db)).toBe(0);
   });
 
-  it("stays within its size bound, dropping the oldest", async () => {
-    const store = createDraftStore({ log: quietLog, maxMemory: 30_000 });
+  it("stays within its budget, dropping the oldest", async () => {
+    const drafts = store(await open(), { maxMemory: 30_000 });
     const ids = [];
-    for (let i = 0; i < 10; i++) ids.push(await store.save(alice, draft));
-    expect(await store.load(alice, ids[0]!)).toBeUndefined();
-    expect(await store.load(alice, ids[9]!)).toEqual(draft);
+    for (let i = 0; i < 10; i++) ids.push(await drafts.save(alice, draft));
+    expect(await drafts.load(alice, ids[0]!)).toBeUndefined();
+    expect(await drafts.load(alice, ids[9]!)).toEqual(draft);
+  });
+
+  it("over budget, the client charged the most loses its oldest record: a flood from 20 clients keeps an honest one's draft and receipt", async () => {
+    const db = await open();
+    const drafts = store(db, { maxMemory: 200_000 });
+    const honest = drafts.forClient("ip:192.0.2.1");
+    const [kept, receipt] = [await honest.save(alice, draft), await honest.save(alice, { reference: "KD-1" })];
+    for (let round = 0; round < 10; round++) for (let client = 0; client < 20; client++) await drafts.forClient(`ip:198.51.100.${client}`).save(mallory, draft);
+    expect([await drafts.load(alice, kept), await drafts.load(alice, receipt)]).toEqual([draft, { reference: "KD-1" }]);
+    expect(Number((await db.get("SELECT sum(cost) AS bytes FROM drafts"))?.bytes)).toBeLessThanOrEqual(200_000);
+    expect(await rows(db)).toBeGreaterThan(20);
+  });
+
+  it("the operator finds each record with its time left, and erases one", async () => {
+    const db = await open();
+    const id = await store(db).save(alice, { reference: "KD-7" });
+    const records = await draftsIn(db).records();
+    expect(records).toEqual([{ name: `${alice}:${id}`, value: { reference: "KD-7" }, ttlMs: expect.any(Number) }]);
+    expect(records[0]!.ttlMs).toBeLessThanOrEqual(DRAFT_TTL_SECONDS * 1000);
+    await draftsIn(db).erase(records[0]!.name);
+    expect(await store(db).load(alice, id)).toBeUndefined();
   });
 });
 
-/** 20 clients × 10 maximum-size drafts, then what the honest client's draft and receipt load as. */
-async function flood(store: ReturnType<typeof createDraftStore>) {
-  const honest = store.forClient("ip:192.0.2.1");
-  const [kept, receipt] = [await honest.save(alice, draft), await honest.save(alice, { reference: "KD-1" })];
-  for (let round = 0; round < 10; round++) for (let client = 0; client < 20; client++) await store.forClient(`ip:198.51.100.${client}`).save(mallory, draft);
-  return [await store.load(alice, kept), await store.load(alice, receipt)];
-}
-
-describe("in memory, charged per client", () => {
-  it("over budget, the client charged the most loses its oldest record: a flood from 20 clients keeps an honest one's draft and receipt", async () => {
-    const store = createDraftStore({ log: quietLog, maxMemory: 200_000 });
-    expect(await flood(store)).toEqual([draft, { reference: "KD-1" }]);
-    expect(store.bytes).toBeLessThanOrEqual(200_000);
-    expect(store.size).toBeGreaterThan(2);
+describe("on PostgreSQL, shared by containers", () => {
+  it("one container's draft is loaded by another (its owner's only), and deleted for both", async () => {
+    const url = await database();
+    const [a, b] = [store(postgres(url)), store(postgres(url))];
+    const id = await a.save(alice, draft);
+    expect(await b.load(alice, id)).toEqual(draft);
+    expect(await b.load(mallory, id)).toBeUndefined();
+    expect(await b.save(alice, draft, id)).toBe(id);
+    await b.delete(alice, id);
+    expect(await a.load(alice, id)).toBeUndefined();
   });
+
+  it("while PostgreSQL does not answer, a step's draft is kept in memory, its owner's only; once it answers, drafts are shared again", async () => {
+    const { log, count } = recordingLog();
+    const url = await database();
+    // Production's wait: past it, the memory.
+    const [a, b] = [store(postgres(url), { log, waitMs: 1_000 }), store(postgres(url))];
+    await a.save(alice, draft); // the table made, a connection open
+    pg().pause();
+    const id = await a.save(alice, { fields: { "state.step": "3" } });
+    expect(await a.load(alice, id)).toEqual({ fields: { "state.step": "3" } });
+    expect(await a.load(mallory, id)).toBeUndefined();
+    expect(count("draft_store_failed")).toBe(1);
+    pg().resume();
+    await expect.poll(async () => b.load(alice, await a.save(alice, draft)), { timeout: 15_000 }).toEqual(draft);
+    expect(count("draft_store_back")).toBeGreaterThan(0);
+  });
+
+  it("a draft deleted while PostgreSQL is down is deleted there by the next sweep once it is back", async () => {
+    const url = await database();
+    const [a, b] = [store(postgres(url), { waitMs: 1_000 }), store(postgres(url))];
+    const id = await a.save(alice, draft);
+    await pg().kill();
+    await a.delete(alice, id); // the request was sent meanwhile
+    expect(await a.load(alice, id)).toBeUndefined();
+    const kept = await a.save(alice, { reference: "KD-2" }); // in memory
+    expect(await a.load(alice, kept)).toEqual({ reference: "KD-2" });
+    await pg().restart();
+    // The sweep runs every 10 s.
+    await expect.poll(() => b.load(alice, id), { timeout: 25_000, interval: 500 }).toBeUndefined();
+  }, 60_000);
 });
 
 describe("what the forms keep", () => {
@@ -118,7 +188,7 @@ describe("what the forms keep", () => {
   }
 
   it("a calculator step keeps a text too long for the visitor to shorten, up to half again its bound, so one client cannot crowd the store", async () => {
-    const context = { drafts: createDraftStore({ log: quietLog }) } as unknown as AppLoadContext;
+    const context = { drafts: store(await sqlite()) } as unknown as AppLoadContext;
     const step4 = { "state.step": "4", "state.service": "seo", "state.timeframe": "urgent", "state.complexity": "complex" };
     // A paste a little too long (no box cuts one): kept whole, with how long it is.
     const over = { ...step4, description: `${"x".repeat(7_000)}${"🙂".repeat(250)}` };
@@ -141,7 +211,7 @@ describe("what the forms keep", () => {
   });
 
   it("a contact form's mistakes keep a text too long up to half again its bound, and no service not offered", async () => {
-    const context = { drafts: createDraftStore({ log: quietLog }) } as unknown as AppLoadContext;
+    const context = { drafts: store(await sqlite()) } as unknown as AppLoadContext;
     const values = { name: "Ann", email: "ann@", service: "s".repeat(20_000), message: "x".repeat(40_000) };
     const errors = { email: ["Please enter a valid email address"], message: ["Message must be at most 5,000 characters; this one has 40,000"] };
     const { kept, size } = await keptBy(context, await toContactErrors(post(), context, values, errors, undefined, "x".repeat(60_000)), "contact");
@@ -159,94 +229,5 @@ describe("what the forms keep", () => {
     // The visit's landing is kept with them (the next post's Referer is the page of mistakes), when it could be one.
     const again = await keptBy(context, await toContactErrors(post(), context, values, errors, undefined, "newsletter/email/spring "), "contact");
     expect(again.kept).toMatchObject({ landing: "newsletter/email/spring " });
-  });
-});
-
-describe("with Redis", () => {
-  // Past production's 500 ms a command falls back to memory: a busy test machine must not look like that.
-  const SLOW_OK = 5_000;
-  let redis: RedisServer;
-  beforeAll(async () => void (redis = await startRedis()));
-  afterAll(() => redis.stop());
-
-  it("one server's draft is loaded by another (its owner's only), with the store's expiry, and deleted for both", async () => {
-    const { log, count } = recordingLog();
-    const [a, b] = [
-      createDraftStore({ redisUrl: redis.url, log, commandTimeoutMs: SLOW_OK }),
-      createDraftStore({ redisUrl: redis.url, log, commandTimeoutMs: SLOW_OK }),
-    ];
-    await until(() => count("draft_store_ready") === 2);
-    const id = await a.save(alice, draft);
-    expect(await b.load(alice, id)).toEqual(draft);
-    expect(await b.load(mallory, id)).toBeUndefined();
-    expect(await b.save(alice, draft, id)).toBe(id);
-    await b.delete(alice, id);
-    expect(await a.load(alice, id)).toBeUndefined();
-    await a.close();
-    await b.close();
-  });
-
-  it("a draft deleted while Redis is away is deleted there as soon as it is back", async () => {
-    // A Redis that keeps its data across a restart (AOF, every write), so the draft outlives the outage.
-    const kept = await startRedis(undefined, ["--appendonly", "yes", "--appendfsync", "always", "--dir", mkdtempSync(join(tmpdir(), "drafts-aof-"))]);
-    const { log, count } = recordingLog();
-    const [a, b] = [
-      createDraftStore({ redisUrl: kept.url, log, commandTimeoutMs: SLOW_OK }),
-      createDraftStore({ redisUrl: kept.url, log, commandTimeoutMs: SLOW_OK }),
-    ];
-    try {
-      await until(() => count("draft_store_ready") === 2);
-      const id = await a.save(alice, draft);
-      await kept.stop();
-      await until(() => count("draft_store_down") === 2);
-      await a.delete(alice, id); // sent while Redis is away
-      await kept.restart();
-      await until(() => count("draft_store_ready") === 4);
-      await expect.poll(() => b.load(alice, id)).toBeUndefined();
-    } finally {
-      await a.close();
-      await b.close();
-      await kept.stop();
-    }
-  });
-
-  it("on a Redis with maxmemory and noeviction, drafts keep within a quarter of it, and a flood from 20 clients keeps an honest one's draft and receipt", async () => {
-    const small = await startRedis(undefined, ["--maxmemory", "4mb", "--maxmemory-policy", "noeviction"]);
-    const { log, count } = recordingLog();
-    const store = createDraftStore({ redisUrl: small.url, log, commandTimeoutMs: SLOW_OK });
-    const probe = new Redis(small.url);
-    try {
-      await until(() => count("draft_store_ready") === 1);
-      await expect.poll(async () => (await flood(store))[0]).toEqual(draft); // once the budget is read from CONFIG
-      expect(await flood(store)).toEqual([draft, { reference: "KD-1" }]);
-      expect(Number(await probe.get("drafts:bytes"))).toBeLessThanOrEqual(1024 * 1024);
-      expect(store.size, "nothing fell back to memory").toBe(0);
-      // A deleted record's cost goes with it.
-      const id = await store.forClient("ip:192.0.2.9").save(alice, draft);
-      const charged = Number(await probe.get("drafts:bytes"));
-      await store.delete(alice, id);
-      expect(Number(await probe.get("drafts:bytes"))).toBe(charged - JSON.stringify(draft).length - RECORD_OVERHEAD);
-    } finally {
-      probe.disconnect();
-      await store.close();
-      await small.stop();
-    }
-  });
-
-  it("keeps drafts in memory while Redis is unreachable", async () => {
-    const down = await startRedis();
-    const { log, count } = recordingLog();
-    const store = createDraftStore({ redisUrl: down.url, log });
-    try {
-      await until(() => count("draft_store_ready") === 1);
-      await down.stop();
-      await until(() => count("draft_store_down") === 1);
-      const id = await store.save(alice, draft);
-      expect(await store.load(alice, id)).toEqual(draft);
-      expect(await store.load(mallory, id)).toBeUndefined();
-    } finally {
-      await store.close();
-      await down.stop();
-    }
   });
 });

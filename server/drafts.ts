@@ -4,28 +4,33 @@
  * Every record belongs to one browser: it is kept under the owner (a hash of that browser's
  * cookie, app/forms/visitor.server.ts) and its own random id, and only that owner can load,
  * replace or delete it, so a link made by someone else never reaches a visitor's answers.
- * In memory by default; with REDIS_URL in Redis, so any container renders any record, and in
- * memory again while Redis is unreachable (a draft is worth less than a visitor's wait).
  *
- * Both keep within a budget that nothing a visitor posts can exceed, charged to the client that
- * made each record (its rate-limit bucket): over budget, the client holding the most loses its
- * oldest record, so a flood evicts the flooders' drafts and never an honest visitor's, and never
- * pushes the lead queue out of Redis (decision 0034).
+ * A table in the lead store's database (server/db.ts): SQLite's leads.db, whose deleted rows are
+ * overwritten (secure_delete), or the PostgreSQL every container shares, so any container renders
+ * any record. It keeps within a budget that nothing a visitor posts can exceed, charged to the
+ * client that made each record (its rate-limit bucket): over budget, the client charged the most
+ * loses its oldest record, so a flood evicts the flooders' drafts and never an honest visitor's
+ * (decision 0034). While the database fails or does not answer, records are kept in this
+ * process's memory instead: a draft is worth less than a visitor's wait, and never an error page.
  */
 import { randomBytes } from "node:crypto";
-import type { Redis, Result } from "ioredis";
+import { setTimeout as pause } from "node:timers/promises";
 import { LRUCache } from "lru-cache";
 import { DRAFT_LIFETIME_MINUTES } from "~/content/privacy";
 import type { DraftStore } from "~/context";
+import type { Db } from "./db";
 import type { Logger } from "./log";
-import { onReady, requestConnection, watchRedis } from "./redis";
 
 /** How long a record lives after its last save: the privacy notice states it. */
 export const DRAFT_TTL_SECONDS = DRAFT_LIFETIME_MINUTES * 60;
-/** The budget, in bytes of JSON plus each record's overhead: in memory, and in Redis at most (a quarter of its maxmemory when less). */
+/** The budget, in characters of JSON plus RECORD_OVERHEAD a record (a full draft, every box filled, is about 6,000). */
 export const DRAFT_MEMORY = 16 * 1024 * 1024;
-/** What a record costs beyond its JSON: in Redis its key, expiry and index entries (measured: decision 0034). */
+/** What a record costs beyond its JSON and name: its row's other columns and two index entries, counted generously. */
 export const RECORD_OVERHEAD = 600;
+/** How long a visitor's step waits for the database before its record is kept in memory instead. */
+const STORE_WAIT_MS = 1_000;
+/** How often expired records are deleted (a load never returns one before that). */
+const SWEEP_MS = 10_000;
 /** The bucket of records saved with no client named (the store used directly). */
 const NO_CLIENT = "unknown";
 /** 16 random bytes, base64url: 22 characters nobody can guess. */
@@ -33,202 +38,138 @@ const ID = /^[A-Za-z0-9_-]{22}$/;
 /** An owner is a SHA-256, base64url. */
 const OWNER = /^[A-Za-z0-9_-]{43}$/;
 
-/**
- * Saves a record charged to a client, then evicts while over budget: the oldest record of the
- * client charged the most. `drafts:meta` names each record's client and cost, `drafts:client:<c>`
- * its records by age, `drafts:usage` each client's total, `drafts:bytes` the sum. A record that
- * expired stays charged until it is evicted like any other (it is the oldest of its client), so
- * the index too stays within the budget.
- * KEYS: none (the keys depend on the clients). ARGV: name, json, client, ttl seconds, budget, overhead.
- */
-const SAVE = `
-local function uncharge(name)
-  local meta = redis.call('HGET', 'drafts:meta', name)
-  if not meta then return end
-  local client, cost = string.match(meta, '^(.*) (%d+)$')
-  redis.call('HDEL', 'drafts:meta', name)
-  redis.call('ZREM', 'drafts:client:' .. client, name)
-  if tonumber(redis.call('ZINCRBY', 'drafts:usage', -cost, client)) <= 0 then redis.call('ZREM', 'drafts:usage', client) end
-  redis.call('DECRBY', 'drafts:bytes', cost)
-end
-local name, json, client = ARGV[1], ARGV[2], ARGV[3]
-local budget, cost = tonumber(ARGV[5]), #ARGV[2] + tonumber(ARGV[6])
-if ARGV[4] == '0' then
-  redis.call('DEL', 'draft:' .. name)
-  uncharge(name)
-  return 0
-end
-uncharge(name)
-local now = redis.call('TIME')
-redis.call('SET', 'draft:' .. name, json, 'EX', ARGV[4])
-redis.call('HSET', 'drafts:meta', name, client .. ' ' .. cost)
-redis.call('ZADD', 'drafts:client:' .. client, now[1] * 1000000 + now[2], name)
-redis.call('ZINCRBY', 'drafts:usage', cost, client)
-local total = redis.call('INCRBY', 'drafts:bytes', cost)
-local evicted = 0
-while total > budget do
-  local top = redis.call('ZREVRANGE', 'drafts:usage', 0, 0)[1]
-  if not top then break end
-  local victim = redis.call('ZRANGE', 'drafts:client:' .. top, 0, 0)[1]
-  if victim then
-    redis.call('DEL', 'draft:' .. victim)
-    uncharge(victim)
-    evicted = evicted + 1
-  else
-    -- an index key lost (a Redis that evicts after all): forget that client's charge
-    redis.call('DECRBY', 'drafts:bytes', math.floor(tonumber(redis.call('ZSCORE', 'drafts:usage', top))))
-    redis.call('ZREM', 'drafts:usage', top)
-  end
-  total = tonumber(redis.call('GET', 'drafts:bytes'))
-end
-return evicted
-`;
+/** `name`: owner:id. `cost`: what the record is charged to its `client`. Times in ms since the epoch. */
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS drafts (
+  name TEXT PRIMARY KEY, json TEXT NOT NULL, client TEXT NOT NULL, cost {int} NOT NULL, saved_at {int} NOT NULL, expires_at {int} NOT NULL
+){strict}`,
+  "CREATE INDEX IF NOT EXISTS drafts_by_client ON drafts (client, saved_at)",
+  "CREATE INDEX IF NOT EXISTS drafts_by_expiry ON drafts (expires_at)",
+];
+// Exclusive: two containers creating the same table at once would fail on PostgreSQL.
+const prepare = (db: Db) =>
+  db.transaction(
+    async (tx) => {
+      for (const sql of SCHEMA) await tx.run(sql);
+    },
+    { exclusive: true },
+  );
 
-declare module "ioredis" {
-  interface RedisCommander<Context> {
-    /** SAVE above; a ttl of "0" deletes the record instead. */
-    draftSave(name: string, json: string, client: string, ttl: string, budget: string, overhead: string): Result<number, Context>;
-  }
-}
+const SAVE = `INSERT INTO drafts (name, json, client, cost, saved_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (name) DO UPDATE SET json = excluded.json, client = excluded.client, cost = excluded.cost, saved_at = excluded.saved_at, expires_at = excluded.expires_at`;
+/** The oldest record of the client charged the most. */
+const EVICT = `DELETE FROM drafts WHERE name = (
+  SELECT name FROM drafts WHERE client = (SELECT client FROM drafts GROUP BY client ORDER BY sum(cost) DESC LIMIT 1) ORDER BY saved_at, name LIMIT 1
+)`;
+const LOAD = "SELECT json FROM drafts WHERE name = ? AND expires_at > ?";
+const ERASE = "DELETE FROM drafts WHERE name = ?";
+const EXPIRED = "DELETE FROM drafts WHERE expires_at <= ?";
 
 /**
- * The records Redis holds, for the operator's `find` and `erase` (server/leads/personal-data.ts):
- * each one's name (owner:id), what it holds and its time left. `erase` deletes one as the store
- * does, taking its cost off its client's budget. A record a server kept in its own memory (no
- * REDIS_URL, or Redis away) is out of reach here: it lives until its expiry.
+ * The records the database holds, for the operator's `find` and `erase` (server/leads/personal-data.ts):
+ * each one's name (owner:id), what it holds and its time left. A record a server kept in its own
+ * memory while the database failed is out of reach here: it lives until its expiry.
  */
-export function draftsInRedis(redis: Redis) {
-  redis.defineCommand("draftSave", { numberOfKeys: 0, lua: SAVE });
+export function draftsIn(db: Db) {
   return {
     async records(): Promise<{ name: string; value: unknown; ttlMs: number }[]> {
-      const records: { name: string; value: unknown; ttlMs: number }[] = [];
-      for await (const keys of redis.scanStream({ match: "draft:*", count: 500 }) as AsyncIterable<string[]>) {
-        if (keys.length === 0) continue;
-        const multi = redis.multi();
-        for (const key of keys) multi.get(key).pttl(key);
-        const answers = (await multi.exec()) ?? [];
-        keys.forEach((key, i) => {
-          const [json, ttl] = [answers[i * 2]?.[1], answers[i * 2 + 1]?.[1]];
-          if (typeof json !== "string") return; // expired or deleted since the scan
-          try {
-            records.push({ name: key.slice("draft:".length), value: JSON.parse(json) as unknown, ttlMs: Number(ttl) });
-          } catch {
-            // not a record this store wrote
-          }
-        });
-      }
-      return records;
+      await prepare(db);
+      const now = Date.now();
+      const rows = await db.all("SELECT name, json, expires_at FROM drafts WHERE expires_at > ?", [now]);
+      return rows.map((row) => ({ name: String(row.name), value: JSON.parse(String(row.json)) as unknown, ttlMs: Number(row.expires_at) - now }));
     },
-    erase: async (name: string) => void (await redis.draftSave(name, "", NO_CLIENT, "0", "0", "0")),
+    erase: async (name: string) => void (await prepare(db), await db.run(ERASE, [name])),
   };
 }
 
 export interface DraftOptions {
-  redisUrl?: string | undefined;
+  /** The lead store's database. */
+  db: Db;
   log: Pick<Logger, "info" | "warn">;
   ttlSeconds?: number;
-  /** The budget in memory (and in Redis at most), in characters of JSON plus RECORD_OVERHEAD a record (a full draft, every box filled, is about 6,000). */
+  /** The budget (DRAFT_MEMORY); the memory kept while the database fails holds a quarter of it. */
   maxMemory?: number;
-  /** How long a Redis command may take before the store falls back to memory for it. */
-  commandTimeoutMs?: number;
+  /** How long a call waits for the database before it is kept in (or read from) memory instead. */
+  waitMs?: number;
 }
 
 /** The store, and per client the view a request gets: what it saves is charged to that client. */
-export type Drafts = DraftStore & { forClient(client: string): DraftStore; close(): Promise<void>; readonly size: number; readonly bytes: number };
+export type Drafts = DraftStore & { forClient(client: string): DraftStore; close(): Promise<void> };
 
-/** Records in memory, each charged to its client; over budget, the client charged the most loses its oldest. */
-function fairMemory(budget: number, ttlSeconds: number) {
-  type Kept = { json: string; client: string; cost: number };
-  // Each client's records, oldest first (a Set keeps insertion order), and what they cost.
-  const clients = new Map<string, { bytes: number; names: Set<string> }>();
-  let bytes = 0;
-  // ttlAutopurge: an expired record leaves memory at its expiry, not when next looked up; however a
-  // record goes (expiry, deletion, eviction), dispose takes its cost off its client.
-  const records = new LRUCache<string, Kept>({
+const FAILED = Symbol("failed");
+
+export function createDraftStore({ db, log, ttlSeconds = DRAFT_TTL_SECONDS, maxMemory = DRAFT_MEMORY, waitMs = STORE_WAIT_MS }: DraftOptions): Drafts {
+  // Records saved while the database failed (not charged per client: an outage is short, and the
+  // post limit bounds what one client adds meanwhile), and deletions it missed (a request sent
+  // meanwhile), done by the next sweep: a sent request's answers must not wait out their lifetime there.
+  const memory = new LRUCache<string, string>({
+    maxSize: Math.ceil(maxMemory / 4),
+    sizeCalculation: (json, name) => json.length + name.length + RECORD_OVERHEAD,
     ttl: ttlSeconds * 1000,
     ttlAutopurge: true,
-    dispose: ({ client, cost }, name) => {
-      const held = clients.get(client)!;
-      held.names.delete(name);
-      held.bytes -= cost;
-      bytes -= cost;
-      if (held.names.size === 0) clients.delete(client);
-    },
   });
-  const largest = () => [...clients.values()].reduce((a, b) => (b.bytes > a.bytes ? b : a));
-  return {
-    get: (name: string) => records.get(name)?.json,
-    delete: (name: string) => void records.delete(name),
-    set(name: string, json: string, client: string) {
-      records.delete(name); // its old cost goes before the new one is charged
-      const cost = json.length + name.length + RECORD_OVERHEAD;
-      records.set(name, { json, client, cost });
-      const held = clients.get(client) ?? { bytes: 0, names: new Set<string>() };
-      clients.set(client, held);
-      held.names.add(name);
-      held.bytes += cost;
-      bytes += cost;
-      while (bytes > budget) records.delete(largest().names.values().next().value!);
-    },
-    get size() {
-      return records.size;
-    },
-    get bytes() {
-      return bytes;
-    },
-  };
-}
+  const undeleted = new LRUCache<string, true>({ max: 10_000, ttl: ttlSeconds * 1000 });
 
-export function createDraftStore({ redisUrl, log, ttlSeconds = DRAFT_TTL_SECONDS, maxMemory = DRAFT_MEMORY, commandTimeoutMs = 500 }: DraftOptions): Drafts {
-  const memory = fairMemory(maxMemory, ttlSeconds);
-  const shared = redisUrl ? requestConnection(redisUrl, commandTimeoutMs) : undefined;
-  const redis = shared && watchRedis(shared.connection, log, { event: "draft_store", fields: { store: "redis" }, fallback: "memory" });
-  redis?.defineCommand("draftSave", { numberOfKeys: 0, lua: SAVE });
-  // In Redis the budget is also at most a quarter of its maxmemory, so the lead queue keeps the rest.
-  let redisBudget = maxMemory;
-  if (redis)
-    onReady(redis, () => {
-      redis.config("GET", "maxmemory").then(
-        (answer) => {
-          const limit = Number((answer as string[])[1]);
-          redisBudget = limit > 0 ? Math.min(maxMemory, Math.floor(limit / 4)) : maxMemory;
-        },
-        () => undefined, // a Redis that refuses CONFIG: the budget alone
-      );
+  let prepared: Promise<void> | undefined;
+  const ready = () =>
+    (prepared ??= prepare(db).catch((error: unknown) => {
+      prepared = undefined;
+      throw error;
+    }));
+  let failing = false;
+  /** What `work` answers, or FAILED when the database failed or did not answer within waitMs (said once, until it answers again). */
+  async function answered<T>(work: () => Promise<T>): Promise<T | typeof FAILED> {
+    const timer = new AbortController();
+    const late = pause(waitMs, undefined, { signal: timer.signal }).then(() => Promise.reject(new Error(`no answer within ${waitMs} ms`)));
+    try {
+      const result = await Promise.race([ready().then(work), late]);
+      if (failing) log.info({}, "draft_store_back");
+      failing = false;
+      return result;
+    } catch (error) {
+      if (!failing) log.warn({ err: error, fallback: "memory" }, "draft_store_failed");
+      failing = true;
+      return FAILED;
+    } finally {
+      timer.abort();
+    }
+  }
+
+  /** Saves, then evicts while over budget, in one transaction; expired records go first, as they hold budget for nothing. */
+  const write = (name: string, json: string, client: string) =>
+    db.transaction(async (tx) => {
+      const now = Date.now();
+      await tx.run(EXPIRED, [now]);
+      await tx.run(SAVE, [name, json, client, json.length + name.length + RECORD_OVERHEAD, now, now + ttlSeconds * 1000]);
+      const charged = async () => Number((await tx.get("SELECT coalesce(sum(cost), 0) AS bytes FROM drafts"))?.bytes);
+      while ((await charged()) > maxMemory && (await tx.run(EVICT)) > 0);
     });
+  async function read(name: string): Promise<string | undefined> {
+    const row = await answered(() => db.get(LOAD, [name, Date.now()]));
+    return (row === FAILED ? undefined : (row?.json as string | undefined)) ?? memory.get(name);
+  }
+
+  let sweeping: Promise<unknown> = Promise.resolve();
+  async function sweep() {
+    await db.run(EXPIRED, [Date.now()]);
+    for (const name of [...undeleted.keys()]) {
+      await db.run(ERASE, [name]);
+      undeleted.delete(name);
+    }
+  }
+  const sweeper = setInterval(() => (sweeping = answered(sweep)), Math.min(SWEEP_MS, ttlSeconds * 1000)).unref();
+
   const key = (owner: string, id: string) => `${owner}:${id}`;
   const valid = (owner: string, id: string) => OWNER.test(owner) && ID.test(id);
-  // Deletions Redis missed while away (a request sent meanwhile), done as soon as it answers
-  // again: a sent request's answers must not wait out their hour there. Bounded like the memory store.
-  const undeleted = new LRUCache<string, true>({ max: 10_000, ttl: ttlSeconds * 1000 });
-  async function deleteMissed() {
-    const names = [...undeleted.keys()];
-    if (!redis || names.length === 0) return;
-    await Promise.all(names.map((name) => redis.draftSave(name, "", NO_CLIENT, "0", "0", "0")));
-    for (const name of names) undeleted.delete(name);
-  }
-  if (redis) onReady(redis, () => void deleteMissed().catch(() => undefined));
-
-  async function read(name: string): Promise<string | undefined> {
-    const json = await redis?.get(`draft:${name}`).catch(() => undefined);
-    return json ?? memory.get(name);
-  }
-
   const view = (client: string): DraftStore => ({
     async save(owner, value, existing) {
       if (!OWNER.test(owner)) throw new Error("a draft needs its owner");
       // An earlier id is kept only if this owner's record still has it; anything else gets a new one.
       const reuse = existing !== undefined && valid(owner, existing) && (await read(key(owner, existing))) !== undefined;
       const id = reuse ? existing : randomBytes(16).toString("base64url");
-      const json = JSON.stringify(value);
-      try {
-        if (!redis) throw new Error("no redis");
-        await deleteMissed();
-        await redis.draftSave(key(owner, id), json, client, String(ttlSeconds), String(redisBudget), String(RECORD_OVERHEAD));
-        memory.delete(key(owner, id)); // a copy kept while Redis was away would outlive this one
-      } catch {
-        memory.set(key(owner, id), json, client);
-      }
+      const [name, json] = [key(owner, id), JSON.stringify(value)];
+      if ((await answered(() => write(name, json, client))) === FAILED) memory.set(name, json);
+      else memory.delete(name); // a copy kept while the database failed would outlive this one
       return id;
     },
     async load(owner, id) {
@@ -239,21 +180,16 @@ export function createDraftStore({ redisUrl, log, ttlSeconds = DRAFT_TTL_SECONDS
     async delete(owner, id) {
       if (owner === undefined || !valid(owner, id)) return;
       memory.delete(key(owner, id));
-      if (!redis) return;
-      undeleted.set(key(owner, id), true);
-      await deleteMissed().catch(() => undefined);
+      if ((await answered(() => db.run(ERASE, [key(owner, id)]))) === FAILED) undeleted.set(key(owner, id), true);
     },
   });
 
   return {
     ...view(NO_CLIENT),
     forClient: view,
-    get size() {
-      return memory.size;
+    async close() {
+      clearInterval(sweeper);
+      await sweeping;
     },
-    get bytes() {
-      return memory.bytes;
-    },
-    close: async () => void (await shared?.release()),
   };
 }
