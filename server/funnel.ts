@@ -1,22 +1,19 @@
 /**
  * The calculator's funnel (decision 0036): one counter per day (the agency's time zone), event,
  * device class and source (a name the agency gave or a kind of place: decision 0041), and nothing
- * else: no address, user agent, cookie or visitor id. In the data folder's own SQLite file by
- * default; with REDIS_URL in Redis, so every container adds to one total. A count Redis cannot
- * take goes to the local file instead, and reading adds both.
+ * else: no address, user agent, cookie or visitor id. One table, the same SQL on both engines
+ * (server/db.ts): on SQLite a file of its own in the data folder (funnel.db, whose commits are not
+ * waited onto the disk: a power cut may lose the last counts, never the file); on PostgreSQL the
+ * database every container shares, so they add to one total.
  */
-import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
-import { dirname } from "node:path";
-import { DatabaseSync } from "node:sqlite";
-import type { Redis } from "ioredis";
+import { setTimeout as pause } from "node:timers/promises";
 import { isbot } from "isbot";
 import { LRUCache } from "lru-cache";
 import { FUNNEL_KEEP_DAYS as KEEP_DAYS } from "~/content/privacy";
 import { AD_CLICKS, LISTABLE, reclassifiedKey, type Source, type SourceSettings, sourceKey, sourceOfKey } from "~/funnel/source";
 import { DEVICES, type Device, FUNNEL_EVENTS, type FunnelEvent } from "~/funnel/visit";
+import type { Db, Param, Row, Sql } from "./db";
 import type { Logger } from "./log";
-import { retryWhileBusy } from "./leads/database";
-import { closeConnection, countConnection, watchRedis } from "./redis";
 
 export interface Hit {
   event: FunnelEvent;
@@ -43,8 +40,8 @@ const alwaysRoom = (key: string, settings: SourceSettings) => {
   if (source.kind !== "campaign") return true;
   return (source.campaign !== undefined && settings.names.has(source.campaign)) || Object.values(AD_CLICKS).some((ad) => sourceKey(ad) === key);
 };
-/** How long a count (or a read) waits for another process's lock on the file, without blocking; then it is not counted. */
-const LOCK_WAIT_MS = 1_000;
+/** How long a visitor's step waits for its count: past it, the count goes on without it. */
+const COUNT_WAIT_MS = 1_000;
 
 const dayFormat = new Intl.DateTimeFormat("en-CA", { timeZone: "Africa/Johannesburg", year: "numeric", month: "2-digit", day: "2-digit" });
 /** The agency's day (Africa/Johannesburg: UTC+2, no daylight saving), as YYYY-MM-DD. */
@@ -52,72 +49,66 @@ export const dayOf = (ms: number) => dayFormat.format(ms);
 /** The last `n` days, oldest first, ending with today's. */
 export const lastDays = (n: number, now = Date.now()) => Array.from({ length: n }, (_, i) => dayOf(now - (n - 1 - i) * 86_400_000));
 
+const SCHEMA = `CREATE TABLE IF NOT EXISTS counts (
+  day TEXT NOT NULL, event TEXT NOT NULL, device TEXT NOT NULL, source TEXT NOT NULL, n {int} NOT NULL,
+  PRIMARY KEY (day, event, device, source)
+){strict}`;
+/** Adds `n` to a counter. */
+const ADD = `INSERT INTO counts (day, event, device, source, n) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (day, event, device, source) DO UPDATE SET n = counts.n + excluded.n`;
+const COLUMNS = "day, event, device, source, n";
+const counter = (row: Row) => [row.day, row.event, row.device, row.source, row.n] as Param[];
+
 /**
- * The local file, opened, prepared and cleared of days past keeping. SQLite's own wait for a lock
- * is 0 ms: it would block the event loop, so a lock another process holds fails at once and the
- * caller waits (retryWhileBusy). A count's commit is not fsync'd (synchronous NORMAL, in WAL mode):
- * the disk is not waited for on every step, and a power cut may lose the last counts, never the file.
+ * The table, and the days past keeping deleted (a process does this each day). SQLite's version
+ * 1: sources kept before they were named (free utm text, any referring host) counted as the rule
+ * counts them now (decision 0041), so none of what a link's author wrote stays; PostgreSQL's
+ * counts were all written by this rule (importCounts reclassifies an old file first).
  */
-function openFile(file: string, settings: SourceSettings) {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  // Counts only, but kept like the lead store: readable by the server's user alone.
-  if (!existsSync(file)) closeSync(openSync(file, "a", 0o600));
-  const db = new DatabaseSync(file, { timeout: 0 });
-  try {
-    return prepared(db, settings);
-  } catch (error) {
-    db.close();
-    throw error;
+async function prepare(db: Db, settings: SourceSettings) {
+  await db.transaction(
+    async (tx) => {
+      await tx.run(SCHEMA);
+      if (db.engine === "sqlite" && Number((await tx.get("PRAGMA user_version"))?.user_version) < 1) {
+        await reclassify(tx, settings);
+        await tx.run("PRAGMA user_version = 1");
+      }
+      await tx.run("DELETE FROM counts WHERE day < ?", [dayOf(Date.now() - KEEP_DAYS * 86_400_000)]);
+    },
+    // Exclusive: two containers creating the same table at once would fail on PostgreSQL.
+    { exclusive: true },
+  );
+}
+
+async function reclassify(tx: Sql, settings: SourceSettings) {
+  for (const row of await tx.all(`SELECT ${COLUMNS} FROM counts`)) {
+    const now = reclassifiedKey(String(row.source), settings);
+    if (now === row.source) continue;
+    await tx.run("DELETE FROM counts WHERE day = ? AND event = ? AND device = ? AND source = ?", counter(row).slice(0, 4));
+    await tx.run(ADD, counter({ ...row, source: now }));
   }
 }
 
-function prepared(db: DatabaseSync, settings: SourceSettings) {
-  db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
-CREATE TABLE IF NOT EXISTS counts (
-  day TEXT NOT NULL, event TEXT NOT NULL, device TEXT NOT NULL, source TEXT NOT NULL, n INTEGER NOT NULL,
-  PRIMARY KEY (day, event, device, source)
-) STRICT, WITHOUT ROWID;`);
-  if (Number(db.prepare("PRAGMA user_version").get()?.user_version) < 1) reclassify(db, settings);
-  const known = db.prepare("SELECT 1 FROM counts WHERE day = ? AND source = ? LIMIT 1");
-  const sources = db.prepare("SELECT COUNT(DISTINCT source) AS n FROM counts WHERE day = ?");
-  const add = db.prepare("INSERT INTO counts VALUES (?, ?, ?, ?, 1) ON CONFLICT DO UPDATE SET n = n + 1");
-  const read = db.prepare("SELECT day, event, device, source, n FROM counts WHERE day >= ? AND day <= ?");
-  db.prepare("DELETE FROM counts WHERE day < ?").run(dayOf(Date.now() - KEEP_DAYS * 86_400_000));
-  return {
-    add(day: string, { event, device, source }: Hit, mayAdd: () => boolean) {
-      const kept = known.get(day, source) || ((alwaysRoom(source, settings) || Number(sources.get(day)?.n) < SOURCES_A_DAY) && mayAdd());
-      add.run(day, event, device, kept ? source : "other");
-    },
-    read: (from: string, to: string) => read.all(from, to) as unknown as Count[],
-    close: () => db.close(),
-  };
+/**
+ * Adds an old funnel.db's counts (`from`, SQLite) to the database containers share (`to`,
+ * PostgreSQL), for an operator moving from one container to several, and empties `from` in the
+ * same go: a second run adds nothing. Only a crash between `to`'s commit and `from`'s would let a
+ * second run add them again. Resolves with the counters moved.
+ */
+export async function importCounts(from: Db, to: Db, settings: SourceSettings): Promise<number> {
+  await prepare(from, settings);
+  await prepare(to, settings);
+  return from.transaction(async (tx) => {
+    const rows = await tx.all(`SELECT ${COLUMNS} FROM counts`);
+    await to.transaction(async (into) => {
+      for (const row of rows) await into.run(ADD, counter(row));
+    });
+    await tx.run("DELETE FROM counts");
+    return rows.length;
+  });
 }
 
 /** The user agent's class, from Client Hints or the agent string (which is read here and kept nowhere). */
-/**
- * Version 1: sources kept before they were named (free utm text, any referring host) counted as
- * this rule counts them now (decision 0041), so none of what a link's author wrote stays.
- */
-function reclassify(db: DatabaseSync, settings: SourceSettings) {
-  // Deleted rows' bytes are overwritten, not left in free pages.
-  db.exec("PRAGMA secure_delete = ON; BEGIN IMMEDIATE");
-  try {
-    const move = db.prepare(`INSERT INTO counts SELECT day, event, device, ?, n FROM counts WHERE source = ? AND true
-ON CONFLICT DO UPDATE SET n = n + excluded.n`);
-    const drop = db.prepare("DELETE FROM counts WHERE source = ?");
-    for (const { source } of db.prepare("SELECT DISTINCT source FROM counts").all() as { source: string }[]) {
-      const now = reclassifiedKey(source, settings);
-      if (now === source) continue;
-      move.run(now, source);
-      drop.run(source);
-    }
-    db.exec("PRAGMA user_version = 1; COMMIT");
-  } catch (error) {
-    db.exec("ROLLBACK");
-    throw error;
-  }
-}
-
 export function deviceOfAgent(agent: string, mobileHint?: string | null): Device {
   if (/iPad|Tablet|PlayBook|Silk|Kindle|Android(?!.*Mobile)/i.test(agent)) return "tablet";
   return mobileHint === "?1" || /Mobi|iPhone|iPod|Windows Phone/i.test(agent) ? "phone" : "desktop";
@@ -130,105 +121,55 @@ export function hitOf(event: FunnelEvent, headers: Headers, source: Source): Hit
   return { event, device: deviceOfAgent(agent, headers.get("sec-ch-ua-mobile")), source: sourceKey(source) };
 }
 
-const redisKey = (day: string) => `funnel:${day}`;
-
-/** `file`: the local SQLite file; `redis`: a shared connection when REDIS_URL is set. */
-export function openFunnel({ file, redis, log, settings }: { file: string; redis?: Redis; log: Pick<Logger, "warn">; settings: SourceSettings }) {
-  let local: ReturnType<typeof openFile> | undefined;
-  const opened = () => (local ??= openFile(file, settings));
+/** The counts on `db` (on SQLite, funnel.db opened with synchronous NORMAL); the caller closes `db`. */
+export function openFunnel({ db, log, settings }: { db: Db; log: Pick<Logger, "warn">; settings: SourceSettings }) {
+  let prepared: { day: string; done: Promise<void> } | undefined;
+  function ready() {
+    const day = dayOf(Date.now());
+    if (prepared?.day !== day)
+      prepared = {
+        day,
+        done: prepare(db, settings).catch((error: unknown) => {
+          prepared = undefined;
+          throw error;
+        }),
+      };
+    return prepared.done;
+  }
   /** New sources each client's address added today (its key and the day): at most NEW_SOURCES_A_CLIENT. */
   const added = new LRUCache<string, number>({ max: 50_000, ttl: 86_400_000 });
-  const mayAdd = (day: string, client: string | undefined) => () => {
+  const mayAdd = (day: string, client: string | undefined) => {
     const key = `${day} ${client ?? ""}`;
     const n = added.get(key) ?? 0;
     if (n >= NEW_SOURCES_A_CLIENT) return false;
     added.set(key, n + 1);
     return true;
   };
-  /** Counts waiting for another process's lock on the file: close lets them finish first. */
+  async function count(day: string, { event, device, source }: Hit, client: string | undefined) {
+    await ready();
+    const known = await db.get("SELECT 1 AS known FROM counts WHERE day = ? AND source = ? LIMIT 1", [day, source]);
+    const room = () => db.get("SELECT count(DISTINCT source) AS n FROM counts WHERE day = ?", [day]).then((row) => Number(row?.n) < SOURCES_A_DAY);
+    const kept = known || ((alwaysRoom(source, settings) || (await room())) && mayAdd(day, client));
+    await db.run(ADD, [day, event, device, kept ? source : "other", 1]);
+  }
+  /** Counts in flight: close lets them finish first. */
   const writing = new Set<Promise<void>>();
-
-  /**
-   * Redis's counts kept before sources were named, counted as the rule counts them now (decision
-   * 0041): once, by the first container to claim it, before this process first uses Redis.
-   */
-  let reclassified: Promise<void> | undefined;
-  async function reclassifyRedis() {
-    if ((await redis!.set("funnel:rule", "0041", "NX")) === null) return;
-    for (const day of lastDays(KEEP_DAYS)) {
-      const key = redisKey(day);
-      const multi = redis!.multi();
-      for (const [field, n] of Object.entries(await redis!.hgetall(key))) {
-        const [event, device, source = ""] = field.split("|");
-        const now = reclassifiedKey(source, settings);
-        if (now !== source)
-          multi.hincrby(key, `${event}|${device}|${now}`, Number(n)).hdel(key, field).srem(`${key}:sources`, source).sadd(`${key}:sources`, now);
-      }
-      if (multi.length > 0) await multi.exec();
-    }
-  }
-  const redisReady = () =>
-    (reclassified ??= reclassifyRedis().catch((error: unknown) => {
-      reclassified = undefined;
-      throw error;
-    }));
-
-  async function addToRedis(day: string, { event, device, source }: Hit, mayAdd: () => boolean) {
-    await redisReady();
-    const key = redisKey(day);
-    // A source joins the day's set only while it has room: a flood of made-up ones grows nothing.
-    const [[, known], [, size]] = (await redis!.multi().sismember(`${key}:sources`, source).scard(`${key}:sources`).exec()) as [
-      [unknown, number],
-      [unknown, number],
-    ];
-    const kept = known === 1 || ((alwaysRoom(source, settings) || size < SOURCES_A_DAY) && mayAdd()) ? source : "other";
-    if (known === 0 && kept === source) await redis!.sadd(`${key}:sources`, source);
-    await redis!
-      .multi()
-      .hincrby(key, `${event}|${device}|${kept}`, 1)
-      .expire(key, KEEP_DAYS * 86_400)
-      .expire(`${key}:sources`, KEEP_DAYS * 86_400)
-      .exec();
-  }
 
   return {
     /** Adds one to today's counter for `hit` from `client` (its address's key); never throws (a count is worth less than a step). */
     async add(hit: Hit, client?: string, now = Date.now()) {
-      const day = dayOf(now);
-      try {
-        if (redis) return await addToRedis(day, hit, mayAdd(day, client));
-      } catch (error) {
-        log.warn({ err: error }, "funnel_redis_failed");
-      }
-      const write = retryWhileBusy(() => opened().add(day, hit, mayAdd(day, client)), LOCK_WAIT_MS);
+      const write = count(dayOf(now), hit, client).catch((error: unknown) => log.warn({ err: error }, "funnel_not_counted"));
       writing.add(write);
-      try {
-        await write;
-      } catch (error) {
-        log.warn({ err: error }, "funnel_not_counted");
-      } finally {
-        writing.delete(write);
-      }
+      await write;
+      writing.delete(write);
     },
-    /** The counters of `days` (YYYY-MM-DD, oldest first), Redis's and the local file's added up. */
+    /** The counters of `days` (YYYY-MM-DD, oldest first). */
     async read(days: string[]): Promise<FunnelDay[]> {
-      const counts: Count[] = await retryWhileBusy(() => opened().read(days[0]!, days.at(-1)!), LOCK_WAIT_MS);
-      if (redis) {
-        await redisReady();
-        const hashes = await Promise.all(days.map((day) => redis.hgetall(redisKey(day))));
-        days.forEach((day, i) => {
-          for (const [field, n] of Object.entries(hashes[i]!)) {
-            const [event, device, source] = field.split("|") as [FunnelEvent, Device, string];
-            counts.push({ day, event, device, source, n: Number(n) });
-          }
-        });
-      }
-      return summarise(days, counts);
+      await ready();
+      const counts = await db.all(`SELECT ${COLUMNS} FROM counts WHERE day >= ? AND day <= ?`, [days[0]!, days.at(-1)!]);
+      return summarise(days, counts as unknown as Count[]);
     },
-    async close() {
-      await Promise.allSettled(writing);
-      local?.close();
-    },
+    close: async () => void (await Promise.allSettled(writing)),
   };
 }
 
@@ -236,35 +177,21 @@ export function openFunnel({ file, redis, log, settings }: { file: string; redis
  * The server's funnel: `count` is the load context's `countVisit`; `counted` reports each count
  * (metrics). What a client can post is bounded before it gets here: the beacons by their own
  * `funnel` limit, the steps without JavaScript by the post limit, sends by the lead rules.
+ * `db`: funnel.db on SQLite, the shared database on PostgreSQL; the caller closes it after `close`.
  */
-export function createFunnel({
-  file,
-  redisUrl,
-  log,
-  counted,
-  settings,
-}: {
-  file: string;
-  redisUrl?: string;
-  log: Logger;
-  counted?: (hit: Hit) => void;
-  settings: SourceSettings;
-}) {
-  const redis = redisUrl ? watchRedis(countConnection(redisUrl), log, { event: "funnel_store", fallback: "sqlite" }) : undefined;
-  const store = openFunnel({ file, redis, log, settings });
+export function createFunnel({ db, log, counted, settings }: { db: Db; log: Logger; counted?: (hit: Hit) => void; settings: SourceSettings }) {
+  const store = openFunnel({ db, log, settings });
   return {
     /** `client`: the key of the request's client address (server/rate-limits.ts), which is used here and kept nowhere. */
     async count(request: Request, event: FunnelEvent, source: Source, client?: string) {
       const hit = hitOf(event, request.headers, source);
       if (!hit) return;
       counted?.(hit);
-      await store.add(hit, client);
+      // A database that does not answer holds the visitor no longer than this; the count goes on.
+      await Promise.race([store.add(hit, client), pause(COUNT_WAIT_MS, undefined, { ref: false })]);
     },
     read: (days: string[]) => store.read(days),
-    async close() {
-      await store.close();
-      if (redis) await closeConnection(redis);
-    },
+    close: () => store.close(),
   };
 }
 
