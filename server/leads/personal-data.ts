@@ -194,7 +194,7 @@ function elsewhere(config: Config, db: Db | undefined): string[] {
   return [
     service,
     db?.engine === "postgres"
-      ? "PostgreSQL is shared by every container, but each keeps its own outbox: run this in each. PostgreSQL keeps a deleted row's bytes in its table files until VACUUM reuses the space, and in its WAL, archives, replicas and backups for as long as they are kept: those are the database's operator's to mind."
+      ? "PostgreSQL is shared by every container, but each keeps its own outbox: run this in each. A deleted row's bytes stay in PostgreSQL's table files until new rows take the space VACUUM frees (VACUUM FULL leads, drafts: at once), and in its WAL, archives, replicas and backups until those are recycled or expire (docs/operations.md)."
       : "Only this data folder is looked in: another container's, or a copy or backup of one, keeps its own store and outbox.",
     ...(existsSync(moved)
       ? [`${moved} holds the leads as they were when they moved into PostgreSQL; this does not read it: delete it once it is not needed.`]
