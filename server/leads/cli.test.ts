@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { usePostgres } from "../../tests/support/use-postgres";
-import { leads, serverStore } from "./test-cli";
+import { leads, serverStore } from "../../tests/support/leads-cli";
 import type { Lead } from "./types";
 
 const lead = (text: string): Lead => ({ kind: "contact", subject: "New contact form message from Ada", fromName: "Ada", replyTo: "ada@example.com", text });

@@ -13,7 +13,7 @@ import { quietLog } from "../../tests/support/quiet-log";
 import { usePostgres } from "../../tests/support/use-postgres";
 import { createDraftStore } from "../drafts";
 import { asked, normalPhone } from "./personal-data";
-import { leads, serverStore } from "./test-cli";
+import { leads, serverStore } from "../../tests/support/leads-cli";
 import type { Lead } from "./types";
 
 const ref = (n: number) => `20261122-0000000${n}`;

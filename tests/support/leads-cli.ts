@@ -1,15 +1,16 @@
 /**
- * For cli.test.ts and personal-data.test.ts: `npm run leads` run in the test's process, and a lead
- * store as a running server has it (SQLite in a data folder, or a PostgreSQL database), open
- * beside the command until the test ends.
+ * For server/leads/cli.test.ts and personal-data.test.ts: `npm run leads` run in the test's
+ * process, and a lead store as a running server has it (SQLite in a data folder, or a PostgreSQL
+ * database), open beside the command until the test ends. Kept here, out of server/, whose
+ * non-test lines issue 40 counts.
  */
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { onTestFinished } from "vitest";
-import { openDb } from "../db";
-import { runCli } from "./cli";
-import { leadStore, prepareStore } from "./store";
+import { openDb } from "../../server/db";
+import { runCli } from "../../server/leads/cli";
+import { leadStore, prepareStore } from "../../server/leads/store";
 
 /** What the command printed, line by line, and its exit code. `ask`: the terminal's answer (none: no terminal). */
 export async function leads(argv: string[], env: Record<string, string>, ask?: (question: string) => Promise<boolean>) {
