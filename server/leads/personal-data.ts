@@ -18,10 +18,7 @@ import { draftsIn } from "../drafts";
 import { leadStore } from "./store";
 
 /** What the operator was given: an email address, a phone number or a reference, normalised. */
-export interface Asked {
-  kind: "email" | "phone" | "reference";
-  value: string;
-}
+export type Asked = { kind: "email" | "phone" | "reference"; value: string };
 
 /** A lead's reference as the thanks page and the message show it (schedule.ts, newLeadId). */
 const REFERENCE = /^\d{8}-[0-9A-HJKMNP-TV-Z]{8}$/;
@@ -77,8 +74,6 @@ interface Found {
   /** "sending": a lead a delivery had claimed, whose send may still reach the service; "changed": an outbox line written since it was read, left. */
   erase(): Promise<"erased" | "sending" | "changed">;
 }
-/** A lead the agency has not received yet: erased, it never will; erase asks first. */
-const notYetSent = (f: Found) => f.where === "leads" && f.status !== "delivered";
 
 /** Every record that holds any of `wanted`; `problems`: the places that could not be read (then it is not all). */
 async function look(db: Db | undefined, config: Config, wanted: Asked[]) {
@@ -105,15 +100,8 @@ async function look(db: Db | undefined, config: Config, wanted: Asked[]) {
       if (!holdsAny(wanted, [fieldsOf(fields)["state.email"], fieldsOf(values).email], [fieldsOf(fields)["state.phone"]], [reference])) continue;
       const [kind, status] = asText(reference) ? ["receipt", "sent"] : [values ? "contact draft" : "calculator draft", "draft"];
       const note = ttlMs > 0 ? `expires in ${Math.ceil(ttlMs / 60_000)}m` : undefined;
-      found.push({
-        where: "drafts",
-        id: asText(reference) ?? "-",
-        kind,
-        status,
-        note,
-        content: value,
-        erase: async () => (await drafts!.erase(name), "erased"),
-      });
+      const erase = async () => (await drafts!.erase(name), "erased" as const);
+      found.push({ where: "drafts", id: asText(reference) ?? "-", kind, status, note, content: value, erase });
     }
   });
   const outbox = config.delivery.outboxFile;
@@ -222,12 +210,7 @@ const OPTIONS = { json: { type: "boolean" }, yes: { type: "boolean" } } as const
 const USAGE = "usage: npm run leads -- find <email | phone | reference> ... [--json] | erase <email | phone | reference> ... [--yes]";
 
 /** The command's ends: `open` is the store as cli.ts opens it (none yet: undefined); `ask` a question on a terminal. */
-interface Io {
-  out: (line: string) => void;
-  err: (line: string) => void;
-  ask?: (question: string) => Promise<boolean>;
-  open: (config: Config) => Db | undefined;
-}
+type Io = { out: (line: string) => void; err: (line: string) => void; ask?: (question: string) => Promise<boolean>; open: (config: Config) => Db | undefined };
 
 /**
  * `find` (`--json`: each record in full, one JSON object a line) and `erase` (`--yes`: no question
@@ -271,7 +254,8 @@ export async function personalData(command: "find" | "erase", argv: string[], en
     else if (found.length === 0) out(`nothing here holds ${label}`);
     else if (command === "find") [`${found.length} record(s) hold ${label}:`, ...table(found)].forEach((line) => out(line));
     else {
-      const unsent = new Set(found.filter(notYetSent).map((f) => f.id)).size;
+      // Leads the agency has not received yet: erased, they never will.
+      const unsent = found.filter((f) => f.where === "leads" && f.status !== "delivered").length;
       if (unsent > 0 && !flags.yes) {
         const why = `${unsent} of these leads ${unsent === 1 ? "has" : "have"} not reached the agency yet: erased, ${unsent === 1 ? "it" : "they"} never will.`;
         if (!ask) return refuse(`${why} Run this on a terminal to be asked, or add --yes. Nothing was erased.`);
