@@ -67,8 +67,9 @@ export async function runCli(
   err: (line: string) => void = out,
   ask?: (question: string) => Promise<boolean>,
 ): Promise<number> {
-  // A person's data on request, with flags of its own.
-  if (argv[0] === "find" || argv[0] === "erase") return personalData(argv[0], argv.slice(1), env, out, err, ask);
+  // A person's data on request, with flags of its own; no store yet: the outbox alone.
+  if (argv[0] === "find" || argv[0] === "erase")
+    return personalData(argv[0], argv.slice(1), env, { out, err, ask, open: (config) => storeOf(config, () => undefined) });
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
