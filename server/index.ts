@@ -27,7 +27,7 @@ import { createDraftStore } from "./drafts";
 import { formPosts } from "./form-posts";
 import { createFunnel, importCounts, lastDays } from "./funnel";
 import { funnelBeacon } from "./funnel-beacon";
-import { funnelPage } from "./funnel-page";
+import { funnelPage } from "./funnel-report";
 import { addressCodes, createLeadInbox } from "./lead-inbox";
 import { createLogger, flushLog, output, requestLogger } from "./log";
 import { createMetrics } from "./metrics";

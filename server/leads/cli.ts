@@ -26,7 +26,8 @@ import { parseArgs } from "node:util";
 import { version } from "../../package.json";
 import { type Config, parseConfig } from "../config";
 import { BUSY_WAIT_MS, causeOf, openDb, type Db } from "../db";
-import { lastDays, NAMED_SOURCES, namedSources, openFunnel, percent, type SourceWorth, sourceWorth, STEP_NAMES, stepFigures, type Worth } from "../funnel";
+import { lastDays, openFunnel } from "../funnel";
+import { funnelText, sourceWorth } from "../funnel-report";
 import { askOnTerminal, personalData } from "./personal-data";
 import { leadStore, VERSION, type LeadRow } from "./store";
 
@@ -141,23 +142,8 @@ async function funnel(flags: { json?: boolean; days?: string }, config: Config, 
   const store = openFunnel({ db, log: { warn: () => undefined }, settings: config.sources });
   try {
     const days = await store.read(lastDays(count));
-    const sources = sourceWorth(days);
-    if (flags.json) {
-      out(JSON.stringify({ days, sources }, null, 2));
-      return 0;
-    }
-    out(`The calculator's funnel, last ${count} days (Africa/Johannesburg)`);
-    out(["date      ", ...STEP_NAMES.map((s) => s.padStart(7)), "Contact".padStart(8)].join(" "));
-    for (const day of days) out([day.date, ...stepFigures(day).map((n) => String(n).padStart(7)), String(day.contactSent).padStart(8)].join(" "));
-    const total = STEP_NAMES.map((_, step) => days.reduce((sum, day) => sum + stepFigures(day)[step]!, 0));
-    out("");
-    const widest = Math.max(1, ...total);
-    total.forEach((n, i) => {
-      const drop = i > 0 && total[i - 1]! > 0 ? `  (${Math.round((n / total[i - 1]!) * 100)}% of ${STEP_NAMES[i - 1]})` : "";
-      out(`${STEP_NAMES[i]!.padEnd(7)} ${"█".repeat(Math.round((n / widest) * 40)).padEnd(40)} ${n}${drop}`);
-    });
-    out("");
-    bySourceText(sources, count).forEach((line) => out(line));
+    if (flags.json) out(JSON.stringify({ days, sources: sourceWorth(days) }, null, 2));
+    else funnelText(days).forEach((line) => out(line));
     return 0;
   } catch (error) {
     err(`leads: the funnel could not be read (${(error as Error).name})`);
@@ -166,32 +152,6 @@ async function funnel(flags: { json?: boolean; days?: string }, config: Config, 
     await store.close();
     await db.close();
   }
-}
-
-/**
- * The funnel's sources as text: each named source's totals, then each day it brought something
- * (a day of zeros is left out), the rest summed as on GET /funnel (server/funnel-page.ts).
- */
-function bySourceText(sources: SourceWorth[], count: number): string[] {
-  const { named, rest } = namedSources(sources);
-  const rows = rest ? [...named, rest] : named;
-  if (rows.length === 0) return [`No source brought a visit to step 2 or a message in the last ${count} days.`];
-  const width = Math.max(24, ...rows.map((row) => row.name.length + 2));
-  const figures = (w: Worth) =>
-    [String(w.step2).padStart(7), String(w.sent).padStart(7), percent(w.sendRate).padStart(14), String(w.contactSent).padStart(8)].join(" ");
-  const lines = [
-    `What each source brought, last ${count} days: visits that reached step 2, requests sent, sends per step-2 visit, contact messages`,
-    ["source / day".padEnd(width), "Step 2".padStart(7), "Sent".padStart(7), "Step 2 → sent".padStart(14), "Contact".padStart(8)].join(" "),
-  ];
-  for (const row of rows) {
-    lines.push(`${row.name.padEnd(width)} ${figures(row)}`);
-    for (const day of row.days) if (day.step2 + day.sent + day.contactSent > 0) lines.push(`  ${day.date.padEnd(width - 2)} ${figures(day)}`);
-  }
-  if (rest)
-    lines.push(
-      `The ${NAMED_SOURCES} sources with the most visits at step 2 and contact messages by name; the other ${rest.sources} summed (--json lists each).`,
-    );
-  return lines;
 }
 
 if (process.argv[1]?.endsWith("leads.js")) {
