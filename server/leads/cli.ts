@@ -19,7 +19,7 @@
  *   find <email | phone | reference> ... [--json]
  *   erase <email | phone | reference> ... [--yes]
  *                    a person's data on request: every lead, draft, receipt and outbox line that
- *                    holds it; erase asks before erasing a lead not yet delivered (personal-data.ts)
+ *                    holds it; erase asks before erasing a lead not yet delivered (server/personal-data.ts)
  */
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -28,7 +28,7 @@ import { type Config, parseConfig } from "../config";
 import { BUSY_WAIT_MS, causeOf, openDb, type Db } from "../db";
 import { lastDays, openFunnel } from "../funnel";
 import { funnelText, sourceWorth } from "../funnel-report";
-import { askOnTerminal, personalData } from "./personal-data";
+import { askOnTerminal, personalData } from "../personal-data";
 import { leadStore, VERSION, type LeadRow } from "./store";
 
 const USAGE =

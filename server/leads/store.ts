@@ -360,7 +360,7 @@ export function leadStore(db: Db) {
       }),
 
     /**
-     * A person's request (personal-data.ts): these leads go outright, whatever their status.
+     * A person's request (server/personal-data.ts): these leads go outright, whatever their status.
      * `sending`: those a delivery had claimed, whose send may still reach the service.
      */
     erase: (ids: string[]) =>

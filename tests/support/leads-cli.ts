@@ -1,5 +1,5 @@
 /**
- * For server/leads/cli.test.ts and personal-data.test.ts: `npm run leads` run in the test's
+ * For server/leads/cli.test.ts and server/personal-data.test.ts: `npm run leads` run in the test's
  * process, and a lead store as a running server has it (SQLite in a data folder, or a PostgreSQL
  * database), open beside the command until the test ends. Kept here, out of server/, whose
  * non-test lines issue 40 counts.

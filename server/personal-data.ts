@@ -11,11 +11,11 @@ import { open, readFile } from "node:fs/promises";
 import { createInterface } from "node:readline/promises";
 import { setTimeout as pause } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import { version } from "../../package.json";
-import { type Config, parseConfig } from "../config";
-import { causeOf, type Db } from "../db";
-import { draftsIn } from "../drafts";
-import { leadStore } from "./store";
+import { version } from "../package.json";
+import { type Config, parseConfig } from "./config";
+import { causeOf, type Db } from "./db";
+import { draftsIn } from "./drafts";
+import { leadStore } from "./leads/store";
 
 /** What the operator was given: an email address, a phone number or a reference, normalised. */
 export type Asked = { kind: "email" | "phone" | "reference"; value: string };

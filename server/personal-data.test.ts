@@ -9,12 +9,12 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
-import { quietLog } from "../../tests/support/quiet-log";
-import { usePostgres } from "../../tests/support/use-postgres";
-import { createDraftStore } from "../drafts";
+import { quietLog } from "../tests/support/quiet-log";
+import { usePostgres } from "../tests/support/use-postgres";
+import { createDraftStore } from "./drafts";
 import { asked, normalPhone } from "./personal-data";
-import { leads, serverStore } from "../../tests/support/leads-cli";
-import type { Lead } from "./types";
+import { leads, serverStore } from "../tests/support/leads-cli";
+import type { Lead } from "./leads/types";
 
 const ref = (n: number) => `20261122-0000000${n}`;
 const HOURS_AGO = Date.now() - 3 * 3600_000;
