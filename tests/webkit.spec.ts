@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { remote } from "webdriverio";
 import { messages } from "../app/content/messages";
 import { expect, test } from "@playwright/test";
-import { freePort } from "./support/redis";
+import { freePort } from "./support/ports";
 import { sites } from "./support/sites";
 import { priceOf } from "./support/wizard";
 

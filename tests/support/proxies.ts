@@ -11,8 +11,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { owned } from "../../scripts/test-run.mjs";
+import { freePort } from "./ports";
 import { REPO } from "./server";
-import { freePort } from "./redis";
 
 export interface Proxy {
   /** Where visitors reach it, e.g. http://127.0.0.1:23456 (a port that is not 80: Host carries it). */

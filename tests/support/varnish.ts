@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { owned } from "../../scripts/test-run.mjs";
 import { stopped } from "./proxies";
-import { freePort } from "./redis";
+import { freePort } from "./ports";
 
 export interface Varnish {
   url: string;
