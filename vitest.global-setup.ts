@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -9,6 +9,9 @@ import { join } from "node:path";
  */
 export default function setup() {
   const dir = mkdtempSync(join(tmpdir(), "agency-site-unit-"));
+  // Passable, not readable, by others: the tests' PostgreSQL runs as the postgres user when they
+  // run as root (tests/support/postgres.ts), in a folder of its own in here.
+  chmodSync(dir, 0o711);
   process.env.TMPDIR = dir;
   return () => rmSync(dir, { recursive: true, force: true });
 }

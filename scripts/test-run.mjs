@@ -53,13 +53,18 @@ export const runEnv = () => (process.env[VARIABLE] ? { [VARIABLE]: process.env[V
  * `command` and `args` wrapped so that the process gets `signal` (KILL, or TERM for a server that
  * must stop processes of its own) when the one spawning it dies; setpriv then execs the command,
  * so the pid is the command's own. Spread into spawn: `spawn(...owned("redis-server", args), options)`.
+ * `user`: run it as that user and its groups (PostgreSQL refuses root). The same setpriv must do
+ * both: it sets the death signal after switching, while the kernel clears it on a switch made
+ * after (a second setpriv inside the first).
  * @param {string} command
  * @param {string[]} [args]
  * @param {"KILL" | "TERM"} [signal]
+ * @param {string} [user]
  * @returns {[string, string[]]}
  */
-export function owned(command, args = [], signal = "KILL") {
-  return existsSync(SETPRIV) ? [SETPRIV, ["--pdeathsig", signal, "--", command, ...args]] : [command, args];
+export function owned(command, args = [], signal = "KILL", user = undefined) {
+  const as = user ? [`--reuid=${user}`, `--regid=${user}`, "--init-groups"] : [];
+  return existsSync(SETPRIV) ? [SETPRIV, ["--pdeathsig", signal, ...as, "--", command, ...args]] : [command, args];
 }
 
 /** Every process carrying a run id: { pid, run, command }. */

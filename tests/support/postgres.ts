@@ -1,0 +1,242 @@
+/**
+ * A real PostgreSQL for a test (Debian's `postgresql` package): a cluster of its own, made by
+ * initdb in a temporary folder, on a free loopback port; stop() shuts it down and removes the
+ * folder. It dies with the process that started it (owned(): setpriv's death signal; the
+ * backends follow their postmaster). initdb and postgres refuse to run as root, so when the tests
+ * are root both run as the `postgres` user that Debian's package makes, in a folder given to it.
+ *
+ * Works under vitest and Playwright alike; `usePostgres()` (use-postgres.ts) is vitest's shorthand.
+ */
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
+import { chownSync, closeSync, existsSync, globSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import pg from "pg";
+import { owned } from "../../scripts/test-run.mjs";
+import { freePort } from "./ports";
+
+export interface Postgres {
+  port: number;
+  /** The cluster's `postgres` database as its superuser `postgres` (no password: trust on loopback). */
+  url: string;
+  /** The temporary folder: the cluster (data/), its socket and its log (postgres.log). */
+  dir: string;
+  /** Creates a database in this cluster; resolves with its URL. */
+  database(name: string): Promise<string>;
+  /**
+   * Shuts the postmaster down and starts it again on the same port and folder: "fast" (the
+   * default: SIGINT, a checkpoint) or "immediate" (SIGQUIT: no checkpoint, so the start recovers
+   * from the WAL, as after a crash). After kill(), only starts it.
+   */
+  restart(options?: { mode?: "fast" | "immediate" }): Promise<void>;
+  /** SIGKILL to the postmaster and all its processes, as a machine's OOM killer would. */
+  kill(): Promise<void>;
+  /** SIGSTOP to every process of the cluster: the kernel still accepts connections, nothing answers. */
+  pause(): void;
+  /** SIGCONT to every process of the cluster. */
+  resume(): void;
+  /** Shuts it down and removes its folder. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Settings beyond the tests' own (postgresql.conf names), e.g. `{ max_connections: 20 }`. */
+export interface PostgresOptions {
+  settings?: Record<string, string | number>;
+}
+
+/** Debian's programs are not on PATH: its newest version's, else PATH's (another system). */
+const BIN = globSync("/usr/lib/postgresql/*/bin/postgres")
+  .map((path) => path.slice(0, -"/postgres".length))
+  .sort((a, b) => parseFloat(b.split("/")[3]!) - parseFloat(a.split("/")[3]!))[0];
+const program = (name: string) => (BIN ? join(BIN, name) : name);
+
+const USER = "postgres";
+const asRoot = process.getuid?.() === 0;
+/** initdb's and the postmaster's limits, for a machine four times slower than an idle one of ours (start: 0.4 s). */
+const INITDB_MS = 120_000;
+const READY_MS = 30_000;
+const SHUTDOWN_MS = 30_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Running: present in /proc and not a zombie (dead, not yet reaped by its parent). */
+function running(pid: number) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** The running processes whose parent is `pid`: a postmaster's backends and helpers. */
+function childrenOf(pid: number) {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const [state, parent] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(parent) === pid && state !== "Z") found.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+function signal(pid: number, name: NodeJS.Signals) {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // gone meanwhile
+  }
+}
+
+async function gone(pids: number[], ms: number) {
+  for (const deadline = Date.now() + ms; pids.some(running) && Date.now() < deadline; ) await sleep(50);
+  return !pids.some(running);
+}
+
+/** Whether a client can connect and query: the postmaster is up and out of recovery. */
+async function answers(url: string) {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  client.on("error", () => {}); // a connection cut during start-up: only a failed try
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+export async function startPostgres(options: PostgresOptions = {}): Promise<Postgres> {
+  const dir = mkdtempSync(join(tmpdir(), "postgres-"));
+  const data = join(dir, "data");
+  const logFile = join(dir, "postgres.log");
+  const pidFile = join(data, "postmaster.pid");
+  const user = asRoot ? USER : undefined;
+  if (user) {
+    const id = (flag: string) => Number(execFileSync("id", [flag, USER], { encoding: "utf8" }));
+    chownSync(dir, id("-u"), id("-g"));
+  }
+  const log = () => (existsSync(logFile) ? readFileSync(logFile, "utf8").trim().split("\n").slice(-20).join("\n") : "");
+
+  try {
+    await promisify(execFile)(
+      ...owned(program("initdb"), ["-D", data, "-U", USER, "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C", "--no-instructions"], "KILL", user),
+      { timeout: INITDB_MS },
+    );
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
+    const as = user ? ` as ${user}, who must be able to pass through every folder above it (o+x)` : "";
+    throw new Error(`initdb failed in ${dir}${as}: ${String(error)}\n${stdout}${stderr}`);
+  }
+
+  let port = 0;
+  let postmaster: ChildProcess | undefined;
+  const url = () => `postgres://${USER}@127.0.0.1:${port}/postgres`;
+  const settings = () => ({
+    listen_addresses: "127.0.0.1",
+    port,
+    unix_socket_directories: dir,
+    // Off: a process crash (kill -9, immediate shutdown) loses nothing committed, the WAL being in
+    // the kernel's cache already; only an OS crash would, and then the folder is gone anyway.
+    // synchronous_commit stays on: off would lose the last commits with the postmaster.
+    fsync: "off",
+    // In the cluster's folder, not /dev/shm: nothing left behind by a killed cluster, and no
+    // container's small /dev/shm to run out of.
+    dynamic_shared_memory_type: "mmap",
+    shared_buffers: "16MB",
+    ...options.settings,
+  });
+  const up = () => postmaster !== undefined && postmaster.exitCode === null && postmaster.signalCode === null;
+
+  /** Starts the postmaster; resolves once it answers a query, or throws naming its log. */
+  async function start() {
+    const out = openSync(logFile, "a");
+    const args = Object.entries(settings()).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
+    const child = spawn(...owned(program("postgres"), ["-D", data, ...args], "KILL", user), { stdio: ["ignore", out, out] });
+    closeSync(out);
+    postmaster = child;
+    for (const deadline = Date.now() + READY_MS; Date.now() < deadline && up(); await sleep(100)) if (await answers(url())) return;
+    const why = up() ? `did not answer within ${READY_MS / 1000} s` : `exited (${child.exitCode ?? child.signalCode})`;
+    await shutDown("SIGKILL");
+    throw new Error(`PostgreSQL on port ${port} ${why}; its log, ${logFile}:\n${log()}`);
+  }
+
+  /** Every process of the cluster, the postmaster first. */
+  const processes = () => (up() ? [postmaster!.pid!, ...childrenOf(postmaster!.pid!)] : []);
+
+  /** Sends the postmaster `how` (SIGINT fast, SIGQUIT immediate, SIGKILL it and all) and waits until all are gone. */
+  async function shutDown(how: "SIGINT" | "SIGQUIT" | "SIGKILL") {
+    if (!up()) return;
+    const pid = postmaster!.pid!;
+    // Stopped first, so it forks nothing between the listing and the kill.
+    if (how === "SIGKILL") signal(pid, "SIGSTOP");
+    const all = processes();
+    for (const each of all) signal(each, "SIGCONT"); // a paused cluster would not act on a shutdown
+    for (const each of how === "SIGKILL" ? all : [pid]) signal(each, how);
+    if (!(await gone(all, SHUTDOWN_MS))) for (const each of processes()) signal(each, "SIGKILL");
+    await gone(all, SHUTDOWN_MS);
+  }
+
+  // A free port can be taken by another worker before the postmaster binds it: another, then.
+  for (let tries = 1; ; tries++) {
+    port = await freePort();
+    try {
+      await start();
+      break;
+    } catch (error) {
+      if (tries < 3 && /could not bind|Address already in use/.test(log())) continue;
+      rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  let stopped = false;
+  return {
+    port,
+    url: url(),
+    dir,
+    async database(name) {
+      const client = new pg.Client({ connectionString: url() });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+      } finally {
+        await client.end();
+      }
+      return `postgres://${USER}@127.0.0.1:${port}/${encodeURIComponent(name)}`;
+    },
+    async restart({ mode = "fast" } = {}) {
+      await shutDown(mode === "fast" ? "SIGINT" : "SIGQUIT");
+      await start();
+    },
+    kill: () => shutDown("SIGKILL"),
+    pause() {
+      if (!up()) return;
+      signal(postmaster!.pid!, "SIGSTOP"); // first, so it starts no backend the listing misses
+      for (const each of childrenOf(postmaster!.pid!)) signal(each, "SIGSTOP");
+    },
+    resume() {
+      for (const each of processes()) signal(each, "SIGCONT");
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      // Immediate: the folder goes anyway, and the postmaster still removes its shared memory.
+      await shutDown("SIGQUIT");
+      // A killed postmaster leaves its SysV segment behind (56 bytes, but a machine has 4,096),
+      // which its next start would have removed; its pid file names it (line 7: key and id).
+      const id = existsSync(pidFile) && readFileSync(pidFile, "utf8").split("\n")[6]?.trim().split(/\s+/)[1];
+      if (id) await promisify(execFile)("ipcrm", ["-m", id]).catch(() => {});
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
