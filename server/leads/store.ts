@@ -262,14 +262,14 @@ export function leadStore(db: Db) {
       );
     },
 
-    /** Parked (retry) or held (release) leads, all or those named, become pending now, with a fresh retry window. */
+    /** Parked (retry) or held (release) leads, all or those named, become pending now, with a fresh retry window; a release takes none of the ceiling's room (decision 0012). */
     requeue: (from: "parked" | "held", ids: string[], now: number) =>
       db.transaction(async (tx) => {
         const move = (id: string | null) =>
           tx.run(
-            `UPDATE leads SET status = 'pending', attempts = 0, retry_ms = 0, next_attempt_at = ?, admitted_at = coalesce(admitted_at, ?),
+            `UPDATE leads SET status = 'pending', attempts = 0, retry_ms = 0, next_attempt_at = ?,
                parked_at = NULL, parked_reason = NULL, parked_status = NULL WHERE status = ? AND (? = 1 OR id = ?)`,
-            [now, now, from, id === null ? 1 : 0, id ?? ""],
+            [now, from, id === null ? 1 : 0, id ?? ""],
           );
         if (ids.length === 0) return move(null);
         let moved = 0;
