@@ -131,7 +131,11 @@ interface SqliteOptions {
  */
 function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }: SqliteOptions): Db {
   const unusable = (reason: string, code?: number) => new StoreUnusable(file, reason, code);
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw unusable(`its folder cannot be made (${(error as { code?: string }).code ?? "EACCES"})`);
+  }
   if (existsSync(file) && !statSync(file).isFile()) throw unusable("it is not a file");
   for (const path of [dirname(file), ...(existsSync(file) ? [file] : [])]) {
     try {
