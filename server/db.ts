@@ -293,7 +293,9 @@ function openPostgres(url: string): Db {
     leaseNow: async () => Number((await pool.query("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now")).rows[0].now),
     leasePrefix: "",
     checkpoint: async () => undefined,
-    close: () => pool.end(),
+    // Within the stop's budget (decision 0040): a pool whose server does not answer (paused) never
+    // ends; its connections then go with the process.
+    close: () => Promise.race([pool.end(), pause(500, undefined, { ref: false })]),
     pool,
   };
 }
