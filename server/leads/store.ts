@@ -289,10 +289,12 @@ export function leadStore(db: Db) {
         const rows = await tx.all(
           `UPDATE leads SET claimed_by = ?, claimed_until = ? WHERE id IN (
              SELECT id FROM leads WHERE status = 'pending' AND (next_attempt_at <= ? OR next_attempt_at > ?) AND NOT ${CLAIMED}
-             ORDER BY next_attempt_at LIMIT ? {skip_locked}) RETURNING ${COLUMNS}`,
+             ORDER BY next_attempt_at LIMIT ? {skip_locked}) RETURNING ${COLUMNS}, next_attempt_at`,
           [owner, lease + leaseMs, now, now + MAX_DELAY_MS + 60_000, mine, mine, lease, limit],
         );
-        return rows.map(toRow);
+        // In the order they fell due, as chosen: RETURNING keeps none (PostgreSQL's may be any).
+        const at = (r: Row, column: string) => Number(r[column]);
+        return rows.sort((a, b) => at(a, "next_attempt_at") - at(b, "next_attempt_at") || at(a, "first_accepted_at") - at(b, "first_accepted_at")).map(toRow);
       });
     },
 
