@@ -374,6 +374,13 @@ describe.each(ENGINES)("delivering (%s)", (engine) => {
     expect(await a.retryLater(id, T, 1_000)).toBe(0);
   });
 
+  it("claims come in the order the leads fell due, whatever order they were written in", async () => {
+    const store = await storeAt(await place(engine));
+    const written = [];
+    for (let i = 0; i < 12; i++) written.push((await add(store, `lead ${i}`, T + (12 - i) * 1_000)).id);
+    expect((await store.claimDue(T + 60_000, 12, 30_000)).map((r) => r.id)).toEqual(written.reverse());
+  });
+
   it("a clock that jumps back does not stall a lead: a retry time further ahead than the schedule ever waits counts as due", async () => {
     const store = await storeAt(await place(engine));
     const { id } = await add(store, "jump");
