@@ -131,7 +131,11 @@ interface SqliteOptions {
  */
 function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }: SqliteOptions): Db {
   const unusable = (reason: string, code?: number) => new StoreUnusable(file, reason, code);
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw unusable(`its folder cannot be made (${(error as { code?: string }).code ?? "EACCES"})`);
+  }
   if (existsSync(file) && !statSync(file).isFile()) throw unusable("it is not a file");
   for (const path of [dirname(file), ...(existsSync(file) ? [file] : [])]) {
     try {
@@ -276,7 +280,11 @@ function openPostgres(url: string): Db {
         await client.query("COMMIT");
         return result;
       } catch (error) {
-        await client.query("ROLLBACK").catch((lost: Error) => (broken = lost));
+        // Bounded: behind a query that timed out (PostgreSQL paused) it would wait as long again,
+        // doubling a visitor's wait; a connection dropped instead rolls back on the server. (pg
+        // takes query_timeout per query; its types know it only for the client.)
+        const rollback = { text: "ROLLBACK", query_timeout: 500 } as pg.QueryConfig;
+        await client.query(rollback).catch((lost: Error) => (broken = lost));
         throw error;
       } finally {
         client.release(broken);
@@ -285,8 +293,9 @@ function openPostgres(url: string): Db {
     leaseNow: async () => Number((await pool.query("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now")).rows[0].now),
     leasePrefix: "",
     checkpoint: async () => undefined,
-    // A paused PostgreSQL never closes its end of a connection: the stop waits a second, no more.
-    close: () => Promise.race([pool.end(), pause(1_000, undefined, { ref: false })]),
+    // Within the stop's budget (decision 0040): a pool whose server does not answer (paused) never
+    // ends; its connections then go with the process.
+    close: () => Promise.race([pool.end(), pause(500, undefined, { ref: false })]),
     pool,
   };
 }

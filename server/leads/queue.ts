@@ -233,8 +233,9 @@ export function createLeadQueue(options: QueueOptions) {
     async close(cut?: AbortSignal) {
       stopped = true;
       cancelWait();
-      await looking;
-      await Promise.race([Promise.all(inFlight.values()), whenAborted(cut)]);
+      // The look in progress too, until the cut: one stuck on a database that does not answer
+      // (paused) fails by itself within its queries' limits, and what it claims runs out.
+      await Promise.race([Promise.all([looking, ...inFlight.values()]), whenAborted(cut)]);
       cutShort.abort();
       await Promise.all(inFlight.values());
       // A second at most: a store that fails or hangs then, the claims run out by themselves.

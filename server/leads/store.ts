@@ -262,14 +262,14 @@ export function leadStore(db: Db) {
       );
     },
 
-    /** Parked (retry) or held (release) leads, all or those named, become pending now, with a fresh retry window. */
+    /** Parked (retry) or held (release) leads, all or those named, become pending now, with a fresh retry window; a release takes none of the ceiling's room (decision 0012). */
     requeue: (from: "parked" | "held", ids: string[], now: number) =>
       db.transaction(async (tx) => {
         const move = (id: string | null) =>
           tx.run(
-            `UPDATE leads SET status = 'pending', attempts = 0, retry_ms = 0, next_attempt_at = ?, admitted_at = coalesce(admitted_at, ?),
+            `UPDATE leads SET status = 'pending', attempts = 0, retry_ms = 0, next_attempt_at = ?,
                parked_at = NULL, parked_reason = NULL, parked_status = NULL WHERE status = ? AND (? = 1 OR id = ?)`,
-            [now, now, from, id === null ? 1 : 0, id ?? ""],
+            [now, from, id === null ? 1 : 0, id ?? ""],
           );
         if (ids.length === 0) return move(null);
         let moved = 0;
@@ -289,10 +289,12 @@ export function leadStore(db: Db) {
         const rows = await tx.all(
           `UPDATE leads SET claimed_by = ?, claimed_until = ? WHERE id IN (
              SELECT id FROM leads WHERE status = 'pending' AND (next_attempt_at <= ? OR next_attempt_at > ?) AND NOT ${CLAIMED}
-             ORDER BY next_attempt_at LIMIT ? {skip_locked}) RETURNING ${COLUMNS}`,
+             ORDER BY next_attempt_at LIMIT ? {skip_locked}) RETURNING ${COLUMNS}, next_attempt_at`,
           [owner, lease + leaseMs, now, now + MAX_DELAY_MS + 60_000, mine, mine, lease, limit],
         );
-        return rows.map(toRow);
+        // In the order they fell due, as chosen: RETURNING keeps none (PostgreSQL's may be any).
+        const at = (r: Row, column: string) => Number(r[column]);
+        return rows.sort((a, b) => at(a, "next_attempt_at") - at(b, "next_attempt_at") || at(a, "first_accepted_at") - at(b, "first_accepted_at")).map(toRow);
       });
     },
 
