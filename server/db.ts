@@ -155,7 +155,10 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }
   if (existsSync(file)) {
     const check = opened(true);
     try {
-      const said = check.prepare("PRAGMA quick_check").all().map((row) => Object.values(row)[0]);
+      const said = check
+        .prepare("PRAGMA quick_check")
+        .all()
+        .map((row) => Object.values(row)[0]);
       if (said.join() !== "ok") throw unusable("SQLite's quick_check found damage");
       const written = Number(check.prepare("PRAGMA user_version").get()?.user_version);
       if (version !== undefined && written > version) throw unusable(`it was written by a newer version (schema ${written})`);

@@ -138,9 +138,7 @@ export function createLeadQueue(options: QueueOptions) {
     }
     const started = clock.now();
     // Confirmed before, its outcome not written (the store failing): written now, never sent again.
-    const outcome: DeliveryOutcome = confirmed.has(row.id)
-      ? { ok: true, record: confirmed.get(row.id) }
-      : await transport.deliver(row.lead, cutShort.signal);
+    const outcome: DeliveryOutcome = confirmed.has(row.id) ? { ok: true, record: confirmed.get(row.id) } : await transport.deliver(row.lead, cutShort.signal);
     const durationMs = clock.now() - started;
     const verdict = verdictOf(outcome, row, clock.now());
     const delay = verdict.result === "retried" ? backoff(row.attempts + 1) : undefined;

@@ -159,7 +159,11 @@ export async function moveIntoPostgres(db: Db, file: string): Promise<number | u
   const moved = await db.transaction(async (tx) => {
     let n = 0;
     const insert = `INSERT INTO leads (${KEPT.join(", ")}) VALUES (${KEPT.map(() => "?").join(", ")}) ON CONFLICT (id) DO NOTHING`;
-    for (const row of rows) n += await tx.run(insert, KEPT.map((column) => (row[column] ?? null) as Param));
+    for (const row of rows)
+      n += await tx.run(
+        insert,
+        KEPT.map((column) => (row[column] ?? null) as Param),
+      );
     return n;
   });
   renameSync(file, `${file}.moved-to-postgresql`);
@@ -355,9 +359,10 @@ export function leadStore(db: Db) {
           now - retentionMs,
         ]);
         const removed = await tx.run("DELETE FROM leads WHERE status = 'delivered' AND delivered_at <= ?", [now - Math.max(retentionMs, DEDUPE_WINDOW_MS)]);
-        await tx.run("UPDATE leads SET client_group = NULL WHERE client_group IS NOT NULL AND status <> 'held' AND coalesce(admitted_at, first_accepted_at) <= ?", [
-          now - ADDRESS_CODE_HOURS * HOUR_MS,
-        ]);
+        await tx.run(
+          "UPDATE leads SET client_group = NULL WHERE client_group IS NOT NULL AND status <> 'held' AND coalesce(admitted_at, first_accepted_at) <= ?",
+          [now - ADDRESS_CODE_HOURS * HOUR_MS],
+        );
         return erased + removed;
       }),
 
