@@ -7,12 +7,11 @@
  * at a time, its lock waited for on a timer (decision 0039); PostgreSQL is `pg`'s pool, every
  * query bounded in time so an unreachable database fails a request instead of holding it.
  */
-import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from "node:fs";
+import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { setTimeout as pause } from "node:timers/promises";
 import pg from "pg";
-import { systemClock } from "./leads/clock";
 
 export type Param = string | number | null;
 export type Row = Record<string, unknown>;
@@ -114,6 +113,20 @@ export async function retryWhileBusy<T>(work: () => T, withinMs = BUSY_WAIT_MS):
     }
   }
 }
+
+/**
+ * Which boot of the host its monotonic clock (CLOCK_MONOTONIC: the same for every process, never
+ * set) belongs to: a claim made before a reboot never counts, as that clock restarted. Elsewhere
+ * (a development machine) one name for every boot: a claim a crash left before a reboot then
+ * holds until the new clock passes it, a stall, never a lead sent twice.
+ */
+const BOOT = (() => {
+  try {
+    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+  } catch {
+    return "boot";
+  }
+})();
 
 interface SqliteOptions {
   /** FULL (each commit on disk: leads) or NORMAL (counts: a power cut may lose the last ones, never the file). */
@@ -221,8 +234,8 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }
           throw error;
         }
       }),
-    leaseNow: async () => systemClock.monotonic(),
-    leasePrefix: `${systemClock.boot}/`,
+    leaseNow: async () => Number(process.hrtime.bigint() / 1_000_000n),
+    leasePrefix: `${BOOT}/`,
     checkpoint: () =>
       serial(async () => {
         try {

@@ -7,7 +7,7 @@
 import { describe, expect, it, type TestContext } from "vitest";
 import { ENGINES, reports, leadDatabases, type Engine } from "../../tests/support/engines";
 import { quietLog, until } from "../../tests/support/quiet-log";
-import { addressCodes } from "../lead-inbox";
+import { addressCodes } from "../rate-limits";
 import { clientKey } from "../rate-limits";
 import { systemClock } from "./clock";
 import { createLeadQueue } from "./queue";

@@ -78,10 +78,7 @@ export async function runCli(
     err(`leads: ${(error as Error).message}`);
     return 2;
   }
-  const {
-    values: flags,
-    positionals: [command, ...ids],
-  } = parsed;
+  const [flags, [command, ...ids]] = [parsed.values, parsed.positionals];
   if (flags.help || !command || !COMMANDS.includes(command)) {
     out(USAGE);
     return flags.help ? 0 : 2;
@@ -113,10 +110,9 @@ export async function runCli(
     } else if (command === "export") {
       for (const row of rows) if (row.lead) out(JSON.stringify({ ...row.lead, status: row.status, reason: row.parkedReason ?? undefined }));
     } else if (command === "status") {
-      const stats = await store.stats(Date.now());
-      const { pending, held, parked, delivered, oldestPendingSeconds } = stats;
-      const status = { store: db.engine, database: db.where, pending, held, parked, deliveredKept: delivered, oldestPendingSeconds };
-      out(JSON.stringify({ ...status, retentionDays: config.retentionDays, leadsPerHour: config.leadsPerHour }, null, 2));
+      const { delivered: deliveredKept, ...counts } = await store.stats(Date.now());
+      const { retentionDays, leadsPerHour } = config;
+      out(JSON.stringify({ store: db.engine, database: db.where, ...counts, deliveredKept, retentionDays, leadsPerHour }, null, 2));
     } else {
       const moved = await store.requeue(command === "retry" ? "parked" : "held", ids, Date.now());
       out(`${command === "retry" ? "re-queued" : "released"} ${moved} lead(s); the server sends them within a few seconds (or when it next starts)`);

@@ -96,7 +96,7 @@ describe.each(ENGINES)("the lead queue (%s)", (engine) => {
     const queue = await queueAt(where, { transport, ...fast, backoff });
     const { id } = await queue.accept(lead);
     expect((await reader(where).list(["pending", "delivered"])).map((r) => r.id)).toEqual([id]);
-    expect(queue.stats()).toMatchObject({ store: engine, writable: true, parked: 0, held: 0 });
+    expect(queue.stats()).toMatchObject({ store: engine, failing: false, parked: 0, held: 0 });
     await until(() => attempts.length === 3);
     await reports(queue, { pending: 0 });
     expect(attempts.map((a) => a.id)).toEqual([id, id, id]);
@@ -293,7 +293,7 @@ describe.each(ENGINES)("the lead queue (%s)", (engine) => {
     const queue = createLeadQueue({ ...defaults, db: open(broken), transport: scripted({ ok: true }).transport, log: quietLog });
     await expect(queue.start()).rejects.toBeInstanceOf(StoreUnusable);
     await expect(queue.accept(lead)).rejects.toThrow(/not open/);
-    expect(queue.stats()).toMatchObject({ failing: true, writable: false });
+    expect(queue.stats()).toMatchObject({ failing: true });
   });
 });
 
@@ -438,7 +438,7 @@ describe.each(ENGINES)("a lead the service confirmed whose outcome could not be 
     time.advance(200); // past the lease again: nothing more is sent
     await lookedAgain(time);
     expect(attempts).toHaveLength(1);
-    await reports(queue, { failing: false, writable: true });
+    await reports(queue, { failing: false });
     expect(lines.filter((l) => l.event === "lead_store_recovered")).toHaveLength(1);
     await queue.close();
   });
@@ -470,7 +470,7 @@ describe("on PostgreSQL", () => {
     await cluster().restart({ mode: "immediate" }); // no checkpoint: the start recovers from the WAL
     state.up = true;
     await until(() => state.taken.length === 1, 15_000);
-    await reports(queue, { pending: 0, failing: false, writable: true });
+    await reports(queue, { pending: 0, failing: false });
     const after = await queue.accept(another("after the restart"));
     await until(() => state.taken.length === 2);
     expect(sends(state.taken)).toEqual({ [id]: 1, [after.id]: 1 });
@@ -499,11 +499,11 @@ describe("on PostgreSQL", () => {
       sleep(15_000, "still waiting"),
     ]);
     expect(refused).toBe("the lead store cannot be written");
-    await reports(queue, { failing: true, writable: false });
+    await reports(queue, { failing: true });
     cluster().resume();
     state.up = true;
     await until(() => state.taken.length === 1, 15_000);
-    await reports(queue, { failing: false, writable: true, pending: 0 }, 15_000);
+    await reports(queue, { failing: false, pending: 0 }, 15_000);
     expect(lines.filter((l) => l.event === "lead_store_recovered")).toHaveLength(1);
     const after = await queue.accept(another("after the pause"));
     await until(() => state.taken.length === 2);

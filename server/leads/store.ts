@@ -14,23 +14,24 @@ import type { Lead, StoredLead } from "./types";
 /** `handed`: only in a store written before Redis was retired (decision 0023); read as pending at open. */
 type LeadStatus = "pending" | "held" | "parked" | "delivered";
 
+/**
+ * A lead's row as read: `retryMs`, the waits scheduled so far (the retry window, which a clock
+ * jump cannot grow); `parkedStatus`, the service's HTTP status that parked it (401: a wrong key);
+ * `key`, what makes two posts the same form (schedule.ts, leadKey); `record`, the CRM's id for it
+ * (Zoho CRM); `lead`, what the agency receives, null once erased (retention) or unreadable.
+ */
 export interface LeadRow {
   id: string;
   kind: Lead["kind"];
   status: LeadStatus;
   attempts: number;
   firstAcceptedAt: number;
-  /** The retry window: scheduled waits so far (a clock jump cannot make it grow). */
   retryMs: number;
   deliveredAt: number | null;
   parkedReason: string | null;
-  /** The service's HTTP status that parked it (401: a wrong key), when it gave one. */
   parkedStatus: number | null;
-  /** What makes two posts the same form (schedule.ts, leadKey). */
   key: string | null;
-  /** The id of the record the CRM keeps the lead as (Zoho CRM), once delivered there. */
   record: string | null;
-  /** The lead as the agency receives it; null once erased (retention) or unreadable. */
   lead: StoredLead | null;
 }
 
@@ -99,24 +100,19 @@ export class AddressFull extends Error {
   }
 }
 
-export interface InsertResult {
-  id: string;
-  /** The same form was already stored: its lead's id, nothing new written. */
-  duplicate: boolean;
-  /** Stored, but held: over the hourly ceiling, or over its address's share (until it has room again, or a release). */
-  held: boolean;
-  /** Why it is held: the site-wide ceiling, or its address's share (decision 0031). */
-  heldFor?: "ceiling" | "address";
-  /** The first lead held since none was: the moment to tell the operator. */
-  firstHeld: boolean;
-}
+/**
+ * A lead stored (`id`), or its form found stored already (`duplicate`: the first one's id);
+ * `held` over the ceiling or its address's share (`heldFor`, decision 0031); `firstHeld`: the
+ * first held since none was, the moment to tell the operator.
+ */
+export type InsertResult = { id: string; duplicate: boolean; held: boolean; heldFor?: "ceiling" | "address"; firstHeld: boolean };
 
 const HOUR_MS = 3_600_000;
 
 export type LeadStore = ReturnType<typeof leadStore>;
 
 /** Runs each statement of `sql` (the engines' one-statement calls). */
-export const each = async (tx: Sql, sql: string) => {
+const each = async (tx: Sql, sql: string) => {
   for (const statement of sql.split(";").filter((part) => part.trim())) await tx.run(statement);
 };
 
