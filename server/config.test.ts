@@ -55,11 +55,11 @@ describe("parseConfig", () => {
       FORM_ACCESS_KEY: "  ",
       FORM_INBOX: "sales@agency.example",
       FORM_TIMEOUT_MS: "5000",
-      REDIS_URL: "redis://:pw@redis:6379/0",
+      DATABASE_URL: "postgres://agency:pw@db:5432/agency",
       APP_VERSION: "2026.11",
       METRICS_PORT: "9464",
     });
-    expect(config).toMatchObject({ port: 8080, redisUrl: "redis://:pw@redis:6379/0", version: "2026.11", metricsPort: 9464 });
+    expect(config).toMatchObject({ port: 8080, databaseUrl: "postgres://agency:pw@db:5432/agency", version: "2026.11", metricsPort: 9464 });
     expect(config.delivery).toMatchObject({ provider: "formspree", accessKey: undefined, inbox: "sales@agency.example", timeoutMs: 5000 });
   });
 
@@ -102,7 +102,9 @@ describe("parseConfig", () => {
     [{ FORM_TIMEOUT_MS: "500" }, "FORM_TIMEOUT_MS must be 1000 to 30000"],
     [{ TRUST_PROXY: "true" }, "TRUST_PROXY must be a number of proxy hops or a list of proxy addresses/CIDRs"],
     [{ TRUST_PROXY: "everyone" }, "TRUST_PROXY must be"],
-    [{ REDIS_URL: "http://redis:6379" }, "REDIS_URL must be a redis:// or rediss:// URL"],
+    [{ DATABASE_URL: "mysql://db:3306/agency" }, "DATABASE_URL must be a postgres:// or postgresql:// URL"],
+    // Redis is retired: one left set names what replaced it, rather than a site that shares nothing.
+    [{ REDIS_URL: "redis://:pw@redis:6379/0" }, "REDIS_URL is no longer used; containers share work through DATABASE_URL=postgres://"],
     [{ BOOKING_URL: "cal.com/kopano/intro" }, "BOOKING_URL must be an https URL"],
     [{ BOOKING_URL: "http://cal.com/kopano/intro" }, "BOOKING_URL must be an https URL"],
     [{ BOOKING_URL: "javascript:alert(1)//https://cal.com" }, "BOOKING_URL must be an https URL"],
@@ -116,13 +118,13 @@ describe("parseConfig", () => {
 });
 
 describe("describeConfig", () => {
-  it("never includes the key or Redis credentials", () => {
-    const config = parse({ FORM_ACCESS_KEY: "sk-very-secret", REDIS_URL: "redis://user:pw@redis:6379/0" });
+  it("never includes the key or the database's password", () => {
+    const config = parse({ FORM_ACCESS_KEY: "sk-very-secret", DATABASE_URL: "postgres://user:pw@db:5432/agency" });
     const text = JSON.stringify(describeConfig(config));
     expect(text).not.toContain("sk-very-secret");
     expect(text).not.toContain("pw");
     expect(describeConfig(config)).toMatchObject({
-      leadStore: "redis redis:6379, fallback data/leads.db",
+      leadStore: "postgres db:5432/agency",
       delivery: { to: "provider", endpoint: "https://api.web3forms.com" },
     });
   });

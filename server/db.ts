@@ -7,12 +7,11 @@
  * at a time, its lock waited for on a timer (decision 0039); PostgreSQL is `pg`'s pool, every
  * query bounded in time so an unreachable database fails a request instead of holding it.
  */
-import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from "node:fs";
+import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { setTimeout as pause } from "node:timers/promises";
 import pg from "pg";
-import { systemClock } from "./leads/clock";
 
 export type Param = string | number | null;
 export type Row = Record<string, unknown>;
@@ -115,6 +114,20 @@ export async function retryWhileBusy<T>(work: () => T, withinMs = BUSY_WAIT_MS):
   }
 }
 
+/**
+ * Which boot of the host its monotonic clock (CLOCK_MONOTONIC: the same for every process, never
+ * set) belongs to: a claim made before a reboot never counts, as that clock restarted. Elsewhere
+ * (a development machine) one name for every boot: a claim a crash left before a reboot then
+ * holds until the new clock passes it, a stall, never a lead sent twice.
+ */
+const BOOT = (() => {
+  try {
+    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+  } catch {
+    return "boot";
+  }
+})();
+
 interface SqliteOptions {
   /** FULL (each commit on disk: leads) or NORMAL (counts: a power cut may lose the last ones, never the file). */
   synchronous?: "FULL" | "NORMAL";
@@ -131,7 +144,11 @@ interface SqliteOptions {
  */
 function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }: SqliteOptions): Db {
   const unusable = (reason: string, code?: number) => new StoreUnusable(file, reason, code);
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw unusable(`its folder cannot be made (${(error as { code?: string }).code ?? "EACCES"})`);
+  }
   if (existsSync(file) && !statSync(file).isFile()) throw unusable("it is not a file");
   for (const path of [dirname(file), ...(existsSync(file) ? [file] : [])]) {
     try {
@@ -217,8 +234,8 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }
           throw error;
         }
       }),
-    leaseNow: async () => systemClock.monotonic(),
-    leasePrefix: `${systemClock.boot}/`,
+    leaseNow: async () => Number(process.hrtime.bigint() / 1_000_000n),
+    leasePrefix: `${BOOT}/`,
     checkpoint: () =>
       serial(async () => {
         try {
@@ -279,7 +296,11 @@ function openPostgres(url: string): Db {
         await client.query("COMMIT");
         return result;
       } catch (error) {
-        await client.query("ROLLBACK").catch((lost: Error) => (broken = lost));
+        // Bounded: behind a query that timed out (PostgreSQL paused) it would wait as long again,
+        // doubling a visitor's wait; a connection dropped instead rolls back on the server. (pg
+        // takes query_timeout per query; its types know it only for the client.)
+        const rollback = { text: "ROLLBACK", query_timeout: 500 } as pg.QueryConfig;
+        await client.query(rollback).catch((lost: Error) => (broken = lost));
         throw error;
       } finally {
         client.release(broken);
@@ -288,10 +309,9 @@ function openPostgres(url: string): Db {
     leaseNow: async () => Number((await pool.query("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now")).rows[0].now),
     leasePrefix: "",
     checkpoint: async () => undefined,
-    // Connections still in use are not waited for: a call its caller gave up on (a draft's second,
-    // the stop's release of claims) holds one for up to 3 s, past the stop's budget. Idle ones end
-    // now; the others as their calls end, or with the process.
-    close: async () => void pool.end().catch(() => undefined),
+    // Within the stop's budget (decision 0040): a pool whose server does not answer (paused) never
+    // ends; its connections then go with the process.
+    close: () => Promise.race([pool.end(), pause(500, undefined, { ref: false })]),
     pool,
   };
 }

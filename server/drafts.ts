@@ -66,7 +66,7 @@ const ERASE = "DELETE FROM drafts WHERE name = ?";
 const EXPIRED = "DELETE FROM drafts WHERE expires_at <= ?";
 
 /**
- * The records the database holds, for the operator's `find` and `erase` (server/leads/personal-data.ts):
+ * The records the database holds, for the operator's `find` and `erase` (server/personal-data.ts):
  * each one's name (owner:id), what it holds and its time left. A record a server kept in its own
  * memory while the database failed is out of reach here: it lives until its expiry.
  */

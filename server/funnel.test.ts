@@ -6,23 +6,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { quietLog, recordingLog } from "../tests/support/quiet-log";
 import { usePostgres } from "../tests/support/use-postgres";
 import { type Db, openDb } from "./db";
-import {
-  dayOf,
-  deviceOfAgent,
-  hitOf,
-  importCounts,
-  lastDays,
-  NAMED_SOURCES,
-  namedSources,
-  NEW_SOURCES_A_CLIENT,
-  openFunnel,
-  sourceName,
-  SOURCES_A_DAY,
-  sourceWorth,
-  summarise,
-} from "./funnel";
+import { dayOf, deviceOfAgent, hitOf, importCounts, lastDays, NEW_SOURCES_A_CLIENT, openFunnel, SOURCES_A_DAY, summarise } from "./funnel";
 import type { FunnelEvent } from "~/funnel/visit";
-import { funnelPage } from "./funnel-page";
+import { funnelPage, NAMED_SOURCES, namedSources, sourceName, sourceWorth } from "./funnel-report";
 
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
 const settings = { names: new Set(["spring"]), sites: [] };

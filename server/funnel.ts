@@ -202,7 +202,7 @@ export const stepFigures = (steps: Steps) => [steps.reached[2], steps.reached[3]
 /** A day's figures, split by device class and by every source's key (app/funnel/source.ts). */
 export type FunnelDay = Steps & { date: string; byDevice: Record<Device, Steps>; bySource: Record<string, Steps> };
 
-const empty = (): Steps => ({ reached: { 2: 0, 3: 0, 4: 0, 5: 0 }, sent: 0, contactSent: 0 });
+export const emptySteps = (): Steps => ({ reached: { 2: 0, 3: 0, 4: 0, 5: 0 }, sent: 0, contactSent: 0 });
 function addTo(steps: Steps, event: FunnelEvent, n: number) {
   if (event === "sent") steps.sent += n;
   else if (event === "contact") steps.contactSent += n;
@@ -230,147 +230,13 @@ const keyOf = (stored: string) => {
 export function summarise(days: string[], counts: Count[]): FunnelDay[] {
   const valid = counts.filter((c) => (FUNNEL_EVENTS as readonly string[]).includes(c.event) && (DEVICES as readonly string[]).includes(c.device));
   return days.map((date) => {
-    const day: FunnelDay = { date, ...empty(), byDevice: { phone: empty(), tablet: empty(), desktop: empty() }, bySource: {} };
+    const day: FunnelDay = { date, ...emptySteps(), byDevice: { phone: emptySteps(), tablet: emptySteps(), desktop: emptySteps() }, bySource: {} };
     for (const c of valid) {
       if (c.day !== date) continue;
       addTo(day, c.event, c.n);
       addTo(day.byDevice[c.device], c.event, c.n);
-      addTo((day.bySource[keyOf(c.source)] ??= empty()), c.event, c.n);
+      addTo((day.bySource[keyOf(c.source)] ??= emptySteps()), c.event, c.n);
     }
     return day;
   });
 }
-
-/**
- * What a source brought in some days: visits that reached step 2, calculator requests sent,
- * contact messages sent, and `sendRate`, sends per step-2 visit (null without one). The rate is
- * of counts, not of people followed: a send counts on its own day, so a day's rate can pass 1
- * when a visit began the day before.
- */
-export interface Worth {
-  step2: number;
-  sent: number;
-  contactSent: number;
-  sendRate: number | null;
-}
-/** One source over a range (`--json`'s `sources`): its key, its name in words, its totals, and each day's. */
-export interface SourceWorth extends Worth {
-  key: string;
-  name: string;
-  days: (Worth & { date: string })[];
-}
-
-const worth = (step2: number, sent: number, contactSent: number): Worth => ({ step2, sent, contactSent, sendRate: step2 > 0 ? sent / step2 : null });
-
-/**
- * How many sources a report names; the rest are summed in one row. Every source is a name the
- * agency gave or a kind of place, but forged beacons can add a few hundred of them a day, and a
- * printed page must stay a page: the ten that brought the most visits say where the work
- * comes from (decision 0045). `--json` lists every one.
- */
-export const NAMED_SOURCES = 10;
-
-/** The search engines', networks' and assistants' names as their owners write them. */
-const BRANDS: Record<string, string> = {
-  google: "Google",
-  bing: "Bing",
-  yahoo: "Yahoo",
-  duckduckgo: "DuckDuckGo",
-  ecosia: "Ecosia",
-  brave: "Brave",
-  baidu: "Baidu",
-  yandex: "Yandex",
-  linkedin: "LinkedIn",
-  facebook: "Facebook",
-  instagram: "Instagram",
-  x: "X (Twitter)",
-  youtube: "YouTube",
-  tiktok: "TikTok",
-  pinterest: "Pinterest",
-  reddit: "Reddit",
-  whatsapp: "WhatsApp",
-  threads: "Threads",
-  chatgpt: "ChatGPT",
-  perplexity: "Perplexity",
-  gemini: "Gemini",
-  copilot: "Copilot",
-  claude: "Claude",
-};
-const brand = (name: string) => BRANDS[name] ?? name.charAt(0).toUpperCase() + name.slice(1);
-
-/**
- * A source's key in the words a marketer reads: "newsletter · email · spring" (the campaign's
- * utm values as the agency named them; "–" for a part left out before one given), "Google search",
- * "LinkedIn (social)", "A link on example.co.za", "Direct", "Other (not named)".
- */
-export function sourceName(key: string): string {
-  const source = sourceOfKey(key);
-  switch (source?.kind) {
-    case "campaign":
-      return [source.source, source.medium, source.campaign]
-        .map((part) => part ?? "–")
-        .join(" · ")
-        .replace(/( · –)+$/, "");
-    case "search":
-      return `${brand(source.name)} search`;
-    case "social":
-      return `${brand(source.name)} (social)`;
-    case "assistant":
-      return `${brand(source.name)} (AI assistant)`;
-    case "site":
-      return `A link on ${source.host}`;
-    case "link":
-      return "A link on another site";
-    case "direct":
-      return "Direct";
-    case "unknown":
-      return "Not known (no JavaScript)";
-    default:
-      return "Other (not named)";
-  }
-}
-
-/**
- * Every source of `days` with each day's worth and the range's, first the one that brought the
- * most visits at step 2 and contact messages together (a visit that chose a service or wrote),
- * then the most sends, then by name.
- */
-export function sourceWorth(days: FunnelDay[]): SourceWorth[] {
-  const keys = [...new Set(days.flatMap((day) => Object.keys(day.bySource)))];
-  const rows = keys.map((key): SourceWorth => {
-    const daily = days.map((day) => {
-      const steps = day.bySource[key] ?? empty();
-      return { date: day.date, ...worth(steps.reached[2], steps.sent, steps.contactSent) };
-    });
-    const total = (pick: (w: Worth) => number) => daily.reduce((sum, w) => sum + pick(w), 0);
-    return {
-      key,
-      name: sourceName(key),
-      ...worth(
-        total((w) => w.step2),
-        total((w) => w.sent),
-        total((w) => w.contactSent),
-      ),
-      days: daily,
-    };
-  });
-  return rows.sort((a, b) => b.step2 + b.contactSent - (a.step2 + a.contactSent) || b.sent - a.sent || a.name.localeCompare(b.name));
-}
-
-/** The first `n` of ranked sources by name, and the rest summed as one (undefined when there is none; one left is named too). */
-export function namedSources(ranked: SourceWorth[], n = NAMED_SOURCES): { named: SourceWorth[]; rest?: SourceWorth & { sources: number } } {
-  if (ranked.length <= n + 1) return { named: ranked };
-  const [named, others] = [ranked.slice(0, n), ranked.slice(n)];
-  const sum = (pick: (w: Worth) => number, of: Worth[]) => of.reduce((total, w) => total + pick(w), 0);
-  const add = (of: Worth[]) =>
-    worth(
-      sum((w) => w.step2, of),
-      sum((w) => w.sent, of),
-      sum((w) => w.contactSent, of),
-    );
-  const days = others[0]!.days.map((day, i) => ({ date: day.date, ...add(others.map((o) => o.days[i]!)) }));
-  return { named, rest: { key: "", name: `${others.length} more sources, summed`, sources: others.length, ...add(others), days } };
-}
-
-/** A send rate as the reports print it: "67%", or "–" without a step-2 visit. */
-export const percent = (rate: number | null) => (rate === null ? "–" : `${Math.round(rate * 100)}%`);

@@ -22,19 +22,20 @@ import { pageVariants } from "~/page-variants.server";
 import { version } from "../package.json";
 import { oneAddress } from "./canonical-path";
 import { type Config, describeConfig, parseConfig, privacyFacts, proxyExpectedButUntrusted } from "./config";
-import { openDb } from "./db";
+import { type Db, openDb } from "./db";
 import { createDraftStore } from "./drafts";
 import { formPosts } from "./form-posts";
 import { createFunnel, importCounts, lastDays } from "./funnel";
 import { funnelBeacon } from "./funnel-beacon";
-import { funnelPage } from "./funnel-page";
-import { addressCodes, createLeadInbox } from "./lead-inbox";
+import { funnelPage } from "./funnel-report";
+import { createLeadInbox } from "./lead-inbox";
+import { VERSION } from "./leads/store";
 import { createLogger, flushLog, output, requestLogger } from "./log";
 import { createMetrics } from "./metrics";
 import { everyAnswersHeaders, PROTECTIVE_HEADERS } from "./headers";
 import { keptPagesFirst } from "./kept-pages";
 import { createPageCache } from "./page-cache";
-import { clientKey, createRateLimits } from "./rate-limits";
+import { addressCodes, clientKey, createRateLimits } from "./rate-limits";
 import { rejectMalformed } from "./reject-malformed";
 import { remixHandler } from "./remix-handler";
 import { routePaths } from "./route-paths";
@@ -60,9 +61,16 @@ let build = await importBuild();
 
 // One database for everything the server keeps (decision 0046): SQLite in DATA_DIR, or the
 // PostgreSQL every container shares; the funnel's counts in a file of their own on SQLite.
-const db = openDb({ databaseUrl: config.databaseUrl, file: config.leadsDb });
 const countsFile = () => openDb({ file: config.funnelDb }, { synchronous: "NORMAL", version: 1 });
-const countsDb = config.databaseUrl ? db : countsFile();
+let db: Db, countsDb: Db;
+try {
+  db = openDb({ databaseUrl: config.databaseUrl, file: config.leadsDb }, { version: VERSION });
+  countsDb = config.databaseUrl ? db : countsFile();
+} catch (error) {
+  // A store that cannot be read stops the start, untouched (decision 0012).
+  log.error({ error: (error as Error).message }, "lead_store_unusable");
+  process.exit(1);
+}
 const limits = createRateLimits(db, log);
 // Metrics only with METRICS_PORT; the gauges read the queue's figures when scraped.
 const metrics = config.metricsPort ? createMetrics([...routePaths(build.routes), FUNNEL_PATH], () => inbox.stats()) : undefined;
@@ -75,7 +83,6 @@ const inbox = createLeadInbox(config, db, log, addressCode, metrics?.events);
 try {
   await inbox.start(); // picks up whatever was pending when the server last stopped
 } catch (error) {
-  // A store that cannot be read stops the start, untouched (decision 0012).
   log.error({ store: db.where, error: (error as Error).message }, "lead_store_unusable");
   process.exit(1);
 }
@@ -221,12 +228,7 @@ const stop = closeWithGrace(
     drained.addEventListener("abort", cut, { once: true });
     await closed;
     clearInterval(sweep);
-    await Promise.all([
-      inbox.close(drained),
-      drafts.close(),
-      funnel.close(),
-      metricsListener && new Promise((resolve) => metricsListener.close(resolve)),
-    ]);
+    await Promise.all([inbox.close(drained), drafts.close(), funnel.close(), metricsListener && new Promise((resolve) => metricsListener.close(resolve))]);
     await Promise.all([db.close(), countsDb !== db && countsDb.close()]);
     log.info({}, "stopped");
     await flushLog(log, LOG_DRAIN_MS);

@@ -1,12 +1,10 @@
 /**
  * Where actions hand over leads (`context.submitLead`), the lead pipeline's one entry point
- * (docs/product.md, "A lead's path"). The honeypot applies here, whatever the action does; then the
- * lead is stored, before the visitor is thanked, with its address's code (decision 0031): past its
- * address's share it is held, not refused, and only an address with as many leads held as it may
- * is told so. It is delivered in the background until the form service confirms it
- * (leads/queue.ts), from the store every container shares (decision 0046).
+ * (docs/product.md, "A lead's path"): the honeypot applies here, whatever the action does; then
+ * the lead is stored with its address's code (decision 0031) and delivered (leads/queue.ts).
+ * Past its address's share a lead is held, not refused: only an address with as many held as it
+ * may is told so.
  */
-import { createHmac, randomBytes } from "node:crypto";
 import type { Lead, LeadAnswer } from "~/context";
 import type { Config } from "./config";
 import type { Db } from "./db";
@@ -18,16 +16,7 @@ import { createTransport } from "./leads/transport";
 import type { LeadEvents } from "./leads/types";
 import type { Logger } from "./log";
 
-/**
- * The code a lead's address bucket (an IPv4 address, an IPv6 /64) is kept under: an HMAC with a
- * key this process draws at start and never writes down, so no store, copy or export of one can
- * be turned back into an address, even by trying every IPv4 address.
- */
-export function addressCodes(key = randomBytes(32)) {
-  return (client: string) => createHmac("sha256", key).update(client).digest("base64url").slice(0, 22);
-}
-
-/** `codeOf`: the process's address codes (addressCodes), the same ones drafts and the funnel use. */
+/** `codeOf`: the process's address codes (rate-limits.ts, addressCodes), the same ones drafts and the funnel use. */
 export function createLeadInbox(config: Config, db: Db, log: Logger, codeOf: (client: string) => string, events?: LeadEvents) {
   const queue = createLeadQueue({
     db,

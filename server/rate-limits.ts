@@ -5,6 +5,7 @@
  * by one in memory that counts whatever the database does not answer in time, so an outage
  * degrades instead of failing.
  */
+import { createHmac, randomBytes } from "node:crypto";
 import ipaddr from "ipaddr.js";
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, RLWrapperTimeouts, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Db } from "./db";
@@ -30,6 +31,15 @@ export function clientKey(ip: string | undefined): string {
     .slice(0, 4)
     .map((part) => part.toString(16))
     .join(":")}::/64`;
+}
+
+/**
+ * The code an address bucket (clientKey) is kept under in the lead store, drafts and the funnel:
+ * an HMAC with a key this process draws at start and never writes down, so no store, copy or
+ * export of one can be turned back into an address, even by trying every IPv4 address.
+ */
+export function addressCodes(key = randomBytes(32)) {
+  return (client: string) => createHmac("sha256", key).update(client).digest("base64url").slice(0, 22);
 }
 
 export type RateLimits = ReturnType<typeof createRateLimits>;

@@ -19,15 +19,16 @@
  *   find <email | phone | reference> ... [--json]
  *   erase <email | phone | reference> ... [--yes]
  *                    a person's data on request: every lead, draft, receipt and outbox line that
- *                    holds it; erase asks before erasing a lead not yet delivered (personal-data.ts)
+ *                    holds it; erase asks before erasing a lead not yet delivered (server/personal-data.ts)
  */
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { version } from "../../package.json";
 import { type Config, parseConfig } from "../config";
 import { BUSY_WAIT_MS, causeOf, openDb, type Db } from "../db";
-import { lastDays, NAMED_SOURCES, namedSources, openFunnel, percent, type SourceWorth, sourceWorth, STEP_NAMES, stepFigures, type Worth } from "../funnel";
-import { askOnTerminal, personalData } from "./personal-data";
+import { lastDays, openFunnel } from "../funnel";
+import { funnelText, sourceWorth } from "../funnel-report";
+import { askOnTerminal, personalData } from "../personal-data";
 import { leadStore, VERSION, type LeadRow } from "./store";
 
 const USAGE =
@@ -67,8 +68,9 @@ export async function runCli(
   err: (line: string) => void = out,
   ask?: (question: string) => Promise<boolean>,
 ): Promise<number> {
-  // A person's data on request, with flags of its own.
-  if (argv[0] === "find" || argv[0] === "erase") return personalData(argv[0], argv.slice(1), env, out, err, ask);
+  // A person's data on request, with flags of its own; no store yet: the outbox alone.
+  if (argv[0] === "find" || argv[0] === "erase")
+    return personalData(argv[0], argv.slice(1), env, { out, err, ask, open: (config) => storeOf(config, () => undefined) });
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
@@ -76,10 +78,7 @@ export async function runCli(
     err(`leads: ${(error as Error).message}`);
     return 2;
   }
-  const {
-    values: flags,
-    positionals: [command, ...ids],
-  } = parsed;
+  const [flags, [command, ...ids]] = [parsed.values, parsed.positionals];
   if (flags.help || !command || !COMMANDS.includes(command)) {
     out(USAGE);
     return flags.help ? 0 : 2;
@@ -111,10 +110,9 @@ export async function runCli(
     } else if (command === "export") {
       for (const row of rows) if (row.lead) out(JSON.stringify({ ...row.lead, status: row.status, reason: row.parkedReason ?? undefined }));
     } else if (command === "status") {
-      const stats = await store.stats(Date.now());
-      const { pending, held, parked, delivered, oldestPendingSeconds } = stats;
-      const status = { store: db.engine, database: db.where, pending, held, parked, deliveredKept: delivered, oldestPendingSeconds };
-      out(JSON.stringify({ ...status, retentionDays: config.retentionDays, leadsPerHour: config.leadsPerHour }, null, 2));
+      const { delivered: deliveredKept, ...counts } = await store.stats(Date.now());
+      const { retentionDays, leadsPerHour } = config;
+      out(JSON.stringify({ store: db.engine, database: db.where, ...counts, deliveredKept, retentionDays, leadsPerHour }, null, 2));
     } else {
       const moved = await store.requeue(command === "retry" ? "parked" : "held", ids, Date.now());
       out(`${command === "retry" ? "re-queued" : "released"} ${moved} lead(s); the server sends them within a few seconds (or when it next starts)`);
@@ -140,23 +138,8 @@ async function funnel(flags: { json?: boolean; days?: string }, config: Config, 
   const store = openFunnel({ db, log: { warn: () => undefined }, settings: config.sources });
   try {
     const days = await store.read(lastDays(count));
-    const sources = sourceWorth(days);
-    if (flags.json) {
-      out(JSON.stringify({ days, sources }, null, 2));
-      return 0;
-    }
-    out(`The calculator's funnel, last ${count} days (Africa/Johannesburg)`);
-    out(["date      ", ...STEP_NAMES.map((s) => s.padStart(7)), "Contact".padStart(8)].join(" "));
-    for (const day of days) out([day.date, ...stepFigures(day).map((n) => String(n).padStart(7)), String(day.contactSent).padStart(8)].join(" "));
-    const total = STEP_NAMES.map((_, step) => days.reduce((sum, day) => sum + stepFigures(day)[step]!, 0));
-    out("");
-    const widest = Math.max(1, ...total);
-    total.forEach((n, i) => {
-      const drop = i > 0 && total[i - 1]! > 0 ? `  (${Math.round((n / total[i - 1]!) * 100)}% of ${STEP_NAMES[i - 1]})` : "";
-      out(`${STEP_NAMES[i]!.padEnd(7)} ${"█".repeat(Math.round((n / widest) * 40)).padEnd(40)} ${n}${drop}`);
-    });
-    out("");
-    bySourceText(sources, count).forEach((line) => out(line));
+    if (flags.json) out(JSON.stringify({ days, sources: sourceWorth(days) }, null, 2));
+    else funnelText(days).forEach((line) => out(line));
     return 0;
   } catch (error) {
     err(`leads: the funnel could not be read (${(error as Error).name})`);
@@ -165,32 +148,6 @@ async function funnel(flags: { json?: boolean; days?: string }, config: Config, 
     await store.close();
     await db.close();
   }
-}
-
-/**
- * The funnel's sources as text: each named source's totals, then each day it brought something
- * (a day of zeros is left out), the rest summed as on GET /funnel (server/funnel-page.ts).
- */
-function bySourceText(sources: SourceWorth[], count: number): string[] {
-  const { named, rest } = namedSources(sources);
-  const rows = rest ? [...named, rest] : named;
-  if (rows.length === 0) return [`No source brought a visit to step 2 or a message in the last ${count} days.`];
-  const width = Math.max(24, ...rows.map((row) => row.name.length + 2));
-  const figures = (w: Worth) =>
-    [String(w.step2).padStart(7), String(w.sent).padStart(7), percent(w.sendRate).padStart(14), String(w.contactSent).padStart(8)].join(" ");
-  const lines = [
-    `What each source brought, last ${count} days: visits that reached step 2, requests sent, sends per step-2 visit, contact messages`,
-    ["source / day".padEnd(width), "Step 2".padStart(7), "Sent".padStart(7), "Step 2 → sent".padStart(14), "Contact".padStart(8)].join(" "),
-  ];
-  for (const row of rows) {
-    lines.push(`${row.name.padEnd(width)} ${figures(row)}`);
-    for (const day of row.days) if (day.step2 + day.sent + day.contactSent > 0) lines.push(`  ${day.date.padEnd(width - 2)} ${figures(day)}`);
-  }
-  if (rest)
-    lines.push(
-      `The ${NAMED_SOURCES} sources with the most visits at step 2 and contact messages by name; the other ${rest.sources} summed (--json lists each).`,
-    );
-  return lines;
 }
 
 if (process.argv[1]?.endsWith("leads.js")) {

@@ -7,8 +7,7 @@
 import type { Logger } from "../log";
 import { causeOf } from "../db";
 
-const FIRST_WAIT_MS = 1_000;
-const LONGEST_WAIT_MS = 60_000;
+const [FIRST_WAIT_MS, LONGEST_WAIT_MS] = [1_000, 60_000];
 
 export function storeFaults(log: Logger, now: () => number) {
   let fault: { since: number; waitMs: number } | undefined;

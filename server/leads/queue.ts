@@ -6,14 +6,13 @@
  * container, the operator's command) changed is picked up without any signal between them.
  */
 import { setTimeout as pause } from "node:timers/promises";
-import type { Db } from "../db";
-import { causeOf, StoreUnusable } from "../db";
+import { causeOf, type Db, StoreUnusable } from "../db";
 import type { Logger } from "../log";
 import { systemClock, type Clock } from "./clock";
 import { storeFaults } from "./faults";
 import { expired, leadKey, newLeadId, retryDelay } from "./schedule";
 import { AddressFull, leadStore, prepareStore, type LeadRow } from "./store";
-import type { Accepted, DeliveryOutcome, Lead, LeadEvents, LeadOrigin, LeadStats, Transport } from "./types";
+import type { DeliveryOutcome, Lead, LeadEvents, LeadStats, Transport } from "./types";
 
 export interface QueueOptions {
   db: Db;
@@ -138,9 +137,7 @@ export function createLeadQueue(options: QueueOptions) {
     }
     const started = clock.now();
     // Confirmed before, its outcome not written (the store failing): written now, never sent again.
-    const outcome: DeliveryOutcome = confirmed.has(row.id)
-      ? { ok: true, record: confirmed.get(row.id) }
-      : await transport.deliver(row.lead, cutShort.signal);
+    const outcome: DeliveryOutcome = confirmed.has(row.id) ? { ok: true, record: confirmed.get(row.id) } : await transport.deliver(row.lead, cutShort.signal);
     const durationMs = clock.now() - started;
     const verdict = verdictOf(outcome, row, clock.now());
     const delay = verdict.result === "retried" ? backoff(row.attempts + 1) : undefined;
@@ -181,10 +178,10 @@ export function createLeadQueue(options: QueueOptions) {
 
     /**
      * Stores the lead before its visitor is thanked: its id, or the first one's (`first: false`)
-     * when the same form was stored already. Rejects with AddressFull when its address has as
-     * many leads held as it may; with anything else, the store failed.
+     * when the same form was stored already. `group`: its address's code (decision 0031). Rejects
+     * with AddressFull when its address has as many leads held as it may; otherwise, the store failed.
      */
-    async accept(lead: Lead, { group }: LeadOrigin = {}): Promise<Accepted> {
+    async accept(lead: Lead, { group }: { group?: string } = {}): Promise<{ id: string; first: boolean }> {
       if (!opened) throw new Error("the lead store is not open");
       const now = clock.now();
       let result;
@@ -216,7 +213,6 @@ export function createLeadQueue(options: QueueOptions) {
       const since = Math.max(0, Math.round((clock.now() - last.at) / 1000));
       return {
         store: db.engine,
-        writable: opened && !faults.failing,
         failing: !opened || faults.failing,
         pending: last.pending,
         held: last.held,
@@ -233,8 +229,9 @@ export function createLeadQueue(options: QueueOptions) {
     async close(cut?: AbortSignal) {
       stopped = true;
       cancelWait();
-      await looking;
-      await Promise.race([Promise.all(inFlight.values()), whenAborted(cut)]);
+      // The look in progress too, until the cut: one stuck on a database that does not answer
+      // (paused) fails by itself within its queries' limits, and what it claims runs out.
+      await Promise.race([Promise.all([looking, ...inFlight.values()]), whenAborted(cut)]);
       cutShort.abort();
       await Promise.all(inFlight.values());
       // A second at most: a store that fails or hangs then, the claims run out by themselves.

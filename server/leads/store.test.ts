@@ -1,18 +1,22 @@
 /**
- * The SQLite store against real files: its failure paths (a damaged or foreign file at start, a
- * lock held by another connection, a full disk on a real tmpfs when the test may mount one), the
- * dedupe, the ceiling, claims between two processes' connections, clock jumps and retention.
+ * The lead store against real databases: a file of its own (SQLite) and a database of its own in
+ * a real PostgreSQL (tests/support/postgres.ts). Each rule of the store runs on both: the dedupe,
+ * the ceiling, claims between two processes, clock jumps, retention. SQLite's own failure paths (a
+ * damaged or foreign file at start, a lock held by another connection, a full disk and a read-only
+ * file system on a real tmpfs when the test may mount one) and its older schemas run on SQLite;
+ * a data folder's store met with DATABASE_URL moving into PostgreSQL runs on both at once.
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
+import { ENGINES, leadDatabases, type Place } from "../../tests/support/engines";
+import { causeOf, openDb, StoreUnusable, type Db } from "../db";
 import { DEDUPE_WINDOW_MS, MAX_DELAY_MS } from "./schedule";
-import { retryWhileBusy, sqliteCause, StoreUnusable } from "./database";
-import { openStore } from "./store";
+import { leadStore, moveIntoPostgres, prepareStore, type LeadStore } from "./store";
 import type { Lead } from "./types";
 
 const lead = (text = "Message: our secret plans"): Lead => ({
@@ -22,168 +26,245 @@ const lead = (text = "Message: our secret plans"): Lead => ({
   replyTo: "ada@example.com",
   text,
 });
-const dbFile = () => join(mkdtempSync(join(tmpdir(), "store-")), "data", "leads.db");
 const hash = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
 const T = Date.parse("2026-11-23T10:00:00Z");
 const HOUR = 3_600_000;
 let n = 0;
-const add = (store: ReturnType<typeof openStore>, text?: string, now = T, perHour = 60) =>
-  store.insert(lead(text), { id: `L${++n}`, key: `k-${text ?? "same"}`, now, perHour });
+const add = (store: LeadStore, text?: string, now = T, perHour = 60, group: string | null = null) =>
+  store.insert(lead(text), { id: `L${++n}`, key: `k-${text ?? "same"}`, now, perHour, group });
 
-describe("opening the store", () => {
-  it("creates the database in WAL mode with synchronous=FULL, folder 0700 and file 0600", () => {
-    const file = dbFile();
-    const store = openStore(file);
-    add(store, "a");
+const { place, open } = leadDatabases();
+/** The store at `where` as one process opens it: its schema brought up to date first. */
+async function storeAt(where: Place, db: Db = open(where)) {
+  await prepareStore(db);
+  return leadStore(db);
+}
+/** A database whose claims are measured on `at` instead of its own clock (SQLite: the host's monotonic one; PostgreSQL: the database's). */
+const leaseClock = (db: Db, at: () => number, prefix = db.leasePrefix): Db => ({ ...db, leaseNow: async () => at(), leasePrefix: prefix });
+
+describe("opening the store (SQLite)", () => {
+  it("creates the database in WAL mode with synchronous=FULL, folder 0700 and file 0600", async () => {
+    const { file } = await place("sqlite");
+    const store = await storeAt({ file });
+    await add(store, "a");
     expect(statSync(join(file, "..")).mode & 0o777).toBe(0o700);
     for (const path of [file, `${file}-wal`]) expect(statSync(path).mode & 0o777).toBe(0o600);
     const probe = new DatabaseSync(file, { readOnly: true });
     expect(probe.prepare("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
     probe.close();
-    store.close();
   });
 
-  it("refuses a damaged file and a file that is not a database, and never changes their bytes", () => {
-    const file = dbFile();
-    const store = openStore(file);
-    add(store, "kept");
-    store.checkpoint();
-    store.close();
+  it("refuses a damaged file and a file that is not a database, and never changes their bytes", async () => {
+    const { file } = await place("sqlite");
+    const db = openDb({ file });
+    await add(await storeAt({ file }, db), "kept");
+    await db.close();
     const good = readFileSync(file);
     // A damaged header ("SQLite format 3" overwritten), then a foreign file.
     for (const bytes of [Buffer.concat([Buffer.from("garbage garbage!"), good.subarray(16)]), Buffer.from("not a database at all\n".repeat(100))]) {
       writeFileSync(file, bytes);
       const before = hash(file);
-      expect(() => openStore(file)).toThrow(StoreUnusable);
+      expect(() => openDb({ file })).toThrow(StoreUnusable);
       expect(hash(file)).toBe(before);
     }
     // Fixed (the good bytes back): everything it held is there.
     writeFileSync(file, good);
-    const fixed = openStore(file);
-    expect(fixed.list(["pending"]).map((r) => r.lead?.text)).toEqual(["kept"]);
-    fixed.close();
+    const fixed = await storeAt({ file });
+    expect((await fixed.list(["pending"])).map((r) => r.lead?.text)).toEqual(["kept"]);
   });
 
-  it("refuses a folder where the database should be", () => {
-    const file = dbFile();
+  it("refuses a folder where the database should be", async () => {
+    const { file } = await place("sqlite");
     mkdirSync(file, { recursive: true });
-    expect(() => openStore(file)).toThrow(/not a file/);
+    expect(() => openDb({ file })).toThrow(/not a file/);
   });
 });
 
-describe("writing", () => {
-  it("the same form again answers the first lead's id and stores nothing new, within the dedupe window", () => {
-    const store = openStore(dbFile());
-    const first = add(store, "hello");
-    expect(add(store, "hello", T + 5_000)).toEqual({ id: first.id, duplicate: true, held: false, firstHeld: false });
-    expect(add(store, "hello again", T + 6_000).duplicate).toBe(false);
-    expect(store.list(["pending"])).toHaveLength(2);
-    expect(add(store, "hello", T + DEDUPE_WINDOW_MS + 1).duplicate).toBe(false);
-    store.close();
+describe.each(ENGINES)("writing (%s)", (engine) => {
+  it("the same form again answers the first lead's id and stores nothing new, within the dedupe window", async () => {
+    const store = await storeAt(await place(engine));
+    const first = await add(store, "hello");
+    expect(await add(store, "hello", T + 5_000)).toEqual({ id: first.id, duplicate: true, held: false, firstHeld: false });
+    expect((await add(store, "hello again", T + 6_000)).duplicate).toBe(false);
+    expect(await store.list(["pending"])).toHaveLength(2);
+    expect((await add(store, "hello", T + DEDUPE_WINDOW_MS + 1)).duplicate).toBe(false);
   });
 
-  it("past the hourly ceiling a lead is stored but held; the first hold says so once; release sends them on", () => {
-    const store = openStore(dbFile());
-    const results = ["a", "b", "c", "d"].map((t, i) => add(store, t, T + i, 2));
+  it("past the hourly ceiling a lead is stored but held; the first hold says so once; release sends them on", async () => {
+    const store = await storeAt(await place(engine));
+    const results = [];
+    for (const [i, t] of ["a", "b", "c", "d"].entries()) results.push(await add(store, t, T + i, 2));
     expect(results.map((r) => [r.held, r.firstHeld])).toEqual([
       [false, false],
       [false, false],
       [true, true],
       [true, false],
     ]);
-    expect(store.stats(T)).toMatchObject({ pending: 2, held: 2 });
-    expect(store.requeue("held", [results[2]!.id], T)).toBe(1);
-    expect(store.requeue("held", [], T)).toBe(1);
-    expect(store.stats(T)).toMatchObject({ pending: 4, held: 0 });
+    expect(results.map((r) => r.heldFor)).toEqual([undefined, undefined, "ceiling", "ceiling"]);
+    expect(await store.stats(T)).toMatchObject({ pending: 2, held: 2 });
+    expect(await store.requeue("held", [results[2]!.id], T)).toBe(1);
+    expect(await store.requeue("held", [], T)).toBe(1);
+    expect(await store.stats(T)).toMatchObject({ pending: 4, held: 0 });
     // An hour later the ceiling has room again.
-    expect(add(store, "e", T + 3_600_010, 2).held).toBe(false);
-    store.close();
+    expect((await add(store, "e", T + 3_600_010, 2)).held).toBe(false);
   });
 
-  it("held leads do not count toward the ceiling: once the last hour has room they go out on their own, oldest first, one per hour / ceiling", () => {
-    const store = openStore(dbFile());
-    const [, , c, d, e] = ["a", "b", "c", "d", "e"].map((t, i) => add(store, t, T + i, 2));
+  it("held leads do not count toward the ceiling: once the last hour has room they go out on their own, oldest first, one per hour / ceiling", async () => {
+    const store = await storeAt(await place(engine));
+    const results = [];
+    for (const [i, t] of ["a", "b", "c", "d", "e"].entries()) results.push(await add(store, t, T + i, 2));
+    const [, , c, d, e] = results;
     expect([c, d, e].map((r) => r!.held)).toEqual([true, true, true]);
-    expect(store.releaseHeld(T + HOUR - 10, 2), "within the hour").toBeNull();
+    expect(await store.releaseHeld(T + HOUR - 10, 2), "within the hour").toBeUndefined();
     // a and b are an hour old: the three held ones do not fill the hour that holds them.
-    expect(store.releaseHeld(T + HOUR + 5, 2)).toEqual({ id: c!.id, kind: "contact" });
-    expect(store.releaseHeld(T + HOUR + 10, 2), "sooner than the ceiling's pace").toBeNull();
-    expect(store.releaseHeld(T + HOUR + 5 + HOUR / 2, 2)).toEqual({ id: d!.id, kind: "contact" });
-    expect(add(store, "f", T + HOUR + 6 + HOUR / 2, 2).held, "the last hour is full again").toBe(true);
-    expect(store.releaseHeld(T + 2 * HOUR + 5, 2)).toEqual({ id: e!.id, kind: "contact" });
-    expect(store.stats(T + 2 * HOUR + 5)).toMatchObject({ pending: 5, held: 1 });
-    store.close();
+    expect(await store.releaseHeld(T + HOUR + 5, 2)).toEqual({ id: c!.id, kind: "contact" });
+    expect(await store.releaseHeld(T + HOUR + 10, 2), "sooner than the ceiling's pace").toBeUndefined();
+    expect(await store.releaseHeld(T + HOUR + 5 + HOUR / 2, 2)).toEqual({ id: d!.id, kind: "contact" });
+    expect((await add(store, "f", T + HOUR + 6 + HOUR / 2, 2)).held, "the last hour is full again").toBe(true);
+    expect(await store.releaseHeld(T + 2 * HOUR + 5, 2)).toEqual({ id: e!.id, kind: "contact" });
+    expect(await store.stats(T + 2 * HOUR + 5)).toMatchObject({ pending: 5, held: 1 });
   });
 
-  it("a lead the operator releases goes at once and takes none of the ceiling's room", () => {
-    const store = openStore(dbFile());
-    const [, held] = [add(store, "a", T, 1), add(store, "b", T + 1, 1)];
+  it("a lead the operator releases goes at once and takes none of the ceiling's room", async () => {
+    const store = await storeAt(await place(engine));
+    await add(store, "a", T, 1);
+    const held = await add(store, "b", T + 1, 1);
     expect(held.held).toBe(true);
-    expect(store.requeue("held", [], T + 2)).toBe(1);
-    expect(store.claimDue(() => T + 2, 5, 30_000).map((r) => r.id)).toContain(held.id);
-    expect(add(store, "c", T + HOUR + 1, 1).held).toBe(false);
-    store.close();
+    expect(await store.requeue("held", [], T + 2)).toBe(1);
+    expect((await store.claimDue(T + 2, 5, 30_000)).map((r) => r.id)).toContain(held.id);
+    expect((await add(store, "c", T + HOUR + 1, 1)).held).toBe(false);
   });
 
-  it("a database of schema 1 is brought up to date: leads let through count toward the ceiling, held ones not; handed leads without their text are done", () => {
-    const file = dbFile();
-    const store = openStore(file);
-    const [pending, handed] = [add(store, "pending"), add(store, "handed")];
-    const held = add(store, "held", T, 0);
-    store.close();
+  it("two processes storing the same form at once store it once; over the ceiling, exactly the leads past it are held", async () => {
+    const where = await place(engine);
+    const [a, b] = [await storeAt(where), await storeAt(where)];
+    const same = await Promise.all([add(a, "twice"), add(b, "twice"), add(a, "twice"), add(b, "twice")]);
+    expect(new Set(same.map((r) => r.id)).size).toBe(1);
+    expect(same.filter((r) => !r.duplicate)).toHaveLength(1);
+    const many = await Promise.all(Array.from({ length: 8 }, (_, i) => add(i % 2 ? a : b, `many ${i}`, T + 1, 5)));
+    expect(many.filter((r) => r.held)).toHaveLength(4); // "twice" and 4 of these fill the hour
+    expect(many.filter((r) => r.firstHeld)).toHaveLength(1);
+  });
+
+  it("while another connection holds the write lock, a write waits and then fails; once it lets go, writes work", async () => {
+    const where = await place(engine);
+    const store = await storeAt(where);
+    let release: () => Promise<void>;
+    if (engine === "sqlite") {
+      const other = new DatabaseSync(where.file, { timeout: 0 });
+      other.exec("BEGIN IMMEDIATE");
+      release = async () => (other.exec("ROLLBACK"), other.close());
+    } else {
+      // Another container in the middle of an intake (its exclusive transaction), stuck there.
+      const other = open(where);
+      let letGo: () => void;
+      const held = new Promise<void>((resolve) => (letGo = resolve));
+      let locked: () => void;
+      const holding = new Promise<void>((resolve) => (locked = resolve));
+      const transaction = other.transaction(async () => (locked(), held), { exclusive: true });
+      await holding;
+      release = async () => (letGo(), transaction);
+    }
+    const error = await add(store, "locked").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    // SQLite: SQLITE_BUSY once the wait (3 s) is over; PostgreSQL: its lock_timeout (55P03) or the query's own limit.
+    if (engine === "sqlite") expect(Number(causeOf(error).code) & 0xff).toBe(5);
+    else expect(String(causeOf(error).code ?? (error as Error).message)).toMatch(/55P03|57014|timeout/);
+    await release();
+    expect((await add(store, "after")).duplicate).toBe(false);
+    expect((await store.list(["pending"])).map((r) => r.lead?.text)).toEqual(["after"]);
+  });
+});
+
+describe("an older SQLite store is brought up to date at open", () => {
+  it("a database of schema 1: leads let through count toward the ceiling, held ones not; handed leads without their text are done, with it pending again", async () => {
+    const { file } = await place("sqlite");
+    const db = openDb({ file });
+    const store = await storeAt({ file }, db);
+    const [pending, handed, redisDays] = [await add(store, "pending"), await add(store, "handed"), await add(store, "handed, text kept")];
+    const held = await add(store, "held", T, 0);
+    await db.close();
     const old = new DatabaseSync(file);
     old.exec(
       "DROP INDEX leads_by_group; ALTER TABLE leads DROP COLUMN client_group; DROP INDEX leads_by_admission; ALTER TABLE leads DROP COLUMN admitted_at; ALTER TABLE leads DROP COLUMN crm_record; PRAGMA user_version = 1;",
     );
     old.prepare("UPDATE leads SET status = 'handed', payload = NULL WHERE id = ?").run(handed.id);
+    old.prepare("UPDATE leads SET status = 'handed', claimed_by = 'x', claimed_until = 1 WHERE id = ?").run(redisDays.id);
     old.close();
-    const upgraded = openStore(file);
-    expect(upgraded.list(["pending", "held", "delivered"]).map((r) => [r.id, r.status])).toEqual([
+    const upgraded = await storeAt({ file });
+    expect((await upgraded.list(["pending", "held", "delivered"])).map((r) => [r.id, r.status])).toEqual([
       [pending.id, "pending"],
       [handed.id, "delivered"],
+      [redisDays.id, "pending"],
       [held.id, "held"],
     ]);
-    expect(add(upgraded, "within the hour", T + 10, 3).held).toBe(false);
-    expect(add(upgraded, "over it", T + 11, 3).held).toBe(true);
-    upgraded.close();
+    expect((await add(upgraded, "within the hour", T + 10, 4)).held).toBe(false);
+    expect((await add(upgraded, "over it", T + 11, 4)).held).toBe(true);
   });
 
-  it("a database of schema 2 is brought up to date: its leads as they were, and a delivery keeps the CRM record's id beside its lead", () => {
-    const file = dbFile();
-    const store = openStore(file);
-    const [sent, waiting] = [add(store, "sent"), add(store, "waiting")];
-    store.delivered(sent.id, T + 1, 86_400_000);
-    store.close();
+  it("a database of schema 2: its leads as they were, and a delivery keeps the CRM record's id beside its lead", async () => {
+    const { file } = await place("sqlite");
+    const db = openDb({ file });
+    const store = await storeAt({ file }, db);
+    const [sent, waiting] = [await add(store, "sent"), await add(store, "waiting")];
+    await store.claimDue(T, 2, 30_000);
+    await store.delivered(sent.id, T + 1, 86_400_000);
+    await db.close();
     const old = new DatabaseSync(file);
     old.exec("DROP INDEX leads_by_group; ALTER TABLE leads DROP COLUMN client_group; ALTER TABLE leads DROP COLUMN crm_record; PRAGMA user_version = 2;");
     old.close();
-    const upgraded = openStore(file);
-    expect(upgraded.list(["pending", "delivered"]).map((r) => [r.id, r.status, r.record])).toEqual([
+    const upgraded = await storeAt({ file });
+    expect((await upgraded.list(["pending", "delivered"])).map((r) => [r.id, r.status, r.record])).toEqual([
       [sent.id, "delivered", null],
       [waiting.id, "pending", null],
     ]);
-    upgraded.delivered(waiting.id, T + 2, 86_400_000, "5725767000000524157");
-    expect(upgraded.inCrm().map((r) => [r.id, r.record, r.lead?.text])).toEqual([[waiting.id, "5725767000000524157", "waiting"]]);
-    upgraded.close();
+    await upgraded.delivered(waiting.id, T + 2, 86_400_000, "5725767000000524157");
+    expect((await upgraded.inCrm()).map((r) => [r.id, r.record, r.lead?.text])).toEqual([[waiting.id, "5725767000000524157", "waiting"]]);
     const version = new DatabaseSync(file);
     expect(version.prepare("PRAGMA user_version").get()).toEqual({ user_version: 4 });
     version.close();
   });
 
-  it("while another connection holds the write lock, a write waits and then fails (SQLITE_BUSY); once it lets go, writes work", async () => {
-    const file = dbFile();
-    const store = openStore(file);
-    const other = new DatabaseSync(file, { timeout: 0 });
-    other.exec("BEGIN IMMEDIATE");
-    const error = await retryWhileBusy(() => add(store, "locked"), 50).catch((e: unknown) => e);
-    expect(sqliteCause(error).code! & 0xff).toBe(5);
-    other.exec("ROLLBACK");
-    other.close();
-    expect(add(store, "after").duplicate).toBe(false);
-    expect(store.list(["pending"]).map((r) => r.lead?.text)).toEqual(["after"]);
-    store.close();
+  it("a database of schema 3: its leads as they were (no address: each its own), and new ones keep their address's code", async () => {
+    const { file } = await place("sqlite");
+    const db = openDb({ file });
+    const store = await storeAt({ file }, db);
+    const before = await add(store, "before", T, 60);
+    const held = await add(store, "held before", T, 0);
+    await db.close();
+    const old = new DatabaseSync(file);
+    old.exec("DROP INDEX leads_by_group; ALTER TABLE leads DROP COLUMN client_group; PRAGMA user_version = 3;");
+    old.close();
+    const upgraded = await storeAt({ file });
+    expect((await upgraded.list(["pending", "held"])).map((r) => [r.id, r.status])).toEqual([
+      [before.id, "pending"],
+      [held.id, "held"],
+    ]);
+    for (let i = 0; i < 6; i++) await add(upgraded, `office ${i}`, T + 1, 60, "office");
+    const codes = new DatabaseSync(file, { readOnly: true });
+    expect(codes.prepare("SELECT status, count(*) AS n FROM leads WHERE client_group = 'office' GROUP BY status ORDER BY status").all()).toEqual([
+      { status: "held", n: 1 },
+      { status: "pending", n: 5 },
+    ]);
+    expect(codes.prepare("PRAGMA user_version").get()).toEqual({ user_version: 4 });
+    codes.close();
   });
 
+  it("a database of a newer version is refused, untouched", async () => {
+    const { file } = await place("sqlite");
+    const db = openDb({ file });
+    await add(await storeAt({ file }, db), "from the future");
+    await db.close();
+    const newer = new DatabaseSync(file);
+    newer.exec("PRAGMA user_version = 5");
+    newer.close();
+    const before = hash(file);
+    expect(() => openDb({ file }, { version: 4 })).toThrow(/newer version \(schema 5\)/);
+    expect(hash(file)).toBe(before);
+  });
+});
+
+describe("SQLite's own failures", () => {
   const canMount = (() => {
     const dir = mkdtempSync(join(tmpdir(), "mount-probe-"));
     try {
@@ -197,48 +278,53 @@ describe("writing", () => {
     }
   })();
 
-  it.skipIf(!canMount)("on a full disk (a real tmpfs) a write fails as a whole; after space returns, every lead it took is there and it writes again", () => {
-    const dir = mkdtempSync(join(tmpdir(), "full-"));
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", dir]);
-    try {
-      const store = openStore(join(dir, "leads.db"));
-      const taken: string[] = [];
-      let failure: unknown;
-      for (let i = 0; i < 400 && !failure; i++) {
-        try {
-          add(store, `lead ${i} ${"x".repeat(2_000)}`);
-          taken.push(`lead ${i}`);
-        } catch (error) {
-          failure = error;
+  it.skipIf(!canMount)(
+    "on a full disk (a real tmpfs) a write fails as a whole; after space returns, every lead it took is there and it writes again",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "full-"));
+      execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", dir]);
+      try {
+        const file = join(dir, "leads.db");
+        const db = openDb({ file });
+        const store = await storeAt({ file }, db);
+        const taken: string[] = [];
+        let failure: unknown;
+        for (let i = 0; i < 400 && !failure; i++) {
+          try {
+            await add(store, `lead ${i} ${"x".repeat(2_000)}`);
+            taken.push(`lead ${i}`);
+          } catch (error) {
+            failure = error;
+          }
         }
+        expect(Number(causeOf(failure).code) & 0xff).toBe(13); // SQLITE_FULL
+        await db.close();
+        execFileSync("mount", ["-o", "remount,size=4m", dir]);
+        const againDb = openDb({ file });
+        const again = await storeAt({ file }, againDb);
+        expect((await again.list(["pending"])).map((r) => r.lead!.text.slice(0, r.lead!.text.indexOf(" x")))).toEqual(taken);
+        expect((await add(again, "after the disk was freed")).duplicate).toBe(false);
+        await againDb.close();
+      } finally {
+        execFileSync("umount", [dir]);
+        rmSync(dir, { recursive: true, force: true });
       }
-      expect(sqliteCause(failure).code! & 0xff).toBe(13); // SQLITE_FULL
-      store.close();
-      execFileSync("mount", ["-o", "remount,size=4m", dir]);
-      const again = openStore(join(dir, "leads.db"));
-      expect(again.list(["pending"]).map((r) => r.lead!.text.slice(0, r.lead!.text.indexOf(" x")))).toEqual(taken);
-      expect(add(again, "after the disk was freed").duplicate).toBe(false);
-      again.close();
-    } finally {
-      execFileSync("umount", [dir]);
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 
-  it.skipIf(!canMount)("on a file system that is read-only at start, the store is refused at once (the start stops), its bytes unchanged", () => {
+  it.skipIf(!canMount)("on a file system that is read-only at start, the store is refused at once (the start stops), its bytes unchanged", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ro-"));
     execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", dir]);
     try {
       const file = join(dir, "leads.db");
-      const store = openStore(file);
-      add(store, "before");
-      store.checkpoint();
-      store.close();
+      const db = openDb({ file });
+      await add(await storeAt({ file }, db), "before");
+      await db.close();
       const before = hash(file);
       execFileSync("mount", ["-o", "remount,ro", dir]);
       // At once: EROFS is the check made before SQLite opens the file, so the store is refused
       // without SQLite ever trying it, however long that takes on this machine.
-      expect(() => openStore(file)).toThrow(/read-only \(EROFS\)/);
+      expect(() => openDb({ file })).toThrow(/read-only \(EROFS\)/);
       expect(hash(file)).toBe(before);
     } finally {
       execFileSync("umount", [dir]);
@@ -247,97 +333,177 @@ describe("writing", () => {
   });
 });
 
-describe("delivering", () => {
-  it("two processes' connections never claim the same lead; a claim holds for its lease on the host's monotonic clock, whatever the wall clock says, then runs out", () => {
-    const file = dbFile();
+describe.each(ENGINES)("delivering (%s)", (engine) => {
+  it("two processes' connections never claim the same lead; a claim holds for its lease on the lease clock, whatever the wall clock says, then runs out", async () => {
+    const where = await place(engine);
     let mono = 5_000;
-    const clock = { monotonic: () => mono, boot: "boot-1" };
-    const [a, b] = [openStore(file, clock), openStore(file, clock)];
-    add(a, "one");
-    add(a, "two");
-    const claimedByA = a.claimDue(() => T, 10, 30_000).map((r) => r.id);
+    const [a, b] = [
+      await storeAt(
+        where,
+        leaseClock(open(where), () => mono),
+      ),
+      await storeAt(
+        where,
+        leaseClock(open(where), () => mono),
+      ),
+    ];
+    await add(a, "one");
+    await add(a, "two");
+    const claimedByA = (await a.claimDue(T, 10, 30_000)).map((r) => r.id).sort();
     expect(claimedByA).toHaveLength(2);
     // The other's wall clock a second, a day ahead, a day behind: the claims are still A's.
-    for (const wall of [T + 1_000, T + 86_400_000, T - 86_400_000]) expect(b.claimDue(() => wall, 10, 30_000)).toEqual([]);
-    expect(b.nextDueAt(T + 1_000)).toBe(T + 1_000 + 30_000);
+    for (const wall of [T + 1_000, T + 86_400_000, T - 86_400_000]) expect(await b.claimDue(wall, 10, 30_000)).toEqual([]);
+    expect(await b.nextDueAt(T + 1_000)).toBe(T + 1_000 + 30_000);
     mono += 29_999;
-    expect(b.claimDue(() => T, 10, 30_000)).toEqual([]);
+    expect(await b.claimDue(T, 10, 30_000)).toEqual([]);
     mono += 1;
-    expect(b.claimDue(() => T, 10, 30_000).map((r) => r.id)).toEqual(claimedByA);
-    a.close();
-    b.close();
+    expect((await b.claimDue(T, 10, 30_000)).map((r) => r.id).sort()).toEqual(claimedByA);
   });
 
-  it("a claim made before the host restarted (another boot, whose clock has restarted) holds nothing", () => {
-    const file = dbFile();
-    const before = openStore(file, { monotonic: () => 9_000_000, boot: "boot-1" });
-    add(before, "across a reboot");
-    expect(before.claimDue(() => T, 1, 30_000)).toHaveLength(1);
-    before.close();
-    const after = openStore(file, { monotonic: () => 1_000, boot: "boot-2" });
-    expect(after.claimDue(() => T, 1, 30_000)).toHaveLength(1);
-    after.close();
+  it("claims are measured on one clock every process reads (the host's monotonic one; the database's): taken only once it ran out", async () => {
+    const where = await place(engine);
+    const [a, b] = [await storeAt(where), await storeAt(where)];
+    const { id } = await add(a, "one");
+    expect((await a.claimDue(T, 10, 3_000)).map((r) => r.id)).toEqual([id]);
+    for (const wall of [T + 86_400_000, T - 86_400_000]) expect(await b.claimDue(wall, 10, 3_000)).toEqual([]);
+    let taken: string[] = [];
+    for (const deadline = Date.now() + 15_000; taken.length === 0 && Date.now() < deadline; await new Promise((r) => setTimeout(r, 100)))
+      taken = (await b.claimDue(T, 10, 3_000)).map((r) => r.id);
+    expect(taken).toEqual([id]);
+    // B's now: A's outcome is no longer A's to write (its claim ran out and was taken).
+    expect(await a.retryLater(id, T, 1_000)).toBe(0);
   });
 
-  it("a clock that jumps back does not stall a lead: a retry time further ahead than the schedule ever waits counts as due", () => {
-    const store = openStore(dbFile());
-    const { id } = add(store, "jump");
-    store.claimDue(() => T, 1, 30_000);
-    store.retryLater(id, T, 60_000);
-    expect(store.claimDue(() => T + 1_000, 1, 30_000)).toEqual([]);
+  it("claims come in the order the leads fell due, whatever order they were written in", async () => {
+    const store = await storeAt(await place(engine));
+    const written = [];
+    for (let i = 0; i < 12; i++) written.push((await add(store, `lead ${i}`, T + (12 - i) * 1_000)).id);
+    expect((await store.claimDue(T + 60_000, 12, 30_000)).map((r) => r.id)).toEqual(written.reverse());
+  });
+
+  it("a clock that jumps back does not stall a lead: a retry time further ahead than the schedule ever waits counts as due", async () => {
+    const store = await storeAt(await place(engine));
+    const { id } = await add(store, "jump");
+    await store.claimDue(T, 1, 30_000);
+    await store.retryLater(id, T, 60_000);
+    expect(await store.claimDue(T + 1_000, 1, 30_000)).toEqual([]);
     // As far ahead as the schedule ever waits (and a minute more): still waited for.
-    expect(store.claimDue(() => T + 60_000 - MAX_DELAY_MS - 60_000, 1, 30_000)).toEqual([]);
+    expect(await store.claimDue(T + 60_000 - MAX_DELAY_MS - 60_000, 1, 30_000)).toEqual([]);
     const dayBack = T - 86_400_000;
-    expect(store.claimDue(() => dayBack, 1, 30_000).map((r) => r.id)).toEqual([id]);
-    store.close();
+    expect((await store.claimDue(dayBack, 1, 30_000)).map((r) => r.id)).toEqual([id]);
   });
 
-  it("keeps the retry window (waits scheduled) and the first acceptance with the lead, across a reopen", () => {
-    const file = dbFile();
-    const store = openStore(file);
-    const { id } = add(store, "window");
-    store.claimDue(() => T, 1, 30_000);
-    store.retryLater(id, T, 2_000);
-    store.close();
-    const reopened = openStore(file);
-    expect(reopened.list(["pending"])[0]).toMatchObject({ id, firstAcceptedAt: T, retryMs: 2_000, attempts: 1 });
-    reopened.close();
+  it("keeps the retry window (waits scheduled) and the first acceptance with the lead, across a reopen", async () => {
+    const where = await place(engine);
+    const db = open(where);
+    const store = await storeAt(where, db);
+    const { id } = await add(store, "window");
+    await store.claimDue(T, 1, 30_000);
+    await store.retryLater(id, T, 2_000);
+    await db.close();
+    const reopened = await storeAt(where);
+    expect((await reopened.list(["pending"]))[0]).toMatchObject({ id, firstAcceptedAt: T, retryMs: 2_000, attempts: 1 });
+    expect(await reopened.nextDueAt(T)).toBe(T + 2_000);
   });
 
-  it("with Redis, a lead sent from its own record is delivered there; one sent for another container is kept (its id, across a reopen) until heard of", () => {
-    const file = dbFile();
-    const store = openStore(file);
-    const { id } = add(store, "sent-here");
-    store.handed(id);
-    store.sent(id, T, 0);
-    store.sent("20261123-OTHERS00", T, 0);
-    expect(store.get(id)).toMatchObject({ status: "delivered", deliveredAt: T, lead: null });
-    expect(store.sentForOthers()).toEqual([{ id: "20261123-OTHERS00", deliveredAt: T }]);
-    expect([id, "20261123-OTHERS00", "20261123-NEVERSEN"].map((i) => store.knownDelivered(i))).toEqual([true, true, false]);
-    store.close();
-    const reopened = openStore(file);
-    expect(reopened.knownDelivered("20261123-OTHERS00")).toBe(true);
-    reopened.heardOf("20261123-OTHERS00");
-    expect([reopened.sentForOthers(), reopened.knownDelivered("20261123-OTHERS00")]).toEqual([[], false]);
-    reopened.close();
-  });
-
-  it("retention: a delivered lead's text is erased after LEAD_RETENTION_DAYS (at once with 0), its row after a day; parked leads stay", () => {
-    const store = openStore(dbFile());
-    const [kept, erased, parked] = [add(store, "kept 30 days"), add(store, "erased at delivery"), add(store, "parked")];
-    store.claimDue(() => T, 3, 30_000);
-    store.delivered(kept.id, T, 30 * 86_400_000);
-    store.delivered(erased.id, T, 0);
-    store.park(parked.id, T, "http", 401);
-    const text = (id: string) => store.list(["delivered", "parked"]).find((r) => r.id === id)?.lead?.text;
-    expect([text(kept.id), text(erased.id)]).toEqual(["kept 30 days", undefined]);
+  it("retention: a delivered lead's text is erased after LEAD_RETENTION_DAYS (at once with 0), its row after a day; parked leads stay", async () => {
+    const store = await storeAt(await place(engine));
+    const [kept, erased, parked] = [await add(store, "kept 30 days"), await add(store, "erased at delivery"), await add(store, "parked")];
+    await store.claimDue(T, 3, 30_000);
+    await store.delivered(kept.id, T, 30 * 86_400_000);
+    await store.delivered(erased.id, T, 0);
+    await store.park(parked.id, T, "http", 401);
+    const text = async (id: string) => (await store.list(["delivered", "parked"])).find((r) => r.id === id)?.lead?.text;
+    expect([await text(kept.id), await text(erased.id)]).toEqual(["kept 30 days", undefined]);
+    expect(await store.get(parked.id)).toMatchObject({ status: "parked", parkedReason: "http", parkedStatus: 401, attempts: 1 });
     // Erased at delivery, the same form posted again within a day is still the same lead.
-    expect(add(store, "erased at delivery", T + 1_000).id).toBe(erased.id);
-    store.purge(T + 29 * 86_400_000, 30 * 86_400_000);
-    expect(text(kept.id)).toBe("kept 30 days");
-    store.purge(T + 30 * 86_400_000, 30 * 86_400_000);
-    expect(store.list(["delivered"])).toEqual([]);
-    expect(text(parked.id)).toBe("parked");
-    store.close();
+    expect((await add(store, "erased at delivery", T + 1_000)).id).toBe(erased.id);
+    await store.purge(T + 29 * 86_400_000, 30 * 86_400_000);
+    expect(await text(kept.id)).toBe("kept 30 days");
+    await store.purge(T + 30 * 86_400_000, 30 * 86_400_000);
+    expect(await store.list(["delivered"])).toEqual([]);
+    expect(await text(parked.id)).toBe("parked");
+  });
+});
+
+describe("a claim on SQLite names the host's boot", () => {
+  it("a claim made before the host restarted (another boot, whose clock has restarted) holds nothing", async () => {
+    const where = await place("sqlite");
+    const before = await storeAt(
+      where,
+      leaseClock(open(where), () => 9_000_000, "boot-1/"),
+    );
+    await add(before, "across a reboot");
+    expect(await before.claimDue(T, 1, 30_000)).toHaveLength(1);
+    const after = await storeAt(
+      where,
+      leaseClock(open(where), () => 1_000, "boot-2/"),
+    );
+    expect(await after.claimDue(T, 1, 30_000)).toHaveLength(1);
+  });
+});
+
+describe("a data folder's SQLite store met with DATABASE_URL", () => {
+  it("moves each lead into PostgreSQL once, with its status (handed: pending again), and renames the file; started again, nothing moves twice", async () => {
+    const where = await place("postgres");
+    // The data folder as a container of the Redis days left it: one lead of each status.
+    const sqlite = openDb({ file: where.file });
+    const old = await storeAt({ file: where.file }, sqlite);
+    const [pending, held, parked, delivered, handed] = [
+      await add(old, "pending"),
+      await add(old, "held", T, 0, "office"),
+      await add(old, "parked"),
+      await add(old, "delivered"),
+      await add(old, "handed"),
+    ];
+    await old.claimDue(T, 10, 30_000); // a claim the stopped process left: it holds nothing in PostgreSQL
+    await old.retryLater(pending.id, T, 2_000);
+    await old.park(parked.id, T + 1, "http", 401);
+    await old.delivered(delivered.id, T + 2, 30 * 86_400_000, "5725767000000524157");
+    await sqlite.run("UPDATE leads SET status = 'handed' WHERE id = ?", [handed.id]);
+    await sqlite.close();
+
+    const db = open(where);
+    expect(await moveIntoPostgres(db, where.file)).toBe(5);
+    expect(existsSync(where.file)).toBe(false);
+    expect(existsSync(`${where.file}.moved-to-postgresql`)).toBe(true);
+    const store = leadStore(db);
+    const all = await store.list(["pending", "held", "parked", "delivered"]);
+    expect(all.map((r) => [r.id, r.status, r.lead?.text])).toEqual([
+      [pending.id, "pending", "pending"],
+      [held.id, "held", "held"],
+      [parked.id, "parked", "parked"],
+      [delivered.id, "delivered", "delivered"],
+      [handed.id, "pending", "handed"],
+    ]);
+    expect(all.find((r) => r.id === pending.id)).toMatchObject({ attempts: 1, retryMs: 2_000, firstAcceptedAt: T });
+    expect(all.find((r) => r.id === parked.id)).toMatchObject({ parkedReason: "http", parkedStatus: 401 });
+    expect(all.find((r) => r.id === delivered.id)).toMatchObject({ deliveredAt: T + 2, record: "5725767000000524157" });
+    // Due as they were; the old claims hold nothing; the dedupe and the held lead's address go with them.
+    expect((await store.claimDue(T + 2_000, 10, 30_000)).map((r) => r.id).sort()).toEqual([pending.id, handed.id].sort());
+    expect((await add(store, "delivered", T + 3)).id).toBe(delivered.id);
+    expect(await db.get("SELECT client_group FROM leads WHERE id = ?", [held.id])).toEqual({ client_group: "office" });
+
+    // Started again: nothing to move. Had the move stopped before the rename, the file moves
+    // again and finds every lead there already: each stays as PostgreSQL has it.
+    expect(await moveIntoPostgres(db, where.file)).toBeUndefined();
+    await store.delivered(pending.id, T + 4, 30 * 86_400_000);
+    copyFileSync(`${where.file}.moved-to-postgresql`, where.file);
+    expect(await moveIntoPostgres(db, where.file)).toBe(0);
+    expect((await store.list(["pending", "held", "parked", "delivered"])).map((r) => [r.id, r.status])).toEqual([
+      [pending.id, "delivered"],
+      [held.id, "held"],
+      [parked.id, "parked"],
+      [delivered.id, "delivered"],
+      [handed.id, "pending"],
+    ]);
+  });
+
+  it("without DATABASE_URL nothing moves, and the file stays where it is", async () => {
+    const { file } = await place("sqlite");
+    const db = open({ file });
+    await add(await storeAt({ file }, db), "stays");
+    expect(await moveIntoPostgres(db, file)).toBeUndefined();
+    expect(existsSync(file)).toBe(true);
   });
 });

@@ -14,23 +14,24 @@ import type { Lead, StoredLead } from "./types";
 /** `handed`: only in a store written before Redis was retired (decision 0023); read as pending at open. */
 type LeadStatus = "pending" | "held" | "parked" | "delivered";
 
+/**
+ * A lead's row as read: `retryMs`, the waits scheduled so far (the retry window, which a clock
+ * jump cannot grow); `parkedStatus`, the service's HTTP status that parked it (401: a wrong key);
+ * `key`, what makes two posts the same form (schedule.ts, leadKey); `record`, the CRM's id for it
+ * (Zoho CRM); `lead`, what the agency receives, null once erased (retention) or unreadable.
+ */
 export interface LeadRow {
   id: string;
   kind: Lead["kind"];
   status: LeadStatus;
   attempts: number;
   firstAcceptedAt: number;
-  /** The retry window: scheduled waits so far (a clock jump cannot make it grow). */
   retryMs: number;
   deliveredAt: number | null;
   parkedReason: string | null;
-  /** The service's HTTP status that parked it (401: a wrong key), when it gave one. */
   parkedStatus: number | null;
-  /** What makes two posts the same form (schedule.ts, leadKey). */
   key: string | null;
-  /** The id of the record the CRM keeps the lead as (Zoho CRM), once delivered there. */
   record: string | null;
-  /** The lead as the agency receives it; null once erased (retention) or unreadable. */
   lead: StoredLead | null;
 }
 
@@ -99,24 +100,19 @@ export class AddressFull extends Error {
   }
 }
 
-export interface InsertResult {
-  id: string;
-  /** The same form was already stored: its lead's id, nothing new written. */
-  duplicate: boolean;
-  /** Stored, but held: over the hourly ceiling, or over its address's share (until it has room again, or a release). */
-  held: boolean;
-  /** Why it is held: the site-wide ceiling, or its address's share (decision 0031). */
-  heldFor?: "ceiling" | "address";
-  /** The first lead held since none was: the moment to tell the operator. */
-  firstHeld: boolean;
-}
+/**
+ * A lead stored (`id`), or its form found stored already (`duplicate`: the first one's id);
+ * `held` over the ceiling or its address's share (`heldFor`, decision 0031); `firstHeld`: the
+ * first held since none was, the moment to tell the operator.
+ */
+export type InsertResult = { id: string; duplicate: boolean; held: boolean; heldFor?: "ceiling" | "address"; firstHeld: boolean };
 
 const HOUR_MS = 3_600_000;
 
 export type LeadStore = ReturnType<typeof leadStore>;
 
 /** Runs each statement of `sql` (the engines' one-statement calls). */
-export const each = async (tx: Sql, sql: string) => {
+const each = async (tx: Sql, sql: string) => {
   for (const statement of sql.split(";").filter((part) => part.trim())) await tx.run(statement);
 };
 
@@ -159,7 +155,11 @@ export async function moveIntoPostgres(db: Db, file: string): Promise<number | u
   const moved = await db.transaction(async (tx) => {
     let n = 0;
     const insert = `INSERT INTO leads (${KEPT.join(", ")}) VALUES (${KEPT.map(() => "?").join(", ")}) ON CONFLICT (id) DO NOTHING`;
-    for (const row of rows) n += await tx.run(insert, KEPT.map((column) => (row[column] ?? null) as Param));
+    for (const row of rows)
+      n += await tx.run(
+        insert,
+        KEPT.map((column) => (row[column] ?? null) as Param),
+      );
     return n;
   });
   renameSync(file, `${file}.moved-to-postgresql`);
@@ -262,14 +262,14 @@ export function leadStore(db: Db) {
       );
     },
 
-    /** Parked (retry) or held (release) leads, all or those named, become pending now, with a fresh retry window. */
+    /** Parked (retry) or held (release) leads, all or those named, become pending now, with a fresh retry window; a release takes none of the ceiling's room (decision 0012). */
     requeue: (from: "parked" | "held", ids: string[], now: number) =>
       db.transaction(async (tx) => {
         const move = (id: string | null) =>
           tx.run(
-            `UPDATE leads SET status = 'pending', attempts = 0, retry_ms = 0, next_attempt_at = ?, admitted_at = coalesce(admitted_at, ?),
+            `UPDATE leads SET status = 'pending', attempts = 0, retry_ms = 0, next_attempt_at = ?,
                parked_at = NULL, parked_reason = NULL, parked_status = NULL WHERE status = ? AND (? = 1 OR id = ?)`,
-            [now, now, from, id === null ? 1 : 0, id ?? ""],
+            [now, from, id === null ? 1 : 0, id ?? ""],
           );
         if (ids.length === 0) return move(null);
         let moved = 0;
@@ -289,10 +289,12 @@ export function leadStore(db: Db) {
         const rows = await tx.all(
           `UPDATE leads SET claimed_by = ?, claimed_until = ? WHERE id IN (
              SELECT id FROM leads WHERE status = 'pending' AND (next_attempt_at <= ? OR next_attempt_at > ?) AND NOT ${CLAIMED}
-             ORDER BY next_attempt_at LIMIT ? {skip_locked}) RETURNING ${COLUMNS}`,
+             ORDER BY next_attempt_at LIMIT ? {skip_locked}) RETURNING ${COLUMNS}, next_attempt_at`,
           [owner, lease + leaseMs, now, now + MAX_DELAY_MS + 60_000, mine, mine, lease, limit],
         );
-        return rows.map(toRow);
+        // In the order they fell due, as chosen: RETURNING keeps none (PostgreSQL's may be any).
+        const at = (r: Row, column: string) => Number(r[column]);
+        return rows.sort((a, b) => at(a, "next_attempt_at") - at(b, "next_attempt_at") || at(a, "first_accepted_at") - at(b, "first_accepted_at")).map(toRow);
       });
     },
 
@@ -353,14 +355,15 @@ export function leadStore(db: Db) {
           now - retentionMs,
         ]);
         const removed = await tx.run("DELETE FROM leads WHERE status = 'delivered' AND delivered_at <= ?", [now - Math.max(retentionMs, DEDUPE_WINDOW_MS)]);
-        await tx.run("UPDATE leads SET client_group = NULL WHERE client_group IS NOT NULL AND status <> 'held' AND coalesce(admitted_at, first_accepted_at) <= ?", [
-          now - ADDRESS_CODE_HOURS * HOUR_MS,
-        ]);
+        await tx.run(
+          "UPDATE leads SET client_group = NULL WHERE client_group IS NOT NULL AND status <> 'held' AND coalesce(admitted_at, first_accepted_at) <= ?",
+          [now - ADDRESS_CODE_HOURS * HOUR_MS],
+        );
         return erased + removed;
       }),
 
     /**
-     * A person's request (personal-data.ts): these leads go outright, whatever their status.
+     * A person's request (server/personal-data.ts): these leads go outright, whatever their status.
      * `sending`: those a delivery had claimed, whose send may still reach the service.
      */
     erase: (ids: string[]) =>

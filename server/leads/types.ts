@@ -30,12 +30,10 @@ export interface Transport {
   deliver(lead: StoredLead, stop?: AbortSignal): Promise<DeliveryOutcome>;
 }
 
-/** What /healthz reports: counts and ages, never anything a visitor typed. */
+/** What the metrics report: counts and ages, never anything a visitor typed. */
 export interface LeadStats {
   store: "sqlite" | "postgres";
-  /** False while the store fails: from a write that failed (a lead, an outcome) or a look that did, until a write goes through. */
-  writable: boolean;
-  /** The store is not open, or fails (as above): the delivery loop waits meanwhile. */
+  /** The store is not open, or a write (a lead, an outcome) or the loop's look failed, until a write goes through. */
   failing: boolean;
   pending: number;
   /** Stored over the hourly ceiling: they go out on their own as the last hour has room, or at `npm run leads -- release`. */
@@ -54,19 +52,4 @@ export interface LeadEvents {
   attempted(kind: Lead["kind"], outcome: "delivered" | "retried" | "parked", seconds: number): void;
   /** A lead stored over the hourly ceiling (LEADS_PER_HOUR) or its address's share: kept, not delivered until let go. */
   held(kind: Lead["kind"]): void;
-}
-
-export interface Accepted {
-  id: string;
-  /** This post stored a new lead (not the same form again). */
-  first: boolean;
-}
-
-/**
- * Where a lead came from, as the store may keep it (decision 0031): `group` is a keyed hash of the
- * client's address bucket (never the address), so one address's leads are held past its share and
- * released fairly among addresses.
- */
-export interface LeadOrigin {
-  group?: string;
 }

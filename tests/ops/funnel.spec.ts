@@ -10,7 +10,7 @@ import { expect, test, type Browser } from "@playwright/test";
 import { startPostgres } from "../support/postgres";
 import { dataDir, leadsCommand, postContact, serve } from "../support/server";
 import { e2eDir, opsPort } from "../support/sites";
-import type { SourceWorth } from "../../server/funnel";
+import type { SourceWorth } from "../../server/funnel-report";
 import { messages } from "../../app/content/messages";
 import { calculator, dispatchApp, progress } from "../support/wizard";
 

@@ -1,8 +1,8 @@
 /**
  * A person's request (POPIA), as an operator meets it: a real server from build/ keeps running,
- * its lead store open, while `npm run leads -- find` and `erase` (personal-data.ts) run beside it
- * as separate processes, without a terminal, as a script or `docker exec` without -t runs them.
- * opsPort 130-132 (stop.spec has 170-179).
+ * its store (SQLite in its data folder: leads, drafts and receipts) open, while `npm run leads --
+ * find` and `erase` (personal-data.ts) run beside it as separate processes, without a terminal, as
+ * a script or `docker exec` without -t runs them. opsPort 130-132 (stop.spec has 170-179).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,6 +18,12 @@ const ran = (command: Promise<{ stdout: string; stderr: string }>) =>
     (error: { code?: number; stdout?: string; stderr?: string }) => ({ code: error.code ?? -1, stdout: error.stdout ?? "", stderr: error.stderr ?? "" }),
   );
 
+/** What a test started, ended after it whatever came of it (a timeout abandons the test's body). */
+const started: (() => unknown)[] = [];
+test.afterEach(async () => {
+  for (const stop of started.splice(0).reverse()) await stop();
+});
+
 const bytesOf = (file: string) => {
   try {
     return readFileSync(file).toString("latin1");
@@ -26,76 +32,75 @@ const bytesOf = (file: string) => {
   }
 };
 
-test("find and erase a person's delivered message in the store and the outbox while the server runs; a second find finds nothing, and no file holds it", async () => {
+test("find and erase a person's delivered message, the draft of one with a mistake and the receipt, in the store and the outbox while the server runs; a second find finds nothing, and no file holds them", async () => {
   const dir = dataDir();
   // No key: each message is delivered to the outbox, a file in the data folder.
   const server = serve(opsPort(130), { DATA_DIR: dir });
+  started.push(() => server.kill());
   const leads = leadsCommand(dir);
   const outbox = join(dir, "outbox.jsonl");
-  try {
-    await server.listening;
-    expect(
-      (await postContact(server.url, "Our confidential launch (popia-thandi).", { name: "Thandi Nkosi", email: "thandi.nkosi@example.co.za" })).status,
-    ).toBe(303);
-    expect((await postContact(server.url, "Someone else's plans (popia-ada).")).status).toBe(303);
-    await expect.poll(() => bytesOf(outbox).split("\n").length - 1, { timeout: 10_000 }).toBe(2);
+  await server.listening;
+  const thandi = { name: "Thandi Nkosi", email: "thandi.nkosi@example.co.za" };
+  // Sent: a lead, and a receipt of its reference for her browser.
+  expect((await postContact(server.url, "Our confidential launch (popia-thandi).", thandi)).status).toBe(303);
+  // Without its message: what she typed waits in a draft for her browser, with the mistake.
+  expect((await postContact(server.url, "", thandi)).headers.location).toMatch(/^\/\?contact=/);
+  expect((await postContact(server.url, "Someone else's plans (popia-ada).")).status).toBe(303);
+  await expect.poll(() => bytesOf(outbox).split("\n").length - 1, { timeout: 10_000 }).toBe(2);
+  const reference = (JSON.parse(readFileSync(outbox, "utf8").split("\n")[0]!) as { id: string }).id;
 
-    const found = await ran(leads("find", " Thandi.Nkosi@EXAMPLE.co.za"));
-    expect(found.code).toBe(0);
-    expect(found.stdout).toMatch(/^2 record\(s\) hold thandi\.nkosi@example\.co\.za \(email\):\n/);
-    expect(found.stdout).toMatch(/\nleads\.db\t\d{8}-[0-9A-Z]{8}\tcontact\tdelivered\t/);
-    expect(found.stdout).toMatch(/\noutbox\t\d{8}-[0-9A-Z]{8}\tcontact\tdelivered\t.*\tline 1\n/);
-    expect(found.stdout).toContain("note: Drafts and receipts are kept in the server's memory (REDIS_URL is unset)");
+  const found = await ran(leads("find", " Thandi.Nkosi@EXAMPLE.co.za", reference));
+  expect(found.code).toBe(0);
+  expect(found.stdout).toMatch(new RegExp(`^4 record\\(s\\) hold thandi\\.nkosi@example\\.co\\.za \\(email\\), ${reference} \\(reference\\):\\n`));
+  expect(found.stdout).toContain(`\nleads\t${reference}\tcontact\tdelivered\t`);
+  expect(found.stdout).toMatch(/\ndrafts\t-\tcontact draft\tdraft\t\texpires in 60m\n/);
+  expect(found.stdout).toMatch(new RegExp(`\ndrafts\t${reference}\treceipt\tsent\t\texpires in 60m\n`));
+  expect(found.stdout).toMatch(new RegExp(`\noutbox\t${reference}\tcontact\tdelivered\t.*\tline 1\n`));
+  expect(found.stdout).toContain("note: Only this data folder is looked in");
 
-    // Delivered: erased without a question, though there is no terminal to ask on.
-    const erased = await ran(leads("erase", "thandi.nkosi@example.co.za"));
-    expect(erased.stderr).toBe("");
-    expect(erased.code).toBe(0);
-    expect(erased.stdout).toMatch(/^erased 2 record\(s\) holding thandi\.nkosi@example\.co\.za \(email\):\n/);
-    expect(erased.stdout).toContain("\nA second look finds nothing.\n");
-    expect((await ran(leads("find", "thandi.nkosi@example.co.za"))).stdout).toMatch(/^nothing here holds thandi\.nkosi@example\.co\.za \(email\)\n/);
+  // Nothing the agency has yet to receive: erased without a question, though there is no terminal to ask on.
+  const erased = await ran(leads("erase", "thandi.nkosi@example.co.za", reference));
+  expect(erased.stderr).toBe("");
+  expect(erased.code).toBe(0);
+  expect(erased.stdout).toMatch(/^erased 4 record\(s\) holding thandi\.nkosi@example\.co\.za \(email\), /);
+  expect(erased.stdout).toContain("\nA second look finds nothing.\n");
+  expect((await ran(leads("find", "thandi.nkosi@example.co.za", reference))).stdout).toMatch(/^nothing here holds thandi\.nkosi@example\.co\.za \(email\)/);
 
-    // The server still has the database open: what is in its files' bytes is what erase left.
-    const files = [join(dir, "leads.db"), join(dir, "leads.db-wal"), outbox].map(bytesOf).join("\n");
-    expect(/popia-thandi|Thandi|thandi\.nkosi/.test(files), "her words or address in the files").toBe(false);
-    expect(files.includes("popia-ada")).toBe(true);
-    // The server goes on: another message is stored and delivered after the erased line.
-    expect((await postContact(server.url, "Later (popia-later).")).status).toBe(303);
-    await expect.poll(() => bytesOf(outbox).includes("popia-later"), { timeout: 10_000 }).toBe(true);
-    expect(readFileSync(outbox, "utf8").split("\n")[0]).toMatch(/^\{"erased":"\d{4}-\d\d-\d\d"\} +$/);
-  } finally {
-    server.kill();
-  }
+  // The server still has the database open: what is in its files' bytes is what erase left.
+  const files = [join(dir, "leads.db"), join(dir, "leads.db-wal"), outbox].map(bytesOf).join("\n");
+  expect(/popia-thandi|Thandi|thandi\.nkosi/.test(files), "her words, name or address in the files").toBe(false);
+  expect(files.includes("popia-ada")).toBe(true);
+  // The server goes on: another message is stored and delivered after the erased line.
+  expect((await postContact(server.url, "Later (popia-later).")).status).toBe(303);
+  await expect.poll(() => bytesOf(outbox).includes("popia-later"), { timeout: 10_000 }).toBe(true);
+  expect(readFileSync(outbox, "utf8").split("\n")[0]).toMatch(/^\{"erased":"\d{4}-\d\d-\d\d"\} +$/);
 });
 
 test("without a terminal, erase refuses to erase a lead the agency has not received, and changes nothing; with --yes it erases it", async () => {
   const fake = await startFakeFormService({ port: opsPort(132) });
+  started.push(() => fake.close());
   fake.setMode("unauthorized"); // a wrong key: the lead is parked, never received
   const dir = dataDir();
   const server = serve(opsPort(131), keyed(fake, dir));
+  started.push(() => server.kill());
   // As in a container, the command has the server's settings: it names the form service.
   const leads = leadsCommand(dir, keyed(fake, dir));
-  try {
-    await server.listening;
-    expect((await postContact(server.url, "Parked plans (popia-parked).", { email: "thandi@example.co.za" })).status).toBe(303);
-    await expect.poll(async () => (await leads("list")).stdout).toMatch(/\tcontact\tparked\t/);
+  await server.listening;
+  expect((await postContact(server.url, "Parked plans (popia-parked).", { email: "thandi@example.co.za" })).status).toBe(303);
+  await expect.poll(async () => (await leads("list")).stdout).toMatch(/\tcontact\tparked\t\d+m\thttp 401\n/);
 
-    const refused = await ran(leads("erase", "thandi@example.co.za"));
-    expect(refused).toEqual({
-      code: 2,
-      stdout: "",
-      stderr:
-        "leads: 1 of these leads has not reached the agency yet: erased, it never will. Run this on a terminal to be asked, or add --yes. Nothing was erased.\n",
-    });
-    expect((await leads("list")).stdout).toMatch(/\tcontact\tparked\t/);
+  const refused = await ran(leads("erase", "thandi@example.co.za"));
+  expect(refused).toEqual({
+    code: 2,
+    stdout: "",
+    stderr:
+      "leads: 1 of these leads has not reached the agency yet: erased, it never will. Run this on a terminal to be asked, or add --yes. Nothing was erased.\n",
+  });
+  expect((await leads("list")).stdout).toMatch(/\tcontact\tparked\t/);
 
-    const erased = await ran(leads("erase", "--yes", "thandi@example.co.za"));
-    expect(erased.code).toBe(0);
-    expect(erased.stdout).toMatch(/\nleads\.db\t\d{8}-[0-9A-Z]{8}\tcontact\tparked\t/);
-    expect(erased.stdout).toContain(`note: As set now, Web3Forms emails each delivered lead to`);
-    expect((await leads("list")).stdout.trim().split("\n")).toHaveLength(1); // the header alone
-  } finally {
-    server.kill();
-    await fake.close();
-  }
+  const erased = await ran(leads("erase", "--yes", "thandi@example.co.za"));
+  expect(erased.code).toBe(0);
+  expect(erased.stdout).toMatch(/\nleads\t\d{8}-[0-9A-Z]{8}\tcontact\tparked\t/);
+  expect(erased.stdout).toContain(`note: As set now, Web3Forms emails each delivered lead to`);
+  expect((await leads("list")).stdout.trim().split("\n")).toHaveLength(1); // the header alone
 });

@@ -14,8 +14,6 @@ export function testClock(start = Date.parse("2026-11-22T10:00:00Z")) {
   const sleeps: number[] = [];
   const clock: Clock = {
     now: () => Math.floor(start + elapsed()),
-    monotonic: () => Math.floor(1_000_000 + elapsed()),
-    boot: "test-boot",
     after(ms, then) {
       sleeps.push(ms);
       const timer = {

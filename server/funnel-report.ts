@@ -1,10 +1,147 @@
 /**
- * GET /funnel on the metrics port: the funnel as a page an operator reads or prints, with no
- * script. Steps left to right as an SVG chart with the drop-off between them, for the last 7 and
+ * The funnel as the operator reads it (decision 0045): what each source is worth, then two ways to
+ * show it, from the same figures. `funnelText`, `npm run leads -- funnel`'s table and bars; and
+ * `funnelPage`, GET /funnel on the metrics port, a page an operator reads or prints, with no
+ * script: steps left to right as an SVG chart with the drop-off between them, for the last 7 and
  * 30 days, split by device class; what each source brought (visits that reached step 2, sends,
  * the rate between them, contact messages) as a table and an SVG chart; then each source day by day.
  */
-import { type FunnelDay, NAMED_SOURCES, namedSources, percent, type SourceWorth, sourceWorth, STEP_NAMES, stepFigures, type Steps, type Worth } from "./funnel";
+import { emptySteps, type FunnelDay, STEP_NAMES, stepFigures, type Steps } from "./funnel";
+import { sourceOfKey } from "~/funnel/source";
+
+/**
+ * What a source brought in some days: visits that reached step 2, calculator requests sent,
+ * contact messages sent, and `sendRate`, sends per step-2 visit (null without one). The rate is
+ * of counts, not of people followed: a send counts on its own day, so a day's rate can pass 1
+ * when a visit began the day before.
+ */
+export interface Worth {
+  step2: number;
+  sent: number;
+  contactSent: number;
+  sendRate: number | null;
+}
+/** One source over a range (`--json`'s `sources`): its key, its name in words, its totals, and each day's. */
+export interface SourceWorth extends Worth {
+  key: string;
+  name: string;
+  days: (Worth & { date: string })[];
+}
+
+const worth = (step2: number, sent: number, contactSent: number): Worth => ({ step2, sent, contactSent, sendRate: step2 > 0 ? sent / step2 : null });
+
+/**
+ * How many sources a report names; the rest are summed in one row. Every source is a name the
+ * agency gave or a kind of place, but forged beacons can add a few hundred of them a day, and a
+ * printed page must stay a page: the ten that brought the most visits say where the work
+ * comes from (decision 0045). `--json` lists every one.
+ */
+export const NAMED_SOURCES = 10;
+
+/** The search engines', networks' and assistants' names as their owners write them. */
+const BRANDS: Record<string, string> = {
+  google: "Google",
+  bing: "Bing",
+  yahoo: "Yahoo",
+  duckduckgo: "DuckDuckGo",
+  ecosia: "Ecosia",
+  brave: "Brave",
+  baidu: "Baidu",
+  yandex: "Yandex",
+  linkedin: "LinkedIn",
+  facebook: "Facebook",
+  instagram: "Instagram",
+  x: "X (Twitter)",
+  youtube: "YouTube",
+  tiktok: "TikTok",
+  pinterest: "Pinterest",
+  reddit: "Reddit",
+  whatsapp: "WhatsApp",
+  threads: "Threads",
+  chatgpt: "ChatGPT",
+  perplexity: "Perplexity",
+  gemini: "Gemini",
+  copilot: "Copilot",
+  claude: "Claude",
+};
+const brand = (name: string) => BRANDS[name] ?? name.charAt(0).toUpperCase() + name.slice(1);
+
+/**
+ * A source's key in the words a marketer reads: "newsletter · email · spring" (the campaign's
+ * utm values as the agency named them; "–" for a part left out before one given), "Google search",
+ * "LinkedIn (social)", "A link on example.co.za", "Direct", "Other (not named)".
+ */
+export function sourceName(key: string): string {
+  const source = sourceOfKey(key);
+  switch (source?.kind) {
+    case "campaign":
+      return [source.source, source.medium, source.campaign]
+        .map((part) => part ?? "–")
+        .join(" · ")
+        .replace(/( · –)+$/, "");
+    case "search":
+      return `${brand(source.name)} search`;
+    case "social":
+      return `${brand(source.name)} (social)`;
+    case "assistant":
+      return `${brand(source.name)} (AI assistant)`;
+    case "site":
+      return `A link on ${source.host}`;
+    case "link":
+      return "A link on another site";
+    case "direct":
+      return "Direct";
+    case "unknown":
+      return "Not known (no JavaScript)";
+    default:
+      return "Other (not named)";
+  }
+}
+
+/**
+ * Every source of `days` with each day's worth and the range's, first the one that brought the
+ * most visits at step 2 and contact messages together (a visit that chose a service or wrote),
+ * then the most sends, then by name.
+ */
+export function sourceWorth(days: FunnelDay[]): SourceWorth[] {
+  const keys = [...new Set(days.flatMap((day) => Object.keys(day.bySource)))];
+  const rows = keys.map((key): SourceWorth => {
+    const daily = days.map((day) => {
+      const steps = day.bySource[key] ?? emptySteps();
+      return { date: day.date, ...worth(steps.reached[2], steps.sent, steps.contactSent) };
+    });
+    const total = (pick: (w: Worth) => number) => daily.reduce((sum, w) => sum + pick(w), 0);
+    return {
+      key,
+      name: sourceName(key),
+      ...worth(
+        total((w) => w.step2),
+        total((w) => w.sent),
+        total((w) => w.contactSent),
+      ),
+      days: daily,
+    };
+  });
+  return rows.sort((a, b) => b.step2 + b.contactSent - (a.step2 + a.contactSent) || b.sent - a.sent || a.name.localeCompare(b.name));
+}
+
+/** The first `n` of ranked sources by name, and the rest summed as one (undefined when there is none; one left is named too). */
+export function namedSources(ranked: SourceWorth[], n = NAMED_SOURCES): { named: SourceWorth[]; rest?: SourceWorth & { sources: number } } {
+  if (ranked.length <= n + 1) return { named: ranked };
+  const [named, others] = [ranked.slice(0, n), ranked.slice(n)];
+  const sum = (pick: (w: Worth) => number, of: Worth[]) => of.reduce((total, w) => total + pick(w), 0);
+  const add = (of: Worth[]) =>
+    worth(
+      sum((w) => w.step2, of),
+      sum((w) => w.sent, of),
+      sum((w) => w.contactSent, of),
+    );
+  const days = others[0]!.days.map((day, i) => ({ date: day.date, ...add(others.map((o) => o.days[i]!)) }));
+  return { named, rest: { key: "", name: `${others.length} more sources, summed`, sources: others.length, ...add(others), days } };
+}
+
+/** A send rate as the reports print it: "67%", or "–" without a step-2 visit. */
+export const percent = (rate: number | null) => (rate === null ? "–" : `${Math.round(rate * 100)}%`);
 
 type Totals = { steps: [string, number][]; contact: number };
 
@@ -156,4 +293,41 @@ th:first-child{text-align:left}.sources th[scope=row]{overflow-wrap:anywhere}
 svg,table,.keep,tr{break-inside:avoid}table.days{break-inside:auto}.days .group{break-after:avoid}
 @media print{body{margin:0;max-width:none}section+section{break-before:page}svg text{fill:#000}.days .group>*{background:none;border-bottom:2px solid #000}}
 </style></head><body><h1>Calculator funnel</h1><p>Visits that reached each step of the calculator and sent it, counted per day (Africa/Johannesburg). Counts only: no visitor is identified. A step counts once per visit. By source, "Step 2 → sent" is the requests sent for each visit that reached step 2 (a service chosen), counted in the same days; it is not a path followed, so a day's share can pass 100% when a visit began the day before. Bots and scripts (curl, a headless browser) are not counted.</p>${sections.join("")}${daily}</body></html>`;
+}
+
+/**
+ * `npm run leads -- funnel`: a line a day and a bar per step, then each named source's totals and
+ * each day it brought something (a day of zeros is left out), the rest summed as on the page.
+ */
+export function funnelText(days: FunnelDay[]): string[] {
+  const lines = [`The calculator's funnel, last ${days.length} days (Africa/Johannesburg)`];
+  lines.push(["date      ", ...STEP_NAMES.map((s) => s.padStart(7)), "Contact".padStart(8)].join(" "));
+  for (const day of days) lines.push([day.date, ...stepFigures(day).map((n) => String(n).padStart(7)), String(day.contactSent).padStart(8)].join(" "));
+  const total = STEP_NAMES.map((_, step) => days.reduce((sum, day) => sum + stepFigures(day)[step]!, 0));
+  const widest = Math.max(1, ...total);
+  lines.push("");
+  total.forEach((n, i) => {
+    const drop = i > 0 && total[i - 1]! > 0 ? `  (${Math.round((n / total[i - 1]!) * 100)}% of ${STEP_NAMES[i - 1]})` : "";
+    lines.push(`${STEP_NAMES[i]!.padEnd(7)} ${"█".repeat(Math.round((n / widest) * 40)).padEnd(40)} ${n}${drop}`);
+  });
+  lines.push("");
+  const { named, rest } = namedSources(sourceWorth(days));
+  const rows = rest ? [...named, rest] : named;
+  if (rows.length === 0) return [...lines, `No source brought a visit to step 2 or a message in the last ${days.length} days.`];
+  const width = Math.max(24, ...rows.map((row) => row.name.length + 2));
+  const figures = (w: Worth) =>
+    [String(w.step2).padStart(7), String(w.sent).padStart(7), percent(w.sendRate).padStart(14), String(w.contactSent).padStart(8)].join(" ");
+  lines.push(
+    `What each source brought, last ${days.length} days: visits that reached step 2, requests sent, sends per step-2 visit, contact messages`,
+    ["source / day".padEnd(width), "Step 2".padStart(7), "Sent".padStart(7), "Step 2 → sent".padStart(14), "Contact".padStart(8)].join(" "),
+  );
+  for (const row of rows) {
+    lines.push(`${row.name.padEnd(width)} ${figures(row)}`);
+    for (const day of row.days) if (day.step2 + day.sent + day.contactSent > 0) lines.push(`  ${day.date.padEnd(width - 2)} ${figures(day)}`);
+  }
+  if (rest)
+    lines.push(
+      `The ${NAMED_SOURCES} sources with the most visits at step 2 and contact messages by name; the other ${rest.sources} summed (--json lists each).`,
+    );
+  return lines;
 }
