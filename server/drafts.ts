@@ -57,9 +57,10 @@ const prepare = (db: Db) =>
 
 const SAVE = `INSERT INTO drafts (name, json, client, cost, saved_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
 ON CONFLICT (name) DO UPDATE SET json = excluded.json, client = excluded.client, cost = excluded.cost, saved_at = excluded.saved_at, expires_at = excluded.expires_at`;
-/** The oldest record of the client charged the most. */
+/** The oldest record of the client charged the most, on PostgreSQL not one another save is evicting
+ * (waited for, it is gone and this save stays over budget; two saves waiting for each other deadlock). */
 const EVICT = `DELETE FROM drafts WHERE name = (
-  SELECT name FROM drafts WHERE client = (SELECT client FROM drafts GROUP BY client ORDER BY sum(cost) DESC LIMIT 1) ORDER BY saved_at, name LIMIT 1
+  SELECT name FROM drafts WHERE client = (SELECT client FROM drafts GROUP BY client ORDER BY sum(cost) DESC LIMIT 1) ORDER BY saved_at, name LIMIT 1 {skip_locked}
 )`;
 const LOAD = "SELECT json FROM drafts WHERE name = ? AND expires_at > ?";
 const ERASE = "DELETE FROM drafts WHERE name = ?";
