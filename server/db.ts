@@ -275,6 +275,9 @@ function openPostgres(url: string): Db {
   const pool = new pg.Pool({ connectionString: url, max: 8, ...PG_LIMITS, types });
   // A connection lost while idle (PostgreSQL restarted): the pool drops it; the next call connects again.
   pool.on("error", () => undefined);
+  // Lost while checked out (a transaction's), the pool no longer listens: without a listener of its
+  // own, its 'error' would end the process. Its calls fail instead, and the transaction with them.
+  pool.on("connect", (client) => client.on("error", () => undefined));
   const on = (client: pg.Pool | pg.PoolClient): Sql => ({
     all: async (sql, params = []) => (await client.query(translate(sql, "postgres"), params)).rows as Row[],
     get: async (sql, params = []) => (await client.query(translate(sql, "postgres"), params)).rows[0] as Row | undefined,
