@@ -192,7 +192,10 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }
   }
   const db = opened(false);
   try {
-    db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous}; PRAGMA secure_delete = ON;`);
+    // Turning WAL on needs a moment's lock: another server starting on the folder at once is
+    // waited for (the start alone blocks on it; the server serves nothing yet).
+    db.exec(`PRAGMA busy_timeout = ${Math.max(timeout, BUSY_WAIT_MS)}; PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${timeout};`);
+    db.exec(`PRAGMA synchronous = ${synchronous}; PRAGMA secure_delete = ON;`);
   } catch (error) {
     db.close();
     const { code, cause } = causeOf(error);
