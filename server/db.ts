@@ -192,7 +192,10 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }
   }
   const db = opened(false);
   try {
-    db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous}; PRAGMA secure_delete = ON;`);
+    // Turning WAL on needs a moment's lock: another server starting on the folder at once is
+    // waited for (the start alone blocks on it; the server serves nothing yet).
+    db.exec(`PRAGMA busy_timeout = ${Math.max(timeout, BUSY_WAIT_MS)}; PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${timeout};`);
+    db.exec(`PRAGMA synchronous = ${synchronous}; PRAGMA secure_delete = ON;`);
   } catch (error) {
     db.close();
     const { code, cause } = causeOf(error);
@@ -275,6 +278,9 @@ function openPostgres(url: string): Db {
   const pool = new pg.Pool({ connectionString: url, max: 8, ...PG_LIMITS, types });
   // A connection lost while idle (PostgreSQL restarted): the pool drops it; the next call connects again.
   pool.on("error", () => undefined);
+  // Lost while checked out (a transaction's), the pool no longer listens: without a listener of its
+  // own, its 'error' would end the process. Its calls fail instead, and the transaction with them.
+  pool.on("connect", (client) => client.on("error", () => undefined));
   const on = (client: pg.Pool | pg.PoolClient): Sql => ({
     all: async (sql, params = []) => (await client.query(translate(sql, "postgres"), params)).rows as Row[],
     get: async (sql, params = []) => (await client.query(translate(sql, "postgres"), params)).rows[0] as Row | undefined,

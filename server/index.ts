@@ -215,8 +215,10 @@ const stop = closeWithGrace(
     // close-with-grace's own words ("killed by timeout (13500ms)"), or an error thrown by the stop.
     logger: { error: (error: unknown) => log.error(typeof error === "string" ? { reason: error } : { err: error }, "shutdown_error") },
   },
-  async ({ signal }) => {
+  async ({ signal, err }) => {
     stopping = true;
+    // An uncaught error starts the stop too: said, or the exit 1 that follows has no cause.
+    if (err) log.error({ err }, "uncaught_error");
     log.info({ signal: signal ?? stopSignal }, "stopping");
     const drained = AbortSignal.timeout(DRAIN_MS);
     // Stop accepting; close keep-alive sockets as soon as each is idle; requests in flight finish,
