@@ -234,8 +234,8 @@ export function createLeadQueue(options: QueueOptions) {
       await Promise.race([Promise.all([looking, ...inFlight.values()]), whenAborted(cut)]);
       cutShort.abort();
       await Promise.all(inFlight.values());
-      // A second at most: a store that fails or hangs then, the claims run out by themselves.
-      await Promise.race([store.releaseClaims().catch(() => undefined), pause(1_000, undefined, { ref: false })]);
+      // Not tried on a store failing (an outcome just failed), and a second at most: the claims run out by themselves.
+      if (!faults.failing) await Promise.race([store.releaseClaims().catch(() => undefined), pause(1_000, undefined, { ref: false })]);
     },
   };
 }
