@@ -47,18 +47,11 @@ export interface Db extends Sql {
   pool?: pg.Pool;
 }
 
-/**
- * Why a store could not be opened: the server refuses to start and says this (no lead data).
- * `errcode`: SQLite's, when it said why.
- */
+/** Why a store could not be opened: the server refuses to start and says this (no lead data). */
 export class StoreUnusable extends Error {
-  readonly reason: string;
-  readonly errcode?: number;
-  constructor(where: string, reason: string, errcode?: number) {
+  constructor(where: string, reason: string) {
     super(`the lead store ${where} cannot be used: ${reason}`);
     this.name = "StoreUnusable";
-    this.reason = reason;
-    this.errcode = errcode;
   }
 }
 
@@ -101,7 +94,7 @@ export const BUSY_WAIT_MS = 3_000;
  * the connection's own wait is 0), for up to `withinMs`. The waits are timers: the event loop
  * serves everything else meanwhile (decision 0039).
  */
-export async function retryWhileBusy<T>(work: () => T, withinMs = BUSY_WAIT_MS): Promise<T> {
+async function retryWhileBusy<T>(work: () => T, withinMs = BUSY_WAIT_MS): Promise<T> {
   const deadline = performance.now() + withinMs;
   for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
     try {
@@ -143,42 +136,40 @@ interface SqliteOptions {
  * never "repaired"; a read-only file or folder is refused at start rather than failing every visitor.
  */
 function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }: SqliteOptions): Db {
-  const unusable = (reason: string, code?: number) => new StoreUnusable(file, reason, code);
+  const unusable = (reason: string) => new StoreUnusable(file, reason);
+  /** SQLite's own words for why, if it said. */
+  const failed = (error: unknown, otherwise: string) => unusable(causeOf(error).cause ?? otherwise);
+  const code = (error: unknown) => (error as { code?: string }).code ?? "EACCES";
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw unusable(`its folder cannot be made (${(error as { code?: string }).code ?? "EACCES"})`);
+    throw unusable(`its folder cannot be made (${code(error)})`);
   }
-  if (existsSync(file) && !statSync(file).isFile()) throw unusable("it is not a file");
-  for (const path of [dirname(file), ...(existsSync(file) ? [file] : [])]) {
+  const exists = existsSync(file);
+  if (exists && !statSync(file).isFile()) throw unusable("it is not a file");
+  for (const path of [dirname(file), ...(exists ? [file] : [])]) {
     try {
       accessSync(path, constants.W_OK);
     } catch (error) {
-      throw unusable(`${path === file ? "it" : "its folder"} is read-only (${(error as { code?: string }).code ?? "EACCES"})`);
+      throw unusable(`${path === file ? "it" : "its folder"} is read-only (${code(error)})`);
     }
   }
   const opened = (readOnly: boolean) => {
     try {
       return new DatabaseSync(file, { readOnly, timeout });
     } catch (error) {
-      const { code, cause } = causeOf(error);
-      throw unusable(cause ?? "it cannot be opened", Number(code) || undefined);
+      throw failed(error, "it cannot be opened");
     }
   };
-  if (existsSync(file)) {
+  if (exists) {
     const check = opened(true);
     try {
-      const said = check
-        .prepare("PRAGMA quick_check")
-        .all()
-        .map((row) => Object.values(row)[0]);
-      if (said.join() !== "ok") throw unusable("SQLite's quick_check found damage");
+      const said = check.prepare("PRAGMA quick_check").all();
+      if (said.map((row) => Object.values(row)[0]).join() !== "ok") throw unusable("SQLite's quick_check found damage");
       const written = Number(check.prepare("PRAGMA user_version").get()?.user_version);
       if (version !== undefined && written > version) throw unusable(`it was written by a newer version (schema ${written})`);
     } catch (error) {
-      if (error instanceof StoreUnusable) throw error;
-      const { code, cause } = causeOf(error);
-      throw unusable(cause ?? "it cannot be read", Number(code) || undefined);
+      throw error instanceof StoreUnusable ? error : failed(error, "it cannot be read");
     } finally {
       check.close();
     }
@@ -198,8 +189,7 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }
     db.exec(`PRAGMA synchronous = ${synchronous}; PRAGMA secure_delete = ON;`);
   } catch (error) {
     db.close();
-    const { code, cause } = causeOf(error);
-    throw unusable(cause ?? "it cannot be opened", Number(code) || undefined);
+    throw failed(error, "it cannot be opened");
   }
 
   // One call at a time on the connection: a transaction's awaits must not let another call in.
@@ -210,26 +200,29 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }
     return run;
   };
   const statement = (sql: string) => db.prepare(translate(sql, "sqlite"));
-  const now: Sql = {
-    all: async (sql, params = []) => statement(sql).all(...params),
-    get: async (sql, params = []) => statement(sql).get(...params),
-    run: async (sql, params = []) => Number(statement(sql).run(...params).changes),
-  };
-  const waited: Sql = {
-    all: (sql, params) => serial(() => retryWhileBusy(() => statement(sql).all(...(params ?? [])))),
-    get: (sql, params) => serial(() => retryWhileBusy(() => statement(sql).get(...(params ?? [])))),
-    run: (sql, params) => serial(() => retryWhileBusy(() => Number(statement(sql).run(...(params ?? [])).changes))),
+  /** Calls as `call` runs them: within a transaction at once, else in turn and waiting out another process's lock. */
+  const sql = (call: <T>(work: () => T) => Promise<T>): Sql => ({
+    all: (text, params = []) => call(() => statement(text).all(...params)),
+    get: (text, params = []) => call(() => statement(text).get(...params)),
+    run: (text, params = []) => call(() => Number(statement(text).run(...params).changes)),
+  });
+  const fold = () => {
+    try {
+      db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    } catch {
+      // not needed for correctness (the WAL is the data until then): a full disk or a lock postpones it
+    }
   };
   return {
     engine: "sqlite",
     where: file,
-    ...waited,
+    ...sql((work) => serial(() => retryWhileBusy(work))),
     // BEGIN IMMEDIATE takes the write lock first, so what a transaction reads is current.
     transaction: (work) =>
       serial(async () => {
         await retryWhileBusy(() => db.exec("BEGIN IMMEDIATE"));
         try {
-          const result = await work(now);
+          const result = await work(sql(async (run) => run()));
           db.exec("COMMIT");
           return result;
         } catch (error) {
@@ -239,22 +232,11 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }
       }),
     leaseNow: async () => Number(process.hrtime.bigint() / 1_000_000n),
     leasePrefix: `${BOOT}/`,
-    checkpoint: () =>
-      serial(async () => {
-        try {
-          db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-        } catch {
-          // not needed for correctness (the WAL is the data until then); a full disk or a lock postpones it
-        }
-      }),
+    checkpoint: () => serial(async () => fold()),
     close: () =>
       serial(async () => {
         if (!db.isOpen) return;
-        try {
-          db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-        } catch {
-          // the WAL stays the data until the next start folds it
-        }
+        fold();
         db.close();
       }),
   };

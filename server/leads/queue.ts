@@ -167,9 +167,7 @@ export function createLeadQueue(options: QueueOptions) {
         await prepareStore(db);
         await count();
       } catch (error) {
-        if (error instanceof StoreUnusable) throw error;
-        const { code, cause } = causeOf(error);
-        throw new StoreUnusable(db.where, cause ?? String(error), typeof code === "number" ? code : undefined);
+        throw error instanceof StoreUnusable ? error : new StoreUnusable(db.where, causeOf(error).cause ?? String(error));
       }
       await db.checkpoint();
       opened = true;
