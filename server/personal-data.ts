@@ -89,7 +89,7 @@ async function look(db: Db | undefined, config: Config, wanted: Asked[]) {
       // Text erased by retention (or unreadable): the row still carries the reference.
       if (!holdsAny(wanted, [lead?.replyTo], phone === undefined ? phonesIn(lead?.text) : [phone], [row.id])) continue;
       const note = row.record ? `Zoho CRM record ${row.record}` : lead ? undefined : row.status === "delivered" ? "text erased (retention)" : "text unreadable";
-      const erase = async () => ((await store!.erase([row.id])).sending.length > 0 ? "sending" : "erased");
+      const erase = async () => ((await store!.erase(row.id)) ? "sending" : "erased");
       found.push({ where: "leads", id: row.id, kind: row.kind, status: row.status, at: row.firstAcceptedAt, note, content: row.lead, erase });
     }
   });

@@ -264,18 +264,11 @@ export function leadStore(db: Db) {
 
     /** Parked (retry) or held (release) leads, all or those named, become pending now, with a fresh retry window; a release takes none of the ceiling's room (decision 0012). */
     requeue: (from: "parked" | "held", ids: string[], now: number) =>
-      db.transaction(async (tx) => {
-        const move = (id: string | null) =>
-          tx.run(
-            `UPDATE leads SET status = 'pending', attempts = 0, retry_ms = 0, next_attempt_at = ?,
-               parked_at = NULL, parked_reason = NULL, parked_status = NULL WHERE status = ? AND (? = 1 OR id = ?)`,
-            [now, from, id === null ? 1 : 0, id ?? ""],
-          );
-        if (ids.length === 0) return move(null);
-        let moved = 0;
-        for (const id of ids) moved += await move(id);
-        return moved;
-      }),
+      db.run(
+        `UPDATE leads SET status = 'pending', attempts = 0, retry_ms = 0, next_attempt_at = ?, parked_at = NULL, parked_reason = NULL, parked_status = NULL
+           WHERE status = ?${ids.length > 0 ? ` AND id IN (${ids.map(() => "?").join(", ")})` : ""}`,
+        [now, from, ...ids],
+      ),
 
     /**
      * Claims up to `limit` pending leads that are due, for `leaseMs` of the lease clock (db.ts): a
@@ -363,18 +356,14 @@ export function leadStore(db: Db) {
       }),
 
     /**
-     * A person's request (server/personal-data.ts): these leads go outright, whatever their status.
-     * `sending`: those a delivery had claimed, whose send may still reach the service.
+     * A person's request (server/personal-data.ts): the lead goes outright, whatever its status.
+     * True when a delivery had claimed it: its send may still reach the service.
      */
-    erase: (ids: string[]) =>
+    erase: (id: string) =>
       db.transaction(async (tx) => {
-        let erased = 0;
-        const sending: string[] = [];
-        for (const id of ids) {
-          if (await tx.get("SELECT 1 FROM leads WHERE id = ? AND status = 'pending' AND claimed_by IS NOT NULL", [id])) sending.push(id);
-          erased += await tx.run("DELETE FROM leads WHERE id = ?", [id]);
-        }
-        return { erased, sending };
+        const sending = await tx.get("SELECT 1 FROM leads WHERE id = ? AND status = 'pending' AND claimed_by IS NOT NULL", [id]);
+        await tx.run("DELETE FROM leads WHERE id = ?", [id]);
+        return sending !== undefined;
       }),
 
     /** A write that changes nothing, to learn whether the store takes writes again (after a fault). */
