@@ -9,8 +9,8 @@ import proxyAddr from "proxy-addr";
 import { z } from "zod";
 import type { PrivacyFacts } from "~/content/privacy";
 import { site } from "~/content/site";
-import { bareHost, LISTABLE, normalName, RESERVED, sourceOfKey } from "~/funnel/source";
-import { defaultMax, MAPPABLE, SOURCE_KINDS, ZOHO_LIMITS } from "./leads/zoho-crm";
+import { bareHost, LISTABLE, normalName, RESERVED, SOURCE_KINDS, sourceOfKey } from "~/funnel/source";
+import { defaultMax, MAPPABLE, ZOHO_LIMITS } from "./leads/zoho-crm";
 
 const PROVIDERS = ["web3forms", "formspree", "webhook", "zoho-crm"] as const;
 

@@ -20,19 +20,9 @@ import type { DeliveryOutcome, StoredLead, Transport } from "./types";
  * says, and the visit's source (app/funnel/source.ts, sourceParts): `source` in words, its
  * `source_kind`, a campaign's three utm values, a referring class or listed host.
  */
-export const MAPPABLE = [
-  "service",
-  "timeframe",
-  "complexity",
-  "estimate",
-  "message",
-  "source",
-  "source_kind",
-  "utm_source",
-  "utm_medium",
-  "utm_campaign",
-  "referrer",
-] as const;
+const FORM_PARTS = ["service", "timeframe", "complexity", "estimate", "message"] as const;
+const SOURCE_PARTS = ["source", "source_kind", "utm_source", "utm_medium", "utm_campaign", "referrer"] as const;
+export const MAPPABLE = [...FORM_PARTS, ...SOURCE_PARTS] as const;
 type Mappable = (typeof MAPPABLE)[number];
 
 /**
@@ -43,19 +33,6 @@ type Mappable = (typeof MAPPABLE)[number];
 export const ZOHO_LIMITS = { Last_Name: 80, Company: 100, Email: 100, Phone: 30, Description: 32_000, singleLine: 255, multiLine: 32_000 } as const;
 /** How many characters a mapped part's field holds unless the map says (`{"field", "max"}`): a Single Line's 255, `message` a Multi Line (Small)'s 2,000. */
 export const defaultMax = (part: Mappable) => (part === "message" ? 2_000 : ZOHO_LIMITS.singleLine);
-
-/** The kinds of source (app/funnel/source.ts) ZOHO_LEAD_SOURCE_MAP may name, besides a source's own key. */
-export const SOURCE_KINDS = [
-  "campaign",
-  "search",
-  "social",
-  "assistant",
-  "site",
-  "link",
-  "direct",
-  "unknown",
-  "other",
-] as const satisfies readonly Source["kind"][];
 
 export interface ZohoSettings {
   clientId: string;
