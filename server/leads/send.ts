@@ -33,6 +33,9 @@ export function unanswered(answer: Exclude<Answer, { kind: "response" }>): Extra
   return { ok: false, retry: true, reason: answer.kind };
 }
 
+/** A status worth trying again: the service busy, slow or down; any other 4xx refuses the lead for good (a wrong key, a bad payload). */
+export const retryable = (status: number) => status === 408 || status === 425 || status === 429 || status >= 500;
+
 /** A JSON object's fields; none for anything else. */
 export const fieldsOf = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {});
 

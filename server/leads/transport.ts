@@ -8,7 +8,7 @@
 import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { sourceParts } from "~/funnel/source";
-import { answerFields, causeOf, messageText, post, unanswered } from "./send";
+import { answerFields, causeOf, messageText, post, retryable, unanswered } from "./send";
 import type { DeliveryOutcome, StoredLead, Transport } from "./types";
 import { createZohoTransport, type ZohoSettings } from "./zoho-crm";
 
@@ -57,8 +57,6 @@ const PROVIDERS = {
   },
 };
 
-const PERMANENT = (status: number) => status >= 400 && status < 500 && ![408, 425, 429].includes(status);
-
 export function createTransport(config: TransportConfig): Transport {
   if (config.provider === "zoho-crm" && config.zoho) return createZohoTransport(config.zoho, config.timeoutMs);
   if (!config.accessKey || config.provider === "zoho-crm") return outbox(config);
@@ -70,7 +68,7 @@ export function createTransport(config: TransportConfig): Transport {
       const answer = await post(config.endpoint, headers, JSON.stringify(provider.payload(lead, config)), config.timeoutMs, stop);
       if (answer.kind !== "response") return unanswered(answer);
       const { status, body } = answer;
-      if (status < 200 || status > 299) return { ok: false, retry: !PERMANENT(status), reason: "http", status };
+      if (status < 200 || status > 299) return { ok: false, retry: status < 400 || retryable(status), reason: "http", status };
       return provider.accepted(answerFields(body)) ? { ok: true, status } : { ok: false, retry: true, reason: "rejected", status };
     },
   };
