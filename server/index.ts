@@ -21,7 +21,7 @@ import { type Config, describeConfig, parseConfig, privacyFacts, proxyExpectedBu
 import { type Db, openDb } from "./db";
 import { createDraftStore } from "./drafts";
 import { formPosts } from "./form-posts";
-import { createFunnel, importCounts, lastDays } from "./funnel";
+import { importCounts, lastDays, openFunnel } from "./funnel";
 import { funnelBeacon } from "./funnel-beacon";
 import { funnelPage } from "./funnel-report";
 import { createLeadInbox } from "./lead-inbox";
@@ -93,7 +93,7 @@ if (config.databaseUrl && existsSync(config.funnelDb)) {
   if (counters) log.warn({ from: config.funnelDb, to: db.where, counters }, "funnel_moved_into_postgresql");
 }
 const drafts = createDraftStore({ db, log });
-const funnel = createFunnel({ db: countsDb, log, counted: metrics?.counted, settings: config.sources });
+const funnel = openFunnel({ db: countsDb, log, counted: metrics?.counted, settings: config.sources });
 // /healthz answers 503 from the moment a stop begins (on connections still open).
 let stopping = false;
 /** What every render is given, a visitor's request or the page cache's. */
