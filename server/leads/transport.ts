@@ -1,9 +1,7 @@
 /**
- * One delivery attempt to the form service (or, with no key, to the outbox file). Success is
- * strict where the service has a success answer: Web3Forms or Formspree answering 200 with an HTML
- * page or `{"success":"false"}` has not taken the lead. A generic webhook has none, so any 2xx is
- * its success (docs/operations.md says so). A refusal for good (4xx but 408/425/429: a wrong key, a
- * rejected payload) is not retried.
+ * One delivery attempt to the form service (or, with no key, to the outbox file). Success is strict
+ * where the service has a success answer (Web3Forms or Formspree answering 200 with an HTML page
+ * has not taken the lead); a generic webhook has none, so any 2xx is its success.
  */
 import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
@@ -19,7 +17,6 @@ export interface TransportConfig {
   inbox: string;
   outboxFile: string;
   timeoutMs: number;
-  /** With FORM_PROVIDER=zoho-crm: the lead goes to Zoho CRM's upsert (server/leads/zoho-crm.ts). */
   zoho?: ZohoSettings;
 }
 
@@ -75,9 +72,8 @@ export function createTransport(config: TransportConfig): Transport {
 }
 
 /**
- * Appends one line durably: fsync'd before it counts, and a write that fails half way (a full
- * disk) is cut off again, so the next line never lands on a torn one. The file is 0600, in a
- * 0700 folder: it holds what visitors typed.
+ * Appends one line durably: fsync'd before it counts, and a write that fails half way (a full disk)
+ * cut off again, so the next line never lands on a torn one. 0600 in a 0700 folder: visitors' words.
  */
 export async function appendLine(file: string, line: string): Promise<void> {
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
