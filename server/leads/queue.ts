@@ -43,7 +43,7 @@ const whenAborted = (signal?: AbortSignal) =>
 type Verdict = { result: "delivered" } | { result: "retried" } | { result: "parked"; reason: string };
 
 /** What an attempt's outcome means: delivered; parked when refused for good or its retry window is over (schedule.ts); else tried again. */
-export function verdictOf(outcome: DeliveryOutcome, row: Pick<LeadRow, "firstAcceptedAt" | "retryMs">, now: number): Verdict {
+function verdictOf(outcome: DeliveryOutcome, row: Pick<LeadRow, "firstAcceptedAt" | "retryMs">, now: number): Verdict {
   if (outcome.ok) return { result: "delivered" };
   if (!outcome.retry) return { result: "parked", reason: outcome.reason };
   return expired(row.firstAcceptedAt, row.retryMs, now) ? { result: "parked", reason: "expired" } : { result: "retried" };
