@@ -15,10 +15,9 @@ import type { Lead, StoredLead } from "./types";
 type LeadStatus = "pending" | "held" | "parked" | "delivered";
 
 /**
- * A lead's row as read: `retryMs`, the waits scheduled so far (the retry window, which a clock
- * jump cannot grow); `parkedStatus`, the service's HTTP status that parked it (401: a wrong key);
- * `key`, what makes two posts the same form (schedule.ts, leadKey); `record`, the CRM's id for it
- * (Zoho CRM); `lead`, what the agency receives, null once erased (retention) or unreadable.
+ * A lead's row as read: `retryMs`, the waits scheduled so far (a clock jump cannot grow it);
+ * `parkedStatus`, the HTTP status that parked it (401: a wrong key); `record`, Zoho CRM's id for
+ * it; `lead`, what the agency receives, null once erased (retention) or unreadable.
  */
 export interface LeadRow {
   id: string;
@@ -30,16 +29,11 @@ export interface LeadRow {
   deliveredAt: number | null;
   parkedReason: string | null;
   parkedStatus: number | null;
-  key: string | null;
   record: string | null;
   lead: StoredLead | null;
 }
 
-/**
- * The schema, as a new database gets it; a SQLite file written by an earlier version is brought
- * to it by MIGRATIONS. The version stays 4 while only tables are added, so the release before
- * this one still opens the file (a rollback).
- */
+/** The schema; MIGRATIONS bring an older SQLite file to it. The version stays 4 while only tables are added, so a rollback still opens the file. */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS leads (
   id TEXT PRIMARY KEY, kind TEXT NOT NULL, payload TEXT, dedupe_key TEXT,
@@ -77,7 +71,6 @@ function toRow(r: Row): LeadRow {
     deliveredAt: num(r.delivered_at),
     parkedReason: (r.parked_reason as string | null) ?? null,
     parkedStatus: num(r.parked_status),
-    key: (r.dedupe_key as string | null) ?? null,
     record: (r.crm_record as string | null) ?? null,
   };
   try {
@@ -89,10 +82,7 @@ function toRow(r: Row): LeadRow {
   }
 }
 
-/**
- * The bound on one address (PER_ADDRESS.held) is reached: nothing was stored. The visitor is told
- * so, truthfully; the address's held leads go out at its pace and make room again.
- */
+/** The bound on one address's held leads (PER_ADDRESS.held) is reached: nothing was stored, and the visitor is told so. */
 export class AddressFull extends Error {
   constructor() {
     super("this address already has as many leads held as it may");
@@ -136,10 +126,9 @@ export async function prepareStore(db: Db) {
 const KEPT = [...COLUMNS.split(", "), "next_attempt_at", "parked_at", "admitted_at", "client_group"];
 
 /**
- * A data folder's SQLite store met with DATABASE_URL set (one container becoming several, or a
- * container of the Redis days): its leads move into PostgreSQL, each once (one there already is
- * left as it is), then the file is renamed so that nothing reads it again (decision 0046).
- * Resolves with how many moved; the caller logs it.
+ * A data folder's SQLite store met with DATABASE_URL set (one container becoming several, or one
+ * of the Redis days): its leads move into PostgreSQL, each once, then the file is renamed so that
+ * nothing reads it again (decision 0046). Resolves with how many moved.
  */
 export async function moveIntoPostgres(db: Db, file: string): Promise<number | undefined> {
   if (db.engine !== "postgres" || !existsSync(file)) return undefined;
