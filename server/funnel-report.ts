@@ -173,7 +173,6 @@ function shown(days: FunnelDay[]) {
 const WORTH_HEAD = `<th scope="col">Reached step 2</th><th scope="col">Sent</th><th scope="col">Step 2 → sent</th><th scope="col">Contact messages</th>`;
 const worthCells = (w: Worth) => `<td>${w.step2}</td><td>${w.sent}</td><td>${percent(w.sendRate)}</td><td>${w.contactSent}</td>`;
 
-/** What each source brought in a range: a row a source, most visits at step 2 first. */
 function sourceTable(caption: string, rows: SourceWorth[]): string {
   const body = rows.map((row) => `<tr><th scope="row">${escape(row.name)}</th>${worthCells(row)}</tr>`).join("");
   return `<table class="sources"><caption>${escape(caption)}</caption><thead><tr><th scope="col">Source</th>${WORTH_HEAD}</tr></thead><tbody>${body}</tbody></table>`;
@@ -260,10 +259,7 @@ svg,table,.keep,tr{break-inside:avoid}table.days{break-inside:auto}.days .group{
 </style></head><body><h1>Calculator funnel</h1><p>Visits that reached each step of the calculator and sent it, counted per day (Africa/Johannesburg). Counts only: no visitor is identified. A step counts once per visit. By source, "Step 2 → sent" is the requests sent for each visit that reached step 2 (a service chosen), counted in the same days; it is not a path followed, so a day's share can pass 100% when a visit began the day before. Bots and scripts (curl, a headless browser) are not counted.</p>${sections.join("")}${daily}</body></html>`;
 }
 
-/**
- * `npm run leads -- funnel`: a line a day and a bar per step, then each named source's totals and
- * each day it brought something (a day of zeros is left out), the rest summed as on the page.
- */
+/** `npm run leads -- funnel`: a line a day and a bar per step, then each source's totals and days, as on the page. */
 export function funnelText(days: FunnelDay[]): string[] {
   const lines = [`The calculator's funnel, last ${days.length} days (Africa/Johannesburg)`];
   lines.push(["date      ", ...STEP_NAMES.map((s) => s.padStart(7)), "Contact".padStart(8)].join(" "));
