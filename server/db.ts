@@ -28,17 +28,11 @@ export interface Db extends Sql {
   engine: "sqlite" | "postgres";
   /** Where it is, for logs: the file, or the server and database (never a password). */
   where: string;
-  /**
-   * One transaction. `exclusive`: one at a time across every process (SQLite's write lock; on
-   * PostgreSQL an advisory lock), for a decision read and written together (a lead's ceiling).
-   */
+  /** `exclusive`: one at a time across processes (on PostgreSQL an advisory lock), for a decision read and written together (the ceiling). */
   transaction<T>(work: (tx: Sql) => Promise<T>, options?: { exclusive?: boolean }): Promise<T>;
-  /**
-   * The clock claims are measured on (decision 0046), read now: SQLite's processes share the
-   * host's monotonic clock; containers sharing PostgreSQL read the database's.
-   */
+  /** The clock claims are measured on (decision 0046): on SQLite the host's monotonic clock, on PostgreSQL the database's. */
   leaseNow(): Promise<number>;
-  /** What the name of every claim this clock measures starts with: on SQLite the host's boot, so a claim made before a reboot never counts. */
+  /** What every claim on this clock is named with first: on SQLite the host's boot, so a claim from before a reboot never counts. */
   leasePrefix: string;
   /** Folds SQLite's WAL into the database (at start; close does too); nothing on PostgreSQL. */
   checkpoint(): Promise<void>;
@@ -83,16 +77,12 @@ export const openDb = (where: { databaseUrl?: string; file: string }, options: S
 const BUSY = 5; // SQLITE_BUSY (and its extended codes): another process holds a lock, for now
 const isBusy = (error: unknown) => ((Number(causeOf(error).code) || 0) & 0xff) === BUSY;
 
-/**
- * How long a call waits for another process's lock before it fails: another server's or the
- * operator's write holds it for milliseconds; held for seconds, the holder is stuck.
- */
+/** How long a call waits for another process's lock: a write holds it for milliseconds; held for seconds, the holder is stuck. */
 export const BUSY_WAIT_MS = 3_000;
 
 /**
- * Runs `work`, and again while another process holds a lock it needs (SQLITE_BUSY, met at once:
- * the connection's own wait is 0), for up to `withinMs`. The waits are timers: the event loop
- * serves everything else meanwhile (decision 0039).
+ * Runs `work`, and again while another process holds a lock it needs (SQLITE_BUSY: the connection
+ * itself waits 0), for up to `withinMs`, on timers, so the event loop serves all else meanwhile (0039).
  */
 async function retryWhileBusy<T>(work: () => T, withinMs = BUSY_WAIT_MS): Promise<T> {
   const deadline = performance.now() + withinMs;
@@ -108,10 +98,9 @@ async function retryWhileBusy<T>(work: () => T, withinMs = BUSY_WAIT_MS): Promis
 }
 
 /**
- * Which boot of the host its monotonic clock (CLOCK_MONOTONIC: the same for every process, never
- * set) belongs to: a claim made before a reboot never counts, as that clock restarted. Elsewhere
- * (a development machine) one name for every boot: a claim a crash left before a reboot then
- * holds until the new clock passes it, a stall, never a lead sent twice.
+ * Which boot of the host the monotonic clock (shared by every process, never set) belongs to, as
+ * it restarts with the host. Where Linux does not say, one name for every boot: a claim a crash
+ * left before a reboot then holds until the new clock passes it, a stall, never a lead sent twice.
  */
 const BOOT = (() => {
   try {
@@ -132,8 +121,8 @@ interface SqliteOptions {
 
 /**
  * Opens (creating) the SQLite file, its folder 0700 and files 0600. An existing file is checked
- * read-only first (`quick_check`, its schema version), so one the server cannot read is refused,
- * never "repaired"; a read-only file or folder is refused at start rather than failing every visitor.
+ * read-only first, so a damaged or newer one is refused, never "repaired"; so is a read-only one,
+ * at start rather than at every visitor's post.
  */
 function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }: SqliteOptions): Db {
   const unusable = (reason: string) => new StoreUnusable(file, reason);
