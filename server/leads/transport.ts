@@ -6,19 +6,12 @@
 import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { sourceParts } from "~/funnel/source";
+import type { Config } from "../config";
 import { answerFields, causeOf, messageText, post, retryable, unanswered } from "./send";
 import type { DeliveryOutcome, StoredLead, Transport } from "./types";
-import { createZohoTransport, type ZohoSettings } from "./zoho-crm";
+import { createZohoTransport } from "./zoho-crm";
 
-export interface TransportConfig {
-  provider: "web3forms" | "formspree" | "webhook" | "zoho-crm";
-  endpoint: string;
-  accessKey: string | undefined;
-  inbox: string;
-  outboxFile: string;
-  timeoutMs: number;
-  zoho?: ZohoSettings;
-}
+export type TransportConfig = Config["delivery"];
 
 /** Each service's payload, extra headers (the webhook's) and success rule (besides a 2xx status). */
 const PROVIDERS = {
