@@ -53,7 +53,8 @@ const MAX_ANSWER_BYTES = 256 * 1024;
  * A POST with one deadline for the whole exchange, a stalled body included, cut short when `stop`
  * aborts (the server is stopping). node:http, not fetch (transport.test.ts shows why): fetch
  * refuses the ports the Fetch standard bars (a webhook on 6000 would never be delivered), names a
- * hang-up UND_ERR_SOCKET instead of ECONNRESET, and its timeout drops an answer that came during a pause.
+ * hang-up UND_ERR_SOCKET instead of ECONNRESET (so does undici's `request`, a dependency more), and
+ * its timeout drops an answer that came during a pause.
  */
 export function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number, stop?: AbortSignal): Promise<Answer> {
   if (stop?.aborted) return Promise.resolve({ kind: "stopped" });
