@@ -28,8 +28,12 @@ export interface Db extends Sql {
   engine: "sqlite" | "postgres";
   /** Where it is, for logs: the file, or the server and database (never a password). */
   where: string;
-  /** `exclusive`: one at a time across processes (on PostgreSQL an advisory lock), for a decision read and written together (the ceiling). */
-  transaction<T>(work: (tx: Sql) => Promise<T>, options?: { exclusive?: boolean }): Promise<T>;
+  /**
+   * `exclusive`: one at a time across processes (SQLite's write lock; on PostgreSQL an advisory
+   * lock, named so that unrelated decisions do not wait for each other), for a decision read and
+   * written together (a lead's ceiling, the drafts' budget).
+   */
+  transaction<T>(work: (tx: Sql) => Promise<T>, options?: { exclusive?: true | "drafts" }): Promise<T>;
   /** The clock claims are measured on (decision 0046): on SQLite the host's monotonic clock, on PostgreSQL the database's. */
   leaseNow(): Promise<number>;
   /** What every claim on this clock is named with first: on SQLite the host's boot, so a claim from before a reboot never counts. */
@@ -262,13 +266,12 @@ function openPostgres(url: string): Db {
     engine: "postgres",
     where: `${host}${pathname}`,
     ...on(pool),
-    async transaction(work, { exclusive = false } = {}) {
+    async transaction(work, { exclusive } = {}) {
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
         await client.query("BEGIN");
-        // One key for the site's exclusive transactions: intake and release decide from counts.
-        if (exclusive) await client.query("SELECT pg_advisory_xact_lock(4046)");
+        if (exclusive) await client.query("SELECT pg_advisory_xact_lock(4046, hashtext($1))", [exclusive === true ? "site" : exclusive]);
         const result = await work(on(client));
         await client.query("COMMIT");
         return result;

@@ -48,10 +48,9 @@ const prepare = (db: Db) =>
 
 const SAVE = `INSERT INTO drafts (name, json, client, cost, saved_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
 ON CONFLICT (name) DO UPDATE SET json = excluded.json, client = excluded.client, cost = excluded.cost, saved_at = excluded.saved_at, expires_at = excluded.expires_at`;
-/** The oldest record of the client charged the most, on PostgreSQL not one another save is evicting
- * (waited for, it is gone and this save stays over budget; two saves waiting for each other deadlock). */
+/** The oldest record of the client charged the most. */
 const EVICT = `DELETE FROM drafts WHERE name = (
-  SELECT name FROM drafts WHERE client = (SELECT client FROM drafts GROUP BY client ORDER BY sum(cost) DESC LIMIT 1) ORDER BY saved_at, name LIMIT 1 {skip_locked}
+  SELECT name FROM drafts WHERE client = (SELECT client FROM drafts GROUP BY client ORDER BY sum(cost) DESC LIMIT 1) ORDER BY saved_at, name LIMIT 1
 )`;
 const LOAD = "SELECT json FROM drafts WHERE name = ? AND expires_at > ?";
 const ERASE = "DELETE FROM drafts WHERE name = ?";
@@ -125,15 +124,21 @@ export function createDraftStore({ db, log, ttlSeconds = DRAFT_TTL_SECONDS, maxM
     }
   }
 
-  /** Saves, then evicts while over budget, in one transaction; expired records go first, as they hold budget for nothing. */
+  /**
+   * Saves, then evicts while over budget, in one transaction; expired records go first, as they
+   * hold budget for nothing. One save at a time across containers, so two never evict for each other.
+   */
   const write = (name: string, json: string, client: string) =>
-    db.transaction(async (tx) => {
-      const now = Date.now();
-      await tx.run(EXPIRED, [now]);
-      await tx.run(SAVE, [name, json, client, json.length + name.length + RECORD_OVERHEAD, now, now + ttlSeconds * 1000]);
-      const charged = async () => Number((await tx.get("SELECT coalesce(sum(cost), 0) AS bytes FROM drafts"))?.bytes);
-      while ((await charged()) > maxMemory && (await tx.run(EVICT)) > 0);
-    });
+    db.transaction(
+      async (tx) => {
+        const now = Date.now();
+        await tx.run(EXPIRED, [now]);
+        await tx.run(SAVE, [name, json, client, json.length + name.length + RECORD_OVERHEAD, now, now + ttlSeconds * 1000]);
+        const charged = async () => Number((await tx.get("SELECT coalesce(sum(cost), 0) AS bytes FROM drafts"))?.bytes);
+        while ((await charged()) > maxMemory && (await tx.run(EVICT)) > 0);
+      },
+      { exclusive: "drafts" },
+    );
   async function read(name: string): Promise<string | undefined> {
     const row = await answered(() => db.get(LOAD, [name, Date.now()]));
     return (row === FAILED ? undefined : (row?.json as string | undefined)) ?? memory.get(name);
