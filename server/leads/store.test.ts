@@ -181,7 +181,7 @@ describe("an older SQLite store is brought up to date at open", () => {
     const { file } = await place("sqlite");
     const db = openDb({ file });
     const store = await storeAt({ file }, db);
-    const [pending, handed, redisDays] = [await add(store, "pending"), await add(store, "handed"), await add(store, "handed, text kept")];
+    const [pending, handed, queueDays] = [await add(store, "pending"), await add(store, "handed"), await add(store, "handed, text kept")];
     const held = await add(store, "held", T, 0);
     await db.close();
     const old = new DatabaseSync(file);
@@ -189,13 +189,13 @@ describe("an older SQLite store is brought up to date at open", () => {
       "DROP INDEX leads_by_group; ALTER TABLE leads DROP COLUMN client_group; DROP INDEX leads_by_admission; ALTER TABLE leads DROP COLUMN admitted_at; ALTER TABLE leads DROP COLUMN crm_record; PRAGMA user_version = 1;",
     );
     old.prepare("UPDATE leads SET status = 'handed', payload = NULL WHERE id = ?").run(handed.id);
-    old.prepare("UPDATE leads SET status = 'handed', claimed_by = 'x', claimed_until = 1 WHERE id = ?").run(redisDays.id);
+    old.prepare("UPDATE leads SET status = 'handed', claimed_by = 'x', claimed_until = 1 WHERE id = ?").run(queueDays.id);
     old.close();
     const upgraded = await storeAt({ file });
     expect((await upgraded.list(["pending", "held", "delivered"])).map((r) => [r.id, r.status])).toEqual([
       [pending.id, "pending"],
       [handed.id, "delivered"],
-      [redisDays.id, "pending"],
+      [queueDays.id, "pending"],
       [held.id, "held"],
     ]);
     expect((await add(upgraded, "within the hour", T + 10, 4)).held).toBe(false);
@@ -446,7 +446,7 @@ describe("a claim on SQLite names the host's boot", () => {
 describe("a data folder's SQLite store met with DATABASE_URL", () => {
   it("moves each lead into PostgreSQL once, with its status (handed: pending again), and renames the file; started again, nothing moves twice", async () => {
     const where = await place("postgres");
-    // The data folder as a container of the Redis days left it: one lead of each status.
+    // The data folder as a container of the shared-queue days (decision 0023) left it: one lead of each status.
     const sqlite = openDb({ file: where.file });
     const old = await storeAt({ file: where.file }, sqlite);
     const [pending, held, parked, delivered, handed] = [

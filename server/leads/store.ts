@@ -11,7 +11,7 @@ import { openDb, type Db, type Param, type Row, type Sql } from "../db";
 import { DEDUPE_WINDOW_MS, MAX_DELAY_MS, PER_ADDRESS } from "./schedule";
 import type { Lead, StoredLead } from "./types";
 
-/** `handed`: only in a store written before Redis was retired (decision 0023); read as pending at open. */
+/** `handed`: only in a store an earlier release's shared queue wrote (decision 0023); read as pending at open. */
 type LeadStatus = "pending" | "held" | "parked" | "delivered";
 
 /**
@@ -115,7 +115,7 @@ export async function prepareStore(db: Db) {
       if (table) for (const step of MIGRATIONS.slice(Math.max(0, version - 1))) await each(tx, step);
       await each(tx, SCHEMA);
       if (db.engine === "sqlite") await tx.run(`PRAGMA user_version = ${VERSION}`);
-      // Handed to Redis and not heard of since: sent again with the same reference (decision 0046).
+      // Handed to that queue and not heard of since: sent again with the same reference (decision 0046).
       await tx.run("UPDATE leads SET status = 'pending', claimed_by = NULL, claimed_until = NULL WHERE status = 'handed'");
     },
     { exclusive: true },
@@ -127,7 +127,7 @@ const KEPT = [...COLUMNS.split(", "), "next_attempt_at", "parked_at", "admitted_
 
 /**
  * A data folder's SQLite store met with DATABASE_URL set (one container becoming several, or one
- * of the Redis days): its leads move into PostgreSQL, each once, then the file is renamed so that
+ * of an earlier release's shared queue): its leads move into PostgreSQL, each once, then the file is renamed so that
  * nothing reads it again (decision 0046). Resolves with how many moved.
  */
 export async function moveIntoPostgres(db: Db, file: string): Promise<number | undefined> {
