@@ -55,26 +55,22 @@ test.describe("two sites on one PostgreSQL", () => {
 
   /**
    * The webhook (its Idempotency-Key names each copy's lead) on opsPort 102, slow to answer (1.5 s),
-   * and site A on opsPort 100 sharing a database of its own; site B (opsPort 101) is started
-   * by the test, when it needs the other container. A claim is FORM_TIMEOUT_MS (4 s) + 5 s.
+   * and sites A and B on opsPort 100 and 101, each its own data folder, sharing a database of the
+   * test's own. A claim is FORM_TIMEOUT_MS (4 s) + 5 s.
    */
   async function shape(name: string) {
-    const [url, fake] = await Promise.all([postgres.database(name), fakeService(opsPort(102))]);
+    const url = await postgres.database(name);
+    const fake = await fakeService(opsPort(102));
     fake.setMode("slow", 1_500);
     const env = (dir: string) => keyed(fake, dir, { DATABASE_URL: url, FORM_PROVIDER: "webhook", FORM_TIMEOUT_MS: "4000" });
-    const a = site(opsPort(100), env(dataDir()));
-    await a.listening;
-    const startB = async () => {
-      const b = site(opsPort(101), env(dataDir()));
-      await b.listening;
-      return b;
-    };
+    const [a, b] = [site(opsPort(100), env(dataDir())), site(opsPort(101), env(dataDir()))];
+    await Promise.all([a.listening, b.listening]);
     /** The test's own connections to the database (connecting again after a restart), ended with the test. */
     const db = new pg.Pool({ connectionString: url, max: 2 });
     db.on("error", () => undefined); // a connection cut by a restart: the next query makes another
     started.push(() => db.end());
     const row = async (id: string) => (await db.query<{ status: string }>("SELECT status FROM leads WHERE id = $1", [id])).rows[0];
-    return { fake, a, startB, db, row };
+    return { fake, a, b, db, row };
   }
   const delivered = (served: Served) => events(served.stdout()).filter((e) => e.event === "lead_delivered");
 
@@ -87,16 +83,17 @@ test.describe("two sites on one PostgreSQL", () => {
       async () => {
         // Over 30 s: the pause, then past the claims' end (9 s) and a retry's wait.
         test.setTimeout(90_000);
-        const { fake, a, startB, row } = await shape(past ? "paused_past_claim" : "paused_within_claim");
+        const { fake, a, b, row } = await shape(past ? "paused_past_claim" : "paused_within_claim");
         const tokens = [1, 2, 3].map((i) => `paused-${past ? "past" : "within"}-${i}-`);
+        // B held still meanwhile, so that A, which took them, claims them all.
+        b.child.kill("SIGSTOP");
         for (const [i, token] of tokens.entries())
           expect((await postContact(a.url, `Sent while paused (${token}).`, { localAddress: `127.0.14.${i + 1}` })).status).toBe(303);
-        // Mid-send: the service has every lead and has not answered yet; site A has them claimed.
+        // Mid-send: the service has every lead and has not answered yet; A has them claimed.
         await expect.poll(() => tokens.every((t) => fake.received(t).length === 1)).toBe(true);
         a.child.kill("SIGSTOP");
+        b.child.kill("SIGCONT"); // the other container runs, and finds A's claims
         const stoppedAt = Date.now();
-        // The other container, started now, finds A's claims and leaves them to A while they hold.
-        const b = await startB();
         // The service answers each within 1.5 s, to a site that cannot read it until it resumes.
         await expect.poll(() => tokens.map((t) => fake.accepted(t).length)).toEqual([1, 1, 1]);
         await sleep(pauseMs - (Date.now() - stoppedAt));
@@ -128,8 +125,7 @@ test.describe("two sites on one PostgreSQL", () => {
     test(`PostgreSQL restarted (immediate shutdown) just after the service confirmed a delivery, ${when} its outcome was written: the lead is delivered once, and neither site sends it again`, async () => {
       // Over 30 s: the restart, then past the claim's end (9 s) and a retry's wait.
       test.setTimeout(90_000);
-      const { fake, a, startB, db, row } = await shape(`restarted_${when}_outcome`);
-      const b = await startB();
+      const { fake, a, b, db, row } = await shape(`restarted_${when}_outcome`);
       const token = `restarted-${when}-outcome-`;
       expect((await postContact(a.url, `Confirmed around a restart (${token}).`, { localAddress: "127.0.15.1" })).status).toBe(303);
       await expect.poll(() => fake.received(token).length).toBe(1);
