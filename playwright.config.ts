@@ -15,7 +15,7 @@ import { sites } from "./tests/support/sites";
  * - `@without-js`: what only a browser without JavaScript gets (step pages): no-js only.
  * - `@once`: the same for every browser (HTTP, headers, CSS): js only.
  * - `@for-the-eye`: screenshots to look at, no assertion of their own: only with SCREENSHOTS=1.
- * Operational tests (tests/ops: real processes, the image, Redis, trickles) are the `ops` project,
+ * Operational tests (tests/ops: real processes, the image, PostgreSQL, trickles) are the `ops` project,
  * listed first so its long tests start first, on at most half the workers.
  */
 const eye = process.env.SCREENSHOTS ? [] : [/@for-the-eye/];

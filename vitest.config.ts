@@ -8,7 +8,7 @@ export default defineConfig({
     environment: "node",
     globalSetup: "./vitest.global-setup.ts",
     // scripts/test.sh runs these beside Playwright on two cores; the queue tests drive real
-    // redis-servers and SQLite locks and wait with limits of their own, which 5 s undercuts there.
+    // PostgreSQL clusters and SQLite locks and wait with limits of their own, which 5 s undercuts there.
     testTimeout: 20_000,
   },
 });

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /**
- * The unit tests' temporary folders (lead stores, outboxes, Redis files: hundreds a run) go in one
+ * The unit tests' temporary folders (lead stores, outboxes, PostgreSQL clusters: hundreds a run) go in one
  * folder of this run's, removed when the run ends: the test processes start after this and take
  * their `os.tmpdir()` from TMPDIR.
  */

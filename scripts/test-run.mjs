@@ -52,7 +52,7 @@ export const runEnv = () => (process.env[VARIABLE] ? { [VARIABLE]: process.env[V
 /**
  * `command` and `args` wrapped so that the process gets `signal` (KILL, or TERM for a server that
  * must stop processes of its own) when the one spawning it dies; setpriv then execs the command,
- * so the pid is the command's own. Spread into spawn: `spawn(...owned("redis-server", args), options)`.
+ * so the pid is the command's own. Spread into spawn: `spawn(...owned("varnishd", args), options)`.
  * `user`: run it as that user, its group and groups (PostgreSQL refuses root). The same setpriv must do
  * both: it sets the death signal after switching, while the kernel clears it on a switch made
  * after (a second setpriv inside the first).
@@ -103,7 +103,7 @@ function ancestors(pid = process.pid) {
 }
 
 /**
- * Processes still under a live run's owner, marked or not: Redis, nginx and Chromium's helpers
+ * Processes still under a live run's owner, marked or not: PostgreSQL, nginx and Chromium's helpers
  * write their process title over their environment, so /proc/PID/environ no longer names the run.
  */
 function descendants(owner) {

@@ -20,7 +20,6 @@ need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 # The same Chromium as a headless shell: what the end-to-end tests run (playwright.config.ts).
 command -v chromium-headless-shell >/dev/null 2>&1 || need+=(chromium-headless-shell)
-command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 # The tests' own PostgreSQL clusters (tests/support/postgres.ts); Debian keeps its programs off PATH.
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need+=(postgresql)
 # The real image (podman builds and runs it; debootstrap makes the stand-in base image), a caching
@@ -80,8 +79,8 @@ echo "    built in $((SECONDS - started)) s"
 
 # Then types, lint, unit tests and the end-to-end tests side by side: none needs another's
 # result, and most of their time is spent waiting. Types and lint run at a lower priority: they
-# have no clock to beat, while the tests drive servers, Redis and browsers that do (the unit
-# tests too: niced, they and their Redis starved on a busy machine). The checks write to logs,
+# have no clock to beat, while the tests drive servers, PostgreSQL and browsers that do (the unit
+# tests too: niced, they and their PostgreSQL starved on a busy machine). The checks write to logs,
 # shown as each ends; Playwright's progress shows as it runs.
 declare -A jobs
 check() { local name=$1; shift; ("$@" >"reports/$name.log" 2>&1) & jobs[$name]=$!; }
@@ -102,7 +101,7 @@ for name in types lint unit; do
   [ $code -eq 0 ] || { echo "FAILED: $name"; status=1; [ "$name" = unit ] || failed_steps=$((failed_steps + 1)); }
 done
 
-# Nothing the run started may outlive it: each server, proxy, Redis and browser ends with its test.
+# Nothing the run started may outlive it: each server, proxy, PostgreSQL and browser ends with its test.
 node scripts/test-run.mjs check "$AGENCY_TEST_RUN" || { status=1; failed_steps=$((failed_steps + 1)); }
 
 node scripts/count-tests.mjs reports/unit.json reports/e2e.json $status $failed_steps

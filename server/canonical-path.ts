@@ -1,8 +1,7 @@
 /**
- * One address per path. `//`, `/./`, `/%2e/`, `/services/`, `/%73ervices` and `/work\` all name
- * a page the router would render; a page rendered at such an address resolves its relative links
- * against it (`//?service=seo` is another host to a browser) and a shared cache keeps one more copy.
- * `oneAddress` answers them with a 301 to the path below before anything renders.
+ * One address per path: `//`, `/./`, `/%2e/`, `/services/`, `/%73ervices` and `/work\` all name a
+ * page the router would render, whose relative links would resolve against it (`//?service=seo` is
+ * another host to a browser) and which a shared cache would keep again. They get a 301 instead.
  */
 import type { RequestHandler, Response } from "express";
 

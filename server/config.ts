@@ -9,12 +9,13 @@ import proxyAddr from "proxy-addr";
 import { z } from "zod";
 import type { PrivacyFacts } from "~/content/privacy";
 import { site } from "~/content/site";
-import { bareHost, LISTABLE, normalName, RESERVED, sourceOfKey } from "~/funnel/source";
-import { defaultMax, MAPPABLE, SOURCE_KINDS, ZOHO_LIMITS } from "./leads/zoho-crm";
+import { bareHost, LISTABLE, normalName, RESERVED, SOURCE_KINDS, sourceOfKey } from "~/funnel/source";
+import { defaultMax, MAPPABLE, ZOHO_LIMITS } from "./leads/zoho-crm";
 
 const PROVIDERS = ["web3forms", "formspree", "webhook", "zoho-crm"] as const;
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+const port = z.coerce.number({ error: "must be a port number" }).int().min(1).max(65535);
 
 /**
  * TRUST_PROXY: unset/0/false, a number of proxy hops, or a comma-separated list of proxy
@@ -49,11 +50,9 @@ const json = z.string().transform((value, ctx) => {
   }
 });
 /**
- * ZOHO_FIELD_MAP: JSON, each lead part (MAPPABLE: service, … message, and the source's parts) to
- * a Leads field: its API name, or `{"field": API name, "max": characters}` for a field made to
- * hold other than the part's default (a Single Line's 255; `message`: a Multi Line (Small)'s 2,000).
- * Never a field the site fills itself: a source part in the picklist Lead_Source could make Zoho
- * refuse the lead (decision 0042).
+ * ZOHO_FIELD_MAP: JSON, each lead part (MAPPABLE) to a Leads field's API name, or to `{"field",
+ * "max"}` for a field that holds other than the part's default (zoho-crm.ts, defaultMax). Never a
+ * field the site fills itself: a source part in the picklist Lead_Source could make Zoho refuse the lead (0042).
  */
 const OWN_FIELDS = ["Last_Name", "Company", "Email", "Phone", "Description", "Lead_Source"];
 const fieldMap = json
@@ -86,7 +85,7 @@ const leadSourceMap = json
     error: `must name sources by key (e.g. search:google, newsletter/email/spring) or kind (${SOURCE_KINDS.join(", ")})`,
   })
   .optional();
-/** A comma-separated list, each entry tidied by `tidy` and checked by `ok` (decision 0041). */
+/** A comma-separated list, each entry tidied and checked (decision 0041). */
 const list = (tidy: (entry: string) => string, ok: (entry: string) => boolean, error: string) =>
   z
     .string()
@@ -102,7 +101,7 @@ const ZOHO_REQUIRED = ["ZOHO_CLIENT_ID", "ZOHO_CLIENT_SECRET", "ZOHO_REFRESH_TOK
 const schema = z
   .object({
     NODE_ENV: z.enum(["production", "development", "test"]).default("production"),
-    PORT: z.coerce.number({ error: "must be a port number" }).int().min(1).max(65535).default(3000),
+    PORT: port.default(3000),
     HOST: z.string().optional(),
     FORM_PROVIDER: z.enum(PROVIDERS, { error: `must be one of ${PROVIDERS.join(", ")}` }).default("web3forms"),
     FORM_ENDPOINT: httpUrl.optional(),
@@ -127,7 +126,7 @@ const schema = z
     // A booking page the thanks link to (Cal.com, Calendly): https only, since it becomes a link on our page.
     BOOKING_URL: z.url({ protocol: /^https$/, error: "must be an https URL" }).optional(),
     // Prometheus metrics on a listener of their own (server/metrics.ts); unset: no metrics.
-    METRICS_PORT: z.coerce.number({ error: "must be a port number" }).int().min(1).max(65535).optional(),
+    METRICS_PORT: port.optional(),
     // Zoho CRM (FORM_PROVIDER=zoho-crm, server/leads/zoho-crm.ts): a self client's credentials.
     ZOHO_CLIENT_ID: z.string().optional(),
     ZOHO_CLIENT_SECRET: z.string().optional(),

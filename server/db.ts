@@ -28,17 +28,11 @@ export interface Db extends Sql {
   engine: "sqlite" | "postgres";
   /** Where it is, for logs: the file, or the server and database (never a password). */
   where: string;
-  /**
-   * One transaction. `exclusive`: one at a time across every process (SQLite's write lock; on
-   * PostgreSQL an advisory lock), for a decision read and written together (a lead's ceiling).
-   */
+  /** `exclusive`: one at a time across processes (on PostgreSQL an advisory lock), for a decision read and written together (the ceiling). */
   transaction<T>(work: (tx: Sql) => Promise<T>, options?: { exclusive?: boolean }): Promise<T>;
-  /**
-   * The clock claims are measured on (decision 0046), read now: SQLite's processes share the
-   * host's monotonic clock; containers sharing PostgreSQL read the database's.
-   */
+  /** The clock claims are measured on (decision 0046): on SQLite the host's monotonic clock, on PostgreSQL the database's. */
   leaseNow(): Promise<number>;
-  /** What the name of every claim this clock measures starts with: on SQLite the host's boot, so a claim made before a reboot never counts. */
+  /** What every claim on this clock is named with first: on SQLite the host's boot, so a claim from before a reboot never counts. */
   leasePrefix: string;
   /** Folds SQLite's WAL into the database (at start; close does too); nothing on PostgreSQL. */
   checkpoint(): Promise<void>;
@@ -47,18 +41,11 @@ export interface Db extends Sql {
   pool?: pg.Pool;
 }
 
-/**
- * Why a store could not be opened: the server refuses to start and says this (no lead data).
- * `errcode`: SQLite's, when it said why.
- */
+/** Why a store could not be opened: the server refuses to start and says this (no lead data). */
 export class StoreUnusable extends Error {
-  readonly reason: string;
-  readonly errcode?: number;
-  constructor(where: string, reason: string, errcode?: number) {
+  constructor(where: string, reason: string) {
     super(`the lead store ${where} cannot be used: ${reason}`);
     this.name = "StoreUnusable";
-    this.reason = reason;
-    this.errcode = errcode;
   }
 }
 
@@ -90,18 +77,14 @@ export const openDb = (where: { databaseUrl?: string; file: string }, options: S
 const BUSY = 5; // SQLITE_BUSY (and its extended codes): another process holds a lock, for now
 const isBusy = (error: unknown) => ((Number(causeOf(error).code) || 0) & 0xff) === BUSY;
 
-/**
- * How long a call waits for another process's lock before it fails: another server's or the
- * operator's write holds it for milliseconds; held for seconds, the holder is stuck.
- */
+/** How long a call waits for another process's lock: a write holds it for milliseconds; held for seconds, the holder is stuck. */
 export const BUSY_WAIT_MS = 3_000;
 
 /**
- * Runs `work`, and again while another process holds a lock it needs (SQLITE_BUSY, met at once:
- * the connection's own wait is 0), for up to `withinMs`. The waits are timers: the event loop
- * serves everything else meanwhile (decision 0039).
+ * Runs `work`, and again while another process holds a lock it needs (SQLITE_BUSY: the connection
+ * itself waits 0), for up to `withinMs`, on timers, so the event loop serves all else meanwhile (0039).
  */
-export async function retryWhileBusy<T>(work: () => T, withinMs = BUSY_WAIT_MS): Promise<T> {
+async function retryWhileBusy<T>(work: () => T, withinMs = BUSY_WAIT_MS): Promise<T> {
   const deadline = performance.now() + withinMs;
   for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
     try {
@@ -115,10 +98,9 @@ export async function retryWhileBusy<T>(work: () => T, withinMs = BUSY_WAIT_MS):
 }
 
 /**
- * Which boot of the host its monotonic clock (CLOCK_MONOTONIC: the same for every process, never
- * set) belongs to: a claim made before a reboot never counts, as that clock restarted. Elsewhere
- * (a development machine) one name for every boot: a claim a crash left before a reboot then
- * holds until the new clock passes it, a stall, never a lead sent twice.
+ * Which boot of the host the monotonic clock (shared by every process, never set) belongs to, as
+ * it restarts with the host. Where Linux does not say, one name for every boot: a claim a crash
+ * left before a reboot then holds until the new clock passes it, a stall, never a lead sent twice.
  */
 const BOOT = (() => {
   try {
@@ -139,46 +121,44 @@ interface SqliteOptions {
 
 /**
  * Opens (creating) the SQLite file, its folder 0700 and files 0600. An existing file is checked
- * read-only first (`quick_check`, its schema version), so one the server cannot read is refused,
- * never "repaired"; a read-only file or folder is refused at start rather than failing every visitor.
+ * read-only first, so a damaged or newer one is refused, never "repaired"; so is a read-only one,
+ * at start rather than at every visitor's post.
  */
 function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }: SqliteOptions): Db {
-  const unusable = (reason: string, code?: number) => new StoreUnusable(file, reason, code);
+  const unusable = (reason: string) => new StoreUnusable(file, reason);
+  /** SQLite's own words for why, if it said. */
+  const failed = (error: unknown, otherwise: string) => unusable(causeOf(error).cause ?? otherwise);
+  const code = (error: unknown) => (error as { code?: string }).code ?? "EACCES";
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw unusable(`its folder cannot be made (${(error as { code?: string }).code ?? "EACCES"})`);
+    throw unusable(`its folder cannot be made (${code(error)})`);
   }
-  if (existsSync(file) && !statSync(file).isFile()) throw unusable("it is not a file");
-  for (const path of [dirname(file), ...(existsSync(file) ? [file] : [])]) {
+  const exists = existsSync(file);
+  if (exists && !statSync(file).isFile()) throw unusable("it is not a file");
+  for (const path of [dirname(file), ...(exists ? [file] : [])]) {
     try {
       accessSync(path, constants.W_OK);
     } catch (error) {
-      throw unusable(`${path === file ? "it" : "its folder"} is read-only (${(error as { code?: string }).code ?? "EACCES"})`);
+      throw unusable(`${path === file ? "it" : "its folder"} is read-only (${code(error)})`);
     }
   }
   const opened = (readOnly: boolean) => {
     try {
       return new DatabaseSync(file, { readOnly, timeout });
     } catch (error) {
-      const { code, cause } = causeOf(error);
-      throw unusable(cause ?? "it cannot be opened", Number(code) || undefined);
+      throw failed(error, "it cannot be opened");
     }
   };
-  if (existsSync(file)) {
+  if (exists) {
     const check = opened(true);
     try {
-      const said = check
-        .prepare("PRAGMA quick_check")
-        .all()
-        .map((row) => Object.values(row)[0]);
-      if (said.join() !== "ok") throw unusable("SQLite's quick_check found damage");
+      const said = check.prepare("PRAGMA quick_check").all();
+      if (said.map((row) => Object.values(row)[0]).join() !== "ok") throw unusable("SQLite's quick_check found damage");
       const written = Number(check.prepare("PRAGMA user_version").get()?.user_version);
       if (version !== undefined && written > version) throw unusable(`it was written by a newer version (schema ${written})`);
     } catch (error) {
-      if (error instanceof StoreUnusable) throw error;
-      const { code, cause } = causeOf(error);
-      throw unusable(cause ?? "it cannot be read", Number(code) || undefined);
+      throw error instanceof StoreUnusable ? error : failed(error, "it cannot be read");
     } finally {
       check.close();
     }
@@ -192,11 +172,13 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }
   }
   const db = opened(false);
   try {
-    db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous}; PRAGMA secure_delete = ON;`);
+    // Turning WAL on needs a moment's lock: another server starting on the folder at once is
+    // waited for (the start alone blocks on it; the server serves nothing yet).
+    db.exec(`PRAGMA busy_timeout = ${Math.max(timeout, BUSY_WAIT_MS)}; PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${timeout};`);
+    db.exec(`PRAGMA synchronous = ${synchronous}; PRAGMA secure_delete = ON;`);
   } catch (error) {
     db.close();
-    const { code, cause } = causeOf(error);
-    throw unusable(cause ?? "it cannot be opened", Number(code) || undefined);
+    throw failed(error, "it cannot be opened");
   }
 
   // One call at a time on the connection: a transaction's awaits must not let another call in.
@@ -207,26 +189,29 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }
     return run;
   };
   const statement = (sql: string) => db.prepare(translate(sql, "sqlite"));
-  const now: Sql = {
-    all: async (sql, params = []) => statement(sql).all(...params),
-    get: async (sql, params = []) => statement(sql).get(...params),
-    run: async (sql, params = []) => Number(statement(sql).run(...params).changes),
-  };
-  const waited: Sql = {
-    all: (sql, params) => serial(() => retryWhileBusy(() => statement(sql).all(...(params ?? [])))),
-    get: (sql, params) => serial(() => retryWhileBusy(() => statement(sql).get(...(params ?? [])))),
-    run: (sql, params) => serial(() => retryWhileBusy(() => Number(statement(sql).run(...(params ?? [])).changes))),
+  /** Calls as `call` runs them: within a transaction at once, else in turn and waiting out another process's lock. */
+  const sql = (call: <T>(work: () => T) => Promise<T>): Sql => ({
+    all: (text, params = []) => call(() => statement(text).all(...params)),
+    get: (text, params = []) => call(() => statement(text).get(...params)),
+    run: (text, params = []) => call(() => Number(statement(text).run(...params).changes)),
+  });
+  const fold = () => {
+    try {
+      db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    } catch {
+      // not needed for correctness (the WAL is the data until then): a full disk or a lock postpones it
+    }
   };
   return {
     engine: "sqlite",
     where: file,
-    ...waited,
+    ...sql((work) => serial(() => retryWhileBusy(work))),
     // BEGIN IMMEDIATE takes the write lock first, so what a transaction reads is current.
     transaction: (work) =>
       serial(async () => {
         await retryWhileBusy(() => db.exec("BEGIN IMMEDIATE"));
         try {
-          const result = await work(now);
+          const result = await work(sql(async (run) => run()));
           db.exec("COMMIT");
           return result;
         } catch (error) {
@@ -236,22 +221,11 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }
       }),
     leaseNow: async () => Number(process.hrtime.bigint() / 1_000_000n),
     leasePrefix: `${BOOT}/`,
-    checkpoint: () =>
-      serial(async () => {
-        try {
-          db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-        } catch {
-          // not needed for correctness (the WAL is the data until then); a full disk or a lock postpones it
-        }
-      }),
+    checkpoint: () => serial(async () => fold()),
     close: () =>
       serial(async () => {
         if (!db.isOpen) return;
-        try {
-          db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-        } catch {
-          // the WAL stays the data until the next start folds it
-        }
+        fold();
         db.close();
       }),
   };
@@ -275,6 +249,9 @@ function openPostgres(url: string): Db {
   const pool = new pg.Pool({ connectionString: url, max: 8, ...PG_LIMITS, types });
   // A connection lost while idle (PostgreSQL restarted): the pool drops it; the next call connects again.
   pool.on("error", () => undefined);
+  // Lost while checked out (a transaction's), the pool no longer listens: without a listener of its
+  // own, its 'error' would end the process. Its calls fail instead, and the transaction with them.
+  pool.on("connect", (client) => client.on("error", () => undefined));
   const on = (client: pg.Pool | pg.PoolClient): Sql => ({
     all: async (sql, params = []) => (await client.query(translate(sql, "postgres"), params)).rows as Row[],
     get: async (sql, params = []) => (await client.query(translate(sql, "postgres"), params)).rows[0] as Row | undefined,

@@ -1,8 +1,4 @@
-/**
- * `npm run dev`: Remix's dev server rebuilds the app and writes build/version.txt; we load the
- * new build and tell the dev server we are ready, which reloads the browser (as Remix's Express
- * template does).
- */
+/** `npm run dev`: on each build/version.txt Remix's dev server writes, the new build is loaded and the browser reloads (as Remix's Express template does). */
 import { watch } from "node:fs";
 import path from "node:path";
 import { broadcastDevReady, type ServerBuild } from "@remix-run/node";

@@ -158,6 +158,19 @@ describe("on PostgreSQL, shared by containers", () => {
     expect(count("draft_store_back")).toBeGreaterThan(0);
   });
 
+  it("saves over budget at once from two containers neither deadlock nor leave it over budget: each evicts a record no other is evicting", async () => {
+    const { log, count } = recordingLog();
+    const url = await database();
+    const containers = [store(postgres(url), { log, maxMemory: 100_000 }), store(postgres(url), { log, maxMemory: 100_000 })];
+    const reader = postgres(url);
+    const charged = async () => Number((await reader.get("SELECT sum(cost) AS bytes FROM drafts"))?.bytes);
+    for (let round = 0; round < 20; round++) {
+      await Promise.all(Array.from({ length: 16 }, (_, i) => containers[i % 2]!.forClient(`ip:198.51.100.${i % 8}`).save(mallory, draft)));
+      expect(await charged(), `after round ${round}`).toBeLessThanOrEqual(100_000);
+    }
+    expect(count("draft_store_failed"), "a save failed (PostgreSQL found a deadlock)").toBe(0);
+  });
+
   it("a draft deleted while PostgreSQL is down is deleted there by the next sweep once it is back", async () => {
     const url = await database();
     const [a, b] = [store(postgres(url), { waitMs: 1_000 }), store(postgres(url))];

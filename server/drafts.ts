@@ -1,17 +1,12 @@
 /**
- * Short-lived records a visitor's own pages need between requests (docs/decisions/0016, 0020): the
+ * Short-lived records a visitor's own pages need between requests (decisions 0016, 0020): the
  * calculator's steps without JavaScript, and the receipt that shows a sent request's reference.
- * Every record belongs to one browser: it is kept under the owner (a hash of that browser's
- * cookie, app/forms/visitor.server.ts) and its own random id, and only that owner can load,
- * replace or delete it, so a link made by someone else never reaches a visitor's answers.
- *
- * A table in the lead store's database (server/db.ts): SQLite's leads.db, whose deleted rows are
- * overwritten (secure_delete), or the PostgreSQL every container shares, so any container renders
- * any record. It keeps within a budget that nothing a visitor posts can exceed, charged to the
- * client that made each record (its rate-limit bucket): over budget, the client charged the most
- * loses its oldest record, so a flood evicts the flooders' drafts and never an honest visitor's
- * (decision 0034). While the database fails or does not answer, records are kept in this
- * process's memory instead: a draft is worth less than a visitor's wait, and never an error page.
+ * A record is kept under its owner (a hash of the browser's cookie, app/forms/visitor.server.ts)
+ * and a random id, and only that owner reaches it, so someone else's link never shows a
+ * visitor's answers. A table in the lead store's database, so any container renders any record;
+ * within a budget charged to the client that made each record: over it, the client charged the
+ * most loses its oldest, so a flood evicts the flooders' drafts (decision 0034). While the
+ * database fails or is slow, records are kept in memory: a draft is worth less than a visitor's wait.
  */
 import { randomBytes } from "node:crypto";
 import { setTimeout as pause } from "node:timers/promises";
@@ -26,17 +21,13 @@ export const DRAFT_TTL_SECONDS = DRAFT_LIFETIME_MINUTES * 60;
 /** The budget, in characters of JSON plus RECORD_OVERHEAD a record (a full draft, every box filled, is about 6,000). */
 export const DRAFT_MEMORY = 16 * 1024 * 1024;
 /** What a record costs beyond its JSON and name: its row's other columns and two index entries, counted generously. */
-export const RECORD_OVERHEAD = 600;
+const RECORD_OVERHEAD = 600;
 /** How long a visitor's step waits for the database before its record is kept in memory instead. */
 const STORE_WAIT_MS = 1_000;
 /** How often expired records are deleted (a load never returns one before that). */
 const SWEEP_MS = 10_000;
-/** The bucket of records saved with no client named (the store used directly). */
-const NO_CLIENT = "unknown";
-/** 16 random bytes, base64url: 22 characters nobody can guess. */
-const ID = /^[A-Za-z0-9_-]{22}$/;
-/** An owner is a SHA-256, base64url. */
-const OWNER = /^[A-Za-z0-9_-]{43}$/;
+/** A record's id: 16 random bytes, base64url. Its owner: a SHA-256, base64url. */
+const [ID, OWNER] = [/^[A-Za-z0-9_-]{22}$/, /^[A-Za-z0-9_-]{43}$/];
 
 /** `name`: owner:id. `cost`: what the record is charged to its `client`. Times in ms since the epoch. */
 const SCHEMA = [
@@ -46,7 +37,7 @@ const SCHEMA = [
   "CREATE INDEX IF NOT EXISTS drafts_by_client ON drafts (client, saved_at)",
   "CREATE INDEX IF NOT EXISTS drafts_by_expiry ON drafts (expires_at)",
 ];
-// Exclusive: two containers creating the same table at once would fail on PostgreSQL.
+// Exclusive: two containers creating one table at once would fail on PostgreSQL.
 const prepare = (db: Db) =>
   db.transaction(
     async (tx) => {
@@ -57,18 +48,18 @@ const prepare = (db: Db) =>
 
 const SAVE = `INSERT INTO drafts (name, json, client, cost, saved_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
 ON CONFLICT (name) DO UPDATE SET json = excluded.json, client = excluded.client, cost = excluded.cost, saved_at = excluded.saved_at, expires_at = excluded.expires_at`;
-/** The oldest record of the client charged the most. */
+/** The oldest record of the client charged the most, on PostgreSQL not one another save is evicting
+ * (waited for, it is gone and this save stays over budget; two saves waiting for each other deadlock). */
 const EVICT = `DELETE FROM drafts WHERE name = (
-  SELECT name FROM drafts WHERE client = (SELECT client FROM drafts GROUP BY client ORDER BY sum(cost) DESC LIMIT 1) ORDER BY saved_at, name LIMIT 1
+  SELECT name FROM drafts WHERE client = (SELECT client FROM drafts GROUP BY client ORDER BY sum(cost) DESC LIMIT 1) ORDER BY saved_at, name LIMIT 1 {skip_locked}
 )`;
 const LOAD = "SELECT json FROM drafts WHERE name = ? AND expires_at > ?";
 const ERASE = "DELETE FROM drafts WHERE name = ?";
 const EXPIRED = "DELETE FROM drafts WHERE expires_at <= ?";
 
 /**
- * The records the database holds, for the operator's `find` and `erase` (server/personal-data.ts):
- * each one's name (owner:id), what it holds and its time left. A record a server kept in its own
- * memory while the database failed is out of reach here: it lives until its expiry.
+ * The records the database holds, for the operator's `find` and `erase` (server/personal-data.ts).
+ * One a server kept in its own memory while the database failed is out of reach: it lives until its expiry.
  */
 export function draftsIn(db: Db) {
   return {
@@ -83,7 +74,6 @@ export function draftsIn(db: Db) {
 }
 
 export interface DraftOptions {
-  /** The lead store's database. */
   db: Db;
   log: Pick<Logger, "info" | "warn">;
   ttlSeconds?: number;
@@ -185,7 +175,7 @@ export function createDraftStore({ db, log, ttlSeconds = DRAFT_TTL_SECONDS, maxM
   });
 
   return {
-    ...view(NO_CLIENT),
+    ...view("unknown"), // saved with no client named: the store used directly
     forClient: view,
     async close() {
       clearInterval(sweeper);

@@ -1,14 +1,8 @@
 /**
  * POST /steps (FUNNEL_PATH): the wizard's beacon when a visit reaches a step in the browser
- * (countSteps in app/funnel/visit.ts, decision 0036). Counted, never answered with anything: 204
- * whatever was posted. formPosts (form-posts.ts) has checked the post first, with the funnel's own
- * rate limit.
- *
- * The server's, not a Remix route: no person opens it, and as a route (an action only) Remix
- * answered a GET of /steps with its own error, a 400 `{"message":"Unexpected Server Error"}`,
- * where any other path the site does not have gets its 404 page; and Remix's browser code, which
- * knows every route, could not have taken over a 404 page there. Here, a GET of /steps is an
- * unknown path like any other (decision 0044).
+ * (app/funnel/visit.ts, decision 0036), checked first by formPosts with the funnel's own limit, and
+ * answered 204 whatever was posted. The server's, not a Remix route, so a GET of /steps is an
+ * unknown path like any other instead of Remix's error (decision 0044).
  */
 import type { Request as ExpressRequest, RequestHandler } from "express";
 import type { Source, SourceSettings } from "~/funnel/source";
@@ -19,10 +13,7 @@ import { type CheckedPost, requestHost } from "./form-posts";
 /** Steps 2–5 only: a send and a contact message are counted where the server takes them. */
 const STEPS: readonly string[] = FUNNEL_EVENTS.slice(0, 4);
 
-/**
- * The beacon as the funnel reads a request: its headers (the user agent's device class, a bot, its
- * Origin) and its address, as Remix's Express adapter makes it (the host a trusted proxy names).
- */
+/** The beacon as the funnel reads a request (headers and address), as Remix's Express adapter would make it. */
 function fetchRequest(req: ExpressRequest): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) for (const one of [value ?? []].flat()) headers.append(name, one);

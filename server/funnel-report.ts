@@ -1,21 +1,17 @@
 /**
- * The funnel as the operator reads it (decision 0045): what each source is worth, then two ways to
- * show it, from the same figures. `funnelText`, `npm run leads -- funnel`'s table and bars; and
- * `funnelPage`, GET /funnel on the metrics port, a page an operator reads or prints, with no
- * script: steps left to right as an SVG chart with the drop-off between them, for the last 7 and
- * 30 days, split by device class; what each source brought (visits that reached step 2, sends,
- * the rate between them, contact messages) as a table and an SVG chart; then each source day by day.
+ * The funnel as the operator reads it (decision 0045): what each source is worth, shown two ways
+ * from the same figures: `funnelText` for `npm run leads -- funnel`, and `funnelPage`, GET /funnel
+ * on the metrics port, a page to read or print with no script (SVG charts, tables).
  */
 import { emptySteps, type FunnelDay, STEP_NAMES, stepFigures, type Steps } from "./funnel";
 import { sourceOfKey } from "~/funnel/source";
 
 /**
- * What a source brought in some days: visits that reached step 2, calculator requests sent,
- * contact messages sent, and `sendRate`, sends per step-2 visit (null without one). The rate is
- * of counts, not of people followed: a send counts on its own day, so a day's rate can pass 1
- * when a visit began the day before.
+ * What a source brought: visits that reached step 2, calculator requests sent, contact messages,
+ * and sends per step-2 visit (null without one). A rate of counts, not of people followed: a send
+ * counts on its own day, so a day's rate can pass 1 when a visit began the day before.
  */
-export interface Worth {
+interface Worth {
   step2: number;
   sent: number;
   contactSent: number;
@@ -29,47 +25,34 @@ export interface SourceWorth extends Worth {
 }
 
 const worth = (step2: number, sent: number, contactSent: number): Worth => ({ step2, sent, contactSent, sendRate: step2 > 0 ? sent / step2 : null });
+const sum = (of: Worth[]) => {
+  const total = (figure: "step2" | "sent" | "contactSent") => of.reduce((n, w) => n + w[figure], 0);
+  return worth(total("step2"), total("sent"), total("contactSent"));
+};
 
 /**
- * How many sources a report names; the rest are summed in one row. Every source is a name the
- * agency gave or a kind of place, but forged beacons can add a few hundred of them a day, and a
- * printed page must stay a page: the ten that brought the most visits say where the work
- * comes from (decision 0045). `--json` lists every one.
+ * How many sources a report names; the rest are summed in one row. Forged beacons can add a few
+ * hundred sources a day, and a printed page must stay a page: the ten that brought the most
+ * visits say where the work comes from (decision 0045). `--json` lists every one.
  */
 export const NAMED_SOURCES = 10;
 
-/** The search engines', networks' and assistants' names as their owners write them. */
+/** Names their owners write otherwise than with a capital first letter. */
 const BRANDS: Record<string, string> = {
-  google: "Google",
-  bing: "Bing",
-  yahoo: "Yahoo",
   duckduckgo: "DuckDuckGo",
-  ecosia: "Ecosia",
-  brave: "Brave",
-  baidu: "Baidu",
-  yandex: "Yandex",
   linkedin: "LinkedIn",
-  facebook: "Facebook",
-  instagram: "Instagram",
   x: "X (Twitter)",
   youtube: "YouTube",
   tiktok: "TikTok",
-  pinterest: "Pinterest",
-  reddit: "Reddit",
   whatsapp: "WhatsApp",
-  threads: "Threads",
   chatgpt: "ChatGPT",
-  perplexity: "Perplexity",
-  gemini: "Gemini",
-  copilot: "Copilot",
-  claude: "Claude",
 };
 const brand = (name: string) => BRANDS[name] ?? name.charAt(0).toUpperCase() + name.slice(1);
 
 /**
- * A source's key in the words a marketer reads: "newsletter · email · spring" (the campaign's
- * utm values as the agency named them; "–" for a part left out before one given), "Google search",
- * "LinkedIn (social)", "A link on example.co.za", "Direct", "Other (not named)".
+ * A source's key in the words a marketer reads: "newsletter · email · spring" (a campaign's utm
+ * values as the agency named them, "–" for one left out), "Google search", "LinkedIn (social)",
+ * "A link on example.co.za", "Direct", "Other (not named)".
  */
 export function sourceName(key: string): string {
   const source = sourceOfKey(key);
@@ -99,9 +82,8 @@ export function sourceName(key: string): string {
 }
 
 /**
- * Every source of `days` with each day's worth and the range's, first the one that brought the
- * most visits at step 2 and contact messages together (a visit that chose a service or wrote),
- * then the most sends, then by name.
+ * Every source of `days` with each day's worth and the range's: first the most visits at step 2
+ * and contact messages together (a visit that chose a service or wrote), then the most sends.
  */
 export function sourceWorth(days: FunnelDay[]): SourceWorth[] {
   const keys = [...new Set(days.flatMap((day) => Object.keys(day.bySource)))];
@@ -110,38 +92,21 @@ export function sourceWorth(days: FunnelDay[]): SourceWorth[] {
       const steps = day.bySource[key] ?? emptySteps();
       return { date: day.date, ...worth(steps.reached[2], steps.sent, steps.contactSent) };
     });
-    const total = (pick: (w: Worth) => number) => daily.reduce((sum, w) => sum + pick(w), 0);
-    return {
-      key,
-      name: sourceName(key),
-      ...worth(
-        total((w) => w.step2),
-        total((w) => w.sent),
-        total((w) => w.contactSent),
-      ),
-      days: daily,
-    };
+    return { key, name: sourceName(key), ...sum(daily), days: daily };
   });
   return rows.sort((a, b) => b.step2 + b.contactSent - (a.step2 + a.contactSent) || b.sent - a.sent || a.name.localeCompare(b.name));
 }
 
-/** The first `n` of ranked sources by name, and the rest summed as one (undefined when there is none; one left is named too). */
-export function namedSources(ranked: SourceWorth[], n = NAMED_SOURCES): { named: SourceWorth[]; rest?: SourceWorth & { sources: number } } {
-  if (ranked.length <= n + 1) return { named: ranked };
-  const [named, others] = [ranked.slice(0, n), ranked.slice(n)];
-  const sum = (pick: (w: Worth) => number, of: Worth[]) => of.reduce((total, w) => total + pick(w), 0);
-  const add = (of: Worth[]) =>
-    worth(
-      sum((w) => w.step2, of),
-      sum((w) => w.sent, of),
-      sum((w) => w.contactSent, of),
-    );
-  const days = others[0]!.days.map((day, i) => ({ date: day.date, ...add(others.map((o) => o.days[i]!)) }));
-  return { named, rest: { key: "", name: `${others.length} more sources, summed`, sources: others.length, ...add(others), days } };
+/** The first NAMED_SOURCES of ranked sources, and the rest summed as one (none when none is left; one left is named too). */
+export function namedSources(ranked: SourceWorth[]): { named: SourceWorth[]; rest?: SourceWorth & { sources: number } } {
+  if (ranked.length <= NAMED_SOURCES + 1) return { named: ranked };
+  const [named, others] = [ranked.slice(0, NAMED_SOURCES), ranked.slice(NAMED_SOURCES)];
+  const days = others[0]!.days.map((day, i) => ({ date: day.date, ...sum(others.map((o) => o.days[i]!)) }));
+  return { named, rest: { key: "", name: `${others.length} more sources, summed`, sources: others.length, ...sum(others), days } };
 }
 
 /** A send rate as the reports print it: "67%", or "–" without a step-2 visit. */
-export const percent = (rate: number | null) => (rate === null ? "–" : `${Math.round(rate * 100)}%`);
+const percent = (rate: number | null) => (rate === null ? "–" : `${Math.round(rate * 100)}%`);
 
 type Totals = { steps: [string, number][]; contact: number };
 
@@ -197,18 +162,17 @@ function table(caption: string, rows: [string, Totals][]): string {
 }
 
 /** The named sources of a range, then the rest summed, and what the page says of the choice (HTML). */
-function shown(days: FunnelDay[]): { rows: SourceWorth[]; note: string } {
+function shown(days: FunnelDay[]) {
   const { named, rest } = namedSources(sourceWorth(days));
   const note = rest
     ? `The ${NAMED_SOURCES} sources with the most visits at step 2 and contact messages by name; the other ${rest.sources} summed in the last row (<code>npm run leads -- funnel --json</code> lists each).`
     : "Every source with a visit or a message in these days, by name.";
-  return { rows: rest ? [...named, rest] : named, note };
+  return { rows: rest ? [...named, rest] : named, rest, note };
 }
 
 const WORTH_HEAD = `<th scope="col">Reached step 2</th><th scope="col">Sent</th><th scope="col">Step 2 → sent</th><th scope="col">Contact messages</th>`;
 const worthCells = (w: Worth) => `<td>${w.step2}</td><td>${w.sent}</td><td>${percent(w.sendRate)}</td><td>${w.contactSent}</td>`;
 
-/** What each source brought in a range: a row a source, most visits at step 2 first. */
 function sourceTable(caption: string, rows: SourceWorth[]): string {
   const body = rows.map((row) => `<tr><th scope="row">${escape(row.name)}</th>${worthCells(row)}</tr>`).join("");
   return `<table class="sources"><caption>${escape(caption)}</caption><thead><tr><th scope="col">Source</th>${WORTH_HEAD}</tr></thead><tbody>${body}</tbody></table>`;
@@ -295,15 +259,12 @@ svg,table,.keep,tr{break-inside:avoid}table.days{break-inside:auto}.days .group{
 </style></head><body><h1>Calculator funnel</h1><p>Visits that reached each step of the calculator and sent it, counted per day (Africa/Johannesburg). Counts only: no visitor is identified. A step counts once per visit. By source, "Step 2 → sent" is the requests sent for each visit that reached step 2 (a service chosen), counted in the same days; it is not a path followed, so a day's share can pass 100% when a visit began the day before. Bots and scripts (curl, a headless browser) are not counted.</p>${sections.join("")}${daily}</body></html>`;
 }
 
-/**
- * `npm run leads -- funnel`: a line a day and a bar per step, then each named source's totals and
- * each day it brought something (a day of zeros is left out), the rest summed as on the page.
- */
+/** `npm run leads -- funnel`: a line a day and a bar per step, then each source's totals and days, as on the page. */
 export function funnelText(days: FunnelDay[]): string[] {
   const lines = [`The calculator's funnel, last ${days.length} days (Africa/Johannesburg)`];
   lines.push(["date      ", ...STEP_NAMES.map((s) => s.padStart(7)), "Contact".padStart(8)].join(" "));
   for (const day of days) lines.push([day.date, ...stepFigures(day).map((n) => String(n).padStart(7)), String(day.contactSent).padStart(8)].join(" "));
-  const total = STEP_NAMES.map((_, step) => days.reduce((sum, day) => sum + stepFigures(day)[step]!, 0));
+  const total = totals(days, (d) => d).steps.map(([, n]) => n);
   const widest = Math.max(1, ...total);
   lines.push("");
   total.forEach((n, i) => {
@@ -311,8 +272,7 @@ export function funnelText(days: FunnelDay[]): string[] {
     lines.push(`${STEP_NAMES[i]!.padEnd(7)} ${"█".repeat(Math.round((n / widest) * 40)).padEnd(40)} ${n}${drop}`);
   });
   lines.push("");
-  const { named, rest } = namedSources(sourceWorth(days));
-  const rows = rest ? [...named, rest] : named;
+  const { rows, rest } = shown(days);
   if (rows.length === 0) return [...lines, `No source brought a visit to step 2 or a message in the last ${days.length} days.`];
   const width = Math.max(24, ...rows.map((row) => row.name.length + 2));
   const figures = (w: Worth) =>

@@ -1,10 +1,8 @@
 /**
- * The calculator's funnel (decision 0036): one counter per day (the agency's time zone), event,
- * device class and source (a name the agency gave or a kind of place: decision 0041), and nothing
- * else: no address, user agent, cookie or visitor id. One table, the same SQL on both engines
- * (server/db.ts): on SQLite a file of its own in the data folder (funnel.db, whose commits are not
- * waited onto the disk: a power cut may lose the last counts, never the file); on PostgreSQL the
- * database every container shares, so they add to one total.
+ * The calculator's funnel (decision 0036): a counter per day (the agency's time zone), event,
+ * device class and source (decision 0041), and nothing else: no address, user agent, cookie or
+ * visitor id. On SQLite a file of its own (funnel.db, its commits not waited onto the disk: a
+ * power cut may lose the last counts, never the file); on PostgreSQL the database containers share.
  */
 import { setTimeout as pause } from "node:timers/promises";
 import { isbot } from "isbot";
@@ -26,11 +24,10 @@ interface Count extends Hit {
 }
 
 /**
- * Distinct sources a day keeps, and how many of them one client's address may add: a later new
- * one counts as "other". Every source is a name the agency gave or a kind of place, but their
- * combinations are many: so one address cannot fill the day and crowd out another's campaign.
- * The day's bound never turns away a kind of place or one of the agency's own campaigns (a set
- * the settings bound): many addresses filling it with made-up combinations cannot hide them.
+ * Distinct sources a day keeps, and how many new ones one client's address may add (a later one
+ * counts as "other"), so one address cannot fill the day and crowd out another's campaign. The
+ * day's bound never turns away a kind of place or the agency's own campaigns, so many addresses
+ * filling it with made-up combinations cannot hide them.
  */
 export const SOURCES_A_DAY = 200;
 export const NEW_SOURCES_A_CLIENT = 3;
@@ -60,10 +57,9 @@ const COLUMNS = "day, event, device, source, n";
 const counter = (row: Row) => [row.day, row.event, row.device, row.source, row.n] as Param[];
 
 /**
- * The table, and the days past keeping deleted (a process does this each day). SQLite's version
- * 1: sources kept before they were named (free utm text, any referring host) counted as the rule
- * counts them now (decision 0041), so none of what a link's author wrote stays; PostgreSQL's
- * counts were all written by this rule (importCounts reclassifies an old file first).
+ * The table, and the days past keeping deleted (each day). A SQLite file before version 1 has its
+ * sources counted as the rule counts them now (decision 0041), so no free text a link's author
+ * wrote stays; PostgreSQL's counts were all written by the rule (importCounts reclassifies first).
  */
 async function prepare(db: Db, settings: SourceSettings) {
   await db.transaction(
@@ -75,8 +71,7 @@ async function prepare(db: Db, settings: SourceSettings) {
       }
       await tx.run("DELETE FROM counts WHERE day < ?", [dayOf(Date.now() - KEEP_DAYS * 86_400_000)]);
     },
-    // Exclusive: two containers creating the same table at once would fail on PostgreSQL.
-    { exclusive: true },
+    { exclusive: true }, // two containers creating one table at once would fail on PostgreSQL
   );
 }
 
@@ -90,10 +85,9 @@ async function reclassify(tx: Sql, settings: SourceSettings) {
 }
 
 /**
- * Adds an old funnel.db's counts (`from`, SQLite) to the database containers share (`to`,
- * PostgreSQL), for an operator moving from one container to several, and empties `from` in the
- * same go: a second run adds nothing. Only a crash between `to`'s commit and `from`'s would let a
- * second run add them again. Resolves with the counters moved.
+ * Adds an old funnel.db's counts (`from`) to PostgreSQL's (`to`) and empties `from` in the same
+ * go, so a second run adds nothing (unless a crash fell between the two commits). Resolves with
+ * the counters moved.
  */
 export async function importCounts(from: Db, to: Db, settings: SourceSettings): Promise<number> {
   await prepare(from, settings);
@@ -121,8 +115,13 @@ export function hitOf(event: FunnelEvent, headers: Headers, source: Source): Hit
   return { event, device: deviceOfAgent(agent, headers.get("sec-ch-ua-mobile")), source: sourceKey(source) };
 }
 
-/** The counts on `db` (on SQLite, funnel.db opened with synchronous NORMAL); the caller closes `db`. */
-export function openFunnel({ db, log, settings }: { db: Db; log: Pick<Logger, "warn">; settings: SourceSettings }) {
+/**
+ * The counts on `db` (funnel.db on SQLite, the shared database on PostgreSQL); the caller closes
+ * `db` after `close`. `counted` reports each count to the metrics. What a client can post is
+ * bounded before it gets here: the beacons by their own limit, the steps without JavaScript by the
+ * post limit, sends by the lead rules.
+ */
+export function openFunnel({ db, log, settings, counted }: { db: Db; log: Pick<Logger, "warn">; settings: SourceSettings; counted?: (hit: Hit) => void }) {
   let prepared: { day: string; done: Promise<void> } | undefined;
   function ready() {
     const day = dayOf(Date.now());
@@ -154,14 +153,23 @@ export function openFunnel({ db, log, settings }: { db: Db; log: Pick<Logger, "w
   }
   /** Counts in flight: close lets them finish first. */
   const writing = new Set<Promise<void>>();
+  /** Adds one to today's counter for `hit` from `client` (its address's key); never throws (a count is worth less than a step). */
+  async function add(hit: Hit, client?: string, now = Date.now()) {
+    const write = count(dayOf(now), hit, client).catch((error: unknown) => log.warn({ err: error }, "funnel_not_counted"));
+    writing.add(write);
+    await write;
+    writing.delete(write);
+  }
 
   return {
-    /** Adds one to today's counter for `hit` from `client` (its address's key); never throws (a count is worth less than a step). */
-    async add(hit: Hit, client?: string, now = Date.now()) {
-      const write = count(dayOf(now), hit, client).catch((error: unknown) => log.warn({ err: error }, "funnel_not_counted"));
-      writing.add(write);
-      await write;
-      writing.delete(write);
+    add,
+    /** The load context's `countVisit`. `client`: the key of the request's client address (rate-limits.ts), used here and kept nowhere. */
+    async count(request: Request, event: FunnelEvent, source: Source, client?: string) {
+      const hit = hitOf(event, request.headers, source);
+      if (!hit) return;
+      counted?.(hit);
+      // A database that does not answer holds the visitor no longer than this; the count goes on.
+      await Promise.race([add(hit, client), pause(COUNT_WAIT_MS, undefined, { ref: false })]);
     },
     /** The counters of `days` (YYYY-MM-DD, oldest first). */
     async read(days: string[]): Promise<FunnelDay[]> {
@@ -170,28 +178,6 @@ export function openFunnel({ db, log, settings }: { db: Db; log: Pick<Logger, "w
       return summarise(days, counts as unknown as Count[]);
     },
     close: async () => void (await Promise.allSettled(writing)),
-  };
-}
-
-/**
- * The server's funnel: `count` is the load context's `countVisit`; `counted` reports each count
- * (metrics). What a client can post is bounded before it gets here: the beacons by their own
- * `funnel` limit, the steps without JavaScript by the post limit, sends by the lead rules.
- * `db`: funnel.db on SQLite, the shared database on PostgreSQL; the caller closes it after `close`.
- */
-export function createFunnel({ db, log, counted, settings }: { db: Db; log: Logger; counted?: (hit: Hit) => void; settings: SourceSettings }) {
-  const store = openFunnel({ db, log, settings });
-  return {
-    /** `client`: the key of the request's client address (server/rate-limits.ts), which is used here and kept nowhere. */
-    async count(request: Request, event: FunnelEvent, source: Source, client?: string) {
-      const hit = hitOf(event, request.headers, source);
-      if (!hit) return;
-      counted?.(hit);
-      // A database that does not answer holds the visitor no longer than this; the count goes on.
-      await Promise.race([store.add(hit, client), pause(COUNT_WAIT_MS, undefined, { ref: false })]);
-    },
-    read: (days: string[]) => store.read(days),
-    close: () => store.close(),
   };
 }
 
@@ -209,10 +195,7 @@ function addTo(steps: Steps, event: FunnelEvent, n: number) {
   else steps.reached[event] += n;
 }
 
-/**
- * A stored source that is not a key as the rule writes it (app/funnel/source.ts: names of a few
- * plain characters) is read as "other", never shown as written.
- */
+/** A stored source that is not a key as the rule writes it (app/funnel/source.ts) is read as "other", never shown as written. */
 const keyOf = (stored: string) => {
   const source = sourceOfKey(stored);
   const named =
@@ -222,11 +205,7 @@ const keyOf = (stored: string) => {
   return named ? stored : "other";
 };
 
-/**
- * Days as `npm run leads -- funnel --json` prints them, oldest first with zeros: every source by
- * its key. Which of them a report names is the reports' choice (namedSources): here "other" is
- * only what the rule did not name.
- */
+/** Days as `npm run leads -- funnel --json` prints them, oldest first with zeros, every source by its key. */
 export function summarise(days: string[], counts: Count[]): FunnelDay[] {
   const valid = counts.filter((c) => (FUNNEL_EVENTS as readonly string[]).includes(c.event) && (DEVICES as readonly string[]).includes(c.device));
   return days.map((date) => {

@@ -1,9 +1,7 @@
 /**
- * The headers every answer carries, whoever writes it: helmet's protective headers, a
- * Permissions-Policy that switches off what the site never uses, HSTS when the request came over
- * HTTPS (helmet's, on Express's `req.secure`: TLS, or a trusted proxy's X-Forwarded-Proto), and
- * the CSP of an answer that is not a document (a document brings its own, with its scripts'
- * hashes: entry.server, decision 0014).
+ * The headers every answer carries: helmet's, a Permissions-Policy that switches off what the site
+ * never uses, HSTS over HTTPS (Express's `req.secure`), and the CSP of an answer that is not a
+ * document (a document brings its own, with its scripts' hashes: entry.server, decision 0014).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestHandler } from "express";
@@ -38,8 +36,7 @@ export function everyAnswersHeaders({ dev }: { dev: boolean }): RequestHandler[]
 
 /**
  * The same headers as a list, for a kept page answered before Express (kept-pages.ts): helmet's
- * recorded once, here, since running it for every answer cost about a quarter of a kept page's
- * CPU time (perf/README.md, 2026-11-26). A kept page brings its own CSP.
+ * recorded once, as running it per answer cost a quarter of a kept page's time (perf/README.md).
  */
 export const PROTECTIVE_HEADERS: [string, string][] = [...recorded(protect), ["permissions-policy", PERMISSIONS_POLICY]];
 export const HSTS_HEADER = recorded(hsts)[0]!;

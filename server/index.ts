@@ -1,11 +1,7 @@
 /**
- * The site's server: Express, with Remix behind it (remix-handler.ts), serving the build from
- * `npm run build`. Read top to bottom: settings, the build, the stores, the page cache, then a
- * request's path. Every request is timed and logged; a public page the cache keeps is answered
- * before Express (kept-pages.ts says why); Express gives everything else, in order, the headers
- * every answer carries, a short 4xx for what makes no sense, one address per path, assets,
- * compression, public files, the form-post rules, the funnel's beacon, Remix, and the error handler. Then the listen
- * and the graceful stop. docs/decisions/0008-own-express-server.md says why each piece is here.
+ * The site's server: Express with Remix behind it, serving `npm run build`'s output. Read top to
+ * bottom: settings, the build, the stores, the page cache, a request's path in the order it is
+ * served, the listen and the graceful stop. Decision 0008 says why each piece is here.
  */
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
@@ -25,7 +21,7 @@ import { type Config, describeConfig, parseConfig, privacyFacts, proxyExpectedBu
 import { type Db, openDb } from "./db";
 import { createDraftStore } from "./drafts";
 import { formPosts } from "./form-posts";
-import { createFunnel, importCounts, lastDays } from "./funnel";
+import { importCounts, lastDays, openFunnel } from "./funnel";
 import { funnelBeacon } from "./funnel-beacon";
 import { funnelPage } from "./funnel-report";
 import { createLeadInbox } from "./lead-inbox";
@@ -54,6 +50,11 @@ if (process.env.SITE_URL) log.warn({ variable: "SITE_URL" }, "config_variable_un
 if (proxyExpectedButUntrusted(config)) log.warn({ host: config.host, variable: "TRUST_PROXY", see: "docs/operations.md#behind-a-proxy" }, "proxy_not_trusted");
 // Node's own warnings would print plain text on stderr: keep the log JSON-only.
 process.removeAllListeners("warning").on("warning", (warning) => log.warn({ err: warning }, "node_warning"));
+/** What stops the start: one line, then exit 1. */
+function fail(fields: object, event: string): never {
+  log.error(fields, event);
+  return process.exit(1);
+}
 
 const BUILD = path.resolve("build/index.js");
 const importBuild = (): Promise<ServerBuild> => import(`${pathToFileURL(BUILD).href}?t=${Date.now()}`);
@@ -67,9 +68,7 @@ try {
   db = openDb({ databaseUrl: config.databaseUrl, file: config.leadsDb }, { version: VERSION });
   countsDb = config.databaseUrl ? db : countsFile();
 } catch (error) {
-  // A store that cannot be read stops the start, untouched (decision 0012).
-  log.error({ error: (error as Error).message }, "lead_store_unusable");
-  process.exit(1);
+  fail({ error: (error as Error).message }, "lead_store_unusable"); // untouched (decision 0012)
 }
 const limits = createRateLimits(db, log);
 // Metrics only with METRICS_PORT; the gauges read the queue's figures when scraped.
@@ -83,8 +82,7 @@ const inbox = createLeadInbox(config, db, log, addressCode, metrics?.events);
 try {
   await inbox.start(); // picks up whatever was pending when the server last stopped
 } catch (error) {
-  log.error({ store: db.where, error: (error as Error).message }, "lead_store_unusable");
-  process.exit(1);
+  fail({ store: db.where, error: (error as Error).message }, "lead_store_unusable");
 }
 // Met with DATABASE_URL, a data folder's funnel.db adds its counts to PostgreSQL's, once.
 if (config.databaseUrl && existsSync(config.funnelDb)) {
@@ -95,10 +93,11 @@ if (config.databaseUrl && existsSync(config.funnelDb)) {
   if (counters) log.warn({ from: config.funnelDb, to: db.where, counters }, "funnel_moved_into_postgresql");
 }
 const drafts = createDraftStore({ db, log });
-const funnel = createFunnel({ db: countsDb, log, counted: metrics?.counted, settings: config.sources });
-const privacy = privacyFacts(config);
+const funnel = openFunnel({ db: countsDb, log, counted: metrics?.counted, settings: config.sources });
 // /healthz answers 503 from the moment a stop begins (on connections still open).
 let stopping = false;
+/** What every render is given, a visitor's request or the page cache's. */
+const context = { serving: () => !stopping, privacy: privacyFacts(config), bookingUrl: config.bookingUrl, log, sources: config.sources };
 // Public pages kept as compressed bytes (decision 0014), none in development, where the build
 // changes. A page renders as a GET of its own: no visitor's headers, cookie, Host or address.
 const pagePaths = config.dev ? [] : routePaths(build.routes, { pagesOnly: true });
@@ -110,15 +109,11 @@ const pageCache = createPageCache({
   commonHeaders: PROTECTIVE_HEADERS,
   render: (key) =>
     renderPage(new Request(new URL(key, "http://localhost")), {
+      ...context,
       clientAddress: undefined,
       submitLead: () => Promise.reject(new Error("a page render takes no leads")),
-      serving: () => !stopping,
       drafts,
-      privacy,
-      bookingUrl: config.bookingUrl,
-      log,
       countVisit: () => Promise.resolve(),
-      sources: config.sources,
     }),
 });
 
@@ -156,16 +151,12 @@ app.post(FUNNEL_PATH, funnelBeacon({ count: (req, request, event, source) => fun
 app.all(
   "*",
   remixHandler(config.dev ? async () => build : build, config.dev ? "development" : "production", (req, res) => ({
+    ...context,
     clientAddress: req.ip,
     submitLead: (lead) => inbox.submit(res.locals.form, lead),
-    serving: () => !stopping,
     // What a request saves is charged to its client, as its rate limits are (decision 0034).
     drafts: drafts.forClient(clientCode(req)),
-    privacy,
-    bookingUrl: config.bookingUrl,
-    log,
     countVisit: (request, event, source) => funnel.count(request, event, source, clientCode(req)),
-    sources: config.sources,
   })),
 );
 // Whatever got here is an error: a short answer, one JSON line, never a stack trace.
@@ -181,27 +172,19 @@ app.use(((error, req, res, _next) => {
     .send(known ? "Bad request" : "Something went wrong");
 }) as express.ErrorRequestHandler);
 
-server.once("error", (error) => {
-  log.error({ err: error, port: config.port }, "listen_failed");
-  process.exit(1);
-});
+server.once("error", (error) => fail({ err: error, port: config.port }, "listen_failed"));
 const metricsServer = metrics
   ?.listen(config.metricsPort!, config.host, async () => funnelPage(await funnel.read(lastDays(30))))
-  .catch((error: unknown) => {
-    log.error({ err: error, port: config.metricsPort }, "listen_failed");
-    process.exit(1);
-  });
+  .catch((error: unknown) => fail({ err: error, port: config.metricsPort }, "listen_failed"));
 server.listen(config.port, config.host, () => {
   log.info({ ...describeConfig(config), address: server.address() }, "start");
   if (config.dev) void import("./dev").then(({ watchBuild }) => watchBuild(BUILD, importBuild, (next) => (build = next), log));
 });
 
 /**
- * The stop (docs/operations.md#stopping), at most 15 s from the signal to the exit: requests and
- * deliveries in flight get DRAIN_MS, then are cut; an outcome waiting for another process's lock
- * 3 s more (retryWhileBusy), PostgreSQL 3 s (db.ts), the log LOG_DRAIN_MS and a second at exit
- * (log.ts): all at once, still within STOP_LIMIT_MS, the last resort should anything else hold the
- * stop: `shutdown_error` and exit 1 (decision 0040).
+ * The stop (docs/operations.md#stopping, decision 0040), at most 15 s from signal to exit: what is
+ * in flight gets DRAIN_MS, then is cut; the database's limits (db.ts) and the log's flush fit in
+ * what is left. STOP_LIMIT_MS is the last resort: `shutdown_error`, exit 1.
  */
 const DRAIN_MS = 8_000;
 const LOG_DRAIN_MS = 500;
@@ -215,8 +198,10 @@ const stop = closeWithGrace(
     // close-with-grace's own words ("killed by timeout (13500ms)"), or an error thrown by the stop.
     logger: { error: (error: unknown) => log.error(typeof error === "string" ? { reason: error } : { err: error }, "shutdown_error") },
   },
-  async ({ signal }) => {
+  async ({ signal, err }) => {
     stopping = true;
+    // An uncaught error starts the stop too: said, or the exit 1 that follows has no cause.
+    if (err) log.error({ err }, "uncaught_error");
     log.info({ signal: signal ?? stopSignal }, "stopping");
     const drained = AbortSignal.timeout(DRAIN_MS);
     // Stop accepting; close keep-alive sockets as soon as each is idle; requests in flight finish,

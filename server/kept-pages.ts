@@ -1,10 +1,8 @@
 /**
- * The one way a request skips Express: a GET or HEAD for a public page, answered with the bytes
- * the page cache keeps (page-cache.ts, decision 0014), rendered into it on a miss. Express's pass
- * cost a kept page 40-50% more CPU time (perf/README.md, 2026-11-26), and would give it nothing:
- * the exact path of a page passes every check of reject-malformed.ts but the Host's (checked
- * here), it needs no canonical redirect, and a kept page carries the headers every answer carries
- * (headers.ts) and its own CSP. Everything else, and a page not for keeping, goes to Express.
+ * The one way a request skips Express: a GET or HEAD for a public page, answered with the bytes the
+ * page cache keeps (decision 0014). Express's pass cost a kept page 40-50% more CPU (perf/README.md)
+ * and would give it nothing: a page's exact path passes every check but the Host's (made here),
+ * needs no canonical redirect, and its headers are built in. Everything else goes to Express.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TLSSocket } from "node:tls";
@@ -16,7 +14,7 @@ import { wellFormedHost } from "./reject-malformed";
 
 /** A listener for the HTTP server's "request" event; `app` answers what it does not. */
 export function keptPagesFirst(pages: PageCache, app: Express, log: Logger): (req: IncomingMessage, res: ServerResponse) => void {
-  /** Express's req.secure, for a request Express has not seen: TLS, or a proxy TRUST_PROXY trusts that says so. */
+  /** Express's req.secure, for a request Express has not seen. */
   const secure = (req: IncomingMessage) => {
     if ((req.socket as TLSSocket).encrypted) return true;
     const proto = req.headers["x-forwarded-proto"];

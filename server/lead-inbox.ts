@@ -1,9 +1,7 @@
 /**
- * Where actions hand over leads (`context.submitLead`), the lead pipeline's one entry point
+ * Where actions hand over leads (`context.submitLead`), the pipeline's one entry point
  * (docs/product.md, "A lead's path"): the honeypot applies here, whatever the action does; then
  * the lead is stored with its address's code (decision 0031) and delivered (leads/queue.ts).
- * Past its address's share a lead is held, not refused: only an address with as many held as it
- * may is told so.
  */
 import type { Lead, LeadAnswer } from "~/context";
 import type { Config } from "./config";

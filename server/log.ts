@@ -35,16 +35,13 @@ const MAX_WAITING_BYTES = 4 * 1024 * 1024;
 const EXIT_FLUSH_MS = 1_000;
 
 /**
- * stdout (1) or stderr (2) as the log's destination: written in the background, never blocking
- * a request, and flushed at exit for at most EXIT_FLUSH_MS. Not pino's own destination: at exit
- * it flushes synchronously, retrying a full pipe (nobody reading it) for ever and, with the
- * sonic-boom 4 it ships, a pipe whose reader has gone (EPIPE) too: a server whose output nobody
- * read logged `stopped` and never exited (issue 38, decision 0040). sonic-boom 5 gives up on
- * EPIPE; `retryEAGAIN` bounds the wait on a full pipe.
+ * stdout (1) or stderr (2) as the log's destination: written in the background, never blocking a
+ * request, and flushed at exit for at most EXIT_FLUSH_MS. Not pino's own destination, which at
+ * exit retries a full or closed pipe for ever (decision 0040): sonic-boom 5 gives up on EPIPE,
+ * and `retryEAGAIN` bounds the wait on a full pipe.
  */
 export function output(fd: 1 | 2): SonicBoom {
-  // Node's own stream, once opened, has libuv make a pipe or socket non-blocking: a full one then
-  // answers EAGAIN instead of blocking the thread that writes (at exit, the process) for ever.
+  // Node's own stream, once opened, makes a pipe non-blocking: full, it answers EAGAIN instead of blocking the process.
   void (fd === 1 ? process.stdout : process.stderr).fd;
   let giveUpAt = Infinity;
   const stream = new SonicBoom({ fd, maxLength: MAX_WAITING_BYTES, retryEAGAIN: () => performance.now() < giveUpAt });
@@ -86,9 +83,8 @@ export function createLogger(destination: pino.DestinationStream = output(1)): L
 
 /**
  * A listener for the HTTP server's "request" event, so every answer has its line, whoever writes
- * it: method, path (no query), status, milliseconds, and `aborted` when the client left first.
- * Not pino-http: its child logger per request cost a quarter of the home page's throughput
- * (perf/README.md).
+ * it: method, path (no query), status, ms, `aborted` when the client left first. Not pino-http:
+ * its child logger per request cost a quarter of the throughput (perf/README.md).
  */
 export function requestLogger(log: Logger) {
   return (req: IncomingMessage, res: ServerResponse) => {

@@ -21,25 +21,11 @@ export function routeLabel(path: string, routes: ReadonlySet<string>): string {
   return "other";
 }
 
-export interface Metrics {
-  registry: Registry;
-  /** What the lead queues report (passed to createLeadInbox). */
-  events: LeadEvents;
-  /** What the form-post rules report (passed to formPosts). */
-  formPosts: PostEvents;
-  /** A listener for the HTTP server's "request" event (first): times every answer by route, method and status. */
-  timeRequests(req: IncomingMessage, res: ServerResponse): void;
-  /** Counts one step of the calculator's funnel (server/funnel.ts): by event and device class. */
-  counted(hit: Hit): void;
-  /** Serves GET /metrics, and GET /funnel when `funnelPage` is given, on its own listener. */
-  listen(port: number, host?: string, funnelPage?: () => Promise<string>): Promise<Server>;
-}
-
 /** `paths`: the app's routes (route-paths.ts). `leadStats` is read at each scrape, so the gauges are as fresh as the queue's own figures. */
 export function createMetrics(
   paths: string[],
   leadStats: () => Pick<LeadStats, "pending" | "parked" | "oldestPendingSeconds"> & Partial<Pick<LeadStats, "held" | "failing">>,
-): Metrics {
+) {
   const routes = new Set(paths);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -115,6 +101,7 @@ export function createMetrics(
   const outcomes = { delivered, retried, parked };
   return {
     registry,
+    /** What the lead queue reports. */
     events: {
       accepted: (kind) => accepted.inc({ kind }),
       attempted(kind, outcome, seconds) {
@@ -122,9 +109,10 @@ export function createMetrics(
         attemptDuration.observe({ outcome }, seconds);
       },
       held: (kind) => held.inc({ kind }),
-    },
-    formPosts: { refused: (looks) => refused.inc({ looks }), clientUnknown: () => clientUnknown.inc() },
-    timeRequests(req, res) {
+    } satisfies LeadEvents,
+    formPosts: { refused: (looks) => refused.inc({ looks }), clientUnknown: () => clientUnknown.inc() } satisfies PostEvents,
+    /** A listener for the HTTP server's "request" event (first): times every answer by route, method and status. */
+    timeRequests(req: IncomingMessage, res: ServerResponse) {
       const end = requestDuration.startTimer();
       const route = routeLabel((req.url ?? "/").split("?")[0]!, routes); // before Express's mounts cut req.url
       res.once("close", () => {
@@ -132,8 +120,9 @@ export function createMetrics(
         end({ route, method, status: String(res.statusCode) });
       });
     },
-    counted: ({ event, device }) => funnel.inc({ event, device }),
-    listen(port, host, funnelPage) {
+    counted: ({ event, device }: Hit) => funnel.inc({ event, device }),
+    /** Serves GET /metrics, and GET /funnel when `funnelPage` is given, on its own listener. */
+    listen(port: number, host?: string, funnelPage?: () => Promise<string>): Promise<Server> {
       const server = createServer((req, res) => {
         const path = req.url?.split("?")[0];
         const page =

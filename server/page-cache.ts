@@ -1,13 +1,9 @@
 /**
- * Public pages, rendered once and kept as bytes (decision 0014). A page whose own Cache-Control
- * lets a shared cache keep it is stored as identity, brotli-11 and gzip-9 bodies with a strong
- * ETag and its answer headers already built, under a key made of its path and the query
- * parameters that select what it shows (app/page-variants.server.ts). A hit is answered
- * before Express (kept-pages.ts): no router, no query parser, no per-request headers.
- *
- * A miss renders the key's URL itself, with no visitor's headers (so a Host, a cookie or a
- * campaign parameter can never end up in what others get), once however many ask at the same time.
- * Requests with a per-visitor parameter (PRIVATE_QUERY_PARAMS) or Remix's `_data` never come here.
+ * Public pages, rendered once and kept as bytes (decision 0014): a page whose own Cache-Control
+ * lets a shared cache keep it is stored as identity, brotli-11 and gzip-9 bodies with strong
+ * ETags and its headers built, under its path and the query parameters that select what it shows
+ * (app/page-variants.server.ts). A miss renders the key's URL itself, once however many ask, with
+ * no visitor's headers: a Host, a cookie or a campaign parameter never reaches what others get.
  */
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -24,6 +20,10 @@ const gzipped = promisify(gzip);
 
 type Coding = "br" | "gzip" | "identity";
 const CODINGS: Coding[] = ["br", "gzip", "identity"];
+/** negotiator ≥ 1 breaks ties by `preferred` (its types predate the option): brotli first. */
+type Negotiating = { encoding(available: Coding[], options: { preferred: Coding[] }): Coding | undefined };
+/** Each coding is a representation of its own, with its own strong validator. */
+const etagOf = (etag: string, coding: Coding) => (coding === "identity" ? etag : `${etag.slice(0, -1)}-${coding}"`);
 
 /** A kept page: per coding, the body and the header list for writeHead (flat: name, value, …). */
 export interface Page {
@@ -62,7 +62,10 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
   const paths = new Set(pagePaths);
   const privates = new Set(privateParams);
   // Each distinct Accept-Encoding is parsed once: browsers send a handful of them.
-  const codings = new LRUCache<string, Coding>({ max: 200 });
+  const codings = new LRUCache<string, Coding>({
+    max: 200,
+    memoMethod: (accept) => (new Negotiator({ headers: { "accept-encoding": accept } }) as Negotiating).encoding(CODINGS, { preferred: CODINGS }) ?? "identity",
+  });
   // Keys whose answer was not one to keep (a 404 for an estimate with a choice missing): for a
   // minute they go straight to Remix, so such a request costs one render, not the cache's and Remix's.
   const unkept = new LRUCache<string, true>({ max: maxEntries, ttl: 60_000 });
@@ -103,26 +106,12 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
     own.set("vary", "Accept-Encoding");
     const headers = {} as Record<Coding, string[]>;
     for (const coding of CODINGS) {
-      // One representation per coding, so each has its own strong validator.
-      const list = new Map(own).set("etag", coding === "identity" ? etag : `${etag.slice(0, -1)}-${coding}"`);
+      const list = new Map(own).set("etag", etagOf(etag, coding));
       if (coding !== "identity") list.set("content-encoding", coding);
       list.set("content-length", String(bodies[coding].length));
       headers[coding] = [...list].flat();
     }
     return { status: response.status, etag, bodies, headers };
-  }
-
-  function codingFor(accept = ""): Coding {
-    let coding = codings.get(accept);
-    if (coding === undefined) {
-      // negotiator ≥ 1 breaks ties by `preferred` (its types predate the option): brotli first.
-      const negotiator = new Negotiator({ headers: { "accept-encoding": accept } }) as {
-        encoding(available: Coding[], options: { preferred: Coding[] }): Coding | undefined;
-      };
-      coding = negotiator.encoding(CODINGS, { preferred: CODINGS }) ?? "identity";
-      codings.set(accept, coding);
-    }
-    return coding;
   }
 
   return {
@@ -162,10 +151,9 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
 
     /** Sends a kept page: 304 when the client's copy is current, no body for HEAD. */
     send(req: IncomingMessage, res: ServerResponse, page: Page, extraHeaders: readonly string[] = []): void {
-      const coding = codingFor(req.headers["accept-encoding"] as string | undefined);
+      const coding = codings.memo(req.headers["accept-encoding"] ?? "");
       const headers = extraHeaders.length ? [...page.headers[coding], ...extraHeaders] : page.headers[coding];
-      const etag = coding === "identity" ? page.etag : `${page.etag.slice(0, -1)}-${coding}"`;
-      if (req.headers["if-none-match"] !== undefined && fresh(req.headers, { etag })) {
+      if (req.headers["if-none-match"] !== undefined && fresh(req.headers, { etag: etagOf(page.etag, coding) })) {
         res.writeHead(304, withoutBodyHeaders(headers));
         return void res.end();
       }

@@ -1,10 +1,9 @@
 /**
- * A person's data on request (POPIA: a person may ask what is held about them, and have it
- * deleted): `npm run leads -- find` and `erase` (cli.ts, decision 0043). A person is named by an
- * email address, a phone number or a lead's reference, matched exactly once case and spacing are
- * set aside, and looked for wherever this site keeps what a visitor sent: the store's leads in
- * every status and its drafts and receipts (SQLite in the data folder, or PostgreSQL), and the
- * outbox file. What it cannot reach is said each time.
+ * A person's data on request (POPIA: what is held about them, and its deletion): `npm run leads
+ * -- find` and `erase` (decision 0043). A person is named by an email address, a phone number or
+ * a lead's reference, matched once case and spacing are set aside, and looked for wherever the
+ * site keeps what a visitor sent: the leads in every status, drafts and receipts, and the outbox.
+ * What it cannot reach is said each time.
  */
 import { existsSync } from "node:fs";
 import { open, readFile } from "node:fs/promises";
@@ -15,6 +14,7 @@ import { version } from "../package.json";
 import { type Config, parseConfig } from "./config";
 import { causeOf, type Db } from "./db";
 import { draftsIn } from "./drafts";
+import { fieldsOf } from "./leads/send";
 import { leadStore } from "./leads/store";
 
 /** What the operator was given: an email address, a phone number or a reference, normalised. */
@@ -56,7 +56,6 @@ function holdsAny(wanted: Asked[], emails: unknown[], phones: unknown[], referen
     return (kind === "email" ? emails : phones).some((one) => typeof one === "string" && one !== "" && normal(one) === value);
   });
 }
-const fieldsOf = (value: unknown) => (typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {});
 const asText = (value: unknown) => (typeof value === "string" ? value : undefined);
 /** The `Phone:` lines of a text: leads stored before `fields`, and the outbox's messages. */
 const phonesIn = (text: unknown) => [...(asText(text) ?? "").matchAll(/^Phone: (.+)$/gm)].map((m) => m[1]);
@@ -89,7 +88,7 @@ async function look(db: Db | undefined, config: Config, wanted: Asked[]) {
       // Text erased by retention (or unreadable): the row still carries the reference.
       if (!holdsAny(wanted, [lead?.replyTo], phone === undefined ? phonesIn(lead?.text) : [phone], [row.id])) continue;
       const note = row.record ? `Zoho CRM record ${row.record}` : lead ? undefined : row.status === "delivered" ? "text erased (retention)" : "text unreadable";
-      const erase = async () => ((await store!.erase([row.id])).sending.length > 0 ? "sending" : "erased");
+      const erase = async () => ((await store!.erase(row.id)) ? "sending" : "erased");
       found.push({ where: "leads", id: row.id, kind: row.kind, status: row.status, at: row.firstAcceptedAt, note, content: row.lead, erase });
     }
   });

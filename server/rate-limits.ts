@@ -1,9 +1,7 @@
 /**
- * Per-client limits (rate-limiter-flexible): form posts a minute (leads are held past an address's
- * share instead, in the lead store: decision 0031). In memory by default; on PostgreSQL
- * (DATABASE_URL) in a table there, so every container counts together, each such limiter backed
- * by one in memory that counts whatever the database does not answer in time, so an outage
- * degrades instead of failing.
+ * Per-client limits on posts (rate-limiter-flexible; leads are held past an address's share
+ * instead: decision 0031). In memory, or on PostgreSQL in a table every container counts in,
+ * backed by memory for what the database does not answer in time: an outage degrades, never fails.
  */
 import { createHmac, randomBytes } from "node:crypto";
 import ipaddr from "ipaddr.js";
@@ -47,15 +45,11 @@ export type RateLimits = ReturnType<typeof createRateLimits>;
 /** rate-limiter-flexible's table (its own statement, so its queries find what they expect), one for every limit. */
 const TABLE = "rate_limits";
 
-/**
- * `db`: the lead store's database (its owner closes it); shared only on PostgreSQL. `timeoutMs`: how long a request's
- * count waits for PostgreSQL before it is counted in memory.
- */
+/** `db`: the lead store's database (its owner closes it). `timeoutMs`: how long a count waits for PostgreSQL before memory counts it. */
 export function createRateLimits(db: Db | undefined, log: Logger, timeoutMs = 500) {
   const pool = db?.engine === "postgres" ? db.pool : undefined;
-  // Made here, once and again after a failure, rather than by each limiter as it is built (which
-  // would never retry a PostgreSQL down at the start); exclusive, as two containers creating it
-  // at once would fail. Until it exists, counts go to memory.
+  // Made here, and again after a failure: a limiter makes it only as it is built, so a PostgreSQL
+  // down at the start would never get it. Until it exists, counts go to memory.
   let created: Promise<unknown> | undefined;
   const table = () =>
     (created ??= db!

@@ -1,9 +1,7 @@
 /**
- * Remix behind Express through its adapter's public entry point, `@remix-run/express`'s
- * `createRequestHandler` (its React Router 7 twin has the same shape). A post's body has been read
- * by server/form-posts.ts, so Remix is given a request of its own that carries the fields form-posts
- * checked and cleaned, and an action reads its form the Remix way, `await request.formData()`
- * (decision 0017).
+ * Remix behind Express through `@remix-run/express`'s `createRequestHandler` (React Router 7's has
+ * the same shape). form-posts.ts has read a post's body, so Remix gets a request of its own that
+ * carries the checked fields, and an action reads them the Remix way, `request.formData()` (0017).
  */
 import { IncomingMessage } from "node:http";
 import { createRequestHandler } from "@remix-run/express";
@@ -34,16 +32,11 @@ export function remixHandler(
   getLoadContext: (req: ExpressRequest, res: ExpressResponse) => AppLoadContext,
 ): RequestHandler {
   const handle = createRequestHandler({ build, mode, getLoadContext });
-  /**
-   * A method a resource route has no function for (a post to /robots.txt) is answered here: Remix
-   * answers it with an error of its own as JSON, `{"message":"Unexpected Server Error"}`. Not with
-   * the site's 405 page either: Remix's browser code knows the route, and could not take that page
-   * over. A 405 that names the methods the address takes, as HTTP has it. (A development build
-   * changes: read at each request.)
-   */
   // An Express app of its own makes the checked post an Express request, as Express does every
   // request it is given, so the adapter reads its URL, host, protocol and address as any other's.
   const checkedPosts = express().disable("x-powered-by").use(handle);
+  // A method a resource route has no function for (a post to /robots.txt) gets a 405 that names
+  // the ones it takes, not Remix's JSON error (decision 0044). A development build changes: read each time.
   if (typeof build !== "function") {
     const methods = resourceMethods(build.routes);
     return (req, res, next) => answer(methods.get(req.path), req, res, next);

@@ -1,10 +1,9 @@
 import type { ServerBuild } from "@remix-run/node";
 
 /**
- * The app's own URL paths, from the Remix build's route manifest ("/", "/services", "/healthz",
- * …), so a new route needs no change in the server: the metrics name requests by them, and the
- * page cache keeps the pages among them (`pagesOnly`: routes with a component). Paths with parameters
- * or splats are left out: their values are unbounded.
+ * The app's URL paths from the Remix build's manifest, so a new route needs no change here: the
+ * metrics name requests by them, the page cache keeps the pages (`pagesOnly`: routes with a
+ * component). Paths with parameters or splats are left out: their values are unbounded.
  */
 export function routePaths(routes: ServerBuild["routes"], { pagesOnly = false } = {}): string[] {
   const paths = Object.entries(routes)

@@ -19,6 +19,8 @@ export type Source =
   | { kind: "direct" }
   | { kind: "unknown" }
   | { kind: "other" };
+/** Every kind, in the order the settings' errors list them (ZOHO_LEAD_SOURCE_MAP may name one: server/config.ts). */
+export const SOURCE_KINDS = ["campaign", "search", "social", "assistant", "site", "link", "direct", "unknown", "other"] as const satisfies Source["kind"][];
 
 /** What the operator names (server/config.ts): campaign (and source or medium) names, and referring hosts. */
 export interface SourceSettings {
@@ -71,9 +73,9 @@ export const normalName = (value: string) =>
     .toLowerCase()
     .replace(/[\s_]+/g, "-");
 
-/** A name the operator may list: short and plain, and none of the words a source's key is made of. */
+/** A name the operator may list: short and plain, and none of the words a source's key is made of (a kind's name but campaign's). */
 export const LISTABLE = /^[a-z0-9][a-z0-9.-]{0,39}$/;
-export const RESERVED = new Set(["direct", "unknown", "other", "link", "search", "social", "assistant", "site"]);
+export const RESERVED = new Set<string>(SOURCE_KINDS.filter((kind) => kind !== "campaign"));
 
 /** A landing's referrer when no script could read it (a post without JavaScript): not known, rather than none. */
 export const NOT_KNOWN = "?";

@@ -1,25 +1,9 @@
 /**
- * `npm run leads -- <command>`: what an operator needs to see and move the lead store, with the
- * server running or not (DATA_DIR and DATABASE_URL as the server has them). It reads and changes
- * the store directly, in transactions, so it is safe beside running servers, which pick up a
- * change within a few seconds. On SQLite a lock a server holds is waited for up to 3 s a
- * statement, by SQLite itself: a command has nothing else to do meanwhile (decision 0039).
- *
- *   list             pending, held and parked leads: id, kind, status, age, why (no personal data:
- *                    a parked lead's reason with the service's status, e.g. "http 401"); and leads
- *                    delivered to Zoho CRM still kept here, with the CRM record's id
- *   export           the same leads in full, one JSON object per line (personal data)
- *   retry [id …]     re-queue parked leads (all, or those named), e.g. after fixing a wrong key
- *   release [id …]   send on leads held over the hourly ceiling (all, or those named)
- *   status           counts and ages, as JSON
- *   funnel [--json] [--days N]
- *                    the calculator's funnel for the last N days (7): a table a day and a bar per
- *                    step, then what each source brought, day by day; --json as
- *                    { days: [...], sources: [...] } (server/funnel.ts), oldest first
- *   find <email | phone | reference> ... [--json]
- *   erase <email | phone | reference> ... [--yes]
- *                    a person's data on request: every lead, draft, receipt and outbox line that
- *                    holds it; erase asks before erasing a lead not yet delivered (server/personal-data.ts)
+ * `npm run leads -- <command>` (USAGE below; docs/operations.md says what each does): what an
+ * operator needs to see and move the lead store, with the server running or not. It changes the
+ * store directly, in transactions, so it is safe beside running servers, which pick a change up
+ * within a few seconds. On SQLite a server's lock is waited for by SQLite itself, up to 3 s a
+ * statement: a command has nothing else to do meanwhile (decision 0039).
  */
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";

@@ -1,8 +1,4 @@
-/**
- * The clock the lead pipeline reads, as one object the queue takes, so a test makes time pass
- * (tests/support/clock.ts) instead of waiting for it. Claims are measured on another clock, the
- * engine's (server/db.ts).
- */
+/** The lead pipeline's clock, an object a test replaces to make time pass (tests/support/clock.ts); claims use the engine's (db.ts). */
 export interface Clock {
   /** Wall time in ms: what a lead is stamped with, and what its schedule counts on. */
   now(): number;

@@ -1,8 +1,7 @@
 /**
- * A lead store that cannot be read or written (a full disk, an I/O error, a lock held for
- * seconds): the delivery loop waits 1 s, then twice as long each time it fails again, up to a
- * minute, instead of trying again at once. The log says so once when it starts and once when it
- * clears; `failing` is what the metrics show meanwhile.
+ * A lead store that cannot be read or written (a full disk, an I/O error, a lock held for seconds):
+ * the delivery loop waits 1 s, then twice as long each time, up to a minute. The log says so once
+ * when it starts and once when it clears; the metrics show `failing` meanwhile.
  */
 import type { Logger } from "../log";
 import { causeOf } from "../db";

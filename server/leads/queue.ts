@@ -43,7 +43,7 @@ const whenAborted = (signal?: AbortSignal) =>
 type Verdict = { result: "delivered" } | { result: "retried" } | { result: "parked"; reason: string };
 
 /** What an attempt's outcome means: delivered; parked when refused for good or its retry window is over (schedule.ts); else tried again. */
-export function verdictOf(outcome: DeliveryOutcome, row: Pick<LeadRow, "firstAcceptedAt" | "retryMs">, now: number): Verdict {
+function verdictOf(outcome: DeliveryOutcome, row: Pick<LeadRow, "firstAcceptedAt" | "retryMs">, now: number): Verdict {
   if (outcome.ok) return { result: "delivered" };
   if (!outcome.retry) return { result: "parked", reason: outcome.reason };
   return expired(row.firstAcceptedAt, row.retryMs, now) ? { result: "parked", reason: "expired" } : { result: "retried" };
@@ -170,9 +170,7 @@ export function createLeadQueue(options: QueueOptions) {
         await prepareStore(db);
         await count();
       } catch (error) {
-        if (error instanceof StoreUnusable) throw error;
-        const { code, cause } = causeOf(error);
-        throw new StoreUnusable(db.where, cause ?? String(error), typeof code === "number" ? code : undefined);
+        throw error instanceof StoreUnusable ? error : new StoreUnusable(db.where, causeOf(error).cause ?? String(error));
       }
       await db.checkpoint();
       opened = true;
@@ -237,8 +235,8 @@ export function createLeadQueue(options: QueueOptions) {
       await Promise.race([Promise.all([looking, ...inFlight.values()]), whenAborted(cut)]);
       cutShort.abort();
       await Promise.all(inFlight.values());
-      // A second at most: a store that fails or hangs then, the claims run out by themselves.
-      await Promise.race([store.releaseClaims().catch(() => undefined), pause(1_000, undefined, { ref: false })]);
+      // Not tried on a store failing (an outcome just failed), and a second at most: the claims run out by themselves.
+      if (!faults.failing) await Promise.race([store.releaseClaims().catch(() => undefined), pause(1_000, undefined, { ref: false })]);
     },
   };
 }

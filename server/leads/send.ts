@@ -8,11 +8,9 @@ import { sourceWords } from "~/funnel/source";
 import type { DeliveryOutcome, StoredLead } from "./types";
 
 /**
- * The lead's text as the agency receives it: what was typed, `notes` (a transport's own, e.g. what
- * Zoho CRM's fields could not take), the visit's source in words ("Came from: newsletter, email,
- * spring"; none for a lead stored before leads carried one), and its reference last, so a rare
- * duplicate shows. Built at delivery, never stored: the dedupe key (schedule.ts, leadKey) is of
- * what was typed, so the same form is one lead whatever the source of the post that repeats it.
+ * The lead's text as the agency receives it: what was typed, a transport's `notes`, the visit's
+ * source in words, and its reference last, so a rare duplicate shows. Built at delivery, never
+ * stored: the dedupe key (leadKey) is of what was typed, so a repeated form is one lead whatever its source.
  */
 export function messageText(lead: StoredLead, notes: readonly string[] = []): string {
   return [lead.text, ...notes, ...(lead.source ? [sourceWords(lead.source)] : []), `Reference: ${lead.id}`].join("\n\n");
@@ -33,6 +31,9 @@ export function unanswered(answer: Exclude<Answer, { kind: "response" }>): Extra
   return { ok: false, retry: true, reason: answer.kind };
 }
 
+/** A status worth trying again: the service busy, slow or down; any other 4xx refuses the lead for good (a wrong key, a bad payload). */
+export const retryable = (status: number) => status === 408 || status === 425 || status === 429 || status >= 500;
+
 /** A JSON object's fields; none for anything else. */
 export const fieldsOf = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {});
 
@@ -50,13 +51,10 @@ const MAX_ANSWER_BYTES = 256 * 1024;
 
 /**
  * A POST with one deadline for the whole exchange, a stalled body included, cut short when `stop`
- * aborts (the server is stopping: docs/operations.md#stopping).
- *
- * node:http, not Node's fetch (measured in transport.test.ts): fetch refuses the ports the Fetch
- * standard bars (a webhook on 6000 or 10080 would never be delivered), calls a service that hangs
- * up unanswered UND_ERR_SOCKET instead of ECONNRESET (undici's `request` too, and it would be one
- * more dependency), and its AbortSignal.timeout drops an answer that came during a pause, so the
- * deadline below would stay hand-made all the same.
+ * aborts (the server is stopping). node:http, not fetch (transport.test.ts shows why): fetch
+ * refuses the ports the Fetch standard bars (a webhook on 6000 would never be delivered), names a
+ * hang-up UND_ERR_SOCKET instead of ECONNRESET (so does undici's `request`, a dependency more), and
+ * its timeout drops an answer that came during a pause.
  */
 export function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number, stop?: AbortSignal): Promise<Answer> {
   if (stop?.aborted) return Promise.resolve({ kind: "stopped" });
@@ -77,10 +75,9 @@ export function post(url: string, headers: Record<string, string>, body: string,
       req.destroy();
     };
     const stopped = () => giveUp({ kind: "stopped" });
-    // A process paused (SIGSTOP, a frozen container) or blocked past the deadline runs its due
-    // timers before it reads the sockets that became readable meanwhile: an answer that arrived
-    // while it could not run would be thrown away, and the lead sent again. So the deadline lets
-    // one round of I/O pass first (setImmediate runs after the event loop's poll phase).
+    // A process paused past the deadline (SIGSTOP) runs its timers before it reads its sockets: an
+    // answer that came meanwhile would be dropped and the lead sent again. So one round of I/O
+    // passes first (setImmediate runs after the event loop's poll phase).
     const timer = setTimeout(() => setImmediate(() => giveUp({ kind: "timeout" })), timeoutMs);
     const req = request(target, { method: "POST", headers: { ...headers, "Content-Length": Buffer.byteLength(body) } }, (res) => {
       const chunks: Buffer[] = [];

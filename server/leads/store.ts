@@ -15,10 +15,9 @@ import type { Lead, StoredLead } from "./types";
 type LeadStatus = "pending" | "held" | "parked" | "delivered";
 
 /**
- * A lead's row as read: `retryMs`, the waits scheduled so far (the retry window, which a clock
- * jump cannot grow); `parkedStatus`, the service's HTTP status that parked it (401: a wrong key);
- * `key`, what makes two posts the same form (schedule.ts, leadKey); `record`, the CRM's id for it
- * (Zoho CRM); `lead`, what the agency receives, null once erased (retention) or unreadable.
+ * A lead's row as read: `retryMs`, the waits scheduled so far (a clock jump cannot grow it);
+ * `parkedStatus`, the HTTP status that parked it (401: a wrong key); `record`, Zoho CRM's id for
+ * it; `lead`, what the agency receives, null once erased (retention) or unreadable.
  */
 export interface LeadRow {
   id: string;
@@ -30,16 +29,11 @@ export interface LeadRow {
   deliveredAt: number | null;
   parkedReason: string | null;
   parkedStatus: number | null;
-  key: string | null;
   record: string | null;
   lead: StoredLead | null;
 }
 
-/**
- * The schema, as a new database gets it; a SQLite file written by an earlier version is brought
- * to it by MIGRATIONS. The version stays 4 while only tables are added, so the release before
- * this one still opens the file (a rollback).
- */
+/** The schema; MIGRATIONS bring an older SQLite file to it. The version stays 4 while only tables are added, so a rollback still opens the file. */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS leads (
   id TEXT PRIMARY KEY, kind TEXT NOT NULL, payload TEXT, dedupe_key TEXT,
@@ -77,7 +71,6 @@ function toRow(r: Row): LeadRow {
     deliveredAt: num(r.delivered_at),
     parkedReason: (r.parked_reason as string | null) ?? null,
     parkedStatus: num(r.parked_status),
-    key: (r.dedupe_key as string | null) ?? null,
     record: (r.crm_record as string | null) ?? null,
   };
   try {
@@ -89,10 +82,7 @@ function toRow(r: Row): LeadRow {
   }
 }
 
-/**
- * The bound on one address (PER_ADDRESS.held) is reached: nothing was stored. The visitor is told
- * so, truthfully; the address's held leads go out at its pace and make room again.
- */
+/** The bound on one address's held leads (PER_ADDRESS.held) is reached: nothing was stored, and the visitor is told so. */
 export class AddressFull extends Error {
   constructor() {
     super("this address already has as many leads held as it may");
@@ -136,10 +126,9 @@ export async function prepareStore(db: Db) {
 const KEPT = [...COLUMNS.split(", "), "next_attempt_at", "parked_at", "admitted_at", "client_group"];
 
 /**
- * A data folder's SQLite store met with DATABASE_URL set (one container becoming several, or a
- * container of the Redis days): its leads move into PostgreSQL, each once (one there already is
- * left as it is), then the file is renamed so that nothing reads it again (decision 0046).
- * Resolves with how many moved; the caller logs it.
+ * A data folder's SQLite store met with DATABASE_URL set (one container becoming several, or one
+ * of the Redis days): its leads move into PostgreSQL, each once, then the file is renamed so that
+ * nothing reads it again (decision 0046). Resolves with how many moved.
  */
 export async function moveIntoPostgres(db: Db, file: string): Promise<number | undefined> {
   if (db.engine !== "postgres" || !existsSync(file)) return undefined;
@@ -264,18 +253,11 @@ export function leadStore(db: Db) {
 
     /** Parked (retry) or held (release) leads, all or those named, become pending now, with a fresh retry window; a release takes none of the ceiling's room (decision 0012). */
     requeue: (from: "parked" | "held", ids: string[], now: number) =>
-      db.transaction(async (tx) => {
-        const move = (id: string | null) =>
-          tx.run(
-            `UPDATE leads SET status = 'pending', attempts = 0, retry_ms = 0, next_attempt_at = ?,
-               parked_at = NULL, parked_reason = NULL, parked_status = NULL WHERE status = ? AND (? = 1 OR id = ?)`,
-            [now, from, id === null ? 1 : 0, id ?? ""],
-          );
-        if (ids.length === 0) return move(null);
-        let moved = 0;
-        for (const id of ids) moved += await move(id);
-        return moved;
-      }),
+      db.run(
+        `UPDATE leads SET status = 'pending', attempts = 0, retry_ms = 0, next_attempt_at = ?, parked_at = NULL, parked_reason = NULL, parked_status = NULL
+           WHERE status = ?${ids.length > 0 ? ` AND id IN (${ids.map(() => "?").join(", ")})` : ""}`,
+        [now, from, ...ids],
+      ),
 
     /**
      * Claims up to `limit` pending leads that are due, for `leaseMs` of the lease clock (db.ts): a
@@ -363,18 +345,14 @@ export function leadStore(db: Db) {
       }),
 
     /**
-     * A person's request (server/personal-data.ts): these leads go outright, whatever their status.
-     * `sending`: those a delivery had claimed, whose send may still reach the service.
+     * A person's request (server/personal-data.ts): the lead goes outright, whatever its status.
+     * True when a delivery had claimed it: its send may still reach the service.
      */
-    erase: (ids: string[]) =>
+    erase: (id: string) =>
       db.transaction(async (tx) => {
-        let erased = 0;
-        const sending: string[] = [];
-        for (const id of ids) {
-          if (await tx.get("SELECT 1 FROM leads WHERE id = ? AND status = 'pending' AND claimed_by IS NOT NULL", [id])) sending.push(id);
-          erased += await tx.run("DELETE FROM leads WHERE id = ?", [id]);
-        }
-        return { erased, sending };
+        const sending = await tx.get("SELECT 1 FROM leads WHERE id = ? AND status = 'pending' AND claimed_by IS NOT NULL", [id]);
+        await tx.run("DELETE FROM leads WHERE id = ?", [id]);
+        return sending !== undefined;
       }),
 
     /** A write that changes nothing, to learn whether the store takes writes again (after a fault). */

@@ -25,7 +25,15 @@ let config: TransportConfig;
 
 beforeAll(async () => {
   service = await startFakeFormService({ delayMs: 50 });
-  config = { provider: "web3forms", endpoint: service.submitUrl, accessKey: "k-123", inbox: "hello@agency.example", outboxFile: "unused", timeoutMs: 5_000 };
+  config = {
+    provider: "web3forms",
+    endpoint: service.submitUrl,
+    accessKey: "k-123",
+    inbox: "hello@agency.example",
+    outboxFile: "unused",
+    timeoutMs: 5_000,
+    zoho: undefined,
+  };
 });
 /** A deadline short enough to wait for in a test; only for answers that never come in time. */
 const SHORT = 400;

@@ -1,27 +1,17 @@
 /**
- * One delivery attempt to the form service (or, with no key, to the outbox file). Success is
- * strict where the service has a success answer: Web3Forms or Formspree answering 200 with an HTML
- * page or `{"success":"false"}` has not taken the lead. A generic webhook has none, so any 2xx is
- * its success (docs/operations.md says so). A refusal for good (4xx but 408/425/429: a wrong key, a
- * rejected payload) is not retried.
+ * One delivery attempt to the form service (or, with no key, to the outbox file). Success is strict
+ * where the service has a success answer (Web3Forms or Formspree answering 200 with an HTML page
+ * has not taken the lead); a generic webhook has none, so any 2xx is its success.
  */
 import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { sourceParts } from "~/funnel/source";
-import { answerFields, causeOf, messageText, post, unanswered } from "./send";
+import type { Config } from "../config";
+import { answerFields, causeOf, messageText, post, retryable, unanswered } from "./send";
 import type { DeliveryOutcome, StoredLead, Transport } from "./types";
-import { createZohoTransport, type ZohoSettings } from "./zoho-crm";
+import { createZohoTransport } from "./zoho-crm";
 
-export interface TransportConfig {
-  provider: "web3forms" | "formspree" | "webhook" | "zoho-crm";
-  endpoint: string;
-  accessKey: string | undefined;
-  inbox: string;
-  outboxFile: string;
-  timeoutMs: number;
-  /** With FORM_PROVIDER=zoho-crm: the lead goes to Zoho CRM's upsert (server/leads/zoho-crm.ts). */
-  zoho?: ZohoSettings;
-}
+export type TransportConfig = Config["delivery"];
 
 /** Each service's payload, extra headers (the webhook's) and success rule (besides a 2xx status). */
 const PROVIDERS = {
@@ -57,8 +47,6 @@ const PROVIDERS = {
   },
 };
 
-const PERMANENT = (status: number) => status >= 400 && status < 500 && ![408, 425, 429].includes(status);
-
 export function createTransport(config: TransportConfig): Transport {
   if (config.provider === "zoho-crm" && config.zoho) return createZohoTransport(config.zoho, config.timeoutMs);
   if (!config.accessKey || config.provider === "zoho-crm") return outbox(config);
@@ -70,16 +58,15 @@ export function createTransport(config: TransportConfig): Transport {
       const answer = await post(config.endpoint, headers, JSON.stringify(provider.payload(lead, config)), config.timeoutMs, stop);
       if (answer.kind !== "response") return unanswered(answer);
       const { status, body } = answer;
-      if (status < 200 || status > 299) return { ok: false, retry: !PERMANENT(status), reason: "http", status };
+      if (status < 200 || status > 299) return { ok: false, retry: status < 400 || retryable(status), reason: "http", status };
       return provider.accepted(answerFields(body)) ? { ok: true, status } : { ok: false, retry: true, reason: "rejected", status };
     },
   };
 }
 
 /**
- * Appends one line durably: fsync'd before it counts, and a write that fails half way (a full
- * disk) is cut off again, so the next line never lands on a torn one. The file is 0600, in a
- * 0700 folder: it holds what visitors typed.
+ * Appends one line durably: fsync'd before it counts, and a write that fails half way (a full disk)
+ * cut off again, so the next line never lands on a torn one. 0600 in a 0700 folder: visitors' words.
  */
 export async function appendLine(file: string, line: string): Promise<void> {
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });

@@ -1,18 +1,14 @@
 /**
- * Delivery to Zoho CRM (FORM_PROVIDER=zoho-crm): each lead becomes a CRM Lead through Zoho's
- * upsert API, unique on the field that holds the lead's reference, so a lead sent again (its
- * answer lost, the process killed mid-send) updates the record Zoho already made instead of
- * adding a second one: exactly once, end to end (decision 0035).
- *
- * OAuth as Zoho documents it for a self client: an access token from
- * `{accounts}/oauth/v2/token` (grant_type=refresh_token), kept in memory until shortly before it
- * expires, fetched once however many deliveries wait for it, and again once when Zoho answers
- * 401 INVALID_TOKEN. The API's host is the `api_domain` that answer names. No token, secret or
- * lead text ever goes into an outcome: the queues log outcomes. One attempt, however many
- * requests it makes, takes at most FORM_TIMEOUT_MS: its claim on the lead lasts that and 5 s.
+ * Delivery to Zoho CRM (FORM_PROVIDER=zoho-crm, decision 0035): each lead becomes a CRM Lead
+ * through Zoho's upsert, unique on the field that holds the lead's reference, so a lead sent again
+ * (its answer lost, the process killed mid-send) updates the record instead of adding a second.
+ * OAuth as Zoho documents it for a self client: an access token from the refresh token, kept in
+ * memory until shortly before it expires and fetched once however many deliveries wait for it.
+ * No token, secret or lead text goes into an outcome (outcomes are logged), and one attempt,
+ * however many requests it makes, takes at most FORM_TIMEOUT_MS (its claim on the lead lasts that).
  */
 import { type Source, sourceKey, sourceParts } from "~/funnel/source";
-import { answerFields, fieldsOf, messageText, post, unanswered, type Answer } from "./send";
+import { answerFields, fieldsOf, messageText, post, retryable, unanswered, type Answer } from "./send";
 import type { DeliveryOutcome, StoredLead, Transport } from "./types";
 
 /**
@@ -20,19 +16,9 @@ import type { DeliveryOutcome, StoredLead, Transport } from "./types";
  * says, and the visit's source (app/funnel/source.ts, sourceParts): `source` in words, its
  * `source_kind`, a campaign's three utm values, a referring class or listed host.
  */
-export const MAPPABLE = [
-  "service",
-  "timeframe",
-  "complexity",
-  "estimate",
-  "message",
-  "source",
-  "source_kind",
-  "utm_source",
-  "utm_medium",
-  "utm_campaign",
-  "referrer",
-] as const;
+const FORM_PARTS = ["service", "timeframe", "complexity", "estimate", "message"] as const;
+const SOURCE_PARTS = ["source", "source_kind", "utm_source", "utm_medium", "utm_campaign", "referrer"] as const;
+export const MAPPABLE = [...FORM_PARTS, ...SOURCE_PARTS] as const;
 type Mappable = (typeof MAPPABLE)[number];
 
 /**
@@ -44,19 +30,6 @@ export const ZOHO_LIMITS = { Last_Name: 80, Company: 100, Email: 100, Phone: 30,
 /** How many characters a mapped part's field holds unless the map says (`{"field", "max"}`): a Single Line's 255, `message` a Multi Line (Small)'s 2,000. */
 export const defaultMax = (part: Mappable) => (part === "message" ? 2_000 : ZOHO_LIMITS.singleLine);
 
-/** The kinds of source (app/funnel/source.ts) ZOHO_LEAD_SOURCE_MAP may name, besides a source's own key. */
-export const SOURCE_KINDS = [
-  "campaign",
-  "search",
-  "social",
-  "assistant",
-  "site",
-  "link",
-  "direct",
-  "unknown",
-  "other",
-] as const satisfies readonly Source["kind"][];
-
 export interface ZohoSettings {
   clientId: string;
   clientSecret: string;
@@ -67,11 +40,7 @@ export interface ZohoSettings {
   referenceField: string;
   /** `Lead_Source` (a picklist): a value the operator set, one of its options. */
   leadSource: string;
-  /**
-   * `Lead_Source` by the visit's source, when the operator names their own picklist value for it:
-   * a source's key ("search:google", "newsletter/email/spring", a campaign's "newsletter") or a
-   * kind ("campaign", "link", …). A source it does not name gets `leadSource`.
-   */
+  /** `Lead_Source` by the visit's source (ZOHO_LEAD_SOURCE_MAP, config.ts); a source it does not name gets `leadSource`. */
   leadSourceMap?: Readonly<Record<string, string>>;
   /** Lead part → the API name of the Leads field it goes into, and how many characters that holds. */
   fieldMap: Partial<Record<Mappable, { field: string; max: number }>>;
@@ -90,7 +59,6 @@ const CREDENTIALS_REFUSED = ["invalid_code", "invalid_client", "unauthorized_cli
 /** Refusals of the lead as sent: sending it again cannot help. */
 const LEAD_REFUSED = ["INVALID_DATA", "MANDATORY_NOT_FOUND", "DUPLICATE_DATA", "PATTERN_NOT_MATCHED", "LIMIT_EXCEEDED"];
 
-const retryable = (status: number) => status === 408 || status === 425 || status === 429 || status >= 500;
 /** Zoho's code for an answer, when it has the shape of one (never anything longer). */
 const codeOf = (value: unknown) => (typeof value === "string" && /^[A-Za-z_]{1,40}$/.test(value) ? value : undefined);
 

@@ -2,14 +2,14 @@
  * The calculator's funnel as the agency reads it (decision 0036): visitors with and without
  * JavaScript counted once per step, a bot not at all, nothing kept that names anyone, and the
  * operator's views (the command, the metrics port's page), and what each source brought. Each
- * test starts its own server from build/ (opsPort 150-156).
+ * test starts its own server from build/ (opsPort 150-156), and one its own PostgreSQL.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test, type Browser } from "@playwright/test";
-import { startRedis } from "../support/redis";
+import { startPostgres } from "../support/postgres";
 import { dataDir, leadsCommand, postContact, serve } from "../support/server";
-import { opsPort } from "../support/sites";
+import { e2eDir, opsPort } from "../support/sites";
 import type { SourceWorth } from "../../server/funnel-report";
 import { messages } from "../../app/content/messages";
 import { calculator, dispatchApp, progress } from "../support/wizard";
@@ -24,6 +24,12 @@ const lastWeek = async (metricsPort: number) =>
   /aria-label="Last 7 days[^"]*?(Step 2 \d+, Step 3 \d+, Step 4 \d+, Step 5 \d+, Sent \d+)"/.exec(
     await (await fetch(`http://127.0.0.1:${metricsPort}/funnel`)).text(),
   )?.[1];
+
+/** What a test started, ended after it whatever its end (a timeout abandons the test's body and its finally). */
+const started: (() => unknown)[] = [];
+test.afterEach(async () => {
+  for (const stop of started.splice(0).reverse()) await stop();
+});
 
 /** A visitor without JavaScript: every step a post, then the send. */
 async function sendWithoutJs(browser: Browser, url: string, userAgent?: string) {
@@ -98,27 +104,30 @@ test("a visitor with JavaScript who chooses a service and a timeframe, reloads a
   }
 });
 
-test("two containers on one Redis give one total", async ({ request }) => {
-  const redis = await startRedis();
+test("two sites on one PostgreSQL add to one total, which npm run leads -- funnel reads there with DATABASE_URL; neither data folder keeps counts", async ({
+  request,
+}) => {
+  const postgres = await startPostgres({ parent: e2eDir });
+  started.push(() => postgres.stop());
+  const DATABASE_URL = await postgres.database("site");
   const [dirA, dirB] = [dataDir(), dataDir()];
-  const a = serve(opsPort(152), { DATA_DIR: dirA, REDIS_URL: redis.url });
-  const b = serve(opsPort(153), { DATA_DIR: dirB, REDIS_URL: redis.url });
-  try {
-    await Promise.all([a.listening, b.listening]);
-    const beacon = (url: string, event: string) =>
-      request.post(`${url}/steps`, { form: { event, "visit.landing": "" }, headers: { "Sec-Fetch-Site": "same-origin" } });
-    for (const [url, event] of [
-      [a.url, "2"],
-      [b.url, "2"],
-      [b.url, "3"],
-    ] as const)
-      expect((await beacon(url, event)).status()).toBe(204);
-    for (const dir of [dirA, dirB]) expect((await today(leadsCommand(dir, { REDIS_URL: redis.url }))).reached).toEqual({ 2: 2, 3: 1, 4: 0, 5: 0 });
-  } finally {
-    a.kill();
-    b.kill();
-    await redis.stop();
-  }
+  const a = serve(opsPort(152), { DATA_DIR: dirA, DATABASE_URL });
+  const b = serve(opsPort(153), { DATA_DIR: dirB, DATABASE_URL });
+  started.push(a.kill, b.kill);
+  await Promise.all([a.listening, b.listening]);
+  const beacon = (url: string, event: string) =>
+    request.post(`${url}/steps`, { form: { event, "visit.landing": "" }, headers: { "Sec-Fetch-Site": "same-origin" } });
+  for (const [url, event] of [
+    [a.url, "2"],
+    [b.url, "2"],
+    [b.url, "3"],
+  ] as const)
+    expect((await beacon(url, event)).status()).toBe(204);
+  // The server counts a step without waiting for it: the last count may land a moment after the answer.
+  for (const dir of [dirA, dirB])
+    await expect.poll(async () => (await today(leadsCommand(dir, { DATABASE_URL }))).reached, { timeout: 30_000 }).toEqual({ 2: 2, 3: 1, 4: 0, 5: 0 });
+  // Without DATABASE_URL the command reads a data folder's own file: the sites kept no counts there.
+  expect(existsSync(join(dirA, "funnel.db")) || existsSync(join(dirB, "funnel.db")), "no funnel.db in either data folder").toBe(false);
 });
 
 test("a visitor's beacons never cost their send: thirty-five steps counted, then the contact form still goes through", async ({ request }) => {
@@ -133,12 +142,6 @@ test("a visitor's beacons never cost their send: thirty-five steps counted, then
   } finally {
     server.kill();
   }
-});
-
-/** What a test started, ended after it whatever its end (a timeout abandons the test's body and its finally). */
-const started: (() => void)[] = [];
-test.afterEach(() => {
-  for (const stop of started.splice(0)) stop();
 });
 
 /** One visit for the per-source test: where it lands (and from where), with JavaScript or not, and how far it goes. */

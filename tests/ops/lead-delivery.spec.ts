@@ -1,18 +1,17 @@
 /**
  * Delivery when the parts under it misbehave, with real processes: a form service that fails,
  * hangs or lies, then a kill -9 and a restart; SIGTERM while a delivery is in flight; two servers
- * on one data folder; a Redis without persistence that is killed and comes back empty; a data
- * folder that is a full tmpfs. Each test starts its own servers from build/ (opsPort 12, 15,
- * 87, 91-92, 94-95 and 97; metrics on 98) and its own fake form service (opsPort 50, 52, 86, 90,
- * 93 and 96) and Redis.
+ * on one data folder; PostgreSQL killed -9 while deliveries are in flight; a data folder that is
+ * a full tmpfs. Each test starts its own servers from build/ (opsPort 12, 15, 87, 91-92 and 97;
+ * metrics on 98), its own fake form service (opsPort 50, 52, 86, 90 and 96) and PostgreSQL.
  */
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
 import { CONTACT_SENT } from "../../app/contact/action.server";
 import { type FakeMode, startFakeFormService } from "../support/fake-form-service";
-import { startRedis } from "../support/redis";
+import { startPostgres } from "../support/postgres";
 import { accepts, dataDir, deliveredOnce, events, keyed, leadsCommand, postContact, serve, sleep } from "../support/server";
-import { opsPort } from "../support/sites";
+import { e2eDir, opsPort } from "../support/sites";
 import { fill, mountTmpfs, unmountTmpfs } from "../support/tmpfs.mjs";
 
 /** `npm run leads -- status` on a data folder, as an operator runs it, parsed. */
@@ -143,78 +142,58 @@ test("two servers on one data folder, one's clock 30 s behind, the form service 
   }
 });
 
-test("with REDIS_URL on a Redis without persistence that is killed and comes back empty, every thanked lead is delivered exactly once", async () => {
-  // Over 30 s: the leads fail, Redis restarts and is found empty, and the re-queued leads wait for
-  // their retries on the real schedule (from 1-2 s, doubling).
-  test.setTimeout(60_000);
-  const redis = await startRedis();
-  const fake = await startFakeFormService({ port: opsPort(93) });
-  fake.setMode("fail500");
-  const dirs = [dataDir(), dataDir()];
-  // A lead Redis lost is queued again once a send in flight could have ended (FORM_TIMEOUT_MS + 5 s).
-  const env = { REDIS_URL: redis.url, FORM_TIMEOUT_MS: "2000" };
-  const servers = [serve(opsPort(94), keyed(fake, dirs[0]!, env)), serve(opsPort(95), keyed(fake, dirs[1]!, env))];
-  try {
-    await Promise.all(servers.map((s) => s.listening));
-    // Said once the connection is ready and Redis has answered two questions about its settings.
-    for (const server of servers)
-      await expect
-        .poll(() => events(server.stdout()).filter((e) => e.event === "redis_persistence_off"))
-        .toEqual([expect.objectContaining({ level: "warn", appendonly: "no", save: "" })]);
-    const tokens = Array.from({ length: 10 }, (_, i) => `emptied-${i}-`);
-    for (const [i, token] of tokens.entries())
-      expect((await postContact(servers[i % 2]!.url, `Kept beside Redis (${token}).`, { localAddress: `127.0.7.${i + 1}` })).status).toBe(303);
-    await expect.poll(() => tokens.every((t) => fake.received(t).length > 0)).toBe(true);
-
-    await redis.stop();
-    await redis.restart(); // empty: no AOF, no RDB
-    await expect.poll(async () => (await status(dirs[0]!, { REDIS_URL: redis.url })).pending, { timeout: 15_000 }).toBe(tokens.length);
-    fake.setMode("ok");
-    await deliveredOnce(fake, tokens);
-    // Each server has heard that the other's deliveries of its leads are confirmed.
-    for (const dir of dirs) await expect.poll(async () => (await status(dir, { REDIS_URL: redis.url })).pending).toBe(0);
-  } finally {
-    for (const server of servers) server.kill();
-    await fake.close();
-    await redis.stop();
-  }
+// What the test below started, ended after it however it ends (at its timeout Playwright abandons
+// the body, not its hooks): the server first, then the fake, then PostgreSQL.
+const started: (() => unknown)[] = [];
+test.afterEach(async () => {
+  for (const undo of started.splice(0).reverse()) await undo();
 });
 
-test("with REDIS_URL, a Redis that comes back empty while deliveries are in flight: each lead is sent once, not queued again under its own attempt", async () => {
-  // Over 30 s: the deliveries must outlast Redis's restart.
-  test.setTimeout(45_000);
-  const redis = await startRedis();
+test("PostgreSQL killed -9 while deliveries are in flight and others wait for a retry: the answers that arrive while it is down are written once it is back, never sent again, and every thanked lead arrives exactly once", async () => {
+  // Over 30 s: a confirmation kept in memory is written once its claim runs out (FORM_TIMEOUT_MS +
+  // 5 s, 15 s here, on the database's clock); the waiting leads retry on the real schedule.
+  test.setTimeout(90_000);
+  const postgres = await startPostgres({ parent: e2eDir });
+  started.push(() => postgres.stop());
+  const db = await postgres.database("site");
   const fake = await startFakeFormService({ port: opsPort(86) });
-  fake.setMode("slow", 3_000);
+  started.push(() => fake.close());
+  const waiting = ["crashed-waiting-1-", "crashed-waiting-2-", "crashed-waiting-3-"];
+  // Fewer than the delivery's slots, so nothing but the store's state keeps them from going again.
+  const inFlight = ["crashed-inflight-1-", "crashed-inflight-2-"];
+  for (const token of waiting) fake.setMode("fail500", undefined, token);
+  for (const token of inFlight) fake.setMode("slow", 3_000, token);
+  // FORM_TIMEOUT_MS as by default (10 s), well past the service's 3 s.
   const dir = dataDir();
-  // FORM_TIMEOUT_MS as by default (10 s), well past the service's 3 s: a deadline 1 s past it (4 s)
-  // would pass on a server its own work holds up for a second, and the lead would go out again.
-  const server = serve(opsPort(87), keyed(fake, dir, { REDIS_URL: redis.url }));
-  try {
-    await server.listening;
-    await expect.poll(() => server.stdout()).toContain("lead_queue_redis_ready");
-    // Fewer leads than the worker's slots, so a lead queued again could be taken at once.
-    const tokens = ["inflight-1-", "inflight-2-"];
-    for (const [i, token] of tokens.entries())
-      expect((await postContact(server.url, `Sent while Redis restarts (${token}).`, { localAddress: `127.0.12.${i + 1}` })).status).toBe(303);
-    await expect.poll(() => tokens.every((t) => fake.received(t).length > 0)).toBe(true);
-    await redis.stop();
-    await redis.restart(); // empty, with both sends still waiting for the service's answer
-    await expect.poll(() => tokens.map((t) => fake.accepted(t).length), { timeout: 10_000 }).toEqual([1, 1]);
-    // Only a lead the record still has as handed is ever queued again (after one lease, 15 s here):
-    // once the record says delivered (nothing pending in it, read without Redis), none can be, and
-    // a copy queued before that was sent at once, before the first answer came.
-    await expect.poll(async () => (await status(dir)).pending, { message: "the leads still handed in the record" }).toBe(0);
-    expect(events(server.stdout()).filter((e) => e.event === "lead_requeued")).toEqual([]);
-    expect(
-      tokens.map((t) => fake.received(t).length),
-      "sends per lead",
-    ).toEqual([1, 1]);
-  } finally {
+  const server = serve(opsPort(87), keyed(fake, dir, { DATABASE_URL: db }));
+  const info = test.info();
+  started.push(() => {
     server.kill();
-    await fake.close();
-    await redis.stop();
-  }
+    writeFileSync(info.outputPath("server.log"), server.stdout() + server.stderr());
+  });
+  await server.listening;
+  for (const [i, token] of [...waiting, ...inFlight].entries())
+    expect((await postContact(server.url, `Sent as PostgreSQL dies (${token}).`, { localAddress: `127.0.12.${i + 1}` })).status, token).toBe(303);
+  await expect.poll(() => [...waiting, ...inFlight].every((t) => fake.received(t).length > 0), { message: "every lead tried" }).toBe(true);
+
+  await postgres.kill();
+  // The service takes the two while nothing can be written: the server keeps their confirmations.
+  await expect.poll(() => inFlight.map((t) => fake.accepted(t).length)).toEqual([1, 1]);
+  await expect
+    .poll(() => events(server.stdout()).some((e) => /^lead_store_(read|write)_failed$/.test(String(e.event))), { message: "the store failing, said" })
+    .toBe(true);
+  await postgres.restart();
+  for (const token of waiting) fake.setMode("ok", undefined, token);
+  await deliveredOnce(fake, [...waiting, ...inFlight], { within: 60_000 });
+  // Once the store has every lead delivered, none can be sent again.
+  await expect.poll(async () => (await status(dir, { DATABASE_URL: db })).pending, { message: "leads not yet written as delivered", timeout: 30_000 }).toBe(0);
+  expect(
+    inFlight.map((t) => fake.received(t).length),
+    "sends of each lead in flight",
+  ).toEqual([1, 1]);
+  expect(events(server.stdout()).filter((e) => e.event === "lead_delivered")).toHaveLength(waiting.length + inFlight.length);
+  // A connection lost while a transaction held it once ended the server (an uncaught 'error' event).
+  expect([server.child.exitCode, server.child.signalCode], "the server's exit").toEqual([null, null]);
 });
 
 test("a full disk under pending leads makes the delivery loop wait, not spin: one line when it starts, one when it clears, and a metric meanwhile", async () => {

@@ -2,24 +2,24 @@
  * The stop's promise (docs/operations.md#stopping): on SIGTERM the server is gone within 15 s with
  * exit code 0, whichever process gets the signal (`npm start`'s, its process group, or the server's
  * own), with its output on a pipe or socket that nobody reads or whose reader has gone, with a
- * delivery or a Zoho token refresh hanging, with Redis down or paused (issue 38). Real processes:
- * `npm start` (the README's command) or `node build/server/index.js`, each in a process group of
- * its own, so "gone" means no process of the group is left. Each test allows the 15 s and 10 s
- * more, for a machine four times slower. Servers on opsPort 170-179 and 191 (drafts.spec has 180-183); the fakes and Redis on free
- * ports. Whatever a test starts is ended after it, passed, failed or timed out.
+ * delivery or a Zoho token refresh hanging, with its PostgreSQL down or paused (decision 0040).
+ * Real processes: `npm start` (the README's command) or `node build/server/index.js`, each in a
+ * process group of its own, so "gone" means no process of the group is left. Each test allows the
+ * 15 s and 10 s more, for a machine four times slower. Servers on opsPort 170-179 and 191-193
+ * (drafts.spec has 180-183); the fakes and PostgreSQL on free ports. Whatever a test starts is
+ * ended after it, passed, failed or timed out.
  */
-import { Redis } from "ioredis";
 import { expect, test } from "@playwright/test";
 import { type ChildProcess, execFileSync, spawn, type StdioOptions } from "node:child_process";
 import { closeSync, constants, mkdtempSync, openSync } from "node:fs";
-import { createServer } from "node:http";
+import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { owned, runEnv } from "../../scripts/test-run.mjs";
 import { startFakeFormService } from "../support/fake-form-service";
-import { startRedis } from "../support/redis";
-import { accepts, dataDir, events, keyed, postContact, REPO, sleep } from "../support/server";
-import { opsPort } from "../support/sites";
+import { startPostgres } from "../support/postgres";
+import { accepts, dataDir, deliveredOnce, events, keyed, postContact, REPO, sleep } from "../support/server";
+import { e2eDir, opsPort } from "../support/sites";
 
 /** The documented stop and the margin a slower machine gets. */
 const PROMISE_MS = 15_000;
@@ -237,23 +237,19 @@ test("a Zoho token refresh hanging (FORM_TIMEOUT_MS 30 s): SIGTERM cuts it short
   expect(lines.at(-1)?.event).toBe("stopped");
 });
 
-for (const fault of ["down", "paused"] as const) {
-  test(`Redis ${fault} (REDIS_URL): SIGTERM ends the server within 15 s, exit 0, no shutdown_error`, async () => {
-    test.setTimeout(60_000);
-    const redis = await startRedis();
-    teardown.push(() => redis.stop());
-    const server = (await start(fault === "down" ? 179 : 191, { via: "node", env: { REDIS_URL: redis.url } })).reading();
-    // Every connection up first: the queue's two, the drafts' and rate limits' one, the funnel's.
-    for (const ready of ["lead_queue_redis_ready", "draft_store_ready", "rate_limit_store_ready", "funnel_store_ready"])
-      await expect.poll(() => server.log().includes(`"event":"${ready}"`), { message: ready }).toBe(true);
-    expect((await postContact(server.url, `Sent with Redis up (stop-redis-${fault}).`)).status).toBe(303);
-    if (fault === "down") await redis.stop();
+for (const fault of ["killed", "paused"] as const) {
+  test(`PostgreSQL ${fault} (DATABASE_URL): SIGTERM ends the server within 15 s, exit 0, no shutdown_error`, async () => {
+    test.setTimeout(90_000);
+    const postgres = await startPostgres({ parent: e2eDir });
+    teardown.push(() => postgres.stop());
+    const server = (await start(fault === "killed" ? 179 : 191, { via: "node", env: { DATABASE_URL: await postgres.database("site") } })).reading();
+    // The pool's connections open and used: the lead stored, the post counted against its client's limit.
+    expect((await postContact(server.url, `Sent with PostgreSQL up (stop-postgres-${fault}).`)).status).toBe(303);
+    if (fault === "killed")
+      await postgres.kill(); // kill -9 of the cluster: connections cut, new ones refused
     else {
-      const client = new Redis(redis.url);
-      const pid = Number(/^process_id:(\d+)/m.exec(await client.info("server"))?.[1]);
-      client.disconnect();
-      process.kill(pid, "SIGSTOP"); // redis.stop() (SIGKILL) ends it, paused or not
-      // Past the queue's next look (every 2 s): commands now wait on Redis, as they do in service.
+      postgres.pause(); // SIGSTOP: connections accepted, nothing answered; postgres.stop() wakes it to end it
+      // Past the queue's next look (every 2 s): calls now wait on PostgreSQL, as they do in service.
       await sleep(3_000);
     }
     const exit = await stopped(server);
@@ -263,3 +259,62 @@ for (const fault of ["down", "paused"] as const) {
     expect(said.at(-1)).toBe("stopped");
   });
 }
+
+/**
+ * A contact post whose body arrives in two parts: the server reads its headers now and handles it
+ * once `finish()` sends the rest, so it is a visitor's request still in flight during a stop.
+ */
+function postInTwoParts(url: string, localAddress: string, message: string) {
+  const body = new URLSearchParams({ formName: "contact", name: "Ada Lovelace", email: "ada@example.com", service: "seo", message }).toString();
+  const headers = { Origin: url, "Content-Type": "application/x-www-form-urlencoded", "Content-Length": Buffer.byteLength(body) };
+  const req = request(`${url}/?index`, { method: "POST", localAddress, headers });
+  const status = new Promise<number>((resolve, reject) => {
+    req.on("response", (res) => (res.resume(), resolve(res.statusCode ?? 0)));
+    req.on("error", reject);
+  });
+  req.write(body.slice(0, 20));
+  teardown.push(() => req.destroy());
+  const connected = new Promise((resolve) => req.once("socket", (socket) => socket.once("connect", resolve)));
+  return { connected, finish: () => req.end(body.slice(20)), status };
+}
+
+/**
+ * The stop's worst case on PostgreSQL: a delivery cut at the drain's end whose outcome's write
+ * waits out PostgreSQL's 3 s, while the pool still holds connections (visitors' posts during the
+ * drain) that calls the stop gives up on take and keep for their own 3 s (db.ts's close).
+ */
+test("PostgreSQL paused late in the stop, a delivery hanging and visitors' posts arriving during the drain: SIGTERM ends the server within 15 s, exit 0, and every lead goes out after the restart", async () => {
+  test.setTimeout(120_000);
+  const postgres = await startPostgres({ parent: e2eDir });
+  teardown.push(() => postgres.stop());
+  const fake = await startFakeFormService();
+  teardown.push(() => fake.close());
+  fake.setMode("hang");
+  const env = keyed(fake, dataDir(), { FORM_TIMEOUT_MS: "30000", DATABASE_URL: await postgres.database("site") });
+  const server = (await start(192, { via: "node", env })).reading();
+  expect((await postContact(server.url, "Sent while the service hangs (stop-pg-hang).")).status).toBe(303);
+  await expect.poll(() => fake.received("stop-pg-hang").length).toBe(1);
+  const late = ["stop-pg-late-1", "stop-pg-late-2", "stop-pg-late-3"].map((token, i) =>
+    postInTwoParts(server.url, `127.0.0.${61 + i}`, `In flight at the stop (${token}).`),
+  );
+  await Promise.all(late.map((post) => post.connected));
+  await sleep(500); // for the server to read their headers: a request begun is one the stop waits for
+  const exit = stopped(server);
+  exit.catch(() => undefined); // awaited below; meanwhile a failure is not an unhandled rejection
+  // Well within the drain (8 s): the visitors' posts are stored, with connections the server's
+  // pool keeps; then PostgreSQL stops answering before the hanging delivery is cut.
+  await sleep(4_000);
+  for (const post of late) post.finish();
+  expect(await Promise.all(late.map((post) => post.status)), "thanked: stored before the pause").toEqual([303, 303, 303]);
+  postgres.pause();
+  expect(await exit).toEqual({ code: 0, signal: null });
+  const said = events(server.log()).map((e) => e.event);
+  expect(said).not.toContain("shutdown_error");
+  expect(said.at(-1)).toBe("stopped");
+  // Nothing lost: PostgreSQL back, the next server sends each lead once (the hanging one after its claim's lease).
+  postgres.resume();
+  fake.setMode("ok");
+  const next = await start(193, { via: "node", env });
+  await deliveredOnce(fake, ["stop-pg-hang", ...late.map((_, i) => `stop-pg-late-${i + 1}`)], { within: 60_000 });
+  await stopped(next);
+});

@@ -111,6 +111,9 @@ export interface Answer {
  * (same-origin, urlencoded), redirects not followed. `message` should carry a token to find the
  * submission at the fake form service; `localAddress` (127.0.0.2, 127.0.0.3, …) makes the post
  * come from a client of its own; `forwardedFor` is the client a proxy in front would report.
+ * `js`: as Remix's fetch posts it with JavaScript (`_data`): thanked with a 204 naming the thanks
+ * in X-Remix-Redirect, where a browser without gets a 303; not taken, the action's JSON (the
+ * problem, everything typed), from which the page shows the failure text.
  */
 export function postContact(
   url: string,
@@ -120,12 +123,13 @@ export function postContact(
     name = "Ada Lovelace",
     email = "ada@example.com",
     forwardedFor,
-  }: { localAddress?: string; name?: string; email?: string; forwardedFor?: string } = {},
+    js = false,
+  }: { localAddress?: string; name?: string; email?: string; forwardedFor?: string; js?: boolean } = {},
 ): Promise<Answer> {
   const body = new URLSearchParams({ formName: "contact", name, email, service: "seo", message }).toString();
   return new Promise((resolve, reject) => {
     const req = request(
-      `${url}/?index`,
+      `${url}/?index${js ? "&_data=routes%2F_index" : ""}`,
       {
         method: "POST",
         localAddress,
