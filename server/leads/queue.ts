@@ -62,11 +62,13 @@ export function createLeadQueue(options: QueueOptions) {
   /** Aborted when close() has waited for the attempts in flight long enough: they end at once. */
   const cutShort = new AbortController();
   /**
-   * Leads the service confirmed whose outcome could not be written (the store failing): when the
-   * claim runs out, this process writes it again instead of sending them again. A process killed
-   * meanwhile sends them again, with the same reference (decision 0046).
+   * Leads the service confirmed whose outcome could not be written (the store failing): written at
+   * the first look that finds the store working again, never sent again by this process; before
+   * their claims run out, so that no other process takes and sends them. A process killed
+   * meanwhile, or a store failing past the claim, and they go again, with the same reference
+   * (decision 0046).
    */
-  const confirmed = new Map<string, string | undefined>();
+  const confirmed = new Map<string, { row: LeadRow; record?: string }>();
 
   /** Sleeps until the next lead is due (or its claim runs out), or the next look: whichever is first. */
   async function sleep() {
@@ -115,7 +117,7 @@ export function createLeadQueue(options: QueueOptions) {
       faults.cleared();
       // Stopping since: close lets these claims go, another start sends them.
       if (stopped) return;
-      for (const row of due) {
+      for (const row of [...[...confirmed.values()].map((c) => c.row), ...due]) {
         if (inFlight.has(row.id)) continue;
         const done = deliver(row).finally(() => {
           inFlight.delete(row.id);
@@ -137,13 +139,14 @@ export function createLeadQueue(options: QueueOptions) {
     }
     const started = clock.now();
     // Confirmed before, its outcome not written (the store failing): written now, never sent again.
-    const outcome: DeliveryOutcome = confirmed.has(row.id) ? { ok: true, record: confirmed.get(row.id) } : await transport.deliver(row.lead, cutShort.signal);
+    const known = confirmed.get(row.id);
+    const outcome: DeliveryOutcome = known ? { ok: true, record: known.record } : await transport.deliver(row.lead, cutShort.signal);
     const durationMs = clock.now() - started;
     const verdict = verdictOf(outcome, row, clock.now());
     const delay = verdict.result === "retried" ? backoff(row.attempts + 1) : undefined;
     try {
       if (outcome.ok) {
-        confirmed.set(row.id, outcome.record);
+        confirmed.set(row.id, { row, record: outcome.record });
         await store.delivered(row.id, clock.now(), retentionMs, outcome.record);
         confirmed.delete(row.id);
       } else if (verdict.result === "parked") await store.park(row.id, clock.now(), verdict.reason, outcome.status);

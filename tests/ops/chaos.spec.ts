@@ -3,14 +3,20 @@
  * them, then a count of every lead. Visitors send calculator requests and contact messages, as a
  * browser without JavaScript posts them and as Remix's fetch does with it, valid and not; a visitor
  * whose answer fails (a dead, paused or full site) sends the same form again until thanked, as a
- * person (or the page, once back online) would. Faults: kill -9 of a site (restarted), SIGSTOP and
- * SIGCONT, a full disk (each data folder is a small tmpfs), a second server on the same data folder,
- * Redis killed and restarted empty, and a form service that is slow, failing, hanging, refusing or
- * lying (a 200 that is not success). Then, with everything healthy, the leads still pending drain,
- * and the run prints and asserts "thanked N, delivered once N, twice 0, never 0, delivered but
- * never thanked 0", for SQLite alone and for two sites sharing one Redis, side by side. A lead
- * counts by its reference, the key a receiver drops a repeat by: where no server can know whether
- * the service took it (killed right after), it is sent again with the same one (decision 0033).
+ * person (or the page, once back online) would. Two variants, side by side, each site's data folder
+ * a small tmpfs (SQLite's store; the outbox's place):
+ * - SQLite alone: kill -9 of the site (restarted), SIGSTOP and SIGCONT, a full disk, a second
+ *   server on the same data folder, and a form service that is slow, failing, hanging, refusing or
+ *   lying (a 200 that is not success);
+ * - two sites on one PostgreSQL (DATABASE_URL), a visitor's post going to either: kill -9 of a
+ *   site, SIGSTOP, PostgreSQL restarted with an immediate shutdown (no checkpoint: it recovers
+ *   from its WAL, as after a crash), PostgreSQL paused (SIGSTOP) for a few seconds, and the same
+ *   form service faults.
+ * Then, with everything healthy, the leads still pending drain, and the run prints and asserts
+ * "thanked N, delivered once N, twice 0, never 0, delivered but never thanked 0". A lead counts by
+ * its reference, the key a receiver drops a repeat by: where no server can know whether the
+ * service took it (killed right after, or paused past its claim while the other site ran), it is
+ * sent again with the same one (decision 0046, "Exactly once, now").
  *
  * The faulty phase runs by thanked leads, not by time: until `CHAOS_LEADS` (100) leads have been
  * thanked through it, with a fault started every 1.5-4 s but never more than one per three leads
@@ -21,15 +27,15 @@
  *
  * The seed of every random choice is printed at start and on failure; `CHAOS_SEED=<n>` replays the
  * same choices (the timing of real processes still varies). Ports: opsPort 184-186 (SQLite) and
- * 187-190 (Redis); logs in the test's output folder.
+ * 187, 188 and 190 (PostgreSQL, on a free port of its own); logs in the test's output folder.
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { request } from "node:http";
 import { expect, test } from "@playwright/test";
 import { type FakeMode, startFakeFormService } from "../support/fake-form-service";
-import { startRedis, type RedisServer } from "../support/redis";
+import { type Postgres, startPostgres } from "../support/postgres";
 import { dataDir, keyed, serve, sleep, type Served } from "../support/server";
-import { opsPort } from "../support/sites";
+import { e2eDir, opsPort } from "../support/sites";
 import { fill, mountTmpfs, unmountTmpfs } from "../support/tmpfs.mjs";
 
 const SEED = Number(process.env.CHAOS_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -120,19 +126,19 @@ function post(site: Site, fields: Record<string, string>, js: boolean, localAddr
 /**
  * What the running test started, undone after it however it ends: at its timeout Playwright
  * abandons a test's body (its `finally` never runs) but still runs its hooks, and a run's sites,
- * Redis and mounts left behind would load the machine for every test after it.
+ * PostgreSQL and mounts left behind would load the machine for every test after it.
  */
 const started: (() => unknown)[] = [];
 test.afterEach(async () => {
   for (const undo of started.splice(0).reverse()) await undo();
 });
 
-for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] as const).entries()) {
+for (const [index, variant] of (["SQLite alone", "two sites on one PostgreSQL"] as const).entries()) {
   test(`chaos run, ${variant}: every thanked lead is delivered exactly once, and nothing else is`, async ({}, testInfo) => {
     // Over 30 s: the faulty phase (100 leads: 0.5-1.1 s a lead on a core shared with a busy loop;
     // 3 s a lead allowed), then the pending leads' drain (their retries wait up to a minute after a
-    // run of failures; BullMQ's lock and a dead process's claim about 10 s; 180 s allowed), then
-    // 10 s in which a second send would show.
+    // run of failures; a dead or paused process's claim 9 s; 180 s allowed), then 10 s in which a
+    // second send would show.
     test.setTimeout(CHAOS_LEADS * 3_000 + 240_000);
     const seed = SEED + index;
     const random = generator(seed);
@@ -142,8 +148,10 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
     const began = Date.now();
     const note = (what: string) => timeline.push(`${((Date.now() - began) / 1000).toFixed(1)}s ${what}`);
 
-    const redis: RedisServer | undefined = index === 1 ? await startRedis() : undefined;
-    if (redis) started.push(() => redis.stop());
+    // In the run's folder (its leftovers go with the next run's), not the system's temporary one.
+    const postgres: Postgres | undefined = index === 1 ? await startPostgres({ parent: e2eDir }) : undefined;
+    if (postgres) started.push(() => postgres.stop());
+    const databaseUrl = postgres && (await postgres.database("chaos"));
     const fake = await startFakeFormService({ port: opsPort(index === 0 ? 186 : 190) });
     started.push(() => fake.close());
     const folders: Folder[] = [];
@@ -156,7 +164,7 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
       return folder;
     };
     const newSite = (name: string, port: number, folder: Folder): Site => {
-      const env = keyed(fake, folder.dir, { FORM_TIMEOUT_MS: "4000", LEADS_PER_HOUR: "100000", ...(redis ? { REDIS_URL: redis.url } : {}) });
+      const env = keyed(fake, folder.dir, { FORM_TIMEOUT_MS: "4000", LEADS_PER_HOUR: "100000", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
       const site: Site = { name, port, folder, env, busy: false, starts: 0 };
       folder.sites.push(site);
       return site;
@@ -168,23 +176,35 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
         () => true,
         () => false,
       );
+    /** Sites that ended with no fault on them (a crash, or a signal from outside the test): the run stops at once, and fails naming them. */
+    const exitedAlone: string[] = [];
     /** (Re)starts a site, again until it listens (a full disk may stop a start, a loaded machine delay it). */
     const start = async (site: Site) => {
       while (!over) {
-        site.served = serve(site.port, site.env, { logFile: testInfo.outputPath(`${site.name}-${++site.starts}.log`) });
-        if (await listens(site.served)) return;
-        site.served.kill();
-        await site.served.exited; // its port free again
+        const served = (site.served = serve(site.port, site.env, { logFile: testInfo.outputPath(`${site.name}-${++site.starts}.log`) }));
+        if (await listens(served)) {
+          void served.exited.then(({ code, signal }) => {
+            if (site.busy || over) return;
+            exitedAlone.push(`${site.name} (${signal ?? `exit ${code}`})`);
+            note(`${site.name} ended by itself (${signal ?? `exit ${code}`}), no fault on it`);
+          });
+          return;
+        }
+        served.kill();
+        await served.exited; // its port free again
         await sleep(300);
       }
     };
     const main = newFolder();
     const sites = [newSite("a", opsPort(index === 0 ? 184 : 187), main)];
-    if (redis) sites.push(newSite("b", opsPort(188), newFolder()));
-    // The second server on a folder already served: started and stopped by its fault.
-    const second = newSite("second", opsPort(index === 0 ? 185 : 189), main);
+    if (postgres) sites.push(newSite("b", opsPort(188), newFolder()));
+    // SQLite: a second server on the folder already served, started and stopped by its fault.
+    const second = postgres ? undefined : newSite("second", opsPort(185), main);
+    /** Every site a visitor may reach: on PostgreSQL either of the two, as behind a load balancer. */
+    const reachable = () => folders.flatMap((f) => f.sites).filter(up);
+    let postgresBusy = false;
 
-    const faults: Record<string, () => Promise<void>> = {
+    const siteFaults = {
       async kill() {
         const site = random.pick(sites.filter((s) => !s.busy && up(s)));
         if (!site) return;
@@ -208,6 +228,16 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
         site.served!.child.kill("SIGCONT");
         site.busy = false;
       },
+      async service() {
+        const mode = random.pick<FakeMode>(["slow", "fail500", "hang", "successFalse", "html200", "refuse"]);
+        const delay = random.between(500, 3_000);
+        note(`form service ${mode}${mode === "slow" ? ` ${delay} ms` : ""}`);
+        fake.setMode(mode, delay);
+        await sleep(random.between(1_000, 6_000));
+        fake.setMode("ok");
+      },
+    };
+    const sqliteFaults = (second: Site) => ({
       async disk() {
         const folder = random.pick(folders.filter((f) => !f.busy));
         if (!folder) return;
@@ -231,24 +261,32 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
         await second.served!.exited;
         second.busy = false;
       },
-      async service() {
-        const mode = random.pick<FakeMode>(["slow", "fail500", "hang", "successFalse", "html200", "refuse"]);
-        const delay = random.between(500, 3_000);
-        note(`form service ${mode}${mode === "slow" ? ` ${delay} ms` : ""}`);
-        fake.setMode(mode, delay);
-        await sleep(random.between(1_000, 6_000));
-        fake.setMode("ok");
+    });
+    /** One fault of the database at a time: a restart of a paused cluster would only be a restart. */
+    const postgresFaults = (postgres: Postgres) => ({
+      async restart() {
+        if (postgresBusy) return;
+        postgresBusy = true;
+        note("PostgreSQL: immediate shutdown");
+        try {
+          await postgres.restart({ mode: "immediate" });
+          note("PostgreSQL answers again");
+        } finally {
+          postgresBusy = false;
+        }
       },
-      ...(redis && {
-        async redis() {
-          note("Redis killed");
-          await redis.stop();
-          await sleep(random.between(100, 1_500));
-          await redis.restart();
-          note("Redis restarted empty");
-        },
-      }),
-    };
+      async stall() {
+        if (postgresBusy) return;
+        postgresBusy = true;
+        const ms = random.between(1_000, 6_000);
+        note(`PostgreSQL paused (SIGSTOP) for ${ms} ms`);
+        postgres.pause();
+        await sleep(ms);
+        postgres.resume();
+        postgresBusy = false;
+      },
+    });
+    const faults: Record<string, () => Promise<void>> = { ...siteFaults, ...(postgres ? postgresFaults(postgres) : sqliteFaults(second!)) };
 
     // Visitors: each a fresh address, one form, sent again after a failure until it is answered.
     const thanked = new Set<number>();
@@ -262,10 +300,9 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
       const [kind, js, valid] = [random.pick(["calculator", "contact"] as const), random.next() < 0.5, random.next() < 0.8];
       const fields = form(n, kind, valid);
       const address = `127.${60 + index}.${(n >> 8) & 255}.${n & 255}`;
-      const home = random.pick(folders);
       if (valid) sentValid.add(n);
-      for (let tries = 0; !over; tries++) {
-        const live = home.sites.filter(up);
+      for (let tries = 0; !over && !broken(); tries++) {
+        const live = reachable();
         const outcome = live.length ? await post(random.pick(live), fields, js, address) : "retry";
         if (outcome === "thanked") return void (thanked.add(n), (lastThanked = Date.now()));
         if (outcome === "answered" && valid) odd++;
@@ -278,16 +315,19 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
     started.push(async () => {
       over = true;
       await Promise.allSettled(running);
-      for (const site of [...sites, second]) {
+      const all = folders.flatMap((f) => f.sites);
+      for (const site of all) {
         site.served?.child.kill("SIGCONT");
         site.served?.kill();
       }
-      await Promise.all([...sites, second].map((s) => s.served?.exited));
+      await Promise.all(all.map((s) => s.served?.exited));
     });
     await Promise.all(sites.map(start));
     lastThanked = Date.now(); // from when the sites listen: a loaded machine starts them slowly
     const stalled = () => Date.now() - lastThanked > STALL_MS;
-    const faulty = () => thanked.size < CHAOS_LEADS && !stalled();
+    /** Nobody thanked for two minutes, or a site gone: waiting on would only reach the test's timeout. */
+    const broken = () => stalled() || exitedAlone.length > 0;
+    const faulty = () => thanked.size < CHAOS_LEADS && !broken();
     // Three visitors at a time at a steady pace (about 150 a minute, 120 of them thanked, on an
     // idle machine): six as fast as the sites answered sent 450-800 a minute, as many more as the
     // machine was faster, for no more faults met (CPU-seconds 28 to 16: perf/test-suite.md).
@@ -298,10 +338,13 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
       }
     });
     const kinds = Object.keys(faults);
+    const met = new Map<string, number>();
     while (faulty()) {
-      const fault = faults[random.pick(kinds)]!();
-      // Awaited once the faults are over, where a fault that failed (a Redis that would not start
-      // again) fails the run; unhandled until then, it would end the worker mid-run instead.
+      const kind = random.pick(kinds);
+      met.set(kind, (met.get(kind) ?? 0) + 1);
+      const fault = faults[kind]!();
+      // Awaited once the faults are over, where a fault that failed (a PostgreSQL that would not
+      // start again) fails the run; unhandled until then, it would end the worker mid-run instead.
       fault.catch(() => undefined);
       running.push(fault);
       const after = thanked.size;
@@ -322,7 +365,7 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
 
     /**
      * The leads the service took for each token, by the reference each message ends with (the key
-     * a receiver drops a repeat by, decision 0033; the webhook also sends it as Idempotency-Key):
+     * a receiver drops a repeat by, decision 0046; the webhook also sends it as Idempotency-Key):
      * a lead sent again (a process killed after the service took it, or paused past its claim) is
      * one reference twice; one form taken as two leads is two references, which nobody can undo.
      */
@@ -336,8 +379,7 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
     };
     // Leads still pending drain, then 10 s in which a second send would show: the longest way one
     // starts after the first delivery is a claim of a killed or paused process running out
-    // (FORM_TIMEOUT_MS 4 s + 5 s) or, with Redis, BullMQ's 5 s lock and its next stalled check
-    // (about 10 s, decision 0018).
+    // (FORM_TIMEOUT_MS 4 s + 5 s).
     await expect
       .poll(() => [...thanked].filter((n) => !counts().has(n)).length, {
         timeout: 180_000,
@@ -360,10 +402,11 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
     const line = `thanked ${figures.thanked}, delivered once ${figures.once}, twice ${figures.twice}, never ${figures.never}, delivered but never thanked ${figures.unthanked}`;
     console.log(
       `chaos run (${variant}, CHAOS_SEED=${SEED}): ${line} (${resent} sent again with their reference, for the receiver to drop; ` +
-        `${visitors} visitors, ${sentValid.size} valid forms, ${odd} of them answered otherwise; ${running.length} faults)`,
+        `${visitors} visitors, ${sentValid.size} valid forms, ${odd} of them answered otherwise; ` +
+        `${running.length} faults: ${[...met].map(([kind, n]) => `${kind} ${n}`).join(", ")})`,
     );
     const failed = figures.once !== figures.thanked || figures.twice + figures.never + figures.unthanked > 0;
-    if (failed) {
+    if (failed || stalledFor || exitedAlone.length) {
       const tokens = [...seen.keys()].filter((n) => sends(n) !== 1 || !thanked.has(n)).concat([...thanked].filter((n) => !seen.has(n)));
       // Each odd token with the references its deliveries carried, to find in the sites' logs.
       const odd = tokens.map((n) => `chaos${n}z${thanked.has(n) ? "" : " (never thanked)"}: ${seen.get(n)?.join(", ") ?? "never delivered"}`);
@@ -371,5 +414,6 @@ for (const [index, variant] of (["SQLite alone", "two sites sharing one Redis"] 
     }
     expect(figures, `CHAOS_SEED=${SEED} replays it: ${line}`).toEqual({ thanked: figures.thanked, once: figures.thanked, twice: 0, never: 0, unthanked: 0 });
     expect(stalledFor, `CHAOS_SEED=${SEED}: ms without a thanked lead, after ${thanked.size} of ${CHAOS_LEADS}`).toBe(0);
+    expect(exitedAlone, `CHAOS_SEED=${SEED}: sites that ended with no fault on them`).toEqual([]);
   });
 }
