@@ -74,7 +74,8 @@ export function createLeadQueue(options: QueueOptions) {
   async function sleep() {
     cancelWait();
     if (stopped) return;
-    let wait = faults.wait(pollMs);
+    // Confirmations to write look every second, whatever the fault's wait: before their claims run out.
+    let wait = Math.min(faults.wait(pollMs), confirmed.size > 0 ? 1_000 : Infinity);
     // With every slot busy, a finished attempt wakes the loop.
     if (!faults.failing && inFlight.size < concurrency) {
       const due = await store.nextDueAt(clock.now()).catch(() => undefined);

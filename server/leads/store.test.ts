@@ -499,6 +499,18 @@ describe("a data folder's SQLite store met with DATABASE_URL", () => {
     ]);
   });
 
+  it("a server still running on the file (a rolling update) stops the move, untouched; stopped, its leads move", async () => {
+    const where = await place("postgres");
+    const running = openDb({ file: where.file });
+    const lead = await add(await storeAt({ file: where.file }, running), "thanked by the old server");
+    const db = open(where);
+    await expect(moveIntoPostgres(db, where.file)).rejects.toThrow(/another server still has it open/);
+    expect([existsSync(where.file), existsSync(`${where.file}.moved-to-postgresql`)]).toEqual([true, false]);
+    await running.close();
+    expect(await moveIntoPostgres(db, where.file)).toBe(1);
+    expect((await leadStore(db).get(lead.id))?.lead?.text).toBe("thanked by the old server");
+  });
+
   it("without DATABASE_URL nothing moves, and the file stays where it is", async () => {
     const { file } = await place("sqlite");
     const db = open({ file });

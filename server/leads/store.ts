@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, renameSync } from "node:fs";
 import { ADDRESS_CODE_HOURS } from "~/content/privacy";
-import { openDb, type Db, type Param, type Row, type Sql } from "../db";
+import { openDb, StoreUnusable, type Db, type Param, type Row, type Sql } from "../db";
 import { DEDUPE_WINDOW_MS, MAX_DELAY_MS, PER_ADDRESS } from "./schedule";
 import type { Lead, StoredLead } from "./types";
 
@@ -127,8 +127,10 @@ const KEPT = [...COLUMNS.split(", "), "next_attempt_at", "parked_at", "admitted_
 
 /**
  * A data folder's SQLite store met with DATABASE_URL set (one container becoming several, or one
- * of an earlier release's shared queue): its leads move into PostgreSQL, each once, then the file is renamed so that
- * nothing reads it again (decision 0046). Resolves with how many moved.
+ * of an earlier release's shared queue): its leads move into PostgreSQL, each once, then the file
+ * is renamed so that nothing reads it again (decision 0046). Resolves with how many moved. Only
+ * once no other process has it open: leaving WAL mode needs that, so a server still running on
+ * it (a rolling update) stops the start instead of thanking visitors into a file left behind.
  */
 export async function moveIntoPostgres(db: Db, file: string): Promise<number | undefined> {
   if (db.engine !== "postgres" || !existsSync(file)) return undefined;
@@ -136,6 +138,11 @@ export async function moveIntoPostgres(db: Db, file: string): Promise<number | u
   let rows: Row[];
   try {
     await prepareStore(old);
+    const alone = await old.get("PRAGMA journal_mode = DELETE").then(
+      (r) => r?.journal_mode === "delete",
+      () => false,
+    );
+    if (!alone) throw new StoreUnusable(file, "another server still has it open: stop it, then start this one to move its leads into PostgreSQL");
     rows = await old.all(`SELECT ${KEPT.join(", ")} FROM leads`);
   } finally {
     await old.close();
