@@ -156,8 +156,9 @@ export function createLeadQueue(options: QueueOptions) {
       // Not written down: the claim runs out and the lead is tried again (at least once, never zero).
       return faults.failed(error, "write", { id: row.id });
     }
-    // Said once it is written down: its metric, and one log line without the lead's text.
+    // Said once it is written down: its metric, the counts again, and one log line without the lead's text.
     events.attempted(row.kind, verdict.result, durationMs / 1000);
+    void count().catch(() => undefined);
     const said = { ...fields, durationMs, status: outcome.status };
     if (outcome.ok) log.info({ ...said, record: outcome.record }, "lead_delivered");
     else if (verdict.result === "parked") log.error({ ...said, reason: verdict.reason }, "lead_parked");
