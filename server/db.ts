@@ -47,7 +47,10 @@ export interface Db extends Sql {
 
 /** Why a store could not be opened: the server refuses to start and says this (no lead data). */
 export class StoreUnusable extends Error {
-  constructor(where: string, reason: string) {
+  constructor(
+    readonly where: string,
+    reason: string,
+  ) {
     super(`the lead store ${where} cannot be used: ${reason}`);
     this.name = "StoreUnusable";
   }

@@ -18,7 +18,7 @@ import { pageVariants } from "~/page-variants.server";
 import { version } from "../package.json";
 import { oneAddress } from "./canonical-path";
 import { type Config, describeConfig, parseConfig, privacyFacts, proxyExpectedButUntrusted } from "./config";
-import { type Db, openDb } from "./db";
+import { type Db, openDb, type StoreUnusable } from "./db";
 import { createDraftStore } from "./drafts";
 import { formPosts } from "./form-posts";
 import { importCounts, lastDays, openFunnel } from "./funnel";
@@ -68,7 +68,7 @@ try {
   db = openDb({ databaseUrl: config.databaseUrl, file: config.leadsDb }, { version: VERSION });
   countsDb = config.databaseUrl ? db : countsFile();
 } catch (error) {
-  fail({ error: (error as Error).message }, "lead_store_unusable"); // untouched (decision 0012)
+  fail({ store: (error as StoreUnusable).where, error: (error as Error).message }, "lead_store_unusable"); // untouched (decision 0012)
 }
 const limits = createRateLimits(db, log);
 // Metrics only with METRICS_PORT; the gauges read the queue's figures when scraped.

@@ -92,18 +92,23 @@ test("a store the server cannot read stops the start with one JSON line and exit
     first.child.kill("SIGKILL"); // the WAL still holds them
     await first.exited;
 
+    // The header damaged in the file and in the WAL, which holds a newer page 1 (the start's own
+    // writes), so SQLite cannot read it from either.
     const good = readFileSync(db);
+    const wal = readFileSync(`${db}-wal`);
     writeFileSync(db, Buffer.concat([Buffer.from("not SQLite here!"), good.subarray(16)]));
+    writeFileSync(`${db}-wal`, Buffer.concat([Buffer.from("not a WAL header"), wal.subarray(16)]));
     const before = [sha(db), sha(`${db}-wal`)];
     refused = serve(opsPort(71), env);
     const exit = await refused.exited;
     expect(exit.code).toBe(1);
     expect(refused.stdout()).not.toContain('"event":"start"');
     const lines = events(refused.stdout()).filter((e) => e.level === "error");
-    expect(lines).toEqual([expect.objectContaining({ event: "lead_store_unusable", file: db })]);
+    expect(lines).toEqual([expect.objectContaining({ event: "lead_store_unusable", store: db })]);
     expect([sha(db), sha(`${db}-wal`)], "the store's bytes").toEqual(before);
 
     writeFileSync(db, Buffer.concat([good.subarray(0, 16), readFileSync(db).subarray(16)]));
+    writeFileSync(`${db}-wal`, Buffer.concat([wal.subarray(0, 16), readFileSync(`${db}-wal`).subarray(16)]));
     fake.setMode("ok");
     fixed = serve(opsPort(71), env);
     await fixed.listening;
