@@ -188,14 +188,12 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }
     throw failed(error, "it cannot be opened");
   }
 
-  // One call at a time on the connection: a transaction's awaits must not let another call in.
-  let queue: Promise<unknown> = Promise.resolve();
-  const serial = <T>(work: () => Promise<T>): Promise<T> => {
-    const run = queue.then(work, work);
-    queue = run.catch(() => undefined);
-    return run;
-  };
   const statement = (sql: string) => db.prepare(translate(sql, "sqlite"));
+  /** `work`, unless another call of this process is inside a transaction: then, as busy as another process's lock. */
+  const free = <T>(work: () => T): T => {
+    if (db.isTransaction) throw Object.assign(new Error("the connection is in a transaction"), { errcode: BUSY });
+    return work();
+  };
   /** Calls as `call` runs them: within a transaction at once, else in turn and waiting out another process's lock. */
   const sql = (call: <T>(work: () => T) => Promise<T>): Sql => ({
     all: (text, params = []) => call(() => statement(text).all(...params)),
@@ -212,29 +210,30 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }
   return {
     engine: "sqlite",
     where: file,
-    ...sql((work) => serial(() => retryWhileBusy(work))),
-    // BEGIN IMMEDIATE takes the write lock first, so what a transaction reads is current.
-    transaction: (work) =>
-      serial(async () => {
-        await retryWhileBusy(() => db.exec("BEGIN IMMEDIATE"));
-        try {
-          const result = await work(sql(async (run) => run()));
-          db.exec("COMMIT");
-          return result;
-        } catch (error) {
-          if (db.isTransaction) db.exec("ROLLBACK");
-          throw error;
-        }
-      }),
+    // Each call waits out another process's lock on its own timer, so one held for seconds costs
+    // each caller its own wait, not the sum of the ones before it (decision 0039).
+    ...sql((work) => retryWhileBusy(() => free(work))),
+    // BEGIN IMMEDIATE takes the write lock first, so what a transaction reads is current. Its work
+    // awaits nothing but its own statements, which run at once: it is over within the tick.
+    transaction: async (work) => {
+      await retryWhileBusy(() => free(() => db.exec("BEGIN IMMEDIATE")));
+      try {
+        const result = await work(sql(async (run) => run()));
+        db.exec("COMMIT");
+        return result;
+      } catch (error) {
+        if (db.isOpen && db.isTransaction) db.exec("ROLLBACK");
+        throw error;
+      }
+    },
     leaseNow: async () => Number(process.hrtime.bigint() / 1_000_000n),
     leasePrefix: `${BOOT}/`,
-    checkpoint: () => serial(async () => fold()),
-    close: () =>
-      serial(async () => {
-        if (!db.isOpen) return;
-        fold();
-        db.close();
-      }),
+    checkpoint: async () => fold(),
+    close: async () => {
+      if (!db.isOpen) return;
+      fold();
+      db.close();
+    },
   };
 }
 

@@ -26,8 +26,8 @@ function age(ms: number): string {
   return minutes < 60 ? `${minutes}m` : minutes < 48 * 60 ? `${Math.floor(minutes / 60)}h` : `${Math.floor(minutes / 1440)}d`;
 }
 
-/** Why a lead is parked, as the operator acts on it: the service's status beside its reason ("http 401": the key). */
-const why = (row: LeadRow) => [row.parkedReason, row.parkedStatus].filter((part) => part !== null).join(" ");
+/** Why a lead is parked, as the operator acts on it: a refusing status beside its reason ("http 401": the key). */
+const why = (row: LeadRow) => [row.parkedReason, (row.parkedStatus ?? 0) >= 400 ? row.parkedStatus : null].filter((part) => part !== null).join(" ");
 
 /**
  * The store as the server has it (DATABASE_URL, else DATA_DIR's SQLite file, which must exist: a
