@@ -44,6 +44,11 @@ if (load() > cores() / 2) {
   console.error(`warning: load average ${load()} on ${cores()} cores: other work will skew these numbers; run again when the machine is quiet`);
 }
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
+// The throughput budgets need Debian's wrk: say so before minutes of Lighthouse, not after.
+if (spawnSync("wrk", ["--version"]).error) {
+  console.error("wrk is not installed (the throughput budgets are measured with it): apt-get install wrk");
+  process.exit(1);
+}
 
 if (!process.env.PERF_SKIP_BUILD) {
   step("npm run build");
