@@ -6,12 +6,15 @@
  *   3. the home page's requests/second against the same bytes from bare node:http, servers on
  *      core 0 and the load generator (wrk, then autocannon) on core 1, without and with
  *      Accept-Encoding: br, with p99 latencies, and the brotli body against brotli-11 of the page,
- *   4. the time a visitor waits for a send with a slow and with an instant form service,
+ *   4. the time a visitor waits for a send with a slow and with an instant form service, with the
+ *      lead store on SQLite and on PostgreSQL (scripts/perf/lead-wait.mjs),
  * prints one table, writes perf/latest.json and exits 1 when a budget is missed.
  *
  * Environment: PERF_PORT (default 3400; the floor server uses +1, the lead-wait site +2 and its
  * stand-in form service +3), PERF_RUNS (default 3), PERF_QUIET_WAIT (seconds to wait for idle
  * cores before each Lighthouse run and the throughput, default 120), PERF_LEAD_SENDS (default 50),
+ * PERF_DRAFT_FLOOD (default 3000), PERF_DRAFT_WALKERS (default 5), PERF_DATABASE_CPUS (default "1"),
+ * PERF_LEAD_ENGINES (default "sqlite,postgres"),
  * PERF_SERVER_CPUS / PERF_LOAD_CPUS (default "0" / "1"), CHROME_PATH (default /usr/bin/chromium),
  * PERF_SKIP_BUILD=1 to reuse the current build. perf/README.md says what each number means.
  * Other work on the machine skews them: the load is recorded with them.
@@ -22,7 +25,7 @@ import { brotliCompressSync, constants } from "node:zlib";
 import { join } from "node:path";
 import { chromium } from "@playwright/test";
 import { REPO } from "./serve.mjs";
-import { leadWaitProblems, runLeadWait } from "./perf/lead-wait.mjs";
+import { leadWaitProblems, runLeadWaits } from "./perf/lead-wait.mjs";
 import { CHROME_FLAGS } from "./perf/chrome.mjs";
 import { CATEGORIES, lighthouseRun } from "./perf/lighthouse/run.mjs";
 import { cores, load, loadLog, step, waitForQuiet } from "./perf/machine.mjs";
@@ -41,6 +44,11 @@ if (load() > cores() / 2) {
   console.error(`warning: load average ${load()} on ${cores()} cores: other work will skew these numbers; run again when the machine is quiet`);
 }
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
+// The throughput budgets need Debian's wrk: say so before minutes of Lighthouse, not after.
+if (spawnSync("wrk", ["--version"]).error) {
+  console.error("wrk is not installed (the throughput budgets are measured with it): apt-get install wrk");
+  process.exit(1);
+}
 
 if (!process.env.PERF_SKIP_BUILD) {
   step("npm run build");
@@ -115,9 +123,8 @@ try {
   await site.stop();
 }
 
-// 4. The wait for a send, on a server of its own (it needs a form service key and endpoint)
-step("the wait for a send, instant and 3 s form service");
-results.leadWait = await runLeadWait(port + 2, { sends: Number(process.env.PERF_LEAD_SENDS || 50) });
+// 4. The wait for a send, on a server of its own (it needs a form service key and endpoint), once per engine
+results.leadWait = await runLeadWaits(port + 2);
 problems.push(...leadWaitProblems(results.leadWait, budgets));
 
 results.loadEnd = load();

@@ -50,3 +50,18 @@ export function step(text) {
   loadLog.push({ at: new Date().toISOString(), step: text, load: load() });
   console.error(`==> ${text} (load ${load()} on ${cores()} cores)`);
 }
+
+/**
+ * The time process `pid`'s main thread has spent on a core and waiting for one (runnable, but
+ * other work had the cores) so far, in ms (the kernel's schedstat); null once it is gone. The rest
+ * of the time it was idle, waiting for I/O, a socket or a database. A Node server's requests all
+ * run on its main thread (node:sqlite's calls too), so this tells a busy machine from a slow store.
+ */
+export function schedMs(pid) {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ").map(Number);
+    return { running: run / 1e6, waiting: wait / 1e6 };
+  } catch {
+    return null;
+  }
+}

@@ -15,7 +15,7 @@ export const SERVER_CPUS = process.env.PERF_SERVER_CPUS || "0";
  * @param {number} port
  * @param {Record<string, string>} [env]  added to serve()'s production environment
  * @param {string} [name]  names the log file
- * @returns {Promise<{ url: string, logFile: string, stop: () => Promise<void> }>}
+ * @returns {Promise<{ url: string, pid: number, logFile: string, stop: () => Promise<void> }>}
  */
 export async function startSite(port, env = {}, name = "server") {
   const data = mkdtempSync(join(tmpdir(), "perf-site-"));
@@ -31,6 +31,8 @@ export async function startSite(port, env = {}, name = "server") {
   }
   return {
     url: served.url,
+    // The server's own: taskset and setpriv exec it.
+    pid: served.child.pid,
     logFile,
     // SIGTERM first, as an operator stops it; SIGKILL when a graceful stop takes over 5 s.
     async stop() {

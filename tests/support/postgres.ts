@@ -5,7 +5,9 @@
  * backends follow their postmaster). initdb and postgres refuse to run as root, so when the tests
  * are root both run as the `postgres` user that Debian's package makes, in a folder given to it.
  *
- * Works under vitest and Playwright alike; `usePostgres()` (use-postgres.ts) is vitest's shorthand.
+ * Works under vitest and Playwright alike, and under Node itself (its type stripping), for
+ * scripts/perf/lead-wait.mjs: so its own imports name their files whole (`./ports.ts`).
+ * `usePostgres()` (use-postgres.ts) is vitest's shorthand.
  */
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -15,7 +17,7 @@ import { dirname, join, resolve, sep } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import { owned } from "../../scripts/test-run.mjs";
-import { freePort } from "./ports";
+import { freePort } from "./ports.ts";
 
 export interface Postgres {
   port: number;
