@@ -34,7 +34,8 @@ const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS drafts (
   name TEXT PRIMARY KEY, json TEXT NOT NULL, client TEXT NOT NULL, cost {int} NOT NULL, saved_at {int} NOT NULL, expires_at {int} NOT NULL
 ){strict}`,
-  "CREATE INDEX IF NOT EXISTS drafts_by_client ON drafts (client, saved_at)",
+  // With cost, the budget's sums read the index alone, not every record's JSON (a full table after a flood).
+  "CREATE INDEX IF NOT EXISTS drafts_by_client ON drafts (client, saved_at, cost)",
   "CREATE INDEX IF NOT EXISTS drafts_by_expiry ON drafts (expires_at)",
 ];
 // Exclusive: two containers creating one table at once would fail on PostgreSQL.
