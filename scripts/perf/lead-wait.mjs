@@ -34,7 +34,7 @@ import { startSite } from "./site.mjs";
 import { median, percentile } from "./stats.mjs";
 
 const SLOW_SERVICE_MS = 3000;
-export const ENGINES = { sqlite: "SQLite", postgres: "PostgreSQL" };
+const ENGINES = { sqlite: "SQLite", postgres: "PostgreSQL" };
 
 /**
  * A stand-in form service on 127.0.0.1:`port`: `POST /submit` answers Web3Forms' success, after
@@ -313,7 +313,7 @@ function pin({ dir }) {
  * store, measures, stops them. PostgreSQL is a cluster of its own on DATABASE_CPUS, with fsync on:
  * commits as durable as SQLite's (synchronous FULL).
  */
-export async function runLeadWait(port, { engine = "sqlite", ...options } = {}) {
+async function runLeadWait(port, { engine = "sqlite", ...options } = {}) {
   const service = await startFormService(port + 1);
   const postgres = engine === "postgres" ? await startPostgres({ settings: { fsync: "on" } }) : undefined;
   try {
