@@ -543,17 +543,19 @@ describe("on PostgreSQL", () => {
     await until(() => attempts.length === 2);
     const held = [await a.accept(another("c")), await b.accept(another("d"))];
     await Promise.all([reports(a, { held: 2 }), reports(b, { held: 2 })]);
+    // A look that meets the other container's release lock for longer than PostgreSQL's
+    // lock_timeout waits as a failed look does (faults.ts): on a loaded machine, seconds.
     time.advance(3_600_000);
-    await until(() => attempts.length === 3);
+    await until(() => attempts.length === 3, 30_000);
     await lookedAgain(time);
     expect(attempts).toHaveLength(3);
     time.advance(1_800_000);
-    await until(() => attempts.length === 4);
+    await until(() => attempts.length === 4, 30_000);
     await lookedAgain(time);
     // The two let through in whichever order their containers sent them; the held ones after, oldest first.
     expect(new Set(attempts.slice(0, 2).map((l) => l.id))).toEqual(new Set(taken.map((l) => l.id)));
     expect(attempts.slice(2).map((l) => l.id)).toEqual(held.map((l) => l.id));
-  });
+  }, 90_000);
 
   it("with no retention, the same form sent again to another container is the first one's lead, delivered once", async () => {
     const where = await place("postgres");
