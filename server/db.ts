@@ -150,9 +150,11 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }
       throw unusable(`${path === file ? "it" : "its folder"} is read-only (${code(error)})`);
     }
   }
+  // While it opens, another server starting on the folder at once (making the file, turning WAL
+  // on) is waited for, blocking: the start alone waits, as the server serves nothing yet.
   const opened = (readOnly: boolean) => {
     try {
-      return new DatabaseSync(file, { readOnly, timeout });
+      return new DatabaseSync(file, { readOnly, timeout: Math.max(timeout, BUSY_WAIT_MS) });
     } catch (error) {
       throw failed(error, "it cannot be opened");
     }
@@ -179,10 +181,8 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }
   }
   const db = opened(false);
   try {
-    // Turning WAL on needs a moment's lock: another server starting on the folder at once is
-    // waited for (the start alone blocks on it; the server serves nothing yet).
-    db.exec(`PRAGMA busy_timeout = ${Math.max(timeout, BUSY_WAIT_MS)}; PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${timeout};`);
-    db.exec(`PRAGMA synchronous = ${synchronous}; PRAGMA secure_delete = ON;`);
+    db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous}; PRAGMA secure_delete = ON;`);
+    db.exec(`PRAGMA busy_timeout = ${timeout}`); // then its own wait: the server's calls wait on timers instead
   } catch (error) {
     db.close();
     throw failed(error, "it cannot be opened");
