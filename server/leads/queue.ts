@@ -169,7 +169,7 @@ export function createLeadQueue(options: QueueOptions) {
     /** Brings the store to its schema (throws StoreUnusable if it cannot be used) and starts delivering what was pending. */
     async start() {
       try {
-        await prepareStore(db);
+        await prepareStore(db, log);
         await count();
       } catch (error) {
         throw error instanceof StoreUnusable ? error : new StoreUnusable(db.where, causeOf(error).cause ?? String(error));

@@ -12,7 +12,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ENGINES, leadDatabases, type Place } from "../../tests/support/engines";
 import { causeOf, openDb, StoreUnusable, type Db } from "../db";
 import { DEDUPE_WINDOW_MS, MAX_DELAY_MS } from "./schedule";
@@ -191,7 +191,16 @@ describe("an older SQLite store is brought up to date at open", () => {
     old.prepare("UPDATE leads SET status = 'handed', payload = NULL WHERE id = ?").run(handed.id);
     old.prepare("UPDATE leads SET status = 'handed', claimed_by = 'x', claimed_until = 1 WHERE id = ?").run(queueDays.id);
     old.close();
-    const upgraded = await storeAt({ file });
+    // What it did is said, once: the lines an operator reads after an upgrade.
+    const warn = vi.fn();
+    const reopened = openDb({ file });
+    await prepareStore(reopened, { warn });
+    await prepareStore(reopened, { warn });
+    expect(warn.mock.calls).toEqual([
+      [{ store: file, from: 1, to: 4, leads: 4 }, "lead_store_migrated"],
+      [{ store: file, from: "handed", to: "pending", leads: 1 }, "handed_leads_pending"],
+    ]);
+    const upgraded = leadStore(reopened);
     expect((await upgraded.list(["pending", "held", "delivered"])).map((r) => [r.id, r.status])).toEqual([
       [pending.id, "pending"],
       [handed.id, "delivered"],

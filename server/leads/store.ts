@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, renameSync } from "node:fs";
 import { ADDRESS_CODE_HOURS } from "~/content/privacy";
 import { openDb, StoreUnusable, type Db, type Param, type Row, type Sql } from "../db";
+import type { Logger } from "../log";
 import { DEDUPE_WINDOW_MS, MAX_DELAY_MS, PER_ADDRESS } from "./schedule";
 import type { Lead, StoredLead } from "./types";
 
@@ -106,20 +107,28 @@ const each = async (tx: Sql, sql: string) => {
   for (const statement of sql.split(";").filter((part) => part.trim())) await tx.run(statement);
 };
 
-/** Brings the database to the schema (each process may: another one's work is waited for), and reads a pre-retirement `handed` lead as pending. */
-export async function prepareStore(db: Db) {
-  await db.transaction(
+/**
+ * Brings the database to the schema (each process may: another one's work is waited for), and
+ * reads a pre-retirement `handed` lead as pending. What it changed is said on `log`, once
+ * committed: an upgrade's only trace otherwise (docs/operations.md, "Upgrading and rolling back").
+ */
+export async function prepareStore(db: Db, log?: Pick<Logger, "warn">) {
+  const { from, leads, handed } = await db.transaction(
     async (tx) => {
       const version = db.engine === "sqlite" ? Number((await tx.get("PRAGMA user_version"))?.user_version) : VERSION;
       const table = db.engine === "sqlite" && (await tx.get("SELECT 1 FROM sqlite_master WHERE name = 'leads'"));
+      const migrating = table && version < VERSION;
       if (table) for (const step of MIGRATIONS.slice(Math.max(0, version - 1))) await each(tx, step);
       await each(tx, SCHEMA);
       if (db.engine === "sqlite") await tx.run(`PRAGMA user_version = ${VERSION}`);
       // Handed to that queue and not heard of since: sent again with the same reference (decision 0046).
-      await tx.run("UPDATE leads SET status = 'pending', claimed_by = NULL, claimed_until = NULL WHERE status = 'handed'");
+      const handed = await tx.run("UPDATE leads SET status = 'pending', claimed_by = NULL, claimed_until = NULL WHERE status = 'handed'");
+      return { from: migrating ? version : undefined, leads: migrating ? Number((await tx.get("SELECT count(*) AS n FROM leads"))?.n) : 0, handed };
     },
     { exclusive: true },
   );
+  if (from !== undefined) log?.warn({ store: db.where, from, to: VERSION, leads }, "lead_store_migrated");
+  if (handed > 0) log?.warn({ store: db.where, from: "handed", to: "pending", leads: handed }, "handed_leads_pending");
 }
 
 /** What a lead's row holds beyond a claim (a claim is measured on its own engine's clock). */
@@ -132,12 +141,12 @@ const KEPT = [...COLUMNS.split(", "), "next_attempt_at", "parked_at", "admitted_
  * once no other process has it open: leaving WAL mode needs that, so a server still running on
  * it (a rolling update) stops the start instead of thanking visitors into a file left behind.
  */
-export async function moveIntoPostgres(db: Db, file: string): Promise<number | undefined> {
+export async function moveIntoPostgres(db: Db, file: string, log?: Pick<Logger, "warn">): Promise<number | undefined> {
   if (db.engine !== "postgres" || !existsSync(file)) return undefined;
   const old = openDb({ file }, { version: VERSION });
   let rows: Row[];
   try {
-    await prepareStore(old);
+    await prepareStore(old, log);
     const alone = await old.get("PRAGMA journal_mode = DELETE").then(
       (r) => r?.journal_mode === "delete",
       () => false,
