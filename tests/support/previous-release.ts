@@ -13,11 +13,12 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { runEnv } from "../../scripts/test-run.mjs";
 import { REPO, type serve } from "./server";
 import { e2eDir } from "./sites";
 
 /** Main when upgrade and rollback were first tested (issue 41): the store as operators have it. */
-export const PREVIOUS_RELEASE = "682ddbcf5e9b9f02b8958df7af36e0e16dc750e6";
+const PREVIOUS_RELEASE = "682ddbcf5e9b9f02b8958df7af36e0e16dc750e6";
 
 export interface PreviousRelease {
   dir: string;
@@ -78,7 +79,7 @@ export async function previousRelease(): Promise<PreviousRelease> {
     execFileSync(process.execPath, ["build/server/leads.js", ...args], {
       cwd: dir,
       encoding: "utf8",
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", ...env },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", ...runEnv(), ...env },
     });
   return { dir, serve: own.serve, leads };
 }
