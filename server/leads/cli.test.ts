@@ -1,11 +1,13 @@
 /** `npm run leads` on a store a server keeps open: SQLite in a data folder, and a real PostgreSQL (Debian's, a cluster of this file's own). */
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { usePostgres } from "../../tests/support/use-postgres";
 import { leads, serverStore } from "../../tests/support/leads-cli";
+import { openDb } from "../db";
+import { leadStore } from "./store";
 import type { Lead } from "./types";
 
 const lead = (text: string): Lead => ({ kind: "contact", subject: "New contact form message from Ada", fromName: "Ada", replyTo: "ada@example.com", text });
@@ -85,6 +87,86 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
     });
   });
 
+  it("backup: every lead, beside a server, into a new SQLite file where the undelivered wait as restored; never over a file", async () => {
+    const { store, env, dir } = await seeded();
+    await store.insert(lead("Message: sent"), { id: "D1", key: "d", now: HOURS_AGO + 3, perHour: 60 });
+    await store.claimDue(HOURS_AGO + 10, 10, 60_000);
+    await store.delivered("D1", HOURS_AGO + 20, 86_400_000);
+    await store.releaseClaims();
+    const file = join(dir, "backups", "leads-backup.db");
+    expect(await leads(["backup", file], env)).toMatchObject({ code: 0, out: [expect.stringMatching(/^backed up 4 lead\(s\) to /)] });
+    expect(statSync(file).mode & 0o777).toBe(0o600); // personal data
+    expect(existsSync(`${file}-wal`)).toBe(false); // one file, whole
+    const opened = openDb({ file });
+    onTestFinished(() => opened.close());
+    const copy = leadStore(opened);
+    const status = async (id: string) =>
+      (({ status, parkedReason, parkedStatus, lead }) => ({ status, parkedReason, parkedStatus, text: lead?.text }))((await copy.get(id))!);
+    expect(await status("P1")).toEqual({ status: "parked", parkedReason: "restored", parkedStatus: null, text: "Message: secret plans" });
+    expect(await status("H1")).toMatchObject({ status: "parked", parkedReason: "restored" });
+    expect(await status("K1")).toMatchObject({ status: "parked", parkedReason: "http", parkedStatus: 401 });
+    expect(await status("D1")).toMatchObject({ status: "delivered" });
+    expect(await store.get("P1")).toMatchObject({ status: "pending" }); // the store itself is untouched
+    expect(await leads(["backup", file], env)).toMatchObject({ code: 1, err: [expect.stringMatching(/exists already/)] });
+    expect(await leads(["backup"], env)).toMatchObject({ code: 2, err: ["leads: backup takes one file"] });
+  });
+
+  it("restore: into a store that lost everything, each lead comes back once, the undelivered parked for the operator, none sent unasked", async () => {
+    const { env, dir } = await seeded();
+    const file = join(dir, "bk.db");
+    await leads(["backup", file], env);
+    const empty = await ENGINES[engine]();
+    const restored = await leads(["restore", file], empty.env);
+    expect(restored).toMatchObject({
+      code: 0,
+      out: [
+        "restored 3 of 3 lead(s) from " + file + " (0 the store had already, kept as it has them)",
+        expect.stringMatching(/^2 lead\(s\) not known to be delivered are parked as "restored"/),
+      ],
+    });
+    expect(await empty.store.claimDue(Date.now(), 10, 60_000)).toEqual([]);
+    expect((await leads(["list"], empty.env)).out.slice(1)).toEqual([
+      "P1\tcontact\tparked\t3h\trestored",
+      "K1\tcontact\tparked\t3h\thttp 401",
+      "H1\tcontact\tparked\t3h\trestored",
+    ]);
+    // Fixing a key re-queues what it parked, not the restored: those go only when named.
+    expect((await leads(["retry"], empty.env)).out).toEqual([
+      expect.stringMatching(/^re-queued 1 lead/),
+      '2 lead(s) parked as "restored" stay parked: name those the receiver never got to send them',
+    ]);
+    expect((await leads(["retry", "P1"], empty.env)).out[0]).toMatch(/^re-queued 1 lead/);
+    expect((await empty.store.claimDue(Date.now(), 10, 60_000)).map((row) => row.id).sort()).toEqual(["K1", "P1"]);
+    expect(await leads(["restore", file], empty.env)).toMatchObject({
+      code: 0,
+      out: [expect.stringMatching(/^restored 0 of 3 lead\(s\)/), expect.stringMatching(/^1 lead/)],
+    });
+  });
+
+  it("restore: into the store the backup came from, what the store knows wins (a lead delivered since stays delivered)", async () => {
+    const { store, env, dir } = await seeded();
+    const file = join(dir, "bk.db");
+    await leads(["backup", file], env);
+    await store.claimDue(Date.now(), 10, 60_000);
+    await store.delivered("P1", Date.now(), 86_400_000);
+    await store.insert(lead("Message: after the backup"), { id: "A1", key: "a", now: Date.now(), perHour: 60 });
+    expect((await leads(["restore", file], env)).out[0]).toMatch(/^restored 0 of 3 lead\(s\)/);
+    expect(await store.get("P1")).toMatchObject({ status: "delivered" });
+    expect(await store.get("A1")).toMatchObject({ status: "pending" });
+    expect(await store.get("H1")).toMatchObject({ status: "held" });
+  });
+
+  it("restore --in-place: a store brought back by other means (a snapshot, a copied file) parks what it cannot know to be delivered", async () => {
+    const { store, env } = await seeded();
+    expect(await leads(["restore", "--in-place"], env)).toMatchObject({
+      code: 0,
+      out: [expect.stringMatching(/^2 lead\(s\) not known to be delivered are parked as "restored"/)],
+    });
+    expect(await store.claimDue(Date.now(), 10, 60_000)).toEqual([]);
+    expect(await store.stats(Date.now())).toMatchObject({ pending: 0, held: 0, parked: 3 });
+    expect(await leads(["restore", "--in-place", "x.db"], env)).toMatchObject({ code: 2 });
+  });
+
   it("refuses a flag it does not know, exit 2, and changes nothing (an operator's `retry --all` was read as an id)", async () => {
     const { store, env } = await seeded();
     expect(await leads(["retry", "--all"], env)).toMatchObject({ code: 2, out: [], err: [expect.stringMatching(/^leads: Unknown option '--all'/)] });
@@ -149,7 +231,7 @@ describe("npm run leads, on SQLite alone", () => {
     expect(await leads(["delete-everything"], {})).toMatchObject({
       code: 2,
       out: [
-        "usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]",
+        "usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status | backup <file> | restore <file> | restore --in-place | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]",
       ],
     });
     expect((await leads(["--help"], {})).code).toBe(0);

@@ -13,13 +13,14 @@ import { BUSY_WAIT_MS, causeOf, openDb, type Db } from "../db";
 import { lastDays, openFunnel } from "../funnel";
 import { funnelText, sourceWorth } from "../funnel-report";
 import { askOnTerminal, personalData } from "../personal-data";
-import { leadStore, VERSION, type LeadRow } from "./store";
+import { backup, restore } from "./backup";
+import { leadStore, RESTORED, VERSION, type LeadRow } from "./store";
 
 const USAGE =
-  "usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]";
-const COMMANDS = ["list", "export", "retry", "release", "status", "funnel"];
-/** Every command's flags; `--json` and `--days` are the funnel's. */
-const OPTIONS = { help: { type: "boolean" }, json: { type: "boolean" }, days: { type: "string" } } as const;
+  "usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status | backup <file> | restore <file> | restore --in-place | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]";
+const COMMANDS = ["list", "export", "retry", "release", "status", "backup", "restore", "funnel"];
+/** Every command's flags; `--json` and `--days` are the funnel's, `--in-place` restore's. */
+const OPTIONS = { help: { type: "boolean" }, json: { type: "boolean" }, days: { type: "string" }, "in-place": { type: "boolean" } } as const;
 
 function age(ms: number): string {
   const minutes = Math.max(0, Math.floor(ms / 60_000));
@@ -72,7 +73,12 @@ export async function runCli(
     err(`leads: --json and --days are the funnel's; ${command} takes ids only`);
     return 2;
   }
+  if ((command === "backup" || command === "restore") && ids.length !== (flags["in-place"] ? 0 : 1)) {
+    err(`leads: ${command} takes one file${command === "restore" ? ", or --in-place alone" : ""}`);
+    return 2;
+  }
   const config = parseConfig(env, version);
+  if (command === "backup" || command === "restore") return copies(command, ids[0], flags["in-place"] === true, config, out, err);
   if (command === "funnel") {
     if (ids.length === 0) return funnel(flags, config, out, err);
     err(`leads: Unexpected argument '${ids[0]}'. funnel takes no ids`);
@@ -100,11 +106,44 @@ export async function runCli(
     } else {
       const moved = await store.requeue(command === "retry" ? "parked" : "held", ids, Date.now());
       out(`${command === "retry" ? "re-queued" : "released"} ${moved} lead(s); the server sends them within a few seconds (or when it next starts)`);
+      const restored = command === "retry" && ids.length === 0 ? rows.filter((row) => row.status === "parked" && row.parkedReason === RESTORED) : [];
+      if (restored.length > 0) out(`${restored.length} lead(s) parked as "restored" stay parked: name those the receiver never got to send them`);
     }
     return unreadable.length === 0 ? 0 : 1;
   } catch (error) {
     const written = command === "retry" || command === "release" ? "; nothing was changed" : "";
     err(`leads: the lead store could not be used (${causeOf(error).cause ?? (error as Error).message})${written}`);
+    return 1;
+  } finally {
+    await db?.close();
+  }
+}
+
+/**
+ * `backup FILE`, `restore FILE` (into the store as the server has it, made if missing: a lost
+ * volume), `restore --in-place` (the store itself came back from a snapshot): decision 0048.
+ */
+async function copies(command: string, file: string | undefined, inPlace: boolean, config: Config, out: (line: string) => void, err: (line: string) => void) {
+  const where = { databaseUrl: config.databaseUrl, file: config.leadsDb };
+  let db: Db | undefined;
+  try {
+    if (command === "backup") {
+      db = storeOf(config, err);
+      if (!db) return 1;
+      const copied = await backup(db, file!, Date.now());
+      out(`backed up ${copied} lead(s) to ${file}; those not yet delivered are parked there as "restored", so that a restore never sends one again unasked`);
+      return 0;
+    }
+    db = openDb(where, { timeout: BUSY_WAIT_MS, version: VERSION });
+    const now = Date.now();
+    const { read, added, parked } = inPlace ? { read: 0, added: 0, parked: await leadStore(db).holdRestored(now) } : await restore(db, file!, now);
+    if (!inPlace) out(`restored ${added} of ${read} lead(s) from ${file} (${read - added} the store had already, kept as it has them)`);
+    out(
+      `${parked} lead(s) not known to be delivered are parked as "restored": npm run leads -- list names them; check the receiver for each reference, then send those it never got: npm run leads -- retry <id ...>`,
+    );
+    return 0;
+  } catch (error) {
+    err(`leads: ${command} failed (${causeOf(error).cause ?? (error as Error).message}); nothing was changed`);
     return 1;
   } finally {
     await db?.close();

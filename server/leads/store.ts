@@ -131,6 +131,11 @@ export async function prepareStore(db: Db, log?: Pick<Logger, "warn">) {
   if (handed > 0) log?.warn({ store: db.where, from: "handed", to: "pending", leads: handed }, "handed_leads_pending");
 }
 
+/** A parked lead's reason when it came back from a copy (backup or restore) undelivered. */
+export const RESTORED = "restored";
+/** What a copy cannot know to have been delivered since it was made. */
+const UNDELIVERED = ["pending", "held", "handed"];
+
 /** What a lead's row holds beyond a claim (a claim is measured on its own engine's clock). */
 const KEPT = [...COLUMNS.split(", "), "next_attempt_at", "parked_at", "admitted_at", "client_group"];
 
@@ -156,19 +161,32 @@ export async function moveIntoPostgres(db: Db, file: string, log?: Pick<Logger, 
   } finally {
     await old.close();
   }
-  await prepareStore(db);
-  const moved = await db.transaction(async (tx) => {
-    let n = 0;
-    const insert = `INSERT INTO leads (${KEPT.join(", ")}) VALUES (${KEPT.map(() => "?").join(", ")}) ON CONFLICT (id) DO NOTHING`;
-    for (const row of rows)
-      n += await tx.run(
-        insert,
-        KEPT.map((column) => (row[column] ?? null) as Param),
-      );
-    return n;
-  });
+  const moved = await copyLeads(rows, db);
   renameSync(file, `${file}.moved-to-postgresql`);
   return moved;
+}
+
+/**
+ * Rows of another store (`SELECT *` of its leads, any schema version) added to `db`'s, each once:
+ * a lead `db` has already keeps its row, as `db` knows it best. With `restoredAt`, a lead that was
+ * not delivered in the copy is parked as "restored": the copy cannot know whether it went out
+ * after the copy was made, so it waits for the operator, never sent again unasked (decision 0048).
+ */
+export async function copyLeads(rows: Row[], db: Db, restoredAt?: number): Promise<number> {
+  await prepareStore(db);
+  const undelivered = (row: Row) => restoredAt !== undefined && UNDELIVERED.includes(String(row.status));
+  const insert = `INSERT INTO leads (${KEPT.join(", ")}) VALUES (${KEPT.map(() => "?").join(", ")}) ON CONFLICT (id) DO NOTHING`;
+  return db.transaction(async (tx) => {
+    let n = 0;
+    for (const row of rows) {
+      const kept = undelivered(row) ? { ...row, status: "parked", parked_at: restoredAt, parked_reason: RESTORED, parked_status: null } : row;
+      n += await tx.run(
+        insert,
+        KEPT.map((column) => (kept[column] ?? null) as Param),
+      );
+    }
+    return n;
+  });
 }
 
 /** The store's SQL on `db`. */
@@ -267,12 +285,24 @@ export function leadStore(db: Db) {
       );
     },
 
-    /** Parked (retry) or held (release) leads, all or those named, become pending now, with a fresh retry window; a release takes none of the ceiling's room (decision 0012). */
+    /**
+     * Parked (retry) or held (release) leads, all or those named, become pending now, with a fresh
+     * retry window; a release takes none of the ceiling's room (decision 0012). A lead parked as
+     * restored goes only when named: it may have reached the receiver already (decision 0048).
+     */
     requeue: (from: "parked" | "held", ids: string[], now: number) =>
       db.run(
         `UPDATE leads SET status = 'pending', attempts = 0, retry_ms = 0, next_attempt_at = ?, parked_at = NULL, parked_reason = NULL, parked_status = NULL
-           WHERE status = ?${ids.length > 0 ? ` AND id IN (${ids.map(() => "?").join(", ")})` : ""}`,
+           WHERE status = ? AND ${ids.length > 0 ? `id IN (${ids.map(() => "?").join(", ")})` : `coalesce(parked_reason, '') <> '${RESTORED}'`}`,
         [now, from, ...ids],
+      ),
+
+    /** The store itself came back from a snapshot: what it cannot know to be delivered waits for the operator (decision 0048). */
+    holdRestored: (now: number) =>
+      db.run(
+        `UPDATE leads SET status = 'parked', parked_at = ?, parked_reason = '${RESTORED}', parked_status = NULL, claimed_by = NULL, claimed_until = NULL
+           WHERE status IN (${UNDELIVERED.map((status) => `'${status}'`).join(", ")})`,
+        [now],
       ),
 
     /**
