@@ -4,7 +4,7 @@
  * backup: the service (which, like Web3Forms, does not dedupe) gets nothing twice, and every lead
  * thanked before the backup began is in the restored store, parked as "restored" for the operator.
  * SQLite as an operator in the issue restored it (the file copied over leads.db), and PostgreSQL
- * lost and restored into a new database with `restore`. Servers from build/ on opsPort 240-243.
+ * lost and restored into a new database with `restore`. Servers from build/ on opsPort 63-66.
  */
 import { copyFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -88,7 +88,7 @@ test("SQLite: a backup taken mid-traffic, copied over leads.db after every lead 
   test.setTimeout(120_000);
   const dir = dataDir();
   const fake = await fakeService();
-  const first = site(opsPort(240), keyed(fake, dir));
+  const first = site(opsPort(63), keyed(fake, dir));
   await first.listening;
   const leads = leadsCommand(dir);
   const file = join(dataDir(), "leads-backup.db");
@@ -99,7 +99,7 @@ test("SQLite: a backup taken mid-traffic, copied over leads.db after every lead 
   // What the issue's operator did: the backup file put where the lost store was.
   for (const suffix of ["", "-wal", "-shm"]) rmSync(join(dir, `leads.db${suffix}`), { force: true });
   copyFileSync(file, join(dir, "leads.db"));
-  const second = site(opsPort(241), keyed(fake, dir));
+  const second = site(opsPort(64), keyed(fake, dir));
   await second.listening;
   // Two of the server's looks at the store (every 2 s) and a retry's delay: anything sent again would be by now.
   await deliveredOnce(fake, all, { settle: 5_000 });
@@ -114,7 +114,7 @@ test("PostgreSQL: a backup taken mid-traffic, restored with `restore` into a new
   const [lost, fresh] = [await postgres.database("lost"), await postgres.database("fresh")];
   const fake = await fakeService();
   const dir = dataDir();
-  const first = site(opsPort(242), keyed(fake, dir, { DATABASE_URL: lost }));
+  const first = site(opsPort(65), keyed(fake, dir, { DATABASE_URL: lost }));
   await first.listening;
   const file = join(dataDir(), "leads-backup.db");
   const { before, all } = await backupMidTraffic(first.url, fake, () => leadsCommand(dir, { DATABASE_URL: lost })("backup", file), "Postgres");
@@ -123,7 +123,7 @@ test("PostgreSQL: a backup taken mid-traffic, restored with `restore` into a new
 
   const leads = leadsCommand(dir, { DATABASE_URL: fresh });
   expect((await leads("restore", file)).stdout).toMatch(/^restored \d+ of \d+ lead\(s\)/);
-  const second = site(opsPort(243), keyed(fake, dir, { DATABASE_URL: fresh }));
+  const second = site(opsPort(66), keyed(fake, dir, { DATABASE_URL: fresh }));
   await second.listening;
   await deliveredOnce(fake, all, { settle: 5_000 });
   const restored = await exported(leads);

@@ -9,7 +9,7 @@
  * (tests/support/previous-release.ts, built from this repository's history) writes the store,
  * this one takes it over, the release before runs on it again, then this one: every lead, in
  * every state at each step, reaches a service that keeps every copy exactly once. Servers from
- * build/ on opsPort 142-145 and 230-231; fake form services on free ports.
+ * build/ on opsPort 142-145 and 67-68; fake form services on free ports.
  */
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -269,7 +269,7 @@ for (const engine of ["sqlite", "postgres"] as const)
     const dir = dataDir();
     const fake = await fakeService();
     const env = keyed(fake, dir, engine === "postgres" ? { DATABASE_URL: await postgresDatabase() } : {});
-    const port = opsPort(engine === "sqlite" ? 230 : 231);
+    const port = opsPort(engine === "sqlite" ? 67 : 68);
     const ours = leadsCommand(dir, env);
     const marker = (name: string) => `rollback-${engine}-${name}-`;
     const thanked: string[] = [];

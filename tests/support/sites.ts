@@ -46,7 +46,11 @@ function freeBase(): number {
  * full-disk site answers its readiness check on +399.
  */
 const base = Number((process.env.E2E_PORT_BASE ??= String(freeBase())));
-export const opsPort = (n: number) => base + 200 + n;
+export const opsPort = (n: number) => {
+  // Past 198 a port is another run's (its sites' metrics at +10, +11): two runs would collide.
+  if (!Number.isInteger(n) || n < 0 || n > 198) throw new Error(`opsPort(${n}): n is 0 to 198`);
+  return base + 200 + n;
+};
 
 /**
  * Where the sites keep their data (lead database, outbox): a fresh folder for every run, named by
