@@ -73,6 +73,27 @@ describe("parseConfig", () => {
       expect(() => parse({ REFERRER_SITES: bad })).toThrow(/^Invalid configuration: REFERRER_SITES must be/);
   });
 
+  it("SITE_ORIGIN names the origins the site is served at: tidied, and refused when any is more or less than scheme://host[:port]", () => {
+    expect(parse({}).siteOrigins).toEqual([]);
+    expect(parse({ SITE_ORIGIN: " https://www.Example.co.za ,http://site.test:8080,, http://[::1]:3000" }).siteOrigins).toEqual([
+      "https://www.example.co.za",
+      "http://site.test:8080",
+      "http://[::1]:3000",
+    ]);
+    for (const bad of [
+      "www.example.co.za",
+      "https://www.example.co.za/",
+      "https://www.example.co.za/contact",
+      "https://www.example.co.za:443",
+      "https://user@www.example.co.za",
+      "https://www.example.co.za?x",
+      "ftp://www.example.co.za",
+      "null",
+      "https://ok.example, *",
+    ])
+      expect(() => parse({ SITE_ORIGIN: bad }), bad).toThrow(/^Invalid configuration: SITE_ORIGIN must be a comma-separated list of origins/);
+  });
+
   it("BOOKING_URL is an https booking page, kept as given; unset, there is none", () => {
     expect(parse({}).bookingUrl).toBeUndefined();
     expect(parse({ BOOKING_URL: " https://cal.com/kopano/intro?duration=30 " }).bookingUrl).toBe("https://cal.com/kopano/intro?duration=30");

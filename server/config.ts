@@ -113,6 +113,12 @@ const schema = z
     LEAD_RETENTION_DAYS: z.coerce.number(days).int(days).min(0, days).max(3650, { error: "must be at most 3650" }).default(30),
     LEADS_PER_HOUR: z.coerce.number(perHour).int(perHour).min(1, perHour).default(60),
     TRUST_PROXY: trustProxy,
+    // The origins the site is served at (Go's AddTrustedOrigin): an Origin naming one passes the cross-site check (form-posts.ts).
+    SITE_ORIGIN: list(
+      (entry) => entry.trim().toLowerCase(),
+      (entry) => /^https?:\/\//.test(entry) && URL.parse(entry)?.origin === entry,
+      "must be a comma-separated list of origins, each scheme://host[:port] (no path, no default port)",
+    ),
     // What the agency names as a visit's source (app/funnel/source.ts): its campaigns' utm values, and referring hosts.
     CAMPAIGNS: list(
       normalName,
@@ -171,6 +177,7 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
     metricsPort: e.METRICS_PORT,
     version: e.APP_VERSION ?? version,
     trustProxy: e.TRUST_PROXY,
+    siteOrigins: e.SITE_ORIGIN,
     databaseUrl: e.DATABASE_URL,
     bookingUrl: e.BOOKING_URL,
     sources: { names: new Set(e.CAMPAIGNS), sites: e.REFERRER_SITES },
@@ -232,6 +239,7 @@ export function describeConfig(config: Config) {
     version: config.version,
     metricsPort: config.metricsPort ?? null,
     trustProxy: config.trustProxy,
+    siteOrigins: config.siteOrigins,
     leadStore: config.databaseUrl ? `postgres ${new URL(config.databaseUrl).host}${new URL(config.databaseUrl).pathname}` : config.leadsDb,
     leadRetentionDays: config.retentionDays,
     leadsPerHour: config.leadsPerHour,

@@ -5,32 +5,45 @@ import { messages } from "~/content/messages";
 import { formPosts, MAX_FORM_BYTES } from "./form-posts";
 import { createLogger } from "./log";
 import { createRateLimits, LIMITS } from "./rate-limits";
+import { rejectMalformed } from "./reject-malformed";
 
 /**
- * The middleware in a real Express app; the handler after it echoes what an action would get.
- * Its log lines and its metric events are kept for the tests to read.
+ * The middleware in a real Express app, with SITE_ORIGIN naming SITE_ORIGINS; the handler after
+ * it echoes what an action would get. Its log lines and its metric events are kept for the tests to read.
  */
+const SITE_ORIGINS = ["https://www.kopano.example", "http://site.test:8080"];
 let url = "";
+/** The same without TRUST_PROXY, behind the server's own rejectMalformed: a client that talks to the site directly. */
+let direct = "";
 let close = () => {};
 const logged: Record<string, unknown>[] = [];
 const counted: string[] = [];
 beforeAll(async () => {
-  const app = express();
-  app.set("trust proxy", 1); // so each test can be its own client through X-Forwarded-For
   const log = createLogger({ write: (line: string) => void logged.push(JSON.parse(line) as Record<string, unknown>) });
   const events = { refused: (looks: string) => void counted.push(`refused ${looks}`), clientUnknown: () => void counted.push("client unknown") };
-  app.post("*", formPosts({ limits: createRateLimits(undefined, log), log, events }), (_req, res) => void res.json(res.locals.form));
-  const server = app.listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  close = () => server.close();
+  const listen = async (trust: number | false) => {
+    const app = express().set("trust proxy", trust);
+    app.use(rejectMalformed(app.get("trust proxy fn")));
+    app.post(
+      "*",
+      formPosts({ limits: createRateLimits(undefined, log), log, events, siteOrigins: SITE_ORIGINS }),
+      (_req, res) => void res.json(res.locals.form),
+    );
+    const server = app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  };
+  // Trusting one hop, each test can be its own client through X-Forwarded-For.
+  const [proxied, untrusted] = [await listen(1), await listen(false)];
+  [url, direct] = [proxied.url, untrusted.url];
+  close = () => (proxied.server.close(), untrusted.server.close());
 });
 afterAll(() => close());
 
 let clients = 0;
 /** A post from a client of its own; a header given as null is not sent (X-Forwarded-For: a proxy that names no client). */
-const post = (body: BodyInit, headers: Record<string, string | null> = {}, path = "/?index") =>
-  fetch(`${url}${path}`, {
+const post = (body: BodyInit, headers: Record<string, string | null> = {}, path = "/?index", site = url) =>
+  fetch(`${site}${path}`, {
     method: "POST",
     body,
     headers: Object.fromEntries(
@@ -88,6 +101,39 @@ describe("formPosts: the cross-site check", () => {
     expect((await post("name=Ann", { Origin: "https://kopano.example", "X-Forwarded-Host": "kopano.example" })).status).toBe(200);
     expect((await post("name=Ann", { Origin: "https://kopano.example:8443", "X-Forwarded-Host": "kopano.example" })).status).toBe(403);
   });
+
+  it("compares the Origin's scheme too when a trusted proxy names it (X-Forwarded-Proto)", async () => {
+    const forwarded = { "X-Forwarded-Host": "kopano.example", "X-Forwarded-Proto": "https" };
+    expect((await post("name=Ann", { Origin: "https://kopano.example", ...forwarded })).status).toBe(200);
+    expect((await post("name=Ann", { Origin: "http://kopano.example", ...forwarded })).status).toBe(403);
+    expect((await post("name=Ann", { Origin: `https://${host()}`, "X-Forwarded-Proto": "https" })).status).toBe(200);
+    expect((await post("name=Ann", { Origin: `http://${host()}`, "X-Forwarded-Proto": "https" })).status).toBe(403);
+  });
+
+  // A current browser on a plain http:// name sends no Fetch Metadata, and a plain proxy_pass makes Host the site's address.
+  it("accepts an Origin (or a Referer) that SITE_ORIGIN names, whatever the Host; only the exact origin", async () => {
+    for (const origin of SITE_ORIGINS) {
+      expect((await post("name=Ann", { Origin: origin })).status).toBe(200);
+      expect((await post("name=Ann", { Referer: `${origin}/contact?sent=1` })).status).toBe(200);
+    }
+    for (const origin of [
+      "http://www.kopano.example",
+      "https://www.kopano.example:8443",
+      "https://kopano.example",
+      "http://site.test",
+      "https://site.test:8080",
+    ])
+      expect((await post("name=Ann", { Origin: origin })).status, origin).toBe(403);
+    // The browser's word still goes first.
+    expect((await post("name=Ann", { "Sec-Fetch-Site": "cross-site", Origin: SITE_ORIGINS[0]! })).status).toBe(403);
+  });
+
+  it("ignores X-Forwarded-Host and -Proto from a client that is not a trusted proxy: it cannot name its own host", async () => {
+    const own = { Origin: "https://kopano.example", "X-Forwarded-Host": "kopano.example", "X-Forwarded-Proto": "https" };
+    expect((await post("name=Eve", own, "/?index", direct)).status).toBe(403);
+    expect((await post("name=Ann", { Origin: `http://${new URL(direct).host}` }, "/?index", direct)).status).toBe(200);
+    expect((await post("name=Ann", { Origin: SITE_ORIGINS[1]! }, "/?index", direct)).status).toBe(200);
+  });
 });
 
 describe("formPosts: a refusal is never silent", () => {
@@ -103,6 +149,12 @@ describe("formPosts: a refusal is never silent", () => {
     expect(lines).toEqual([
       expect.objectContaining({ level: "error", event: "post_refused_same_site", status: 403, origin: "kopano.example", host: host(), path: "/" }),
     ]);
+    expect(events).toEqual(["refused same-site"]);
+  });
+
+  it("logs a refused Origin on a host SITE_ORIGIN names, in another scheme, as an error looking same-site", async () => {
+    const { lines, events } = await watch(() => post("name=Ann", { Origin: "http://www.kopano.example" }));
+    expect(lines).toEqual([expect.objectContaining({ level: "error", event: "post_refused_same_site", origin: "www.kopano.example", host: host() })]);
     expect(events).toEqual(["refused same-site"]);
   });
 });

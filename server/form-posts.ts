@@ -43,16 +43,22 @@ export const requestHost = (req: Request) => req.get("x-forwarded-host")?.split(
 /**
  * Fetch Metadata first, as Go 1.25's CrossOriginProtection does: the browser itself says whether
  * a post comes from this origin (`same-origin`) or from the visitor (`none`), whatever a proxy did
- * to Host on the way. Only without it (a browser before 2023, or not a browser) is the Origin (or,
- * without one, the Referer) compared with the host. A client that sends none of them is not a
- * browser and is left to the other rules. Remix's own check is kept agreeing by remix-handler.ts.
+ * to Host on the way. Only without it (a browser before 2023, any browser on a plain http:// name,
+ * or not a browser) is the Origin (or, without one, the Referer) checked: one of SITE_ORIGIN
+ * (Go's AddTrustedOrigin), or the host addressed, in the scheme a trusted proxy names. A client
+ * that sends none of them is not a browser and is left to the other rules. Remix's own check is
+ * kept agreeing by remix-handler.ts.
  */
-function isCrossSite(req: Request): boolean {
+function isCrossSite(req: Request, siteOrigins: readonly string[]): boolean {
   const site = req.get("sec-fetch-site");
   if (site !== undefined) return site !== "same-origin" && site !== "none";
   const claimed = req.get("origin") ?? req.get("referer");
   if (claimed === undefined) return false;
-  return hostOf(claimed) !== requestHost(req);
+  const url = URL.parse(claimed);
+  if (url !== null && siteOrigins.includes(url.origin)) return false;
+  // Named by a trusted proxy, the scheme must match too; else only the host can be compared (as Go does).
+  const scheme = req.get("x-forwarded-proto") ? `${req.protocol}:` : undefined;
+  return hostOf(claimed) !== requestHost(req) || (scheme !== undefined && url?.protocol !== scheme);
 }
 
 /**
@@ -78,7 +84,9 @@ function clientOf(req: Request): string | undefined {
   return proxied && req.get("x-forwarded-for") === undefined ? undefined : clientKey(req.ip);
 }
 
-export function formPosts({ limits, log, events }: { limits: RateLimits; log: Logger; events?: PostEvents }): RequestHandler {
+type Options = { limits: RateLimits; log: Logger; events?: PostEvents; siteOrigins?: readonly string[] };
+
+export function formPosts({ limits, log, events, siteOrigins = [] }: Options): RequestHandler {
   let unknownSaidAt = -Infinity;
 
   function refuse(req: Request, res: Response, status: keyof typeof REFUSALS, reason: string, retryAfter?: number) {
@@ -111,7 +119,7 @@ export function formPosts({ limits, log, events }: { limits: RateLimits; log: Lo
   }
 
   return async (req, res, next) => {
-    if (isCrossSite(req)) return refuseCrossSite(req, res);
+    if (isCrossSite(req, siteOrigins)) return refuseCrossSite(req, res);
     const known = clientOf(req);
     const client = known ?? unknownClient();
     // The funnel's beacons count against a limit of their own, so counting never costs a visitor a send.

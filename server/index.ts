@@ -146,7 +146,7 @@ app.use(compression());
 const publicFiles = express.static("public", { maxAge: "1h", index: false, redirect: false });
 // Pages have no extension: only paths that look like files cost a look in public/.
 app.use((req, res, next) => (path.extname(req.path) ? publicFiles(req, res, next) : next()));
-app.post("*", formPosts({ limits, log, events: metrics?.formPosts }));
+app.post("*", formPosts({ limits, log, events: metrics?.formPosts, siteOrigins: config.siteOrigins }));
 app.post(FUNNEL_PATH, funnelBeacon({ count: (req, request, event, source) => funnel.count(request, event, source, clientCode(req)), sources: config.sources }));
 app.all(
   "*",
