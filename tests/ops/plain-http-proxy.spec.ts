@@ -5,7 +5,7 @@
  * for its posts, and nginx has made Host the site's own address. The browser reaches nginx as
  * `site.test` (mapped to 127.0.0.1 by Chromium's host resolver rules). Two sites: one started with
  * SITE_ORIGIN naming that address; one with TRUST_PROXY=1, behind the plain block (refused, loudly)
- * and behind a block that adds X-Forwarded-Host and -Proto (accepted). Ports: opsPort(212-216).
+ * and behind a block that adds X-Forwarded-Host and -Proto (accepted). Ports: opsPort(115-119).
  */
 import { request } from "node:http";
 import { test as base, expect, type Browser } from "@playwright/test";
@@ -27,13 +27,13 @@ test.describe.configure({ mode: "default" });
 
 const REFUSED = "Forms on this site can only be sent from this site.";
 let named: Served; // SITE_ORIGIN=http://site.test:<its nginx port>
-let trusting: Served; // TRUST_PROXY=1, metrics on opsPort(216)
+let trusting: Served; // TRUST_PROXY=1, metrics on opsPort(119)
 /** Where the browser reaches each nginx block, by name. */
 const through = { named: "", plain: "", forwarded: "" };
 let stopNginx = async () => {};
 
 test.beforeAll(async () => {
-  const [namedUrl, trustingUrl] = [`http://127.0.0.1:${opsPort(212)}`, `http://127.0.0.1:${opsPort(213)}`];
+  const [namedUrl, trustingUrl] = [`http://127.0.0.1:${opsPort(115)}`, `http://127.0.0.1:${opsPort(116)}`];
   const nginx = await startNginx([
     (listen) => `server { listen ${listen}; location / { proxy_pass ${namedUrl}; } }`,
     (listen) => `server { listen ${listen}; location / { proxy_pass ${trustingUrl}; } }`,
@@ -43,8 +43,8 @@ test.beforeAll(async () => {
   ]);
   stopNginx = nginx.stop;
   [through.named, through.plain, through.forwarded] = nginx.urls.map((url) => url.replace("127.0.0.1", NAME)) as [string, string, string];
-  named = serve(opsPort(212), { SITE_ORIGIN: through.named, METRICS_PORT: String(opsPort(215)), DATA_DIR: dataDir() });
-  trusting = serve(opsPort(213), { TRUST_PROXY: "1", METRICS_PORT: String(opsPort(216)), DATA_DIR: dataDir() });
+  named = serve(opsPort(115), { SITE_ORIGIN: through.named, METRICS_PORT: String(opsPort(118)), DATA_DIR: dataDir() });
+  trusting = serve(opsPort(116), { TRUST_PROXY: "1", METRICS_PORT: String(opsPort(119)), DATA_DIR: dataDir() });
   await Promise.all([named.listening, trusting.listening]);
 });
 
