@@ -53,7 +53,7 @@ async function ensureBaseImages() {
 }
 
 /** compose.yaml's PostgreSQL image, which tests/ops/compose.spec.ts runs. */
-export const POSTGRES_IMAGE = "docker.io/library/postgres:17-bookworm";
+const POSTGRES_IMAGE = "docker.io/library/postgres:17-bookworm";
 
 /**
  * compose.yaml's PostgreSQL image: pulled, or where that fails (no Docker Hub here), a stand-in
