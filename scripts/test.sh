@@ -26,6 +26,8 @@ compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need+=(postgresql)
 # proxy for the CDN tests, and a second browser engine (WebKitGTK's WebDriver).
 command -v podman >/dev/null 2>&1 || need+=(podman runc)
 command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
+# compose.yaml as an operator runs it (tests/ops/compose.spec.ts).
+command -v podman-compose >/dev/null 2>&1 || need+=(podman-compose)
 command -v varnishd >/dev/null 2>&1 || need+=(varnish)
 # The reverse proxies whose shipped configurations (deploy/) tests/ops/proxy.spec.ts runs.
 command -v nginx >/dev/null 2>&1 || need+=(nginx)

@@ -4,7 +4,7 @@
  * (stand-in-base.sh), then `podman build` with its layer cache, so a rebuild after a change costs
  * only the layers that changed. scripts/test.sh runs this before the tests start (`node
  * scripts/container/test-image.mjs`): minutes on a new machine, seconds after; the specs then
- * find it built. Also the flags every podman call needs on these machines (no
+ * find it built; and compose.yaml's PostgreSQL image, or its stand-in. Also the flags every podman call needs on these machines (no
  * CAP_SYS_RESOURCE, hybrid cgroups): runc, host network, explicit ulimits.
  */
 import { execFile, execFileSync } from "node:child_process";
@@ -52,6 +52,25 @@ async function ensureBaseImages() {
   if (missing) await run("flock", [BUILD_LOCK, "bash", join(REPO, "scripts/container/stand-in-base.sh"), join(REPO, "Dockerfile")], { timeout: 10 * 60_000 });
 }
 
+/** compose.yaml's PostgreSQL image, which tests/ops/compose.spec.ts runs. */
+const POSTGRES_IMAGE = "docker.io/library/postgres:17-bookworm";
+
+/**
+ * compose.yaml's PostgreSQL image: pulled, or where that fails (no Docker Hub here), a stand-in
+ * under the same name built from scripts/container/postgres-stand-in (Debian's PostgreSQL on the
+ * node stand-in), as the node base images are made. Resolves with its name.
+ */
+export async function postgresImage() {
+  if ((await succeeds(["image", "exists", POSTGRES_IMAGE])) || (await succeeds(["pull", "-q", POSTGRES_IMAGE], 5 * 60_000))) return POSTGRES_IMAGE;
+  await ensureBaseImages();
+  const recipe = join(REPO, "scripts/container/postgres-stand-in");
+  await run("flock", [BUILD_LOCK, "podman", "build", ...FLAGS, "--format", "docker", "--layers", "-t", POSTGRES_IMAGE, recipe], {
+    timeout: 10 * 60_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return POSTGRES_IMAGE;
+}
+
 /** Builds the Dockerfile (docker format, so HEALTHCHECK is kept); resolves with the image id. */
 export async function buildImage() {
   await ensureBaseImages();
@@ -81,6 +100,7 @@ export async function buildImage() {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
     console.log(`${IMAGE} ${(await buildImage()).slice(0, 12)}`);
+    console.log(await postgresImage());
   } catch (error) {
     console.error(error.stderr?.slice(-4_000) || error.message);
     process.exit(1);

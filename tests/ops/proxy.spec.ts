@@ -6,14 +6,18 @@
  * visitor in ten minutes); and nginx as operators first set it up, in front of a third such site:
  * a plain `proxy_pass` (Host rewritten to the site's address, no X-Forwarded-*), and one with only
  * `Host $host` (no port, no X-Forwarded-For). Visitors are a real browser (JavaScript on and off)
- * and clients from loopback addresses of their own (127.0.0.2, …). Ports: opsPort(120-126).
+ * and clients from loopback addresses of their own (127.0.0.2, …). Then the same files with
+ * their upstream of two sites, in front of two sites each (a stopped one, and one that fails a
+ * post it was sent). Ports: opsPort(120-126) and opsPort(222-225).
  */
-import { request } from "node:http";
+import { createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
 import { expect, test, type Browser } from "@playwright/test";
 import { messages } from "../../app/content/messages";
 import { LIMITS } from "../../server/rate-limits";
+import { type FakeFormService, startFakeFormService } from "../support/fake-form-service";
 import { shippedNginx, startCaddy, startNginx } from "../support/proxies";
-import { dataDir, events, serve, type Served } from "../support/server";
+import { dataDir, deliveredOnce, events, keyed, postContact, serve, type Served } from "../support/server";
 import { atStep5, calculator, dispatchApp } from "../support/wizard";
 import { opsPort } from "../support/sites";
 
@@ -30,7 +34,7 @@ test.beforeAll(async () => {
   sites = { nginx: site(121), caddy: site(122), misconfigured: site(123) };
   await Promise.all(Object.values(sites).map((s) => s.listening));
   const nginx = await startNginx([
-    shippedNginx(sites.nginx.url),
+    shippedNginx([sites.nginx.url]),
     // nginx's default: Host becomes the upstream's address, nothing says who the visitor is.
     (listen) => `server { listen ${listen}; location / { proxy_pass ${sites.misconfigured.url}; } }`,
     // Half right: the visitor's host but without its port, and still no X-Forwarded-For.
@@ -38,7 +42,7 @@ test.beforeAll(async () => {
   ]);
   stops.push(nginx.stop);
   [proxies.nginx, proxies.plain, proxies.hostOnly] = nginx.urls as [string, string, string];
-  const caddy = await startCaddy(sites.caddy.url);
+  const caddy = await startCaddy([sites.caddy.url]);
   stops.push(caddy.stop);
   proxies.caddy = caddy.url;
 });
@@ -179,5 +183,96 @@ test("a site listening on loopback alone without TRUST_PROXY says at start that 
     ]);
   } finally {
     server.kill();
+  }
+});
+
+/**
+ * The shipped files' upstream of two sites, in front of two sites each, delivering to one fake
+ * form service; each site with its own data folder, as two containers' outboxes are their own.
+ */
+test.describe("two sites behind each proxy", () => {
+  let fake: FakeFormService;
+  const pairs = { nginx: [] as Served[], caddy: [] as Served[] };
+  const twoStops: (() => Promise<void>)[] = [];
+
+  /** The shipped file in front of `upstreams`: its URL. */
+  async function proxyFor(proxy: "nginx" | "caddy", upstreams: string[]) {
+    const started =
+      proxy === "nginx" ? await startNginx([shippedNginx(upstreams)]).then((n) => ({ url: n.urls[0]!, stop: n.stop })) : await startCaddy(upstreams);
+    twoStops.push(started.stop);
+    return started.url;
+  }
+
+  test.beforeAll(async () => {
+    fake = await startFakeFormService();
+    const site = (n: number) => serve(opsPort(n), keyed(fake, dataDir(), { TRUST_PROXY: "1" }));
+    pairs.nginx = [site(222), site(223)];
+    pairs.caddy = [site(224), site(225)];
+    await Promise.all([...pairs.nginx, ...pairs.caddy].map((s) => s.listening));
+  });
+  test.afterAll(async () => {
+    await Promise.all(twoStops.map((stop) => stop()));
+    for (const s of [...pairs.nginx, ...pairs.caddy]) s.kill();
+    await fake?.close();
+  });
+
+  for (const [i, proxy] of (["nginx", "caddy"] as const).entries()) {
+    // Each post from a loopback address of its own: a visitor's five leads are not what is tested.
+    const from = (n: number) => `127.0.${10 + i}.${n + 1}`;
+
+    test(`through ${proxy}, with one of two sites stopped, every post is taken by the other, and each lead is delivered once`, async () => {
+      const url = await proxyFor(
+        proxy,
+        pairs[proxy].map((s) => s.url),
+      );
+      const tokens = Array.from({ length: 8 }, (_, n) => `two-sites-${proxy}-${n}`);
+      const post = (n: number) => postContact(url, `Hello (${tokens[n]}).`, { localAddress: from(n) });
+      for (const n of [0, 1]) expect((await post(n)).status).toBe(303);
+      await deliveredOnce(fake, tokens.slice(0, 2), { settle: 0 });
+      // A clean stop, as `docker stop` does: the proxy then meets a refused connection.
+      const stopped = pairs[proxy][1]!;
+      stopped.child.kill("SIGTERM");
+      await stopped.exited;
+      for (let n = 2; n < tokens.length; n++) expect((await post(n)).status, tokens[n]).toBe(303);
+      await deliveredOnce(fake, tokens);
+    });
+
+    test(`through ${proxy}, a post sent to a site that fails before answering is not sent to the other site`, async () => {
+      // A site that answers the proxy's first look (GET /healthz), and reads a post, then drops the
+      // connection without an answer.
+      const reached: string[] = [];
+      const failing = createServer((req, res) => {
+        if (req.method !== "POST") return void res.end("ok");
+        let body = "";
+        req.on("data", (chunk: Buffer) => (body += chunk.toString()));
+        req.on("end", () => (reached.push(body), res.socket?.destroy()));
+      });
+      await new Promise<void>((resolve) => failing.listen(0, "127.0.0.1", resolve));
+      try {
+        const failingUrl = `http://127.0.0.1:${(failing.address() as AddressInfo).port}`;
+        const url = await proxyFor(proxy, [failingUrl, pairs[proxy][0]!.url]);
+        // Posts until one reaches the failing site (nginx takes turns and then leaves it out for
+        // 10 s; Caddy picks at random), then two more.
+        const tokens: string[] = [];
+        const statuses: number[] = [];
+        for (let n = 0; n < 20 && (reached.length === 0 || tokens.length < statuses.indexOf(502) + 3); n++) {
+          tokens.push(`failing-site-${proxy}-${n}`);
+          statuses.push((await postContact(url, `Hello (${tokens[n]}).`, { localAddress: from(20 + n) })).status);
+        }
+        const lost = tokens.filter((token) => reached.some((body) => body.includes(token)));
+        expect(lost.length, "a post reached the failing site").toBeGreaterThan(0);
+        expect(
+          lost.map((token) => statuses[tokens.indexOf(token)]),
+          "the visitor is told it failed",
+        ).toEqual(lost.map(() => 502));
+        await deliveredOnce(
+          fake,
+          tokens.filter((token) => !lost.includes(token)),
+        );
+        for (const token of lost) expect(fake.received(token), "never sent to the other site").toEqual([]);
+      } finally {
+        failing.close();
+      }
+    });
   }
 });

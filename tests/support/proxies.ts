@@ -3,7 +3,7 @@
  * loopback: Debian's nginx and Caddy, in the foreground, their configuration, pid file, logs and
  * temporary files in a folder of their own (nothing under /etc or /var). The shipped files
  * (deploy/nginx.conf, deploy/Caddyfile) are run as written, with only their listening address and
- * the site's address put in. Stopped by the test, or stopped (SIGTERM, which takes nginx's worker
+ * the sites' addresses put in. Stopped by the test, or stopped (SIGTERM, which takes nginx's worker
  * with its master) when the process that started them dies.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -91,21 +91,27 @@ export async function startNginx(blocks: ((listen: string) => string)[]): Promis
   return { urls, stop };
 }
 
-/** deploy/nginx.conf as a server block for startNginx, in front of the site at `site`. */
-export const shippedNginx = (site: string) => (listen: string) =>
-  shipped("deploy/nginx.conf", [
-    ["listen 80;", `listen ${listen};`],
-    ["proxy_pass http://127.0.0.1:3000;", `proxy_pass ${site};`],
-  ]);
+/**
+ * deploy/nginx.conf (its upstream and server block) for startNginx, in front of the sites at
+ * `sites`: a `server` line each, with the parameters of the file's two (compose.yaml's sites,
+ * 127.0.0.1:3001 and :3002). Once per nginx: the upstream's name is the file's.
+ */
+export const shippedNginx = (sites: string[]) => (listen: string) => {
+  const text = shipped("deploy/nginx.conf", [["listen 80;", `listen ${listen};`]]);
+  const upstream = /^(?<line> *server )127\.0\.0\.1:3001(?<parameters>.*)\n\k<line>127\.0\.0\.1:3002\k<parameters>\n/m.exec(text);
+  if (!upstream?.groups) throw new Error("deploy/nginx.conf should hold the server lines 127.0.0.1:3001 and :3002, with the same parameters");
+  const { line, parameters } = upstream.groups;
+  return text.replace(upstream[0], sites.map((site) => `${line}${new URL(site).host}${parameters}\n`).join(""));
+};
 
-/** Caddy with deploy/Caddyfile in front of the site at `site`: plain HTTP on a loopback port, no admin endpoint. */
-export async function startCaddy(site: string): Promise<Proxy> {
+/** Caddy with deploy/Caddyfile in front of the sites at `sites`: plain HTTP on a loopback port, no admin endpoint. */
+export async function startCaddy(sites: string[]): Promise<Proxy> {
   const dir = mkdtempSync(join(tmpdir(), "e2e-caddy-"));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const caddyfile = shipped("deploy/Caddyfile", [
     ["example.com {", `${url} {`],
-    ["reverse_proxy 127.0.0.1:3000", `reverse_proxy ${new URL(site).host}`],
+    ["reverse_proxy 127.0.0.1:3001 127.0.0.1:3002", `reverse_proxy ${sites.map((site) => new URL(site).host).join(" ")}`],
   ]);
   writeFileSync(join(dir, "Caddyfile"), `{\n\tadmin off\n\tauto_https off\n}\n\n${caddyfile}`);
   let output = "";
