@@ -6,7 +6,7 @@
  * (runc, ulimits) in a containers.conf of the test's own. The postgres image is pulled, or where
  * Docker Hub cannot be reached, a stand-in under its name (scripts/container/test-image.mjs).
  * One project of this checkout's own (E2E_PORT_BASE), removed before and after, pass or fail.
- * Ports: opsPort(220-221).
+ * Ports: opsPort(147-148).
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -21,7 +21,7 @@ import { e2eDir, opsPort } from "../support/sites";
 const project = `agency-e2e-${process.env.E2E_PORT_BASE ?? 3100}`;
 const label = `label=io.podman.compose.project=${project}`;
 const POSTGRES_PASSWORD = "Compose0Test0Password0Of0The0Run";
-const ports = [opsPort(220), opsPort(221)];
+const ports = [opsPort(147), opsPort(148)];
 /** The image the tests built, under a tag of this checkout's own (another's build may retag agency-site:test). */
 const image = `localhost/agency-site:${project}`;
 const containers = ["site-1", "site-2", "postgres"].map((service) => `${project}_${service}_1`);

@@ -8,7 +8,7 @@
  * `Host $host` (no port, no X-Forwarded-For). Visitors are a real browser (JavaScript on and off)
  * and clients from loopback addresses of their own (127.0.0.2, …). Then the same files with
  * their upstream of two sites, in front of two sites each (a stopped one, and one that fails a
- * post it was sent). Ports: opsPort(120-126) and opsPort(222-225).
+ * post it was sent). Ports: opsPort(120-126) and opsPort(165-168).
  */
 import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -17,7 +17,7 @@ import { messages } from "../../app/content/messages";
 import { LIMITS } from "../../server/rate-limits";
 import { type FakeFormService, startFakeFormService } from "../support/fake-form-service";
 import { shippedNginx, startCaddy, startNginx } from "../support/proxies";
-import { dataDir, deliveredOnce, events, keyed, postContact, serve, type Served } from "../support/server";
+import { dataDir, deliveredOnce, events, keyed, postContact, serve, type Served, sleep } from "../support/server";
 import { atStep5, calculator, dispatchApp } from "../support/wizard";
 import { opsPort } from "../support/sites";
 
@@ -206,8 +206,8 @@ test.describe("two sites behind each proxy", () => {
   test.beforeAll(async () => {
     fake = await startFakeFormService();
     const site = (n: number) => serve(opsPort(n), keyed(fake, dataDir(), { TRUST_PROXY: "1" }));
-    pairs.nginx = [site(222), site(223)];
-    pairs.caddy = [site(224), site(225)];
+    pairs.nginx = [site(165), site(166)];
+    pairs.caddy = [site(167), site(168)];
     await Promise.all([...pairs.nginx, ...pairs.caddy].map((s) => s.listening));
   });
   test.afterAll(async () => {
@@ -233,7 +233,18 @@ test.describe("two sites behind each proxy", () => {
       const stopped = pairs[proxy][1]!;
       stopped.child.kill("SIGTERM");
       await stopped.exited;
-      for (let n = 2; n < tokens.length; n++) expect((await post(n)).status, tokens[n]).toBe(303);
+      for (let n = 2; n < tokens.length; n++) {
+        // nginx tries a refused connection at the other site. Caddy, with no copy of the body
+        // (deploy/Caddyfile says why), answers 502 until its health check leaves the stopped site
+        // out: the visitor sends again, as the page lets them, and it is still one lead.
+        const statuses = [(await post(n)).status];
+        while (proxy === "caddy" && statuses.at(-1) === 502 && statuses.length < 20) {
+          await sleep(500);
+          statuses.push((await post(n)).status);
+        }
+        expect(statuses, tokens[n]).toEqual([...statuses.slice(0, -1).map(() => 502), 303]);
+        if (proxy === "nginx") expect(statuses, tokens[n]).toEqual([303]);
+      }
       await deliveredOnce(fake, tokens);
     });
 
