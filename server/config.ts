@@ -3,6 +3,7 @@
  * before it listens, with one line that names the variable but never echoes its value (it may be
  * a secret). Blank values count as unset, so `FORM_ACCESS_KEY=` in a compose file means "no key".
  */
+import { hostname } from "node:os";
 import { join } from "node:path";
 import ipaddr from "ipaddr.js";
 import proxyAddr from "proxy-addr";
@@ -133,6 +134,8 @@ const schema = z
     BOOKING_URL: z.url({ protocol: /^https$/, error: "must be an https URL" }).optional(),
     // Prometheus metrics on a listener of their own (server/metrics.ts); unset: no metrics.
     METRICS_PORT: port.optional(),
+    // The name the metrics and alerts give this container; unset: the host name (compose's `hostname:`, else the container's id).
+    CONTAINER_NAME: z.string().max(63, { error: "must be at most 63 characters" }).optional(),
     // Zoho CRM (FORM_PROVIDER=zoho-crm, server/leads/zoho-crm.ts): a self client's credentials.
     ZOHO_CLIENT_ID: z.string().optional(),
     ZOHO_CLIENT_SECRET: z.string().optional(),
@@ -175,6 +178,7 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
     port: e.PORT,
     host: e.HOST,
     metricsPort: e.METRICS_PORT,
+    container: e.CONTAINER_NAME ?? hostname(),
     version: e.APP_VERSION ?? version,
     trustProxy: e.TRUST_PROXY,
     siteOrigins: e.SITE_ORIGIN,
@@ -238,6 +242,7 @@ export function describeConfig(config: Config) {
   return {
     version: config.version,
     metricsPort: config.metricsPort ?? null,
+    container: config.container,
     trustProxy: config.trustProxy,
     siteOrigins: config.siteOrigins,
     leadStore: config.databaseUrl ? `postgres ${new URL(config.databaseUrl).host}${new URL(config.databaseUrl).pathname}` : config.leadsDb,

@@ -72,7 +72,8 @@ try {
 }
 const limits = createRateLimits(db, log);
 // Metrics only with METRICS_PORT; the gauges read the queue's figures when scraped.
-const metrics = config.metricsPort ? createMetrics([...routePaths(build.routes), FUNNEL_PATH], () => inbox.stats()) : undefined;
+const where = { container: config.container, store: config.databaseUrl ? "postgresql" : config.container };
+const metrics = config.metricsPort ? createMetrics([...routePaths(build.routes), FUNNEL_PATH], () => inbox.stats(), where) : undefined;
 // A client's address as the lead store, drafts and the funnel tell clients apart: a keyed hash,
 // never the address, with a key this process never writes down (so no store holds an address).
 const addressCode = addressCodes();

@@ -44,7 +44,11 @@ describe("routeLabel", () => {
 
 describe("createMetrics", () => {
   it("counts leads by kind and attempts by outcome, reads the queue's figures at each scrape", async () => {
-    let stats: { pending: number; parked: number; oldestPendingSeconds: number | null; held?: number } = { pending: 0, parked: 0, oldestPendingSeconds: null };
+    let stats: { pending: number; parked: number; oldestPendingSeconds: number | null; heldFor?: Record<string, number>; heldAddresses?: number } = {
+      pending: 0,
+      parked: 0,
+      oldestPendingSeconds: null,
+    };
     const metrics = createMetrics(PATHS, () => stats);
     metrics.events.accepted("contact");
     metrics.events.accepted("contact");
@@ -52,8 +56,8 @@ describe("createMetrics", () => {
     metrics.events.attempted("contact", "retried", 0.3);
     metrics.events.attempted("contact", "delivered", 0.2);
     metrics.events.attempted("calculator", "parked", 0.1);
-    stats = { pending: 2, parked: 1, oldestPendingSeconds: 4000, held: 3 };
-    const text = await metrics.registry.metrics();
+    stats = { pending: 2, parked: 1, oldestPendingSeconds: 4000, heldFor: { ceiling: 2, address: 1 }, heldAddresses: 2 };
+    let text = await metrics.registry.metrics();
     expect(text).toContain('leads_accepted_total{kind="contact"} 2');
     expect(text).toContain('leads_accepted_total{kind="calculator"} 1');
     expect(text).toContain('leads_delivered_total{kind="contact"} 1');
@@ -64,11 +68,29 @@ describe("createMetrics", () => {
     expect(text).toMatch(/^leads_pending 2$/m);
     expect(text).toMatch(/^leads_parked_now 1$/m);
     expect(text).toMatch(/^leads_oldest_pending_age_seconds 4000$/m);
-    expect(text).toMatch(/^leads_held_now 3$/m);
+    expect(text).toMatch(/^leads_held_now\{reason="ceiling"\} 2$/m);
+    expect(text).toMatch(/^leads_held_now\{reason="address"\} 1$/m);
+    expect(text).toMatch(/^leads_held_addresses 2$/m);
     expect(text).toMatch(/^nodejs_heap_size_used_bytes \d+/m);
     expect(text).toMatch(/^process_cpu_seconds_total /m);
-    stats = { pending: 0, parked: 0, oldestPendingSeconds: null };
-    expect(await metrics.registry.metrics()).toMatch(/^leads_oldest_pending_age_seconds 0$/m);
+    stats = { pending: 0, parked: 0, oldestPendingSeconds: null, heldFor: { unknown: 1 } };
+    text = await metrics.registry.metrics();
+    expect(text).toMatch(/^leads_oldest_pending_age_seconds 0$/m);
+    // Both rules from the first scrape; a reason the rows name, as it is (a lead held before reasons were kept).
+    expect(text.match(/^leads_held_now\{.*$/gm)).toEqual([
+      'leads_held_now{reason="ceiling"} 0',
+      'leads_held_now{reason="address"} 0',
+      'leads_held_now{reason="unknown"} 1',
+    ]);
+  });
+
+  it("labels every series with the container and the store it reports (with PostgreSQL, the one every container shares)", async () => {
+    const metrics = createMetrics(PATHS, () => ({ pending: 1, parked: 0, oldestPendingSeconds: null }), { container: "site-2", store: "postgresql" });
+    metrics.events.accepted("contact");
+    const samples = (await metrics.registry.metrics()).split("\n").filter((line) => line && !line.startsWith("#"));
+    expect(samples.length).toBeGreaterThan(50);
+    expect(samples.filter((line) => !/\{(.+,)?container="site-2",store="postgresql"(,.+)?\} /.test(line))).toEqual([]);
+    expect(samples).toContain('leads_pending{container="site-2",store="postgresql"} 1');
   });
 
   it("counts refused posts by how they looked, and posts whose proxy named no client, each from the first scrape", async () => {

@@ -21,13 +21,22 @@ export function routeLabel(path: string, routes: ReadonlySet<string>): string {
   return "other";
 }
 
-/** `paths`: the app's routes (route-paths.ts). `leadStats` is read at each scrape, so the gauges are as fresh as the queue's own figures. */
+/**
+ * `paths`: the app's routes (route-paths.ts). `leadStats` is read at each scrape, so the gauges are
+ * as fresh as the queue's own figures. `where` labels every series (docs/operations.md, Metrics):
+ * `container`, the name alerts give this container, and `store`, the lead store it reports, which
+ * the store's alerts aggregate by: with DATABASE_URL every container reports the one shared
+ * store ("postgresql"), so an alert on it fires once, not once per container; on SQLite it is the
+ * container's own (its name).
+ */
 export function createMetrics(
   paths: string[],
-  leadStats: () => Pick<LeadStats, "pending" | "parked" | "oldestPendingSeconds"> & Partial<Pick<LeadStats, "held" | "failing">>,
+  leadStats: () => Pick<LeadStats, "pending" | "parked" | "oldestPendingSeconds"> & Partial<Pick<LeadStats, "heldFor" | "heldAddresses" | "failing">>,
+  where?: { container: string; store: string },
 ) {
   const routes = new Set(paths);
   const registry = new Registry();
+  if (where) registry.setDefaultLabels(where);
   collectDefaultMetrics({ register: registry });
 
   const requestDuration = new Histogram({
@@ -42,7 +51,7 @@ export function createMetrics(
   const delivered = byKind("leads_delivered_total", "Leads the form service confirmed.");
   const retried = byKind("lead_delivery_retries_total", "Delivery attempts that failed and will be tried again.");
   const parked = byKind("leads_parked_total", "Leads refused for good or expired: kept, no longer retried.");
-  const held = byKind("leads_held_total", "Leads held back over the site-wide ceiling.");
+  const held = byKind("leads_held_total", "Leads held back over the site-wide ceiling or an address's share (decision 0031).");
   const attemptDuration = new Histogram({
     name: "lead_delivery_attempt_duration_seconds",
     help: "Time one delivery attempt took, by outcome (delivered, retried, parked).",
@@ -60,7 +69,11 @@ export function createMetrics(
       (s) => s.pending,
     ],
     ["leads_parked_now", "Leads parked now, waiting for an operator (npm run leads -- retry).", (s) => s.parked],
-    ["leads_held_now", "Leads held back right now over the site-wide ceiling: they go out as the last hour has room, or when released.", (s) => s.held ?? 0],
+    [
+      "leads_held_addresses",
+      "Distinct address codes among the leads held now (decision 0031): a flood is many leads on few codes.",
+      (s) => s.heldAddresses ?? 0,
+    ],
     [
       "lead_store_failing",
       "1 while the lead store cannot be read or written (a lead not stored, or the delivery loop backing off), else 0.",
@@ -77,6 +90,17 @@ export function createMetrics(
         this.set(value(leadStats()));
       },
     });
+
+  new Gauge({
+    name: "leads_held_now",
+    help: "Leads held right now, by the rule that held them (reason: ceiling, LEADS_PER_HOUR; address, one address's share): they go out as there is room, or when released.",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+    collect() {
+      this.reset(); // a reason no longer held goes to 0 below, or (`unknown`) away
+      for (const [reason, n] of Object.entries({ ceiling: 0, address: 0, ...leadStats().heldFor })) this.set({ reason }, n);
+    },
+  });
 
   const funnel = new Counter({
     name: "funnel_steps_total",

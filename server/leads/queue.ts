@@ -212,13 +212,15 @@ export function createLeadQueue(options: QueueOptions) {
 
     /** What /metrics reports: the counts as last read (each look, each lead), so a scrape never waits on the store. */
     stats(): LeadStats {
-      const last = counts ?? { pending: 0, held: 0, parked: 0, oldestPendingSeconds: null, at: clock.now() };
+      const last = counts ?? { pending: 0, held: 0, heldFor: {}, heldAddresses: 0, parked: 0, oldestPendingSeconds: null, at: clock.now() };
       const since = Math.max(0, Math.round((clock.now() - last.at) / 1000));
       return {
         store: db.engine,
         failing: !opened || faults.failing,
         pending: last.pending,
         held: last.held,
+        heldFor: last.heldFor,
+        heldAddresses: last.heldAddresses,
         parked: last.parked,
         oldestPendingSeconds: last.oldestPendingSeconds === null ? null : last.oldestPendingSeconds + since,
       };

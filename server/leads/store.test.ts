@@ -109,6 +109,41 @@ describe.each(ENGINES)("writing (%s)", (engine) => {
     expect((await add(store, "e", T + 3_600_010, 2)).held).toBe(false);
   });
 
+  it("a held lead keeps the rule that held it, and the counts say why and from how many address codes; let go, it says nothing", async () => {
+    const store = await storeAt(await place(engine));
+    const results = [];
+    // Six from one address at once: five let through, the sixth held for its share; then one-shot addresses up to the ceiling (7), and one over it.
+    for (let i = 0; i < 6; i++) results.push(await add(store, `office ${i}`, T + i, 7, "code-office"));
+    for (const code of ["code-a", "code-b", "code-c"]) results.push(await add(store, code, T + 10, 7, code));
+    expect(results.map((r) => r.heldFor ?? "-")).toEqual(["-", "-", "-", "-", "-", "address", "-", "-", "ceiling"]);
+    expect(await store.stats(T + 10)).toMatchObject({ held: 2, heldFor: { address: 1, ceiling: 1 }, heldAddresses: 2 });
+    expect((await store.get(results[5]!.id))?.parkedReason).toBe("address");
+    expect((await store.list(["held"])).map((r) => [r.group, r.parkedReason])).toEqual([
+      ["code-office", "address"],
+      ["code-c", "ceiling"],
+    ]);
+    // Let go by the ceiling, or by the operator: pending, with no reason left to show.
+    const released = await store.releaseHeld(T + HOUR + 20, 7);
+    expect(await store.requeue("held", [], T + HOUR + 20)).toBe(1);
+    expect((await store.list(["pending"])).filter((r) => r.parkedReason !== null)).toEqual([]);
+    expect(released).toBeDefined();
+    expect(await store.stats(T + HOUR + 20)).toMatchObject({ held: 0, heldFor: {}, heldAddresses: 0 });
+  });
+
+  it("discard removes only held leads named by id or address code, each handed out before it goes; any other name, or a failure handing one out, discards none", async () => {
+    const store = await storeAt(await place(engine));
+    const pending = await add(store, "honest, let through", T, 1, "code-f");
+    const flood = [await add(store, "flood 1", T + 1, 1, "code-f"), await add(store, "flood 2", T + 2, 1, "code-f")];
+    const honest = await add(store, "honest, held", T + 3, 1, "code-h");
+    await expect(store.discard(["code-f", pending.id], () => undefined)).rejects.toThrow(`not a held lead's id or address code: ${pending.id}`);
+    await expect(store.discard(["code-f"], () => Promise.reject(new Error("ENOSPC")))).rejects.toThrow("ENOSPC");
+    expect(await store.stats(T)).toMatchObject({ pending: 1, held: 3 });
+    const handed: string[] = [];
+    expect(await store.discard(["code-f"], (row) => void handed.push(`${row.id} ${row.lead?.text}`))).toBe(2);
+    expect(handed).toEqual(flood.map((r, i) => `${r.id} flood ${i + 1}`));
+    expect((await store.list(["pending", "held"])).map((r) => r.id)).toEqual([pending.id, honest.id]);
+  });
+
   it("held leads do not count toward the ceiling: once the last hour has room they go out on their own, oldest first, one per hour / ceiling", async () => {
     const store = await storeAt(await place(engine));
     const results = [];
@@ -215,8 +250,9 @@ describe("an older SQLite store is brought up to date at open", () => {
     const { file } = await place("sqlite");
     const db = openDb({ file });
     const store = await storeAt({ file }, db);
-    const [sent, waiting] = [await add(store, "sent"), await add(store, "waiting")];
-    await store.claimDue(T, 2, 30_000);
+    // A millisecond apart: the list is in arrival order (ids are only the tie-break, and L100 sorts before L99).
+    const [sent, waiting] = [await add(store, "sent"), await add(store, "waiting", T + 1)];
+    await store.claimDue(T + 1, 2, 30_000);
     await store.delivered(sent.id, T + 1, 86_400_000);
     await db.close();
     const old = new DatabaseSync(file);

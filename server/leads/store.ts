@@ -17,8 +17,10 @@ type LeadStatus = "pending" | "held" | "parked" | "delivered";
 
 /**
  * A lead's row as read: `retryMs`, the waits scheduled so far (a clock jump cannot grow it);
- * `parkedStatus`, the HTTP status that parked it (401: a wrong key); `record`, Zoho CRM's id for
- * it; `lead`, what the agency receives, null once erased (retention) or unreadable.
+ * `parkedReason`, why it is not going out: a parked lead's failure, or the rule that held a held
+ * one (`ceiling`, `address`: null for one held before this was written); `parkedStatus`, the HTTP
+ * status that parked it (401: a wrong key); `group`, a held lead's address code (decision 0031);
+ * `record`, Zoho CRM's id for it; `lead`, what the agency receives, null once erased or unreadable.
  */
 export interface LeadRow {
   id: string;
@@ -30,6 +32,7 @@ export interface LeadRow {
   deliveredAt: number | null;
   parkedReason: string | null;
   parkedStatus: number | null;
+  group: string | null;
   record: string | null;
   lead: StoredLead | null;
 }
@@ -57,7 +60,8 @@ const MIGRATIONS = [
   "ALTER TABLE leads ADD COLUMN client_group TEXT",
 ];
 
-const COLUMNS = "id, kind, status, attempts, first_accepted_at, retry_ms, delivered_at, parked_reason, parked_status, dedupe_key, crm_record, payload";
+const COLUMNS =
+  "id, kind, status, attempts, first_accepted_at, retry_ms, delivered_at, parked_reason, parked_status, dedupe_key, crm_record, client_group, payload";
 const SELECT = `SELECT ${COLUMNS} FROM leads`;
 const num = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 
@@ -72,6 +76,7 @@ function toRow(r: Row): LeadRow {
     deliveredAt: num(r.delivered_at),
     parkedReason: (r.parked_reason as string | null) ?? null,
     parkedStatus: num(r.parked_status),
+    group: (r.client_group as string | null) ?? null,
     record: (r.crm_record as string | null) ?? null,
   };
   try {
@@ -88,6 +93,14 @@ export class AddressFull extends Error {
   constructor() {
     super("this address already has as many leads held as it may");
     this.name = "AddressFull";
+  }
+}
+
+/** Names given to `discard` that are no held lead's id or address code: nothing was discarded. */
+export class NotHeld extends Error {
+  constructor(readonly names: string[]) {
+    super(`not a held lead's id or address code: ${names.join(", ")}`);
+    this.name = "NotHeld";
   }
 }
 
@@ -137,7 +150,7 @@ export const RESTORED = "restored";
 const UNDELIVERED = ["pending", "held", "handed"];
 
 /** What a lead's row holds beyond a claim (a claim is measured on its own engine's clock). */
-const KEPT = [...COLUMNS.split(", "), "next_attempt_at", "parked_at", "admitted_at", "client_group"];
+const KEPT = [...COLUMNS.split(", "), "next_attempt_at", "parked_at", "admitted_at"];
 
 /**
  * A data folder's SQLite store met with DATABASE_URL set (one container becoming several, or one
@@ -259,8 +272,9 @@ export function leadStore(db: Db) {
           const firstHeld = held && (await count(tx, "SELECT count(*) FROM leads WHERE status = 'held'", [])) === 0;
           const { kind, ...payload } = lead;
           await tx.run(
-            "INSERT INTO leads (id, kind, payload, dedupe_key, status, next_attempt_at, first_accepted_at, admitted_at, client_group) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [id, kind, JSON.stringify(payload), key, held ? "held" : "pending", now, now, held ? null : now, group],
+            // A held lead's rule is kept in parked_reason (no schema change): the list and the metrics say why.
+            "INSERT INTO leads (id, kind, payload, dedupe_key, status, next_attempt_at, first_accepted_at, admitted_at, client_group, parked_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [id, kind, JSON.stringify(payload), key, held ? "held" : "pending", now, now, held ? null : now, group, heldFor ?? null],
           );
           return { id, duplicate: false, held, heldFor, firstHeld };
         },
@@ -278,7 +292,12 @@ export function leadStore(db: Db) {
           const last = num((await tx.get("SELECT max(admitted_at) AS at FROM leads WHERE admitted_at <= ?", [now]))?.at);
           if ((await admitted(tx, now)) >= perHour || (last !== null && last > now - HOUR_MS / perHour)) return undefined;
           const row = await fairest(tx, now);
-          if (row) await tx.run("UPDATE leads SET status = 'pending', next_attempt_at = ?, admitted_at = ? WHERE id = ?", [now, now, String(row.id)]);
+          if (row)
+            await tx.run("UPDATE leads SET status = 'pending', next_attempt_at = ?, admitted_at = ?, parked_reason = NULL WHERE id = ?", [
+              now,
+              now,
+              String(row.id),
+            ]);
           return row && { id: String(row.id), kind: row.kind as Lead["kind"] };
         },
         { exclusive: true },
@@ -363,9 +382,14 @@ export function leadStore(db: Db) {
     async stats(now: number) {
       const by = Object.fromEntries((await db.all("SELECT status, count(*) AS n FROM leads GROUP BY status")).map((r) => [String(r.status), Number(r.n)]));
       const oldest = num((await db.get("SELECT min(first_accepted_at) AS at FROM leads WHERE status = 'pending'"))?.at);
+      // Why leads are held, and from how many address codes: a flood is many leads on few codes.
+      const held = await db.all("SELECT coalesce(parked_reason, 'unknown') AS reason, count(*) AS n FROM leads WHERE status = 'held' GROUP BY 1");
+      const codes = await count(db, "SELECT count(DISTINCT client_group) FROM leads WHERE status = 'held'", []);
       return {
         pending: by.pending ?? 0,
         held: by.held ?? 0,
+        heldFor: Object.fromEntries(held.map((r) => [String(r.reason), Number(r.n)])),
+        heldAddresses: codes,
         parked: by.parked ?? 0,
         delivered: by.delivered ?? 0,
         oldestPendingSeconds: oldest === null ? null : Math.max(0, Math.round((now - oldest) / 1000)),
@@ -389,6 +413,31 @@ export function leadStore(db: Db) {
         );
         return erased + removed;
       }),
+
+    /**
+     * Held leads named by id or address code go, in one transaction: `each` is given every row
+     * before it is deleted (the CLI writes it out and waits until it is written), and its failure
+     * rolls all back. A name that is no held lead's id or code refuses all: only held leads go.
+     */
+    discard: (names: string[], each: (row: LeadRow) => unknown) =>
+      db.transaction(
+        async (tx) => {
+          const list = names.map(() => "?").join(", ");
+          const rows = await tx.all(`${SELECT} WHERE status = 'held' AND (id IN (${list}) OR client_group IN (${list})) ORDER BY first_accepted_at, id`, [
+            ...names,
+            ...names,
+          ]);
+          const unknown = names.filter((name) => !rows.some((r) => r.id === name || r.client_group === name));
+          if (unknown.length > 0) throw new NotHeld(unknown);
+          for (const row of rows.map(toRow)) await each(row);
+          await tx.run(
+            `DELETE FROM leads WHERE status = 'held' AND id IN (${rows.map(() => "?").join(", ")})`,
+            rows.map((r) => String(r.id)),
+          );
+          return rows.length;
+        },
+        { exclusive: true },
+      ),
 
     /**
      * A person's request (server/personal-data.ts): the lead goes outright, whatever its status.

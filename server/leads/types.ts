@@ -38,6 +38,10 @@ export interface LeadStats {
   pending: number;
   /** Stored over the hourly ceiling: they go out on their own as the last hour has room, or at `npm run leads -- release`. */
   held: number;
+  /** Held leads by the rule that held them (`ceiling`, `address`; `unknown`: held before this was kept). */
+  heldFor: Record<string, number>;
+  /** Distinct address codes among held leads (each process has its own key: one address may count twice). */
+  heldAddresses: number;
   parked: number;
   oldestPendingSeconds: number | null;
 }

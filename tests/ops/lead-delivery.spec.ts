@@ -223,12 +223,12 @@ test("a full disk under pending leads makes the delivery loop wait, not spin: on
     await sleep(8_000); // the window the calls are counted over (above)
     expect(ioCalls(server.child.pid!) - callsBefore, "reads and writes in 8 s on a full disk").toBeLessThan(100);
     expect(faults()).toEqual([expect.objectContaining({ level: "error", event: expect.stringMatching(/^lead_store_(read|write)_failed$/) })]);
-    expect(await metrics()).toMatch(/^lead_store_failing 1$/m);
+    expect(await metrics()).toMatch(/^lead_store_failing\{[^}]*\} 1$/m);
 
     rmSync(filler);
     fake.setMode("ok");
     await expect.poll(() => faults().map((e) => e.event), { timeout: 30_000 }).toContain("lead_store_recovered");
-    expect(await metrics()).toMatch(/^lead_store_failing 0$/m);
+    expect(await metrics()).toMatch(/^lead_store_failing\{[^}]*\} 0$/m);
     await expect.poll(() => tokens.map((t) => fake.accepted(t).length), { timeout: 15_000 }).toEqual([1, 1, 1]);
   } finally {
     server.kill();

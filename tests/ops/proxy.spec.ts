@@ -109,7 +109,9 @@ function smallPost(proxy: string, from: string, { old = false, headers = {} }: {
 
 const metric = async (site: Served, name: string) => {
   const text = await (await fetch(`http://127.0.0.1:${site.port + 3}/metrics`)).text();
-  return Number(new RegExp(`^${name.replace(/[{}]/g, "\\$&")} (\\d+)$`, "m").exec(text)?.[1]);
+  // Its own labels among every series' container and store (server/metrics.ts).
+  const [bare, own = "}"] = name.split("{");
+  return Number(new RegExp(`^${bare}\\{[^}]*${own.slice(0, -1)}[^}]*\\} (\\d+)$`, "m").exec(text)?.[1]);
 };
 const errorsOf = (site: Served) => events(site.stdout()).filter((e) => e.level === "error");
 

@@ -49,7 +49,7 @@ async function holdWriteLock(file: string) {
  */
 async function turns(metricsPort: number) {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  const ms = (name: string) => Number(new RegExp(`^nodejs_eventloop_lag_${name}_seconds (\\S+)$`, "m").exec(text)?.[1]) * 1000;
+  const ms = (name: string) => Number(new RegExp(`^nodejs_eventloop_lag_${name}_seconds\\{[^}]*\\} (\\S+)$`, "m").exec(text)?.[1]) * 1000;
   return { p99: ms("p99"), longest: ms("max") };
 }
 

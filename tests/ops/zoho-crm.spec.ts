@@ -182,7 +182,7 @@ test("a refresh token Zoho refuses parks the lead with Zoho's word and alerts, o
     expect((await postContact(server.url, "Refused token (zc-refused).")).status).toBe(303);
     await expect.poll(async () => (await list(dir)).map((row) => row.slice(2).join(" "))).toEqual(["parked 0m zoho:invalid_code"]);
     // What the LeadParked alert reads (prometheus-rules.yaml: max(leads_parked_now) > 0).
-    await expect.poll(metrics).toMatch(/^leads_parked_now 1$/m);
+    await expect.poll(metrics).toMatch(/^leads_parked_now\{[^}]*\} 1$/m);
     expect(events(server.stdout()).filter((e) => e.event === "lead_parked")).toEqual([
       expect.objectContaining({ level: "error", reason: "zoho:invalid_code", provider: "zoho-crm" }),
     ]);

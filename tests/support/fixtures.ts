@@ -34,7 +34,7 @@ export const test = base.extend<{ formService: FormService }>({
     const site = testInfo.project.name === "no-js" ? sites.noJs : sites.js;
     const token = `t${randomUUID().slice(0, 8)}`;
     const client = fakeFormClient(site.formServiceUrl!, token);
-    const pending = async () => Number(/^leads_pending (\d+)$/m.exec(await (await fetch(site.metricsUrl!)).text())?.[1]);
+    const pending = async () => Number(/^leads_pending\{[^}]*\} (\d+)$/m.exec(await (await fetch(site.metricsUrl!)).text())?.[1]);
     const settled = async () => {
       await expect.poll(pending, { message: "the site's leads_pending", intervals: [25, 50, 100] }).toBe(0);
       return client.received();
