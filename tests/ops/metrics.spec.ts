@@ -17,7 +17,7 @@ import { opsPort, TEST_ACCESS_KEY } from "../support/sites";
 test("after one lead, /metrics on METRICS_PORT counts it and shows the runtime; the public port answers 404 there; nothing personal", async () => {
   const fake = await startFakeFormService({ port: opsPort(41) });
   const metricsUrl = `http://127.0.0.1:${opsPort(42)}/metrics`;
-  const server = serve(opsPort(40), keyed(fake, dataDir(), { METRICS_PORT: String(opsPort(42)) }));
+  const server = serve(opsPort(40), keyed(fake, dataDir(), { METRICS_PORT: String(opsPort(42)), CONTAINER_NAME: "site-under-test" }));
   try {
     await server.listening;
     expect((await postContact(server.url, "Our confidential launch (metrics)")).status).toBe(303);
@@ -29,24 +29,37 @@ test("after one lead, /metrics on METRICS_PORT counts it and shows the runtime; 
       expect([response.status, response.headers.get("content-type")]).toEqual([200, expect.stringContaining("text/plain")]);
       return response.text();
     };
-    await expect.poll(scrape).toMatch(/^http_request_duration_seconds_count\{route="other",method="GET",status="404"\} 1$/m);
+    await expect.poll(scrape).toMatch(/^http_request_duration_seconds_count\{[^}]*route="other",method="GET",status="404"[^}]*\} 1$/m);
     const text = await scrape();
-    expect(text).toMatch(/^leads_accepted_total\{kind="contact"\} 1$/m);
-    expect(text).toMatch(/^leads_delivered_total\{kind="contact"\} 1$/m);
-    expect(text).toMatch(/^lead_delivery_attempt_duration_seconds_count\{outcome="delivered"\} 1$/m);
-    expect(text).toMatch(/^leads_pending 0$/m);
-    expect(text).toMatch(/^nodejs_eventloop_lag_seconds /m);
-    expect(text).toMatch(/^process_resident_memory_bytes /m);
-    expect(text).toMatch(/^http_request_duration_seconds_count\{route="\/",method="POST",status="303"\} 1$/m);
-    expect(text).toMatch(/^http_request_duration_seconds_count\{route="other",method="GET",status="404"\} 1$/m);
+    expect(text).toMatch(/^leads_accepted_total\{[^}]*kind="contact"[^}]*\} 1$/m);
+    expect(text).toMatch(/^leads_delivered_total\{[^}]*kind="contact"[^}]*\} 1$/m);
+    expect(text).toMatch(/^lead_delivery_attempt_duration_seconds_count\{[^}]*outcome="delivered"[^}]*\} 1$/m);
+    expect(text).toMatch(/^leads_pending\{[^}]*\} 0$/m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds\{[^}]*\} /m);
+    expect(text).toMatch(/^process_resident_memory_bytes\{[^}]*\} /m);
+    expect(text).toMatch(/^http_request_duration_seconds_count\{[^}]*route="\/",method="POST",status="303"[^}]*\} 1$/m);
+    expect(text).toMatch(/^http_request_duration_seconds_count\{[^}]*route="other",method="GET",status="404"[^}]*\} 1$/m);
     expect(text).not.toMatch(/confidential|Ada|ada@|no-such-page|example\.com|127\.0\.0\.1/);
     expect(text).not.toContain(TEST_ACCESS_KEY);
 
-    expect(text).toMatch(/^lead_store_failing 0$/m);
+    expect(text).toMatch(/^lead_store_failing\{[^}]*\} 0$/m);
+    // Why leads are held and from how many address codes, from the first scrape.
+    expect(text).toMatch(/^leads_held_now\{[^}]*reason="ceiling"[^}]*\} 0$/m);
+    expect(text).toMatch(/^leads_held_now\{[^}]*reason="address"[^}]*\} 0$/m);
+    expect(text).toMatch(/^leads_held_addresses\{[^}]*\} 0$/m);
+    // Every series names the container (CONTAINER_NAME) and the store it reports: on SQLite its own.
+    const samples = text.split("\n").filter((line) => line && !line.startsWith("#"));
+    expect(samples.filter((line) => !line.includes('container="site-under-test"') || !line.includes('store="site-under-test"'))).toEqual([]);
 
-    // The alert rules shipped beside compose.yaml, and their tests, use only series that exist:
-    // names, and label names beside the target's own (Prometheus adds those, and `up`).
-    const named = alertRules().flatMap((r) => [...r.expr.matchAll(/\b(?:leads?|http|nodejs|process|form)_\w+/g)].map((m) => m[0]));
+    // The alert rules shipped beside compose.yaml (their expressions and the queries in their
+    // texts), and their tests, use only series that exist: names, and label names beside the
+    // target's own (Prometheus adds those, and `up`).
+    const queries = (r: { annotations: Record<string, string> }) =>
+      Object.values(r.annotations).flatMap((t) => [...t.matchAll(/printf "([^"]*)"/g)].map((m) => m[1]!));
+    const named = alertRules().flatMap((r) =>
+      [r.expr, ...queries(r)].flatMap((query) => [...query.matchAll(/\b(?:leads?|http|nodejs|process|form)_\w+/g)].map((m) => m[0])),
+    );
+    expect(named).toEqual(expect.arrayContaining(["leads_held_addresses", "leads_held_total", "process_start_time_seconds"]));
     expect(named.length).toBeGreaterThan(6);
     expect(
       named.filter((name) => !new RegExp(`^${name}[ {]`, "m").test(text)),
@@ -79,10 +92,10 @@ test("the metrics say the queue's state and /healthz stays a bare 200 when the s
   try {
     await server.listening;
     const metrics = async () => (await fetch(`http://127.0.0.1:${opsPort(57)}/metrics`)).text();
-    expect(await metrics()).toMatch(/^leads_parked_now 0$/m);
+    expect(await metrics()).toMatch(/^leads_parked_now\{[^}]*\} 0$/m);
     expect((await postContact(server.url, "Our confidential launch (parked)")).status).toBe(303);
-    await expect.poll(metrics).toMatch(/^leads_parked_now 1$/m);
-    expect(await metrics()).toMatch(/^leads_pending 0$/m);
+    await expect.poll(metrics).toMatch(/^leads_parked_now\{[^}]*\} 1$/m);
+    expect(await metrics()).toMatch(/^leads_pending\{[^}]*\} 0$/m);
     const response = await fetch(`${server.url}/healthz`);
     expect([response.status, response.headers.get("cache-control"), await response.json()]).toEqual([200, "no-store", { status: "ok" }]);
     expect(events(server.stdout()).filter((e) => e.level === "error")).toEqual([
@@ -95,13 +108,19 @@ test("the metrics say the queue's state and /healthz stays a bare 200 when the s
   }
 });
 
-test("every alert rule fires in prometheus-rules.test.yaml when it should, and stays quiet when it should not (promtool test rules)", () => {
-  const tested = new Set(ruleTests().flatMap((t) => (t.alert_rule_test ?? []).filter((a) => (a.exp_alerts ?? []).length > 0).map((a) => a.alertname)));
+test("every alert rule fires in prometheus-rules.test.yaml when it should, with its summary and description tested, and stays quiet when it should not (promtool test rules)", () => {
+  const firing = ruleTests().flatMap((t) => (t.alert_rule_test ?? []).flatMap((a) => (a.exp_alerts ?? []).map((alert) => ({ name: a.alertname, ...alert }))));
+  // promtool compares the texts only where a test names them: each alert's summary and description, with where it is.
+  const tested = new Set(
+    firing
+      .filter((a) => a.exp_annotations?.summary && a.exp_annotations.description && (a.exp_labels?.container || a.exp_labels?.store || a.exp_labels?.instance))
+      .map((a) => a.name),
+  );
   expect(
     alertRules()
       .map((r) => r.alert)
       .filter((name) => !tested.has(name)),
-    "alert rules no test makes fire",
+    "alert rules no test makes fire with their texts and where",
   ).toEqual([]);
   // Debian's package prometheus (scripts/test.sh installs it); exits non-zero on any failed test.
   const out = execFileSync("promtool", ["test", "rules", "prometheus-rules.test.yaml"], { cwd: REPO, encoding: "utf8" });
@@ -125,13 +144,21 @@ test("without METRICS_PORT no metrics listener is opened", async () => {
 });
 
 function alertRules() {
-  const file = parse(readFileSync(join(REPO, "prometheus-rules.yaml"), "utf8")) as { groups: { rules: { alert: string; expr: string }[] }[] };
+  const file = parse(readFileSync(join(REPO, "prometheus-rules.yaml"), "utf8")) as {
+    groups: { rules: { alert: string; expr: string; annotations: Record<string, string> }[] }[];
+  };
   return file.groups.flatMap((g) => g.rules);
 }
 
 function ruleTests() {
   const file = parse(readFileSync(join(REPO, "prometheus-rules.test.yaml"), "utf8")) as {
-    tests: { input_series: { series: string }[]; alert_rule_test?: { alertname: string; exp_alerts?: unknown[] }[] }[];
+    tests: {
+      input_series: { series: string }[];
+      alert_rule_test?: {
+        alertname: string;
+        exp_alerts?: { exp_labels?: Record<string, string>; exp_annotations?: { summary?: string; description?: string } }[];
+      }[];
+    }[];
   };
   return file.tests;
 }
