@@ -7,23 +7,26 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { usePostgres } from "../../tests/support/use-postgres";
 import { leads, serverStore } from "../../tests/support/leads-cli";
 import { openDb } from "../db";
+import { runCli } from "./cli";
 import { leadStore } from "./store";
 import type { Lead } from "./types";
 
 const lead = (text: string): Lead => ({ kind: "contact", subject: "New contact form message from Ada", fromName: "Ada", replyTo: "ada@example.com", text });
 const HOURS_AGO = Date.now() - 3 * 3600_000;
+/** A lead's arrival as the list shows it, to the second. */
+const at = (ms: number) => new Date(ms).toISOString().slice(0, 19) + "Z";
 
 const pg = usePostgres();
 let databases = 0;
 const ENGINES = { sqlite: () => serverStore(), postgres: async () => serverStore(await pg().database(`cli${++databases}`)) };
 
 describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, on %s", (engine) => {
-  /** A store holding a pending lead P1, a parked K1 (the service answered 401: a wrong key) and a held H1. */
+  /** A store holding a pending lead P1, a parked K1 (the service answered 401: a wrong key) and a held H1 (over the ceiling, address code-h). */
   async function seeded() {
     const server = await ENGINES[engine]();
     await server.store.insert(lead("Message: secret plans"), { id: "P1", key: "p", now: HOURS_AGO, perHour: 60 });
     await server.store.insert(lead("Message: parked plans"), { id: "K1", key: "k", now: HOURS_AGO + 1, perHour: 60 });
-    await server.store.insert(lead("Message: held plans"), { id: "H1", key: "h", now: HOURS_AGO + 2, perHour: 0 });
+    await server.store.insert(lead("Message: held plans"), { id: "H1", key: "h", now: HOURS_AGO + 2, perHour: 0, group: "code-h" });
     await server.store.claimDue(HOURS_AGO + 10, 10, 60_000);
     await server.store.park("K1", HOURS_AGO + 10, "http", 401);
     await server.store.releaseClaims();
@@ -33,7 +36,73 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
   it("list: one line per pending, held or parked lead, with no personal data", async () => {
     const { code, out } = await leads(["list"], (await seeded()).env);
     expect(code).toBe(0);
-    expect(out).toEqual(["id\tkind\tstatus\tage\treason", "P1\tcontact\tpending\t3h\t", "K1\tcontact\tparked\t3h\thttp 401", "H1\tcontact\theld\t3h\t"]);
+    expect(out).toEqual([
+      "id\tkind\tstatus\tage\tarrived\treason\taddress",
+      `P1\tcontact\tpending\t3h\t${at(HOURS_AGO)}\t\t`,
+      `K1\tcontact\tparked\t3h\t${at(HOURS_AGO + 1)}\thttp 401\t`,
+      `H1\tcontact\theld\t3h\t${at(HOURS_AGO + 2)}\tceiling\tcode-h`,
+    ]);
+  });
+
+  it("list: a held lead shows the rule that held it and its address code; a flood is many leads on few codes", async () => {
+    const { store, env } = await seeded();
+    for (const [id, at] of [
+      ["F1", 3],
+      ["F2", 4],
+      ["F3", 5],
+      ["F4", 6],
+      ["F5", 7],
+      ["F6", 8],
+    ] as const)
+      await store.insert(lead(`Message: flood ${id}`), { id, key: id, now: HOURS_AGO + at, perHour: 60, group: "code-f" });
+    const held = (await leads(["list"], env)).out.filter((line) => line.includes("\theld\t")).map((line) => line.split("\t"));
+    expect(held.map(([id, , , , , reason, code]) => [id, reason, code])).toEqual([
+      ["H1", "ceiling", "code-h"],
+      ["F6", "address", "code-f"],
+    ]);
+  });
+
+  it("discard: removes held leads named by id or address code, each written out first as export writes it; the rest stay", async () => {
+    const { store, env } = await seeded();
+    for (const id of ["F1", "F2", "F3"]) await store.insert(lead(`Message: flood ${id}`), { id, key: id, now: HOURS_AGO + 3, perHour: 0, group: "code-f" });
+    await store.insert(lead("Message: honest, held beside it"), { id: "H2", key: "h2", now: HOURS_AGO + 4, perHour: 0, group: "code-x" });
+    const { code, out, err } = await leads(["discard", "code-f", "H1"], env);
+    expect(code).toBe(0);
+    expect(out.map((line) => JSON.parse(line) as Record<string, string>)).toEqual([
+      expect.objectContaining({ id: "H1", status: "held", reason: "ceiling", address: "code-h", text: "Message: held plans" }),
+      ...["F1", "F2", "F3"].map((id) => expect.objectContaining({ id, status: "held", address: "code-f", text: `Message: flood ${id}` })),
+    ]);
+    expect(err).toEqual(["discarded 4 held lead(s)"]);
+    expect((await store.list(["pending", "held", "parked"])).map((row) => [row.id, row.status])).toEqual([
+      ["P1", "pending"],
+      ["K1", "parked"],
+      ["H2", "held"],
+    ]);
+  });
+
+  it("discard: refuses a lead that is not held (pending, parked, unknown), exit 1, and discards nothing; no names is exit 2", async () => {
+    const { store, env } = await seeded();
+    for (const names of [["H1", "P1"], ["K1"], ["H1", "nothing-such"]])
+      expect(await leads(["discard", ...names], env)).toMatchObject({
+        code: 1,
+        out: [],
+        err: [expect.stringMatching(/^leads: not a held lead's id or address code: .*; nothing was discarded/)],
+      });
+    expect(await leads(["discard"], env)).toMatchObject({ code: 2, err: [expect.stringMatching(/^leads: discard takes the ids or address codes/)] });
+    expect(await store.stats(Date.now())).toMatchObject({ pending: 1, held: 1, parked: 1 });
+  });
+
+  it("discard: a line that cannot be written out discards nothing (the transaction is rolled back)", async () => {
+    const { store, env } = await seeded();
+    const err: string[] = [];
+    const failing = await runCli(
+      ["discard", "H1"],
+      env,
+      () => Promise.reject(new Error("ENOSPC: no space left on device, write")),
+      (line) => err.push(line),
+    );
+    expect([failing, err]).toEqual([1, [expect.stringMatching(/ENOSPC.*; nothing was changed$/)]]);
+    expect(await store.get("H1")).toMatchObject({ status: "held" });
   });
 
   it("list: a parked lead shows why, with the service's status when it gave one (http 401: the key), the reason alone when not", async () => {
@@ -43,7 +112,7 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
     await store.park("T1", HOURS_AGO + 10, "timeout");
     await store.releaseClaims();
     const parked = (await leads(["list"], env)).out.filter((line) => line.includes("\tparked\t"));
-    expect(parked).toEqual(["K1\tcontact\tparked\t3h\thttp 401", "T1\tcontact\tparked\t3h\ttimeout"]);
+    expect(parked).toEqual([`K1\tcontact\tparked\t3h\t${at(HOURS_AGO + 1)}\thttp 401\t`, `T1\tcontact\tparked\t3h\t${at(HOURS_AGO + 3)}\ttimeout\t`]);
   });
 
   it("list: a lead delivered to Zoho CRM and still kept shows the CRM record it became", async () => {
@@ -52,7 +121,7 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
     await store.claimDue(HOURS_AGO + 10, 10, 60_000);
     await store.delivered("Z1", HOURS_AGO + 20, 86_400_000, "5725767000000524157");
     const { out } = await leads(["list"], env);
-    expect(out.slice(-1)).toEqual(["Z1\tcontact\tdelivered\t3h\trecord 5725767000000524157"]);
+    expect(out.slice(-1)).toEqual([`Z1\tcontact\tdelivered\t3h\t${at(HOURS_AGO + 3)}\trecord 5725767000000524157\t`]);
   });
 
   it("export: every such lead in full, one JSON object per line", async () => {
@@ -60,7 +129,7 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
     expect(out.map((l) => JSON.parse(l) as Record<string, string>)).toEqual([
       expect.objectContaining({ id: "P1", status: "pending", text: "Message: secret plans", replyTo: "ada@example.com" }),
       expect.objectContaining({ id: "K1", status: "parked", reason: "http" }),
-      expect.objectContaining({ id: "H1", status: "held" }),
+      expect.objectContaining({ id: "H1", status: "held", reason: "ceiling", address: "code-h" }),
     ]);
   });
 
@@ -126,9 +195,9 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
     });
     expect(await empty.store.claimDue(Date.now(), 10, 60_000)).toEqual([]);
     expect((await leads(["list"], empty.env)).out.slice(1)).toEqual([
-      "P1\tcontact\tparked\t3h\trestored",
-      "K1\tcontact\tparked\t3h\thttp 401",
-      "H1\tcontact\tparked\t3h\trestored",
+      `P1\tcontact\tparked\t3h\t${at(HOURS_AGO)}\trestored\t`,
+      `K1\tcontact\tparked\t3h\t${at(HOURS_AGO + 1)}\thttp 401\t`,
+      `H1\tcontact\tparked\t3h\t${at(HOURS_AGO + 2)}\trestored\tcode-h`,
     ]);
     // Fixing a key re-queues what it parked, not the restored: those go only when named.
     expect((await leads(["retry"], empty.env)).out).toEqual([
@@ -231,7 +300,7 @@ describe("npm run leads, on SQLite alone", () => {
     expect(await leads(["delete-everything"], {})).toMatchObject({
       code: 2,
       out: [
-        "usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status | backup <file> | restore <file> | restore --in-place | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]",
+        "usage: npm run leads -- list | export | retry [id ...] | release [id ...] | discard <id | address code> ... | status | backup <file> | restore <file> | restore --in-place | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]",
       ],
     });
     expect((await leads(["--help"], {})).code).toBe(0);

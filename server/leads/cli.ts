@@ -14,11 +14,11 @@ import { lastDays, openFunnel } from "../funnel";
 import { funnelText, sourceWorth } from "../funnel-report";
 import { askOnTerminal, personalData } from "../personal-data";
 import { backup, restore } from "./backup";
-import { leadStore, RESTORED, VERSION, type LeadRow } from "./store";
+import { leadStore, NotHeld, RESTORED, VERSION, type LeadRow } from "./store";
 
 const USAGE =
-  "usage: npm run leads -- list | export | retry [id ...] | release [id ...] | status | backup <file> | restore <file> | restore --in-place | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]";
-const COMMANDS = ["list", "export", "retry", "release", "status", "backup", "restore", "funnel"];
+  "usage: npm run leads -- list | export | retry [id ...] | release [id ...] | discard <id | address code> ... | status | backup <file> | restore <file> | restore --in-place | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]";
+const COMMANDS = ["list", "export", "retry", "release", "discard", "status", "backup", "restore", "funnel"];
 /** Every command's flags; `--json` and `--days` are the funnel's, `--in-place` restore's. */
 const OPTIONS = { help: { type: "boolean" }, json: { type: "boolean" }, days: { type: "string" }, "in-place": { type: "boolean" } } as const;
 
@@ -27,8 +27,15 @@ function age(ms: number): string {
   return minutes < 60 ? `${minutes}m` : minutes < 48 * 60 ? `${Math.floor(minutes / 60)}h` : `${Math.floor(minutes / 1440)}d`;
 }
 
-/** Why a lead is parked, as the operator acts on it: a refusing status beside its reason ("http 401": the key). */
+/**
+ * Why a lead waits, as the operator acts on it: a parked one's reason with the refusing status
+ * ("http 401": the key), a held one's rule (ceiling, address).
+ */
 const why = (row: LeadRow) => [row.parkedReason, (row.parkedStatus ?? 0) >= 400 ? row.parkedStatus : null].filter((part) => part !== null).join(" ");
+/** A lead in full, as export and discard write it: personal data. */
+const exported = (row: LeadRow) => JSON.stringify({ ...row.lead, status: row.status, reason: row.parkedReason ?? undefined, address: row.group ?? undefined });
+/** When it arrived, to the second: a burst of one-shot addresses shows as many leads in a few seconds. */
+const arrived = (row: LeadRow) => new Date(row.firstAcceptedAt).toISOString().slice(0, 19) + "Z";
 
 /**
  * The store as the server has it (DATABASE_URL, else DATA_DIR's SQLite file, which must exist: a
@@ -43,13 +50,14 @@ export function storeOf(config: Config, err: (line: string) => void): Db | undef
 }
 
 /**
- * `out` is stdout, `err` stderr; the exit code is 1 when something could not be read. `ask`: a
- * yes-or-no question on the operator's terminal, none when there is no terminal (erase).
+ * `out` is stdout (what it returns settles once the line is written: discard waits for that), `err`
+ * stderr; the exit code is 1 when something could not be read. `ask`: a yes-or-no question on the
+ * operator's terminal, none when there is no terminal (erase).
  */
 export async function runCli(
   argv: string[],
   env: Record<string, string | undefined>,
-  out: (line: string) => void,
+  out: (line: string) => unknown,
   err: (line: string) => void = out,
   ask?: (question: string) => Promise<boolean>,
 ): Promise<number> {
@@ -77,6 +85,11 @@ export async function runCli(
     err(`leads: ${command} takes one file${command === "restore" ? ", or --in-place alone" : ""}`);
     return 2;
   }
+  // Without names it would discard nothing; never every held lead, as release would send them all.
+  if (command === "discard" && ids.length === 0) {
+    err("leads: discard takes the ids or address codes of held leads (npm run leads -- list shows them)");
+    return 2;
+  }
   const config = parseConfig(env, version);
   if (command === "backup" || command === "restore") return copies(command, ids[0], flags["in-place"] === true, config, out, err);
   if (command === "funnel") {
@@ -93,12 +106,19 @@ export async function runCli(
     const unreadable = rows.filter((row) => row.lead === null);
     for (const row of unreadable) err(`leads: the text of lead ${row.id} could not be read`);
     if (command === "list") {
-      out(["id", "kind", "status", "age", "reason"].join("\t"));
-      for (const row of rows) out([row.id, row.kind, row.status, age(Date.now() - row.firstAcceptedAt), why(row)].join("\t"));
+      // The address code: a keyed hash of the sender's address (decision 0031), kept while a lead is held.
+      const line = (row: LeadRow, reason: string) =>
+        [row.id, row.kind, row.status, age(Date.now() - row.firstAcceptedAt), arrived(row), reason, row.group ?? ""].join("\t");
+      out(["id", "kind", "status", "age", "arrived", "reason", "address"].join("\t"));
+      for (const row of rows) out(line(row, why(row)));
       // Delivered to a CRM (Zoho CRM) and still kept here: the record each lead became there.
-      for (const row of await store.inCrm()) out([row.id, row.kind, "delivered", age(Date.now() - row.firstAcceptedAt), `record ${row.record}`].join("\t"));
+      for (const row of await store.inCrm()) out(line(row, `record ${row.record}`));
     } else if (command === "export") {
-      for (const row of rows) if (row.lead) out(JSON.stringify({ ...row.lead, status: row.status, reason: row.parkedReason ?? undefined }));
+      for (const row of rows) if (row.lead) out(exported(row));
+    } else if (command === "discard") {
+      // Each written out before it goes, in the transaction: `discard … > flood.jsonl` keeps what it removed.
+      const gone = await store.discard(ids, (row) => out(exported(row)));
+      err(`discarded ${gone} held lead(s)`);
     } else if (command === "status") {
       const { delivered: deliveredKept, ...counts } = await store.stats(Date.now());
       const { retentionDays, leadsPerHour } = config;
@@ -111,7 +131,11 @@ export async function runCli(
     }
     return unreadable.length === 0 ? 0 : 1;
   } catch (error) {
-    const written = command === "retry" || command === "release" ? "; nothing was changed" : "";
+    if (error instanceof NotHeld) {
+      err(`leads: ${error.message}; nothing was discarded (npm run leads -- list shows the held leads)`);
+      return 1;
+    }
+    const written = ["retry", "release", "discard"].includes(command) ? "; nothing was changed" : "";
     err(`leads: the lead store could not be used (${causeOf(error).cause ?? (error as Error).message})${written}`);
     return 1;
   } finally {
@@ -174,13 +198,15 @@ async function funnel(flags: { json?: boolean; days?: string }, config: Config, 
 }
 
 if (process.argv[1]?.endsWith("leads.js")) {
-  runCli(
-    process.argv.slice(2),
-    process.env,
-    (line) => console.log(line),
-    (line) => console.error(line),
-    process.stdin.isTTY ? askOnTerminal : undefined,
-  ).then(
+  // A line's promise settles once it is written (a full disk under `> flood.jsonl` fails it); a
+  // reader gone (`list | head`) ends nothing but the output, as console.log's would.
+  process.stdout.on("error", () => undefined);
+  const written = (line: string) => {
+    const done = new Promise<void>((resolve, reject) => process.stdout.write(`${line}\n`, (error) => (error ? reject(error) : resolve())));
+    done.catch(() => undefined); // waited for by discard alone
+    return done;
+  };
+  runCli(process.argv.slice(2), process.env, written, (line) => console.error(line), process.stdin.isTTY ? askOnTerminal : undefined).then(
     (code) => process.exit(code),
     (error: unknown) => {
       console.error(`leads: ${error instanceof Error ? error.message : String(error)}`);
