@@ -53,7 +53,7 @@ test("npm run leads lists a parked lead and re-queues it, with the server runnin
   try {
     await server.listening;
     expect((await postContact(server.url, "Call me about Zoho (cli)")).status).toBe(303);
-    await expect.poll(async () => (await leads("list")).stdout).toMatch(/\tcontact\tparked\t0m\thttp 401\n/);
+    await expect.poll(async () => (await leads("list")).stdout).toMatch(/\tcontact\tparked\t0m\t\S+\thttp 401\t\S*\n/);
     expect((await leads("export")).stdout).toContain("Call me about Zoho (cli)");
     fake.setMode("ok");
     expect((await leads("retry")).stdout).toMatch(/^re-queued 1 lead/);
@@ -103,7 +103,7 @@ test("past LEADS_PER_HOUR leads are thanked and stored but held; one line tells 
     // does: looked for until it is there (the server's later lines show only one was written).
     await expect.poll(() => events(server.stdout()).filter((e) => e.event === "leads_held")).toEqual([expect.objectContaining({ level: "error", perHour: 2 })]);
     expect(JSON.parse((await leads("status")).stdout)).toMatchObject({ pending: 0, held: 2 });
-    expect((await leads("list")).stdout).toMatch(/\tcontact\theld\t0m\t\n.*\tcontact\theld\t0m\t\n/s);
+    expect((await leads("list")).stdout).toMatch(/\tcontact\theld\t0m\t\S+\tceiling\t\S*\n.*\tcontact\theld\t0m\t\S+\tceiling\t\S*\n/s);
     // Nothing sends a held lead: the loop's next look (every 2 s, pollMs) falls within 3 s, and
     // would claim them if it took held leads for pending ones.
     await sleep(3_000);

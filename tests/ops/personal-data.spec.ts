@@ -87,7 +87,7 @@ test("without a terminal, erase refuses to erase a lead the agency has not recei
   const leads = leadsCommand(dir, keyed(fake, dir));
   await server.listening;
   expect((await postContact(server.url, "Parked plans (popia-parked).", { email: "thandi@example.co.za" })).status).toBe(303);
-  await expect.poll(async () => (await leads("list")).stdout).toMatch(/\tcontact\tparked\t\d+m\thttp 401\n/);
+  await expect.poll(async () => (await leads("list")).stdout).toMatch(/\tcontact\tparked\t\d+m\t\S+\thttp 401\t\S*\n/);
 
   const refused = await ran(leads("erase", "thandi@example.co.za"));
   expect(refused).toEqual({

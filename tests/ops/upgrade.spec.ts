@@ -81,7 +81,7 @@ function copyOf(shape: "sqlite" | "redis", into = dataDir()) {
 /** `npm run leads -- status`, parsed. */
 const statusOf = async (leads: ReturnType<typeof leadsCommand>) =>
   JSON.parse((await leads("status")).stdout) as { store: string; pending: number; held: number; parked: number };
-/** `npm run leads -- list`'s line for a lead, its columns (id, kind, status, age, reason). */
+/** `npm run leads -- list`'s line for a lead, its columns (id, kind, status, age, arrived, reason, address). */
 const listed = async (leads: ReturnType<typeof leadsCommand>, id: string) =>
   (await leads("list")).stdout
     .split("\n")
@@ -141,7 +141,9 @@ test("SQLite alone, a folder of the release before: pending leads delivered once
     "contact",
     "parked",
     expect.any(String),
+    expect.any(String),
     "http 401",
+    expect.any(String),
   ]);
   expect(fake.received("Upgrade Held"), "held leads, the hour full").toEqual([]);
   expect(fake.received("Upgrade Parked 1"), "the parked lead, before a retry").toEqual([]);
@@ -196,7 +198,9 @@ test("the SQLite folder started with DATABASE_URL (one container becoming severa
     "contact",
     "parked",
     expect.any(String),
+    expect.any(String),
     "http 401",
+    expect.any(String),
   ]);
   expect(fake.received("Upgrade Held"), "held leads, the hour full").toEqual([]);
   expect((await leads("release")).stdout).toContain("released 2 lead(s)");
@@ -246,7 +250,7 @@ test("a container of the Redis days started with DATABASE_URL: the leads it had 
 
   const leads = leadsCommand(dir, { DATABASE_URL: db });
   const parked = idOf("redis", "Upgrade Redis Parked 1");
-  await expect.poll(async () => (await listed(leads, parked))?.slice(2)).toEqual(["parked", expect.any(String), "http 401"]);
+  await expect.poll(async () => (await listed(leads, parked))?.slice(2, 6)).toEqual(["parked", expect.any(String), expect.any(String), "http 401"]);
   expect(fake.received("Upgrade Redis Parked 1"), "the lead Redis had parked, tried once more").toHaveLength(1);
   // Over the address's share still (five let through from it in the last ten minutes).
   expect(await statusOf(leads)).toMatchObject({ pending: 0, held: 2, parked: 1 });

@@ -18,6 +18,8 @@ const list = async (dir: string) =>
     .split("\n")
     .slice(1)
     .map((line) => line.split("\t"));
+/** A row's status, age and reason (the columns between them: arrived; after: address code). */
+const statusAgeReason = (row: string[]) => [row[2], row[3], row[5]].join(" ");
 
 /** The lead whose record in the fake holds `token`: its reference (the site's id), the record, and what the store says of it. */
 async function outcome(zoho: FakeZohoCrm, dir: string, token: string) {
@@ -25,7 +27,7 @@ async function outcome(zoho: FakeZohoCrm, dir: string, token: string) {
   const rows = await list(dir);
   return {
     records: records.length,
-    rows: rows.filter((row) => records.some((r) => r.fields.Website_Reference === row[0])).map((row) => row.slice(2).join(" ")),
+    rows: rows.filter((row) => records.some((r) => r.fields.Website_Reference === row[0])).map(statusAgeReason),
   };
 }
 
@@ -180,7 +182,7 @@ test("a refresh token Zoho refuses parks the lead with Zoho's word and alerts, o
   try {
     await server.listening;
     expect((await postContact(server.url, "Refused token (zc-refused).")).status).toBe(303);
-    await expect.poll(async () => (await list(dir)).map((row) => row.slice(2).join(" "))).toEqual(["parked 0m zoho:invalid_code"]);
+    await expect.poll(async () => (await list(dir)).map(statusAgeReason)).toEqual(["parked 0m zoho:invalid_code"]);
     // What the LeadParked alert reads (prometheus-rules.yaml: max(leads_parked_now) > 0).
     await expect.poll(metrics).toMatch(/^leads_parked_now\{[^}]*\} 1$/m);
     expect(events(server.stdout()).filter((e) => e.event === "lead_parked")).toEqual([
