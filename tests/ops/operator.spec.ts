@@ -90,7 +90,7 @@ test("logs: a JSON start line, then a line when a lead is stored and when it is 
   }
 });
 
-test("past LEADS_PER_HOUR leads are thanked and stored but held; one line tells the operator; npm run leads -- release sends them", async () => {
+test("past LEADS_PER_HOUR leads are thanked and stored but held; one line tells the operator; npm run leads -- discard exports and removes one, release sends the other", async () => {
   const fake = await startFakeFormService({ port: opsPort(84) });
   const dir = dataDir();
   const server = serve(opsPort(75), keyed(fake, dir, { LEADS_PER_HOUR: "2" }));
@@ -103,7 +103,16 @@ test("past LEADS_PER_HOUR leads are thanked and stored but held; one line tells 
     // does: looked for until it is there (the server's later lines show only one was written).
     await expect.poll(() => events(server.stdout()).filter((e) => e.event === "leads_held")).toEqual([expect.objectContaining({ level: "error", perHour: 2 })]);
     expect(JSON.parse((await leads("status")).stdout)).toMatchObject({ pending: 0, held: 2 });
-    expect((await leads("list")).stdout).toMatch(/\tcontact\theld\t0m\t\S+\tceiling\t\S*\n.*\tcontact\theld\t0m\t\S+\tceiling\t\S*\n/s);
+    // Each held lead with the rule that held it and its address's code (a keyed hash, never the address).
+    const held = (await leads("list")).stdout
+      .split("\n")
+      .filter((line) => line.includes("\theld\t"))
+      .map((line) => line.split("\t"));
+    expect(held.map(([, kind, status, age, , reason, code]) => [kind, status, age, reason, code])).toEqual([
+      ["contact", "held", "0m", "ceiling", expect.stringMatching(/^[\w-]{22}$/)],
+      ["contact", "held", "0m", "ceiling", expect.stringMatching(/^[\w-]{22}$/)],
+    ]);
+    expect(held[0]![6]).not.toBe(held[1]![6]);
     // Nothing sends a held lead: the loop's next look (every 2 s, pollMs) falls within 3 s, and
     // would claim them if it took held leads for pending ones.
     await sleep(3_000);
@@ -112,8 +121,23 @@ test("past LEADS_PER_HOUR leads are thanked and stored but held; one line tells 
       events(server.stdout()).filter((e) => e.event === "leads_held"),
       "one line for the episode",
     ).toHaveLength(1);
-    expect((await leads("release")).stdout).toMatch(/^released 2 lead/);
-    await expect.poll(() => fake.accepted("ceiling-").length, { timeout: 10_000 }).toBe(4);
+    // One discarded by its address code, written out in full first; a lead not held (delivered) is refused.
+    const delivered = /Reference: ([\w-]+)/.exec(JSON.stringify(fake.accepted("ceiling-1")))![1]!;
+    await expect(leads("discard", delivered)).rejects.toMatchObject({ code: 1, stdout: "" });
+    const discarded = await leads("discard", held[0]![6]!);
+    expect([
+      discarded.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as object),
+      discarded.stderr,
+    ]).toEqual([
+      [expect.objectContaining({ id: held[0]![0], status: "held", reason: "ceiling", text: expect.stringContaining("(ceiling-3)") })],
+      "discarded 1 held lead(s)\n",
+    ]);
+    expect((await leads("release")).stdout).toMatch(/^released 1 lead/);
+    await expect.poll(() => fake.accepted("ceiling-").length, { timeout: 10_000 }).toBe(3);
+    expect(fake.accepted("ceiling-3")).toEqual([]);
   } finally {
     server.kill();
     await fake.close();
