@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import { site } from "~/content/site";
 import { describeConfig, parseConfig, privacyFacts, proxyExpectedButUntrusted } from "./config";
@@ -61,6 +62,12 @@ describe("parseConfig", () => {
     });
     expect(config).toMatchObject({ port: 8080, databaseUrl: "postgres://agency:pw@db:5432/agency", version: "2026.11", metricsPort: 9464 });
     expect(config.delivery).toMatchObject({ provider: "formspree", accessKey: undefined, inbox: "sales@agency.example", timeoutMs: 5000 });
+  });
+
+  it("CONTAINER_NAME names the container in the metrics and alerts; unset, the host name (compose's hostname:, else the container's id)", () => {
+    expect(parse({}).container).toBe(hostname());
+    expect(parse({ CONTAINER_NAME: " site-1 " }).container).toBe("site-1");
+    expect(() => parse({ CONTAINER_NAME: "x".repeat(64) })).toThrow("CONTAINER_NAME must be at most 63 characters");
   });
 
   it("CAMPAIGNS and REFERRER_SITES name the sources the agency wants to see: tidied, and refused when they are not plain names or hosts", () => {
