@@ -5,32 +5,52 @@
  * What a copy cannot know is whether an undelivered lead went out after it was made: in a
  * backup, and in whatever a restore adds, such a lead is parked as "restored", for the operator.
  */
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, renameSync, rmSync } from "node:fs";
+import { DatabaseSync } from "node:sqlite";
 import { openDb, type Db } from "../db";
 import { copyLeads, RESTORED, VERSION } from "./store";
 
-/** Every lead of `db` as one read sees them (a snapshot on both engines, beside running servers), into a new file. */
+/**
+ * Every lead of `db` as one read sees them (a snapshot on both engines, beside running servers),
+ * into a new file: written under another name and renamed once whole, so a backup cut short is
+ * never taken for one; one file, out of WAL mode, that opens read-only anywhere.
+ */
 export async function backup(db: Db, file: string, now: number): Promise<number> {
   if (existsSync(file)) throw new Error(`${file} exists already: a backup never overwrites a file`);
   const rows = await db.all("SELECT * FROM leads");
-  const copy = openDb({ file }, { version: VERSION });
+  const partial = `${file}.partial`;
+  const remove = () => [partial, `${partial}-wal`, `${partial}-shm`].forEach((path) => rmSync(path, { force: true }));
+  remove(); // one an earlier backup, cut short, left
+  const copy = openDb({ file: partial }, { version: VERSION });
   try {
-    return await copyLeads(rows, copy, now);
-  } catch (error) {
+    const copied = await copyLeads(rows, copy, now);
+    await copy.run("PRAGMA journal_mode = DELETE");
     await copy.close();
-    for (const path of [file, `${file}-wal`, `${file}-shm`]) rmSync(path, { force: true });
-    throw error;
+    if (existsSync(file)) throw new Error(`${file} exists already: a backup never overwrites a file`);
+    renameSync(partial, file);
+    return copied;
   } finally {
     await copy.close();
+    remove();
   }
 }
 
-/** A copy's leads that `db` does not have, added (`db`'s own rows win); `parked`: how many restored leads wait for the operator now. */
-export async function restore(db: Db, file: string, now: number): Promise<{ read: number; added: number; parked: number }> {
+/** A copy's leads that `db` does not have, added (`db`'s own rows win). */
+export async function restore(db: Db, file: string, now: number): Promise<{ read: number; added: number }> {
   if (!existsSync(file)) throw new Error(`no file at ${file}`);
-  const copy = openDb({ file }, { version: VERSION });
-  const rows = await copy.all("SELECT * FROM leads").finally(() => copy.close());
-  const added = await copyLeads(rows, db, now);
-  const parked = Number((await db.get("SELECT count(*) AS n FROM leads WHERE status = 'parked' AND parked_reason = ?", [RESTORED]))?.n);
-  return { read: rows.length, added, parked };
+  // Read-only: a backup may be on a read-only mount, and is never changed by being read.
+  const copy = new DatabaseSync(file, { readOnly: true });
+  let rows;
+  try {
+    const version = Number(copy.prepare("PRAGMA user_version").get()?.user_version);
+    if (version > VERSION) throw new Error(`${file} was written by a newer version (schema ${version})`);
+    rows = copy.prepare("SELECT * FROM leads").all();
+  } finally {
+    copy.close();
+  }
+  return { read: rows.length, added: await copyLeads(rows, db, now) };
 }
+
+/** How many restored leads wait for the operator. */
+export const restoredWaiting = async (db: Db) =>
+  Number((await db.get("SELECT count(*) AS n FROM leads WHERE status = 'parked' AND parked_reason = ?", [RESTORED]))?.n);

@@ -6,6 +6,7 @@
  * statement: a command has nothing else to do meanwhile (decision 0039).
  */
 import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { version } from "../../package.json";
 import { type Config, parseConfig } from "../config";
@@ -13,7 +14,7 @@ import { BUSY_WAIT_MS, causeOf, openDb, type Db } from "../db";
 import { lastDays, openFunnel } from "../funnel";
 import { funnelText, sourceWorth } from "../funnel-report";
 import { askOnTerminal, personalData } from "../personal-data";
-import { backup, restore } from "./backup";
+import { backup, restore, restoredWaiting } from "./backup";
 import { leadStore, NotHeld, RESTORED, VERSION, type LeadRow } from "./store";
 
 const USAGE =
@@ -81,6 +82,10 @@ export async function runCli(
     err(`leads: --json and --days are the funnel's; ${command} takes ids only`);
     return 2;
   }
+  if (flags["in-place"] && command !== "restore") {
+    err(`leads: --in-place is restore's, not ${command}'s`);
+    return 2;
+  }
   if ((command === "backup" || command === "restore") && ids.length !== (flags["in-place"] ? 0 : 1)) {
     err(`leads: ${command} takes one file${command === "restore" ? ", or --in-place alone" : ""}`);
     return 2;
@@ -91,7 +96,9 @@ export async function runCli(
     return 2;
   }
   const config = parseConfig(env, version);
-  if (command === "backup" || command === "restore") return copies(command, ids[0], flags["in-place"] === true, config, out, err);
+  // A file named as the operator's shell sees it (npm runs the command in the package's folder).
+  const file = ids[0] === undefined ? undefined : resolve(env.INIT_CWD ?? process.cwd(), ids[0]);
+  if (command === "backup" || command === "restore") return copies(command, file, flags["in-place"] === true, config, out, err);
   if (command === "funnel") {
     if (ids.length === 0) return funnel(flags, config, out, err);
     err(`leads: Unexpected argument '${ids[0]}'. funnel takes no ids`);
@@ -159,15 +166,18 @@ async function copies(command: string, file: string | undefined, inPlace: boolea
       return 0;
     }
     db = openDb(where, { timeout: BUSY_WAIT_MS, version: VERSION });
-    const now = Date.now();
-    const { read, added, parked } = inPlace ? { read: 0, added: 0, parked: await leadStore(db).holdRestored(now) } : await restore(db, file!, now);
-    if (!inPlace) out(`restored ${added} of ${read} lead(s) from ${file} (${read - added} the store had already, kept as it has them)`);
+    if (inPlace) await leadStore(db).holdRestored(Date.now());
+    else {
+      const { read, added } = await restore(db, file!, Date.now());
+      out(`restored ${added} of ${read} lead(s) from ${file} (${read - added} the store had already, kept as it has them)`);
+    }
     out(
-      `${parked} lead(s) not known to be delivered are parked as "restored": npm run leads -- list names them; check the receiver for each reference, then send those it never got: npm run leads -- retry <id ...>`,
+      `${await restoredWaiting(db)} lead(s) not known to be delivered are parked as "restored": npm run leads -- list names them; check the receiver for each reference, then send those it never got: npm run leads -- retry <id ...>`,
     );
     return 0;
   } catch (error) {
-    err(`leads: ${command} failed (${causeOf(error).cause ?? (error as Error).message}); nothing was changed`);
+    const kept = command === "backup" ? "no backup was written" : "what it added is kept, and running it again adds the rest";
+    err(`leads: ${command} failed (${causeOf(error).cause ?? (error as Error).message}); ${kept}`);
     return 1;
   } finally {
     await db?.close();

@@ -146,8 +146,8 @@ export async function prepareStore(db: Db, log?: Pick<Logger, "warn">) {
 
 /** A parked lead's reason when it came back from a copy (backup or restore) undelivered. */
 export const RESTORED = "restored";
-/** What a copy cannot know to have been delivered since it was made. */
-const UNDELIVERED = ["pending", "held", "handed"];
+/** What a copy cannot know to have been delivered since it was made (a parked lead may have been retried). */
+const UNDELIVERED = ["pending", "held", "handed", "parked"];
 
 /** What a lead's row holds beyond a claim (a claim is measured on its own engine's clock). */
 const KEPT = [...COLUMNS.split(", "), "next_attempt_at", "parked_at", "admitted_at"];
@@ -189,17 +189,22 @@ export async function copyLeads(rows: Row[], db: Db, restoredAt?: number): Promi
   await prepareStore(db);
   const undelivered = (row: Row) => restoredAt !== undefined && UNDELIVERED.includes(String(row.status));
   const insert = `INSERT INTO leads (${KEPT.join(", ")}) VALUES (${KEPT.map(() => "?").join(", ")}) ON CONFLICT (id) DO NOTHING`;
-  return db.transaction(async (tx) => {
-    let n = 0;
-    for (const row of rows) {
-      const kept = undelivered(row) ? { ...row, status: "parked", parked_at: restoredAt, parked_reason: RESTORED, parked_status: null } : row;
-      n += await tx.run(
-        insert,
-        KEPT.map((column) => (kept[column] ?? null) as Param),
-      );
-    }
-    return n;
-  });
+  let n = 0;
+  // In short transactions: a server beside it waits for the lock a moment, not the whole copy. A
+  // copy cut short keeps what it wrote, and copying again adds the rest.
+  for (let start = 0; start < rows.length; start += 500)
+    n += await db.transaction(async (tx) => {
+      let added = 0;
+      for (const row of rows.slice(start, start + 500)) {
+        const kept = undelivered(row) ? { ...row, status: "parked", parked_at: restoredAt, parked_reason: RESTORED, parked_status: null } : row;
+        added += await tx.run(
+          insert,
+          KEPT.map((column) => (kept[column] ?? null) as Param),
+        );
+      }
+      return added;
+    });
+  return n;
 }
 
 /** The store's SQL on `db`. */
