@@ -6,41 +6,15 @@
  * SQLite as an operator in the issue restored it (the file copied over leads.db), and PostgreSQL
  * lost and restored into a new database with `restore`. Servers from build/ on opsPort 63-66.
  */
-import { copyFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
-import { type FakeFormService, startFakeFormService } from "../support/fake-form-service";
-import { freePort } from "../support/ports";
-import { startPostgres } from "../support/postgres";
-import { dataDir, deliveredOnce, keyed, leadsCommand, postContact, type Served, serve, sleep } from "../support/server";
-import { e2eDir, opsPort } from "../support/sites";
+import { type FakeFormService } from "../support/fake-form-service";
+import { dataDir, deliveredOnce, keyed, leadsCommand, postContact, sleep } from "../support/server";
+import { opsPort } from "../support/sites";
+import { startedByEachTest } from "../support/started";
 
-/** What the running test started, undone after it however it ends: servers, then fakes, then PostgreSQL. */
-const started: (() => unknown)[] = [];
-test.afterEach(async () => {
-  for (const undo of started.splice(0).reverse()) await undo();
-});
-
-async function fakeService() {
-  const fake = await startFakeFormService({ port: await freePort() });
-  started.push(() => fake.close());
-  return fake;
-}
-
-function site(port: number, env: Record<string, string>) {
-  const served = serve(port, env);
-  const info = test.info();
-  started.push(() => {
-    served.kill();
-    writeFileSync(info.outputPath(`site-${port}-${served.child.pid}.log`), served.stdout() + served.stderr());
-  });
-  return served;
-}
-
-async function stop(server: Served) {
-  server.child.kill("SIGTERM");
-  expect((await server.exited).code, "the exit code of a clean stop").toBe(0);
-}
+const { fakeService, postgres, site, stop } = startedByEachTest();
 
 /**
  * Visitors sending while the service fails (so their leads wait), and the backup taken in the
@@ -109,9 +83,8 @@ test("SQLite: a backup taken mid-traffic, copied over leads.db after every lead 
 
 test("PostgreSQL: a backup taken mid-traffic, restored with `restore` into a new database after the old one was lost, sends nothing again and loses no lead thanked before it", async () => {
   test.setTimeout(150_000);
-  const postgres = await startPostgres({ parent: e2eDir });
-  started.push(() => postgres.stop());
-  const [lost, fresh] = [await postgres.database("lost"), await postgres.database("fresh")];
+  const cluster = await postgres();
+  const [lost, fresh] = [await cluster.database("lost"), await cluster.database("fresh")];
   const fake = await fakeService();
   const dir = dataDir();
   const first = site(opsPort(65), keyed(fake, dir, { DATABASE_URL: lost }));

@@ -8,7 +8,7 @@
  * flow" and "Scaling out". Servers from build/ on opsPort 13-14, 16, 76-78 and 139-141; fake form
  * services on opsPort 51, 85 and 138.
  */
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import pg from "pg";
@@ -16,40 +16,13 @@ import { estimate, formatUsd } from "../../app/calculator/pricing";
 import { CONTACT_SENT } from "../../app/contact/action.server";
 import { calculatorText } from "../../app/content/calculator";
 import { messages } from "../../app/content/messages";
-import { type FakeFormService, startFakeFormService } from "../support/fake-form-service";
-import { type Postgres, startPostgres } from "../support/postgres";
-import { accepts, type Answer, dataDir, deliveredOnce, events, keyed, postContact, REPO, type Served, serve, sleep } from "../support/server";
-import { e2eDir, opsPort } from "../support/sites";
+import { type FakeFormService } from "../support/fake-form-service";
+import { type Postgres } from "../support/postgres";
+import { accepts, type Answer, dataDir, deliveredOnce, events, keyed, postContact, REPO, type Served, sleep } from "../support/server";
+import { opsPort } from "../support/sites";
+import { startedByEachTest } from "../support/started";
 
-/**
- * What the running test started, undone after it however it ends (at its timeout Playwright
- * abandons the body, not its hooks): the sites first, then the fakes, then PostgreSQL.
- */
-const started: (() => unknown)[] = [];
-test.afterEach(async () => {
-  for (const undo of started.splice(0).reverse()) await undo();
-});
-
-async function postgres() {
-  const server = await startPostgres({ parent: e2eDir });
-  started.push(() => server.stop());
-  return server;
-}
-async function fakeService(port: number) {
-  const fake = await startFakeFormService({ port });
-  started.push(() => fake.close());
-  return fake;
-}
-function site(port: number, env: Record<string, string>) {
-  const served = serve(port, env);
-  // Its log, kept beside the test's other output, for a failure's reader.
-  const info = test.info();
-  started.push(() => {
-    served.kill();
-    writeFileSync(info.outputPath(`site-${port}-${served.child.pid}.log`), served.stdout() + served.stderr());
-  });
-  return served;
-}
+const { fakeService, postgres, site, undo } = startedByEachTest();
 
 /** A query on the sites' database, from a connection of the test's own. */
 async function query(url: string, sql: string) {
@@ -160,7 +133,7 @@ test("PostgreSQL restarted with an immediate shutdown while leads are pending an
     }
   })();
   posting.catch(() => undefined); // awaited below, unless the test has failed first
-  started.push(() => (streaming = false));
+  undo(() => (streaming = false));
   await sleep(1_000);
 
   await immediateShutdown(postgresServer);

@@ -11,16 +11,15 @@
  * every state at each step, reaches a service that keeps every copy exactly once. Servers from
  * build/ on opsPort 142-145 and 67-68; fake form services on free ports.
  */
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { expect, test } from "@playwright/test";
-import { type FakeFormService, startFakeFormService } from "../support/fake-form-service";
-import { freePort } from "../support/ports";
-import { startPostgres } from "../support/postgres";
+import { type FakeFormService } from "../support/fake-form-service";
 import { previousRelease } from "../support/previous-release";
 import { dataDir, deliveredOnce, events, keyed, leadsCommand, postContact, REPO, type Served, serve, sleep } from "../support/server";
-import { e2eDir, opsPort } from "../support/sites";
+import { opsPort } from "../support/sites";
+import { startedByEachTest } from "../support/started";
 
 const FIXTURES = join(REPO, "tests/fixtures/data-5d43025");
 const MANIFEST = JSON.parse(readFileSync(join(FIXTURES, "manifest.json"), "utf8")) as {
@@ -30,37 +29,8 @@ const MANIFEST = JSON.parse(readFileSync(join(FIXTURES, "manifest.json"), "utf8"
 };
 const idOf = (shape: "sqlite" | "redis", marker: string) => MANIFEST[shape].leads.find((lead) => lead.marker === marker)!.id;
 
-/** What the running test started, undone after it however it ends: servers, then fakes, then PostgreSQL. */
-const started: (() => unknown)[] = [];
-test.afterEach(async () => {
-  for (const undo of started.splice(0).reverse()) await undo();
-});
-async function fakeService() {
-  const fake = await startFakeFormService({ port: await freePort() });
-  started.push(() => fake.close());
-  return fake;
-}
-function site(port: number, env: Record<string, string>, start: typeof serve = serve) {
-  const served = start(port, env);
-  // Its log, kept beside the test's other output, for a failure's reader.
-  const info = test.info();
-  started.push(() => {
-    served.kill();
-    writeFileSync(info.outputPath(`site-${port}-${served.child.pid}.log`), served.stdout() + served.stderr());
-  });
-  return served;
-}
-async function postgresDatabase() {
-  const server = await startPostgres({ parent: e2eDir });
-  started.push(() => server.stop());
-  return server.database("sites");
-}
-
-/** SIGTERM, and the clean stop's exit code 0 (a stop ends within 15 s: docs/operations.md, "Stopping"). */
-async function stop(server: Served) {
-  server.child.kill("SIGTERM");
-  expect((await server.exited).code, "the exit code of a clean stop").toBe(0);
-}
+const { fakeService, postgres, site, stop } = startedByEachTest();
+const postgresDatabase = async () => (await postgres()).database("sites");
 
 const TIMES = ["first_accepted_at", "next_attempt_at", "admitted_at", "delivered_at", "parked_at"];
 /**

@@ -1,0 +1,48 @@
+/**
+ * What an ops test starts, undone after it however it ends (at its timeout Playwright abandons
+ * the body, not its hooks), the last started first: sites, then fakes, then PostgreSQL. Call once
+ * at a spec's top level.
+ */
+import { writeFileSync } from "node:fs";
+import { expect, test } from "@playwright/test";
+import { startFakeFormService } from "./fake-form-service";
+import { freePort } from "./ports";
+import { startPostgres } from "./postgres";
+import { type Served, serve } from "./server";
+import { e2eDir } from "./sites";
+
+export function startedByEachTest() {
+  const started: (() => unknown)[] = [];
+  test.afterEach(async () => {
+    for (const undo of started.splice(0).reverse()) await undo();
+  });
+  return {
+    /** `undo` runs after the test, with the rest. */
+    undo: (undo: () => unknown) => void started.push(undo),
+    async postgres() {
+      const server = await startPostgres({ parent: e2eDir });
+      started.push(() => server.stop());
+      return server;
+    },
+    async fakeService(port?: number) {
+      const fake = await startFakeFormService({ port: port ?? (await freePort()) });
+      started.push(() => fake.close());
+      return fake;
+    },
+    /** A site from build/ (or `start`'s, a release before), its log kept beside the test's output for a failure's reader. */
+    site(port: number, env: Record<string, string>, start: typeof serve = serve) {
+      const served = start(port, env);
+      const info = test.info();
+      started.push(() => {
+        served.kill();
+        writeFileSync(info.outputPath(`site-${port}-${served.child.pid}.log`), served.stdout() + served.stderr());
+      });
+      return served;
+    },
+    /** SIGTERM, and the clean stop's exit code 0 (a stop ends within 15 s: docs/operations.md, "Stopping"). */
+    async stop(server: Served) {
+      server.child.kill("SIGTERM");
+      expect((await server.exited).code, "the exit code of a clean stop").toBe(0);
+    },
+  };
+}
