@@ -123,9 +123,9 @@ export async function runCli(
     } else if (command === "export") {
       for (const row of rows) if (row.lead) out(exported(row));
     } else if (command === "discard") {
-      // Each written out before it goes, in the transaction: `discard … > flood.jsonl` keeps what it removed.
-      const gone = await store.discard(ids, (row) => out(exported(row)));
-      err(`discarded ${gone} held lead(s)`);
+      // Each written out before it goes: `discard … > flood.jsonl` keeps what it removed.
+      const { read, gone } = await store.discard(ids, (row) => out(exported(row)));
+      err(`discarded ${gone} held lead(s)${read > gone ? `; ${read - gone} released meanwhile went on, not discarded` : ""}`);
     } else if (command === "status") {
       const { delivered: deliveredKept, ...counts } = await store.stats(Date.now());
       const { retentionDays, leadsPerHour } = config;

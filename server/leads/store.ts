@@ -420,29 +420,27 @@ export function leadStore(db: Db) {
       }),
 
     /**
-     * Held leads named by id or address code go, in one transaction: `each` is given every row
-     * before it is deleted (the CLI writes it out and waits until it is written), and its failure
-     * rolls all back. A name that is no held lead's id or code refuses all: only held leads go.
+     * Held leads named by id or address code go: `each` is given every row first (the CLI writes
+     * it out and waits until it is written, outside any transaction, so a slow reader of its
+     * output never holds the store's lock), then those still held are deleted. A name that is no
+     * held lead's id or code refuses all: only held leads go. Resolves with how many were read
+     * and how many went (fewer when one was released meanwhile).
      */
-    discard: (names: string[], each: (row: LeadRow) => unknown) =>
-      db.transaction(
-        async (tx) => {
-          const list = names.map(() => "?").join(", ");
-          const rows = await tx.all(`${SELECT} WHERE status = 'held' AND (id IN (${list}) OR client_group IN (${list})) ORDER BY first_accepted_at, id`, [
-            ...names,
-            ...names,
-          ]);
-          const unknown = names.filter((name) => !rows.some((r) => r.id === name || r.client_group === name));
-          if (unknown.length > 0) throw new NotHeld(unknown);
-          for (const row of rows.map(toRow)) await each(row);
-          await tx.run(
-            `DELETE FROM leads WHERE status = 'held' AND id IN (${rows.map(() => "?").join(", ")})`,
-            rows.map((r) => String(r.id)),
-          );
-          return rows.length;
-        },
-        { exclusive: true },
-      ),
+    async discard(names: string[], each: (row: LeadRow) => unknown) {
+      const list = names.map(() => "?").join(", ");
+      const rows = await db.all(`${SELECT} WHERE status = 'held' AND (id IN (${list}) OR client_group IN (${list})) ORDER BY first_accepted_at, id`, [
+        ...names,
+        ...names,
+      ]);
+      const unknown = names.filter((name) => !rows.some((r) => r.id === name || r.client_group === name));
+      if (unknown.length > 0) throw new NotHeld(unknown);
+      for (const row of rows.map(toRow)) await each(row);
+      const gone = await db.run(
+        `DELETE FROM leads WHERE status = 'held' AND id IN (${rows.map(() => "?").join(", ")})`,
+        rows.map((r) => String(r.id)),
+      );
+      return { read: rows.length, gone };
+    },
 
     /**
      * A person's request (server/personal-data.ts): the lead goes outright, whatever its status.
