@@ -453,7 +453,17 @@ export function leadStore(db: Db) {
         return sending !== undefined;
       }),
 
-    /** A write that changes nothing, to learn whether the store takes writes again (after a fault). */
-    probe: () => db.run("UPDATE leads SET kind = kind WHERE id = ''"),
+    /**
+     * A write the size of a large lead, undone in the same transaction, to learn whether the store
+     * takes leads again after a fault. One that wrote nothing went through on a full disk, where
+     * a visitor's lead could not, and the fault was cleared while every post still failed.
+     */
+    probe: () =>
+      db.transaction(async (tx) => {
+        await tx.run("INSERT INTO leads (id, kind, payload, status, next_attempt_at, first_accepted_at) VALUES ('probe', 'contact', ?, 'delivered', 0, 0)", [
+          "x".repeat(16_384),
+        ]);
+        await tx.run("DELETE FROM leads WHERE id = 'probe'");
+      }),
   };
 }

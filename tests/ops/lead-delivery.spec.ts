@@ -237,3 +237,33 @@ test("a full disk under pending leads makes the delivery loop wait, not spin: on
     unmountTmpfs(dir);
   }
 });
+
+test("a full disk with no lead waiting: a visitor's post is refused, and the store is reported failing until the space comes back, not after the next write that needs none", async () => {
+  test.setTimeout(60_000);
+  const dir = dataDir();
+  mountTmpfs(dir, "1m");
+  const fake = await startFakeFormService({ port: opsPort(88) });
+  const metrics = async () => (await fetch(`http://127.0.0.1:${opsPort(89)}/metrics`)).text();
+  const server = serve(opsPort(69), keyed(fake, dir, { METRICS_PORT: String(opsPort(89)) }));
+  try {
+    await server.listening;
+    const filler = fill(dir);
+    expect((await postContact(server.url, "Refused (full-0-).", { localAddress: "127.0.9.1" })).status).toBe(503);
+    expect(await metrics()).toMatch(/^lead_store_failing\{[^}]*\} 1$/m);
+    // The loop looks again after 1 s, 3 s, 7 s: a look that proved nothing cleared the fault then.
+    await sleep(8_000);
+    expect(await metrics(), "still failing: the disk is still full").toMatch(/^lead_store_failing\{[^}]*\} 1$/m);
+    expect(events(server.stdout()).map((e) => e.event)).not.toContain("lead_store_recovered");
+
+    rmSync(filler);
+    await expect.poll(() => events(server.stdout()).map((e) => e.event), { timeout: 30_000 }).toContain("lead_store_recovered");
+    expect(await metrics()).toMatch(/^lead_store_failing\{[^}]*\} 0$/m);
+    expect((await postContact(server.url, "Taken (full-1-).", { localAddress: "127.0.9.2" })).status).toBe(303);
+    await deliveredOnce(fake, ["full-1-"]);
+  } finally {
+    server.kill();
+    await server.exited;
+    await fake.close();
+    unmountTmpfs(dir);
+  }
+});
