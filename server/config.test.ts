@@ -68,6 +68,8 @@ describe("parseConfig", () => {
     expect(parse({}).container).toBe(hostname());
     expect(parse({ CONTAINER_NAME: " site-1 " }).container).toBe("site-1");
     expect(() => parse({ CONTAINER_NAME: "x".repeat(64) })).toThrow("CONTAINER_NAME must be at most 63 characters");
+    // The alerts say `docker logs <name>`: a name a shell or docker would not take as written is refused.
+    for (const name of ["site 1", 'site-1"x', "-site"]) expect(() => parse({ CONTAINER_NAME: name })).toThrow("CONTAINER_NAME must be a container's name");
   });
 
   it("CAMPAIGNS and REFERRER_SITES name the sources the agency wants to see: tidied, and refused when they are not plain names or hosts", () => {

@@ -135,7 +135,12 @@ const schema = z
     // Prometheus metrics on a listener of their own (server/metrics.ts); unset: no metrics.
     METRICS_PORT: port.optional(),
     // The name the metrics and alerts give this container; unset: the host name (compose's `hostname:`, else the container's id).
-    CONTAINER_NAME: z.string().max(63, { error: "must be at most 63 characters" }).optional(),
+    // As a container's name, so that the alerts' `docker logs <name>` can be run as written.
+    CONTAINER_NAME: z
+      .string()
+      .max(63, { error: "must be at most 63 characters" })
+      .regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/, { error: "must be a container's name: letters, digits, '.', '_' and '-'" })
+      .optional(),
     // Zoho CRM (FORM_PROVIDER=zoho-crm, server/leads/zoho-crm.ts): a self client's credentials.
     ZOHO_CLIENT_ID: z.string().optional(),
     ZOHO_CLIENT_SECRET: z.string().optional(),

@@ -116,6 +116,14 @@ export function createMetrics(
     registers: [registry],
   });
   for (const looks of ["cross-site", "same-site"] as const) refused.inc({ looks }, 0);
+  // Its own counter, there from the first scrape: the histogram's POST 5xx series appears only at
+  // its first failure, already above 0, and increase() then saw no failure at all.
+  const postsFailed = new Counter({
+    name: "form_posts_failed_total",
+    help: "Posts answered with a 5xx: a visitor told to try again (typically a lead that could not be stored).",
+    registers: [registry],
+  });
+  postsFailed.inc(0);
   const clientUnknown = new Counter({
     name: "form_posts_client_unknown_total",
     help: "Posts from a trusted proxy that named no client (no X-Forwarded-For), each counted as a client of its own.",
@@ -142,6 +150,7 @@ export function createMetrics(
       res.once("close", () => {
         const method = METHODS.has(req.method ?? "") ? req.method! : "other";
         end({ route, method, status: String(res.statusCode) });
+        if (method === "POST" && res.statusCode >= 500) postsFailed.inc();
       });
     },
     counted: ({ event, device }: Hit) => funnel.inc({ event, device }),

@@ -92,7 +92,18 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
     expect(await store.stats(Date.now())).toMatchObject({ pending: 1, held: 1, parked: 1 });
   });
 
-  it("discard: a line that cannot be written out discards nothing (the transaction is rolled back)", async () => {
+  it("discard: every name is a name, one that starts with '-' too (an address code may: base64url)", async () => {
+    const { store, env } = await seeded();
+    await store.insert(lead("Message: flood"), { id: "F9", key: "f9", now: HOURS_AGO + 3, perHour: 0, group: "-3aiNT1HDXBdBEM4rzDDye" });
+    for (const argv of [
+      ["discard", "-3aiNT1HDXBdBEM4rzDDye"],
+      ["discard", "--", "H1"],
+    ])
+      expect(await leads(argv, env)).toMatchObject({ code: 0, err: ["discarded 1 held lead(s)"] });
+    expect(await store.stats(Date.now())).toMatchObject({ held: 0 });
+  });
+
+  it("discard: a line that cannot be written out discards nothing (none goes before every line is written)", async () => {
     const { store, env } = await seeded();
     const err: string[] = [];
     const failing = await runCli(

@@ -65,9 +65,11 @@ export async function runCli(
   // A person's data on request, with flags of its own; no store yet: the outbox alone.
   if (argv[0] === "find" || argv[0] === "erase")
     return personalData(argv[0], argv.slice(1), env, { out, err, ask, open: (config) => storeOf(config, () => undefined) });
+  // Every name after discard is a name: an address code may start with "-" (base64url).
+  const args = argv[0] === "discard" ? ["discard", "--", ...argv.slice(argv[1] === "--" ? 2 : 1)] : argv;
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
+    parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true });
   } catch (error) {
     err(`leads: ${(error as Error).message}`);
     return 2;

@@ -24,7 +24,8 @@ const POSTGRES_PASSWORD = "Compose0Test0Password0Of0The0Run";
 const ports = [opsPort(147), opsPort(148)];
 /** The image the tests built, under a tag of this checkout's own (another's build may retag agency-site:test). */
 const image = `localhost/agency-site:${project}`;
-const containers = ["site-1", "site-2", "postgres"].map((service) => `${project}_${service}_1`);
+// The sites by compose.override.yaml's names (compose.yaml's own are site-1 and site-2), PostgreSQL by podman-compose's.
+const containers = [`${project}-site-1`, `${project}-site-2`, `${project}_postgres_1`];
 
 /** podman's own settings for every call podman-compose makes: FLAGS's runtime and ulimits. */
 function containersConf() {
@@ -41,6 +42,7 @@ async function compose(args: string[], vars: Record<string, string> = {}) {
     ...process.env,
     CONTAINERS_CONF: containersConf(),
     AGENCY_TEST_IMAGE: image,
+    AGENCY_TEST_PROJECT: project,
     SITE_1_PORT: String(ports[0]),
     SITE_2_PORT: String(ports[1]),
     ...vars,
