@@ -99,8 +99,8 @@ export async function runCli(
   }
   const config = parseConfig(env, version);
   // A file named as the operator's shell sees it (npm runs the command in the package's folder).
-  const file = ids[0] === undefined ? undefined : resolve(env.INIT_CWD ?? process.cwd(), ids[0]);
-  if (command === "backup" || command === "restore") return copies(command, file, flags["in-place"] === true, config, out, err);
+  const file = (name = "") => resolve(env.INIT_CWD ?? process.cwd(), name);
+  if (command === "backup" || command === "restore") return copies(command, ids[0] && file(ids[0]), flags["in-place"] === true, config, out, err);
   if (command === "funnel") {
     if (ids.length === 0) return funnel(flags, config, out, err);
     err(`leads: Unexpected argument '${ids[0]}'. funnel takes no ids`);
