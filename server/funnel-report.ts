@@ -1,6 +1,6 @@
 /**
  * The funnel as the operator reads it (decision 0045): what each source is worth, shown two ways
- * from the same figures: `funnelText` for `npm run leads -- funnel`, and `funnelPage`, GET /funnel
+ * from the same figures: `funnelText` for `npm run -s leads -- funnel`, and `funnelPage`, GET /funnel
  * on the metrics port, a page to read or print with no script (SVG charts, tables).
  */
 import { emptySteps, type FunnelDay, STEP_NAMES, stepFigures, type Steps } from "./funnel";
@@ -165,7 +165,7 @@ function table(caption: string, rows: [string, Totals][]): string {
 function shown(days: FunnelDay[]) {
   const { named, rest } = namedSources(sourceWorth(days));
   const note = rest
-    ? `The ${NAMED_SOURCES} sources with the most visits at step 2 and contact messages by name; the other ${rest.sources} summed in the last row (<code>npm run leads -- funnel --json</code> lists each).`
+    ? `The ${NAMED_SOURCES} sources with the most visits at step 2 and contact messages by name; the other ${rest.sources} summed in the last row (<code>npm run -s leads -- funnel --json</code> lists each).`
     : "Every source with a visit or a message in these days, by name.";
   return { rows: rest ? [...named, rest] : named, rest, note };
 }
@@ -259,7 +259,7 @@ svg,table,.keep,tr{break-inside:avoid}table.days{break-inside:auto}.days .group{
 </style></head><body><h1>Calculator funnel</h1><p>Visits that reached each step of the calculator and sent it, counted per day (Africa/Johannesburg). Counts only: no visitor is identified. A step counts once per visit. By source, "Step 2 → sent" is the requests sent for each visit that reached step 2 (a service chosen), counted in the same days; it is not a path followed, so a day's share can pass 100% when a visit began the day before. Bots and scripts (curl, a headless browser) are not counted.</p>${sections.join("")}${daily}</body></html>`;
 }
 
-/** `npm run leads -- funnel`: a line a day and a bar per step, then each source's totals and days, as on the page. */
+/** `npm run -s leads -- funnel`: a line a day and a bar per step, then each source's totals and days, as on the page. */
 export function funnelText(days: FunnelDay[]): string[] {
   const lines = [`The calculator's funnel, last ${days.length} days (Africa/Johannesburg)`];
   lines.push(["date      ", ...STEP_NAMES.map((s) => s.padStart(7)), "Contact".padStart(8)].join(" "));

@@ -346,7 +346,7 @@ describe("reading", () => {
     expect(html).not.toContain("<script");
   });
 
-  it("npm run leads -- funnel prints a table and a bar per step; --json the days", async () => {
+  it("npm run -s leads -- funnel prints a table and a bar per step; --json the days", async () => {
     const dir = await folder();
     const funnel = funnelOn(sqlite(join(dir, "funnel.db")));
     for (const event of ["2", "2", "3", "sent"] as const) await funnel.add({ event, device: "phone", source: "direct" });
@@ -364,7 +364,7 @@ describe("reading", () => {
     expect(await runCli(["funnel", "--days", "x"], { DATA_DIR: dir }, () => undefined)).toBe(2);
   });
 
-  it("npm run leads -- funnel: what each source brought, named in words and day by day; --json each source by key with its days and send rate", async () => {
+  it("npm run -s leads -- funnel: what each source brought, named in words and day by day; --json each source by key with its days and send rate", async () => {
     const dir = await folder();
     const funnel = funnelOn(sqlite(join(dir, "funnel.db")));
     const yesterday = Date.now() - 86_400_000;

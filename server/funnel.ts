@@ -182,7 +182,7 @@ export function openFunnel({ db, log, settings, counted }: { db: Db; log: Pick<L
 }
 
 export type Steps = { reached: Record<"2" | "3" | "4" | "5", number>; sent: number; contactSent: number };
-/** The five figures the operator reads, in order (`npm run leads -- funnel` and GET /funnel). */
+/** The five figures the operator reads, in order (`npm run -s leads -- funnel` and GET /funnel). */
 export const STEP_NAMES = ["Step 2", "Step 3", "Step 4", "Step 5", "Sent"];
 export const stepFigures = (steps: Steps) => [steps.reached[2], steps.reached[3], steps.reached[4], steps.reached[5], steps.sent];
 /** A day's figures, split by device class and by every source's key (app/funnel/source.ts). */
@@ -205,7 +205,7 @@ const keyOf = (stored: string) => {
   return named ? stored : "other";
 };
 
-/** Days as `npm run leads -- funnel --json` prints them, oldest first with zeros, every source by its key. */
+/** Days as `npm run -s leads -- funnel --json` prints them, oldest first with zeros, every source by its key. */
 export function summarise(days: string[], counts: Count[]): FunnelDay[] {
   const valid = counts.filter((c) => (FUNNEL_EVENTS as readonly string[]).includes(c.event) && (DEVICES as readonly string[]).includes(c.device));
   return days.map((date) => {

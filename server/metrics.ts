@@ -68,7 +68,7 @@ export function createMetrics(
       "Leads stored and not yet delivered (with DATABASE_URL: the store every container shares, so each reports the same count).",
       (s) => s.pending,
     ],
-    ["leads_parked_now", "Leads parked now, waiting for an operator (npm run leads -- retry).", (s) => s.parked],
+    ["leads_parked_now", "Leads parked now, waiting for an operator (npm run -s leads -- retry).", (s) => s.parked],
     [
       "leads_held_addresses",
       "Distinct address codes among the leads held now (decision 0031): a flood is many leads on few codes.",

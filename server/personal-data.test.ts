@@ -1,5 +1,5 @@
 /**
- * `npm run leads -- find` and `erase` (personal-data.ts): on a store a "server" keeps open (its
+ * `npm run -s leads -- find` and `erase` (personal-data.ts): on a store a "server" keeps open (its
  * connection stays open while the command runs, so SQLite's WAL is not folded away by the last
  * connection closing: what the command leaves in the files' bytes is what it did itself), on
  * SQLite and on a real PostgreSQL (Debian's, a cluster of this file's own), and a real outbox file.

@@ -206,7 +206,7 @@ export async function askOnTerminal(question: string): Promise<boolean> {
 }
 
 const OPTIONS = { json: { type: "boolean" }, yes: { type: "boolean" } } as const;
-const USAGE = "usage: npm run leads -- find <email | phone | reference> ... [--json] | erase <email | phone | reference> ... [--yes]";
+const USAGE = "usage: npm run -s leads -- find <email | phone | reference> ... [--json] | erase <email | phone | reference> ... [--yes]";
 
 /** The command's ends: `open` is the store as cli.ts opens it (none yet: undefined); `ask` a question on a terminal. */
 type Io = { out: (line: string) => void; err: (line: string) => void; ask?: (question: string) => Promise<boolean>; open: (config: Config) => Db | undefined };

@@ -1,5 +1,5 @@
 /**
- * `npm run leads -- backup FILE` and `restore FILE` (docs/operations.md, "Backup and restore";
+ * `npm run -s leads -- backup FILE` and `restore FILE` (docs/operations.md, "Backup and restore";
  * decision 0048). A backup is a SQLite lead store whichever engine the leads live in, so one
  * command restores it anywhere; drafts, limits and counts stay out (nothing a visitor loses).
  * What a copy cannot know is whether an undelivered lead went out after it was made: in a
@@ -7,7 +7,7 @@
  */
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
-import { openDb, type Db } from "../db";
+import { openDb, type Db, type Row } from "../db";
 import { copyLeads, RESTORED, VERSION } from "./store";
 
 /**
@@ -18,9 +18,8 @@ import { copyLeads, RESTORED, VERSION } from "./store";
 export async function backup(db: Db, file: string, now: number): Promise<number> {
   if (existsSync(file)) throw new Error(`${file} exists already: a backup never overwrites a file`);
   const rows = await db.all("SELECT * FROM leads");
-  const partial = `${file}.partial`;
+  const partial = `${file}.partial-${process.pid}`; // its own: a backup beside it (an overrun cron) is not disturbed
   const remove = () => [partial, `${partial}-wal`, `${partial}-shm`].forEach((path) => rmSync(path, { force: true }));
-  remove(); // one an earlier backup, cut short, left
   const copy = openDb({ file: partial }, { version: VERSION });
   try {
     const copied = await copyLeads(rows, copy, now);
@@ -35,21 +34,26 @@ export async function backup(db: Db, file: string, now: number): Promise<number>
   }
 }
 
-/** A copy's leads that `db` does not have, added (`db`'s own rows win). */
-export async function restore(db: Db, file: string, now: number): Promise<{ read: number; added: number }> {
+/**
+ * A backup's leads, read (read-only: it may be on a read-only mount, and is never changed by
+ * being read) before the store is touched, so a file that is no backup leaves nothing behind.
+ */
+export function readBackup(file: string) {
   if (!existsSync(file)) throw new Error(`no file at ${file}`);
-  // Read-only: a backup may be on a read-only mount, and is never changed by being read.
   const copy = new DatabaseSync(file, { readOnly: true });
-  let rows;
   try {
     const version = Number(copy.prepare("PRAGMA user_version").get()?.user_version);
     if (version > VERSION) throw new Error(`${file} was written by a newer version (schema ${version})`);
-    rows = copy.prepare("SELECT * FROM leads").all();
+    if (!copy.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'leads'").get())
+      throw new Error(`${file} holds no leads table: it is no lead store's backup`);
+    return copy.prepare("SELECT * FROM leads").all();
   } finally {
     copy.close();
   }
-  return { read: rows.length, added: await copyLeads(rows, db, now) };
 }
+
+/** A backup's leads that `db` does not have, added (`db`'s own rows win). */
+export const restore = (db: Db, rows: Row[], now: number) => copyLeads(rows, db, now);
 
 /** How many restored leads wait for the operator. */
 export const restoredWaiting = async (db: Db) =>

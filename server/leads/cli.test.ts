@@ -1,8 +1,9 @@
 /** `npm run leads` on a store a server keeps open: SQLite in a data folder, and a real PostgreSQL (Debian's, a cluster of this file's own). */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { usePostgres } from "../../tests/support/use-postgres";
 import { leads, serverStore } from "../../tests/support/leads-cli";
@@ -72,7 +73,7 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
       expect.objectContaining({ id: "H1", status: "held", reason: "ceiling", address: "code-h", text: "Message: held plans" }),
       ...["F1", "F2", "F3"].map((id) => expect.objectContaining({ id, status: "held", address: "code-f", text: `Message: flood ${id}` })),
     ]);
-    expect(err).toEqual(["discarded 4 held lead(s)"]);
+    expect(err).toEqual(["discarded 4 lead(s)"]);
     expect((await store.list(["pending", "held", "parked"])).map((row) => [row.id, row.status])).toEqual([
       ["P1", "pending"],
       ["K1", "parked"],
@@ -86,10 +87,22 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
       expect(await leads(["discard", ...names], env)).toMatchObject({
         code: 1,
         out: [],
-        err: [expect.stringMatching(/^leads: not a held lead's id or address code: .*; nothing was discarded/)],
+        err: [expect.stringMatching(/^leads: not a held or restored lead's id or address code: .*; nothing was discarded/)],
       });
     expect(await leads(["discard"], env)).toMatchObject({ code: 2, err: [expect.stringMatching(/^leads: discard takes the ids or address codes/)] });
     expect(await store.stats(Date.now())).toMatchObject({ pending: 1, held: 1, parked: 1 });
+  });
+
+  it("discard: a lead parked as restored goes too (found at the receiver, or a flood's back from a backup); one parked for a refusal does not", async () => {
+    const { store, env, dir } = await seeded();
+    const file = join(dir, "bk.db");
+    await leads(["backup", file], env);
+    const empty = await ENGINES[engine]();
+    await leads(["restore", file], empty.env);
+    expect(await leads(["discard", "P1"], empty.env)).toMatchObject({ code: 0, err: ["discarded 1 lead(s)"] });
+    expect(await leads(["discard", "K1"], env)).toMatchObject({ code: 1 }); // parked for its 401 in the store it came from
+    expect((await empty.store.list(["parked"])).map((row) => row.id)).toEqual(["K1", "H1"]);
+    expect(await store.get("K1")).toMatchObject({ status: "parked" });
   });
 
   it("discard: every name is a name, one that starts with '-' too (an address code may: base64url)", async () => {
@@ -99,7 +112,7 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
       ["discard", "-3aiNT1HDXBdBEM4rzDDye"],
       ["discard", "--", "H1"],
     ])
-      expect(await leads(argv, env)).toMatchObject({ code: 0, err: ["discarded 1 held lead(s)"] });
+      expect(await leads(argv, env)).toMatchObject({ code: 0, err: ["discarded 1 lead(s)"] });
     expect(await store.stats(Date.now())).toMatchObject({ held: 0 });
   });
 
@@ -189,7 +202,7 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
     expect(await status("D1")).toMatchObject({ status: "delivered" });
     expect(await store.get("P1")).toMatchObject({ status: "pending" }); // the store itself is untouched
     expect(await leads(["backup", file], env)).toMatchObject({ code: 1, err: [expect.stringMatching(/exists already/)] });
-    expect(existsSync(`${file}.partial`)).toBe(false);
+    expect(readdirSync(join(dir, "backups")).filter((name) => name.includes(".partial"))).toEqual([]);
     expect(await leads(["backup"], env)).toMatchObject({ code: 2, err: ["leads: backup takes one file"] });
     expect(await leads(["backup", "--in-place"], env)).toMatchObject({ code: 2, err: ["leads: --in-place is restore's, not backup's"] });
     // A name as the operator's shell sees it: npm runs the command in the package's folder, and says where the shell was.
@@ -234,6 +247,19 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
       code: 0,
       out: [expect.stringMatching(/^restored 0 of 3 lead\(s\)/), expect.stringMatching(/^2 lead/)],
     });
+  });
+
+  it("restore: a file that is no lead store's backup is refused before the store is touched (a lost volume stays lost, not emptied)", async () => {
+    const { dir } = await seeded();
+    const other = join(dir, "other.db");
+    const db = new DatabaseSync(other);
+    db.exec("CREATE TABLE notes (x TEXT)");
+    db.close();
+    const lost = await mkdtemp(join(tmpdir(), "lost-"));
+    const env: Record<string, string> =
+      engine === "sqlite" ? { DATA_DIR: lost } : { DATA_DIR: lost, DATABASE_URL: (await ENGINES.postgres()).env.DATABASE_URL! };
+    expect(await leads(["restore", other], env)).toMatchObject({ code: 1, err: [expect.stringMatching(/holds no leads table: it is no lead store's backup/)] });
+    expect(existsSync(join(lost, "leads.db"))).toBe(false);
   });
 
   it("restore: into the store the backup came from, what the store knows wins (a lead delivered since stays delivered)", async () => {
@@ -324,7 +350,7 @@ describe("npm run leads, on SQLite alone", () => {
     expect(await leads(["delete-everything"], {})).toMatchObject({
       code: 2,
       out: [
-        "usage: npm run leads -- list | export | retry [id ...] | release [id ...] | discard <id | address code> ... | status | backup <file> | restore <file> | restore --in-place | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]",
+        "usage: npm run -s leads -- list | export | retry [id ...] | release [id ...] | discard <id | address code> ... | status | backup <file> | restore <file> | restore --in-place | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]",
       ],
     });
     expect((await leads(["--help"], {})).code).toBe(0);

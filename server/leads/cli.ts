@@ -1,5 +1,5 @@
 /**
- * `npm run leads -- <command>` (USAGE below; docs/operations.md says what each does): what an
+ * `npm run -s leads -- <command>` (USAGE below; docs/operations.md says what each does): what an
  * operator needs to see and move the lead store, with the server running or not. It changes the
  * store directly, in transactions, so it is safe beside running servers, which pick a change up
  * within a few seconds. On SQLite a server's lock is waited for by SQLite itself, up to 3 s a
@@ -14,11 +14,11 @@ import { BUSY_WAIT_MS, causeOf, openDb, type Db } from "../db";
 import { lastDays, openFunnel } from "../funnel";
 import { funnelText, sourceWorth } from "../funnel-report";
 import { askOnTerminal, personalData } from "../personal-data";
-import { backup, restore, restoredWaiting } from "./backup";
+import { backup, readBackup, restore, restoredWaiting } from "./backup";
 import { leadStore, NotHeld, RESTORED, VERSION, type LeadRow } from "./store";
 
 const USAGE =
-  "usage: npm run leads -- list | export | retry [id ...] | release [id ...] | discard <id | address code> ... | status | backup <file> | restore <file> | restore --in-place | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]";
+  "usage: npm run -s leads -- list | export | retry [id ...] | release [id ...] | discard <id | address code> ... | status | backup <file> | restore <file> | restore --in-place | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]";
 const COMMANDS = ["list", "export", "retry", "release", "discard", "status", "backup", "restore", "funnel"];
 /** Every command's flags; `--json` and `--days` are the funnel's, `--in-place` restore's. */
 const OPTIONS = { help: { type: "boolean" }, json: { type: "boolean" }, days: { type: "string" }, "in-place": { type: "boolean" } } as const;
@@ -94,7 +94,7 @@ export async function runCli(
   }
   // Without names it would discard nothing; never every held lead, as release would send them all.
   if (command === "discard" && ids.length === 0) {
-    err("leads: discard takes the ids or address codes of held leads (npm run leads -- list shows them)");
+    err("leads: discard takes the ids or address codes of held or restored leads (npm run -s leads -- list shows them)");
     return 2;
   }
   const config = parseConfig(env, version);
@@ -127,7 +127,7 @@ export async function runCli(
     } else if (command === "discard") {
       // Each written out before it goes: `discard … > flood.jsonl` keeps what it removed.
       const { read, gone } = await store.discard(ids, (row) => out(exported(row)));
-      err(`discarded ${gone} held lead(s)${read > gone ? `; ${read - gone} released meanwhile went on, not discarded` : ""}`);
+      err(`discarded ${gone} lead(s)${read > gone ? `; ${read - gone} released meanwhile went on, not discarded` : ""}`);
     } else if (command === "status") {
       const { delivered: deliveredKept, ...counts } = await store.stats(Date.now());
       const { retentionDays, leadsPerHour } = config;
@@ -141,7 +141,7 @@ export async function runCli(
     return unreadable.length === 0 ? 0 : 1;
   } catch (error) {
     if (error instanceof NotHeld) {
-      err(`leads: ${error.message}; nothing was discarded (npm run leads -- list shows the held leads)`);
+      err(`leads: ${error.message}; nothing was discarded (npm run -s leads -- list shows the held and restored leads)`);
       return 1;
     }
     const written = ["retry", "release", "discard"].includes(command) ? "; nothing was changed" : "";
@@ -167,14 +167,15 @@ async function copies(command: string, file: string | undefined, inPlace: boolea
       out(`backed up ${copied} lead(s) to ${file}; those not yet delivered are parked there as "restored", so that a restore never sends one again unasked`);
       return 0;
     }
+    const rows = inPlace ? [] : readBackup(file!);
     db = openDb(where, { timeout: BUSY_WAIT_MS, version: VERSION });
     if (inPlace) await leadStore(db).holdRestored(Date.now());
     else {
-      const { read, added } = await restore(db, file!, Date.now());
-      out(`restored ${added} of ${read} lead(s) from ${file} (${read - added} the store had already, kept as it has them)`);
+      const added = await restore(db, rows, Date.now());
+      out(`restored ${added} of ${rows.length} lead(s) from ${file} (${rows.length - added} the store had already, kept as it has them)`);
     }
     out(
-      `${await restoredWaiting(db)} lead(s) not known to be delivered are parked as "restored": npm run leads -- list names them; check the receiver for each reference, then send those it never got: npm run leads -- retry <id ...>`,
+      `${await restoredWaiting(db)} lead(s) not known to be delivered are parked as "restored": npm run -s leads -- list names them; check the receiver for each reference, then send those it never got: npm run -s leads -- retry <id ...>`,
     );
     return 0;
   } catch (error) {

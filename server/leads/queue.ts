@@ -204,7 +204,7 @@ export function createLeadQueue(options: QueueOptions) {
       events.accepted(lead.kind);
       if (result.held) {
         events.held(lead.kind);
-        if (result.firstHeld) log.error({ perHour, heldFor: result.heldFor, command: "npm run leads -- release" }, "leads_held");
+        if (result.firstHeld) log.error({ perHour, heldFor: result.heldFor, command: "npm run -s leads -- release" }, "leads_held");
       } else void look();
       void count().catch(() => undefined);
       return { id: result.id, first: true };

@@ -135,7 +135,7 @@ describe.each(ENGINES)("writing (%s)", (engine) => {
     const pending = await add(store, "honest, let through", T, 1, "code-f");
     const flood = [await add(store, "flood 1", T + 1, 1, "code-f"), await add(store, "flood 2", T + 2, 1, "code-f")];
     const honest = await add(store, "honest, held", T + 3, 1, "code-h");
-    await expect(store.discard(["code-f", pending.id], () => undefined)).rejects.toThrow(`not a held lead's id or address code: ${pending.id}`);
+    await expect(store.discard(["code-f", pending.id], () => undefined)).rejects.toThrow(`not a held or restored lead's id or address code: ${pending.id}`);
     await expect(store.discard(["code-f"], () => Promise.reject(new Error("ENOSPC")))).rejects.toThrow("ENOSPC");
     expect(await store.stats(T)).toMatchObject({ pending: 1, held: 3 });
     const handed: string[] = [];

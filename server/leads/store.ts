@@ -96,10 +96,10 @@ export class AddressFull extends Error {
   }
 }
 
-/** Names given to `discard` that are no held lead's id or address code: nothing was discarded. */
+/** Names given to `discard` that are no held or restored lead's id or address code: nothing was discarded. */
 export class NotHeld extends Error {
   constructor(readonly names: string[]) {
-    super(`not a held lead's id or address code: ${names.join(", ")}`);
+    super(`not a held or restored lead's id or address code: ${names.join(", ")}`);
     this.name = "NotHeld";
   }
 }
@@ -420,15 +420,17 @@ export function leadStore(db: Db) {
       }),
 
     /**
-     * Held leads named by id or address code go: `each` is given every row first (the CLI writes
-     * it out and waits until it is written, outside any transaction, so a slow reader of its
-     * output never holds the store's lock), then those still held are deleted. A name that is no
-     * held lead's id or code refuses all: only held leads go. Resolves with how many were read
-     * and how many went (fewer when one was released meanwhile).
+     * Held leads, and leads parked as restored, named by id or address code go: `each` is given
+     * every row first (the CLI writes it out and waits until it is written, outside any
+     * transaction, so a slow reader of its output never holds the store's lock), then those still
+     * waiting so are deleted. A name that is no such lead's id or code refuses all. Resolves with
+     * how many were read and how many went (fewer when one was released meanwhile). A restored
+     * lead is discarded once the receiver is found to have it, or it was a flood's.
      */
     async discard(names: string[], each: (row: LeadRow) => unknown) {
       const list = names.map(() => "?").join(", ");
-      const rows = await db.all(`${SELECT} WHERE status = 'held' AND (id IN (${list}) OR client_group IN (${list})) ORDER BY first_accepted_at, id`, [
+      const waiting = `(status = 'held' OR (status = 'parked' AND parked_reason = '${RESTORED}'))`;
+      const rows = await db.all(`${SELECT} WHERE ${waiting} AND (id IN (${list}) OR client_group IN (${list})) ORDER BY first_accepted_at, id`, [
         ...names,
         ...names,
       ]);
@@ -436,7 +438,7 @@ export function leadStore(db: Db) {
       if (unknown.length > 0) throw new NotHeld(unknown);
       for (const row of rows.map(toRow)) await each(row);
       const gone = await db.run(
-        `DELETE FROM leads WHERE status = 'held' AND id IN (${rows.map(() => "?").join(", ")})`,
+        `DELETE FROM leads WHERE ${waiting} AND id IN (${rows.map(() => "?").join(", ")})`,
         rows.map((r) => String(r.id)),
       );
       return { read: rows.length, gone };

@@ -36,7 +36,7 @@ export interface LeadStats {
   /** The store is not open, or a write (a lead, an outcome) or the loop's look failed, until a write goes through. */
   failing: boolean;
   pending: number;
-  /** Stored over the hourly ceiling: they go out on their own as the last hour has room, or at `npm run leads -- release`. */
+  /** Stored over the hourly ceiling: they go out on their own as the last hour has room, or at `npm run -s leads -- release`. */
   held: number;
   /** Held leads by the rule that held them (`ceiling`, `address`; `unknown`: held before this was kept). */
   heldFor: Record<string, number>;

@@ -1,5 +1,5 @@
 /**
- * Backups never resend (issue 41, decision 0048): a backup taken with `npm run leads -- backup`
+ * Backups never resend (issue 41, decision 0048): a backup taken with `npm run -s leads -- backup`
  * while visitors send, the service then confirming every lead, then the store replaced by the
  * backup: the service (which, like Web3Forms, does not dedupe) gets nothing twice, and every lead
  * thanked before the backup began is in the restored store, parked as "restored" for the operator.

@@ -104,7 +104,7 @@ test("a visitor with JavaScript who chooses a service and a timeframe, reloads a
   }
 });
 
-test("two sites on one PostgreSQL add to one total, which npm run leads -- funnel reads there with DATABASE_URL; neither data folder keeps counts", async ({
+test("two sites on one PostgreSQL add to one total, which npm run -s leads -- funnel reads there with DATABASE_URL; neither data folder keeps counts", async ({
   request,
 }) => {
   const postgres = await startPostgres({ parent: e2eDir });

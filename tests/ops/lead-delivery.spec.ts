@@ -14,7 +14,7 @@ import { accepts, dataDir, deliveredOnce, events, keyed, leadsCommand, postConta
 import { e2eDir, opsPort } from "../support/sites";
 import { fill, mountTmpfs, unmountTmpfs } from "../support/tmpfs.mjs";
 
-/** `npm run leads -- status` on a data folder, as an operator runs it, parsed. */
+/** `npm run -s leads -- status` on a data folder, as an operator runs it, parsed. */
 const status = async (dir: string, env: Record<string, string> = {}) =>
   JSON.parse((await leadsCommand(dir, env)("status")).stdout) as { pending: number; held: number; parked: number };
 /**

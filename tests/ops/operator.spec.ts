@@ -90,7 +90,7 @@ test("logs: a JSON start line, then a line when a lead is stored and when it is 
   }
 });
 
-test("past LEADS_PER_HOUR leads are thanked and stored but held; one line tells the operator; npm run leads -- discard exports and removes one, release sends the other", async () => {
+test("past LEADS_PER_HOUR leads are thanked and stored but held; one line tells the operator; npm run -s leads -- discard exports and removes one, release sends the other", async () => {
   const fake = await startFakeFormService({ port: opsPort(84) });
   const dir = dataDir();
   const server = serve(opsPort(75), keyed(fake, dir, { LEADS_PER_HOUR: "2" }));
@@ -133,7 +133,7 @@ test("past LEADS_PER_HOUR leads are thanked and stored but held; one line tells 
       discarded.stderr,
     ]).toEqual([
       [expect.objectContaining({ id: held[0]![0], status: "held", reason: "ceiling", text: expect.stringContaining("(ceiling-3)") })],
-      "discarded 1 held lead(s)\n",
+      "discarded 1 lead(s)\n",
     ]);
     expect((await leads("release")).stdout).toMatch(/^released 1 lead/);
     await expect.poll(() => fake.accepted("ceiling-").length, { timeout: 10_000 }).toBe(3);

@@ -1,6 +1,6 @@
 /**
  * A person's request (POPIA), as an operator meets it: a real server from build/ keeps running,
- * its store (SQLite in its data folder: leads, drafts and receipts) open, while `npm run leads --
+ * its store (SQLite in its data folder: leads, drafts and receipts) open, while `npm run -s leads --
  * find` and `erase` (personal-data.ts) run beside it as separate processes, without a terminal, as
  * a script or `docker exec` without -t runs them. opsPort 130-132 (stop.spec has 170-179).
  */

@@ -48,10 +48,10 @@ function copyOf(shape: "sqlite" | "redis", into = dataDir()) {
   return into;
 }
 
-/** `npm run leads -- status`, parsed. */
+/** `npm run -s leads -- status`, parsed. */
 const statusOf = async (leads: ReturnType<typeof leadsCommand>) =>
   JSON.parse((await leads("status")).stdout) as { store: string; pending: number; held: number; parked: number };
-/** `npm run leads -- list`'s line for a lead, its columns (id, kind, status, age, arrived, reason, address). */
+/** `npm run -s leads -- list`'s line for a lead, its columns (id, kind, status, age, arrived, reason, address). */
 const listed = async (leads: ReturnType<typeof leadsCommand>, id: string) =>
   (await leads("list")).stdout
     .split("\n")

@@ -11,7 +11,7 @@ import { dataDir, events, leadsCommand, postContact, serve, sleep, type Served }
 import { opsPort } from "../support/sites";
 import { atStep5, calculator, dispatchApp, progress } from "../support/wizard";
 
-/** `npm run leads -- list` as rows of its columns, the header left out. */
+/** `npm run -s leads -- list` as rows of its columns, the header left out. */
 const list = async (dir: string) =>
   (await leadsCommand(dir)("list")).stdout
     .trim()

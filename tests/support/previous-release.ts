@@ -24,7 +24,7 @@ export interface PreviousRelease {
   dir: string;
   /** Its own scripts/serve.mjs: its build, started from its folder. */
   serve: typeof serve;
-  /** Its `npm run leads -- …` on a data folder (or DATABASE_URL in `env`), as an operator runs it. */
+  /** Its `npm run -s leads -- …` on a data folder (or DATABASE_URL in `env`), as an operator runs it. */
   leads(args: string[], env: Record<string, string>): string;
 }
 

@@ -37,7 +37,7 @@ export const keyed = (fake: { submitUrl: string }, dir: string, extra: Record<st
   ...extra,
 });
 
-/** `npm run leads -- …` on a data folder, as an operator runs it. */
+/** `npm run -s leads -- …` on a data folder, as an operator runs it. */
 export const leadsCommand =
   (dir: string, env: Record<string, string> = {}) =>
   (...args: string[]) =>
