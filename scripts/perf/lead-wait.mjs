@@ -27,6 +27,7 @@ import { readFileSync } from "node:fs";
 import { createServer, request } from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { biggestDraft } from "../../tests/support/biggest-draft.ts";
 import { startPostgres } from "../../tests/support/postgres.ts";
 import { REPO } from "../serve.mjs";
 import { load, schedMs, step } from "./machine.mjs";
@@ -167,29 +168,16 @@ function wizardSteps(url, walkers) {
 }
 
 /**
- * The biggest draft a post can leave (every box of step 5 at its longest, the email and phone
- * wrong: about 6 KB, as tests/ops/drafts.spec.ts floods with), `count` of them, each from its own
- * address, `concurrency` at a time. 3,000 of them are over the drafts' budget (server/drafts.ts,
+ * The biggest draft a post can leave (tests/support/biggest-draft.ts), `count` of them, each
+ * from its own address, `concurrency` at a time. 3,000 of them are over the drafts' budget (server/drafts.ts,
  * DRAFT_MEMORY: 16 MB), so every save after them evicts: a flood's work, decision 0034.
  */
 async function floodDrafts(url, count, concurrency = 5) {
   const results = [];
   const started = performance.now();
-  const mistake = (i) => ({
-    formName: "calculator",
-    "state.step": "5",
-    "state.service": "seo",
-    "state.timeframe": "urgent",
-    "state.complexity": "complex",
-    "state.description": "d".repeat(5_000),
-    name: "n".repeat(100),
-    companyName: `flood ${i}`.padEnd(120, "c"),
-    email: "e".repeat(254),
-    phone: "p".repeat(30),
-  });
   let i = 0;
   const worker = async () => {
-    while (i < count) results.push(await post(url, mistake(i++), freshClientAddress()));
+    while (i < count) results.push(await post(url, biggestDraft(`flood ${i++}`), freshClientAddress()));
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   return { drafts: count, seconds: Math.round((performance.now() - started) / 1000), ...figures(results) };

@@ -69,6 +69,22 @@ async function sentOnce(fake: FakeFormService, shape: "sqlite" | "redis", marker
 }
 
 /**
+ * The SQLite folder's held and parked leads, taken over with the hour full: listed as they were
+ * (the parked one with its 401), none sent by itself, each sent once on `release` and `retry`.
+ */
+async function heldAndParkedGoOnRequest(fake: FakeFormService, leads: ReturnType<typeof leadsCommand>, store: "sqlite" | "postgres") {
+  expect(await statusOf(leads)).toMatchObject({ store, pending: 0, held: 2, parked: 1 });
+  const parked = idOf("sqlite", "Upgrade Parked 1");
+  expect(await listed(leads, parked)).toEqual([parked, "contact", "parked", expect.any(String), expect.any(String), "http 401", expect.any(String)]);
+  expect(fake.received("Upgrade Held"), "held leads, the hour full").toEqual([]);
+  expect(fake.received("Upgrade Parked 1"), "the parked lead, before a retry").toEqual([]);
+  expect((await leads("release")).stdout).toContain("released 2 lead(s)");
+  await sentOnce(fake, "sqlite", ["Upgrade Held 1", "Upgrade Held 2"]);
+  expect((await leads("retry")).stdout).toContain("re-queued 1 lead(s)");
+  await sentOnce(fake, "sqlite", ["Upgrade Parked 1"]);
+}
+
+/**
  * What the release before does with the file when it starts (server/leads/database.ts at 5d43025):
  * quick_check and the schema version (4 at most) read-only, then opened for writing, WAL, and its
  * table of other containers' deliveries made if missing, in one write transaction.
@@ -105,23 +121,7 @@ test("SQLite alone, a folder of the release before: pending leads delivered once
   await sentOnce(fake, "sqlite", ["Upgrade Pending 1", "Upgrade Pending 2"]);
 
   const leads = leadsCommand(dir);
-  expect(await statusOf(leads)).toMatchObject({ store: "sqlite", pending: 0, held: 2, parked: 1 });
-  expect(await listed(leads, idOf("sqlite", "Upgrade Parked 1"))).toEqual([
-    idOf("sqlite", "Upgrade Parked 1"),
-    "contact",
-    "parked",
-    expect.any(String),
-    expect.any(String),
-    "http 401",
-    expect.any(String),
-  ]);
-  expect(fake.received("Upgrade Held"), "held leads, the hour full").toEqual([]);
-  expect(fake.received("Upgrade Parked 1"), "the parked lead, before a retry").toEqual([]);
-
-  expect((await leads("release")).stdout).toContain("released 2 lead(s)");
-  await sentOnce(fake, "sqlite", ["Upgrade Held 1", "Upgrade Held 2"]);
-  expect((await leads("retry")).stdout).toContain("re-queued 1 lead(s)");
-  await sentOnce(fake, "sqlite", ["Upgrade Parked 1"]);
+  await heldAndParkedGoOnRequest(fake, leads, "sqlite");
   expect(await statusOf(leads)).toMatchObject({ pending: 0, held: 0, parked: 0 });
   expect(fake.received("Upgrade Delivered 1"), "the lead delivered before the upgrade").toEqual([]);
 
@@ -162,21 +162,7 @@ test("the SQLite folder started with DATABASE_URL (one container becoming severa
   await sentOnce(fake, "sqlite", ["Upgrade Pending 1", "Upgrade Pending 2"]);
 
   const leads = leadsCommand(dir, { DATABASE_URL: db });
-  expect(await statusOf(leads)).toMatchObject({ store: "postgres", pending: 0, held: 2, parked: 1 });
-  expect(await listed(leads, idOf("sqlite", "Upgrade Parked 1"))).toEqual([
-    idOf("sqlite", "Upgrade Parked 1"),
-    "contact",
-    "parked",
-    expect.any(String),
-    expect.any(String),
-    "http 401",
-    expect.any(String),
-  ]);
-  expect(fake.received("Upgrade Held"), "held leads, the hour full").toEqual([]);
-  expect((await leads("release")).stdout).toContain("released 2 lead(s)");
-  await sentOnce(fake, "sqlite", ["Upgrade Held 1", "Upgrade Held 2"]);
-  expect((await leads("retry")).stdout).toContain("re-queued 1 lead(s)");
-  await sentOnce(fake, "sqlite", ["Upgrade Parked 1"]);
+  await heldAndParkedGoOnRequest(fake, leads, "postgres");
   await stop(first);
 
   const every = ["Upgrade Pending 1", "Upgrade Pending 2", "Upgrade Held 1", "Upgrade Held 2", "Upgrade Parked 1"];
