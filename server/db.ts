@@ -84,6 +84,28 @@ export const openDb = (where: { databaseUrl?: string; file: string }, options: S
 const BUSY = 5; // SQLITE_BUSY (and its extended codes): another process holds a lock, for now
 const isBusy = (error: unknown) => ((Number(causeOf(error).code) || 0) & 0xff) === BUSY;
 
+/**
+ * `prepare` (a table made, a schema checked) run once and remembered, and again after it failed:
+ * a database down at the start would otherwise never get it. With `key`, again whenever the key
+ * changes (the funnel's day). Drafts, the funnel and the rate limits prepare this way.
+ */
+export function preparedOnce(prepare: () => Promise<unknown>, key: () => string = () => "") {
+  let prepared: { key: string; done: Promise<unknown> } | undefined;
+  return () => {
+    if (prepared?.key !== key()) {
+      const mine: { key: string; done: Promise<unknown> } = {
+        key: key(),
+        done: prepare().catch((error: unknown) => {
+          if (prepared === mine) prepared = undefined;
+          throw error;
+        }),
+      };
+      prepared = mine;
+    }
+    return prepared.done;
+  };
+}
+
 /** How long a call waits for another process's lock: a write holds it for milliseconds; held for seconds, the holder is stuck. */
 export const BUSY_WAIT_MS = 3_000;
 

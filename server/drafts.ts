@@ -13,7 +13,7 @@ import { setTimeout as pause } from "node:timers/promises";
 import { LRUCache } from "lru-cache";
 import { DRAFT_LIFETIME_MINUTES } from "~/content/privacy";
 import type { DraftStore } from "~/context";
-import type { Db } from "./db";
+import { preparedOnce, type Db } from "./db";
 import type { Logger } from "./log";
 
 /** How long a record lives after its last save: the privacy notice states it. */
@@ -100,12 +100,7 @@ export function createDraftStore({ db, log, ttlSeconds = DRAFT_TTL_SECONDS, maxM
   });
   const undeleted = new LRUCache<string, true>({ max: 10_000, ttl: ttlSeconds * 1000 });
 
-  let prepared: Promise<void> | undefined;
-  const ready = () =>
-    (prepared ??= prepare(db).catch((error: unknown) => {
-      prepared = undefined;
-      throw error;
-    }));
+  const ready = preparedOnce(() => prepare(db));
   let failing = false;
   /** What `work` answers, or FAILED when the database failed or did not answer within waitMs (said once, until it answers again). */
   async function answered<T>(work: () => Promise<T>): Promise<T | typeof FAILED> {

@@ -10,7 +10,7 @@ import { LRUCache } from "lru-cache";
 import { FUNNEL_KEEP_DAYS as KEEP_DAYS } from "~/content/privacy";
 import { AD_CLICKS, LISTABLE, reclassifiedKey, type Source, type SourceSettings, sourceKey, sourceOfKey } from "~/funnel/source";
 import { DEVICES, type Device, FUNNEL_EVENTS, type FunnelEvent } from "~/funnel/visit";
-import type { Db, Param, Row, Sql } from "./db";
+import { preparedOnce, type Db, type Param, type Row, type Sql } from "./db";
 import type { Logger } from "./log";
 
 export interface Hit {
@@ -122,19 +122,11 @@ export function hitOf(event: FunnelEvent, headers: Headers, source: Source): Hit
  * post limit, sends by the lead rules.
  */
 export function openFunnel({ db, log, settings, counted }: { db: Db; log: Pick<Logger, "warn">; settings: SourceSettings; counted?: (hit: Hit) => void }) {
-  let prepared: { day: string; done: Promise<void> } | undefined;
-  function ready() {
-    const day = dayOf(Date.now());
-    if (prepared?.day !== day)
-      prepared = {
-        day,
-        done: prepare(db, settings).catch((error: unknown) => {
-          prepared = undefined;
-          throw error;
-        }),
-      };
-    return prepared.done;
-  }
+  // Again each day: a day's preparation is the funnel's own (prepare, above).
+  const ready = preparedOnce(
+    () => prepare(db, settings),
+    () => dayOf(Date.now()),
+  );
   /** New sources each client's address added today (its key and the day): at most NEW_SOURCES_A_CLIENT. */
   const added = new LRUCache<string, number>({ max: 50_000, ttl: 86_400_000 });
   const mayAdd = (day: string, client: string | undefined) => {

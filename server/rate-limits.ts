@@ -6,7 +6,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import ipaddr from "ipaddr.js";
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, RLWrapperTimeouts, type RateLimiterAbstract } from "rate-limiter-flexible";
-import type { Db } from "./db";
+import { preparedOnce, type Db } from "./db";
 import type { Logger } from "./log";
 
 export const LIMITS = {
@@ -50,13 +50,11 @@ export function createRateLimits(db: Db | undefined, log: Logger, timeoutMs = 50
   const pool = db?.engine === "postgres" ? db.pool : undefined;
   // Made here, and again after a failure: a limiter makes it only as it is built, so a PostgreSQL
   // down at the start would never get it. Until it exists, counts go to memory.
-  let created: Promise<unknown> | undefined;
-  const table = () =>
-    (created ??= db!
-      .transaction((tx) => tx.run(`CREATE TABLE IF NOT EXISTS ${TABLE} (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)`), {
-        exclusive: true,
-      })
-      .catch(() => (created = undefined)));
+  const table = preparedOnce(() =>
+    db!.transaction((tx) => tx.run(`CREATE TABLE IF NOT EXISTS ${TABLE} (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)`), {
+      exclusive: true,
+    }),
+  );
 
   const make = (name: keyof typeof LIMITS): RateLimiterAbstract => {
     const rule = { keyPrefix: `rl:${name}`, ...LIMITS[name] };
@@ -70,7 +68,7 @@ export function createRateLimits(db: Db | undefined, log: Logger, timeoutMs = 50
   /** 0 when the client may go on, otherwise the seconds to wait. Fails open on a store error. */
   async function take(name: keyof typeof LIMITS, key: string): Promise<number> {
     try {
-      if (pool) await table();
+      if (pool) await table().catch(() => undefined); // until it exists, memory counts
       await limiters[name].consume(key);
       return 0;
     } catch (rejection) {
