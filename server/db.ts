@@ -146,6 +146,11 @@ interface SqliteOptions {
   timeout?: number;
   /** The schema version a file may have been written with; a newer one is refused, untouched. */
   version?: number;
+  /**
+   * The folder is another's (where an operator keeps a backup: /tmp, a home): made 0700 if
+   * missing, but an existing one keeps its mode. A backup into /tmp once left it 0700.
+   */
+  foreignFolder?: boolean;
 }
 
 /**
@@ -153,7 +158,7 @@ interface SqliteOptions {
  * read-only first, so a damaged or newer one is refused, never "repaired"; so is a read-only one,
  * at start rather than at every visitor's post.
  */
-function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }: SqliteOptions): Db {
+function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version, foreignFolder = false }: SqliteOptions): Db {
   const unusable = (reason: string) => new StoreUnusable(file, reason);
   /** SQLite's own words for why, if it said. */
   const failed = (error: unknown, otherwise: string) => unusable(causeOf(error).cause ?? otherwise);
@@ -194,7 +199,7 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version }
       check.close();
     }
   } else closeSync(openSync(file, "a", 0o600)); // made by us, so SQLite gives -wal and -shm its mode
-  for (const path of [dirname(file), file, `${file}-wal`, `${file}-shm`]) {
+  for (const path of [...(foreignFolder ? [] : [dirname(file)]), file, `${file}-wal`, `${file}-shm`]) {
     try {
       chmodSync(path, path === dirname(file) ? 0o700 : 0o600);
     } catch {

@@ -20,7 +20,7 @@ export async function backup(db: Db, file: string, now: number): Promise<number>
   const rows = await db.all("SELECT * FROM leads");
   const partial = `${file}.partial-${process.pid}`; // its own: a backup beside it (an overrun cron) is not disturbed
   const remove = () => [partial, `${partial}-wal`, `${partial}-shm`].forEach((path) => rmSync(path, { force: true }));
-  const copy = openDb({ file: partial }, { version: VERSION });
+  const copy = openDb({ file: partial }, { version: VERSION, foreignFolder: true });
   try {
     const copied = await copyLeads(rows, copy, now);
     await copy.run("PRAGMA journal_mode = DELETE");

@@ -1,5 +1,5 @@
 /** `npm run leads` on a store a server keeps open: SQLite in a data folder, and a real PostgreSQL (Debian's, a cluster of this file's own). */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -189,6 +189,7 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
     const file = join(dir, "backups", "leads-backup.db");
     expect(await leads(["backup", file], env)).toMatchObject({ code: 0, out: [expect.stringMatching(/^backed up 4 lead\(s\) to /)] });
     expect(statSync(file).mode & 0o777).toBe(0o600); // personal data
+    expect(statSync(join(dir, "backups")).mode & 0o777, "a folder it made").toBe(0o700);
     expect(existsSync(`${file}-wal`)).toBe(false); // one file, whole
     const opened = openDb({ file });
     onTestFinished(() => opened.close());
@@ -205,6 +206,12 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
     expect(readdirSync(join(dir, "backups")).filter((name) => name.includes(".partial"))).toEqual([]);
     expect(await leads(["backup"], env)).toMatchObject({ code: 2, err: ["leads: backup takes one file"] });
     expect(await leads(["backup", "--in-place"], env)).toMatchObject({ code: 2, err: ["leads: --in-place is restore's, not backup's"] });
+    // The folder of a backup is the operator's (/tmp, a home): one that exists keeps its mode.
+    const shared = join(dir, "shared");
+    mkdirSync(shared, { mode: 0o777 });
+    chmodSync(shared, 0o1777);
+    expect((await leads(["backup", join(shared, "bk.db")], env)).code).toBe(0);
+    expect(statSync(shared).mode & 0o7777, "the folder's mode, after a backup into it").toBe(0o1777);
     // A name as the operator's shell sees it: npm runs the command in the package's folder, and says where the shell was.
     expect(await leads(["backup", "relative.db"], { ...env, INIT_CWD: join(dir, "backups") })).toMatchObject({
       code: 0,
