@@ -1,20 +1,24 @@
-/** server/db.ts on a real PostgreSQL (tests/support/postgres.ts): what a lost connection does to the server. */
-import { afterEach, expect, it } from "vitest";
-import { usePostgres } from "../tests/support/use-postgres";
-import { type Db, openDb } from "./db";
+/** server/db.ts on both engines: what a transaction's work may call, and what a lost connection does to the server. */
+import { expect, it } from "vitest";
+import { ENGINES, leadDatabases } from "../tests/support/engines";
 
-const pg = usePostgres();
-const opened: Db[] = [];
-afterEach(async () => {
-  for (const db of opened.splice(0)) await db.close();
+const { place, open } = leadDatabases();
+
+it.each(ENGINES)("inside a transaction, a call on the database itself throws TransactionMisuse, and the transaction rolls back (%s)", async (engine) => {
+  const db = open(await place(engine));
+  await db.run("CREATE TABLE t (n {int})");
+  const misuse = db.transaction(async (tx) => {
+    await tx.run("INSERT INTO t (n) VALUES (1)");
+    return db.get("SELECT count(*) AS n FROM t");
+  });
+  await expect(misuse).rejects.toMatchObject({ name: "TransactionMisuse" });
+  await expect(db.transaction(async () => db.transaction(async () => undefined))).rejects.toMatchObject({ name: "TransactionMisuse" });
+  expect(await db.get("SELECT count(*) AS n FROM t")).toEqual({ n: 0 });
 });
 
 it("a connection PostgreSQL ends while a transaction holds it fails that transaction, not the process, and the next call connects again", async () => {
-  const url = await pg().database("lost");
-  const db = openDb({ databaseUrl: url, file: "" });
-  opened.push(db);
-  const other = openDb({ databaseUrl: url, file: "" });
-  opened.push(other);
+  const where = await place("postgres");
+  const [db, other] = [open(where), open(where)];
   // Between two statements of a transaction (its connection out of the pool), the server ends
   // the connection (a restart, an administrator, a failover): the client says so with an
   // 'error' event, which with no listener of its own is an uncaught exception, the end of the server.

@@ -1,27 +1,33 @@
 /**
  * The one place SQLite and PostgreSQL differ (decision 0046). Every store (the leads, drafts,
- * the funnel's counts) writes its SQL once, with `?` for parameters and three words this module
+ * the funnel's counts) writes its SQL once, with `?` (or `:name`) for parameters and three words this module
  * translates: `{int}` (a 64-bit integer column), `{strict}` (SQLite's type checks) and
  * `{skip_locked}` (PostgreSQL's `FOR UPDATE SKIP LOCKED`: a row another container is claiming
  * is passed over, not waited for). SQLite is Node's `node:sqlite` in the data folder: one writer
  * at a time, its lock waited for on a timer (decision 0039); PostgreSQL is `pg`'s pool, every
  * query bounded in time so an unreachable database fails a request instead of holding it.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { setTimeout as pause } from "node:timers/promises";
 import pg from "pg";
+import { causeOf } from "./log";
+
+export { causeOf };
 
 export type Param = string | number | null;
+/** `?` parameters in order, or `:name` parameters by name (for a query that mixes values a reader must tell apart). */
+export type Params = Param[] | Record<string, Param>;
 export type Row = Record<string, unknown>;
 
 /** What a store runs its SQL on: the database, or one transaction of it. */
 export interface Sql {
-  all(sql: string, params?: Param[]): Promise<Row[]>;
-  get(sql: string, params?: Param[]): Promise<Row | undefined>;
+  all(sql: string, params?: Params): Promise<Row[]>;
+  get(sql: string, params?: Params): Promise<Row | undefined>;
   /** Runs a write; resolves with the rows it changed. */
-  run(sql: string, params?: Param[]): Promise<number>;
+  run(sql: string, params?: Params): Promise<number>;
 }
 
 export interface Db extends Sql {
@@ -56,27 +62,66 @@ export class StoreUnusable extends Error {
   }
 }
 
-/** The database's own short words for a failed call ("database or disk is full", a SQLSTATE), never our data. */
-export function causeOf(error: unknown): { code?: number | string; cause?: string } {
-  const e = error as { errcode?: unknown; errstr?: unknown; code?: unknown; message?: unknown } | null;
-  if (typeof e?.errcode === "number") return { code: e.errcode, cause: typeof e.errstr === "string" ? e.errstr : undefined };
-  if (typeof e?.code === "string") return { code: e.code, cause: typeof e.message === "string" ? e.message : undefined };
-  return {};
+/**
+ * Inside `db.transaction(work)`, `work` may use its `tx` only: a call on `db` itself would wait on
+ * the transaction's own lock (SQLite) or run outside it on another connection (PostgreSQL). Either
+ * engine throws this instead, at once.
+ */
+export class TransactionMisuse extends Error {
+  constructor() {
+    super("inside db.transaction, use its tx: a call on db itself runs outside the transaction");
+    this.name = "TransactionMisuse";
+  }
 }
 
 const DIALECTS = {
   sqlite: { "{int}": "INTEGER", "{strict}": " STRICT", "{skip_locked}": "" },
   postgres: { "{int}": "BIGINT", "{strict}": "", "{skip_locked}": "FOR UPDATE SKIP LOCKED" },
 };
-function translate(sql: string, engine: Db["engine"]) {
-  const words = sql.replace(/\{\w+\}/g, (word) => DIALECTS[engine][word as "{int}"] ?? word);
-  let n = 0;
-  return engine === "sqlite" ? words : words.replace(/\?/g, () => `$${++n}`);
+/** A `:name` parameter (not PostgreSQL's `::type` cast). */
+const NAMED = /(?<!:):([a-z]\w*)/gi;
+const dialect = (sql: string, engine: Db["engine"]) => sql.replace(/\{\w+\}/g, (word) => DIALECTS[engine][word as "{int}"] ?? word);
+/** The SQL as PostgreSQL takes it: its parameters numbered ($1), `:name` ones given once each. */
+function numbered(sql: string, params: Params = []): [string, Param[]] {
+  const text = dialect(sql, "postgres");
+  if (Array.isArray(params)) {
+    let n = 0;
+    return [text.replace(/\?/g, () => `$${++n}`), params];
+  }
+  const names: string[] = [];
+  const replaced = text.replace(NAMED, (_, name: string) => {
+    if (!names.includes(name)) names.push(name);
+    return `$${names.indexOf(name) + 1}`;
+  });
+  return [replaced, names.map((name) => params[name] ?? null)];
 }
 
 /** DATABASE_URL set: PostgreSQL, shared by every store; else SQLite, `file` in the data folder. */
 export const openDb = (where: { databaseUrl?: string; file: string }, options: SqliteOptions = {}): Db =>
-  where.databaseUrl ? openPostgres(where.databaseUrl) : openSqlite(where.file, options);
+  guarded(where.databaseUrl ? openPostgres(where.databaseUrl) : openSqlite(where.file, options));
+
+/** The database whose transaction the current async context runs in, if any. */
+const transactionOf = new AsyncLocalStorage<Db>();
+/** `db` whose own calls, made from inside one of its transactions, throw TransactionMisuse on either engine. */
+function guarded(db: Db): Db {
+  const outside =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      if (transactionOf.getStore() === db) throw new TransactionMisuse();
+      return call(...args);
+    };
+  return {
+    ...db,
+    all: outside(db.all),
+    get: outside(db.get),
+    run: outside(db.run),
+    leaseNow: outside(db.leaseNow),
+    transaction: async (work, options) => {
+      if (transactionOf.getStore() === db) throw new TransactionMisuse();
+      return db.transaction((tx) => transactionOf.run(db, () => work(tx)), options);
+    },
+  };
+}
 
 // ---------------------------------------------------------------------------------------------
 // SQLite
@@ -215,7 +260,9 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version, 
     throw failed(error, "it cannot be opened");
   }
 
-  const statement = (sql: string) => db.prepare(translate(sql, "sqlite"));
+  const statement = (sql: string) => db.prepare(dialect(sql, "sqlite"));
+  /** node:sqlite binds `?` parameters given in order, and `:name` ones given as one object. */
+  const bind = (params: Params) => (Array.isArray(params) ? params : [params]) as Param[];
   /** `work`, unless another call of this process is inside a transaction: then, as busy as another process's lock. */
   const free = <T>(work: () => T): T => {
     if (db.isTransaction) throw Object.assign(new Error("the connection is in a transaction"), { errcode: BUSY });
@@ -223,9 +270,9 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version, 
   };
   /** Calls as `call` runs them: within a transaction at once, else in turn and waiting out another process's lock. */
   const sql = (call: <T>(work: () => T) => Promise<T>): Sql => ({
-    all: (text, params = []) => call(() => statement(text).all(...params)),
-    get: (text, params = []) => call(() => statement(text).get(...params)),
-    run: (text, params = []) => call(() => Number(statement(text).run(...params).changes)),
+    all: (text, params = []) => call(() => statement(text).all(...bind(params))),
+    get: (text, params = []) => call(() => statement(text).get(...bind(params))),
+    run: (text, params = []) => call(() => Number(statement(text).run(...bind(params)).changes)),
   });
   const fold = () => {
     try {
@@ -285,10 +332,11 @@ function openPostgres(url: string): Db {
   // Lost while checked out (a transaction's), the pool no longer listens: without a listener of its
   // own, its 'error' would end the process. Its calls fail instead, and the transaction with them.
   pool.on("connect", (client) => client.on("error", () => undefined));
+  const query = (client: pg.Pool | pg.PoolClient, sql: string, params?: Params) => client.query<Row>(...numbered(sql, params));
   const on = (client: pg.Pool | pg.PoolClient): Sql => ({
-    all: async (sql, params = []) => (await client.query(translate(sql, "postgres"), params)).rows as Row[],
-    get: async (sql, params = []) => (await client.query(translate(sql, "postgres"), params)).rows[0] as Row | undefined,
-    run: async (sql, params = []) => (await client.query(translate(sql, "postgres"), params)).rowCount ?? 0,
+    all: async (sql, params) => (await query(client, sql, params)).rows,
+    get: async (sql, params) => (await query(client, sql, params)).rows[0],
+    run: async (sql, params) => (await query(client, sql, params)).rowCount ?? 0,
   });
   const { host, pathname } = new URL(url);
   return {

@@ -1,7 +1,7 @@
 /**
  * One JSON object per line on stdout (pino), each with `level`, `time` and `event`. Nothing a
  * visitor typed, no key and no client address is ever written: request lines carry the method,
- * the path and the status; errors carry their name and code only (a message can quote input).
+ * the path and the status; errors carry their name and code only (causeOf: a message can quote input).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pino, stdTimeFunctions, type Logger } from "pino";
@@ -25,8 +25,19 @@ function scrub(value: unknown, depth = 0): unknown {
   return out;
 }
 
-function errorSummary(error: { name?: unknown; code?: unknown; constructor?: { name?: string } }) {
-  return { type: typeof error.name === "string" ? error.name : error.constructor?.name, code: error.code };
+/**
+ * What may be said of a failure, here and in the operator's command: its code (SQLite's number
+ * with SQLite's fixed word for it, "database or disk is full"; a SQLSTATE; Node's ECONNREFUSED),
+ * never its message, which can quote data (PostgreSQL's quotes a row's values).
+ */
+export function causeOf(error: unknown): { code?: number | string; cause?: string } {
+  const e = error as { errcode?: unknown; errstr?: unknown; code?: unknown } | null;
+  if (typeof e?.errcode === "number") return { code: e.errcode, cause: typeof e.errstr === "string" ? e.errstr : undefined };
+  return typeof e?.code === "string" || typeof e?.code === "number" ? { code: e.code } : {};
+}
+
+function errorSummary(error: { name?: unknown; constructor?: { name?: string } }) {
+  return { type: typeof error.name === "string" ? error.name : error.constructor?.name, ...causeOf(error) };
 }
 
 /** Output a reader does not take waits in memory up to this much; later lines are dropped. */

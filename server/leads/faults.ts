@@ -4,7 +4,6 @@
  * when it starts and once when it clears; the metrics show `failing` meanwhile.
  */
 import type { Logger } from "../log";
-import { causeOf } from "../db";
 
 const [FIRST_WAIT_MS, LONGEST_WAIT_MS] = [1_000, 60_000];
 
@@ -20,7 +19,7 @@ export function storeFaults(log: Logger, now: () => number) {
     failed(error: unknown, operation: "read" | "write", fields: Record<string, unknown> = {}) {
       if (fault) return;
       fault = { since: now(), waitMs: FIRST_WAIT_MS };
-      log.error({ err: error, ...causeOf(error), ...fields }, `lead_store_${operation}_failed`);
+      log.error({ err: error, ...fields }, `lead_store_${operation}_failed`);
     },
     /** The loop's own look failed: the next one waits twice as long (other failures meanwhile do not add up). */
     lookFailed(error: unknown) {
