@@ -29,7 +29,7 @@ export function createLeadInbox(config: Config, db: Db, log: Logger, codeOf: (cl
   return {
     async start() {
       // An SQLite store left in the data folder, met with DATABASE_URL: its leads move in first.
-      const moved = await moveIntoPostgres(db, config.leadsDb, log);
+      const moved = await moveIntoPostgres(db, config.leadsDb);
       if (moved !== undefined) log.warn({ from: config.leadsDb, to: db.where, leads: moved }, "leads_moved_into_postgresql");
       await queue.start();
     },

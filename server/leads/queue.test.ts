@@ -19,7 +19,7 @@ import { quietLog, recordingLog, until } from "../../tests/support/quiet-log";
 import { openDb, StoreUnusable, type Db } from "../db";
 import { createLeadQueue, type QueueOptions } from "./queue";
 import { RETRY_WINDOW_MS } from "./schedule";
-import { leadStore } from "./store";
+import { leadStore, prepareStore } from "./store";
 import type { DeliveryOutcome, Lead, LeadEvents, StoredLead, Transport } from "./types";
 
 const lead: Lead = {
@@ -443,6 +443,74 @@ describe.each(ENGINES)("a lead the service confirmed whose outcome could not be 
     await reports(queue, { failing: false });
     expect(lines.filter((l) => l.event === "lead_store_recovered")).toHaveLength(1);
     await queue.close();
+  });
+});
+
+describe.each(ENGINES)("an outcome is written under its claim, a confirmation whoever learns it (%s)", (engine) => {
+  /**
+   * Two processes on one store, A's claim a moment long: A's send is in flight when its claim runs
+   * out (a process paused: SIGSTOP), B claims the lead and sends it too; the service then answers
+   * each as `answers` says, A first or B first.
+   */
+  async function twoSenders(answers: { a: DeliveryOutcome; b: DeliveryOutcome; first: "a" | "b" }) {
+    const where = await place(engine);
+    const [a, b] = [waiting(), waiting()];
+    const [logA, logB] = [recordingLog(), recordingLog()];
+    const queueA = await queueAt(where, { transport: a.transport, log: logA.log, ...fast, leaseMs: 300 });
+    const { id } = await queueA.accept(lead);
+    await until(() => a.attempts.length === 1);
+    await queueAt(where, { transport: b.transport, log: logB.log, ...fast });
+    await until(() => b.attempts.length === 1);
+    const store = reader(where);
+    const answer = async (who: "a" | "b") => {
+      (who === "a" ? a : b).answer(0, answers[who]);
+      const lines = (who === "a" ? logA : logB).lines;
+      await until(() => lines.some((l) => l.id === id && ["lead_delivered", "lead_parked", "lead_outcome_late"].includes(String(l.event))));
+    };
+    await answer(answers.first);
+    await answer(answers.first === "a" ? "b" : "a");
+    const events = (lines: Record<string, unknown>[]) => lines.filter((l) => l.id === id && l.event !== "lead_stored").map((l) => l.event);
+    return { row: await store.get(id), a: events(logA.lines), b: events(logB.lines) };
+  }
+  const refused: DeliveryOutcome = { ok: false, retry: false, reason: "http", status: 401 };
+  const conflict: DeliveryOutcome = { ok: false, retry: false, reason: "http", status: 409 };
+  const taken: DeliveryOutcome = { ok: true, status: 200 };
+
+  it("a failure past the claim (A refused, late) parks nothing: B's delivery stands", async () => {
+    const { row, a, b } = await twoSenders({ a: refused, b: taken, first: "a" });
+    expect(row).toMatchObject({ status: "delivered" });
+    expect([a, b]).toEqual([["lead_outcome_late"], ["lead_delivered"]]);
+  });
+
+  it("a confirmation past the claim (A taken, late) makes the lead delivered, though B parked it meanwhile; B's later failure parks nothing", async () => {
+    const parkedFirst = await twoSenders({ a: taken, b: conflict, first: "b" });
+    expect(parkedFirst.row).toMatchObject({ status: "delivered", parkedReason: null });
+    expect([parkedFirst.a, parkedFirst.b]).toEqual([["lead_delivered"], ["lead_parked"]]);
+    const confirmedFirst = await twoSenders({ a: taken, b: conflict, first: "a" });
+    expect(confirmedFirst.row).toMatchObject({ status: "delivered" });
+    expect([confirmedFirst.a, confirmedFirst.b]).toEqual([["lead_delivered"], ["lead_outcome_late"]]);
+  });
+
+  it("an unreadable lead whose park the store refused is not said to be parked", async () => {
+    const where = await place(engine);
+    const db = open(where);
+    const full = Object.assign(new Error("database or disk is full"), { errcode: 13, errstr: "database or disk is full" });
+    let parks = 0;
+    const refusesParks: Db = { ...db, run: (sql, params) => (/status = 'parked'/.test(sql) ? (parks++, Promise.reject(full)) : db.run(sql, params)) };
+    // Stored, then its text damaged, before the queue starts.
+    await prepareStore(db);
+    const id = "20261122-UNREADBL";
+    await leadStore(db).insert(lead, { id, key: "k", now: Date.now(), perHour: 60 });
+    await db.run("UPDATE leads SET payload = 'not JSON' WHERE id = ?", [id]);
+    const { log, lines } = recordingLog();
+    const { transport, attempts } = scripted(taken);
+    await queueAt(where, { transport, log, ...fast }, refusesParks);
+    await until(() => parks > 0);
+    await sleep(100); // what the queue says of the refused park, it says within a few ticks
+    expect(lines.filter((l) => l.event === "lead_parked")).toEqual([]);
+    expect(lines.filter((l) => l.event === "lead_store_write_failed")).toHaveLength(1);
+    expect((await reader(where).get(id))?.status).toBe("pending");
+    expect(attempts.map((l) => l.text)).not.toContain(lead.text);
   });
 });
 

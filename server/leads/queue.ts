@@ -131,12 +131,29 @@ export function createLeadQueue(options: QueueOptions) {
     }
   }
 
+  /**
+   * Writes an outcome: `late` when no row took it (the lead another's claim now, or delivered, or
+   * erased: store.ts, UNDER_MY_CLAIM), said so and never as done; `failed` when the store failed:
+   * the claim runs out and the lead is tried again (at least once, never zero).
+   */
+  async function write(outcome: () => Promise<number>, said: Record<string, unknown>, result: string): Promise<"written" | "late" | "failed"> {
+    try {
+      if ((await outcome()) > 0) return "written";
+      log.warn({ ...said, outcome: result }, "lead_outcome_late");
+      return "late";
+    } catch (error) {
+      faults.failed(error, "write", said);
+      return "failed";
+    }
+  }
+
   async function deliver(row: LeadRow) {
     const fields = { id: row.id, kind: row.kind, provider: transport.name, attempt: row.attempts + 1 };
     if (!row.lead) {
       // Its text could not be read back: kept, parked, for the operator.
-      await store.park(row.id, clock.now(), "unreadable").catch(() => undefined);
-      return log.error({ ...fields, reason: "unreadable" }, "lead_parked");
+      if ((await write(() => store.park(row.id, clock.now(), "unreadable"), fields, "parked")) === "written")
+        log.error({ ...fields, reason: "unreadable" }, "lead_parked");
+      return;
     }
     const started = clock.now();
     // Confirmed before, its outcome not written (the store failing): written now, never sent again.
@@ -145,21 +162,23 @@ export function createLeadQueue(options: QueueOptions) {
     const durationMs = clock.now() - started;
     const verdict = verdictOf(outcome, row, clock.now());
     const delay = verdict.result === "retried" ? backoff(row.attempts + 1) : undefined;
-    try {
-      if (outcome.ok) {
-        confirmed.set(row.id, { row, record: outcome.record });
-        await store.delivered(row.id, clock.now(), retentionMs, outcome.record);
-        confirmed.delete(row.id);
-      } else if (verdict.result === "parked") await store.park(row.id, clock.now(), verdict.reason, outcome.status);
-      else if (delay !== undefined) await store.retryLater(row.id, clock.now(), delay);
-    } catch (error) {
-      // Not written down: the claim runs out and the lead is tried again (at least once, never zero).
-      return faults.failed(error, "write", { id: row.id });
-    }
+    const said = { ...fields, durationMs, status: outcome.status };
+    // A confirmation the store could not take is written at a later look (confirmed, above).
+    if (outcome.ok) confirmed.set(row.id, { row, record: outcome.record });
+    const result = await write(
+      outcome.ok
+        ? () => store.delivered(row.id, clock.now(), retentionMs, outcome.record)
+        : verdict.result === "parked"
+          ? () => store.park(row.id, clock.now(), verdict.reason, outcome.status)
+          : () => store.retryLater(row.id, clock.now(), delay!),
+      said,
+      verdict.result,
+    );
+    if (result !== "failed") confirmed.delete(row.id);
+    if (result !== "written") return;
     // Said once it is written down: its metric, the counts again, and one log line without the lead's text.
     events.attempted(row.kind, verdict.result, durationMs / 1000);
     void count().catch(() => undefined);
-    const said = { ...fields, durationMs, status: outcome.status };
     if (outcome.ok) log.info({ ...said, record: outcome.record }, "lead_delivered");
     else if (verdict.result === "parked") log.error({ ...said, reason: verdict.reason }, "lead_parked");
     else log.warn({ ...said, reason: outcome.reason, cause: outcome.cause, retryInSeconds: Math.round((delay ?? 0) / 1000) }, "lead_delivery_failed");
@@ -169,7 +188,7 @@ export function createLeadQueue(options: QueueOptions) {
     /** Brings the store to its schema (throws StoreUnusable if it cannot be used) and starts delivering what was pending. */
     async start() {
       try {
-        await prepareStore(db, log);
+        await prepareStore(db);
         await count();
       } catch (error) {
         throw error instanceof StoreUnusable ? error : new StoreUnusable(db.where, causeOf(error).cause ?? String(error));

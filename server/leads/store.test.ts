@@ -12,7 +12,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ENGINES, leadDatabases, type Place } from "../../tests/support/engines";
 import { causeOf, openDb, StoreUnusable, type Db } from "../db";
 import { DEDUPE_WINDOW_MS, MAX_DELAY_MS } from "./schedule";
@@ -217,88 +217,18 @@ describe.each(ENGINES)("writing (%s)", (engine) => {
   });
 });
 
-describe("an older SQLite store is brought up to date at open", () => {
-  it("a database of schema 1: leads let through count toward the ceiling, held ones not; handed leads without their text are done, with it pending again", async () => {
+describe("a SQLite store of another release", () => {
+  it("one older than the release before (schema 3 or less) is refused, untouched: it is upgraded through that release first", async () => {
     const { file } = await place("sqlite");
     const db = openDb({ file });
-    const store = await storeAt({ file }, db);
-    const [pending, handed, queueDays] = [await add(store, "pending"), await add(store, "handed"), await add(store, "handed, text kept")];
-    const held = await add(store, "held", T, 0);
+    await add(await storeAt({ file }, db), "from long ago");
     await db.close();
     const old = new DatabaseSync(file);
-    old.exec(
-      "DROP INDEX leads_by_group; ALTER TABLE leads DROP COLUMN client_group; DROP INDEX leads_by_admission; ALTER TABLE leads DROP COLUMN admitted_at; ALTER TABLE leads DROP COLUMN crm_record; PRAGMA user_version = 1;",
-    );
-    old.prepare("UPDATE leads SET status = 'handed', payload = NULL WHERE id = ?").run(handed.id);
-    old.prepare("UPDATE leads SET status = 'handed', claimed_by = 'x', claimed_until = 1 WHERE id = ?").run(queueDays.id);
+    old.exec("PRAGMA user_version = 3");
     old.close();
-    // What it did is said, once: the lines an operator reads after an upgrade.
-    const warn = vi.fn();
-    const reopened = openDb({ file });
-    await prepareStore(reopened, { warn });
-    await prepareStore(reopened, { warn });
-    expect(warn.mock.calls).toEqual([
-      [{ store: file, from: 1, to: 4, leads: 4 }, "lead_store_migrated"],
-      [{ store: file, from: "handed", to: "pending", leads: 1 }, "handed_leads_pending"],
-    ]);
-    const upgraded = leadStore(reopened);
-    expect((await upgraded.list(["pending", "held", "delivered"])).map((r) => [r.id, r.status])).toEqual([
-      [pending.id, "pending"],
-      [handed.id, "delivered"],
-      [queueDays.id, "pending"],
-      [held.id, "held"],
-    ]);
-    expect((await add(upgraded, "within the hour", T + 10, 4)).held).toBe(false);
-    expect((await add(upgraded, "over it", T + 11, 4)).held).toBe(true);
-  });
-
-  it("a database of schema 2: its leads as they were, and a delivery keeps the CRM record's id beside its lead", async () => {
-    const { file } = await place("sqlite");
-    const db = openDb({ file });
-    const store = await storeAt({ file }, db);
-    // A millisecond apart: the list is in arrival order (ids are only the tie-break, and L100 sorts before L99).
-    const [sent, waiting] = [await add(store, "sent"), await add(store, "waiting", T + 1)];
-    await store.claimDue(T + 1, 2, 30_000);
-    await store.delivered(sent.id, T + 1, 86_400_000);
-    await db.close();
-    const old = new DatabaseSync(file);
-    old.exec("DROP INDEX leads_by_group; ALTER TABLE leads DROP COLUMN client_group; ALTER TABLE leads DROP COLUMN crm_record; PRAGMA user_version = 2;");
-    old.close();
-    const upgraded = await storeAt({ file });
-    expect((await upgraded.list(["pending", "delivered"])).map((r) => [r.id, r.status, r.record])).toEqual([
-      [sent.id, "delivered", null],
-      [waiting.id, "pending", null],
-    ]);
-    await upgraded.delivered(waiting.id, T + 2, 86_400_000, "5725767000000524157");
-    expect((await upgraded.inCrm()).map((r) => [r.id, r.record, r.lead?.text])).toEqual([[waiting.id, "5725767000000524157", "waiting"]]);
-    const version = new DatabaseSync(file);
-    expect(version.prepare("PRAGMA user_version").get()).toEqual({ user_version: 4 });
-    version.close();
-  });
-
-  it("a database of schema 3: its leads as they were (no address: each its own), and new ones keep their address's code", async () => {
-    const { file } = await place("sqlite");
-    const db = openDb({ file });
-    const store = await storeAt({ file }, db);
-    const before = await add(store, "before", T, 60);
-    const held = await add(store, "held before", T, 0);
-    await db.close();
-    const old = new DatabaseSync(file);
-    old.exec("DROP INDEX leads_by_group; ALTER TABLE leads DROP COLUMN client_group; PRAGMA user_version = 3;");
-    old.close();
-    const upgraded = await storeAt({ file });
-    expect((await upgraded.list(["pending", "held"])).map((r) => [r.id, r.status])).toEqual([
-      [before.id, "pending"],
-      [held.id, "held"],
-    ]);
-    for (let i = 0; i < 6; i++) await add(upgraded, `office ${i}`, T + 1, 60, "office");
-    const codes = new DatabaseSync(file, { readOnly: true });
-    expect(codes.prepare("SELECT status, count(*) AS n FROM leads WHERE client_group = 'office' GROUP BY status ORDER BY status").all()).toEqual([
-      { status: "held", n: 1 },
-      { status: "pending", n: 5 },
-    ]);
-    expect(codes.prepare("PRAGMA user_version").get()).toEqual({ user_version: 4 });
-    codes.close();
+    const before = hash(file);
+    await expect(prepareStore(openDb({ file }))).rejects.toThrow(/older release \(schema 3\)/);
+    expect(hash(file)).toBe(before);
   });
 
   it("a database of a newer version is refused, untouched", async () => {
@@ -495,27 +425,25 @@ describe("a claim on SQLite names the host's boot", () => {
 });
 
 describe("a data folder's SQLite store met with DATABASE_URL", () => {
-  it("moves each lead into PostgreSQL once, with its status (handed: pending again), and renames the file; started again, nothing moves twice", async () => {
+  it("moves each lead into PostgreSQL once, with its status, and renames the file; started again, nothing moves twice", async () => {
     const where = await place("postgres");
-    // The data folder as a container of the shared-queue days (decision 0023) left it: one lead of each status.
+    // The data folder as a single container left it: one lead of each status.
     const sqlite = openDb({ file: where.file });
     const old = await storeAt({ file: where.file }, sqlite);
-    const [pending, held, parked, delivered, handed] = [
+    const [pending, held, parked, delivered] = [
       await add(old, "pending"),
       await add(old, "held", T, 0, "office"),
       await add(old, "parked"),
       await add(old, "delivered"),
-      await add(old, "handed"),
     ];
     await old.claimDue(T, 10, 30_000); // a claim the stopped process left: it holds nothing in PostgreSQL
     await old.retryLater(pending.id, T, 2_000);
     await old.park(parked.id, T + 1, "http", 401);
     await old.delivered(delivered.id, T + 2, 30 * 86_400_000, "5725767000000524157");
-    await sqlite.run("UPDATE leads SET status = 'handed' WHERE id = ?", [handed.id]);
     await sqlite.close();
 
     const db = open(where);
-    expect(await moveIntoPostgres(db, where.file)).toBe(5);
+    expect(await moveIntoPostgres(db, where.file)).toBe(4);
     expect(existsSync(where.file)).toBe(false);
     expect(existsSync(`${where.file}.moved-to-postgresql`)).toBe(true);
     const store = leadStore(db);
@@ -525,13 +453,12 @@ describe("a data folder's SQLite store met with DATABASE_URL", () => {
       [held.id, "held", "held"],
       [parked.id, "parked", "parked"],
       [delivered.id, "delivered", "delivered"],
-      [handed.id, "pending", "handed"],
     ]);
     expect(all.find((r) => r.id === pending.id)).toMatchObject({ attempts: 1, retryMs: 2_000, firstAcceptedAt: T });
     expect(all.find((r) => r.id === parked.id)).toMatchObject({ parkedReason: "http", parkedStatus: 401 });
     expect(all.find((r) => r.id === delivered.id)).toMatchObject({ deliveredAt: T + 2, record: "5725767000000524157" });
     // Due as they were; the old claims hold nothing; the dedupe and the held lead's address go with them.
-    expect((await store.claimDue(T + 2_000, 10, 30_000)).map((r) => r.id).sort()).toEqual([pending.id, handed.id].sort());
+    expect((await store.claimDue(T + 2_000, 10, 30_000)).map((r) => r.id)).toEqual([pending.id]);
     expect((await add(store, "delivered", T + 3)).id).toBe(delivered.id);
     expect(await db.get("SELECT client_group FROM leads WHERE id = ?", [held.id])).toEqual({ client_group: "office" });
 
@@ -546,7 +473,6 @@ describe("a data folder's SQLite store met with DATABASE_URL", () => {
       [held.id, "held"],
       [parked.id, "parked"],
       [delivered.id, "delivered"],
-      [handed.id, "pending"],
     ]);
   });
 

@@ -8,11 +8,9 @@ import { randomUUID } from "node:crypto";
 import { existsSync, renameSync } from "node:fs";
 import { ADDRESS_CODE_HOURS } from "~/content/privacy";
 import { openDb, StoreUnusable, type Db, type Param, type Row, type Sql } from "../db";
-import type { Logger } from "../log";
 import { DEDUPE_WINDOW_MS, MAX_DELAY_MS, PER_ADDRESS } from "./schedule";
 import type { Lead, StoredLead } from "./types";
 
-/** `handed`: only in a store an earlier release's shared queue wrote (decision 0023); read as pending at open. */
 type LeadStatus = "pending" | "held" | "parked" | "delivered";
 
 /**
@@ -37,11 +35,11 @@ export interface LeadRow {
   lead: StoredLead | null;
 }
 
-/** The schema; MIGRATIONS bring an older SQLite file to it. The version stays 4 while only tables are added, so a rollback still opens the file. */
+/** The schema. The version stays 4 while only tables are added, so the release before still opens the file. */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS leads (
   id TEXT PRIMARY KEY, kind TEXT NOT NULL, payload TEXT, dedupe_key TEXT,
-  status TEXT NOT NULL CHECK (status IN ('pending', 'held', 'parked', 'delivered', 'handed')),
+  status TEXT NOT NULL CHECK (status IN ('pending', 'held', 'parked', 'delivered')),
   attempts {int} NOT NULL DEFAULT 0, next_attempt_at {int} NOT NULL, first_accepted_at {int} NOT NULL,
   retry_ms {int} NOT NULL DEFAULT 0, delivered_at {int}, parked_at {int}, parked_reason TEXT, parked_status {int},
   claimed_by TEXT, claimed_until {int}, admitted_at {int}, crm_record TEXT, client_group TEXT
@@ -52,13 +50,6 @@ CREATE INDEX IF NOT EXISTS leads_by_time ON leads (first_accepted_at);
 CREATE INDEX IF NOT EXISTS leads_by_admission ON leads (admitted_at);
 CREATE INDEX IF NOT EXISTS leads_by_group ON leads (client_group, first_accepted_at)`;
 export const VERSION = 4;
-/** SQLite files of versions 1-3: the columns each version added (admitted_at, crm_record, client_group). */
-const MIGRATIONS = [
-  `ALTER TABLE leads ADD COLUMN admitted_at INTEGER; UPDATE leads SET admitted_at = first_accepted_at WHERE status <> 'held';
-   UPDATE leads SET status = 'delivered', claimed_by = NULL WHERE status = 'handed' AND payload IS NULL`,
-  "ALTER TABLE leads ADD COLUMN crm_record TEXT",
-  "ALTER TABLE leads ADD COLUMN client_group TEXT",
-];
 
 const COLUMNS =
   "id, kind, status, attempts, first_accepted_at, retry_ms, delivered_at, parked_reason, parked_status, dedupe_key, crm_record, client_group, payload";
@@ -121,50 +112,46 @@ const each = async (tx: Sql, sql: string) => {
 };
 
 /**
- * Brings the database to the schema (each process may: another one's work is waited for), and
- * reads a pre-retirement `handed` lead as pending. What it changed is said on `log`, once
- * committed: an upgrade's only trace otherwise (docs/operations.md, "Upgrading and rolling back").
+ * Brings the database to the schema (each process may: another one's work is waited for). A SQLite
+ * store of a release older than the one before this is refused, untouched: it is upgraded through
+ * that release first (docs/operations.md, "Upgrading and rolling back").
  */
-export async function prepareStore(db: Db, log?: Pick<Logger, "warn">) {
-  const { from, leads, handed } = await db.transaction(
+export async function prepareStore(db: Db) {
+  await db.transaction(
     async (tx) => {
-      const version = db.engine === "sqlite" ? Number((await tx.get("PRAGMA user_version"))?.user_version) : VERSION;
-      const table = db.engine === "sqlite" && (await tx.get("SELECT 1 FROM sqlite_master WHERE name = 'leads'"));
-      const migrating = table && version < VERSION;
-      if (table) for (const step of MIGRATIONS.slice(Math.max(0, version - 1))) await each(tx, step);
+      if (db.engine === "sqlite" && (await tx.get("SELECT 1 FROM sqlite_master WHERE name = 'leads'"))) {
+        const version = Number((await tx.get("PRAGMA user_version"))?.user_version);
+        if (version < VERSION)
+          throw new StoreUnusable(db.where, `it was written by an older release (schema ${version}): start the release before this one on it first`);
+      }
       await each(tx, SCHEMA);
       if (db.engine === "sqlite") await tx.run(`PRAGMA user_version = ${VERSION}`);
-      // Handed to that queue and not heard of since: sent again with the same reference (decision 0046).
-      const handed = await tx.run("UPDATE leads SET status = 'pending', claimed_by = NULL, claimed_until = NULL WHERE status = 'handed'");
-      return { from: migrating ? version : undefined, leads: migrating ? Number((await tx.get("SELECT count(*) AS n FROM leads"))?.n) : 0, handed };
     },
     { exclusive: true },
   );
-  if (from !== undefined) log?.warn({ store: db.where, from, to: VERSION, leads }, "lead_store_migrated");
-  if (handed > 0) log?.warn({ store: db.where, from: "handed", to: "pending", leads: handed }, "handed_leads_pending");
 }
 
 /** A parked lead's reason when it came back from a copy (backup or restore) undelivered. */
 export const RESTORED = "restored";
 /** What a copy cannot know to have been delivered since it was made (a parked lead may have been retried). */
-const UNDELIVERED = ["pending", "held", "handed", "parked"];
+const UNDELIVERED = ["pending", "held", "parked"];
 
 /** What a lead's row holds beyond a claim (a claim is measured on its own engine's clock). */
 const KEPT = [...COLUMNS.split(", "), "next_attempt_at", "parked_at", "admitted_at"];
 
 /**
- * A data folder's SQLite store met with DATABASE_URL set (one container becoming several, or one
- * of an earlier release's shared queue): its leads move into PostgreSQL, each once, then the file
+ * A data folder's SQLite store met with DATABASE_URL set (one container becoming several): its
+ * leads move into PostgreSQL, each once, then the file
  * is renamed so that nothing reads it again (decision 0046). Resolves with how many moved. Only
  * once no other process has it open: leaving WAL mode needs that, so a server still running on
  * it (a rolling update) stops the start instead of thanking visitors into a file left behind.
  */
-export async function moveIntoPostgres(db: Db, file: string, log?: Pick<Logger, "warn">): Promise<number | undefined> {
+export async function moveIntoPostgres(db: Db, file: string): Promise<number | undefined> {
   if (db.engine !== "postgres" || !existsSync(file)) return undefined;
   const old = openDb({ file }, { version: VERSION });
   let rows: Row[];
   try {
-    await prepareStore(old, log);
+    await prepareStore(old);
     const alone = await old.get("PRAGMA journal_mode = DELETE").then(
       (r) => r?.journal_mode === "delete",
       () => false,
@@ -207,6 +194,29 @@ export async function copyLeads(rows: Row[], db: Db, restoredAt?: number): Promi
   return n;
 }
 
+/**
+ * Two clocks, each for its own decision (decision 0046):
+ * - when a lead is due (`next_attempt_at`) is a schedule on the wall clock (`:now`): what a lead is
+ *   stamped with, what the 7-day retry window and the operator's list count on;
+ * - whether a claim still holds (`claimed_until`) is on the lease clock (`:lease`, db.leaseNow: the
+ *   host's monotonic clock on SQLite, the database's on PostgreSQL), which every process claiming
+ *   from this store reads alike and which never jumps, so a wall clock set back or forward never
+ *   lets two processes send one lead at once. A claim is named `:mine` first (the host's boot on
+ *   SQLite), so one from before a reboot, on a clock that restarted, holds nothing.
+ * Only nextDueAt converts between them: a claim's end, as a wall-clock time to sleep until.
+ */
+const CLAIM_HOLDS = "(claimed_by IS NOT NULL AND substr(claimed_by, 1, length(:mine)) = :mine AND coalesce(claimed_until, 0) > :lease)";
+
+/**
+ * Who writes an attempt's outcome (decision 0046): a failure (a retry, a park) only the process
+ * whose claim the lead is under, so one paused past its claim never parks a lead another is
+ * sending; a receiver's confirmation whoever learns it, onto a lead not yet delivered, parked by
+ * another's failure included: the receiver has it, and a retry would send it again. An outcome
+ * that changes no row came too late (the lead delivered, erased, or another's): the caller says so.
+ */
+const UNDER_MY_CLAIM = "id = :id AND status = 'pending' AND claimed_by = :owner";
+const NOT_YET_DELIVERED = "id = :id AND status IN ('pending', 'parked')";
+
 /** The store's SQL on `db`. */
 export function leadStore(db: Db) {
   /** This process's claims' name; a claim is another's unless its name starts with `mine`. */
@@ -214,8 +224,6 @@ export function leadStore(db: Db) {
   const count = async (sql: Sql, query: string, params: (string | number)[]) => Number(Object.values((await sql.get(query, params)) ?? {})[0] ?? 0);
   /** Leads the ceiling let through in the last hour (a time ahead of the clock is not counted). */
   const admitted = (sql: Sql, now: number) => count(sql, "SELECT count(*) FROM leads WHERE admitted_at > ? AND admitted_at <= ?", [now - HOUR_MS, now]);
-  /** A row's claim that still holds. Parameters: mine, mine, the lease clock's now. */
-  const CLAIMED = "(claimed_by IS NOT NULL AND substr(claimed_by, 1, length(?)) = ? AND coalesce(claimed_until, 0) > ?)";
 
   /**
    * The held lead to let go next, fairly (decision 0031): of each address's oldest held lead
@@ -244,9 +252,9 @@ export function leadStore(db: Db) {
       [now - PER_ADDRESS.windowMs, now, PER_ADDRESS.letThrough, HOUR_MS],
     );
 
-  /** An attempt's outcome, written into its row with the claim let go. */
-  const outcome = (set: string, params: Param[], also = "") =>
-    db.run(`UPDATE leads SET ${set}, attempts = attempts + 1, claimed_by = NULL, claimed_until = NULL WHERE id = ? AND status = 'pending' ${also}`, params);
+  /** An attempt's outcome, written into its row with the claim let go; resolves with the rows changed (0: too late). */
+  const outcome = (set: string, where: string, params: Record<string, Param>) =>
+    db.run(`UPDATE leads SET ${set}, attempts = attempts + 1, claimed_by = NULL, claimed_until = NULL WHERE ${where}`, params);
 
   return {
     /**
@@ -336,13 +344,13 @@ export function leadStore(db: Db) {
      */
     async claimDue(now: number, limit: number, leaseMs: number): Promise<LeadRow[]> {
       if (limit <= 0) return [];
+      const lease = await db.leaseNow();
       return db.transaction(async (tx) => {
-        const lease = await db.leaseNow();
         const rows = await tx.all(
-          `UPDATE leads SET claimed_by = ?, claimed_until = ? WHERE id IN (
-             SELECT id FROM leads WHERE status = 'pending' AND (next_attempt_at <= ? OR next_attempt_at > ?) AND NOT ${CLAIMED}
-             ORDER BY next_attempt_at LIMIT ? {skip_locked}) RETURNING ${COLUMNS}, next_attempt_at`,
-          [owner, lease + leaseMs, now, now + MAX_DELAY_MS + 60_000, mine, mine, lease, limit],
+          `UPDATE leads SET claimed_by = :owner, claimed_until = :until WHERE id IN (
+             SELECT id FROM leads WHERE status = 'pending' AND (next_attempt_at <= :now OR next_attempt_at > :jumpedBack) AND NOT ${CLAIM_HOLDS}
+             ORDER BY next_attempt_at LIMIT :limit {skip_locked}) RETURNING ${COLUMNS}, next_attempt_at`,
+          { owner, until: lease + leaseMs, mine, lease, now, jumpedBack: now + MAX_DELAY_MS + 60_000, limit },
         );
         // In the order they fell due, as chosen: RETURNING keeps none (PostgreSQL's may be any).
         const at = (r: Row, column: string) => Number(r[column]);
@@ -353,26 +361,33 @@ export function leadStore(db: Db) {
     /** When the next pending lead is due, or its claim runs out (undefined: none pending), to sleep until then. */
     async nextDueAt(now: number): Promise<number | undefined> {
       const lease = await db.leaseNow();
+      // A claim's end on the wall clock: as far from now as it is from the lease clock's now.
+      const claimEnds = "claimed_until - :lease + :now";
       const row = await db.get(
-        `SELECT min(CASE WHEN ${CLAIMED} AND claimed_until - ? + ? > next_attempt_at THEN claimed_until - ? + ? ELSE next_attempt_at END) AS at
+        `SELECT min(CASE WHEN ${CLAIM_HOLDS} AND ${claimEnds} > next_attempt_at THEN ${claimEnds} ELSE next_attempt_at END) AS at
            FROM leads WHERE status = 'pending'`,
-        [mine, mine, lease, lease, now, lease, now],
+        { mine, lease, now },
       );
       return num(row?.at) ?? undefined;
     },
 
     /** Delivered: with no retention its text goes at once (the row stays a day, for the dedupe). */
     delivered: (id: string, now: number, retentionMs: number, record?: string) =>
-      outcome(`status = 'delivered', delivered_at = ?, crm_record = coalesce(?, crm_record)${retentionMs === 0 ? ", payload = NULL" : ""}`, [
-        now,
-        record ?? null,
-        id,
-      ]),
-    /** Only while the claim is this process's: one that ran out and was taken is the taker's to schedule. */
+      outcome(
+        `status = 'delivered', delivered_at = :now, crm_record = coalesce(:record, crm_record), parked_at = NULL, parked_reason = NULL, parked_status = NULL${retentionMs === 0 ? ", payload = NULL" : ""}`,
+        NOT_YET_DELIVERED,
+        { id, now, record: record ?? null },
+      ),
     retryLater: (id: string, now: number, delayMs: number) =>
-      outcome("next_attempt_at = ?, retry_ms = retry_ms + ?", [now + delayMs, delayMs, id, owner], "AND claimed_by = ?"),
+      outcome("next_attempt_at = :next, retry_ms = retry_ms + :delayMs", UNDER_MY_CLAIM, { id, owner, next: now + delayMs, delayMs }),
     park: (id: string, now: number, reason: string, status?: number) =>
-      outcome("status = 'parked', parked_at = ?, parked_reason = ?, parked_status = ?", [now, reason, status ?? null, id]),
+      outcome("status = 'parked', parked_at = :now, parked_reason = :reason, parked_status = :status", UNDER_MY_CLAIM, {
+        id,
+        owner,
+        now,
+        reason,
+        status: status ?? null,
+      }),
     /** Lets this process's claims go (at a clean stop), so another process need not wait. */
     releaseClaims: () => db.run("UPDATE leads SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = ?", [owner]),
 
