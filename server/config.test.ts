@@ -10,11 +10,11 @@ const problem = (env: Record<string, string>) => {
   } catch (error) {
     return (error as Error).message;
   }
-  throw new Error("expected a configuration error");
+  return "(no configuration error)";
 };
 
 describe("parseConfig", () => {
-  it("works out of the box: port 3000, no proxy, Web3Forms without a key (so the outbox), data/ files", () => {
+  it("works out of the box: port 3000, no proxy, no form service (so the outbox), data/ files", () => {
     const config = parse({});
     expect(config).toMatchObject({
       dev: false,
@@ -27,7 +27,7 @@ describe("parseConfig", () => {
       leadsPerHour: 60,
     });
     expect(config.delivery).toEqual({
-      provider: "web3forms",
+      provider: "outbox",
       endpoint: "https://api.web3forms.com/submit",
       accessKey: undefined,
       inbox: site.email,
@@ -53,7 +53,7 @@ describe("parseConfig", () => {
       PORT: " 8080 ",
       FORM_PROVIDER: "formspree",
       FORM_ENDPOINT: "https://formspree.io/f/abc",
-      FORM_ACCESS_KEY: "  ",
+      FORM_ACCESS_KEY: "  ", // blank: unset, and Formspree needs none
       FORM_INBOX: "sales@agency.example",
       FORM_TIMEOUT_MS: "5000",
       DATABASE_URL: "postgres://agency:pw@db:5432/agency",
@@ -73,9 +73,9 @@ describe("parseConfig", () => {
   });
 
   it("CAMPAIGNS and REFERRER_SITES name the sources the agency wants to see: tidied, and refused when they are not plain names or hosts", () => {
-    expect(parse({}).sources).toEqual({ names: new Set(), sites: [] });
+    expect(parse({}).sources).toEqual({ names: new Set(), sites: [], ownHosts: [] });
     const { sources } = parse({ CAMPAIGNS: " Spring , spring_offer,, Partner-X ", REFERRER_SITES: "www.Example.co.za, blog.agency.example" });
-    expect(sources).toEqual({ names: new Set(["spring", "spring-offer", "partner-x"]), sites: ["example.co.za", "blog.agency.example"] });
+    expect(sources).toMatchObject({ names: new Set(["spring", "spring-offer", "partner-x"]), sites: ["example.co.za", "blog.agency.example"] });
     for (const bad of ["jane@x.co", "direct", "a/b", "x".repeat(41)])
       expect(() => parse({ CAMPAIGNS: bad })).toThrow(/^Invalid configuration: CAMPAIGNS must be/);
     for (const bad of ["https://example.co.za/blog", "localhost", "a b.com"])
@@ -84,11 +84,10 @@ describe("parseConfig", () => {
 
   it("SITE_ORIGIN names the origins the site is served at: tidied, and refused when any is more or less than scheme://host[:port]", () => {
     expect(parse({}).siteOrigins).toEqual([]);
-    expect(parse({ SITE_ORIGIN: " https://www.Example.co.za ,http://site.test:8080,, http://[::1]:3000" }).siteOrigins).toEqual([
-      "https://www.example.co.za",
-      "http://site.test:8080",
-      "http://[::1]:3000",
-    ]);
+    const config = parse({ SITE_ORIGIN: " https://www.Example.co.za ,http://site.test:8080,, http://[::1]:3000" });
+    expect(config.siteOrigins).toEqual(["https://www.example.co.za", "http://site.test:8080", "http://[::1]:3000"]);
+    // Their hosts are this site's too where a visit's source is worked out (a referrer there is no source).
+    expect(config.sources.ownHosts).toEqual(["www.example.co.za", "site.test:8080", "[::1]:3000"]);
     for (const bad of [
       "www.example.co.za",
       "https://www.example.co.za/",
@@ -127,14 +126,15 @@ describe("parseConfig", () => {
     [{ FORM_ENDPOINT: "not-a-url" }, "FORM_ENDPOINT must be an http(s) URL"],
     [{ FORM_ENDPOINT: "ftp://files.example/x" }, "FORM_ENDPOINT must be an http(s) URL"],
     [{ FORM_PROVIDER: "carrier-pigeon" }, "FORM_PROVIDER must be one of web3forms, formspree, webhook"],
-    [{ FORM_PROVIDER: "webhook" }, "FORM_ENDPOINT must be set when FORM_PROVIDER is not web3forms"],
+    [{ FORM_PROVIDER: "webhook", FORM_ACCESS_KEY: "sk-secret" }, "FORM_ENDPOINT must be set when FORM_PROVIDER is webhook"],
+    // A provider set explicitly delivers as set, or the start stops: never the outbox, quietly.
+    [{ FORM_PROVIDER: "webhook", FORM_ENDPOINT: "https://hooks.example.net/leads" }, "FORM_ACCESS_KEY must be set when FORM_PROVIDER is webhook"],
+    [{ FORM_PROVIDER: "web3forms" }, "FORM_ACCESS_KEY must be set when FORM_PROVIDER is web3forms"],
     [{ FORM_INBOX: "sales" }, "FORM_INBOX must be an email address"],
     [{ FORM_TIMEOUT_MS: "500" }, "FORM_TIMEOUT_MS must be 1000 to 30000"],
     [{ TRUST_PROXY: "true" }, "TRUST_PROXY must be a number of proxy hops or a list of proxy addresses/CIDRs"],
     [{ TRUST_PROXY: "everyone" }, "TRUST_PROXY must be"],
     [{ DATABASE_URL: "mysql://db:3306/agency" }, "DATABASE_URL must be a postgres:// or postgresql:// URL"],
-    // Redis is retired: one left set names what replaced it, rather than a site that shares nothing.
-    [{ REDIS_URL: "redis://:pw@redis:6379/0" }, "REDIS_URL is no longer used; containers share work through DATABASE_URL=postgres://"],
     [{ BOOKING_URL: "cal.com/kopano/intro" }, "BOOKING_URL must be an https URL"],
     [{ BOOKING_URL: "http://cal.com/kopano/intro" }, "BOOKING_URL must be an https URL"],
     [{ BOOKING_URL: "javascript:alert(1)//https://cal.com" }, "BOOKING_URL must be an https URL"],
@@ -143,7 +143,8 @@ describe("parseConfig", () => {
     expect(line).toMatch(/^Invalid configuration: /);
     expect(line).toContain(message);
     expect(line).not.toContain("\n");
-    for (const value of Object.values(env)) expect(line).not.toContain(value);
+    // A value is never echoed (it may be a secret); a provider's name is one of a few words, not a secret.
+    for (const [name, value] of Object.entries(env)) if (name !== "FORM_PROVIDER") expect(line).not.toContain(value);
   });
 });
 
@@ -161,7 +162,7 @@ describe("describeConfig", () => {
 
   it("names where leads go: the provider, the inbox it mails, the outbox file and the timeout", () => {
     expect(describeConfig(parse({ FORM_INBOX: "leads@example.co.za" })).delivery).toEqual({
-      provider: "web3forms",
+      provider: "outbox",
       inbox: "leads@example.co.za",
       outboxFile: "data/outbox.jsonl",
       timeoutMs: 10_000,

@@ -13,7 +13,10 @@ import { site } from "~/content/site";
 import { bareHost, LISTABLE, normalName, RESERVED, SOURCE_KINDS, sourceOfKey } from "~/funnel/source";
 import { defaultMax, MAPPABLE, ZOHO_LIMITS } from "./leads/zoho-crm";
 
-const PROVIDERS = ["web3forms", "formspree", "webhook", "zoho-crm"] as const;
+/** Where leads go. Unset, Web3Forms with FORM_ACCESS_KEY, else the outbox; set, as set, or the start stops (no quiet fallback). */
+const PROVIDERS = ["web3forms", "formspree", "webhook", "zoho-crm", "outbox"] as const;
+/** The providers that authenticate with FORM_ACCESS_KEY (Web3Forms' access_key, the webhook's bearer token). */
+const KEYED: readonly string[] = ["web3forms", "webhook"];
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 const port = z.coerce.number({ error: "must be a port number" }).int().min(1).max(65535);
@@ -104,7 +107,7 @@ const schema = z
     NODE_ENV: z.enum(["production", "development", "test"]).default("production"),
     PORT: port.default(3000),
     HOST: z.string().optional(),
-    FORM_PROVIDER: z.enum(PROVIDERS, { error: `must be one of ${PROVIDERS.join(", ")}` }).default("web3forms"),
+    FORM_PROVIDER: z.enum(PROVIDERS, { error: `must be one of ${PROVIDERS.join(", ")}` }).optional(),
     FORM_ENDPOINT: httpUrl.optional(),
     FORM_ACCESS_KEY: z.string().optional(),
     FORM_INBOX: z.email({ error: "must be an email address" }).default(site.email),
@@ -151,12 +154,13 @@ const schema = z
     ZOHO_FIELD_MAP: fieldMap,
     ZOHO_LEAD_SOURCE_MAP: leadSourceMap,
   })
-  .refine((env) => env.FORM_PROVIDER === "web3forms" || env.FORM_PROVIDER === "zoho-crm" || env.FORM_ENDPOINT, {
-    path: ["FORM_ENDPOINT"],
-    error: "must be set when FORM_PROVIDER is not web3forms",
-  })
   .superRefine((env, ctx) => {
-    if (env.FORM_PROVIDER !== "zoho-crm") return;
+    const provider = env.FORM_PROVIDER;
+    if ((provider === "formspree" || provider === "webhook") && !env.FORM_ENDPOINT)
+      ctx.addIssue({ code: "custom", path: ["FORM_ENDPOINT"], message: `must be set when FORM_PROVIDER is ${provider}` });
+    if (provider && KEYED.includes(provider) && !env.FORM_ACCESS_KEY)
+      ctx.addIssue({ code: "custom", path: ["FORM_ACCESS_KEY"], message: `must be set when FORM_PROVIDER is ${provider}` });
+    if (provider !== "zoho-crm") return;
     for (const name of ZOHO_REQUIRED) if (!env[name]) ctx.addIssue({ code: "custom", path: [name], message: "must be set when FORM_PROVIDER is zoho-crm" });
     if (Object.values(env.ZOHO_FIELD_MAP ?? {}).some((target) => target!.field === env.ZOHO_REFERENCE_FIELD))
       ctx.addIssue({ code: "custom", path: ["ZOHO_FIELD_MAP"], message: "must not name ZOHO_REFERENCE_FIELD" });
@@ -167,17 +171,13 @@ export type Config = ReturnType<typeof parseConfig>;
 /** Throws an Error with one line, e.g. "Invalid configuration: PORT must be a port number". */
 export function parseConfig(env: Record<string, string | undefined>, version: string) {
   const present = Object.fromEntries(Object.entries(env).map(([name, value]) => [name, value?.trim() || undefined]));
-  // Redis is retired (decision 0046): started with it set, the site would quietly share nothing.
-  if (present.REDIS_URL)
-    throw new Error(
-      "Invalid configuration: REDIS_URL is no longer used; containers share work through DATABASE_URL=postgres://… now. See docs/operations.md#from-redis-to-postgresql for the migration",
-    );
   const result = schema.safeParse(present);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${String(issue.path[0] ?? "environment")} ${issue.message}`);
     throw new Error(`Invalid configuration: ${[...new Set(problems)].join("; ")}`);
   }
   const e = result.data;
+  const provider = e.FORM_PROVIDER ?? (e.FORM_ACCESS_KEY ? "web3forms" : "outbox");
   return {
     dev: e.NODE_ENV === "development",
     port: e.PORT,
@@ -189,7 +189,7 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
     siteOrigins: e.SITE_ORIGIN,
     databaseUrl: e.DATABASE_URL,
     bookingUrl: e.BOOKING_URL,
-    sources: { names: new Set(e.CAMPAIGNS), sites: e.REFERRER_SITES },
+    sources: { names: new Set(e.CAMPAIGNS), sites: e.REFERRER_SITES, ownHosts: e.SITE_ORIGIN.map((origin) => new URL(origin).host) },
     /** Everything the server writes lives here: without DATABASE_URL the lead database, and (by default) the outbox. */
     dataDir: e.DATA_DIR,
     leadsDb: join(e.DATA_DIR, "leads.db"),
@@ -198,14 +198,14 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
     retentionDays: e.LEAD_RETENTION_DAYS,
     leadsPerHour: e.LEADS_PER_HOUR,
     delivery: {
-      provider: e.FORM_PROVIDER,
-      endpoint: e.FORM_ENDPOINT ?? (e.FORM_PROVIDER === "zoho-crm" ? e.ZOHO_ACCOUNTS_URL : "https://api.web3forms.com/submit"),
+      provider,
+      endpoint: e.FORM_ENDPOINT ?? (provider === "zoho-crm" ? e.ZOHO_ACCOUNTS_URL : "https://api.web3forms.com/submit"),
       accessKey: e.FORM_ACCESS_KEY,
       inbox: e.FORM_INBOX,
       outboxFile: e.OUTBOX_FILE ?? join(e.DATA_DIR, "outbox.jsonl"),
       timeoutMs: e.FORM_TIMEOUT_MS,
       zoho:
-        e.FORM_PROVIDER === "zoho-crm"
+        provider === "zoho-crm"
           ? {
               clientId: e.ZOHO_CLIENT_ID!,
               clientSecret: e.ZOHO_CLIENT_SECRET!,
@@ -233,9 +233,9 @@ export function proxyExpectedButUntrusted(config: Config): boolean {
 
 /** What the privacy notice states about this configuration. */
 export function privacyFacts(config: Config): PrivacyFacts {
-  const { provider, endpoint, accessKey, inbox, zoho } = config.delivery;
+  const { provider, endpoint, inbox } = config.delivery;
   return {
-    formService: accessKey || zoho ? { provider, host: new URL(endpoint).host, inbox } : null,
+    formService: provider === "outbox" ? null : { provider, host: new URL(endpoint).host, inbox },
     retentionDays: config.retentionDays,
     ...(config.bookingUrl ? { booking: new URL(config.bookingUrl).host } : {}),
   };
@@ -243,7 +243,7 @@ export function privacyFacts(config: Config): PrivacyFacts {
 
 /** What the start log says about the configuration: no key, no Zoho secret, no database password. */
 export function describeConfig(config: Config) {
-  const { provider, inbox, outboxFile, timeoutMs, accessKey, endpoint, zoho } = config.delivery;
+  const { provider, inbox, outboxFile, timeoutMs, endpoint, zoho } = config.delivery;
   return {
     version: config.version,
     metricsPort: config.metricsPort ?? null,
@@ -262,7 +262,7 @@ export function describeConfig(config: Config) {
       outboxFile,
       timeoutMs,
       endpoint: new URL(endpoint).origin,
-      to: accessKey || zoho ? "provider" : "outbox",
+      to: provider === "outbox" ? "outbox" : "provider",
       ...(zoho
         ? { zoho: { referenceField: zoho.referenceField, leadSource: zoho.leadSource, leadSourceMap: zoho.leadSourceMap, fieldMap: zoho.fieldMap } }
         : {}),

@@ -166,17 +166,14 @@ async function emptyWal(db: Db): Promise<boolean> {
 
 /** What this command cannot reach, as the settings say now: the copies it does not erase. */
 function elsewhere(config: Config, db: Db | undefined): string[] {
-  const { provider, accessKey, inbox, endpoint, zoho } = config.delivery;
-  const service = zoho
-    ? `As set now, Zoho CRM keeps each delivered lead as a record of its own: delete it there too (Leads, by ${zoho.referenceField} = the reference, or by the email or phone).`
-    : !accessKey
-      ? "No form service is set now (FORM_ACCESS_KEY is unset): delivered leads go to the outbox, which this covers."
-      : {
-          web3forms: `As set now, Web3Forms emails each delivered lead to ${inbox}: delete those emails there (and wherever they were forwarded).`,
-          formspree: "As set now, Formspree keeps each delivered lead among the form's submissions and emails it to the agency: delete both.",
-          webhook: `As set now, the service at ${new URL(endpoint).host} (FORM_PROVIDER=webhook) receives each delivered lead: erase it there.`,
-          "zoho-crm": "",
-        }[provider];
+  const { provider, inbox, endpoint, zoho } = config.delivery;
+  const service = {
+    outbox: "No form service is set now: delivered leads go to the outbox, which this covers.",
+    "zoho-crm": `As set now, Zoho CRM keeps each delivered lead as a record of its own: delete it there too (Leads, by ${zoho?.referenceField} = the reference, or by the email or phone).`,
+    web3forms: `As set now, Web3Forms emails each delivered lead to ${inbox}: delete those emails there (and wherever they were forwarded).`,
+    formspree: "As set now, Formspree keeps each delivered lead among the form's submissions and emails it to the agency: delete both.",
+    webhook: `As set now, the service at ${new URL(endpoint).host} (FORM_PROVIDER=webhook) receives each delivered lead: erase it there.`,
+  }[provider];
   const moved = `${config.leadsDb}.moved-to-postgresql`;
   return [
     service,

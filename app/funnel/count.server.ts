@@ -6,14 +6,12 @@
 import { LANDING_MAX } from "./visit";
 import { AD_CLICKS, classify, NOT_KNOWN, type Source, type SourceSettings } from "./source";
 
-/** This site's host as the browser addressed it (a post's Origin), else the request's. */
-const ownHost = (request: Request) => {
-  try {
-    return new URL(request.headers.get("origin") ?? request.url).host;
-  } catch {
-    return new URL(request.url).host;
-  }
-};
+/**
+ * This site's hosts: the one the request names (Host, or a trusted proxy's X-Forwarded-Host: the
+ * server drops an untrusted one), and SITE_ORIGIN's. Never a header only some requests keep (the
+ * server takes Origin off an action's request): an action and the beacon see one site alike.
+ */
+const ownHosts = (request: Request, settings: SourceSettings) => [new URL(request.url).host, ...(settings.ownHosts ?? [])];
 
 const UTM = ["utm_source", "utm_medium", "utm_campaign"];
 
@@ -31,7 +29,7 @@ export function sourceOfLanding(landing: unknown, request: Request, settings: So
   return classify(
     UTM.map((name) => params.get(name) ?? ""),
     referrer,
-    ownHost(request),
+    ownHosts(request, settings),
     settings,
     adClick,
   );

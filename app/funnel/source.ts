@@ -26,6 +26,8 @@ export const SOURCE_KINDS = ["campaign", "search", "social", "assistant", "site"
 export interface SourceSettings {
   names: ReadonlySet<string>;
   sites: readonly string[];
+  /** The hosts of the site's own origins (SITE_ORIGIN), beside the one a request names: a referrer there is no source. */
+  ownHosts?: readonly string[];
 }
 
 /** The common utm_source and utm_medium values (the vocabulary of Google's and Matomo's channel rules), known without listing. */
@@ -96,9 +98,9 @@ export const bareHost = (host: string) =>
 
 /**
  * The source of a landing's three utm values, referring host (NOT_KNOWN without a script) and ad
- * click id's name (AD_CLICKS). `ownHost`: this site (a referrer there is no source).
+ * click id's name (AD_CLICKS). `ownHosts`: this site's (a referrer there is no source).
  */
-export function classify(utm: readonly string[], referrerHost: string, ownHost: string, settings: SourceSettings, adClick = ""): Source {
+export function classify(utm: readonly string[], referrerHost: string, ownHosts: readonly string[], settings: SourceSettings, adClick = ""): Source {
   if (utm.some((value) => value.trim() !== "")) {
     const [source = "", medium = "", campaign = ""] = utm.map(normalName);
     const named = (value: string) => value === "" || KNOWN_NAMES.has(value) || settings.names.has(value);
@@ -108,7 +110,7 @@ export function classify(utm: readonly string[], referrerHost: string, ownHost: 
   if (Object.hasOwn(AD_CLICKS, adClick)) return AD_CLICKS[adClick]!;
   if (referrerHost === NOT_KNOWN) return { kind: "unknown" };
   const host = bareHost(referrerHost);
-  if (host === "" || host === bareHost(ownHost)) return { kind: "direct" };
+  if (host === "" || ownHosts.some((own) => host === bareHost(own))) return { kind: "direct" };
   const listed = settings.sites.find((site) => host === site || host.endsWith(`.${site}`));
   if (listed) return { kind: "site", host: listed };
   const place = PLACES.find(([, , hosts]) => hosts.test(host));
@@ -195,5 +197,5 @@ export function sourceParts(source: Source) {
 export function reclassifiedKey(key: string, settings: SourceSettings): string {
   if (key === "direct" || key === "other" || key === "link" || key.includes(":")) return key; // already this rule's
   const host = /^([a-z0-9-]+\.)+[a-z]{2,63}$/.test(key);
-  return sourceKey(host ? classify([], key, "", settings) : classify(key.split("/"), "", "", settings));
+  return sourceKey(host ? classify([], key, [], settings) : classify(key.split("/"), "", [], settings));
 }

@@ -117,7 +117,7 @@ describe("the visit's source in what the agency receives", () => {
 
   it("the outbox's message names it too", async () => {
     const outboxFile = join(await mkdtemp(join(tmpdir(), "outbox-")), "outbox.jsonl");
-    await createTransport({ ...config, accessKey: undefined, outboxFile }).deliver(spring);
+    await createTransport({ ...config, provider: "outbox", accessKey: undefined, outboxFile }).deliver(spring);
     const line = JSON.parse(await readFile(outboxFile, "utf8"));
     expect(line.message).toBe(`${lead.text}\n\nCame from: newsletter, email, spring\n\nReference: ${spring.id}`);
     expect(line.source).toMatchObject({ kind: "campaign", utm_source: "newsletter", utm_campaign: "spring" });
@@ -149,8 +149,8 @@ describe("other answers", () => {
     expect(await createTransport({ ...config, endpoint: url }).deliver(lead)).toMatchObject({ ok: false, retry, status });
   });
 
-  it("Formspree needs a 2xx with ok: true; a webhook needs a 2xx and gets the key as a Bearer token", async () => {
-    const formspree = createTransport({ ...config, provider: "formspree", endpoint: url });
+  it("Formspree needs a 2xx with ok: true, and no key; a webhook needs a 2xx and gets the key as a Bearer token", async () => {
+    const formspree = createTransport({ ...config, provider: "formspree", accessKey: undefined, endpoint: url });
     answer(200, JSON.stringify({ ok: true, next: "/thanks" }));
     expect(await formspree.deliver(lead)).toEqual({ ok: true, status: 200 });
     answer(200, JSON.stringify({ next: "/thanks" }));
@@ -257,7 +257,7 @@ describe("Node's fetch in post()'s place (the measured reason send.ts keeps node
 describe("the outbox (no key)", () => {
   it("appends one JSON line per lead, whole, even when many come at once", async () => {
     const outboxFile = join(await mkdtemp(join(tmpdir(), "outbox-")), "nested", "outbox.jsonl");
-    const outbox = createTransport({ ...config, accessKey: undefined, outboxFile });
+    const outbox = createTransport({ ...config, provider: "outbox", accessKey: undefined, outboxFile });
     expect(outbox.name).toBe("outbox");
     const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => outbox.deliver({ ...lead, id: `L${i}` })));
     expect(outcomes.every((o) => o.ok)).toBe(true);
@@ -297,7 +297,7 @@ describe("the outbox (no key)", () => {
   });
 
   it("a write that fails is a failure to retry", async () => {
-    const outbox = createTransport({ ...config, accessKey: "", outboxFile: "/dev/null/outbox.jsonl" });
+    const outbox = createTransport({ ...config, provider: "outbox", outboxFile: "/dev/null/outbox.jsonl" });
     expect(await outbox.deliver(lead)).toMatchObject({ ok: false, retry: true, reason: "outbox", cause: expect.stringMatching(/^E[A-Z]+$/) });
   });
 });

@@ -1,5 +1,5 @@
 /**
- * One delivery attempt to the form service (or, with no key, to the outbox file). Success is strict
+ * One delivery attempt to the form service (or, with no provider set and no key, to the outbox file). Success is strict
  * where the service has a success answer (Web3Forms or Formspree answering 200 with an HTML page
  * has not taken the lead); a generic webhook has none, so any 2xx is its success.
  */
@@ -47,9 +47,10 @@ const PROVIDERS = {
   },
 };
 
+/** The transport the settings name (config.ts has checked that each has what it needs). */
 export function createTransport(config: TransportConfig): Transport {
-  if (config.provider === "zoho-crm" && config.zoho) return createZohoTransport(config.zoho, config.timeoutMs);
-  if (!config.accessKey || config.provider === "zoho-crm") return outbox(config);
+  if (config.provider === "outbox") return outbox(config);
+  if (config.provider === "zoho-crm") return createZohoTransport(config.zoho!, config.timeoutMs);
   const provider = PROVIDERS[config.provider];
   return {
     name: config.provider,
