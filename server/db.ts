@@ -19,7 +19,7 @@ export { causeOf };
 
 export type Param = string | number | null;
 /** `?` parameters in order, or `:name` parameters by name (for a query that mixes values a reader must tell apart). */
-export type Params = Param[] | Record<string, Param>;
+type Params = Param[] | Record<string, Param>;
 export type Row = Record<string, unknown>;
 
 /** What a store runs its SQL on: the database, or one transaction of it. */
@@ -67,7 +67,7 @@ export class StoreUnusable extends Error {
  * the transaction's own lock (SQLite) or run outside it on another connection (PostgreSQL). Either
  * engine throws this instead, at once.
  */
-export class TransactionMisuse extends Error {
+class TransactionMisuse extends Error {
   constructor() {
     super("inside db.transaction, use its tx: a call on db itself runs outside the transaction");
     this.name = "TransactionMisuse";

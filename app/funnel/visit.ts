@@ -17,7 +17,7 @@ export type Device = (typeof DEVICES)[number];
  */
 export const FUNNEL_PATH = "/steps";
 export const VISIT_FIELDS = { event: "event", landing: "visit.landing" } as const;
-export const LANDING_KEY = "visit-landing";
+const LANDING_KEY = "visit-landing";
 /** A landing's longest: a landing page's query with its ad click ids (a gclid is about 100 characters). */
 export const LANDING_MAX = 2_000;
 
