@@ -88,7 +88,7 @@ try {
 // Met with DATABASE_URL, a data folder's funnel.db adds its counts to PostgreSQL's, once.
 if (config.databaseUrl && existsSync(config.funnelDb)) {
   const file = countsFile();
-  const counters = await importCounts(file, db, config.sources)
+  const counters = await importCounts(file, db)
     .catch((error: unknown) => log.warn({ err: error }, "funnel_not_moved"))
     .finally(() => file.close());
   if (counters) log.warn({ from: config.funnelDb, to: db.where, counters }, "funnel_moved_into_postgresql");
