@@ -94,7 +94,7 @@ async function look(db: Db | undefined, config: Config, wanted: Asked[]) {
   });
   await from("the drafts", async () => {
     for (const { name, value, ttlMs } of drafts ? await drafts.records() : []) {
-      // A draft or receipt as the app keeps it (app/calculator/draft.server.ts, app/contact/draft.server.ts).
+      // A draft or receipt as the app keeps it (app/forms/draft.server.ts).
       const { fields, values, reference } = fieldsOf(value);
       if (!holdsAny(wanted, [fieldsOf(fields)["state.email"], fieldsOf(values).email], [fieldsOf(fields)["state.phone"]], [reference])) continue;
       const [kind, status] = asText(reference) ? ["receipt", "sent"] : [values ? "contact draft" : "calculator draft", "draft"];
