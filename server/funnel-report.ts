@@ -57,29 +57,12 @@ const brand = (name: string) => BRANDS[name] ?? name.charAt(0).toUpperCase() + n
  */
 export function sourceName(key: string): string {
   const source = sourceOfKey(key);
-  switch (source?.kind) {
-    case "campaign":
-      return [source.source, source.medium, source.campaign]
-        .map((part) => part ?? "–")
-        .join(" · ")
-        .replace(/( · –)+$/, "");
-    case "search":
-      return `${brand(source.name)} search`;
-    case "social":
-      return `${brand(source.name)} (social)`;
-    case "assistant":
-      return `${brand(source.name)} (AI assistant)`;
-    case "site":
-      return `A link on ${source.host}`;
-    case "link":
-      return "A link on another site";
-    case "direct":
-      return "Direct";
-    case "unknown":
-      return "Not known (no JavaScript)";
-    default:
-      return "Other (not named)";
-  }
+  if (source?.kind === "campaign") return [source.source, source.medium ?? (source.campaign && "–"), source.campaign].filter(Boolean).join(" · ");
+  if (source?.kind === "search" || source?.kind === "social" || source?.kind === "assistant")
+    return `${brand(source.name)} ${{ search: "search", social: "(social)", assistant: "(AI assistant)" }[source.kind]}`;
+  if (source?.kind === "site") return `A link on ${source.host}`;
+  const named: Record<string, string> = { link: "A link on another site", direct: "Direct", unknown: "Not known (no JavaScript)" };
+  return named[source?.kind ?? ""] ?? "Other (not named)";
 }
 
 /**

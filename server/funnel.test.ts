@@ -189,6 +189,7 @@ describe("reading", () => {
       [
         "newsletter/email/spring",
         "newsletter//spring",
+        "newsletter",
         "google/cpc",
         "search:google",
         "social:linkedin",
@@ -201,6 +202,7 @@ describe("reading", () => {
     ).toEqual([
       "newsletter · email · spring",
       "newsletter · – · spring",
+      "newsletter",
       "google · cpc",
       "Google search",
       "LinkedIn (social)",

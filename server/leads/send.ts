@@ -2,6 +2,7 @@
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { sourceWords } from "~/funnel/source";
+import { causeOf } from "../log";
 import type { DeliveryOutcome, StoredLead } from "./types";
 
 /**
@@ -12,18 +13,15 @@ export function messageText(lead: StoredLead, notes: readonly string[] = []): st
   return [lead.text, ...notes, ...(lead.source ? [sourceWords(lead.source)] : []), `Reference: ${lead.id}`].join("\n\n");
 }
 
-/** A short, safe token for what went wrong (e.g. "ECONNREFUSED"), never an error's message. */
-export function causeOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && /^[A-Z0-9_]{1,40}$/.test(code) ? code : undefined;
-}
+/** What went wrong, as log.ts says it: a code such as ECONNREFUSED, never the error's message. */
+export const codeOf = (error: unknown) => causeOf(error).code?.toString();
 
 /** `stopped`: the server's stop cut the exchange short before an answer came (post's `stop`). */
 export type Answer = { kind: "response"; status: number; body: string } | { kind: "timeout" } | { kind: "stopped" } | { kind: "error"; error: unknown };
 
 /** No answer: a timeout, the server's stop, or the network's error by its code. All are retried. */
 export function unanswered(answer: Exclude<Answer, { kind: "response" }>): Extract<DeliveryOutcome, { ok: false }> {
-  if (answer.kind === "error") return { ok: false, retry: true, reason: "network", cause: causeOf(answer.error) };
+  if (answer.kind === "error") return { ok: false, retry: true, reason: "network", cause: codeOf(answer.error) };
   return { ok: false, retry: true, reason: answer.kind };
 }
 

@@ -6,7 +6,7 @@ import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { sourceParts } from "~/funnel/source";
 import type { Config } from "../config";
-import { answerFields, causeOf, messageText, post, retryable, unanswered } from "./send";
+import { answerFields, codeOf, messageText, post, retryable, unanswered } from "./send";
 import type { DeliveryOutcome, StoredLead, Transport } from "./types";
 import { createZohoTransport } from "./zoho-crm";
 
@@ -100,7 +100,7 @@ function outbox(config: TransportConfig): Transport {
       queue = write.catch(() => undefined);
       return write.then(
         (): DeliveryOutcome => ({ ok: true }),
-        (error: unknown): DeliveryOutcome => ({ ok: false, retry: true, reason: "outbox", cause: causeOf(error) }),
+        (error: unknown): DeliveryOutcome => ({ ok: false, retry: true, reason: "outbox", cause: codeOf(error) }),
       );
     },
   };
