@@ -1,8 +1,11 @@
-import { type ActionFunctionArgs, json, type LoaderFunctionArgs } from "@remix-run/node";
+import { type ActionFunctionArgs, type AppLoadContext, json, type LoaderFunctionArgs } from "@remix-run/node";
 import { calculatorAction } from "~/calculator/action.server";
-import { loadDraft, loadReceipt } from "~/calculator/draft.server";
+import { choicesFrom, estimateHref } from "~/calculator/choices";
+import { COMPLEXITIES, estimate, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "~/calculator/pricing";
+import { DRAFT_PARAM, parseState, STEP_PARAM, type WizardState } from "~/calculator/state";
 import { contactAction } from "~/contact/action.server";
-import { loadContactDraft } from "~/contact/draft.server";
+import { sentSummary } from "~/content/calculator";
+import { type DraftView, errorsOf, loadContactDraft, loadReceipt, ownRecord } from "~/forms/draft.server";
 import { cacheHeaders, hasPrivateQuery } from "~/utils/cache-headers";
 import { agencyJsonLd } from "~/utils/structured-data.server";
 
@@ -18,9 +21,34 @@ import { agencyJsonLd } from "~/utils/structured-data.server";
  * everyone.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const [draft, receipt, contact] = await Promise.all([loadDraft(request, context), loadReceipt(request, context), loadContactDraft(request, context)]);
+  const [draft, receipt, contact] = await Promise.all([
+    loadDraft(request, context),
+    loadReceipt(request, context, calculatorSent),
+    loadContactDraft(request, context),
+  ]);
   // Private whenever the address names a visitor's record, found or not: the answer is that visitor's.
   return json({ draft, receipt, contact, jsonLd: agencyJsonLd() }, hasPrivateQuery(request.url) ? { headers: { "Cache-Control": cacheHeaders.private } } : {});
+}
+
+/** The calculator's draft the page's URL names, at the page's own step as far as the answers allow; its errors belong to the step they came from. */
+async function loadDraft(request: Request, context: AppLoadContext): Promise<DraftView<WizardState>> {
+  const params = new URL(request.url).searchParams;
+  const id = params.get(DRAFT_PARAM);
+  const saved = await ownRecord(request, context, id);
+  if (saved === undefined) return null;
+  const fields = saved?.fields as Record<string, unknown> | undefined;
+  if (typeof fields !== "object" || fields === null) return { expired: true };
+  const step = params.get(STEP_PARAM);
+  const state = parseState(step === null ? fields : { ...fields, "state.step": step });
+  return { id: id!, state, errors: String(state.step) === fields["state.step"] ? errorsOf(saved!.errors) : null };
+}
+
+/** What a calculator's receipt says was sent: only while its choices are the calculator's own and still make the figure the agency received. */
+function calculatorSent(kept: Record<string, unknown>) {
+  const choices = choicesFrom((name) => kept[name]);
+  if (!choices || kept.estimate !== estimate(choices)) return {};
+  const options = [optionOf(SERVICES, choices.service), optionOf(TIMEFRAMES, choices.timeframe), optionOf(COMPLEXITIES, choices.complexity)];
+  return { summary: sentSummary(options.map((option) => option.label).join(", "), formatUsd(kept.estimate)), estimate: estimateHref(choices) };
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * One address per path: `//`, `/./`, `/%2e/`, `/services/`, `/%73ervices` and `/work\` all name a
- * page the router would render, whose relative links would resolve against it (`//?service=seo` is
- * another host to a browser) and which a shared cache would keep again. They get a 301 instead.
+ * page whose relative links would resolve against it and which a shared cache would keep again.
+ * They get a 301 instead.
  */
 import type { RequestHandler, Response } from "express";
 
@@ -10,10 +10,9 @@ const MAYBE_ODD = /[\\%]|\/\/|\/\.\.?(?:\/|$)|.\/$/;
 const UNRESERVED = /^[A-Za-z0-9._~-]$/;
 
 /**
- * The canonical form of a request's path (RFC 3986 §6.2.2, as a browser reads it): backslashes
- * are slashes (WHATWG URL), escapes of unreserved characters are decoded and the others upper
- * case, dot segments are resolved (never above the root), empty segments and a trailing slash are
- * dropped. A path that does not decode is returned as it is: Express refuses it (400).
+ * The canonical form of a request's path (RFC 3986 §6.2.2, as a browser reads it): backslashes are
+ * slashes, escapes of unreserved characters decoded and the others upper case, dot segments
+ * resolved, empty segments and a trailing slash dropped. A path that does not decode is left (400).
  */
 export function canonicalPath(path: string): string {
   if (!MAYBE_ODD.test(path)) return path;

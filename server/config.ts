@@ -1,7 +1,7 @@
 /**
- * The server's settings, read from the environment once at start. A bad value stops the server
- * before it listens, with one line that names the variable but never echoes its value (it may be
- * a secret). Blank values count as unset, so `FORM_ACCESS_KEY=` in a compose file means "no key".
+ * The server's settings, read from the environment once at start (docs/operations.md, Settings). A
+ * bad value stops the server before it listens, with one line that names the variable but never
+ * echoes its value (it may be a secret). Blank counts as unset: `FORM_ACCESS_KEY=` means no key.
  */
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -15,16 +15,14 @@ import { defaultMax, MAPPABLE, ZOHO_LIMITS } from "./leads/zoho-crm";
 
 /** Where leads go. Unset, Web3Forms with FORM_ACCESS_KEY, else the outbox; set, as set, or the start stops (no quiet fallback). */
 const PROVIDERS = ["web3forms", "formspree", "webhook", "zoho-crm", "outbox"] as const;
-/** The providers that authenticate with FORM_ACCESS_KEY (Web3Forms' access_key, the webhook's bearer token). */
 const KEYED: readonly string[] = ["web3forms", "webhook"];
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 const port = z.coerce.number({ error: "must be a port number" }).int().min(1).max(65535);
 
 /**
- * TRUST_PROXY: unset/0/false, a number of proxy hops, or a comma-separated list of proxy
- * addresses, CIDRs or Express's names (loopback, linklocal, uniquelocal). Never "trust everyone":
- * then any client could write its own X-Forwarded-For and pick a fresh rate-limit bucket.
+ * TRUST_PROXY: off, a number of proxy hops, or a list of proxy addresses, CIDRs or Express's names.
+ * Never "trust everyone": any client could then write its own X-Forwarded-For and pick a fresh bucket.
  */
 const trustProxy = z
   .string()
@@ -42,9 +40,7 @@ const trustProxy = z
   })
   .default(false);
 
-/** A Zoho field's API name (letters, digits, underscores), e.g. Website_Reference. */
 const apiName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,99}$/, { error: "must be a Zoho field's API name (letters, digits, _)" });
-/** A setting's JSON value, parsed. */
 const json = z.string().transform((value, ctx) => {
   try {
     return JSON.parse(value) as unknown;
@@ -54,9 +50,8 @@ const json = z.string().transform((value, ctx) => {
   }
 });
 /**
- * ZOHO_FIELD_MAP: JSON, each lead part (MAPPABLE) to a Leads field's API name, or to `{"field",
- * "max"}` for a field that holds other than the part's default (zoho-crm.ts, defaultMax). Never a
- * field the site fills itself: a source part in the picklist Lead_Source could make Zoho refuse the lead (0042).
+ * ZOHO_FIELD_MAP: each lead part (MAPPABLE) to a Leads field's API name, or `{"field", "max"}` for a
+ * field that holds other than the part's default. Never a field the site fills itself (decision 0042).
  */
 const OWN_FIELDS = ["Last_Name", "Company", "Email", "Phone", "Description", "Lead_Source"];
 const fieldMap = json
@@ -77,10 +72,7 @@ const fieldMap = json
     error: `must not name a field the site fills itself (${OWN_FIELDS.join(", ")})`,
   })
   .optional();
-/**
- * ZOHO_LEAD_SOURCE_MAP: JSON, a source's key ("search:google", "newsletter/email/spring", a
- * campaign's "newsletter") or kind (SOURCE_KINDS) to a value of the Lead_Source picklist.
- */
+/** ZOHO_LEAD_SOURCE_MAP: a source's key ("search:google", a campaign's "newsletter") or kind to a value of the Lead_Source picklist. */
 const picklistValue = { error: "must map sources to Lead_Source values of 1 to 120 characters" };
 const leadSourceMap = json
   .pipe(z.record(z.string(), z.string().trim().min(1, picklistValue).max(120, picklistValue), picklistValue))
@@ -89,7 +81,6 @@ const leadSourceMap = json
     error: `must name sources by key (e.g. search:google, newsletter/email/spring) or kind (${SOURCE_KINDS.join(", ")})`,
   })
   .optional();
-/** A comma-separated list, each entry tidied and checked (decision 0041). */
 const list = (tidy: (entry: string) => string, ok: (entry: string) => boolean, error: string) =>
   z
     .string()
@@ -117,34 +108,28 @@ const schema = z
     LEAD_RETENTION_DAYS: z.coerce.number(days).int(days).min(0, days).max(3650, { error: "must be at most 3650" }).default(30),
     LEADS_PER_HOUR: z.coerce.number(perHour).int(perHour).min(1, perHour).default(60),
     TRUST_PROXY: trustProxy,
-    // The origins the site is served at (Go's AddTrustedOrigin): an Origin naming one passes the cross-site check (form-posts.ts).
     SITE_ORIGIN: list(
       (entry) => entry.trim().toLowerCase(),
       (entry) => /^https?:\/\//.test(entry) && URL.parse(entry)?.origin === entry,
       "must be a comma-separated list of origins, each scheme://host[:port] (no path, no default port)",
     ),
-    // What the agency names as a visit's source (app/funnel/source.ts): its campaigns' utm values, and referring hosts.
     CAMPAIGNS: list(
       normalName,
       (name) => LISTABLE.test(name) && !RESERVED.has(name),
       "must be a comma-separated list of names (a-z, 0-9, . and -, up to 40 each; not direct, other or link)",
     ),
     REFERRER_SITES: list(bareHost, (host) => HOST.test(host), "must be a comma-separated list of host names"),
-    // Containers that share the work share one PostgreSQL (decision 0046); unset, SQLite in DATA_DIR.
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// or postgresql:// URL" }).optional(),
     APP_VERSION: z.string().optional(),
-    // A booking page the thanks link to (Cal.com, Calendly): https only, since it becomes a link on our page.
+    // https only: it becomes a link on the site's page.
     BOOKING_URL: z.url({ protocol: /^https$/, error: "must be an https URL" }).optional(),
-    // Prometheus metrics on a listener of their own (server/metrics.ts); unset: no metrics.
     METRICS_PORT: port.optional(),
-    // The name the metrics and alerts give this container; unset: the host name (compose's `hostname:`, else the container's id).
     // As a container's name, so that the alerts' `docker logs <name>` can be run as written.
     CONTAINER_NAME: z
       .string()
       .max(63, { error: "must be at most 63 characters" })
       .regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/, { error: "must be a container's name: letters, digits, '.', '_' and '-'" })
       .optional(),
-    // Zoho CRM (FORM_PROVIDER=zoho-crm, server/leads/zoho-crm.ts): a self client's credentials.
     ZOHO_CLIENT_ID: z.string().optional(),
     ZOHO_CLIENT_SECRET: z.string().optional(),
     ZOHO_REFRESH_TOKEN: z.string().optional(),
@@ -190,10 +175,8 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
     databaseUrl: e.DATABASE_URL,
     bookingUrl: e.BOOKING_URL,
     sources: { names: new Set(e.CAMPAIGNS), sites: e.REFERRER_SITES, ownHosts: e.SITE_ORIGIN.map((origin) => new URL(origin).host) },
-    /** Everything the server writes lives here: without DATABASE_URL the lead database, and (by default) the outbox. */
     dataDir: e.DATA_DIR,
     leadsDb: join(e.DATA_DIR, "leads.db"),
-    /** The calculator funnel's counters (server/funnel.ts), without DATABASE_URL. */
     funnelDb: join(e.DATA_DIR, "funnel.db"),
     retentionDays: e.LEAD_RETENTION_DAYS,
     leadsPerHour: e.LEADS_PER_HOUR,
@@ -223,8 +206,8 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
 
 /**
  * Whether the settings look like a proxy in front that the site does not trust: it listens on
- * loopback alone (only something on this machine reaches it, in production a proxy) and
- * TRUST_PROXY is unset, so every visitor would be that proxy's address, one rate-limit bucket.
+ * loopback alone (in production, only a proxy reaches it) and TRUST_PROXY is unset, so every
+ * visitor would be that proxy's address, one rate-limit bucket.
  */
 export function proxyExpectedButUntrusted(config: Config): boolean {
   const host = config.host === "localhost" ? "127.0.0.1" : config.host;

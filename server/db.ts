@@ -1,11 +1,10 @@
 /**
- * The one place SQLite and PostgreSQL differ (decision 0046). Every store (the leads, drafts,
- * the funnel's counts) writes its SQL once, with `?` (or `:name`) for parameters and three words this module
- * translates: `{int}` (a 64-bit integer column), `{strict}` (SQLite's type checks) and
- * `{skip_locked}` (PostgreSQL's `FOR UPDATE SKIP LOCKED`: a row another container is claiming
- * is passed over, not waited for). SQLite is Node's `node:sqlite` in the data folder: one writer
- * at a time, its lock waited for on a timer (decision 0039); PostgreSQL is `pg`'s pool, every
- * query bounded in time so an unreachable database fails a request instead of holding it.
+ * The one place SQLite and PostgreSQL differ (decision 0046). Every store writes its SQL once, with
+ * `?` (or `:name`) parameters and three words translated here: `{int}` (a 64-bit integer column),
+ * `{strict}` (SQLite's type checks) and `{skip_locked}` (PostgreSQL's `FOR UPDATE SKIP LOCKED`: a
+ * row another container is claiming is passed over). SQLite is `node:sqlite` in the data folder, its
+ * lock waited for on a timer (decision 0039); PostgreSQL is `pg`'s pool, every query bounded in
+ * time so an unreachable database fails a request instead of holding it.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, statSync } from "node:fs";
@@ -130,9 +129,8 @@ const BUSY = 5; // SQLITE_BUSY (and its extended codes): another process holds a
 const isBusy = (error: unknown) => ((Number(causeOf(error).code) || 0) & 0xff) === BUSY;
 
 /**
- * `prepare` (a table made, a schema checked) run once and remembered, and again after it failed:
- * a database down at the start would otherwise never get it. With `key`, again whenever the key
- * changes (the funnel's day). Drafts, the funnel and the rate limits prepare this way.
+ * `prepare` (a table made) run once and remembered, and again after it failed: a database down at
+ * the start would otherwise never get it. With `key`, again whenever the key changes (the funnel's day).
  */
 export function preparedOnce(prepare: () => Promise<unknown>, key: () => string = () => "") {
   let prepared: { key: string; done: Promise<unknown> } | undefined;
@@ -191,10 +189,7 @@ interface SqliteOptions {
   timeout?: number;
   /** The schema version a file may have been written with; a newer one is refused, untouched. */
   version?: number;
-  /**
-   * The folder is another's (where an operator keeps a backup: /tmp, a home): made 0700 if
-   * missing, but an existing one keeps its mode. A backup into /tmp once left it 0700.
-   */
+  /** The folder is another's (where an operator keeps a backup: /tmp, a home): made 0700 if missing, an existing one keeps its mode. */
   foreignFolder?: boolean;
 }
 

@@ -5,9 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AppLoadContext } from "@remix-run/node";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { toStep } from "~/calculator/draft.server";
-import { next, parseState } from "~/calculator/rules";
-import { toContactErrors } from "~/contact/draft.server";
+import { calculatorAction } from "~/calculator/action.server";
+import { toContactErrors } from "~/forms/draft.server";
 import { visitorOwner } from "~/forms/visitor.server";
 import { quietLog, recordingLog } from "../tests/support/quiet-log";
 import { usePostgres } from "../tests/support/use-postgres";
@@ -201,11 +200,12 @@ describe("what the forms keep", () => {
   }
 
   it("a calculator step keeps a text too long for the visitor to shorten, up to half again its bound, so one client cannot crowd the store", async () => {
-    const context = { drafts: store(await sqlite()) } as unknown as AppLoadContext;
+    const context = { drafts: store(await sqlite()), sources: { names: new Set(), sites: [] }, countVisit: async () => undefined } as unknown as AppLoadContext;
+    const step = (fields: Record<string, string>) => calculatorAction(post(), fields, context);
     const step4 = { "state.step": "4", "state.service": "seo", "state.timeframe": "urgent", "state.complexity": "complex" };
     // A paste a little too long (no box cuts one): kept whole, with how long it is.
     const over = { ...step4, description: `${"x".repeat(7_000)}${"🙂".repeat(250)}` };
-    const some = await keptBy(context, await toStep(post(), context, next(parseState(over), over), undefined), "draft");
+    const some = await keptBy(context, await step(over), "draft");
     expect(some.kept).toMatchObject({
       fields: { "state.step": "4", "state.description": over.description },
       errors: { description: ["Description must be at most 5,000 characters; this one has 7,250"] },
@@ -213,7 +213,7 @@ describe("what the forms keep", () => {
     expect(some.size * perClient).toBeLessThan(DRAFT_MEMORY);
     // Far too long: not kept, and its message says so.
     const far = { ...step4, description: "x".repeat(60_000), "state.name": "n".repeat(60_000) };
-    const { kept, size } = await keptBy(context, await toStep(post(), context, next(parseState(far), far), undefined), "draft");
+    const { kept, size } = await keptBy(context, await step(far), "draft");
     expect(kept).toMatchObject({
       fields: { "state.step": "4" },
       errors: { description: ["Description must be at most 5,000 characters; this one has 60,000, too many to keep here"] },

@@ -1,12 +1,11 @@
 /**
- * Short-lived records a visitor's own pages need between requests (decisions 0016, 0020): the
- * calculator's steps without JavaScript, and the receipt that shows a sent request's reference.
- * A record is kept under its owner (a hash of the browser's cookie, app/forms/visitor.server.ts)
- * and a random id, and only that owner reaches it, so someone else's link never shows a
- * visitor's answers. A table in the lead store's database, so any container renders any record;
- * within a budget charged to the client that made each record: over it, the client charged the
- * most loses its oldest, so a flood evicts the flooders' drafts (decision 0034). While the
- * database fails or is slow, records are kept in memory: a draft is worth less than a visitor's wait.
+ * Short-lived records a visitor's own pages need between requests (decisions 0016, 0020): a form's
+ * draft without JavaScript, and the receipt that shows a sent request's reference. A record is kept
+ * under its owner (a hash of the browser's cookie, app/forms/visitor.server.ts) and a random id,
+ * and only that owner reaches it. A table in the lead store's database, so any container renders
+ * any record, within a budget charged to the client that made each: over it, the client charged the
+ * most loses its oldest, so a flood evicts the flooders' drafts (decision 0034). While the database
+ * fails or is slow, records are kept in memory: a draft is worth less than a visitor's wait.
  */
 import { randomBytes } from "node:crypto";
 import { setTimeout as pause } from "node:timers/promises";
@@ -22,12 +21,9 @@ export const DRAFT_TTL_SECONDS = DRAFT_LIFETIME_MINUTES * 60;
 export const DRAFT_MEMORY = 16 * 1024 * 1024;
 /** What a record costs beyond its JSON and name: its row's other columns and two index entries, counted generously. */
 const RECORD_OVERHEAD = 600;
-/** How long a visitor's step waits for the database before its record is kept in memory instead. */
-const STORE_WAIT_MS = 1_000;
-/** How often expired records are deleted (a load never returns one before that). */
-const SWEEP_MS = 10_000;
 /** A record's id: 16 random bytes, base64url. Its owner: a SHA-256, base64url. */
 const [ID, OWNER] = [/^[A-Za-z0-9_-]{22}$/, /^[A-Za-z0-9_-]{43}$/];
+const cost = (name: string, json: string) => json.length + name.length + RECORD_OVERHEAD;
 
 /** `name`: owner:id. `cost`: what the record is charged to its `client`. Times in ms since the epoch. */
 const SCHEMA = [
@@ -38,7 +34,7 @@ const SCHEMA = [
   "CREATE INDEX IF NOT EXISTS drafts_by_client ON drafts (client, saved_at, cost)",
   "CREATE INDEX IF NOT EXISTS drafts_by_expiry ON drafts (expires_at)",
 ];
-// Exclusive: two containers creating one table at once would fail on PostgreSQL.
+// Exclusive: two containers creating one table at once fail on PostgreSQL.
 const prepare = (db: Db) =>
   db.transaction(
     async (tx) => {
@@ -57,10 +53,7 @@ const LOAD = "SELECT json FROM drafts WHERE name = ? AND expires_at > ?";
 const ERASE = "DELETE FROM drafts WHERE name = ?";
 const EXPIRED = "DELETE FROM drafts WHERE expires_at <= ?";
 
-/**
- * The records the database holds, for the operator's `find` and `erase` (server/personal-data.ts).
- * One a server kept in its own memory while the database failed is out of reach: it lives until its expiry.
- */
+/** The records the database holds, for the operator's `find` and `erase` (a server's memory is out of its reach). */
 export function draftsIn(db: Db) {
   return {
     async records(): Promise<{ name: string; value: unknown; ttlMs: number }[]> {
@@ -73,13 +66,12 @@ export function draftsIn(db: Db) {
   };
 }
 
+/** `maxMemory`: the budget (the memory kept while the database fails holds a quarter of it); `waitMs`: how long a call waits for the database before memory. */
 export interface DraftOptions {
   db: Db;
   log: Pick<Logger, "info" | "warn">;
   ttlSeconds?: number;
-  /** The budget (DRAFT_MEMORY); the memory kept while the database fails holds a quarter of it. */
   maxMemory?: number;
-  /** How long a call waits for the database before it is kept in (or read from) memory instead. */
   waitMs?: number;
 }
 
@@ -88,13 +80,13 @@ export type Drafts = DraftStore & { forClient(client: string): DraftStore; close
 
 const FAILED = Symbol("failed");
 
-export function createDraftStore({ db, log, ttlSeconds = DRAFT_TTL_SECONDS, maxMemory = DRAFT_MEMORY, waitMs = STORE_WAIT_MS }: DraftOptions): Drafts {
+export function createDraftStore({ db, log, ttlSeconds = DRAFT_TTL_SECONDS, maxMemory = DRAFT_MEMORY, waitMs = 1_000 }: DraftOptions): Drafts {
   // Records saved while the database failed (not charged per client: an outage is short, and the
-  // post limit bounds what one client adds meanwhile), and deletions it missed (a request sent
-  // meanwhile), done by the next sweep: a sent request's answers must not wait out their lifetime there.
+  // post limit bounds what one client adds meanwhile), and deletions it missed, which the next sweep
+  // does: a sent request's answers must not wait out their lifetime there.
   const memory = new LRUCache<string, string>({
     maxSize: Math.ceil(maxMemory / 4),
-    sizeCalculation: (json, name) => json.length + name.length + RECORD_OVERHEAD,
+    sizeCalculation: (json, name) => cost(name, json),
     ttl: ttlSeconds * 1000,
     ttlAutopurge: true,
   });
@@ -129,7 +121,7 @@ export function createDraftStore({ db, log, ttlSeconds = DRAFT_TTL_SECONDS, maxM
       async (tx) => {
         const now = Date.now();
         await tx.run(EXPIRED, [now]);
-        await tx.run(SAVE, [name, json, client, json.length + name.length + RECORD_OVERHEAD, now, now + ttlSeconds * 1000]);
+        await tx.run(SAVE, [name, json, client, cost(name, json), now, now + ttlSeconds * 1000]);
         const charged = async () => Number((await tx.get("SELECT coalesce(sum(cost), 0) AS bytes FROM drafts"))?.bytes);
         while ((await charged()) > maxMemory && (await tx.run(EVICT)) > 0);
       },
@@ -148,7 +140,8 @@ export function createDraftStore({ db, log, ttlSeconds = DRAFT_TTL_SECONDS, maxM
       undeleted.delete(name);
     }
   }
-  const sweeper = setInterval(() => (sweeping = answered(sweep)), Math.min(SWEEP_MS, ttlSeconds * 1000)).unref();
+  // Every 10 s: a load never returns an expired record, and the sweep deletes it unread.
+  const sweeper = setInterval(() => (sweeping = answered(sweep)), Math.min(10_000, ttlSeconds * 1000)).unref();
 
   const key = (owner: string, id: string) => `${owner}:${id}`;
   const valid = (owner: string, id: string) => OWNER.test(owner) && ID.test(id);

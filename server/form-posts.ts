@@ -1,8 +1,7 @@
 /**
- * Every post (every method with an action) passes here before Remix sees it, so no action can
- * skip a rule: the cross-site check, the per-client post limit, the body cap and the honeypot.
- * What survives is `res.locals.form`; remix-handler.ts hands its fields to Remix as the body an
- * action reads with `request.formData()` (the body stream itself is used up here).
+ * Every post passes here before Remix sees it, so no action can skip a rule: the cross-site check,
+ * the per-client post limit, the body cap and the honeypot. What survives is `res.locals.form`,
+ * which remix-handler.ts hands to Remix as the body an action reads with `request.formData()`.
  */
 import { randomUUID } from "node:crypto";
 import type { Request, RequestHandler, Response } from "express";
@@ -41,13 +40,11 @@ function hostOf(value: string): string | undefined {
 export const requestHost = (req: Request) => req.get("x-forwarded-host")?.split(",")[0]?.trim() || req.get("host");
 
 /**
- * Fetch Metadata first, as Go 1.25's CrossOriginProtection does: the browser itself says whether
- * a post comes from this origin (`same-origin`) or from the visitor (`none`), whatever a proxy did
- * to Host on the way. Only without it (a browser before 2023, any browser on a plain http:// name,
- * or not a browser) is the Origin (or, without one, the Referer) checked: one of SITE_ORIGIN
- * (Go's AddTrustedOrigin), or the host addressed, in the scheme a trusted proxy names. A client
- * that sends none of them is not a browser and is left to the other rules. Remix's own check is
- * kept agreeing by remix-handler.ts.
+ * Fetch Metadata first, as Go 1.25's CrossOriginProtection does: the browser itself says whether a
+ * post comes from this origin, whatever a proxy did to Host. Only without it (an old browser, any
+ * browser on a plain http:// name, or not a browser) is the Origin (else the Referer) checked: one
+ * of SITE_ORIGIN, or the host addressed, in the scheme a trusted proxy names. A client that sends
+ * none of them is not a browser and is left to the other rules.
  */
 function isCrossSite(req: Request, siteOrigins: readonly string[]): boolean {
   const site = req.get("sec-fetch-site");
@@ -62,9 +59,8 @@ function isCrossSite(req: Request, siteOrigins: readonly string[]): boolean {
 }
 
 /**
- * A refused post looks same-site when only the host comparison refused it: no Fetch Metadata, and
- * an Origin (or Referer) naming some other host. That is every post from an old browser behind a
- * proxy that rewrites Host, so it is an error to look at, not an attack to shrug off.
+ * A refused post looks same-site when only the host comparison refused it: that is every post from
+ * an old browser behind a proxy that rewrites Host, an error to look at, not an attack to shrug off.
  */
 const refusedOrigin = (req: Request) => (req.get("sec-fetch-site") === undefined ? hostOf(req.get("origin") ?? req.get("referer") ?? "") : undefined);
 
@@ -75,9 +71,8 @@ export interface PostEvents {
 }
 
 /**
- * The client a post counts as. A trusted proxy that names none (no X-Forwarded-For: nginx's
- * plain proxy_pass) would make every visitor its one address, one shared bucket that a handful of
- * posts closes for everyone (decision 0032): each such post counts as a client of its own.
+ * The client a post counts as. A trusted proxy that names none (nginx's plain proxy_pass) would make
+ * every visitor one shared bucket (decision 0032): each such post counts as a client of its own.
  */
 function clientOf(req: Request): string | undefined {
   const proxied = (req.app.get("trust proxy fn") as (address: string, hop: number) => boolean)(req.socket.remoteAddress ?? "", 0);
@@ -136,9 +131,8 @@ export function formPosts({ limits, log, events, siteOrigins = [] }: Options): R
       if (type === "request.aborted") return; // the client went away; nobody to answer
       return type === "entity.too.large" ? refuse(req, res, 413, "too large") : refuse(req, res, 400, type ?? "unreadable");
     }
-    // Invisible code points go before any action sees a field (validation included). A browser
-    // counts a line break as one character against a box's maxlength but posts it as CRLF (with
-    // JavaScript, as LF): read as LF, a text the box accepted is never too long here.
+    // Invisible code points go before any action sees a field. A line break is read as LF, as a box's
+    // maxlength counts it, so a text the box accepted is never too long here.
     const fields = Object.fromEntries([...new URLSearchParams(body)].map(([name, value]) => [name, stripInvisible(value.replace(/\r\n?/g, "\n"))]));
     const bot = (fields[HONEYPOT_FIELD] ?? "").trim() !== "";
     res.locals.form = { fields, bot, client } satisfies CheckedPost;

@@ -1,8 +1,7 @@
 /**
- * POST /steps (FUNNEL_PATH): the wizard's beacon when a visit reaches a step in the browser
- * (app/funnel/visit.ts, decision 0036), checked first by formPosts with the funnel's own limit, and
- * answered 204 whatever was posted. The server's, not a Remix route, so a GET of /steps is an
- * unknown path like any other instead of Remix's error (decision 0044).
+ * POST /steps: the wizard's beacon when a visit reaches a step in the browser (decision 0036),
+ * checked first by formPosts with the funnel's own limit, and answered 204 whatever was posted. Not a
+ * Remix route, so a GET of /steps is an unknown path like any other (decision 0044).
  */
 import type { Request as ExpressRequest, RequestHandler } from "express";
 import type { Source, SourceSettings } from "~/funnel/source";
@@ -24,9 +23,7 @@ export function funnelBeacon({
   count,
   sources,
 }: {
-  /** Counts one step for the request's visit (server/funnel.ts, with the client's bucket). */
   count(req: ExpressRequest, request: Request, event: FunnelEvent, source: Source): Promise<void>;
-  /** What the operator names as sources (CAMPAIGNS, REFERRER_SITES). */
   sources: SourceSettings;
 }): RequestHandler {
   return async (req, res, next) => {

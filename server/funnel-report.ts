@@ -1,10 +1,11 @@
 /**
- * The funnel as the operator reads it (decision 0045): what each source is worth, shown two ways
- * from the same figures: `funnelText` for `npm run -s leads -- funnel`, and `funnelPage`, GET /funnel
- * on the metrics port, a page to read or print with no script (SVG charts, tables).
+ * The funnel as the operator reads it (decision 0045). `funnelReport` works the tables out once;
+ * `funnelText` prints them for `npm run -s leads -- funnel`, and `funnelPage` shows the same tables
+ * for the last 7 and 30 days at GET /funnel on the metrics port: a page to read or print, no script.
  */
-import { emptySteps, type FunnelDay, STEP_NAMES, stepFigures, type Steps } from "./funnel";
 import { sourceOfKey } from "~/funnel/source";
+import { DEVICES } from "~/funnel/visit";
+import { emptySteps, type FunnelDay, type Steps } from "./funnel";
 
 /**
  * What a source brought: visits that reached step 2, calculator requests sent, contact messages,
@@ -33,7 +34,7 @@ const sum = (of: Worth[]) => {
 /**
  * How many sources a report names; the rest are summed in one row. Forged beacons can add a few
  * hundred sources a day, and a printed page must stay a page: the ten that brought the most
- * visits say where the work comes from (decision 0045). `--json` lists every one.
+ * visits say where the work comes from. `--json` lists every one.
  */
 export const NAMED_SOURCES = 10;
 
@@ -56,29 +57,12 @@ const brand = (name: string) => BRANDS[name] ?? name.charAt(0).toUpperCase() + n
  */
 export function sourceName(key: string): string {
   const source = sourceOfKey(key);
-  switch (source?.kind) {
-    case "campaign":
-      return [source.source, source.medium, source.campaign]
-        .map((part) => part ?? "–")
-        .join(" · ")
-        .replace(/( · –)+$/, "");
-    case "search":
-      return `${brand(source.name)} search`;
-    case "social":
-      return `${brand(source.name)} (social)`;
-    case "assistant":
-      return `${brand(source.name)} (AI assistant)`;
-    case "site":
-      return `A link on ${source.host}`;
-    case "link":
-      return "A link on another site";
-    case "direct":
-      return "Direct";
-    case "unknown":
-      return "Not known (no JavaScript)";
-    default:
-      return "Other (not named)";
-  }
+  if (source?.kind === "campaign") return [source.source, source.medium ?? (source.campaign && "–"), source.campaign].filter(Boolean).join(" · ");
+  if (source?.kind === "search" || source?.kind === "social" || source?.kind === "assistant")
+    return `${brand(source.name)} ${{ search: "search", social: "(social)", assistant: "(AI assistant)" }[source.kind]}`;
+  if (source?.kind === "site") return `A link on ${source.host}`;
+  const named: Record<string, string> = { link: "A link on another site", direct: "Direct", unknown: "Not known (no JavaScript)" };
+  return named[source?.kind ?? ""] ?? "Other (not named)";
 }
 
 /**
@@ -105,189 +89,98 @@ export function namedSources(ranked: SourceWorth[]): { named: SourceWorth[]; res
   return { named, rest: { key: "", name: `${others.length} more sources, summed`, sources: others.length, ...sum(others), days } };
 }
 
+/** One table of the report: `rows` start with the row's name; a column headed "" is a bar. */
+export interface Table {
+  kind: "days" | "steps" | "devices" | "sources";
+  title: string;
+  head: string[];
+  rows: string[][];
+  note?: string;
+}
+
+const STEPS = ["Step 2", "Step 3", "Step 4", "Step 5", "Sent"];
+/** The five steps' figures and the contact messages, summed over some days. */
+function figures(days: FunnelDay[], pick: (day: FunnelDay) => Steps): number[] {
+  const sums = [0, 0, 0, 0, 0, 0];
+  for (const s of days.map(pick)) [s.reached[2], s.reached[3], s.reached[4], s.reached[5], s.sent, s.contactSent].forEach((n, i) => (sums[i]! += n));
+  return sums;
+}
 /** A send rate as the reports print it: "67%", or "–" without a step-2 visit. */
 const percent = (rate: number | null) => (rate === null ? "–" : `${Math.round(rate * 100)}%`);
+const worthCells = (w: Worth) => [String(w.step2), String(w.sent), percent(w.sendRate), String(w.contactSent)];
 
-type Totals = { steps: [string, number][]; contact: number };
+/** The report of `days` (oldest first): each day, the steps with what each kept of the one before, each device, each source. */
+export function funnelReport(days: FunnelDay[]): Table[] {
+  const range = `last ${days.length} days`;
+  const total = figures(days, (day) => day);
+  const widest = Math.max(1, ...total.slice(0, 5));
+  const kept = (i: number) => (i > 0 && total[i - 1]! > 0 ? `${Math.round((total[i]! / total[i - 1]!) * 100)}% of ${STEPS[i - 1]}` : "");
+  const { named, rest } = namedSources(sourceWorth(days));
+  const sources = rest ? [...named, rest] : named;
+  return [
+    {
+      kind: "days",
+      title: `The calculator's funnel, ${range} (Africa/Johannesburg)`,
+      head: ["Day", ...STEPS, "Contact"],
+      rows: [...days.map((day) => [day.date, ...figures([day], (d) => d).map(String)]), ["Total", ...total.map(String)]],
+    },
+    {
+      kind: "steps",
+      title: "Step by step: the visits that reached each step, and what each kept of the step before",
+      head: ["Step", "", "Visits", "Kept"],
+      rows: STEPS.map((step, i) => [step, "█".repeat(Math.round((total[i]! / widest) * 40)), String(total[i]), kept(i)]),
+    },
+    {
+      kind: "devices",
+      title: "By device",
+      head: ["Device", ...STEPS, "Contact"],
+      rows: DEVICES.map((device) => [device, ...figures(days, (day) => day.byDevice[device]).map(String)]),
+    },
+    {
+      kind: "sources",
+      title: `What each source brought, ${range}: visits that reached step 2, requests sent, sends per step-2 visit, contact messages; then each day it brought any`,
+      head: ["Source / day", "Step 2", "Sent", "Step 2 → sent", "Contact"],
+      rows: sources.flatMap((source) => [
+        [source.name, ...worthCells(source)],
+        ...source.days.filter((day) => day.step2 + day.sent + day.contactSent > 0).map((day) => [`  ${day.date}`, ...worthCells(day)]),
+      ]),
+      note:
+        sources.length === 0
+          ? `No source brought a visit to step 2 or a message in the ${range}.`
+          : rest &&
+            `The ${NAMED_SOURCES} sources with the most visits at step 2 and contact messages by name; the other ${rest.sources} summed (--json lists each).`,
+    },
+  ];
+}
+
+/** `npm run -s leads -- funnel`: the report's tables in columns, a blank line between them. */
+export function funnelText(days: FunnelDay[]): string[] {
+  return funnelReport(days).flatMap(({ title, head, rows, note }, t) => {
+    const widths = head.map((_, c) => Math.max(...[head, ...rows].map((row) => row[c]!.length)));
+    const line = (row: string[]) => row.map((cell, c) => (c === 0 || head[c] === "" ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  ");
+    return [...(t > 0 ? [""] : []), title, ...(rows.length > 0 ? [head, ...rows].map((row) => line(row).trimEnd()) : []), ...(note ? [note] : [])];
+  });
+}
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-/** The funnel's five figures of some days, optionally of one device class or source. */
-function totals(days: FunnelDay[], pick: (day: FunnelDay) => Steps | undefined): Totals {
-  const sum = [0, 0, 0, 0, 0];
-  let contact = 0;
-  for (const day of days) {
-    const d = pick(day);
-    if (!d) continue;
-    stepFigures(d).forEach((n, i) => (sum[i]! += n));
-    contact += d.contactSent;
-  }
-  return { steps: STEP_NAMES.map((name, i) => [name, sum[i]!]), contact };
+function htmlTable({ kind, title, head, rows, note }: Table): string {
+  const cells = (row: string[]) =>
+    row
+      .map((cell, c) => (c === 0 ? `<th scope="row">${escape(cell.trim())}</th>` : `<td${head[c] === "" ? ' class="bar"' : ""}>${escape(cell)}</td>`))
+      .join("");
+  const body = rows.map((row) => `<tr${row[0]!.startsWith(" ") ? ' class="day"' : ""}>${cells(row)}</tr>`).join("");
+  const table = `<table class="${kind}"><caption>${escape(title)}</caption><thead><tr>${head.map((h) => `<th scope="col">${escape(h)}</th>`).join("")}</tr></thead><tbody>${body}</tbody></table>`;
+  return `${rows.length > 0 ? table : `<h3>${escape(title)}</h3>`}${note ? `<p>${escape(note)}</p>` : ""}`;
 }
 
-/** "−40%" from one step to the next; "" where the first is 0. */
-const dropOff = (from: number, to: number) => (from === 0 || to === from ? "" : `${to < from ? "−" : "+"}${Math.round((Math.abs(from - to) / from) * 100)}%`);
-
-function chart({ steps }: Totals, title: string): string {
-  const width = 640;
-  const height = 220;
-  const top = Math.max(1, ...steps.map(([, n]) => n));
-  const slot = width / steps.length;
-  const bars = steps.map(([name, n], i) => {
-    const h = Math.round((n / top) * (height - 60));
-    const x = Math.round(i * slot + slot * 0.2);
-    const y = height - 30 - h;
-    const next = steps[i + 1];
-    return [
-      `<rect x="${x}" y="${y}" width="${Math.round(slot * 0.6)}" height="${h}" class="bar"><title>${name}: ${n}</title></rect>`,
-      `<text x="${x + slot * 0.3}" y="${y - 6}" text-anchor="middle">${n}</text>`,
-      `<text x="${x + slot * 0.3}" y="${height - 10}" text-anchor="middle">${name}</text>`,
-      next ? `<text x="${Math.round((i + 1) * slot)}" y="${height / 2}" text-anchor="middle" class="drop">${dropOff(n, next[1])}</text>` : "",
-    ].join("");
-  });
-  return `<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${escape(title)}: ${steps.map(([name, n]) => `${name} ${n}`).join(", ")}">${bars.join("")}</svg>`;
-}
-
-function table(caption: string, rows: [string, Totals][]): string {
-  const head = `<tr><th scope="col"></th>${STEP_NAMES.map((name) => `<th scope="col">${name}</th>`).join("")}<th scope="col">Contact messages</th></tr>`;
-  const body = rows
-    .map(
-      ([label, t]) =>
-        `<tr><th scope="row">${escape(label)}</th>${t.steps
-          .map(([, n], i) => `<td>${n}${i > 0 ? ` <small>${dropOff(t.steps[i - 1]![1], n)}</small>` : ""}</td>`)
-          .join("")}<td>${t.contact}</td></tr>`,
-    )
-    .join("");
-  return `<table><caption>${escape(caption)}</caption><thead>${head}</thead><tbody>${body}</tbody></table>`;
-}
-
-/** The named sources of a range, then the rest summed, and what the page says of the choice (HTML). */
-function shown(days: FunnelDay[]) {
-  const { named, rest } = namedSources(sourceWorth(days));
-  const note = rest
-    ? `The ${NAMED_SOURCES} sources with the most visits at step 2 and contact messages by name; the other ${rest.sources} summed in the last row (<code>npm run -s leads -- funnel --json</code> lists each).`
-    : "Every source with a visit or a message in these days, by name.";
-  return { rows: rest ? [...named, rest] : named, rest, note };
-}
-
-const WORTH_HEAD = `<th scope="col">Reached step 2</th><th scope="col">Sent</th><th scope="col">Step 2 → sent</th><th scope="col">Contact messages</th>`;
-const worthCells = (w: Worth) => `<td>${w.step2}</td><td>${w.sent}</td><td>${percent(w.sendRate)}</td><td>${w.contactSent}</td>`;
-
-function sourceTable(caption: string, rows: SourceWorth[]): string {
-  const body = rows.map((row) => `<tr><th scope="row">${escape(row.name)}</th>${worthCells(row)}</tr>`).join("");
-  return `<table class="sources"><caption>${escape(caption)}</caption><thead><tr><th scope="col">Source</th>${WORTH_HEAD}</tr></thead><tbody>${body}</tbody></table>`;
-}
-
-/**
- * The same as bars: a source's visits at step 2 (light) with its sends over them (dark), so the
- * rate reads as how much of the light bar is dark. Names above the bars, so a long campaign fits.
- */
-function sourceChart(rows: SourceWorth[], title: string): string {
-  const width = 640;
-  const bar = 400;
-  const row = 44;
-  const top = Math.max(1, ...rows.flatMap((r) => [r.step2, r.sent]));
-  const length = (n: number) => Math.round((n / top) * bar);
-  const items = rows.map((r, i) => {
-    const y = 34 + i * row;
-    return [
-      `<text x="0" y="${y + 12}">${escape(r.name)}</text>`,
-      `<rect x="0" y="${y + 18}" width="${length(r.step2)}" height="16" class="step2"><title>${escape(r.name)}: ${r.step2} reached step 2</title></rect>`,
-      `<rect x="0" y="${y + 22}" width="${length(r.sent)}" height="8" class="sent"><title>${escape(r.name)}: ${r.sent} sent</title></rect>`,
-      `<text x="${bar + 12}" y="${y + 31}">${r.step2} → ${r.sent} sent (${percent(r.sendRate)})</text>`,
-    ].join("");
-  });
-  const legend = `<rect x="0" y="4" width="14" height="14" class="step2"/><text x="20" y="16">Reached step 2</text><rect x="150" y="7" width="14" height="8" class="sent"/><text x="170" y="16">Sent</text>`;
-  const label = `${title}: ${rows.map((r) => `${r.name}, ${r.step2} reached step 2, ${r.sent} sent`).join("; ")}`;
-  return `<svg viewBox="0 0 ${width} ${34 + rows.length * row}" class="by-source" role="img" aria-label="${escape(label)}">${legend}${items.join("")}</svg>`;
-}
-
-/**
- * A source's days as small bars, step-2 visits (light) and sends (dark), scaled to its own
- * busiest day: the trend at a glance. Hidden from screen readers, which read the rows under it.
- */
-function sparkline(days: SourceWorth["days"]): string {
-  const top = Math.max(1, ...days.flatMap((d) => [d.step2, d.sent]));
-  const h = (n: number) => Math.round((n / top) * 22);
-  const bars = days.map(
-    (d, i) =>
-      (h(d.step2) ? `<rect x="${i * 10}" y="${24 - h(d.step2)}" width="8" height="${h(d.step2)}" class="step2"/>` : "") +
-      (h(d.sent) ? `<rect x="${i * 10 + 2}" y="${24 - h(d.sent)}" width="4" height="${h(d.sent)}" class="sent"/>` : ""),
-  );
-  return `<svg viewBox="0 0 ${days.length * 10} 24" class="spark" preserveAspectRatio="none" aria-hidden="true">${bars.join("")}</svg>`;
-}
-
-/** Each source day by day: a group a source (with its bars), a row a day it brought something (days of zeros left out, and said so). */
-function dayBySource(rows: SourceWorth[], caption: string): string {
-  const groups = rows.map((row) => {
-    const active = row.days.filter((d) => d.step2 + d.sent + d.contactSent > 0);
-    const days = active.map((d) => `<tr><th scope="row"><time datetime="${d.date}">${d.date}</time></th>${worthCells(d)}</tr>`).join("");
-    return `<tbody><tr class="group"><th scope="rowgroup">${escape(row.name)}</th><td colspan="4">${sparkline(row.days)}</td></tr>${days}</tbody>`;
-  });
-  return `<table class="days"><caption>${escape(caption)}</caption><thead><tr><th scope="col">Day</th>${WORTH_HEAD}</tr></thead>${groups.join("")}</table>`;
-}
-
-/** `days`: the last 30 days, oldest first. */
+/** GET /funnel: `days` are the last 30, oldest first. */
 export function funnelPage(days: FunnelDay[]): string {
-  const sections = [7, 30].map((n) => {
-    const range = days.slice(-n);
-    const all = totals(range, (d) => d);
-    const devices = (["phone", "tablet", "desktop"] as const).map((device): [string, Totals] => [device, totals(range, (d) => d.byDevice[device])]);
-    const title = `Last ${n} days (${range[0]?.date} to ${range.at(-1)?.date})`;
-    const { rows, note } = shown(range);
-    const sources =
-      rows.length === 0
-        ? "<p>No source brought a visit to step 2 or a message in these days.</p>"
-        : `<div class="keep">${sourceTable("By source: what each brought", rows)}<p class="note">${note}</p>${sourceChart(rows, `By source, last ${n} days`)}</div>`;
-    return `<section><h2>${title}</h2>${chart(all, title)}<p>Contact messages sent: ${all.contact}</p>${table("By device", devices)}${sources}</section>`;
-  });
-  const month = days.slice(-30);
-  const { rows, note } = shown(month);
-  const daily =
-    rows.length === 0
-      ? ""
-      : `<section class="daily"><h2>Each source, day by day (${month[0]?.date} to ${month.at(-1)?.date})</h2><p>Oldest day first; a day on which a source brought nothing is left out. The bars beside each source are its 30 days (light: reached step 2; dark: sent), scaled to its own busiest day. ${note}</p>${dayBySource(rows, "Each source, day by day")}</section>`;
+  const sections = [7, 30].map((n) => `<section><h2>Last ${n} days</h2>${funnelReport(days.slice(-n)).map(htmlTable).join("")}</section>`);
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Calculator funnel</title><style>
 body{font:16px/1.5 system-ui,sans-serif;margin:1rem auto;max-width:60rem;padding:0 1rem;color:#1a1a1a}
-svg{width:100%;max-width:40rem;height:auto;display:block}.bar{fill:#1d4ed8}svg text{font-size:13px;fill:currentColor}.drop{fill:#b91c1c;font-weight:600}
-.step2{fill:#93c5fd}.sent{fill:#1e3a8a}.note{font-size:.875rem;color:#444}
-table{border-collapse:collapse;margin:1rem 0;width:100%}caption{text-align:left;font-weight:600}th,td{border-bottom:1px solid #ccc;padding:.25rem .5rem;text-align:right}th[scope=row],th[scope=rowgroup]{text-align:left}small{color:#b91c1c}
-th:first-child{text-align:left}.sources th[scope=row]{overflow-wrap:anywhere}
-.days .group>*{background:#f1f5f9;padding-top:.5rem}.days th[scope=row]{font-weight:400;padding:.1rem .5rem .1rem 1.5rem}.days td{padding:.1rem .5rem}.spark{width:100%;max-width:none;height:1.5rem}
-svg,table,.keep,tr{break-inside:avoid}table.days{break-inside:auto}.days .group{break-after:avoid}
-@media print{body{margin:0;max-width:none}section+section{break-before:page}svg text{fill:#000}.days .group>*{background:none;border-bottom:2px solid #000}}
-</style></head><body><h1>Calculator funnel</h1><p>Visits that reached each step of the calculator and sent it, counted per day (Africa/Johannesburg). Counts only: no visitor is identified. A step counts once per visit. By source, "Step 2 → sent" is the requests sent for each visit that reached step 2 (a service chosen), counted in the same days; it is not a path followed, so a day's share can pass 100% when a visit began the day before. Bots and scripts (curl, a headless browser) are not counted.</p>${sections.join("")}${daily}</body></html>`;
-}
-
-/** `npm run -s leads -- funnel`: a line a day and a bar per step, then each source's totals and days, as on the page. */
-export function funnelText(days: FunnelDay[]): string[] {
-  const lines = [`The calculator's funnel, last ${days.length} days (Africa/Johannesburg)`];
-  lines.push(["date      ", ...STEP_NAMES.map((s) => s.padStart(7)), "Contact".padStart(8)].join(" "));
-  for (const day of days) lines.push([day.date, ...stepFigures(day).map((n) => String(n).padStart(7)), String(day.contactSent).padStart(8)].join(" "));
-  const total = totals(days, (d) => d).steps.map(([, n]) => n);
-  const widest = Math.max(1, ...total);
-  lines.push("");
-  total.forEach((n, i) => {
-    const drop = i > 0 && total[i - 1]! > 0 ? `  (${Math.round((n / total[i - 1]!) * 100)}% of ${STEP_NAMES[i - 1]})` : "";
-    lines.push(`${STEP_NAMES[i]!.padEnd(7)} ${"█".repeat(Math.round((n / widest) * 40)).padEnd(40)} ${n}${drop}`);
-  });
-  lines.push("");
-  const { rows, rest } = shown(days);
-  if (rows.length === 0) return [...lines, `No source brought a visit to step 2 or a message in the last ${days.length} days.`];
-  const width = Math.max(24, ...rows.map((row) => row.name.length + 2));
-  const figures = (w: Worth) =>
-    [String(w.step2).padStart(7), String(w.sent).padStart(7), percent(w.sendRate).padStart(14), String(w.contactSent).padStart(8)].join(" ");
-  lines.push(
-    `What each source brought, last ${days.length} days: visits that reached step 2, requests sent, sends per step-2 visit, contact messages`,
-    ["source / day".padEnd(width), "Step 2".padStart(7), "Sent".padStart(7), "Step 2 → sent".padStart(14), "Contact".padStart(8)].join(" "),
-  );
-  for (const row of rows) {
-    lines.push(`${row.name.padEnd(width)} ${figures(row)}`);
-    for (const day of row.days) if (day.step2 + day.sent + day.contactSent > 0) lines.push(`  ${day.date.padEnd(width - 2)} ${figures(day)}`);
-  }
-  if (rest)
-    lines.push(
-      `The ${NAMED_SOURCES} sources with the most visits at step 2 and contact messages by name; the other ${rest.sources} summed (--json lists each).`,
-    );
-  return lines;
+table{border-collapse:collapse;margin:1rem 0;width:100%;break-inside:avoid}caption{text-align:left;font-weight:600}
+th,td{border-bottom:1px solid #ccc;padding:.25rem .5rem;text-align:right}th[scope=row],td.bar{text-align:left}td.bar{color:#1d4ed8;white-space:nowrap}
+tr.day th{font-weight:400;padding-left:1.5rem}table.sources{break-inside:auto}
+@media print{body{margin:0;max-width:none}section+section{break-before:page}}
+</style></head><body><h1>Calculator funnel</h1><p>Visits that reached each step of the calculator and sent it, counted per day (Africa/Johannesburg). Counts only: no visitor is identified. A step counts once per visit. By source, "Step 2 → sent" is the requests sent for each visit that reached step 2 (a service chosen), counted in the same days; it is not a path followed, so a day's share can pass 100% when a visit began the day before. Bots and scripts (curl, a headless browser) are not counted.</p>${sections.join("")}</body></html>`;
 }

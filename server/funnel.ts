@@ -8,9 +8,9 @@ import { setTimeout as pause } from "node:timers/promises";
 import { isbot } from "isbot";
 import { LRUCache } from "lru-cache";
 import { FUNNEL_KEEP_DAYS as KEEP_DAYS } from "~/content/privacy";
-import { AD_CLICKS, LISTABLE, reclassifiedKey, type Source, type SourceSettings, sourceKey, sourceOfKey } from "~/funnel/source";
+import { AD_CLICKS, type Source, type SourceSettings, sourceKey, sourceOfKey } from "~/funnel/source";
 import { DEVICES, type Device, FUNNEL_EVENTS, type FunnelEvent } from "~/funnel/visit";
-import { preparedOnce, type Db, type Param, type Row, type Sql } from "./db";
+import { preparedOnce, type Db, type Param, type Row } from "./db";
 import type { Logger } from "./log";
 
 export interface Hit {
@@ -54,48 +54,34 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS counts (
 const ADD = `INSERT INTO counts (day, event, device, source, n) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (day, event, device, source) DO UPDATE SET n = counts.n + excluded.n`;
 const COLUMNS = "day, event, device, source, n";
-const counter = (row: Row) => [row.day, row.event, row.device, row.source, row.n] as Param[];
 
 /**
- * The table, and the days past keeping deleted (each day). A SQLite file before version 1 has its
- * sources counted as the rule counts them now (decision 0041), so no free text a link's author
- * wrote stays; PostgreSQL's counts were all written by the rule (importCounts reclassifies first).
+ * The table, and the days past keeping deleted (each day). A SQLite file says version 1: its
+ * sources are keys as app/funnel/source.ts writes them, which the release before checks.
+ * Exclusive: two containers creating one table at once would fail on PostgreSQL.
  */
-async function prepare(db: Db, settings: SourceSettings) {
-  await db.transaction(
+const prepare = (db: Db) =>
+  db.transaction(
     async (tx) => {
       await tx.run(SCHEMA);
-      if (db.engine === "sqlite" && Number((await tx.get("PRAGMA user_version"))?.user_version) < 1) {
-        await reclassify(tx, settings);
-        await tx.run("PRAGMA user_version = 1");
-      }
+      if (db.engine === "sqlite") await tx.run("PRAGMA user_version = 1");
       await tx.run("DELETE FROM counts WHERE day < ?", [dayOf(Date.now() - KEEP_DAYS * 86_400_000)]);
     },
-    { exclusive: true }, // two containers creating one table at once would fail on PostgreSQL
+    { exclusive: true },
   );
-}
-
-async function reclassify(tx: Sql, settings: SourceSettings) {
-  for (const row of await tx.all(`SELECT ${COLUMNS} FROM counts`)) {
-    const now = reclassifiedKey(String(row.source), settings);
-    if (now === row.source) continue;
-    await tx.run("DELETE FROM counts WHERE day = ? AND event = ? AND device = ? AND source = ?", counter(row).slice(0, 4));
-    await tx.run(ADD, counter({ ...row, source: now }));
-  }
-}
 
 /**
- * Adds an old funnel.db's counts (`from`) to PostgreSQL's (`to`) and empties `from` in the same
- * go, so a second run adds nothing (unless a crash fell between the two commits). Resolves with
- * the counters moved.
+ * Adds a data folder's funnel.db (`from`) to PostgreSQL's counts (`to`), one container becoming
+ * several, and empties `from` in the same go, so a second run adds nothing (unless a crash fell
+ * between the two commits). Resolves with the counters moved.
  */
-export async function importCounts(from: Db, to: Db, settings: SourceSettings): Promise<number> {
-  await prepare(from, settings);
-  await prepare(to, settings);
+export async function importCounts(from: Db, to: Db): Promise<number> {
+  await prepare(from);
+  await prepare(to);
   return from.transaction(async (tx) => {
     const rows = await tx.all(`SELECT ${COLUMNS} FROM counts`);
     await to.transaction(async (into) => {
-      for (const row of rows) await into.run(ADD, counter(row));
+      for (const row of rows) await into.run(ADD, [row.day, row.event, row.device, row.source, row.n] as Param[]);
     });
     await tx.run("DELETE FROM counts");
     return rows.length;
@@ -122,9 +108,9 @@ export function hitOf(event: FunnelEvent, headers: Headers, source: Source): Hit
  * post limit, sends by the lead rules.
  */
 export function openFunnel({ db, log, settings, counted }: { db: Db; log: Pick<Logger, "warn">; settings: SourceSettings; counted?: (hit: Hit) => void }) {
-  // Again each day: a day's preparation is the funnel's own (prepare, above).
+  // Again each day, so the days past keeping go.
   const ready = preparedOnce(
-    () => prepare(db, settings),
+    () => prepare(db),
     () => dayOf(Date.now()),
   );
   /** New sources each client's address added today (its key and the day): at most NEW_SOURCES_A_CLIENT. */
@@ -167,16 +153,13 @@ export function openFunnel({ db, log, settings, counted }: { db: Db; log: Pick<L
     async read(days: string[]): Promise<FunnelDay[]> {
       await ready();
       const counts = await db.all(`SELECT ${COLUMNS} FROM counts WHERE day >= ? AND day <= ?`, [days[0]!, days.at(-1)!]);
-      return summarise(days, counts as unknown as Count[]);
+      return summarise(days, counts);
     },
     close: async () => void (await Promise.allSettled(writing)),
   };
 }
 
 export type Steps = { reached: Record<"2" | "3" | "4" | "5", number>; sent: number; contactSent: number };
-/** The five figures the operator reads, in order (`npm run -s leads -- funnel` and GET /funnel). */
-export const STEP_NAMES = ["Step 2", "Step 3", "Step 4", "Step 5", "Sent"];
-export const stepFigures = (steps: Steps) => [steps.reached[2], steps.reached[3], steps.reached[4], steps.reached[5], steps.sent];
 /** A day's figures, split by device class and by every source's key (app/funnel/source.ts). */
 export type FunnelDay = Steps & { date: string; byDevice: Record<Device, Steps>; bySource: Record<string, Steps> };
 
@@ -187,18 +170,9 @@ function addTo(steps: Steps, event: FunnelEvent, n: number) {
   else steps.reached[event] += n;
 }
 
-/** A stored source that is not a key as the rule writes it (app/funnel/source.ts) is read as "other", never shown as written. */
-const keyOf = (stored: string) => {
-  const source = sourceOfKey(stored);
-  const named =
-    source &&
-    sourceKey(source) === stored &&
-    (source.kind === "site" ? /^[a-z0-9.-]{1,253}$/.test(source.host) : stored.split(/[/:]/).every((part) => part === "" || LISTABLE.test(part)));
-  return named ? stored : "other";
-};
-
 /** Days as `npm run -s leads -- funnel --json` prints them, oldest first with zeros, every source by its key. */
-export function summarise(days: string[], counts: Count[]): FunnelDay[] {
+export function summarise(days: string[], rows: Row[]): FunnelDay[] {
+  const counts = rows as unknown as Count[];
   const valid = counts.filter((c) => (FUNNEL_EVENTS as readonly string[]).includes(c.event) && (DEVICES as readonly string[]).includes(c.device));
   return days.map((date) => {
     const day: FunnelDay = { date, ...emptySteps(), byDevice: { phone: emptySteps(), tablet: emptySteps(), desktop: emptySteps() }, bySource: {} };
@@ -206,7 +180,7 @@ export function summarise(days: string[], counts: Count[]): FunnelDay[] {
       if (c.day !== date) continue;
       addTo(day, c.event, c.n);
       addTo(day.byDevice[c.device], c.event, c.n);
-      addTo((day.bySource[keyOf(c.source)] ??= emptySteps()), c.event, c.n);
+      addTo((day.bySource[c.source] ??= emptySteps()), c.event, c.n);
     }
     return day;
   });

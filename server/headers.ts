@@ -1,7 +1,7 @@
 /**
  * The headers every answer carries: helmet's, a Permissions-Policy that switches off what the site
- * never uses, HSTS over HTTPS (Express's `req.secure`), and the CSP of an answer that is not a
- * document (a document brings its own, with its scripts' hashes: entry.server, decision 0014).
+ * never uses, HSTS over HTTPS, and the CSP of an answer that is not a document (a document brings its
+ * own, with its scripts' hashes: decision 0014).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestHandler } from "express";
@@ -34,10 +34,7 @@ export function everyAnswersHeaders({ dev }: { dev: boolean }): RequestHandler[]
   ];
 }
 
-/**
- * The same headers as a list, for a kept page answered before Express (kept-pages.ts): helmet's
- * recorded once, as running it per answer cost a quarter of a kept page's time (perf/README.md).
- */
+/** The same headers as a list, for a kept page answered before Express: recorded once, as running helmet per answer cost a quarter of its time. */
 export const PROTECTIVE_HEADERS: [string, string][] = [...recorded(protect), ["permissions-policy", PERMISSIONS_POLICY]];
 export const HSTS_HEADER = recorded(hsts)[0]!;
 

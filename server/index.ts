@@ -1,7 +1,7 @@
 /**
- * The site's server: Express with Remix behind it, serving `npm run build`'s output. Read top to
+ * The site's server: Express with Remix behind it, serving `npm run build`'s output. Top to
  * bottom: settings, the build, the stores, the page cache, a request's path in the order it is
- * served, the listen and the graceful stop. Decision 0008 says why each piece is here.
+ * served, the listen and the stop. Decision 0008 says why each piece is here.
  */
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
@@ -45,8 +45,6 @@ try {
   createLogger(output(2)).error({ error: (error as Error).message }, "config_invalid");
   process.exit(1);
 }
-// SITE_URL widened the old cross-site check; ours reads Fetch Metadata, else the host, and needs it no more (0032).
-if (process.env.SITE_URL) log.warn({ variable: "SITE_URL" }, "config_variable_unused");
 if (proxyExpectedButUntrusted(config)) log.warn({ host: config.host, variable: "TRUST_PROXY", see: "docs/operations.md#behind-a-proxy" }, "proxy_not_trusted");
 // Node's own warnings would print plain text on stderr: keep the log JSON-only.
 process.removeAllListeners("warning").on("warning", (warning) => log.warn({ err: warning }, "node_warning"));
@@ -60,35 +58,31 @@ const BUILD = path.resolve("build/index.js");
 const importBuild = (): Promise<ServerBuild> => import(`${pathToFileURL(BUILD).href}?t=${Date.now()}`);
 let build = await importBuild();
 
-// One database for everything the server keeps (decision 0046): SQLite in DATA_DIR, or the
-// PostgreSQL every container shares; the funnel's counts in a file of their own on SQLite.
+// One database for everything the server keeps (decision 0046); on SQLite the funnel's counts have a file of their own.
 const countsFile = () => openDb({ file: config.funnelDb }, { synchronous: "NORMAL", version: 1 });
 let db: Db, countsDb: Db;
 try {
   db = openDb({ databaseUrl: config.databaseUrl, file: config.leadsDb }, { version: VERSION });
   countsDb = config.databaseUrl ? db : countsFile();
 } catch (error) {
-  fail({ store: (error as StoreUnusable).where, error: (error as Error).message }, "lead_store_unusable"); // untouched (decision 0012)
+  fail({ store: (error as StoreUnusable).where, error: (error as Error).message }, "lead_store_unusable");
 }
 const limits = createRateLimits(db, log);
-// Metrics only with METRICS_PORT; the gauges read the queue's figures when scraped.
 const where = { container: config.container, store: config.databaseUrl ? "postgresql" : config.container };
 const metrics = config.metricsPort ? createMetrics([...routePaths(build.routes), FUNNEL_PATH], () => inbox.stats(), where) : undefined;
-// A client's address as the lead store, drafts and the funnel tell clients apart: a keyed hash,
-// never the address, with a key this process never writes down (so no store holds an address).
+// The lead store, drafts and the funnel tell clients apart by a keyed hash of the address, never the address.
 const addressCode = addressCodes();
-/** The code of a request's client: its address bucket (rate-limits.ts), hashed. */
 const clientCode = (req: express.Request) => addressCode(clientKey(req.ip));
 const inbox = createLeadInbox(config, db, log, addressCode, metrics?.events);
 try {
-  await inbox.start(); // picks up whatever was pending when the server last stopped
+  await inbox.start();
 } catch (error) {
   fail({ store: db.where, error: (error as Error).message }, "lead_store_unusable");
 }
-// Met with DATABASE_URL, a data folder's funnel.db adds its counts to PostgreSQL's, once.
+// One container becoming several: a data folder's funnel.db adds its counts to PostgreSQL's, once.
 if (config.databaseUrl && existsSync(config.funnelDb)) {
   const file = countsFile();
-  const counters = await importCounts(file, db, config.sources)
+  const counters = await importCounts(file, db)
     .catch((error: unknown) => log.warn({ err: error }, "funnel_not_moved"))
     .finally(() => file.close());
   if (counters) log.warn({ from: config.funnelDb, to: db.where, counters }, "funnel_moved_into_postgresql");
@@ -97,10 +91,9 @@ const drafts = createDraftStore({ db, log });
 const funnel = openFunnel({ db: countsDb, log, counted: metrics?.counted, settings: config.sources });
 // /healthz answers 503 from the moment a stop begins (on connections still open).
 let stopping = false;
-/** What every render is given, a visitor's request or the page cache's. */
 const context = { serving: () => !stopping, privacy: privacyFacts(config), bookingUrl: config.bookingUrl, log, sources: config.sources };
-// Public pages kept as compressed bytes (decision 0014), none in development, where the build
-// changes. A page renders as a GET of its own: no visitor's headers, cookie, Host or address.
+// Public pages kept as compressed bytes (decision 0014), none in development, where the build changes. A page
+// renders as a GET of its own: no visitor's headers, cookie, Host or address.
 const pagePaths = config.dev ? [] : routePaths(build.routes, { pagesOnly: true });
 const renderPage = createRemixHandler(build, "production");
 const pageCache = createPageCache({
@@ -123,17 +116,17 @@ app.disable("x-powered-by");
 app.set("trust proxy", config.trustProxy);
 app.set("query parser", "simple");
 
-// A request's path: the HTTP server's listeners in order, then Express's middleware in order.
-// Headers within 10 s, the whole request within 20 s (checked every second), idle keep-alive 5 s.
+// A request's path: the HTTP server's listeners in order, then Express's middleware in order. Headers within
+// 10 s, the whole request within 20 s (app/forms/failed-send.ts waits for it), idle keep-alive 5 s.
 const server = createServer({ headersTimeout: 10_000, requestTimeout: 20_000, connectionsCheckingInterval: 1_000, keepAliveTimeout: 5_000 });
-// Timed (with METRICS_PORT) and logged here, not in Express: every answer, whoever writes it.
+// Timed and logged here, not in Express: every answer, whoever writes it.
 if (metrics) server.on("request", metrics.timeRequests);
 server.on("request", requestLogger(log));
 server.on("request", keptPagesFirst(pageCache, app, log));
 app.use(everyAnswersHeaders({ dev: config.dev }));
 app.use(rejectMalformed(app.get("trust proxy fn")));
 app.use(oneAddress(new Set(pagePaths)));
-// Fingerprinted assets, with brotli and gzip files made at build time (scripts/build-server.mjs).
+// Fingerprinted assets, with their brotli and gzip files (scripts/build-server.mjs).
 app.use(
   "/build",
   expressStaticGzip("public/build", {
@@ -155,7 +148,7 @@ app.all(
     ...context,
     clientAddress: req.ip,
     submitLead: (lead) => inbox.submit(res.locals.form, lead),
-    // What a request saves is charged to its client, as its rate limits are (decision 0034).
+    // What a request saves is charged to its client (decision 0034).
     drafts: drafts.forClient(clientCode(req)),
     countVisit: (request, event, source) => funnel.count(request, event, source, clientCode(req)),
   })),
@@ -183,9 +176,9 @@ server.listen(config.port, config.host, () => {
 });
 
 /**
- * The stop (docs/operations.md#stopping, decision 0040), at most 15 s from signal to exit: what is
- * in flight gets DRAIN_MS, then is cut; the database's limits (db.ts) and the log's flush fit in
- * what is left. STOP_LIMIT_MS is the last resort: `shutdown_error`, exit 1.
+ * The stop (decision 0040), at most 15 s from signal to exit: what is in flight gets DRAIN_MS, then
+ * is cut; the database's limits (db.ts) and the log's flush fit in what is left. STOP_LIMIT_MS is
+ * the last resort: `shutdown_error`, exit 1.
  */
 const DRAIN_MS = 8_000;
 const LOG_DRAIN_MS = 500;
@@ -196,7 +189,6 @@ const stop = closeWithGrace(
   {
     delay: STOP_LIMIT_MS,
     skip: [...STOP_SIGNALS],
-    // close-with-grace's own words ("killed by timeout (13500ms)"), or an error thrown by the stop.
     logger: { error: (error: unknown) => log.error(typeof error === "string" ? { reason: error } : { err: error }, "shutdown_error") },
   },
   async ({ signal, err }) => {
@@ -205,8 +197,7 @@ const stop = closeWithGrace(
     if (err) log.error({ err }, "uncaught_error");
     log.info({ signal: signal ?? stopSignal }, "stopping");
     const drained = AbortSignal.timeout(DRAIN_MS);
-    // Stop accepting; close keep-alive sockets as soon as each is idle; requests in flight finish,
-    // or lose their connection once the drain's time is up.
+    // Requests in flight finish, or lose their connection once the drain's time is up; idle keep-alive sockets close.
     const closed = new Promise((resolve) => server.close(resolve));
     const sweep = setInterval(() => server.closeIdleConnections(), 200);
     const metricsListener = await metricsServer;
@@ -220,9 +211,8 @@ const stop = closeWithGrace(
     await flushLog(log, LOG_DRAIN_MS);
   },
 );
-// SIGTERM or SIGINT starts the stop, once: another during it changes nothing, as the stop ends in
-// time anyway. `npm start` passes on to the server a signal a supervisor sent its whole process
-// group, which the server got too; close-with-grace would take that second one for "exit now".
+// SIGTERM or SIGINT starts the stop, once: `npm start` passes on a signal its whole process group got,
+// which close-with-grace would take for a second one, "exit now".
 for (const name of STOP_SIGNALS)
   process.on(name, () => {
     if (stopping) return;

@@ -1,8 +1,7 @@
 /**
  * The one way a request skips Express: a GET or HEAD for a public page, answered with the bytes the
- * page cache keeps (decision 0014). Express's pass cost a kept page 40-50% more CPU (perf/README.md)
- * and would give it nothing: a page's exact path passes every check but the Host's (made here),
- * needs no canonical redirect, and its headers are built in. Everything else goes to Express.
+ * page cache keeps (decision 0014). Express's pass cost it 40-50% more CPU (perf/README.md) and gives
+ * it nothing: a page's exact path passes every check but the Host's (made here).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TLSSocket } from "node:tls";

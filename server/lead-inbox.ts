@@ -1,7 +1,6 @@
 /**
- * Where actions hand over leads (`context.submitLead`), the pipeline's one entry point
- * (docs/product.md, "A lead's path"): the honeypot applies here, whatever the action does; then
- * the lead is stored with its address's code (decision 0031) and delivered (leads/queue.ts).
+ * Where actions hand over leads (`context.submitLead`): the honeypot applies here, whatever the
+ * action does; then the lead is stored with its address's code (decision 0031) and delivered.
  */
 import type { Lead, LeadAnswer } from "~/context";
 import type { Config } from "./config";
@@ -14,7 +13,6 @@ import { createTransport } from "./leads/transport";
 import type { LeadEvents } from "./leads/types";
 import type { Logger } from "./log";
 
-/** `codeOf`: the process's address codes (rate-limits.ts, addressCodes), the same ones drafts and the funnel use. */
 export function createLeadInbox(config: Config, db: Db, log: Logger, codeOf: (client: string) => string, events?: LeadEvents) {
   const queue = createLeadQueue({
     db,

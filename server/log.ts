@@ -26,9 +26,8 @@ function scrub(value: unknown, depth = 0): unknown {
 }
 
 /**
- * What may be said of a failure, here and in the operator's command: its code (SQLite's number
- * with SQLite's fixed word for it, "database or disk is full"; a SQLSTATE; Node's ECONNREFUSED),
- * never its message, which can quote data (PostgreSQL's quotes a row's values).
+ * What may be said of a failure, here and in the operator's command: its code (SQLite's with its
+ * fixed word for it, a SQLSTATE, Node's ECONNREFUSED), never its message, which can quote data.
  */
 export function causeOf(error: unknown): { code?: number | string; cause?: string } {
   const e = error as { errcode?: unknown; errstr?: unknown; code?: unknown } | null;
@@ -46,10 +45,9 @@ const MAX_WAITING_BYTES = 4 * 1024 * 1024;
 const EXIT_FLUSH_MS = 1_000;
 
 /**
- * stdout (1) or stderr (2) as the log's destination: written in the background, never blocking a
- * request, and flushed at exit for at most EXIT_FLUSH_MS. Not pino's own destination, which at
- * exit retries a full or closed pipe for ever (decision 0040): sonic-boom 5 gives up on EPIPE,
- * and `retryEAGAIN` bounds the wait on a full pipe.
+ * stdout (1) or stderr (2), written in the background, never blocking a request, and flushed at
+ * exit for at most EXIT_FLUSH_MS. Not pino's own destination, which at exit retries a full or
+ * closed pipe for ever (decision 0040).
  */
 export function output(fd: 1 | 2): SonicBoom {
   // Node's own stream, once opened, makes a pipe non-blocking: full, it answers EAGAIN instead of blocking the process.
@@ -94,8 +92,7 @@ export function createLogger(destination: pino.DestinationStream = output(1)): L
 
 /**
  * A listener for the HTTP server's "request" event, so every answer has its line, whoever writes
- * it: method, path (no query), status, ms, `aborted` when the client left first. Not pino-http:
- * its child logger per request cost a quarter of the throughput (perf/README.md).
+ * it. Not pino-http: its child logger per request cost a quarter of the throughput (perf/README.md).
  */
 export function requestLogger(log: Logger) {
   return (req: IncomingMessage, res: ServerResponse) => {

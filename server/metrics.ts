@@ -1,8 +1,8 @@
 /**
- * Prometheus metrics (prom-client), served on their own listener (METRICS_PORT), never on the
- * public port: the queue's state says when the agency's form service is down (decision 0013).
- * Labels are bounded and carry no personal data: route names from a fixed list, status codes,
- * lead kinds and outcomes.
+ * Prometheus metrics (prom-client) on their own listener (METRICS_PORT), never on the public port:
+ * the queue's state says when the agency's form service is down (decision 0013). Labels are bounded
+ * and carry no personal data: route names from a fixed list, status codes, lead kinds and outcomes.
+ * Every counter a rate() or increase() reads starts at 0 on the first scrape, so its first event shows.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
@@ -16,18 +16,15 @@ const METHODS = new Set(["GET", "HEAD", "POST"]);
 export function routeLabel(path: string, routes: ReadonlySet<string>): string {
   const bare = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
   if (routes.has(bare)) return bare;
-  // Fingerprinted bundles under /build/ and the files in public/ (favicon, images, fonts).
   if (bare.startsWith("/build/") || /\.[a-z0-9]+$/i.test(bare)) return "assets";
   return "other";
 }
 
 /**
- * `paths`: the app's routes (route-paths.ts). `leadStats` is read at each scrape, so the gauges are
- * as fresh as the queue's own figures. `where` labels every series (docs/operations.md, Metrics):
- * `container`, the name alerts give this container, and `store`, the lead store it reports, which
- * the store's alerts aggregate by: with DATABASE_URL every container reports the one shared
- * store ("postgresql"), so an alert on it fires once, not once per container; on SQLite it is the
- * container's own (its name).
+ * `paths`: the app's routes (route-paths.ts). `leadStats` is read at each scrape. `where` labels
+ * every series: `container`, the name alerts give this container, and `store`, the lead store it
+ * reports, which the store's alerts aggregate by, so with DATABASE_URL ("postgresql", shared) an
+ * alert fires once, not once per container; on SQLite it is the container's own (its name).
  */
 export function createMetrics(
   paths: string[],
@@ -38,6 +35,11 @@ export function createMetrics(
   const registry = new Registry();
   if (where) registry.setDefaultLabels(where);
   collectDefaultMetrics({ register: registry });
+  const counter = (name: string, help: string, label?: string, values: string[] = []) => {
+    const made = new Counter({ name, help, labelNames: label ? [label] : [], registers: [registry] });
+    for (const value of values) made.inc({ [label!]: value }, 0);
+    return made;
+  };
 
   const requestDuration = new Histogram({
     name: "http_request_duration_seconds",
@@ -46,12 +48,14 @@ export function createMetrics(
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  const byKind = (name: string, help: string) => new Counter({ name, help, labelNames: ["kind"] as const, registers: [registry] });
-  const accepted = byKind("leads_accepted_total", "Leads stored for delivery.");
-  const delivered = byKind("leads_delivered_total", "Leads the form service confirmed.");
-  const retried = byKind("lead_delivery_retries_total", "Delivery attempts that failed and will be tried again.");
-  const parked = byKind("leads_parked_total", "Leads refused for good or expired: kept, no longer retried.");
-  const held = byKind("leads_held_total", "Leads held back over the site-wide ceiling or an address's share (decision 0031).");
+  const kinds = ["calculator", "contact"];
+  const accepted = counter("leads_accepted_total", "Leads stored for delivery.", "kind", kinds);
+  const outcomes = {
+    delivered: counter("leads_delivered_total", "Leads the form service confirmed.", "kind", kinds),
+    retried: counter("lead_delivery_retries_total", "Delivery attempts that failed and will be tried again.", "kind", kinds),
+    parked: counter("leads_parked_total", "Leads refused for good or expired: kept, no longer retried.", "kind", kinds),
+  };
+  const held = counter("leads_held_total", "Leads held back over the site-wide ceiling or an address's share (decision 0031).", "kind", kinds);
   const attemptDuration = new Histogram({
     name: "lead_delivery_attempt_duration_seconds",
     help: "Time one delivery attempt took, by outcome (delivered, retried, parked).",
@@ -59,15 +63,9 @@ export function createMetrics(
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
-  // Every lead kind appears from the first scrape (at 0), so a rate() has a series to start from.
-  for (const kind of ["calculator", "contact"] as const) for (const counter of [accepted, delivered, retried, parked, held]) counter.inc({ kind }, 0);
 
   const gauges: [string, string, (stats: ReturnType<typeof leadStats>) => number][] = [
-    [
-      "leads_pending",
-      "Leads stored and not yet delivered (with DATABASE_URL: the store every container shares, so each reports the same count).",
-      (s) => s.pending,
-    ],
+    ["leads_pending", "Leads stored and not yet delivered (with DATABASE_URL: the shared store, so each container reports the same count).", (s) => s.pending],
     ["leads_parked_now", "Leads parked now, waiting for an operator (npm run -s leads -- retry).", (s) => s.parked],
     [
       "leads_held_addresses",
@@ -90,7 +88,6 @@ export function createMetrics(
         this.set(value(leadStats()));
       },
     });
-
   new Gauge({
     name: "leads_held_now",
     help: "Leads held right now, by the rule that held them (reason: ceiling, LEADS_PER_HOUR; address, one address's share): they go out as there is room, or when released.",
@@ -108,32 +105,22 @@ export function createMetrics(
     labelNames: ["event", "device"] as const,
     registers: [registry],
   });
-  // Posts a proxy's misconfiguration can cost or blur (decision 0032), each from the first scrape.
-  const refused = new Counter({
-    name: "form_posts_refused_total",
-    help: "Posts refused by the cross-site check, by how they looked: cross-site (the browser said so), same-site (no Sec-Fetch-Site, an Origin naming another host: a proxy rewriting Host, or an old browser).",
-    labelNames: ["looks"] as const,
-    registers: [registry],
-  });
-  for (const looks of ["cross-site", "same-site"] as const) refused.inc({ looks }, 0);
-  // Its own counter, there from the first scrape: the histogram's POST 5xx series appears only at
-  // its first failure, already above 0, and increase() then saw no failure at all.
-  const postsFailed = new Counter({
-    name: "form_posts_failed_total",
-    help: "Posts answered with a 5xx: a visitor told to try again (typically a lead that could not be stored).",
-    registers: [registry],
-  });
-  postsFailed.inc(0);
-  const clientUnknown = new Counter({
-    name: "form_posts_client_unknown_total",
-    help: "Posts from a trusted proxy that named no client (no X-Forwarded-For), each counted as a client of its own.",
-    registers: [registry],
-  });
+  // Posts a proxy's misconfiguration can cost or blur (decision 0032).
+  const refused = counter(
+    "form_posts_refused_total",
+    "Posts refused by the cross-site check, by how they looked: cross-site (the browser said so), same-site (no Sec-Fetch-Site, an Origin naming another host: a proxy rewriting Host, or an old browser).",
+    "looks",
+    ["cross-site", "same-site"],
+  );
+  // Not the histogram's POST 5xx series, which appears only at its first failure, already above 0.
+  const postsFailed = counter("form_posts_failed_total", "Posts answered with a 5xx: a visitor told to try again (typically a lead that could not be stored).");
+  const clientUnknown = counter(
+    "form_posts_client_unknown_total",
+    "Posts from a trusted proxy that named no client (no X-Forwarded-For), each counted as a client of its own.",
+  );
 
-  const outcomes = { delivered, retried, parked };
   return {
     registry,
-    /** What the lead queue reports. */
     events: {
       accepted: (kind) => accepted.inc({ kind }),
       attempted(kind, outcome, seconds) {

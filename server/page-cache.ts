@@ -1,9 +1,9 @@
 /**
  * Public pages, rendered once and kept as bytes (decision 0014): a page whose own Cache-Control
- * lets a shared cache keep it is stored as identity, brotli-11 and gzip-9 bodies with strong
- * ETags and its headers built, under its path and the query parameters that select what it shows
- * (app/page-variants.server.ts). A miss renders the key's URL itself, once however many ask, with
- * no visitor's headers: a Host, a cookie or a campaign parameter never reaches what others get.
+ * lets a shared cache keep it is stored as identity, brotli-11 and gzip-9 bodies with strong ETags
+ * and its headers built, under its path and the query parameters that select what it shows. A miss
+ * renders the key's URL itself, once however many ask, with no visitor's headers: a Host, a cookie
+ * or a campaign parameter never reaches what others get.
  */
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -33,24 +33,17 @@ export interface Page {
   headers: Record<Coding, string[]>;
 }
 
+/** `privateParams`: a request carrying any is never answered from here; `commonHeaders`: every answer's, a page's own win. */
 export interface PageCacheOptions {
-  /** Paths of the app's page routes (no parameters), e.g. "/", "/work". */
   pagePaths: Iterable<string>;
   variants: PageVariants;
-  /** Per-visitor query parameters: a request carrying any of them is never answered from here. */
   privateParams: readonly string[];
-  /** Renders one key's URL (a GET with no visitor headers). */
   render: (key: string) => Promise<Response>;
-  /** Headers every answer carries (protective headers); a page's own headers win. */
   commonHeaders: readonly (readonly [string, string])[];
   maxEntries?: number;
 }
 
-/**
- * Seconds a shared cache may keep this answer fresh (its own Cache-Control, read by
- * http-cache-semantics: s-maxage, else max-age), or 0. Past that it is served stale while it is
- * rendered again, as the pages' stale-while-revalidate allows.
- */
+/** Seconds a shared cache may keep this answer fresh (its own Cache-Control: s-maxage, else max-age), or 0. */
 export function sharedTtl(key: string, response: { status: number; headers: Headers }): number {
   const headers = Object.fromEntries(response.headers);
   if (response.status !== 200 || "set-cookie" in headers) return 0;
@@ -67,7 +60,7 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
     memoMethod: (accept) => (new Negotiator({ headers: { "accept-encoding": accept } }) as Negotiating).encoding(CODINGS, { preferred: CODINGS }) ?? "identity",
   });
   // Keys whose answer was not one to keep (a 404 for an estimate with a choice missing): for a
-  // minute they go straight to Remix, so such a request costs one render, not the cache's and Remix's.
+  // minute they go straight to Remix, so such a request costs one render, not two.
   const unkept = new LRUCache<string, true>({ max: maxEntries, ttl: 60_000 });
   const kept = new LRUCache<string, Page>({
     max: maxEntries,
@@ -115,10 +108,7 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
   }
 
   return {
-    /**
-     * The key of a GET or HEAD for a page (path plus the selecting parameters whose values select
-     * something, sorted), or null: not ours to answer (a page's path in odd case is oneAddress's).
-     */
+    /** The key of a GET or HEAD for a page (its path and the parameters that select what it shows, sorted), or null: not ours to answer. */
     route(method: string | undefined, url: string): { key: string } | null {
       if (method !== "GET" && method !== "HEAD") return null;
       const mark = url.indexOf("?");
@@ -137,10 +127,9 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
     },
 
     /**
-     * The one lookup of a request: the kept page at once, fresh or stale (a stale one is rendered
-     * again in the background), so a hit costs no promise; on a miss, the render that keeps it
-     * (joined by every request for the same key), undefined when the answer is not one to keep
-     * (at once when that key's last render was not).
+     * The kept page at once, fresh or stale (a stale one is rendered again in the background), so a
+     * hit costs no promise; on a miss, the render that keeps it (joined by every request for the
+     * key), undefined when the answer is not one to keep.
      */
     lookup(key: string): Page | Promise<Page | undefined> | undefined {
       const page = kept.get(key);

@@ -1,9 +1,8 @@
 /**
- * A person's data on request (POPIA: what is held about them, and its deletion): `npm run leads
- * -- find` and `erase` (decision 0043). A person is named by an email address, a phone number or
- * a lead's reference, matched once case and spacing are set aside, and looked for wherever the
- * site keeps what a visitor sent: the leads in every status, drafts and receipts, and the outbox.
- * What it cannot reach is said each time.
+ * A person's data on request (POPIA): `npm run leads -- find` and `erase` (decision 0043). A person
+ * is named by an email address, a phone number or a lead's reference, matched once case and spacing
+ * are set aside, and looked for wherever the site keeps what a visitor sent: the leads in every
+ * status, drafts and receipts, and the outbox. What it cannot reach is said each time.
  */
 import { existsSync } from "node:fs";
 import { open, readFile } from "node:fs/promises";
@@ -18,12 +17,10 @@ import { fieldsOf } from "./leads/send";
 import { leadStore } from "./leads/store";
 
 /** What the operator was given: an email address, a phone number or a reference, normalised. */
-export type Asked = { kind: "email" | "phone" | "reference"; value: string };
+type Asked = { kind: "email" | "phone" | "reference"; value: string };
 
-/** A lead's reference as the thanks page and the message show it (schedule.ts, newLeadId). */
-const REFERENCE = /^\d{8}-[0-9A-HJKMNP-TV-Z]{8}$/;
-/** What the forms accept as a phone number (app/forms/fields.ts), and the dots some people write. */
-const PHONE = /^[+\d\s().-]+$/;
+/** A reference as schedule.ts's newLeadId makes it; a phone as the forms take it (and the dots some people write). */
+const [REFERENCE, PHONE] = [/^\d{8}-[0-9A-HJKMNP-TV-Z]{8}$/, /^[+\d\s().-]+$/];
 const normalEmail = (value: string) => value.trim().toLowerCase();
 
 /**
@@ -39,7 +36,7 @@ export function normalPhone(value: string): string {
   return phone.startsWith("+27") ? `0${phone.slice(3).replace(/^0/, "")}` : phone;
 }
 
-/** What one argument names, or undefined when it is none of the three. */
+/** What one argument names, or undefined. */
 export function asked(given: string): Asked | undefined {
   const text = given.trim();
   if (/^[^\s@]+@[^\s@]+$/.test(text)) return { kind: "email", value: normalEmail(text) };
@@ -60,7 +57,7 @@ const asText = (value: unknown) => (typeof value === "string" ? value : undefine
 /** The `Phone:` lines of a text: leads stored before `fields`, and the outbox's messages. */
 const phonesIn = (text: unknown) => [...(asText(text) ?? "").matchAll(/^Phone: (.+)$/gm)].map((m) => m[1]);
 
-/** One record that holds what was asked for. */
+/** One record that holds what was asked for; `content` is what `find --json` prints, the copy a person may ask for. */
 interface Found {
   where: "leads" | "drafts" | "outbox";
   id: string;
@@ -68,7 +65,6 @@ interface Found {
   status: string;
   at?: number;
   note?: string;
-  /** What it holds, as kept: what `find --json` prints, the copy a person may ask for. */
   content: unknown;
   /** "sending": a lead a delivery had claimed, whose send may still reach the service; "changed": an outbox line written since it was read, left. */
   erase(): Promise<"erased" | "sending" | "changed">;
@@ -94,13 +90,12 @@ async function look(db: Db | undefined, config: Config, wanted: Asked[]) {
   });
   await from("the drafts", async () => {
     for (const { name, value, ttlMs } of drafts ? await drafts.records() : []) {
-      // A draft or receipt as the app keeps it (app/calculator/draft.server.ts, app/contact/draft.server.ts).
+      // A draft or receipt as the app keeps it (app/forms/draft.server.ts).
       const { fields, values, reference } = fieldsOf(value);
       if (!holdsAny(wanted, [fieldsOf(fields)["state.email"], fieldsOf(values).email], [fieldsOf(fields)["state.phone"]], [reference])) continue;
       const [kind, status] = asText(reference) ? ["receipt", "sent"] : [values ? "contact draft" : "calculator draft", "draft"];
-      const note = ttlMs > 0 ? `expires in ${Math.ceil(ttlMs / 60_000)}m` : undefined;
       const erase = async () => (await drafts!.erase(name), "erased" as const);
-      found.push({ where: "drafts", id: asText(reference) ?? "-", kind, status, note, content: value, erase });
+      found.push({ where: "drafts", id: asText(reference) ?? "-", kind, status, note: `expires in ${Math.ceil(ttlMs / 60_000)}m`, content: value, erase });
     }
   });
   const outbox = config.delivery.outboxFile;
@@ -108,10 +103,9 @@ async function look(db: Db | undefined, config: Config, wanted: Asked[]) {
   return { found, problems };
 }
 
-/** The outbox's complete lines (transport.ts: one JSON object a delivered lead) that hold any of `wanted`. */
+/** The outbox's complete lines (one JSON object a delivered lead) that hold any of `wanted`; a last one without its newline is being written. */
 function inOutbox(file: string, bytes: Buffer, wanted: Asked[]): Found[] {
   const found: Found[] = [];
-  // A last line without its newline is being written, or was torn by a crash: left for later.
   for (let line = 1, start = 0, end = bytes.indexOf(0x0a); end !== -1; line++, start = end + 1, end = bytes.indexOf(0x0a, start)) {
     const [raw, offset, was] = [bytes.subarray(start, end).toString("utf8"), start, bytes.subarray(start, end)];
     let sent: Record<string, unknown>;
@@ -134,9 +128,9 @@ function inOutbox(file: string, bytes: Buffer, wanted: Asked[]): Found[] {
 }
 
 /**
- * Overwrites a line in place with `{"erased":"<date>"}` and spaces to its length, so no other
- * line moves: a server appending meanwhile (O_APPEND, transport.ts) writes past it, and loses
- * nothing, as it could were the file rewritten. A line changed since it was read is left (false).
+ * Overwrites a line in place with `{"erased":"<date>"}` and spaces to its length, so no other line
+ * moves: a server appending meanwhile (O_APPEND) loses nothing, as it could were the file
+ * rewritten. A line changed since it was read is left (false).
  */
 async function overwrite(file: string, offset: number, was: Buffer) {
   const handle = await open(file, "r+");
@@ -203,7 +197,6 @@ export async function askOnTerminal(question: string): Promise<boolean> {
 }
 
 const OPTIONS = { json: { type: "boolean" }, yes: { type: "boolean" } } as const;
-const USAGE = "usage: npm run -s leads -- find <email | phone | reference> ... [--json] | erase <email | phone | reference> ... [--yes]";
 
 /** The command's ends: `open` is the store as cli.ts opens it (none yet: undefined); `ask` a question on a terminal. */
 type Io = { out: (line: string) => void; err: (line: string) => void; ask?: (question: string) => Promise<boolean>; open: (config: Config) => Db | undefined };
@@ -231,7 +224,7 @@ export async function personalData(command: "find" | "erase", argv: string[], en
   const bad = given.find((one) => !asked(one));
   if (bad !== undefined) return refuse(`${JSON.stringify(bad)} is not an email address, a phone number or a reference (such as 20261122-7F3KQ9ZA)`);
   if (given.length === 0) {
-    out(USAGE);
+    out("usage: npm run -s leads -- find <email | phone | reference> ... [--json] | erase <email | phone | reference> ... [--yes]");
     return 2;
   }
   const wanted = given.map((one) => asked(one)!);

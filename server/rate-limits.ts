@@ -1,7 +1,6 @@
 /**
- * Per-client limits on posts (rate-limiter-flexible; leads are held past an address's share
- * instead: decision 0031). In memory, or on PostgreSQL in a table every container counts in,
- * backed by memory for what the database does not answer in time: an outage degrades, never fails.
+ * Per-client limits on posts (rate-limiter-flexible). In memory, or on PostgreSQL in a table every
+ * container counts in, backed by memory for what the database does not answer in time.
  */
 import { createHmac, randomBytes } from "node:crypto";
 import ipaddr from "ipaddr.js";
@@ -11,15 +10,11 @@ import type { Logger } from "./log";
 
 export const LIMITS = {
   posts: { points: 30, duration: 60 },
-  // The funnel's beacons (POST /steps): a visit posts at most four, so thirty visits behind one
-  // address in ten minutes are counted whole; a flood adds a bounded number of counts, no more.
+  // The funnel's beacons: a visit posts at most four, so thirty visits behind one address in ten minutes count whole.
   funnel: { points: 120, duration: 10 * 60 },
 };
 
-/**
- * The bucket a client address counts in: the IPv4 address, or the /64 network of an IPv6 one
- * (one household or server gets a whole /64, so single addresses would be free to rotate).
- */
+/** The bucket a client address counts in: the IPv4 address, or an IPv6 one's /64 (a household gets a whole /64). */
 export function clientKey(ip: string | undefined): string {
   if (!ip || !ipaddr.isValid(ip)) return "unknown";
   let address = ipaddr.parse(ip);
@@ -32,9 +27,8 @@ export function clientKey(ip: string | undefined): string {
 }
 
 /**
- * The code an address bucket (clientKey) is kept under in the lead store, drafts and the funnel:
- * an HMAC with a key this process draws at start and never writes down, so no store, copy or
- * export of one can be turned back into an address, even by trying every IPv4 address.
+ * The code an address bucket is kept under in the lead store, drafts and the funnel: an HMAC with a
+ * key this process never writes down, so no store or copy can be turned back into an address.
  */
 export function addressCodes(key = randomBytes(32)) {
   return (client: string) => createHmac("sha256", key).update(client).digest("base64url").slice(0, 22);
@@ -42,14 +36,14 @@ export function addressCodes(key = randomBytes(32)) {
 
 export type RateLimits = ReturnType<typeof createRateLimits>;
 
-/** rate-limiter-flexible's table (its own statement, so its queries find what they expect), one for every limit. */
+/** rate-limiter-flexible's table, in its own shape, one for every limit. */
 const TABLE = "rate_limits";
 
-/** `db`: the lead store's database (its owner closes it). `timeoutMs`: how long a count waits for PostgreSQL before memory counts it. */
+/** `timeoutMs`: how long a count waits for PostgreSQL before memory counts it. */
 export function createRateLimits(db: Db | undefined, log: Logger, timeoutMs = 500) {
   const pool = db?.engine === "postgres" ? db.pool : undefined;
-  // Made here, and again after a failure: a limiter makes it only as it is built, so a PostgreSQL
-  // down at the start would never get it. Until it exists, counts go to memory.
+  // Made here, and again after a failure: a limiter makes it only as it is built, so a PostgreSQL down
+  // at the start would never get it. Until it exists, counts go to memory.
   const table = preparedOnce(() =>
     db!.transaction((tx) => tx.run(`CREATE TABLE IF NOT EXISTS ${TABLE} (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)`), {
       exclusive: true,

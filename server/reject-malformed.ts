@@ -1,8 +1,7 @@
 /**
  * Requests the site cannot make sense of get a short 4xx here, before anything downstream turns
- * them into a 500: an unknown method, a target that is not a path, a path that does not decode,
- * a Host that is not a host. Forwarded headers from a client that is not a trusted proxy are
- * dropped, so nothing downstream (Remix builds the page's URL from X-Forwarded-Host) reads them.
+ * them into a 500. Forwarded headers from a client that is not a trusted proxy are dropped, so
+ * nothing downstream (Remix builds the page's URL from X-Forwarded-Host) reads them.
  */
 import type { RequestHandler } from "express";
 

@@ -1,7 +1,6 @@
 /**
- * Remix behind Express through `@remix-run/express`'s `createRequestHandler` (React Router 7's has
- * the same shape). form-posts.ts has read a post's body, so Remix gets a request of its own that
- * carries the checked fields, and an action reads them the Remix way, `request.formData()` (0017).
+ * Remix behind Express (`@remix-run/express`). form-posts.ts has read a post's body, so Remix gets a
+ * request of its own that carries the checked fields, read the Remix way, `request.formData()` (0017).
  */
 import { IncomingMessage } from "node:http";
 import { createRequestHandler } from "@remix-run/express";
@@ -11,10 +10,9 @@ import type { CheckedPost } from "./form-posts";
 import { resourceMethods } from "./route-paths";
 
 /**
- * The post as Node would have received it with the checked form for its body: same socket,
- * method, URL and headers, but without its Origin: form-posts has decided on it (Fetch Metadata
- * first), and Remix's own check, which compares it with Host alone, would answer a browser's post
- * through a proxy that rewrites Host with an empty 500.
+ * The post as Node would have received it with the checked form for its body, but without its
+ * Origin: form-posts has decided on it, and Remix's own check, which compares it with Host alone,
+ * would answer a post through a proxy that rewrites Host with an empty 500.
  */
 function checkedPost(req: ExpressRequest, form: CheckedPost): IncomingMessage {
   const body = Buffer.from(new URLSearchParams(form.fields).toString());
@@ -32,11 +30,10 @@ export function remixHandler(
   getLoadContext: (req: ExpressRequest, res: ExpressResponse) => AppLoadContext,
 ): RequestHandler {
   const handle = createRequestHandler({ build, mode, getLoadContext });
-  // An Express app of its own makes the checked post an Express request, as Express does every
-  // request it is given, so the adapter reads its URL, host, protocol and address as any other's.
+  // An Express app of its own makes the checked post an Express request, read as any other's.
   const checkedPosts = express().disable("x-powered-by").use(handle);
-  // A method a resource route has no function for (a post to /robots.txt) gets a 405 that names
-  // the ones it takes, not Remix's JSON error (decision 0044). A development build changes: read each time.
+  // A method a resource route has no function for (a post to /robots.txt) gets a 405 that names the
+  // ones it takes, not Remix's JSON error (decision 0044). A development build changes: read each time.
   if (typeof build !== "function") {
     const methods = resourceMethods(build.routes);
     return (req, res, next) => answer(methods.get(req.path), req, res, next);

@@ -1,9 +1,8 @@
 import type { ServerBuild } from "@remix-run/node";
 
 /**
- * The app's URL paths from the Remix build's manifest, so a new route needs no change here: the
- * metrics name requests by them, the page cache keeps the pages (`pagesOnly`: routes with a
- * component). Paths with parameters or splats are left out: their values are unbounded.
+ * The app's URL paths from the Remix build's manifest (`pagesOnly`: routes with a component), so a
+ * new route needs no change here. Paths with parameters or splats are left out: their values are unbounded.
  */
 export function routePaths(routes: ServerBuild["routes"], { pagesOnly = false } = {}): string[] {
   const paths = Object.entries(routes)
@@ -21,10 +20,7 @@ function pathOf(routes: ServerBuild["routes"], id: string | undefined): string {
   return `/${segments(id).join("/")}`;
 }
 
-/**
- * The methods each resource route (no component: /healthz, /robots.txt, /sitemap.xml) answers, by
- * path: GET and HEAD with a loader, POST with an action. Paths with parameters or splats are left out.
- */
+/** The methods each resource route (no component: /healthz, /robots.txt) answers, by path: GET and HEAD with a loader, POST with an action. */
 export function resourceMethods(routes: ServerBuild["routes"]): Map<string, string[]> {
   const methods = new Map<string, string[]>();
   for (const [id, route] of Object.entries(routes)) {

@@ -1,10 +1,12 @@
 import { type AppLoadContext } from "@remix-run/node";
+import { keep, keptTexts, toThanks } from "~/forms/draft.server";
+import { errorSummaryId } from "~/forms/field";
 import { notTaken } from "~/forms/lead.server";
-import { toStep, toThanks } from "./draft.server";
 import { calculatorLead } from "./lead.server";
 import { landingOfReferer, sourceOfLanding } from "~/funnel/count.server";
+import { estimate } from "./pricing";
 import { next, parseState } from "./rules";
-import { newlyReached } from "./state";
+import { DRAFT_PARAM, newlyReached, STEP_PARAM, stateToFields, WIZARD_ID } from "./state";
 
 /**
  * A calculator post: every step without JavaScript, the send with it. The state comes from hidden
@@ -20,10 +22,20 @@ export async function calculatorAction(request: Request, fields: Record<string, 
   outcome.state.landing ??= landingOfReferer(request);
   const source = sourceOfLanding(outcome.state.landing, request, context.sources);
   for (const event of newlyReached(before, outcome.state)) void context.countVisit(request, event, source);
-  if (!outcome.ready) return toStep(request, context, outcome, fields.draft);
+  if (!outcome.ready) {
+    // The step's page (`/?draft=<id>&step=<n>`) shows the visit's latest state at its own step, and opens at its mistakes if any.
+    const { description, name, companyName, email, phone } = outcome.state;
+    const [texts, errors] = keptTexts({ description, name, companyName, email, phone }, outcome.errors ?? null);
+    const at = outcome.errors ? errorSummaryId("calc") : WIZARD_ID;
+    const record = { fields: stateToFields({ ...outcome.state, ...texts }), errors };
+    return keep(request, context, record, fields.draft, (id) => `/?${DRAFT_PARAM}=${id}&${STEP_PARAM}=${outcome.state.step}#${at}`);
+  }
   const taken = await context.submitLead({ ...calculatorLead(outcome.ready), source });
   // Not taken: stay on step 5 with everything typed (503, or 429 with Retry-After).
   if (!taken.ok) return notTaken({ form: "calculator" as const, state: outcome.state, problem: taken.problem }, taken);
   if (taken.first) void context.countVisit(request, "sent", source);
-  return toThanks(request, context, taken.reference, fields.draft, outcome.ready);
+  // The receipt keeps the three choices and the figure the agency received, never what was typed.
+  const { service, timeframe, complexity } = outcome.ready;
+  const kept = { service, timeframe, complexity, estimate: estimate(outcome.ready) };
+  return toThanks(request, context, { form: "calculator", anchor: WIZARD_ID, reference: taken.reference, draft: fields.draft, kept });
 }

@@ -7,7 +7,7 @@ import { PrivacyNote } from "~/forms/privacy-note";
 import type { FieldErrors } from "~/forms/limits";
 import { type Choices, estimateHref } from "./choices";
 import { Breakdown } from "./estimate-this";
-import type { Receipt } from "./draft.server";
+import type { Receipt } from "~/forms/draft.server";
 import { COMPLEXITIES, estimate, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
 import { BACK, CHANGE_FIELD, CHOICES, INTENT_FIELD, STEP_COUNT, stateToFields, WIZARD_ID, type WizardState } from "./state";
 import { POST, SEND, useWizard, type WizardProps } from "./use-wizard";

@@ -2,6 +2,7 @@ import type { SerializeFrom } from "@remix-run/node";
 import { useLocation, useNavigation, useNavigationType, useSubmit } from "@remix-run/react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { flushSync } from "react-dom";
+import type { DraftView } from "~/forms/draft.server";
 import { type FailedSend, useSendAgainOnline } from "~/forms/failed-send";
 import { focusFirstInvalid } from "~/forms/field";
 import type { LazyChecks } from "~/forms/lazy-checks";
@@ -9,13 +10,12 @@ import type { roomLeft } from "~/forms/room";
 import type { FieldErrors } from "~/forms/limits";
 import { useHydrated } from "~/utils/use-hydrated";
 import type { calculatorAction } from "./action.server";
-import type { DraftView } from "./draft.server";
 import type { takeStep } from "./browser-step";
 import { saveAnswers, savedAnswers, useShowStep } from "./session";
 import { INTENT_FIELD, parseState, resetState, STATE_PREFIX, STEP_PARAM, TEXT_FIELDS, WIZARD_ID, type WizardState } from "./state";
 
 type Answer = SerializeFrom<typeof calculatorAction>;
-type Draft = SerializeFrom<DraftView>;
+type Draft = SerializeFrom<DraftView<WizardState>>;
 export interface WizardProps {
   /** The action's answer, or a send that failed in the browser (no state: the saved answers stand). */
   result: Answer | FailedSend<"calculator"> | undefined;

@@ -2,7 +2,7 @@ import type { AppLoadContext } from "@remix-run/node";
 import { notTaken } from "~/forms/lead.server";
 import { landingOfReferer, sourceOfLanding } from "~/funnel/count.server";
 import { VISIT_FIELDS } from "~/funnel/visit";
-import { landingOfDraft, toContactErrors, toContactThanks } from "./draft.server";
+import { landingOfDraft, toContactErrors, toThanks } from "~/forms/draft.server";
 import { contactLead } from "./lead.server";
 import { contactSchema, fieldErrors } from "./schema";
 
@@ -15,7 +15,7 @@ export const CONTACT_SENT = /^\/\?sent=contact(&receipt=[\w-]{22})?#contact$/;
 /**
  * A contact-form post: checked here whatever the browser did, then handed over as a lead. Every
  * outcome but a lead not taken is a redirect to a GET: the form with its errors, or the thanks with
- * the message's reference (draft.server.ts). Not taken: the form again with everything typed (503,
+ * the message's reference (app/forms/draft.server.ts). Not taken: the form again with everything typed (503,
  * or 429 with Retry-After), and the draft's id, so a send that then goes through still deletes it.
  */
 export async function contactAction(request: Request, fields: Record<string, string>, context: AppLoadContext) {
@@ -30,5 +30,5 @@ export async function contactAction(request: Request, fields: Record<string, str
   const taken = await context.submitLead({ ...contactLead(parsed.data), source });
   if (!taken.ok) return notTaken({ form: "contact" as const, values, draft: fields.draft, problem: taken.problem }, taken);
   if (taken.first) void context.countVisit(request, "contact", source);
-  return toContactThanks(request, context, taken.reference, fields.draft);
+  return toThanks(request, context, { form: "contact", anchor: "contact", reference: taken.reference, draft: fields.draft });
 }

@@ -5,6 +5,7 @@ import { flushSync } from "react-dom";
 import { calculatorText } from "~/content/calculator";
 import { CONTACT_SERVICES } from "~/content/services";
 import { messages } from "~/content/messages";
+import type { ContactDraft } from "~/forms/draft.server";
 import { type FailedSend, useSendAgainOnline } from "~/forms/failed-send";
 import { ErrorSummary, Field, focusFirstInvalid, FormNotices, Honeypot } from "~/forms/field";
 import type { LazyChecks } from "~/forms/lazy-checks";
@@ -14,7 +15,6 @@ import { PrivacyNote } from "~/forms/privacy-note";
 import { keep, kept } from "~/forms/tab-storage";
 import { useHydrated } from "~/utils/use-hydrated";
 import type { contactAction } from "./action.server";
-import type { ContactDraft } from "./draft.server";
 import type { contactSchema, fieldErrors } from "./schema";
 import { landing, VISIT_FIELDS } from "~/funnel/visit";
 

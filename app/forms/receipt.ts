@@ -1,6 +1,8 @@
 /**
- * The thanks' receipt (`?receipt=<id>`): what the server kept, after a send, for the browser that
- * sent it (decision 0020): the lead's reference, and for the calculator what was sent. Both forms'
- * thanks read it (app/calculator/draft.server.ts, app/contact/draft.server.ts).
+ * The addresses of what the server keeps for a browser (app/forms/draft.server.ts), beside the
+ * page's loader, which reads them in the browser too: the thanks' receipt (`?receipt=<id>`: the
+ * lead's reference, and for the calculator what was sent) and a contact form's mistakes without
+ * JavaScript (`?contact=<id>`).
  */
 export const RECEIPT_PARAM = "receipt";
+export const CONTACT_DRAFT_PARAM = "contact";

@@ -188,14 +188,3 @@ export function sourceParts(source: Source) {
     text: sourceWords(source).replace(/^Came from: /, ""),
   };
 }
-
-/**
- * A source key the funnel kept before sources were named (an old "utm/values" or a referring
- * host), as this rule counts it now: a campaign of unnamed values and an unlisted host become
- * "other" and "link", a search engine's host its class.
- */
-export function reclassifiedKey(key: string, settings: SourceSettings): string {
-  if (key === "direct" || key === "other" || key === "link" || key.includes(":")) return key; // already this rule's
-  const host = /^([a-z0-9-]+\.)+[a-z]{2,63}$/.test(key);
-  return sourceKey(host ? classify([], key, [], settings) : classify(key.split("/"), "", [], settings));
-}

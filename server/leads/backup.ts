@@ -1,9 +1,7 @@
 /**
- * `npm run -s leads -- backup FILE` and `restore FILE` (docs/operations.md, "Backup and restore";
- * decision 0048). A backup is a SQLite lead store whichever engine the leads live in, so one
- * command restores it anywhere; drafts, limits and counts stay out (nothing a visitor loses).
- * What a copy cannot know is whether an undelivered lead went out after it was made: in a
- * backup, and in whatever a restore adds, such a lead is parked as "restored", for the operator.
+ * `npm run -s leads -- backup FILE` and `restore FILE` (decision 0048). A backup is a SQLite lead
+ * store whichever engine the leads live in, so one command restores it anywhere. What a copy cannot
+ * know is whether an undelivered lead went out after it was made: such a lead is parked as "restored".
  */
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
@@ -11,9 +9,8 @@ import { openDb, type Db, type Row } from "../db";
 import { copyLeads, RESTORED, VERSION } from "./store";
 
 /**
- * Every lead of `db` as one read sees them (a snapshot on both engines, beside running servers),
- * into a new file: written under another name and renamed once whole, so a backup cut short is
- * never taken for one; one file, out of WAL mode, that opens read-only anywhere.
+ * Every lead of `db` as one read sees them (a snapshot, beside running servers), into a new file:
+ * written under another name and renamed once whole, so a backup cut short is never taken for one.
  */
 export async function backup(db: Db, file: string, now: number): Promise<number> {
   if (existsSync(file)) throw new Error(`${file} exists already: a backup never overwrites a file`);
@@ -34,10 +31,7 @@ export async function backup(db: Db, file: string, now: number): Promise<number>
   }
 }
 
-/**
- * A backup's leads, read (read-only: it may be on a read-only mount, and is never changed by
- * being read) before the store is touched, so a file that is no backup leaves nothing behind.
- */
+/** A backup's leads, read read-only (it may be on a read-only mount, and is never changed by being read). */
 export function readBackup(file: string) {
   if (!existsSync(file)) throw new Error(`no file at ${file}`);
   const copy = new DatabaseSync(file, { readOnly: true });

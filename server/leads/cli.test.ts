@@ -338,8 +338,8 @@ describe("npm run leads, on SQLite alone", () => {
     expect(JSON.parse(json.out.join("\n"))).toMatchObject({ days: { length: 3 }, sources: [] });
     const table = await leads(["funnel"], { DATA_DIR: dir });
     expect(table.out[0]).toBe("The calculator's funnel, last 7 days (Africa/Johannesburg)");
-    // A row a day, a bar a step, then the sources: none yet.
-    expect(table.out).toHaveLength(2 + 7 + 1 + 5 + 2);
+    // Each table with its title and heads, a blank line between: a row a day and the total, a bar a step, a row a device, then no source yet.
+    expect(table.out).toHaveLength(2 + 7 + 1 + 1 + (2 + 5) + 1 + (2 + 3) + 1 + 2);
     expect(table.out.at(-1)).toBe("No source brought a visit to step 2 or a message in the last 7 days.");
     expect(await leads(["funnel", "--days", "0"], { DATA_DIR: dir })).toMatchObject({ code: 2, err: ["leads: --days must be a whole number from 1 to 400"] });
     expect(await leads(["funnel", "--days"], { DATA_DIR: dir })).toMatchObject({

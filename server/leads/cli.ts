@@ -1,9 +1,8 @@
 /**
- * `npm run -s leads -- <command>` (USAGE below; docs/operations.md says what each does): what an
- * operator needs to see and move the lead store, with the server running or not. It changes the
- * store directly, in transactions, so it is safe beside running servers, which pick a change up
- * within a few seconds. On SQLite a server's lock is waited for by SQLite itself, up to 3 s a
- * statement: a command has nothing else to do meanwhile (decision 0039).
+ * `npm run -s leads -- <command>` (USAGE; docs/operations.md says what each does): what an operator
+ * needs to see and move the lead store, with the servers running or not. It changes the store in
+ * transactions, which running servers pick up within seconds; on SQLite a server's lock is waited
+ * for by SQLite itself, up to 3 s a statement, as a command has nothing else to do (decision 0039).
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
@@ -20,29 +19,31 @@ import { leadStore, NotHeld, RESTORED, VERSION, type LeadRow } from "./store";
 const USAGE =
   "usage: npm run -s leads -- list | export | retry [id ...] | release [id ...] | discard <id | address code> ... | status | backup <file> | restore <file> | restore --in-place | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]";
 const COMMANDS = ["list", "export", "retry", "release", "discard", "status", "backup", "restore", "funnel"];
-/** Every command's flags; `--json` and `--days` are the funnel's, `--in-place` restore's. */
 const OPTIONS = { help: { type: "boolean" }, json: { type: "boolean" }, days: { type: "string" }, "in-place": { type: "boolean" } } as const;
+type Out = (line: string) => void;
 
 function age(ms: number): string {
   const minutes = Math.max(0, Math.floor(ms / 60_000));
   return minutes < 60 ? `${minutes}m` : minutes < 48 * 60 ? `${Math.floor(minutes / 60)}h` : `${Math.floor(minutes / 1440)}d`;
 }
-
-/**
- * Why a lead waits, as the operator acts on it: a parked one's reason with the refusing status
- * ("http 401": the key), a held one's rule (ceiling, address).
- */
+/** Why a lead waits, as the operator acts on it: a parked one's reason with the refusing status ("http 401": the key), a held one's rule. */
 const why = (row: LeadRow) => [row.parkedReason, (row.parkedStatus ?? 0) >= 400 ? row.parkedStatus : null].filter((part) => part !== null).join(" ");
 /** A lead in full, as export and discard write it: personal data. */
 const exported = (row: LeadRow) => JSON.stringify({ ...row.lead, status: row.status, reason: row.parkedReason ?? undefined, address: row.group ?? undefined });
-/** When it arrived, to the second: a burst of one-shot addresses shows as many leads in a few seconds. */
-const arrived = (row: LeadRow) => new Date(row.firstAcceptedAt).toISOString().slice(0, 19) + "Z";
+/** A list's line; arrival to the second, so a burst of one-shot addresses shows as many leads in a few seconds. */
+const listed = (row: LeadRow, reason: string) =>
+  [
+    row.id,
+    row.kind,
+    row.status,
+    age(Date.now() - row.firstAcceptedAt),
+    new Date(row.firstAcceptedAt).toISOString().slice(0, 19) + "Z",
+    reason,
+    row.group ?? "",
+  ].join("\t");
 
-/**
- * The store as the server has it (DATABASE_URL, else DATA_DIR's SQLite file, which must exist: a
- * command never makes an empty one), or a line saying why not.
- */
-export function storeOf(config: Config, err: (line: string) => void): Db | undefined {
+/** The store as the server has it (DATABASE_URL, else DATA_DIR's SQLite file, which must exist: a command never makes an empty one). */
+function storeOf(config: Config, err: Out): Db | undefined {
   if (!config.databaseUrl && !existsSync(config.leadsDb)) {
     err(`leads: no lead store at ${config.leadsDb} yet (DATA_DIR=${config.dataDir})`);
     return undefined;
@@ -50,19 +51,32 @@ export function storeOf(config: Config, err: (line: string) => void): Db | undef
   return openDb({ databaseUrl: config.databaseUrl, file: config.leadsDb }, { timeout: BUSY_WAIT_MS, version: VERSION });
 }
 
+/** Why the arguments are wrong for `command`, or undefined: a flag elsewhere would be swallowed, and a retry or release with no ids moves every lead. */
+function misuse(command: string, ids: string[], flags: { json?: boolean; days?: string; "in-place"?: boolean }): string | undefined {
+  if (command !== "funnel" && (flags.json !== undefined || flags.days !== undefined)) return `--json and --days are the funnel's; ${command} takes ids only`;
+  if (flags["in-place"] && command !== "restore") return `--in-place is restore's, not ${command}'s`;
+  if ((command === "backup" || command === "restore") && ids.length !== (flags["in-place"] ? 0 : 1))
+    return `${command} takes one file${command === "restore" ? ", or --in-place alone" : ""}`;
+  // Never every held lead, as release would send them all.
+  if (command === "discard" && ids.length === 0)
+    return "discard takes the ids or address codes of held or restored leads (npm run -s leads -- list shows them)";
+  if (command === "funnel" && ids.length > 0) return `Unexpected argument '${ids[0]}'. funnel takes no ids`;
+  return undefined;
+}
+
 /**
  * `out` is stdout (what it returns settles once the line is written: discard waits for that), `err`
- * stderr; the exit code is 1 when something could not be read. `ask`: a yes-or-no question on the
- * operator's terminal, none when there is no terminal (erase).
+ * stderr; `ask` a yes-or-no question on the operator's terminal, none without one (erase). The exit
+ * code: 1 when something could not be read or done, 2 for a wrong command or flag.
  */
 export async function runCli(
   argv: string[],
   env: Record<string, string | undefined>,
   out: (line: string) => unknown,
-  err: (line: string) => void = out,
+  err: Out = out,
   ask?: (question: string) => Promise<boolean>,
 ): Promise<number> {
-  // A person's data on request, with flags of its own; no store yet: the outbox alone.
+  // A person's data on request, with flags of its own; with no store yet, the outbox alone.
   if (argv[0] === "find" || argv[0] === "erase")
     return personalData(argv[0], argv.slice(1), env, { out, err, ask, open: (config) => storeOf(config, () => undefined) });
   // Every name after discard is a name: an address code may start with "-" (base64url).
@@ -79,49 +93,28 @@ export async function runCli(
     out(USAGE);
     return flags.help ? 0 : 2;
   }
-  // Elsewhere they would be swallowed, and a retry or release with no ids moves every lead.
-  if (command !== "funnel" && (flags.json !== undefined || flags.days !== undefined)) {
-    err(`leads: --json and --days are the funnel's; ${command} takes ids only`);
-    return 2;
-  }
-  if (flags["in-place"] && command !== "restore") {
-    err(`leads: --in-place is restore's, not ${command}'s`);
-    return 2;
-  }
-  if ((command === "backup" || command === "restore") && ids.length !== (flags["in-place"] ? 0 : 1)) {
-    err(`leads: ${command} takes one file${command === "restore" ? ", or --in-place alone" : ""}`);
-    return 2;
-  }
-  // Without names it would discard nothing; never every held lead, as release would send them all.
-  if (command === "discard" && ids.length === 0) {
-    err("leads: discard takes the ids or address codes of held or restored leads (npm run -s leads -- list shows them)");
+  const wrong = misuse(command, ids, flags);
+  if (wrong) {
+    err(`leads: ${wrong}`);
     return 2;
   }
   const config = parseConfig(env, version);
+  if (command === "funnel") return funnel(flags, config, out, err);
   // A file named as the operator's shell sees it (npm runs the command in the package's folder).
-  const file = (name = "") => resolve(env.INIT_CWD ?? process.cwd(), name);
-  if (command === "backup" || command === "restore") return copies(command, ids[0] && file(ids[0]), flags["in-place"] === true, config, out, err);
-  if (command === "funnel") {
-    if (ids.length === 0) return funnel(flags, config, out, err);
-    err(`leads: Unexpected argument '${ids[0]}'. funnel takes no ids`);
-    return 2;
-  }
+  if (command === "backup" || command === "restore") return copies(command, ids[0] && resolve(env.INIT_CWD ?? process.cwd(), ids[0]), config, out, err);
   let db: Db | undefined;
   try {
     db = storeOf(config, err);
-    if (!db) return command === "status" || command === "list" || command === "export" ? 0 : 1;
+    if (!db) return ["status", "list", "export"].includes(command) ? 0 : 1;
     const store = leadStore(db);
     const rows = await store.list(["pending", "held", "parked"]);
     const unreadable = rows.filter((row) => row.lead === null);
     for (const row of unreadable) err(`leads: the text of lead ${row.id} could not be read`);
     if (command === "list") {
-      // The address code: a keyed hash of the sender's address (decision 0031), kept while a lead is held.
-      const line = (row: LeadRow, reason: string) =>
-        [row.id, row.kind, row.status, age(Date.now() - row.firstAcceptedAt), arrived(row), reason, row.group ?? ""].join("\t");
       out(["id", "kind", "status", "age", "arrived", "reason", "address"].join("\t"));
-      for (const row of rows) out(line(row, why(row)));
+      for (const row of rows) out(listed(row, why(row)));
       // Delivered to a CRM (Zoho CRM) and still kept here: the record each lead became there.
-      for (const row of await store.inCrm()) out(line(row, `record ${row.record}`));
+      for (const row of await store.inCrm()) out(listed(row, `record ${row.record}`));
     } else if (command === "export") {
       for (const row of rows) if (row.lead) out(exported(row));
     } else if (command === "discard") {
@@ -154,10 +147,9 @@ export async function runCli(
 
 /**
  * `backup FILE`, `restore FILE` (into the store as the server has it, made if missing: a lost
- * volume), `restore --in-place` (the store itself came back from a snapshot): decision 0048.
+ * volume), `restore --in-place` (no file: the store itself came back from a snapshot): decision 0048.
  */
-async function copies(command: string, file: string | undefined, inPlace: boolean, config: Config, out: (line: string) => void, err: (line: string) => void) {
-  const where = { databaseUrl: config.databaseUrl, file: config.leadsDb };
+async function copies(command: "backup" | "restore", file: string | undefined, config: Config, out: Out, err: Out) {
   let db: Db | undefined;
   try {
     if (command === "backup") {
@@ -167,9 +159,9 @@ async function copies(command: string, file: string | undefined, inPlace: boolea
       out(`backed up ${copied} lead(s) to ${file}; those not yet delivered are parked there as "restored", so that a restore never sends one again unasked`);
       return 0;
     }
-    const rows = inPlace ? [] : readBackup(file!);
-    db = openDb(where, { timeout: BUSY_WAIT_MS, version: VERSION });
-    if (inPlace) await leadStore(db).holdRestored(Date.now());
+    const rows = file ? readBackup(file) : []; // read before the store is touched: a file that is no backup leaves nothing behind
+    db = openDb({ databaseUrl: config.databaseUrl, file: config.leadsDb }, { timeout: BUSY_WAIT_MS, version: VERSION });
+    if (!file) await leadStore(db).holdRestored(Date.now());
     else {
       const added = await restore(db, rows, Date.now());
       out(`restored ${added} of ${rows.length} lead(s) from ${file} (${rows.length - added} the store had already, kept as it has them)`);
@@ -188,7 +180,7 @@ async function copies(command: string, file: string | undefined, inPlace: boolea
 }
 
 /** `funnel`: the counters of the last days, from PostgreSQL (DATABASE_URL) or the data folder's funnel.db. */
-async function funnel(flags: { json?: boolean; days?: string }, config: Config, out: (line: string) => void, err: (line: string) => void) {
+async function funnel(flags: { json?: boolean; days?: string }, config: Config, out: Out, err: Out) {
   const count = Number(flags.days ?? 7);
   if (!Number.isInteger(count) || count < 1 || count > 400) {
     err("leads: --days must be a whole number from 1 to 400");

@@ -1,7 +1,6 @@
 /**
- * A lead store that cannot be read or written (a full disk, an I/O error, a lock held for seconds):
- * the delivery loop waits 1 s, then twice as long each time, up to a minute. The log says so once
- * when it starts and once when it clears; the metrics show `failing` meanwhile.
+ * A lead store that cannot be read or written: the delivery loop waits 1 s, then twice as long each
+ * time, up to a minute. The log says so once when it starts and once when it clears.
  */
 import type { Logger } from "../log";
 

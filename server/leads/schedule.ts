@@ -12,10 +12,9 @@ export const RETRY_WINDOW_MS = 7 * 24 * 60 * 60_000;
 export const DEDUPE_WINDOW_MS = 24 * 60 * 60_000;
 
 /**
- * One client address (an IPv4 address, an IPv6 /64), behind which any number of people may sit
- * (an office router, a carrier's CGNAT): decision 0031. Five of its leads are let through per ten
- * minutes; more are held (stored, the visitor thanked) and let go at that pace, fairly among
- * addresses; at most twenty are held at once, and only the twenty-first is refused.
+ * One client address (an IPv4 address, an IPv6 /64) may hide many people (an office, a carrier's
+ * CGNAT): decision 0031. Five of its leads are let through per ten minutes; more are held and let go
+ * at that pace, fairly among addresses; at most twenty are held at once, and only the next is refused.
  */
 export const PER_ADDRESS = { letThrough: 5, windowMs: 10 * 60_000, held: 20 } as const;
 
@@ -41,11 +40,7 @@ export function newLeadId(now: number): string {
   return `${day}-${[...randomBytes(8)].map((b) => alphabet[b % 32]).join("")}`;
 }
 
-/**
- * What makes two posts the same form (decision 0012): the kind and the cleaned, validated text the
- * agency would receive. A double click or a replay repeats it; two visitors do not (a page's
- * bytes are the same for everyone, so nothing rendered into them could tell visitors apart).
- */
+/** What makes two posts the same form (decision 0012): the kind and the cleaned, validated text the agency would receive. */
 export function leadKey(lead: Lead): string {
   return createHash("sha256")
     .update(JSON.stringify([lead.kind, lead.subject, lead.fromName, lead.replyTo, lead.text]))

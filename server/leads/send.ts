@@ -1,33 +1,27 @@
-/**
- * What every transport shares: the message text the agency reads, one POST with a deadline, how
- * an answer is read, and a safe word for a failure.
- */
+/** What every transport shares: the message the agency reads, one POST with a deadline, how an answer is read. */
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { sourceWords } from "~/funnel/source";
+import { causeOf } from "../log";
 import type { DeliveryOutcome, StoredLead } from "./types";
 
 /**
  * The lead's text as the agency receives it: what was typed, a transport's `notes`, the visit's
- * source in words, and its reference last, so a rare duplicate shows. Built at delivery, never
- * stored: the dedupe key (leadKey) is of what was typed, so a repeated form is one lead whatever its source.
+ * source in words, and its reference last, so a rare duplicate shows. Built at delivery, never stored.
  */
 export function messageText(lead: StoredLead, notes: readonly string[] = []): string {
   return [lead.text, ...notes, ...(lead.source ? [sourceWords(lead.source)] : []), `Reference: ${lead.id}`].join("\n\n");
 }
 
-/** A short, safe token for what went wrong (e.g. "ECONNREFUSED"), never an error's message. */
-export function causeOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && /^[A-Z0-9_]{1,40}$/.test(code) ? code : undefined;
-}
+/** What went wrong, as log.ts says it: a code such as ECONNREFUSED, never the error's message. */
+export const codeOf = (error: unknown) => causeOf(error).code?.toString();
 
 /** `stopped`: the server's stop cut the exchange short before an answer came (post's `stop`). */
 export type Answer = { kind: "response"; status: number; body: string } | { kind: "timeout" } | { kind: "stopped" } | { kind: "error"; error: unknown };
 
 /** No answer: a timeout, the server's stop, or the network's error by its code. All are retried. */
 export function unanswered(answer: Exclude<Answer, { kind: "response" }>): Extract<DeliveryOutcome, { ok: false }> {
-  if (answer.kind === "error") return { ok: false, retry: true, reason: "network", cause: causeOf(answer.error) };
+  if (answer.kind === "error") return { ok: false, retry: true, reason: "network", cause: codeOf(answer.error) };
   return { ok: false, retry: true, reason: answer.kind };
 }
 
@@ -51,10 +45,8 @@ const MAX_ANSWER_BYTES = 256 * 1024;
 
 /**
  * A POST with one deadline for the whole exchange, a stalled body included, cut short when `stop`
- * aborts (the server is stopping). node:http, not fetch (transport.test.ts shows why): fetch
- * refuses the ports the Fetch standard bars (a webhook on 6000 would never be delivered), names a
- * hang-up UND_ERR_SOCKET instead of ECONNRESET (so does undici's `request`, a dependency more), and
- * its timeout drops an answer that came during a pause.
+ * aborts. node:http, not fetch (transport.test.ts shows why): fetch refuses the ports the Fetch
+ * standard bars, names a hang-up UND_ERR_SOCKET, and its timeout drops an answer that came during a pause.
  */
 export function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number, stop?: AbortSignal): Promise<Answer> {
   if (stop?.aborted) return Promise.resolve({ kind: "stopped" });
@@ -75,9 +67,8 @@ export function post(url: string, headers: Record<string, string>, body: string,
       req.destroy();
     };
     const stopped = () => giveUp({ kind: "stopped" });
-    // A process paused past the deadline (SIGSTOP) runs its timers before it reads its sockets: an
-    // answer that came meanwhile would be dropped and the lead sent again. So one round of I/O
-    // passes first (setImmediate runs after the event loop's poll phase).
+    // A process paused past the deadline (SIGSTOP) runs its timers before it reads its sockets: one
+    // round of I/O passes first (setImmediate runs after the poll phase), so an answer that came counts.
     const timer = setTimeout(() => setImmediate(() => giveUp({ kind: "timeout" })), timeoutMs);
     const req = request(target, { method: "POST", headers: { ...headers, "Content-Length": Buffer.byteLength(body) } }, (res) => {
       const chunks: Buffer[] = [];

@@ -141,10 +141,10 @@ const KEPT = [...COLUMNS.split(", "), "next_attempt_at", "parked_at", "admitted_
 
 /**
  * A data folder's SQLite store met with DATABASE_URL set (one container becoming several): its
- * leads move into PostgreSQL, each once, then the file
- * is renamed so that nothing reads it again (decision 0046). Resolves with how many moved. Only
- * once no other process has it open: leaving WAL mode needs that, so a server still running on
- * it (a rolling update) stops the start instead of thanking visitors into a file left behind.
+ * leads move into PostgreSQL, each once, then the file is renamed so that nothing reads it again
+ * (decision 0046). Resolves with how many moved. Only once no other process has it open (leaving
+ * WAL mode needs that), so a server still running on it stops the start instead of thanking
+ * visitors into a file left behind.
  */
 export async function moveIntoPostgres(db: Db, file: string): Promise<number | undefined> {
   if (db.engine !== "postgres" || !existsSync(file)) return undefined;

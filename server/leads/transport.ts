@@ -1,13 +1,12 @@
 /**
- * One delivery attempt to the form service (or, with no provider set and no key, to the outbox file). Success is strict
- * where the service has a success answer (Web3Forms or Formspree answering 200 with an HTML page
- * has not taken the lead); a generic webhook has none, so any 2xx is its success.
+ * One delivery attempt to the form service, or the outbox file. Success is strict where the service
+ * has a success answer (a 200 with an HTML page has not taken the lead); a webhook has none, so any 2xx.
  */
 import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { sourceParts } from "~/funnel/source";
 import type { Config } from "../config";
-import { answerFields, causeOf, messageText, post, retryable, unanswered } from "./send";
+import { answerFields, codeOf, messageText, post, retryable, unanswered } from "./send";
 import type { DeliveryOutcome, StoredLead, Transport } from "./types";
 import { createZohoTransport } from "./zoho-crm";
 
@@ -31,8 +30,7 @@ const PROVIDERS = {
     accepted: (answer: Record<string, unknown>) => answer.ok === true,
   },
   webhook: {
-    // The source as parts too (app/funnel/source.ts, sourceParts), for a receiver that files them;
-    // null for a lead stored before leads carried one.
+    // The source as parts too, for a receiver that files them; null for a lead stored before leads carried one.
     payload: (lead: StoredLead) => ({
       subject: lead.subject,
       from_name: lead.fromName,
@@ -40,8 +38,7 @@ const PROVIDERS = {
       message: messageText(lead),
       source: lead.source ? sourceParts(lead.source) : null,
     }),
-    // The reference as the key a receiver can drop a second send by (decision 0033): a process
-    // killed after the service took a lead and before it said so sends it again.
+    // The reference as the key a receiver can drop a second send by (decision 0033).
     headers: (c: TransportConfig, lead: StoredLead): Record<string, string> => ({ Authorization: `Bearer ${c.accessKey}`, "Idempotency-Key": lead.id }),
     accepted: () => true,
   },
@@ -92,19 +89,18 @@ export async function appendLine(file: string, line: string): Promise<void> {
   }
 }
 
-/** With no key, each lead is appended to OUTBOX_FILE as one JSON line. */
+/** Each lead appended to OUTBOX_FILE as one JSON line, one append at a time so lines never interleave. */
 function outbox(config: TransportConfig): Transport {
   let queue: Promise<unknown> = Promise.resolve();
   return {
     name: "outbox",
     async deliver(lead): Promise<DeliveryOutcome> {
       const line = `${JSON.stringify({ id: lead.id, at: new Date(lead.acceptedAt).toISOString(), subject: lead.subject, to: config.inbox, from_name: lead.fromName, reply_to: lead.replyTo, message: messageText(lead), source: lead.source ? sourceParts(lead.source) : null })}\n`;
-      // One append at a time, so lines never interleave.
       const write = queue.then(() => appendLine(config.outboxFile, line));
       queue = write.catch(() => undefined);
       return write.then(
         (): DeliveryOutcome => ({ ok: true }),
-        (error: unknown): DeliveryOutcome => ({ ok: false, retry: true, reason: "outbox", cause: causeOf(error) }),
+        (error: unknown): DeliveryOutcome => ({ ok: false, retry: true, reason: "outbox", cause: codeOf(error) }),
       );
     },
   };

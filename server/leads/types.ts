@@ -9,10 +9,8 @@ export interface StoredLead extends Lead {
 }
 
 /**
- * What one delivery attempt came to; `retry: false` means the service refused the lead for good.
- * `record`: the id the receiving CRM gave the lead (Zoho CRM), kept beside it. A reason
- * `zoho:<code>` is Zoho's own word for a refusal (e.g. `zoho:INVALID_DATA`, `zoho:invalid_code`);
- * `stopped`: the server's stop cut the attempt short before the service answered.
+ * What one delivery attempt came to; `retry: false`: refused for good. `record`: the id Zoho CRM gave
+ * the lead. `zoho:<code>`: Zoho's own word for a refusal; `stopped`: the server's stop cut it short.
  */
 export type DeliveryOutcome =
   | { ok: true; status?: number; record?: string }
@@ -33,10 +31,9 @@ export interface Transport {
 /** What the metrics report: counts and ages, never anything a visitor typed. */
 export interface LeadStats {
   store: "sqlite" | "postgres";
-  /** The store is not open, or a write (a lead, an outcome) or the loop's look failed, until a write goes through. */
+  /** The store is not open, or a write or the loop's look failed, until a write goes through. */
   failing: boolean;
   pending: number;
-  /** Stored over the hourly ceiling: they go out on their own as the last hour has room, or at `npm run -s leads -- release`. */
   held: number;
   /** Held leads by the rule that held them (`ceiling`, `address`; `unknown`: held before this was kept). */
   heldFor: Record<string, number>;
@@ -46,14 +43,9 @@ export interface LeadStats {
   oldestPendingSeconds: number | null;
 }
 
-/**
- * What a queue reports as it works, for the metrics (server/metrics.ts): kinds, outcomes and
- * durations, never anything a visitor typed.
- */
+/** What a queue reports as it works, for the metrics: kinds, outcomes and durations, never anything a visitor typed. */
 export interface LeadEvents {
   accepted(kind: Lead["kind"]): void;
-  /** One delivery attempt and what came of it: delivered, to be retried, or parked. */
   attempted(kind: Lead["kind"], outcome: "delivered" | "retried" | "parked", seconds: number): void;
-  /** A lead stored over the hourly ceiling (LEADS_PER_HOUR) or its address's share: kept, not delivered until let go. */
   held(kind: Lead["kind"]): void;
 }

@@ -1,48 +1,37 @@
 /**
- * Delivery to Zoho CRM (FORM_PROVIDER=zoho-crm, decision 0035): each lead becomes a CRM Lead
- * through Zoho's upsert, unique on the field that holds the lead's reference, so a lead sent again
- * (its answer lost, the process killed mid-send) updates the record instead of adding a second.
- * OAuth as Zoho documents it for a self client: an access token from the refresh token, kept in
- * memory until shortly before it expires and fetched once however many deliveries wait for it.
- * No token, secret or lead text goes into an outcome (outcomes are logged), and one attempt,
- * however many requests it makes, takes at most FORM_TIMEOUT_MS (its claim on the lead lasts that).
+ * Delivery to Zoho CRM (decision 0035): each lead becomes a CRM Lead through Zoho's upsert, unique
+ * on the field that holds the lead's reference, so a lead sent again updates the record instead of
+ * adding a second. OAuth for a self client: an access token from the refresh token, kept in memory
+ * until shortly before it expires and fetched once however many deliveries wait for it. No token,
+ * secret or lead text goes into an outcome (outcomes are logged), and one attempt, however many
+ * requests it makes, takes at most FORM_TIMEOUT_MS (its claim on the lead lasts that).
  */
 import { type Source, sourceKey, sourceParts } from "~/funnel/source";
 import { answerFields, fieldsOf, messageText, post, retryable, unanswered, type Answer } from "./send";
 import type { DeliveryOutcome, StoredLead, Transport } from "./types";
 
-/**
- * The lead's parts an operator may file in fields of their own (ZOHO_FIELD_MAP): what the form
- * says, and the visit's source (app/funnel/source.ts, sourceParts): `source` in words, its
- * `source_kind`, a campaign's three utm values, a referring class or listed host.
- */
+/** The lead's parts an operator may file in fields of their own (ZOHO_FIELD_MAP): the form's, and its source's (sourceParts). */
 const FORM_PARTS = ["service", "timeframe", "complexity", "estimate", "message"] as const;
 const SOURCE_PARTS = ["source", "source_kind", "utm_source", "utm_medium", "utm_campaign", "referrer"] as const;
 export const MAPPABLE = [...FORM_PARTS, ...SOURCE_PARTS] as const;
 type Mappable = (typeof MAPPABLE)[number];
 
 /**
- * Zoho's published limits, in characters (docs/decisions/0042): its standard Leads fields, a
- * Single Line custom field (255 at most, and by default), a Multi Line one (Small: 2,000; Large:
- * 32,000). A value over its field's limit makes Zoho refuse the whole record (INVALID_DATA).
+ * Zoho's published limits, in characters (decision 0042): its standard Leads fields, a Single Line
+ * custom field, a Multi Line one (Large). A value over its field's limit makes Zoho refuse the whole record.
  */
 export const ZOHO_LIMITS = { Last_Name: 80, Company: 100, Email: 100, Phone: 30, Description: 32_000, singleLine: 255, multiLine: 32_000 } as const;
-/** How many characters a mapped part's field holds unless the map says (`{"field", "max"}`): a Single Line's 255, `message` a Multi Line (Small)'s 2,000. */
+/** How many characters a mapped part's field holds unless the map says: a Single Line's 255, `message` a Multi Line (Small)'s 2,000. */
 export const defaultMax = (part: Mappable) => (part === "message" ? 2_000 : ZOHO_LIMITS.singleLine);
 
 export interface ZohoSettings {
   clientId: string;
   clientSecret: string;
   refreshToken: string;
-  /** The data centre's accounts server, e.g. https://accounts.zoho.eu. */
   accountsUrl: string;
-  /** The API name of the unique single-line field on Leads that holds the lead's reference. */
   referenceField: string;
-  /** `Lead_Source` (a picklist): a value the operator set, one of its options. */
   leadSource: string;
-  /** `Lead_Source` by the visit's source (ZOHO_LEAD_SOURCE_MAP, config.ts); a source it does not name gets `leadSource`. */
   leadSourceMap?: Readonly<Record<string, string>>;
-  /** Lead part → the API name of the Leads field it goes into, and how many characters that holds. */
   fieldMap: Partial<Record<Mappable, { field: string; max: number }>>;
 }
 
@@ -64,9 +53,8 @@ const codeOf = (value: unknown) => (typeof value === "string" && /^[A-Za-z_]{1,4
 
 const graphemes = new Intl.Segmenter("en", { granularity: "grapheme" });
 /**
- * `value` in at most `max` characters: whole as it is, or cut at a character's end (never inside
- * an emoji or an accented letter) and ended with "…", so the field shows it is cut. Counted in
- * UTF-16 units, as JavaScript and Java (Zoho's) count a string's length: never fewer than the
+ * `value` in at most `max` characters: whole, or cut at a character's end (never inside an emoji)
+ * and ended with "…". Counted in UTF-16 units, as Java (Zoho's) counts: never fewer than the
  * characters a reader sees, so a value that fits here fits however Zoho counts.
  */
 export function cut(value: string, max: number): string {
@@ -89,19 +77,17 @@ export function leadSourceOf(source: Source | undefined, settings: Pick<ZohoSett
   return named === undefined ? settings.leadSource : map[named]!;
 }
 
-/** The lead's mappable parts: the form's, and its source's (none for a lead stored before it carried one). */
+/** The lead's mappable parts: the form's, and its source's (none for a lead stored before leads carried one). */
 function partsOf(lead: StoredLead): Partial<Record<Mappable, string>> {
   if (!lead.source) return { ...lead.fields };
-  // sourceParts names the utm values and the referrer as MAPPABLE does; its words and kind are `source`, `source_kind`.
   const { text, kind, ...named } = sourceParts(lead.source);
   return { ...lead.fields, source: text, source_kind: kind, ...named };
 }
 
 /**
- * The lead as a record of Zoho's Leads module, every value within its field's limit, so no form
- * the site took is refused for a length (decision 0042). A value cut (ending "…") or, for an email
- * address, left out (cut, it would be another address) is whole in the Description, which says so.
- * `Lead_Source` is only ever a value the operator wrote (a picklist may refuse any other).
+ * The lead as a record of Zoho's Leads module, every value within its field's limit (decision
+ * 0042). A value cut, or an email address left out (cut, it would be another address), is whole in
+ * the Description, which says so. `Lead_Source` is only ever a value the operator wrote (a picklist may refuse any other).
  */
 export function leadRecord(lead: StoredLead, settings: ZohoSettings): Record<string, string> {
   const fields = lead.fields;
@@ -172,10 +158,7 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
     return { value, apiDomain, renewAt: now() + Math.max(seconds - 300, seconds / 2) * 1000 };
   }
 
-  /**
-   * A token still good, or the one a refresh brings: one refresh at a time, shared by every
-   * delivery waiting (all of one queue, with its one `stop`).
-   */
+  /** A token still good, or the one a refresh brings: one refresh at a time, shared by every delivery waiting. */
   async function accessToken(ms: number, stop?: AbortSignal, refused?: string): Promise<Token | Failure> {
     if (token && token.value !== refused && now() < token.renewAt) return token;
     refreshing ??= refresh(ms, stop).finally(() => (refreshing = undefined));

@@ -2,11 +2,14 @@ import { randomUUID } from "node:crypto";
 import type { AppLoadContext } from "@remix-run/node";
 import type { DraftStore } from "~/context";
 import { describe, expect, it } from "vitest";
+import { calculatorAction } from "~/calculator/action.server";
+import { estimate, formatUsd } from "~/calculator/pricing";
+import type { CalculatorRequest } from "~/calculator/rules";
+import { resetState, stateToFields } from "~/calculator/state";
 import { sentSummary } from "~/content/calculator";
 import { visitor, visitorOwner } from "~/forms/visitor.server";
-import { bookingHref, loadReceipt, toThanks } from "./draft.server";
-import { estimate, formatUsd } from "./pricing";
-import type { CalculatorRequest } from "./rules";
+import { loader } from "./home.server";
+import { bookingHref } from "~/forms/draft.server";
 
 const sent: CalculatorRequest = {
   service: "softwareDev",
@@ -31,15 +34,26 @@ function memoryDrafts(): DraftStore {
     delete: async (owner, id) => void records.delete(`${owner}:${id}`),
   };
 }
-const contextWith = (bookingUrl?: string) => ({ drafts: memoryDrafts(), bookingUrl }) as unknown as AppLoadContext;
+const contextWith = (bookingUrl?: string) =>
+  ({
+    drafts: memoryDrafts(),
+    bookingUrl,
+    sources: { names: new Set(), sites: [] },
+    countVisit: async () => undefined,
+    submitLead: async () => ({ ok: true, reference: "20261124-AB12CD34", first: true }),
+  }) as unknown as AppLoadContext;
+/** The home page's loader's receipt for `request`. */
+const receiptOf = async (request: Request, context: AppLoadContext) =>
+  ((await (await loader({ request, context, params: {} })).json()) as { receipt: unknown }).receipt;
 
-/** Sends `sent`, then opens the thanks it redirects to, with the cookie it set (or another browser's). */
+/** Sends `sent` from step 5, then opens the thanks it redirects to, with the cookie it set (or another browser's). */
 async function thanks(context: AppLoadContext, { sameBrowser = true } = {}) {
-  const answer = await toThanks(new Request("http://localhost/?index", { method: "POST" }), context, "20261124-AB12CD34", undefined, sent);
+  const fields = { ...stateToFields({ ...resetState(), ...sent, step: 5, reached: 5 }), intent: "Send My Request" };
+  const answer = await calculatorAction(new Request("http://localhost/?index", { method: "POST" }), fields, context);
   const location = answer.headers.get("Location")!;
   const cookie = sameBrowser ? answer.headers.get("Set-Cookie")!.split(";")[0]! : "visit=BBBBBBBBBBBBBBBBBBBBBB";
   const request = new Request(new URL(location, "http://localhost"), { headers: { cookie } });
-  return { location, receipt: await loadReceipt(request, context), owner: await visitorOwner(request) };
+  return { location, receipt: await receiptOf(request, context), owner: await visitorOwner(request) };
 }
 
 describe("the thanks' receipt", () => {
@@ -62,7 +76,7 @@ describe("the thanks' receipt", () => {
 
   it("offers the booking page with the reference when BOOKING_URL is set", async () => {
     const { receipt } = await thanks(contextWith("https://cal.com/kopano/intro"));
-    expect(receipt?.booking).toBe(bookingHref("https://cal.com/kopano/intro", "20261124-AB12CD34"));
+    expect(receipt).toMatchObject({ booking: bookingHref("https://cal.com/kopano/intro", "20261124-AB12CD34") });
   });
 
   it("shows no line when the stored choices or figure do not check out", async () => {
@@ -78,7 +92,7 @@ describe("the thanks' receipt", () => {
     ]) {
       const id = await context.drafts.save(owner, tampered);
       const request = new Request(`http://localhost/?sent=calculator&receipt=${id}`, { headers: { cookie } });
-      expect(await loadReceipt(request, context)).toEqual({ reference: "20261124-AB12CD34" });
+      expect(await receiptOf(request, context)).toEqual({ reference: "20261124-AB12CD34" });
     }
   });
 });
