@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { landingOfReferer, sourceOfLanding } from "./count.server";
-import { classify, reclassifiedKey, sourceKey, sourceOfKey, sourceParts, sourceWords, type Source } from "./source";
+import { classify, sourceKey, sourceOfKey, sourceParts, sourceWords, type Source } from "./source";
 
 const settings = { names: new Set(["spring", "spring-offer"]), sites: ["example.co.za", "agency-blog.com"] };
 const utm = (...values: string[]) => classify(values, "", ["site.example"], settings);
@@ -73,13 +73,6 @@ describe("a visit's source is a name the agency gave or a kind of place, never f
       text: "newsletter, email",
     });
     expect(sourceParts({ kind: "site", host: "example.co.za" })).toMatchObject({ referrer: "example.co.za", text: "a link on example.co.za" });
-  });
-  it("a key kept before sources were named is counted as the rule counts it now", () => {
-    expect(reclassifiedKey("newsletter/email/spring", settings)).toBe("newsletter/email/spring");
-    expect(reclassifiedKey("newsletter/email/john-smith-082-555-1234", settings)).toBe("other");
-    expect(reclassifiedKey("google.com", settings)).toBe("search:google");
-    expect(reclassifiedKey("john-doe-0825551234.example.com", settings)).toBe("link");
-    expect(reclassifiedKey("direct", settings)).toBe("direct");
   });
 });
 
