@@ -1,10 +1,7 @@
 /**
- * The one place SQLite and PostgreSQL differ (decision 0046). Every store writes its SQL once, with
- * `?` (or `:name`) parameters and three words translated here: `{int}` (a 64-bit integer column),
- * `{strict}` (SQLite's type checks) and `{skip_locked}` (PostgreSQL's `FOR UPDATE SKIP LOCKED`: a
- * row another container is claiming is passed over). SQLite is `node:sqlite` in the data folder, its
- * lock waited for on a timer (decision 0039); PostgreSQL is `pg`'s pool, every query bounded in
- * time so an unreachable database fails a request instead of holding it.
+ * The one place SQLite and PostgreSQL differ (decision 0046): every store writes its SQL once, with
+ * `?` or `:name` parameters and three words translated here (DIALECTS). SQLite waits out another
+ * process's lock on a timer (decision 0039); every PostgreSQL query is bounded in time.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, statSync } from "node:fs";
@@ -17,7 +14,7 @@ import { causeOf } from "./log";
 export { causeOf };
 
 export type Param = string | number | null;
-/** `?` parameters in order, or `:name` parameters by name (for a query that mixes values a reader must tell apart). */
+/** `?` parameters in order, or `:name` ones by name (where a reader must tell the values apart). */
 type Params = Param[] | Record<string, Param>;
 export type Row = Record<string, unknown>;
 
@@ -33,11 +30,7 @@ export interface Db extends Sql {
   engine: "sqlite" | "postgres";
   /** Where it is, for logs: the file, or the server and database (never a password). */
   where: string;
-  /**
-   * `exclusive`: one at a time across processes (SQLite's write lock; on PostgreSQL an advisory
-   * lock, named so that unrelated decisions do not wait for each other), for a decision read and
-   * written together (a lead's ceiling, the drafts' budget).
-   */
+  /** `exclusive`: one at a time across processes (on PostgreSQL an advisory lock of that name), for a decision read and written together. */
   transaction<T>(work: (tx: Sql) => Promise<T>, options?: { exclusive?: true | "drafts" }): Promise<T>;
   /** The clock claims are measured on (decision 0046): on SQLite the host's monotonic clock, on PostgreSQL the database's. */
   leaseNow(): Promise<number>;
@@ -50,7 +43,7 @@ export interface Db extends Sql {
   pool?: pg.Pool;
 }
 
-/** Why a store could not be opened: the server refuses to start and says this (no lead data). */
+/** Why a store could not be opened: the server refuses to start, saying so. */
 export class StoreUnusable extends Error {
   constructor(
     readonly where: string,
@@ -61,11 +54,7 @@ export class StoreUnusable extends Error {
   }
 }
 
-/**
- * Inside `db.transaction(work)`, `work` may use its `tx` only: a call on `db` itself would wait on
- * the transaction's own lock (SQLite) or run outside it on another connection (PostgreSQL). Either
- * engine throws this instead, at once.
- */
+/** Inside `db.transaction(work)` only `tx` may be used: `db` itself would wait on its own lock (SQLite) or run outside the transaction (PostgreSQL). */
 class TransactionMisuse extends Error {
   constructor() {
     super("inside db.transaction, use its tx: a call on db itself runs outside the transaction");
@@ -101,7 +90,6 @@ export const openDb = (where: { databaseUrl?: string; file: string }, options: S
 
 /** The database whose transaction the current async context runs in, if any. */
 const transactionOf = new AsyncLocalStorage<Db>();
-/** `db` whose own calls, made from inside one of its transactions, throw TransactionMisuse on either engine. */
 function guarded(db: Db): Db {
   const outside =
     <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
@@ -128,10 +116,7 @@ function guarded(db: Db): Db {
 const BUSY = 5; // SQLITE_BUSY (and its extended codes): another process holds a lock, for now
 const isBusy = (error: unknown) => ((Number(causeOf(error).code) || 0) & 0xff) === BUSY;
 
-/**
- * `prepare` (a table made) run once and remembered, and again after it failed: a database down at
- * the start would otherwise never get it. With `key`, again whenever the key changes (the funnel's day).
- */
+/** `prepare` (a table made) run once, and again after it failed (a database down at the start) or when `key` changes. */
 export function preparedOnce(prepare: () => Promise<unknown>, key: () => string = () => "") {
   let prepared: { key: string; done: Promise<unknown> } | undefined;
   return () => {
@@ -152,10 +137,7 @@ export function preparedOnce(prepare: () => Promise<unknown>, key: () => string 
 /** How long a call waits for another process's lock: a write holds it for milliseconds; held for seconds, the holder is stuck. */
 export const BUSY_WAIT_MS = 3_000;
 
-/**
- * Runs `work`, and again while another process holds a lock it needs (SQLITE_BUSY: the connection
- * itself waits 0), for up to `withinMs`, on timers, so the event loop serves all else meanwhile (0039).
- */
+/** Runs `work`, and again while another process holds the lock, for up to `withinMs`, waiting on timers, never on the event loop (0039). */
 async function retryWhileBusy<T>(work: () => T, withinMs = BUSY_WAIT_MS): Promise<T> {
   const deadline = performance.now() + withinMs;
   for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
@@ -170,9 +152,8 @@ async function retryWhileBusy<T>(work: () => T, withinMs = BUSY_WAIT_MS): Promis
 }
 
 /**
- * Which boot of the host the monotonic clock (shared by every process, never set) belongs to, as
- * it restarts with the host. Where Linux does not say, one name for every boot: a claim a crash
- * left before a reboot then holds until the new clock passes it, a stall, never a lead sent twice.
+ * The host's boot, which its monotonic clock (the lease clock on SQLite) belongs to. Where Linux
+ * does not say, one name for every boot: a claim from before a reboot then stalls, never doubles.
  */
 const BOOT = (() => {
   try {
@@ -193,11 +174,7 @@ interface SqliteOptions {
   foreignFolder?: boolean;
 }
 
-/**
- * Opens (creating) the SQLite file, its folder 0700 and files 0600. An existing file is checked
- * read-only first, so a damaged or newer one is refused, never "repaired"; so is a read-only one,
- * at start rather than at every visitor's post.
- */
+/** Opens (creating) the file, folder 0700 and files 0600; a damaged, newer or read-only one is refused at start, never "repaired". */
 function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version, foreignFolder = false }: SqliteOptions): Db {
   const unusable = (reason: string) => new StoreUnusable(file, reason);
   /** SQLite's own words for why, if it said. */
@@ -217,8 +194,7 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version, 
       throw unusable(`${path === file ? "it" : "its folder"} is read-only (${code(error)})`);
     }
   }
-  // While it opens, another server starting on the folder at once (making the file, turning WAL
-  // on) is waited for, blocking: the start alone waits, as the server serves nothing yet.
+  // Blocking waits here are the start's alone: the server serves nothing yet.
   const opened = (readOnly: boolean) => {
     try {
       return new DatabaseSync(file, { readOnly, timeout: Math.max(timeout, BUSY_WAIT_MS) });
@@ -258,12 +234,11 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version, 
   const statement = (sql: string) => db.prepare(dialect(sql, "sqlite"));
   /** node:sqlite binds `?` parameters given in order, and `:name` ones given as one object. */
   const bind = (params: Params) => (Array.isArray(params) ? params : [params]) as Param[];
-  /** `work`, unless another call of this process is inside a transaction: then, as busy as another process's lock. */
+  /** Another call of this process inside a transaction is as busy as another process's lock. */
   const free = <T>(work: () => T): T => {
     if (db.isTransaction) throw Object.assign(new Error("the connection is in a transaction"), { errcode: BUSY });
     return work();
   };
-  /** Calls as `call` runs them: within a transaction at once, else in turn and waiting out another process's lock. */
   const sql = (call: <T>(work: () => T) => Promise<T>): Sql => ({
     all: (text, params = []) => call(() => statement(text).all(...bind(params))),
     get: (text, params = []) => call(() => statement(text).get(...bind(params))),
@@ -279,11 +254,8 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version, 
   return {
     engine: "sqlite",
     where: file,
-    // Each call waits out another process's lock on its own timer, so one held for seconds costs
-    // each caller its own wait, not the sum of the ones before it (decision 0039).
     ...sql((work) => retryWhileBusy(() => free(work))),
-    // BEGIN IMMEDIATE takes the write lock first, so what a transaction reads is current. Its work
-    // awaits nothing but its own statements, which run at once: it is over within the tick.
+    // BEGIN IMMEDIATE takes the write lock first, so what it reads is current; its statements run at once.
     transaction: async (work) => {
       await retryWhileBusy(() => free(() => db.exec("BEGIN IMMEDIATE")));
       try {
@@ -324,8 +296,7 @@ function openPostgres(url: string): Db {
   const pool = new pg.Pool({ connectionString: url, max: 8, ...PG_LIMITS, types });
   // A connection lost while idle (PostgreSQL restarted): the pool drops it; the next call connects again.
   pool.on("error", () => undefined);
-  // Lost while checked out (a transaction's), the pool no longer listens: without a listener of its
-  // own, its 'error' would end the process. Its calls fail instead, and the transaction with them.
+  // Lost while checked out, a client's 'error' would otherwise end the process: its calls fail instead.
   pool.on("connect", (client) => client.on("error", () => undefined));
   const query = (client: pg.Pool | pg.PoolClient, sql: string, params?: Params) => client.query<Row>(...numbered(sql, params));
   const on = (client: pg.Pool | pg.PoolClient): Sql => ({
@@ -348,9 +319,7 @@ function openPostgres(url: string): Db {
         await client.query("COMMIT");
         return result;
       } catch (error) {
-        // Bounded: behind a query that timed out (PostgreSQL paused) it would wait as long again,
-        // doubling a visitor's wait; a connection dropped instead rolls back on the server. (pg
-        // takes query_timeout per query; its types know it only for the client.)
+        // Bounded: behind a query that timed out it would wait as long again; a dropped connection rolls back too.
         const rollback = { text: "ROLLBACK", query_timeout: 500 } as pg.QueryConfig;
         await client.query(rollback).catch((lost: Error) => (broken = lost));
         throw error;
@@ -361,8 +330,7 @@ function openPostgres(url: string): Db {
     leaseNow: async () => Number((await pool.query("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now")).rows[0].now),
     leasePrefix: "",
     checkpoint: async () => undefined,
-    // Within the stop's budget (decision 0040): a pool whose server does not answer (paused) never
-    // ends; its connections then go with the process.
+    // Within the stop's budget (decision 0040): a pool whose server is paused never ends.
     close: () => Promise.race([pool.end(), pause(500, undefined, { ref: false })]),
     pool,
   };

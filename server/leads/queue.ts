@@ -1,9 +1,7 @@
 /**
- * The lead pipeline, one for both engines (decision 0046): a lead is stored before its visitor is
- * thanked; a loop claims the leads that are due, a few at a time, sends each, and writes what came
- * of it into its row: delivered, tried again on the schedule, or parked when the service refused it
- * for good. The loop also looks at the store every few seconds, so what another process (another
- * container, the operator's command) changed is picked up without any signal between them.
+ * The lead pipeline (decision 0046): a lead is stored before its visitor is thanked; a loop claims
+ * the due leads, sends each and writes the outcome into its row (delivered, retried, parked). It
+ * looks every few seconds too, so what another process changed needs no signal.
  */
 import { setTimeout as pause } from "node:timers/promises";
 import { causeOf, type Db, StoreUnusable } from "../db";
@@ -62,11 +60,9 @@ export function createLeadQueue(options: QueueOptions) {
   /** Aborted when close() has waited for the attempts in flight long enough: they end at once. */
   const cutShort = new AbortController();
   /**
-   * Leads the service confirmed whose outcome could not be written (the store failing): written at
-   * the first look that finds the store working again, never sent again by this process; before
-   * their claims run out, so that no other process takes and sends them. A process killed
-   * meanwhile, or a store failing past the claim, and they go again, with the same reference
-   * (decision 0046).
+   * Confirmed leads whose outcome the store refused: written at the next look that finds it
+   * working, never sent again by this process (another that takes one once its claim runs out sends
+   * it again, with the same reference).
    */
   const confirmed = new Map<string, { row: LeadRow; record?: string }>();
 

@@ -1,8 +1,7 @@
 /**
- * The lead store: the queue and the record in one table (decision 0046), the same SQL on SQLite
- * and PostgreSQL (server/db.ts). A lead is a row; a delivery claims rows for a lease, sends, and
- * writes the outcome into the same row, so no lead is sent by two processes at once and none is
- * forgotten by a process that dies: its claims run out and another takes them.
+ * The lead store, the queue and the record in one table on either engine (decision 0046): a
+ * delivery claims rows for a lease and writes the outcome into the same row, so no lead is sent by
+ * two processes at once, and one a dead process claimed is taken by another when its claim runs out.
  */
 import { randomUUID } from "node:crypto";
 import { existsSync, renameSync } from "node:fs";
@@ -14,11 +13,9 @@ import type { Lead, StoredLead } from "./types";
 type LeadStatus = "pending" | "held" | "parked" | "delivered";
 
 /**
- * A lead's row as read: `retryMs`, the waits scheduled so far (a clock jump cannot grow it);
- * `parkedReason`, why it is not going out: a parked lead's failure, or the rule that held a held
- * one (`ceiling`, `address`: null for one held before this was written); `parkedStatus`, the HTTP
- * status that parked it (401: a wrong key); `group`, a held lead's address code (decision 0031);
- * `record`, Zoho CRM's id for it; `lead`, what the agency receives, null once erased or unreadable.
+ * A lead's row: `retryMs`, the waits scheduled so far (a clock jump cannot grow it); `parkedReason`,
+ * a parked lead's failure or the rule that held a held one; `group`, its address code (decision
+ * 0031); `record`, Zoho CRM's id for it; `lead`, null once erased or unreadable.
  */
 export interface LeadRow {
   id: string;
@@ -79,7 +76,7 @@ function toRow(r: Row): LeadRow {
   }
 }
 
-/** The bound on one address's held leads (PER_ADDRESS.held) is reached: nothing was stored, and the visitor is told so. */
+/** One address has as many leads held as it may (PER_ADDRESS.held): nothing was stored. */
 export class AddressFull extends Error {
   constructor() {
     super("this address already has as many leads held as it may");
@@ -87,7 +84,7 @@ export class AddressFull extends Error {
   }
 }
 
-/** Names given to `discard` that are no held or restored lead's id or address code: nothing was discarded. */
+/** Names given to `discard` that are no held or restored lead's: nothing was discarded. */
 export class NotHeld extends Error {
   constructor(readonly names: string[]) {
     super(`not a held or restored lead's id or address code: ${names.join(", ")}`);
@@ -95,27 +92,18 @@ export class NotHeld extends Error {
   }
 }
 
-/**
- * A lead stored (`id`), or its form found stored already (`duplicate`: the first one's id);
- * `held` over the ceiling or its address's share (`heldFor`, decision 0031); `firstHeld`: the
- * first held since none was, the moment to tell the operator.
- */
+/** `duplicate`: the form was stored already (the first one's id); `firstHeld`: the first held since none was, when the operator is told. */
 export type InsertResult = { id: string; duplicate: boolean; held: boolean; heldFor?: "ceiling" | "address"; firstHeld: boolean };
 
 const HOUR_MS = 3_600_000;
 
 export type LeadStore = ReturnType<typeof leadStore>;
 
-/** Runs each statement of `sql` (the engines' one-statement calls). */
 const each = async (tx: Sql, sql: string) => {
   for (const statement of sql.split(";").filter((part) => part.trim())) await tx.run(statement);
 };
 
-/**
- * Brings the database to the schema (each process may: another one's work is waited for). A SQLite
- * store of a release older than the one before this is refused, untouched: it is upgraded through
- * that release first (docs/operations.md, "Upgrading and rolling back").
- */
+/** Brings the database to the schema; a SQLite store older than the release before is refused, untouched (decision 0049). */
 export async function prepareStore(db: Db) {
   await db.transaction(
     async (tx) => {
@@ -140,11 +128,9 @@ const UNDELIVERED = ["pending", "held", "parked"];
 const KEPT = [...COLUMNS.split(", "), "next_attempt_at", "parked_at", "admitted_at"];
 
 /**
- * A data folder's SQLite store met with DATABASE_URL set (one container becoming several): its
- * leads move into PostgreSQL, each once, then the file is renamed so that nothing reads it again
- * (decision 0046). Resolves with how many moved. Only once no other process has it open (leaving
- * WAL mode needs that), so a server still running on it stops the start instead of thanking
- * visitors into a file left behind.
+ * A data folder's SQLite store met with DATABASE_URL (one container becoming several): its leads
+ * move into PostgreSQL, each once, and the file is renamed. A server still running on the file
+ * stops the start (leaving WAL mode needs it alone), rather than thank visitors into a file left behind.
  */
 export async function moveIntoPostgres(db: Db, file: string): Promise<number | undefined> {
   if (db.engine !== "postgres" || !existsSync(file)) return undefined;
@@ -167,18 +153,16 @@ export async function moveIntoPostgres(db: Db, file: string): Promise<number | u
 }
 
 /**
- * Rows of another store (`SELECT *` of its leads, any schema version) added to `db`'s, each once:
- * a lead `db` has already keeps its row, as `db` knows it best. With `restoredAt`, a lead that was
- * not delivered in the copy is parked as "restored": the copy cannot know whether it went out
- * after the copy was made, so it waits for the operator, never sent again unasked (decision 0048).
+ * Another store's rows added to `db`'s, each once (a lead `db` has keeps its row). With
+ * `restoredAt`, one not delivered in the copy is parked as "restored": it may have gone out since,
+ * so it waits for the operator (decision 0048).
  */
 export async function copyLeads(rows: Row[], db: Db, restoredAt?: number): Promise<number> {
   await prepareStore(db);
   const undelivered = (row: Row) => restoredAt !== undefined && UNDELIVERED.includes(String(row.status));
   const insert = `INSERT INTO leads (${KEPT.join(", ")}) VALUES (${KEPT.map(() => "?").join(", ")}) ON CONFLICT (id) DO NOTHING`;
   let n = 0;
-  // In short transactions: a server beside it waits for the lock a moment, not the whole copy. A
-  // copy cut short keeps what it wrote, and copying again adds the rest.
+  // In short transactions, so a server beside it waits a moment, not the whole copy.
   for (let start = 0; start < rows.length; start += 500)
     n += await db.transaction(async (tx) => {
       let added = 0;
@@ -243,13 +227,13 @@ export function leadStore(db: Db) {
        )
        SELECT id, kind FROM firsts f
        WHERE place = 1 AND (address IS NULL OR
-         (SELECT count(*) FROM leads a WHERE a.client_group = f.address AND a.admitted_at > ? AND a.admitted_at <= ?) < ?)
+         (SELECT count(*) FROM leads a WHERE a.client_group = f.address AND a.admitted_at > :windowStart AND a.admitted_at <= :now) < :letThrough)
        ORDER BY
-         (SELECT count(*) FROM leads b WHERE b.client_group = f.address AND b.first_accepted_at > f.first - ?
+         (SELECT count(*) FROM leads b WHERE b.client_group = f.address AND b.first_accepted_at > f.first - :hour
             AND (b.first_accepted_at < f.first OR (b.first_accepted_at = f.first AND b.id < f.id))),
          held, first, id
        LIMIT 1`,
-      [now - PER_ADDRESS.windowMs, now, PER_ADDRESS.letThrough, HOUR_MS],
+      { windowStart: now - PER_ADDRESS.windowMs, now, letThrough: PER_ADDRESS.letThrough, hour: HOUR_MS },
     );
 
   /** An attempt's outcome, written into its row with the claim let go; resolves with the rows changed (0: too late). */
@@ -257,11 +241,7 @@ export function leadStore(db: Db) {
     db.run(`UPDATE leads SET ${set}, attempts = attempts + 1, claimed_by = NULL, claimed_until = NULL WHERE ${where}`, params);
 
   return {
-    /**
-     * Stores a lead: the same form within the dedupe window answers the first one's id; past
-     * `perHour` let through in the last hour, or its address's share (`group`), it is held; with
-     * its address's bound held already, AddressFull, and nothing is stored.
-     */
+    /** Stores a lead, or answers the same form's first id; past the ceiling or its address's share it is held; AddressFull stores nothing. */
     insert: (lead: Lead, { id, key, now, perHour, group = null }: { id: string; key: string; now: number; perHour: number; group?: string | null }) =>
       db.transaction(
         async (tx): Promise<InsertResult> => {
@@ -294,10 +274,7 @@ export function leadStore(db: Db) {
         { exclusive: true },
       ),
 
-    /**
-     * The ceiling lets the fairest held lead go once the last hour has room and the last lead let
-     * through is an hour / `perHour` old (its pace). Returns it, or undefined.
-     */
+    /** The fairest held lead, let go once the last hour has room and the last lead let through is an hour / `perHour` old. */
     async releaseHeld(now: number, perHour: number) {
       if (!(await db.get("SELECT 1 FROM leads WHERE status = 'held' LIMIT 1"))) return undefined;
       return db.transaction(
@@ -317,11 +294,7 @@ export function leadStore(db: Db) {
       );
     },
 
-    /**
-     * Parked (retry) or held (release) leads, all or those named, become pending now, with a fresh
-     * retry window; a release takes none of the ceiling's room (decision 0012). A lead parked as
-     * restored goes only when named: it may have reached the receiver already (decision 0048).
-     */
+    /** Parked (retry) or held (release) leads, all or those named, pending now with a fresh window; a restored one only when named (decision 0048). */
     requeue: (from: "parked" | "held", ids: string[], now: number) =>
       db.run(
         `UPDATE leads SET status = 'pending', attempts = 0, retry_ms = 0, next_attempt_at = ?, parked_at = NULL, parked_reason = NULL, parked_status = NULL
@@ -337,11 +310,7 @@ export function leadStore(db: Db) {
         [now],
       ),
 
-    /**
-     * Claims up to `limit` pending leads that are due, for `leaseMs` of the lease clock (db.ts): a
-     * claim is never taken from its owner before that. A retry time far in the future counts as
-     * due: the schedule never waits longer than MAX_DELAY_MS, so the wall clock jumped back.
-     */
+    /** Claims up to `limit` due leads for `leaseMs` of the lease clock; a retry time further ahead than the schedule ever waits means the wall clock jumped back: due. */
     async claimDue(now: number, limit: number, leaseMs: number): Promise<LeadRow[]> {
       if (limit <= 0) return [];
       const lease = await db.leaseNow();
@@ -416,11 +385,7 @@ export function leadStore(db: Db) {
       };
     },
 
-    /**
-     * Retention: a delivered lead's text is erased `retentionMs` after delivery, and its row with
-     * it, but never less than a day after (the dedupe). Parked and held leads stay until the
-     * operator acts. An address's code goes as the privacy notice says (decision 0031).
-     */
+    /** Retention: a delivered lead's text goes `retentionMs` after delivery, its row a day later at the soonest (the dedupe); an address code as the privacy notice says. */
     purge: (now: number, retentionMs: number) =>
       db.transaction(async (tx) => {
         const erased = await tx.run("UPDATE leads SET payload = NULL WHERE status = 'delivered' AND payload IS NOT NULL AND delivered_at <= ?", [
@@ -435,12 +400,9 @@ export function leadStore(db: Db) {
       }),
 
     /**
-     * Held leads, and leads parked as restored, named by id or address code go: `each` is given
-     * every row first (the CLI writes it out and waits until it is written, outside any
-     * transaction, so a slow reader of its output never holds the store's lock), then those still
-     * waiting so are deleted. A name that is no such lead's id or code refuses all. Resolves with
-     * how many were read and how many went (fewer when one was released meanwhile). A restored
-     * lead is discarded once the receiver is found to have it, or it was a flood's.
+     * Held or restored leads named by id or address code go, each handed to `each` first (the CLI
+     * writes it out, outside any transaction: a slow reader never holds the lock). A name that is
+     * none of theirs refuses all; one released meanwhile goes on (`read` > `gone`).
      */
     async discard(names: string[], each: (row: LeadRow) => unknown) {
       const list = names.map(() => "?").join(", ");
@@ -459,10 +421,7 @@ export function leadStore(db: Db) {
       return { read: rows.length, gone };
     },
 
-    /**
-     * A person's request (server/personal-data.ts): the lead goes outright, whatever its status.
-     * True when a delivery had claimed it: its send may still reach the service.
-     */
+    /** A person's request (personal-data.ts): the lead goes, whatever its status; true when a send may still reach the service. */
     erase: (id: string) =>
       db.transaction(async (tx) => {
         const sending = await tx.get("SELECT 1 FROM leads WHERE id = ? AND status = 'pending' AND claimed_by IS NOT NULL", [id]);
@@ -470,11 +429,7 @@ export function leadStore(db: Db) {
         return sending !== undefined;
       }),
 
-    /**
-     * A write the size of a large lead, undone in the same transaction, to learn whether the store
-     * takes leads again after a fault. One that wrote nothing went through on a full disk, where
-     * a visitor's lead could not, and the fault was cleared while every post still failed.
-     */
+    /** Whether the store takes a large lead again after a fault: written and undone (one writing nothing passed on a full disk). */
     probe: () =>
       db.transaction(async (tx) => {
         await tx.run("INSERT INTO leads (id, kind, payload, status, next_attempt_at, first_accepted_at) VALUES ('probe', 'contact', ?, 'delivered', 0, 0)", [
