@@ -2,8 +2,10 @@
  * The lead queue (decision 0046) on real databases. Its own rules (delivery once, retries, parking,
  * the ceiling, a restart, a stop) run once, on SQLite: the store's SQL under them behaves alike on
  * both engines, which store.test.ts proves on each. What differs by engine runs on that engine:
- * SQLite's lock held by another process; PostgreSQL shut down, paused (SIGSTOP) or shared by two
- * containers; an outcome the store could not take, or written past its claim, on both.
+ * SQLite's lock held by another process; PostgreSQL paused (SIGSTOP) or shared by two containers;
+ * an outcome the store could not take, or written past its claim, on both. Whole sites through
+ * PostgreSQL's faults (an immediate shutdown, a site killed -9 mid-send, the stop with PostgreSQL
+ * paused) are tests/ops/postgres.spec.ts's and tests/ops/stop.spec.ts's.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -466,26 +468,6 @@ function flakyService() {
 }
 
 describe("on PostgreSQL", () => {
-  it("stopped with an immediate shutdown and started again: a lead thanked before is delivered once, and delivery resumes by itself", async () => {
-    const where = await place("postgres");
-    const { log, lines, count } = recordingLog();
-    const { transport, state } = flakyService();
-    const time = testClock();
-    const queue = await queueAt(where, { transport, log, clock: time.clock });
-    const { id } = await queue.accept(lead);
-    await until(() => state.attempts.length >= 2);
-    await cluster().restart({ mode: "immediate" }); // no checkpoint: the start recovers from the WAL
-    state.up = true;
-    await until(() => passing(time, state.taken.length === 1));
-    await reports(queue, { pending: 0, failing: false });
-    const after = await queue.accept(another("after the restart"));
-    await until(() => state.taken.length === 2);
-    expect(sends(state.taken)).toEqual({ [id]: 1, [after.id]: 1 });
-    const store = reader(where);
-    expect([(await store.get(id))?.status, (await store.get(after.id))?.status]).toEqual(["delivered", "delivered"]);
-    expect(count("lead_store_recovered")).toBe(storeFailed(lines).length);
-  });
-
   it("paused (SIGSTOP): a post fails within the queries' time limits, never thanked; nothing thanked is lost; delivery resumes by itself", async () => {
     const where = await place("postgres");
     const { log, count } = recordingLog();
@@ -514,24 +496,6 @@ describe("on PostgreSQL", () => {
     expect(sends(state.taken)).toEqual({ [id]: 1, [after.id]: 1 });
   });
 
-  it("two containers on one database never send one lead twice (claims skip what the other holds)", async () => {
-    const where = await place("postgres");
-    const sent: StoredLead[] = [];
-    const transport: Transport = { name: "fake", deliver: async (l) => (sent.push(l), await sleep(5 + Math.random() * 20), taken) };
-    const [a, b] = [await queueAt(where, { transport }), await queueAt(where, { transport })];
-    const ids = new Set<string>();
-    for (let i = 0; i < 40; i++) ids.add((await (i % 2 ? a : b).accept(another(`lead ${i}`))).id);
-    // The same form through both at once: one lead.
-    const same = await Promise.all([a.accept(another("twice")), b.accept(another("twice"))]);
-    expect(same[0]!.id).toBe(same[1]!.id);
-    ids.add(same[0]!.id);
-    await until(() => sent.length >= ids.size, 15_000);
-    await Promise.all([reports(a, { pending: 0 }), reports(b, { pending: 0 })]);
-    await sleep(200); // a second send would have started by now
-    expect(Object.values(sends(sent)).filter((n) => n !== 1)).toEqual([]);
-    expect(new Set(sent.map((l) => l.id))).toEqual(ids);
-  });
-
   it("two containers share the hour's ceiling: a lead over it is held whichever container took it, and each held lead goes out once", async () => {
     const where = await place("postgres");
     const time = testClock();
@@ -555,62 +519,6 @@ describe("on PostgreSQL", () => {
     expect(new Set(attempts.slice(0, 2).map((l) => l.id))).toEqual(new Set(admitted.map((l) => l.id)));
     expect(attempts.slice(2).map((l) => l.id)).toEqual(held.map((l) => l.id));
   }, 90_000);
-
-  it("a container killed mid-send: its claim holds until it runs out on the database's clock, then another container sends the lead, with the same reference, once", async () => {
-    const where = await place("postgres");
-    const dead = waiting();
-    const doomed = open(where);
-    const a = await queueAt(where, { transport: dead.transport }, doomed);
-    const { id } = await a.accept(lead);
-    await until(() => dead.attempts.length === 1);
-    // Killed: its connections gone, its claim left on the row, its send never answered.
-    await doomed.close();
-    // The other container's lease clock (the database's) is moved past the claim at once, rather than waited out.
-    const db = open(where);
-    let ahead = 0;
-    const time = testClock();
-    const { transport, attempts } = scripted(taken);
-    const b = await queueAt(where, { transport, clock: time.clock }, { ...db, leaseNow: async () => (await db.leaseNow()) + ahead });
-    await lookedAgain(time);
-    expect(attempts, "the claim still holds").toEqual([]);
-    ahead = defaults.leaseMs;
-    await until(() => attempts.length === 1);
-    expect(attempts[0]!.id).toBe(id);
-    await reports(b, { pending: 0 });
-    await lookedAgain(time);
-    expect(attempts).toHaveLength(1);
-    expect(await reader(where).get(id)).toMatchObject({ status: "delivered" });
-  });
-
-  it("the stop ends in time with PostgreSQL paused: close ends within about 4 s of the cut, and the database closes", async () => {
-    const where = await place("postgres");
-    const { log, lines } = recordingLog();
-    const { transport, attempts } = waiting();
-    const db = open(where);
-    const queue = await queueAt(where, { transport, log }, db);
-    await queue.accept(lead);
-    await until(() => attempts.length === 1);
-    cluster().pause();
-    onTestFinished(() => cluster().resume());
-    await sleep(100); // the loop is looking at a database that does not answer
-    const cut = new AbortController();
-    const closing = queue.close(cut.signal);
-    const cutAt = performance.now();
-    cut.abort();
-    await closing;
-    const closedIn = performance.now() - cutAt;
-    const dbAt = performance.now();
-    await db.close();
-    const dbClosedIn = performance.now() - dbAt;
-    // The server's stop (decision 0040): 8 s of drain, then this, then the log, within 13.5 s.
-    expect(closedIn, "close after the cut (ms)").toBeLessThan(4_500);
-    expect(dbClosedIn, "the database's close (ms)").toBeLessThan(1_000);
-    // Its outcome was not confirmed written (the log says the store failed; PostgreSQL may still run
-    // the write it was sent once it answers): the lead stays pending, and is sent again.
-    expect(storeFailed(lines).length).toBeGreaterThan(0);
-    cluster().resume();
-    expect((await reader(where).get(attempts[0]!.lead.id))?.status).toBe("pending");
-  });
 
   it("a store that cannot be reached stops the start (StoreUnusable), takes no lead, and is reported failing", async () => {
     const queue = createLeadQueue({
