@@ -300,14 +300,9 @@ describe("the lead queue", () => {
 
 describe("on SQLite", () => {
   /** Another process (so its lock goes when it says, whatever this one's event loop does) that runs `script` on the database (argv[1]). */
-  const other = (where: Place, script: string, ...args: string[]) => {
-    const child = spawn(
-      process.execPath,
-      ["-e", `const db = new (require("node:sqlite").DatabaseSync)(process.argv[1], { timeout: 5000 });\n${script}`, where.file, ...args],
-      {
-        stdio: ["ignore", "pipe", "inherit"],
-      },
-    );
+  const other = (where: Place, script: string) => {
+    const opening = `const db = new (require("node:sqlite").DatabaseSync)(process.argv[1], { timeout: 5000 });`;
+    const child = spawn(process.execPath, ["-e", `${opening}\n${script}`, where.file], { stdio: ["ignore", "pipe", "inherit"] });
     onTestFinished(() => void child.kill("SIGKILL"));
     return { child, exited: once(child, "exit") };
   };
