@@ -41,14 +41,8 @@ describe("parseConfig", () => {
     expect(parse({ DATA_DIR: "/srv/site", OUTBOX_FILE: "/tmp/o.jsonl" }).delivery.outboxFile).toBe("/tmp/o.jsonl");
   });
 
-  it("reads retention (0 = erase at delivery) and the hourly ceiling, and refuses nonsense", () => {
+  it("reads every variable, trimmed; blank counts as unset; retention 0 erases at delivery", () => {
     expect(parse({ LEAD_RETENTION_DAYS: "0", LEADS_PER_HOUR: "5" })).toMatchObject({ retentionDays: 0, leadsPerHour: 5 });
-    expect(problem({ LEAD_RETENTION_DAYS: "-1" })).toContain("LEAD_RETENTION_DAYS must be");
-    expect(problem({ LEAD_RETENTION_DAYS: "1.5" })).toContain("LEAD_RETENTION_DAYS must be");
-    expect(problem({ LEADS_PER_HOUR: "0" })).toContain("LEADS_PER_HOUR must be");
-  });
-
-  it("reads every variable, trimmed; blank counts as unset", () => {
     const config = parse({
       PORT: " 8080 ",
       FORM_PROVIDER: "formspree",
@@ -67,9 +61,6 @@ describe("parseConfig", () => {
   it("CONTAINER_NAME names the container in the metrics and alerts; unset, the host name (compose's hostname:, else the container's id)", () => {
     expect(parse({}).container).toBe(hostname());
     expect(parse({ CONTAINER_NAME: " site-1 " }).container).toBe("site-1");
-    expect(() => parse({ CONTAINER_NAME: "x".repeat(64) })).toThrow("CONTAINER_NAME must be at most 63 characters");
-    // The alerts say `docker logs <name>`: a name a shell or docker would not take as written is refused.
-    for (const name of ["site 1", 'site-1"x', "-site"]) expect(() => parse({ CONTAINER_NAME: name })).toThrow("CONTAINER_NAME must be a container's name");
   });
 
   it("CAMPAIGNS and REFERRER_SITES name the sources the agency wants to see: tidied, and refused when they are not plain names or hosts", () => {
@@ -138,6 +129,14 @@ describe("parseConfig", () => {
     [{ BOOKING_URL: "cal.com/kopano/intro" }, "BOOKING_URL must be an https URL"],
     [{ BOOKING_URL: "http://cal.com/kopano/intro" }, "BOOKING_URL must be an https URL"],
     [{ BOOKING_URL: "javascript:alert(1)//https://cal.com" }, "BOOKING_URL must be an https URL"],
+    [{ LEAD_RETENTION_DAYS: "-1" }, "LEAD_RETENTION_DAYS must be"],
+    [{ LEAD_RETENTION_DAYS: "1.5" }, "LEAD_RETENTION_DAYS must be"],
+    [{ LEADS_PER_HOUR: "0" }, "LEADS_PER_HOUR must be"],
+    [{ CONTAINER_NAME: "x".repeat(64) }, "CONTAINER_NAME must be at most 63 characters"],
+    // The alerts say `docker logs <name>`: a name a shell or docker would not take as written is refused.
+    [{ CONTAINER_NAME: "site 1" }, "CONTAINER_NAME must be a container's name"],
+    [{ CONTAINER_NAME: 'site-1"x' }, "CONTAINER_NAME must be a container's name"],
+    [{ CONTAINER_NAME: "-site" }, "CONTAINER_NAME must be a container's name"],
   ])("%j stops the server with one line naming the variable", (env, message) => {
     const line = problem(env as Record<string, string>);
     expect(line).toMatch(/^Invalid configuration: /);

@@ -28,11 +28,6 @@ describe("the headers every answer carries", () => {
     expect(response.headers.get("x-powered-by")).toBeNull();
   });
 
-  it("give an answer with no CSP of its own the one that allows no inline script, and leave a document's alone", async () => {
-    expect((await fetch(`${origin}/text`)).headers.get("content-security-policy")).toContain("script-src 'self';");
-    expect((await fetch(`${origin}/document`)).headers.get("content-security-policy")).toBe("script-src 'self' 'sha256-x'");
-  });
-
   it("add HSTS when a trusted proxy says the request came over HTTPS, as a kept page gets it", async () => {
     expect((await fetch(`${origin}/text`)).headers.get("strict-transport-security")).toBeNull();
     const secure = await fetch(`${origin}/text`, { headers: { "X-Forwarded-Proto": "https" } });

@@ -85,45 +85,30 @@ describe("route: what a request's key is", () => {
   it("leaves a page path in odd case alone", () => expect(cache.route("GET", "/SeRvIcEs")).toBeNull());
 });
 
-describe("sharedTtl", () => {
-  it("reads s-maxage from a public 200 answer", () => expect(sharedTtl("/", page())).toBe(300));
+describe("lookup: rendering and keeping", () => {
+  it("renders a key once however many ask at the same time, keeps it, and answers it at once (no promise) from then on", async () => {
+    let renders = 0;
+    const cache = cacheWith(async () => (renders++, page()));
+    const miss = cache.lookup("/");
+    expect(miss).toBeInstanceOf(Promise);
+    const all = await Promise.all([miss, ...Array.from({ length: 4 }, () => cache.lookup("/"))]);
+    expect([renders, new Set(all).size]).toEqual([1, 1]);
+    expect(all[0]).toBeDefined();
+    expect(cache.lookup("/")).toBe(all[0]);
+    expect(sharedTtl("/", page())).toBe(300);
+  });
+
   it.each([
     ["private", page({ "Cache-Control": "private, no-store" })],
     ["no-store", page({ "Cache-Control": "no-store" })],
     ["a 404", page({}, 404)],
     ["a cookie", page({ "Set-Cookie": "a=1" })],
     ["max-age=0 for everyone", page({ "Cache-Control": "public, max-age=0" })],
-  ])("is 0 for %s", (_what, response) => expect(sharedTtl("/", response)).toBe(0));
-});
-
-describe("lookup: rendering and keeping", () => {
-  it("answers a kept page at once (no promise), and a miss with the render that keeps it", async () => {
-    const cache = cacheWith();
-    const miss = cache.lookup("/");
-    expect(miss).toBeInstanceOf(Promise);
-    const kept = await miss;
-    expect(kept).toBeDefined();
-    expect(cache.lookup("/")).toBe(kept);
-  });
-
-  it("renders a key once however many ask at the same time, and keeps it", async () => {
-    let renders = 0;
-    const cache = cacheWith(async () => {
-      renders++;
-      return page();
-    });
-    const all = await Promise.all(Array.from({ length: 5 }, () => cache.lookup("/")));
-    expect(renders).toBe(1);
-    expect(new Set(all).size).toBe(1);
-    expect(cache.lookup("/")).toBe(all[0]);
-  });
-
-  it("keeps nothing a shared cache may not keep", async () => {
-    for (const response of [page({ "Cache-Control": "private, no-store" }), page({}, 404), page({ "Set-Cookie": "a=1" })]) {
-      const cache = cacheWith(async () => response.clone());
-      expect(await cache.lookup("/")).toBeUndefined();
-      expect(cache.size).toBe(0);
-    }
+  ])("keeps nothing a shared cache may not keep: %s", async (_what, response) => {
+    expect(sharedTtl("/", response)).toBe(0);
+    const cache = cacheWith(async () => response.clone());
+    expect(await cache.lookup("/")).toBeUndefined();
+    expect(cache.size).toBe(0);
   });
 
   it("renders a key whose answer was not kept only once a minute: the requests between go straight to Remix", async () => {

@@ -1,10 +1,9 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { quietLog } from "../tests/support/quiet-log";
-import { usePostgres } from "../tests/support/use-postgres";
-import { type Db, openDb } from "./db";
+import { leadDatabases } from "../tests/support/engines";
 import { clientKey, createRateLimits, LIMITS } from "./rate-limits";
 
 describe("clientKey", () => {
@@ -21,16 +20,7 @@ describe("clientKey", () => {
   });
 });
 
-const pg = usePostgres();
-const opened: Db[] = [];
-afterEach(async () => {
-  for (const db of opened.splice(0)) await db.close();
-});
-const open = (where: Parameters<typeof openDb>[0]) => {
-  const db = openDb(where);
-  opened.push(db);
-  return db;
-};
+const { cluster: pg, open } = leadDatabases();
 
 describe.each([
   ["without a database", () => undefined],

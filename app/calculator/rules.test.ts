@@ -3,58 +3,99 @@ import { calculatorRequestSchema, next, parseState } from "./rules";
 import { newlyReached, resetState, stateToFields, type WizardState } from "./state";
 
 const contact = { name: "Thandi Nkosi", companyName: "Acme Ltd", email: "ada@acme.example", phone: "+27 11 555 1234" };
-const full: WizardState = {
-  step: 5,
-  reached: 5,
-  service: "softwareDev",
-  timeframe: "urgent",
-  complexity: "complex",
-  description: "A booking app",
-  ...contact,
-};
+const full: WizardState = { step: 5, reached: 5, service: "softwareDev", timeframe: "urgent", complexity: "complex", description: "A booking app", ...contact };
 const at = (step: WizardState["step"], extra: Partial<WizardState> = {}): WizardState => ({ ...full, step, ...extra });
+const tooLong = (field: string, max: string, length: string) => [`${field} must be at most ${max} characters; this one has ${length}`];
 
-describe("each step's check, through next()", () => {
-  it("steps 1–3 accept only known values, with a clear message otherwise", () => {
-    expect(next(resetState(), { service: "mobileApp" }).state.service).toBe("mobileApp");
-    for (const bad of [{ service: "web" }, { service: "" }, {}, { service: "SEO" }]) {
-      expect(next(resetState(), bad).errors).toEqual({ service: ["Please choose a service"] });
-    }
-    expect(next(at(2), { timeframe: "relaxed" }).state.timeframe).toBe("relaxed");
-    expect(next(at(2), { timeframe: "asap" }).errors).toEqual({ timeframe: ["Please choose a timeframe"] });
-    expect(next(at(3), { complexity: "simple" }).state.complexity).toBe("simple");
-    expect(next(at(3), { complexity: "huge" }).errors).toEqual({ complexity: ["Please choose a complexity"] });
+describe("steps 1–3: a choice", () => {
+  it("is stored, and the wizard moves on, reaching the next step", () => {
+    expect(next(resetState(), { service: "seo" })).toEqual({ state: { ...resetState(), step: 2, reached: 2, service: "seo" } });
+    const two: WizardState = { ...resetState(), step: 2, service: "seo" };
+    expect(next(two, { timeframe: "relaxed" })).toEqual({ state: { ...two, step: 3, reached: 3, timeframe: "relaxed" } });
+    const three: WizardState = { ...two, step: 3, timeframe: "relaxed" };
+    expect(next(three, { complexity: "complex" })).toEqual({ state: { ...three, step: 4, reached: 4, complexity: "complex" } });
   });
 
-  it("step 4's description is optional, at most 5,000 characters: Continue moves to step 5 with it empty", () => {
-    expect(next(at(4), { description: "x".repeat(5000) }).state.step).toBe(5);
-    expect(next(at(4), { description: "x".repeat(5001) }).errors).toEqual({
-      description: ["Description must be at most 5,000 characters; this one has 5,001"],
-    });
+  it.each([
+    [1, { service: "blockchain" }, { service: ["Please choose a service"] }],
+    [1, { service: "web" }, { service: ["Please choose a service"] }],
+    [1, { service: "SEO" }, { service: ["Please choose a service"] }],
+    [1, { service: "" }, { service: ["Please choose a service"] }],
+    [1, {}, { service: ["Please choose a service"] }],
+    [1, { service: "Software" }, { service: ["Please choose a service"] }],
+    [2, { timeframe: "yesterday" }, { timeframe: ["Please choose a timeframe"] }],
+    [3, { complexity: "" }, { complexity: ["Please choose a complexity"] }],
+    [3, { complexity: "huge" }, { complexity: ["Please choose a complexity"] }],
+  ] as const)("an unknown or missing one stays put on step %i with a clear message: %j", (step, fields, errors) => {
+    const state: WizardState = { ...resetState(), step, service: step > 1 ? "ai" : undefined, timeframe: step > 2 ? "urgent" : undefined };
+    expect(next(state, fields)).toEqual({ state, errors });
+  });
+
+  it("is read from its button's label (a text browser shows a button's value, decision 0044) or its value (a link, a hidden field)", () => {
+    expect(next(at(1), { service: "SEO & Digital Marketing" }).state).toMatchObject({ step: 2, service: "seo" });
+    expect(next(at(1), { service: "seo" }).state).toMatchObject({ step: 2, service: "seo" });
+    expect(next(at(2), { timeframe: "Relaxed (5-8 weeks)" }).state).toMatchObject({ step: 3, timeframe: "relaxed" });
+    expect(next(at(3), { complexity: "Complex" }).state).toMatchObject({ step: 4, complexity: "complex" });
+  });
+
+  it("ignores fields of other steps and non-string values; an earlier choice changed after going back keeps the later ones", () => {
+    const s: WizardState = { ...resetState(), step: 2, service: "ai" };
+    expect(next(s, { service: "seo", timeframe: "urgent" }).state).toEqual({ ...s, step: 3, reached: 3, timeframe: "urgent" });
+    expect(next(resetState(), { service: new Blob(["seo"]) }).errors).toEqual({ service: ["Please choose a service"] });
+    expect(next(at(1), { service: "zoho" }).state).toEqual({ ...full, step: 2, service: "zoho" });
+  });
+});
+
+describe("step 4: the description", () => {
+  it("is optional: Continue stores it trimmed (or empty) and moves to step 5; without the field, the state's stands", () => {
+    const s = at(4, { description: "" });
+    expect(next(s, { intent: "continue", description: "  Build a shop \n" })).toEqual({ state: { ...s, step: 5, description: "Build a shop" } });
     for (const empty of ["", " \n\t "]) expect(next(at(4), { intent: "continue", description: empty })).toEqual({ state: at(5, { description: "" }) });
+    expect(next(at(4), { intent: "continue" }).state).toEqual(at(5));
   });
 
-  it("step 5 requires company name (≤120), email and phone, trimmed", () => {
-    expect(next(at(5), { companyName: " Acme ", email: " a@b.co ", phone: " 0115551234 " }).ready).toMatchObject({
-      companyName: "Acme",
-      email: "a@b.co",
-      phone: "0115551234",
+  it("holds 5,000 characters; a longer one is kept as typed, with a message saying how long it is", () => {
+    expect(next(at(4), { description: "x".repeat(5000) }).state.step).toBe(5);
+    const long = "y".repeat(5001);
+    expect(next(at(4), { intent: "continue", description: long })).toEqual({
+      state: at(4, { description: long }),
+      errors: { description: tooLong("Description", "5,000", "5,001") },
     });
-    expect(next(at(5), { ...contact, companyName: "c".repeat(120) }).ready).toBeDefined();
-    expect(next(at(5), { companyName: "c".repeat(121), email: "bad", phone: "12" }).errors).toEqual({
-      companyName: ["Company name must be at most 120 characters; this one has 121"],
-      email: ["Please enter a valid email address"],
-      phone: ["Phone number must contain at least 7 digits"],
-    });
-    expect(next(at(5), { ...contact, companyName: "   " }).errors).toEqual({ companyName: ["Please enter your company name"] });
+  });
+});
+
+describe("step 5: the details, and the send", () => {
+  const s = at(5, { name: "", companyName: "", email: "", phone: "" });
+
+  it("sends the whole request, trimmed, and stays on step 5", () => {
+    const r = next(s, { intent: "send", name: "  Thandi Nkosi \n", companyName: " Acme Ltd ", email: " ada@acme.example ", phone: " +27 11 555 1234 " });
+    expect(r).toEqual({ state: full, ready: { service: "softwareDev", timeframe: "urgent", complexity: "complex", description: "A booking app", ...contact } });
+    expect(next(s, { ...contact, name: "", companyName: "c".repeat(120) }).ready).toMatchObject({ name: "", companyName: "c".repeat(120) });
+    expect(next(s, { ...contact, name: "n".repeat(100) }).ready?.name).toBe("n".repeat(100));
   });
 
-  it("step 5's name is optional, trimmed, and at most 100 characters", () => {
-    const details = { companyName: "Acme", email: "a@b.co", phone: "0115551234" };
-    expect(next(at(5), { ...details, name: "" }).ready?.name).toBe("");
-    expect(next(at(5), { ...details, name: "  Thandi Nkosi \n" }).ready?.name).toBe("Thandi Nkosi");
-    expect(next(at(5), { ...details, name: "n".repeat(100) }).ready?.name).toBe("n".repeat(100));
-    expect(next(at(5), { ...details, name: "n".repeat(101) }).errors).toEqual({ name: ["Name must be at most 100 characters; this one has 101"] });
+  it("keeps what was typed and reports every field in error: the company (at most 120), the email, the phone, the optional name (at most 100)", () => {
+    const r = next(s, { intent: "send", name: "n".repeat(101), companyName: "c".repeat(121), email: "ada@", phone: "12" });
+    expect(r).toEqual({
+      state: { ...s, name: "n".repeat(101), companyName: "c".repeat(121), email: "ada@", phone: "12" },
+      errors: {
+        name: tooLong("Name", "100", "101"),
+        companyName: tooLong("Company name", "120", "121"),
+        email: ["Please enter a valid email address"],
+        phone: ["Phone number must contain at least 7 digits"],
+      },
+    });
+    expect(next(s, { ...contact, companyName: "   ", phone: "call me" }).errors).toEqual({
+      companyName: ["Please enter your company name"],
+      phone: ["Phone number may only contain digits, spaces and + ( ) -"],
+    });
+  });
+
+  it("does not send when an earlier step's value is missing (hand-built state) and goes to that step", () => {
+    const r = next({ ...s, timeframe: undefined, description: " " }, { intent: "send", ...contact });
+    expect(r.ready).toBeUndefined();
+    expect(r.errors).toEqual({ timeframe: ["Please choose a timeframe"] });
+    expect(r.state).toMatchObject({ step: 2, companyName: "Acme Ltd" });
   });
 
   it("the whole request needs every field but the name and the description", () => {
@@ -62,95 +103,41 @@ describe("each step's check, through next()", () => {
     expect(calculatorRequestSchema.parse(request)).toEqual(request);
     const { name: _name, description: _description, ...anonymous } = request;
     expect(calculatorRequestSchema.parse(anonymous)).toEqual({ ...anonymous, name: "", description: "" });
-    for (const key of Object.keys(anonymous)) {
-      const partial: Record<string, unknown> = { ...request };
-      delete partial[key];
-      expect(calculatorRequestSchema.safeParse(partial).success).toBe(false);
-    }
+    for (const key of Object.keys(anonymous)) expect(calculatorRequestSchema.safeParse({ ...request, [key]: undefined }).success, key).toBe(false);
   });
 });
 
-describe("resetState", () => {
-  it("is step 1 with nothing chosen and complexity medium", () => {
-    expect(resetState()).toEqual({ step: 1, reached: 1, complexity: "medium", description: "", name: "", companyName: "", email: "", phone: "" });
-    expect(resetState()).not.toBe(resetState());
-  });
-});
-
-describe("next: choices (steps 1–3)", () => {
-  it("step 1 stores the service and advances", () => {
-    expect(next(resetState(), { service: "seo" })).toEqual({ state: { ...resetState(), step: 2, reached: 2, service: "seo" } });
-  });
-  it("step 2 stores the timeframe and advances", () => {
-    const s: WizardState = { ...resetState(), step: 2, service: "seo" };
-    expect(next(s, { timeframe: "relaxed" }).state).toEqual({ ...s, step: 3, reached: 3, timeframe: "relaxed" });
-  });
-  it("step 3 stores the complexity and advances", () => {
-    const s: WizardState = { ...resetState(), step: 3, service: "seo", timeframe: "relaxed" };
-    expect(next(s, { complexity: "complex" }).state).toEqual({ ...s, step: 4, reached: 4, complexity: "complex" });
-  });
-  it("an unknown or missing choice stays put with an error", () => {
-    const s1 = resetState();
-    expect(next(s1, { service: "blockchain" })).toEqual({ state: s1, errors: { service: ["Please choose a service"] } });
-    expect(next(s1, {})).toEqual({ state: s1, errors: { service: ["Please choose a service"] } });
-    const s2: WizardState = { ...s1, step: 2, service: "ai" };
-    expect(next(s2, { timeframe: "yesterday" })).toEqual({ state: s2, errors: { timeframe: ["Please choose a timeframe"] } });
-    const s3: WizardState = { ...s2, step: 3, timeframe: "urgent" };
-    expect(next(s3, { complexity: "" })).toEqual({ state: s3, errors: { complexity: ["Please choose a complexity"] } });
-  });
-  it("ignores fields of other steps and non-string values", () => {
-    const s: WizardState = { ...resetState(), step: 2, service: "ai" };
-    expect(next(s, { service: "seo", timeframe: "urgent" }).state).toEqual({ ...s, step: 3, reached: 3, timeframe: "urgent" });
-    expect(next(resetState(), { service: new Blob(["seo"]) }).errors).toEqual({ service: ["Please choose a service"] });
-  });
-  it("changing an earlier choice after going back keeps the later values", () => {
-    const s = at(1);
-    expect(next(s, { service: "zoho" }).state).toEqual({ ...full, step: 2, service: "zoho" });
-  });
-});
-
-describe("next: back", () => {
+describe("Back", () => {
   it.each([1, 2, 3, 4, 5] as const)("from step %i goes one step down (not below 1) keeping every value", (step) => {
-    const r = next(at(step), { intent: "Back" });
-    expect(r).toEqual({ state: { ...full, step: Math.max(1, step - 1) } });
+    expect(next(at(step), { intent: "Back" })).toEqual({ state: { ...full, step: Math.max(1, step - 1) } });
   });
-  it("back wins over a choice sent along with it", () => {
+
+  it("wins over a choice sent along with it, and keeps what was just typed on steps 4 and 5, even if invalid", () => {
     expect(next(at(2), { intent: "Back", timeframe: "relaxed" }).state).toEqual(at(1));
-  });
-  it("keeps what was just typed on steps 4 and 5, even if invalid", () => {
     expect(next(at(4), { intent: "Back", description: "  half-typed" }).state).toEqual(at(3, { description: "  half-typed" }));
-    expect(next(at(5), { intent: "Back", name: "T", companyName: "X", email: "not-yet", phone: "" }).state).toEqual(
-      at(4, { name: "T", companyName: "X", email: "not-yet", phone: "" }),
-    );
+    const typed = { name: "T", companyName: "X", email: "not-yet", phone: "" };
+    expect(next(at(5), { intent: "Back", ...typed }).state).toEqual(at(4, typed));
   });
 });
 
-describe("next: a choice as its button posts it", () => {
-  it("takes its label, as the wizard's buttons post them (a text browser shows a button's value), or its value, as a link or a hidden field does", () => {
-    expect(next(at(1), { service: "SEO & Digital Marketing" }).state).toMatchObject({ step: 2, service: "seo" });
-    expect(next(at(1), { service: "seo" }).state).toMatchObject({ step: 2, service: "seo" });
-    expect(next(at(2), { timeframe: "Relaxed (5-8 weeks)" }).state).toMatchObject({ step: 3, timeframe: "relaxed" });
-    expect(next(at(3), { complexity: "Complex" }).state).toMatchObject({ step: 4, complexity: "complex" });
-    expect(next(at(1), { service: "Software" }).errors).toEqual({ service: ["Please choose a service"] });
-  });
-});
-
-describe("next: Change (step 5's summary)", () => {
+describe("Change (step 5's summary)", () => {
   it.each([1, 2, 3, 4] as const)("goes straight to step %i, keeping the details typed on step 5", (step) => {
     const r = next(at(5), { [`change${step}`]: "Change", companyName: "Half typed", email: "" });
     expect(r).toEqual({ state: { ...full, step, review: true, companyName: "Half typed", email: "" } });
   });
+
   it("only goes back, to a real step", () => {
     for (const change of ["change5", "change6", "change0", "change-1", "changetwo", "change", "change1.5"])
       expect(next(at(5), { [change]: "Change", intent: "Send My Request" }).state.step).toBe(5);
     expect(next(at(2), { change3: "Change", timeframe: "relaxed" }).state).toEqual({ ...full, step: 3, timeframe: "relaxed" });
   });
+
   it("after the changed step, comes back to step 5 when nothing else is missing", () => {
-    const changing = next(at(5), { change1: "Change" }).state;
-    expect(next(changing, { service: "ai" })).toEqual({ state: { ...full, service: "ai" } });
+    expect(next(next(at(5), { change1: "Change" }).state, { service: "ai" })).toEqual({ state: { ...full, service: "ai" } });
     const description = next(at(5), { change4: "Change" }).state;
     expect(next(description, { intent: "continue", description: "A new brief" }).state).toEqual({ ...full, description: "A new brief" });
   });
+
   it("stops at the first step still missing, and shows errors where it stands; an empty description is not missing", () => {
     const noTimeframe = { ...at(1, { timeframe: undefined }), review: true as const };
     expect(next(noTimeframe, { service: "ai" }).state).toEqual({ ...full, step: 2, service: "ai", timeframe: undefined, review: true });
@@ -159,12 +146,13 @@ describe("next: Change (step 5's summary)", () => {
     const changing = next(at(5), { change2: "Change" }).state;
     expect(next(changing, { timeframe: "soon" })).toEqual({ state: changing, errors: { timeframe: ["Please choose a timeframe"] } });
   });
+
   it("Back during a change walks back as usual and ends the change", () => {
-    const changing = next(at(5), { change3: "Change" }).state;
-    const back = next(changing, { intent: "Back" }).state;
+    const back = next(next(at(5), { change3: "Change" }).state, { intent: "Back" }).state;
     expect(back).toEqual(at(2));
     expect(next(back, { timeframe: "urgent" }).state).toEqual(at(3));
   });
+
   it("travels in the hidden fields, and only before step 5", () => {
     const changing = next(at(5), { change2: "Change" }).state;
     expect(stateToFields(changing)).toMatchObject({ "state.step": "2", "state.review": "1" });
@@ -173,64 +161,10 @@ describe("next: Change (step 5's summary)", () => {
   });
 });
 
-describe("next: step 4 (description)", () => {
-  const s = at(4, { description: "", companyName: "", email: "", phone: "" });
-  it("continue stores the trimmed description and advances", () => {
-    expect(next(s, { intent: "continue", description: "  Build a shop \n" })).toEqual({
-      state: { ...s, step: 5, description: "Build a shop" },
-    });
-  });
-  it("keeps the submitted text with an error when too long", () => {
-    const long = "y".repeat(5001);
-    expect(next(s, { intent: "continue", description: long })).toEqual({
-      state: { ...s, description: long },
-      errors: { description: ["Description must be at most 5,000 characters; this one has 5,001"] },
-    });
-  });
-  it("falls back to the state's description when the field is absent", () => {
-    expect(next(at(4), { intent: "continue" }).state.step).toBe(5);
-  });
-});
-
-describe("next: step 5 (send)", () => {
-  const s = at(5, { name: "", companyName: "", email: "", phone: "" });
-  it("returns the whole request when valid and stays on step 5", () => {
-    const r = next(s, { intent: "send", name: "Thandi Nkosi ", companyName: " Acme Ltd ", email: "ada@acme.example", phone: "+27 11 555 1234" });
-    expect(r.errors).toBeUndefined();
-    expect(r.state).toEqual(full);
-    expect(r.ready).toEqual({
-      service: "softwareDev",
-      timeframe: "urgent",
-      complexity: "complex",
-      description: "A booking app",
-      name: "Thandi Nkosi",
-      companyName: "Acme Ltd",
-      email: "ada@acme.example",
-      phone: "+27 11 555 1234",
-    });
-  });
-  it("keeps typed values and reports every invalid field", () => {
-    const r = next(s, { intent: "send", companyName: "", email: "ada@", phone: "call me" });
-    expect(r.ready).toBeUndefined();
-    expect(r.state).toEqual({ ...s, companyName: "", email: "ada@", phone: "call me" });
-    expect(r.errors).toEqual({
-      companyName: ["Please enter your company name"],
-      email: ["Please enter a valid email address"],
-      phone: ["Phone number may only contain digits, spaces and + ( ) -"],
-    });
-  });
-  it("does not send when an earlier step's value is missing (hand-built state) and goes to that step", () => {
-    const broken: WizardState = { ...s, timeframe: undefined, description: " " };
-    const r = next(broken, { intent: "send", ...contact });
-    expect(r.ready).toBeUndefined();
-    expect(r.errors).toEqual({ timeframe: ["Please choose a timeframe"] });
-    expect(r.state.step).toBe(2);
-    expect(r.state.companyName).toBe("Acme Ltd");
-  });
-});
-
-describe("hidden fields", () => {
-  it("stateToFields writes prefixed fields and leaves out empty ones", () => {
+describe("the hidden fields", () => {
+  it("a fresh wizard is step 1 with nothing chosen and complexity medium; its fields leave out the empty ones", () => {
+    expect(resetState()).toEqual({ step: 1, reached: 1, complexity: "medium", description: "", name: "", companyName: "", email: "", phone: "" });
+    expect(resetState()).not.toBe(resetState());
     expect(stateToFields(resetState())).toEqual({ "state.step": "1", "state.complexity": "medium" });
     expect(stateToFields(full)).toEqual({
       "state.step": "5",
@@ -246,7 +180,7 @@ describe("hidden fields", () => {
     });
   });
 
-  it("parseState round-trips every reachable state", () => {
+  it("read back, every reachable state is itself; no fields (or unprefixed ones) are a fresh wizard", () => {
     const states: WizardState[] = [
       resetState(),
       { ...resetState(), step: 2, service: "seo" },
@@ -257,19 +191,13 @@ describe("hidden fields", () => {
       at(4, { email: "half" }),
     ];
     for (const s of states) expect(parseState(stateToFields(s))).toEqual(s);
-  });
-
-  it("parseState with no fields is the initial state", () => {
     expect(parseState({})).toEqual(resetState());
-    expect(parseState({ service: "seo", step: "3" })).toEqual(resetState()); // unprefixed names are not state
+    expect(parseState({ service: "seo", step: "3" })).toEqual(resetState());
   });
 
-  it("drops tampered values and clamps the step", () => {
+  it("tampered values are dropped and the step clamped to what the answers allow", () => {
     expect(parseState({ "state.step": "5" })).toEqual(resetState());
-    expect(parseState({ "state.step": "3", "state.service": "hacking", "state.timeframe": "urgent" })).toEqual({
-      ...resetState(),
-      timeframe: "urgent",
-    });
+    expect(parseState({ "state.step": "3", "state.service": "hacking", "state.timeframe": "urgent" })).toEqual({ ...resetState(), timeframe: "urgent" });
     expect(parseState({ "state.step": "3", "state.service": "ai" })).toEqual({ ...resetState(), step: 2, service: "ai" });
     expect(parseState({ "state.step": "4", "state.service": "ai", "state.timeframe": "urgent", "state.complexity": "extreme" })).toEqual({
       ...resetState(),
@@ -278,22 +206,28 @@ describe("hidden fields", () => {
       timeframe: "urgent",
     });
     // step 5 needs a service and a timeframe, not a description (it is optional)
-    const noDescription = { ...stateToFields(full), "state.description": "   " };
-    expect(parseState(noDescription).step).toBe(5);
+    expect(parseState({ ...stateToFields(full), "state.description": "   " }).step).toBe(5);
     expect(parseState({ ...stateToFields(full), "state.timeframe": "" }).step).toBe(2);
-    // A text too long is kept, for the visitor to shorten: the step's check refuses it, saying so.
-    const tooLong = { ...stateToFields(full), "state.description": "z".repeat(5001), "state.name": "n".repeat(101), "state.companyName": "c".repeat(121) };
-    expect(parseState(tooLong)).toMatchObject({ step: 5, description: "z".repeat(5001), name: "n".repeat(101), companyName: "c".repeat(121) });
-    // Sent with step 5's own fields right, the visitor goes back to the step in error, the description's.
+    // Non-string and inherited values are not read.
+    expect(parseState({ "state.step": 3 as unknown as string, "state.service": ["seo"] })).toEqual(resetState());
+    expect(parseState(Object.create({ "state.service": "seo", "state.step": "2" }) as Record<string, unknown>)).toEqual(resetState());
+  });
+
+  it.each(["0", "6", "2.0", " 2", "two", "", "-1", "1e0"])("an invalid step %j becomes 1", (step) => {
+    expect(parseState({ ...stateToFields(full), "state.step": step }).step).toBe(1);
+  });
+
+  it("a text too long is kept, for the visitor to shorten: sent with step 5 right, the visitor goes back to the step in error", () => {
+    const long = { ...stateToFields(full), "state.description": "z".repeat(5001), "state.name": "n".repeat(101), "state.companyName": "c".repeat(121) };
+    expect(parseState(long)).toMatchObject({ step: 5, description: "z".repeat(5001), name: "n".repeat(101), companyName: "c".repeat(121) });
     expect(next(parseState({ ...stateToFields(full), "state.description": "z".repeat(5001) }), { intent: "send" })).toMatchObject({
       state: { step: 4, description: "z".repeat(5001) },
-      errors: { description: ["Description must be at most 5,000 characters; this one has 5,001"] },
+      errors: { description: tooLong("Description", "5,000", "5,001") },
     });
   });
 
   it("read at another step's address (Back, Forward, a reload), keeps every answer at that step, or the furthest the answers allow", () => {
-    const at3 = { ...stateToFields(full), "state.step": "3" };
-    expect(parseState(at3)).toEqual(at(3));
+    expect(parseState({ ...stateToFields(full), "state.step": "3" })).toEqual(at(3));
     const early = stateToFields({ ...resetState(), step: 2, service: "ai", timeframe: "urgent" });
     expect(parseState({ ...early, "state.step": "5" })).toMatchObject({ step: 5, service: "ai", timeframe: "urgent", description: "" });
     expect(parseState({ ...early, "state.timeframe": null, "state.step": "5" })).toMatchObject({ step: 2, service: "ai" });
@@ -304,17 +238,7 @@ describe("hidden fields", () => {
     expect(parseState({ ...stateToFields(changing), "state.step": "3" })).toEqual({ ...at(3), review: true });
   });
 
-  it.each(["0", "6", "2.0", " 2", "two", "", "-1", "1e0"])("an invalid step %j becomes 1", (step) => {
-    expect(parseState({ ...stateToFields(full), "state.step": step }).step).toBe(1);
-  });
-
-  it("ignores non-string and inherited values", () => {
-    expect(parseState({ "state.step": 3 as unknown as string, "state.service": ["seo"] })).toEqual(resetState());
-    const proto = Object.create({ "state.service": "seo", "state.step": "2" }) as Record<string, unknown>;
-    expect(parseState(proto)).toEqual(resetState());
-  });
-
-  it("a full no-JavaScript walk through: every post carries the state and one button", () => {
+  it("carry a whole walk without JavaScript: every post holds the state and one button", () => {
     const post = (s: WizardState, visible: Record<string, string>) =>
       next(parseState({ ...stateToFields(s), ...visible }), { ...stateToFields(s), ...visible });
     let r = post(resetState(), { service: "mobileApp" });
@@ -341,20 +265,14 @@ describe("the funnel's steps (decision 0036)", () => {
     const start = resetState();
     expect(walk(start, { service: "seo" }, { timeframe: "urgent" })).toEqual(["2", "3"]);
     expect(walk(start, { service: "seo" }, { intent: "Back" }, { service: "ai" }, { timeframe: "urgent" }, { complexity: "simple" })).toEqual(["2", "3", "4"]);
-    const five = { ...full, reached: 5 as const };
-    expect(walk(five, { change2: "Change" }, { timeframe: "relaxed" })).toEqual([]);
+    expect(walk({ ...full, reached: 5 }, { change2: "Change" }, { timeframe: "relaxed" })).toEqual([]);
     // Arriving at step 2 already chosen ("Estimate This"), the next step counts both.
     expect(walk({ ...start, service: "seo", step: 2 }, { timeframe: "urgent" })).toEqual(["2", "3"]);
   });
+
   it("the reached step and the landing travel in the hidden fields; a malformed step or an overlong landing is dropped", () => {
-    const state: WizardState = {
-      ...resetState(),
-      step: 3,
-      service: "seo",
-      timeframe: "urgent",
-      reached: 4,
-      landing: "?utm_source=newsletter&utm_campaign=spring www.google.com",
-    };
+    const landing = "?utm_source=newsletter&utm_campaign=spring www.google.com";
+    const state: WizardState = { ...resetState(), step: 3, service: "seo", timeframe: "urgent", reached: 4, landing };
     expect(parseState(stateToFields(state))).toEqual(state);
     expect(parseState({ ...stateToFields(state), "state.reached": "9", "state.landing": "x".repeat(2001) })).toEqual({
       ...state,

@@ -2,7 +2,7 @@ import type { HeadersFunction } from "@remix-run/node";
 import CachePolicy from "http-cache-semantics";
 import { describe, expect, it } from "vitest";
 
-import { cacheHeaders, enforceDocumentCachePolicy, pageHeaders } from "./cache-headers";
+import { cacheHeaders, enforceDocumentCachePolicy, pageHeaders, type PageHeadersArgs } from "./cache-headers";
 
 const none = () => new Headers();
 
@@ -34,42 +34,33 @@ describe("cacheHeaders", () => {
   });
 });
 
+/** It fits Remix's HeadersFunction type (tsc checks this line). */
+const _fits: HeadersFunction = pageHeaders;
+
 describe("pageHeaders", () => {
-  it("fits Remix's HeadersFunction type", () => {
-    const headers: HeadersFunction = pageHeaders;
-    expect(typeof headers).toBe("function");
-  });
-
-  it("is public for a plain GET", () => {
-    expect(pageHeaders({ actionHeaders: none(), loaderHeaders: none(), parentHeaders: none() })).toEqual({
-      "Cache-Control": cacheHeaders.page,
-    });
-  });
-
-  it("is private when the route's action ran (json() data always carries a Content-Type)", () => {
-    const actionHeaders = new Headers({ "Content-Type": "application/json; charset=utf-8" });
-    expect(pageHeaders({ actionHeaders, loaderHeaders: none() })["Cache-Control"]).toBe(cacheHeaders.private);
-  });
-
-  it("is private when an error boundary renders", () => {
-    expect(pageHeaders({ actionHeaders: none(), loaderHeaders: none(), errorHeaders: new Headers() })["Cache-Control"]).toBe(cacheHeaders.private);
-  });
-
-  it.each(["private, no-store", "no-store", "private", "public, NO-STORE"])("stays private under a parent that said %j", (value) => {
-    const parentHeaders = new Headers({ "Cache-Control": value });
-    expect(pageHeaders({ actionHeaders: none(), loaderHeaders: none(), parentHeaders })["Cache-Control"]).toBe(cacheHeaders.private);
-  });
-
-  it("does not mistake a public parent for private", () => {
-    const parentHeaders = new Headers({ "Cache-Control": cacheHeaders.page });
-    expect(pageHeaders({ actionHeaders: none(), loaderHeaders: none(), parentHeaders })["Cache-Control"]).toBe(cacheHeaders.page);
-  });
-
-  it("keeps a loader's explicit Cache-Control on a GET, but not on a post", () => {
-    const loaderHeaders = new Headers({ "Cache-Control": "public, max-age=3600" });
-    expect(pageHeaders({ actionHeaders: none(), loaderHeaders })["Cache-Control"]).toBe("public, max-age=3600");
-    const actionHeaders = new Headers({ "Content-Type": "application/json" });
-    expect(pageHeaders({ actionHeaders, loaderHeaders })["Cache-Control"]).toBe(cacheHeaders.private);
+  const json = () => new Headers({ "Content-Type": "application/json; charset=utf-8" }); // action data always carries one
+  const cc = (value: string) => new Headers({ "Cache-Control": value });
+  it.each([
+    ["public for a plain GET", {}, { "Cache-Control": cacheHeaders.page }],
+    ["private when the route's action ran", { actionHeaders: json() }, { "Cache-Control": cacheHeaders.private }],
+    ["private when an error boundary renders", { errorHeaders: new Headers() }, { "Cache-Control": cacheHeaders.private }],
+    ...["private, no-store", "no-store", "private", "public, NO-STORE"].map(
+      (v) => [`private under a parent that said ${v}`, { parentHeaders: cc(v) }, { "Cache-Control": cacheHeaders.private }] as const,
+    ),
+    ["public under a public parent", { parentHeaders: cc(cacheHeaders.page) }, { "Cache-Control": cacheHeaders.page }],
+    ["a loader's own Cache-Control on a GET", { loaderHeaders: cc("public, max-age=3600") }, { "Cache-Control": "public, max-age=3600" }],
+    [
+      "private on a post, whatever the loader said",
+      { actionHeaders: json(), loaderHeaders: cc("public, max-age=3600") },
+      { "Cache-Control": cacheHeaders.private },
+    ],
+    [
+      "an action's Retry-After passed on",
+      { actionHeaders: new Headers({ "Content-Type": "application/json", "Retry-After": "42" }) },
+      { "Cache-Control": cacheHeaders.private, "Retry-After": "42" },
+    ],
+  ] as const)("%s", (_what, args: Partial<PageHeadersArgs>, expected) => {
+    expect(pageHeaders({ actionHeaders: none(), loaderHeaders: none(), ...args })).toEqual(expected);
   });
 });
 
@@ -108,12 +99,5 @@ describe("enforceDocumentCachePolicy", () => {
     const headers = new Headers();
     enforceDocumentCachePolicy(new Request("http://a.example/"), 200, headers);
     expect(headers.has("cache-control")).toBe(false);
-  });
-});
-
-describe("pageHeaders and Retry-After", () => {
-  it("passes an action's Retry-After on to the page it answers with", () => {
-    const actionHeaders = new Headers({ "Content-Type": "application/json", "Retry-After": "42" });
-    expect(pageHeaders({ actionHeaders, loaderHeaders: none() })).toEqual({ "Cache-Control": cacheHeaders.private, "Retry-After": "42" });
   });
 });

@@ -1,10 +1,10 @@
 /**
  * The lead store against real databases: a file of its own (SQLite) and a database of its own in
- * a real PostgreSQL (tests/support/postgres.ts). Each rule of the store runs on both: the dedupe,
- * the ceiling, claims between two processes, clock jumps, retention. SQLite's own failure paths (a
- * damaged or foreign file at start, a lock held by another connection, a full disk and a read-only
- * file system on a real tmpfs when the test may mount one) and its older schemas run on SQLite;
- * a data folder's store met with DATABASE_URL moving into PostgreSQL runs on both at once.
+ * a real PostgreSQL (tests/support/postgres.ts). Each rule of the store runs on both, as the same
+ * SQL must behave alike on each (decision 0046): the dedupe, the ceiling, claims between two
+ * processes, clock jumps, retention. SQLite's own failures (a damaged or foreign file at start, a
+ * full disk and a read-only file system on a real tmpfs when the test may mount one, a store of
+ * another release) run on SQLite; a data folder's store moving into PostgreSQL on both at once.
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -12,6 +12,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { ENGINES, leadDatabases, type Place } from "../../tests/support/engines";
 import { causeOf, openDb, StoreUnusable, type Db } from "../db";
@@ -28,7 +29,7 @@ const lead = (text = "Message: our secret plans"): Lead => ({
 });
 const hash = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
 const T = Date.parse("2026-11-23T10:00:00Z");
-const HOUR = 3_600_000;
+const [HOUR, DAY] = [3_600_000, 86_400_000];
 let n = 0;
 const add = (store: LeadStore, text?: string, now = T, perHour = 60, group: string | null = null) =>
   store.insert(lead(text), { id: `L${++n}`, key: `k-${text ?? "same"}`, now, perHour, group });
@@ -39,14 +40,19 @@ async function storeAt(where: Place, db: Db = open(where)) {
   await prepareStore(db);
   return leadStore(db);
 }
+/** A SQLite store at `file` holding one lead, closed, as a stopped server leaves it. */
+async function leftWith(file: string, text: string) {
+  const db = openDb({ file });
+  await add(await storeAt({ file }, db), text);
+  await db.close();
+}
 /** A database whose claims are measured on `at` instead of its own clock (SQLite: the host's monotonic one; PostgreSQL: the database's). */
 const leaseClock = (db: Db, at: () => number, prefix = db.leasePrefix): Db => ({ ...db, leaseNow: async () => at(), leasePrefix: prefix });
 
-describe("opening the store (SQLite)", () => {
+describe("opening a SQLite store", () => {
   it("creates the database in WAL mode with synchronous=FULL, folder 0700 and file 0600", async () => {
     const { file } = await place("sqlite");
-    const store = await storeAt({ file });
-    await add(store, "a");
+    await add(await storeAt({ file }), "a");
     expect(statSync(join(file, "..")).mode & 0o777).toBe(0o700);
     for (const path of [file, `${file}-wal`]) expect(statSync(path).mode & 0o777).toBe(0o600);
     const probe = new DatabaseSync(file, { readOnly: true });
@@ -54,11 +60,9 @@ describe("opening the store (SQLite)", () => {
     probe.close();
   });
 
-  it("refuses a damaged file and a file that is not a database, and never changes their bytes", async () => {
+  it("refuses a damaged file, a file that is not a database and a folder, and never changes their bytes", async () => {
     const { file } = await place("sqlite");
-    const db = openDb({ file });
-    await add(await storeAt({ file }, db), "kept");
-    await db.close();
+    await leftWith(file, "kept");
     const good = readFileSync(file);
     // A damaged header ("SQLite format 3" overwritten), then a foreign file.
     for (const bytes of [Buffer.concat([Buffer.from("garbage garbage!"), good.subarray(16)]), Buffer.from("not a database at all\n".repeat(100))]) {
@@ -69,14 +73,25 @@ describe("opening the store (SQLite)", () => {
     }
     // Fixed (the good bytes back): everything it held is there.
     writeFileSync(file, good);
-    const fixed = await storeAt({ file });
-    expect((await fixed.list(["pending"])).map((r) => r.lead?.text)).toEqual(["kept"]);
+    expect((await (await storeAt({ file })).list(["pending"])).map((r) => r.lead?.text)).toEqual(["kept"]);
+    const folder = join(file, "..", "folder.db");
+    mkdirSync(folder);
+    expect(() => openDb({ file: folder })).toThrow(/not a file/);
   });
 
-  it("refuses a folder where the database should be", async () => {
+  it.each([
+    [3, undefined, /older release \(schema 3\)/],
+    [5, 4, /newer version \(schema 5\)/],
+  ])("one of schema %i (of a release older than the one before, or newer) is refused, untouched", async (version, known, refusal) => {
     const { file } = await place("sqlite");
-    mkdirSync(file, { recursive: true });
-    expect(() => openDb({ file })).toThrow(/not a file/);
+    await leftWith(file, "from another release");
+    const other = new DatabaseSync(file);
+    other.exec(`PRAGMA user_version = ${version}`);
+    other.close();
+    const before = hash(file);
+    // The older one is upgraded through the release before first; the newer one is left to its own release.
+    await expect((async () => prepareStore(openDb({ file }, { version: known })))()).rejects.toThrow(refusal);
+    expect(hash(file)).toBe(before);
   });
 });
 
@@ -90,23 +105,23 @@ describe.each(ENGINES)("writing (%s)", (engine) => {
     expect((await add(store, "hello", T + DEDUPE_WINDOW_MS + 1)).duplicate).toBe(false);
   });
 
-  it("past the hourly ceiling a lead is stored but held; the first hold says so once; release sends them on", async () => {
+  it("past the hourly ceiling a lead is stored but held; the first hold says so once; the operator's release sends them at once and takes none of the ceiling's room", async () => {
     const store = await storeAt(await place(engine));
     const results = [];
     for (const [i, t] of ["a", "b", "c", "d"].entries()) results.push(await add(store, t, T + i, 2));
-    expect(results.map((r) => [r.held, r.firstHeld])).toEqual([
-      [false, false],
-      [false, false],
-      [true, true],
-      [true, false],
+    expect(results.map((r) => [r.held, r.firstHeld, r.heldFor])).toEqual([
+      [false, false, undefined],
+      [false, false, undefined],
+      [true, true, "ceiling"],
+      [true, false, "ceiling"],
     ]);
-    expect(results.map((r) => r.heldFor)).toEqual([undefined, undefined, "ceiling", "ceiling"]);
     expect(await store.stats(T)).toMatchObject({ pending: 2, held: 2 });
-    expect(await store.requeue("held", [results[2]!.id], T)).toBe(1);
-    expect(await store.requeue("held", [], T)).toBe(1);
+    expect(await store.requeue("held", [results[2]!.id], T + 10)).toBe(1);
+    expect(await store.requeue("held", [], T + 10)).toBe(1);
     expect(await store.stats(T)).toMatchObject({ pending: 4, held: 0 });
-    // An hour later the ceiling has room again.
-    expect((await add(store, "e", T + 3_600_010, 2)).held).toBe(false);
+    expect((await store.claimDue(T + 10, 5, 30_000)).map((r) => r.id)).toEqual(results.map((r) => r.id));
+    // a and b are an hour old: the hour has room again, as the two released took none of it.
+    expect((await add(store, "e", T + HOUR + 5, 2)).held).toBe(false);
   });
 
   it("a held lead keeps the rule that held it, and the counts say why and from how many address codes; let go, it says nothing", async () => {
@@ -117,16 +132,14 @@ describe.each(ENGINES)("writing (%s)", (engine) => {
     for (const code of ["code-a", "code-b", "code-c"]) results.push(await add(store, code, T + 10, 7, code));
     expect(results.map((r) => r.heldFor ?? "-")).toEqual(["-", "-", "-", "-", "-", "address", "-", "-", "ceiling"]);
     expect(await store.stats(T + 10)).toMatchObject({ held: 2, heldFor: { address: 1, ceiling: 1 }, heldAddresses: 2 });
-    expect((await store.get(results[5]!.id))?.parkedReason).toBe("address");
     expect((await store.list(["held"])).map((r) => [r.group, r.parkedReason])).toEqual([
       ["code-office", "address"],
       ["code-c", "ceiling"],
     ]);
     // Let go by the ceiling, or by the operator: pending, with no reason left to show.
-    const released = await store.releaseHeld(T + HOUR + 20, 7);
+    expect(await store.releaseHeld(T + HOUR + 20, 7)).toBeDefined();
     expect(await store.requeue("held", [], T + HOUR + 20)).toBe(1);
     expect((await store.list(["pending"])).filter((r) => r.parkedReason !== null)).toEqual([]);
-    expect(released).toBeDefined();
     expect(await store.stats(T + HOUR + 20)).toMatchObject({ held: 0, heldFor: {}, heldAddresses: 0 });
   });
 
@@ -143,9 +156,7 @@ describe.each(ENGINES)("writing (%s)", (engine) => {
     expect(handed).toEqual(flood.map((r, i) => `${r.id} flood ${i + 1}`));
     expect((await store.list(["pending", "held"])).map((r) => r.id)).toEqual([pending.id, honest.id]);
     // Handed out with no lock held (a slow reader keeps no visitor's lead out); one released meanwhile goes on.
-    const slow = await store.discard([honest.id], async () => {
-      expect(await store.requeue("held", [honest.id], T + 4)).toBe(1);
-    });
+    const slow = await store.discard([honest.id], async () => expect(await store.requeue("held", [honest.id], T + 4)).toBe(1));
     expect(slow).toEqual({ read: 1, gone: 0 });
     expect(await store.get(honest.id)).toMatchObject({ status: "pending" });
   });
@@ -164,16 +175,6 @@ describe.each(ENGINES)("writing (%s)", (engine) => {
     expect((await add(store, "f", T + HOUR + 6 + HOUR / 2, 2)).held, "the last hour is full again").toBe(true);
     expect(await store.releaseHeld(T + 2 * HOUR + 5, 2)).toEqual({ id: e!.id, kind: "contact" });
     expect(await store.stats(T + 2 * HOUR + 5)).toMatchObject({ pending: 5, held: 1 });
-  });
-
-  it("a lead the operator releases goes at once and takes none of the ceiling's room", async () => {
-    const store = await storeAt(await place(engine));
-    await add(store, "a", T, 1);
-    const held = await add(store, "b", T + 1, 1);
-    expect(held.held).toBe(true);
-    expect(await store.requeue("held", [], T + 2)).toBe(1);
-    expect((await store.claimDue(T + 2, 5, 30_000)).map((r) => r.id)).toContain(held.id);
-    expect((await add(store, "c", T + HOUR + 1, 1)).held).toBe(false);
   });
 
   it("two processes storing the same form at once store it once; over the ceiling, exactly the leads past it are held", async () => {
@@ -197,12 +198,10 @@ describe.each(ENGINES)("writing (%s)", (engine) => {
       release = async () => (other.exec("ROLLBACK"), other.close());
     } else {
       // Another container in the middle of an intake (its exclusive transaction), stuck there.
-      const other = open(where);
-      let letGo: () => void;
+      let [letGo, locked] = [() => {}, () => {}];
       const held = new Promise<void>((resolve) => (letGo = resolve));
-      let locked: () => void;
       const holding = new Promise<void>((resolve) => (locked = resolve));
-      const transaction = other.transaction(async () => (locked(), held), { exclusive: true });
+      const transaction = open(where).transaction(async () => (locked(), held), { exclusive: true });
       await holding;
       release = async () => (letGo(), transaction);
     }
@@ -217,35 +216,7 @@ describe.each(ENGINES)("writing (%s)", (engine) => {
   });
 });
 
-describe("a SQLite store of another release", () => {
-  it("one older than the release before (schema 3 or less) is refused, untouched: it is upgraded through that release first", async () => {
-    const { file } = await place("sqlite");
-    const db = openDb({ file });
-    await add(await storeAt({ file }, db), "from long ago");
-    await db.close();
-    const old = new DatabaseSync(file);
-    old.exec("PRAGMA user_version = 3");
-    old.close();
-    const before = hash(file);
-    await expect(prepareStore(openDb({ file }))).rejects.toThrow(/older release \(schema 3\)/);
-    expect(hash(file)).toBe(before);
-  });
-
-  it("a database of a newer version is refused, untouched", async () => {
-    const { file } = await place("sqlite");
-    const db = openDb({ file });
-    await add(await storeAt({ file }, db), "from the future");
-    await db.close();
-    const newer = new DatabaseSync(file);
-    newer.exec("PRAGMA user_version = 5");
-    newer.close();
-    const before = hash(file);
-    expect(() => openDb({ file }, { version: 4 })).toThrow(/newer version \(schema 5\)/);
-    expect(hash(file)).toBe(before);
-  });
-});
-
-describe("SQLite's own failures", () => {
+describe("SQLite on a real tmpfs (when the test may mount one)", () => {
   const canMount = (() => {
     const dir = mkdtempSync(join(tmpdir(), "mount-probe-"));
     try {
@@ -258,60 +229,51 @@ describe("SQLite's own failures", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   })();
-
-  it.skipIf(!canMount)(
-    "on a full disk (a real tmpfs) a write fails as a whole; after space returns, every lead it took is there and it writes again",
-    async () => {
-      const dir = mkdtempSync(join(tmpdir(), "full-"));
-      execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", dir]);
-      try {
-        const file = join(dir, "leads.db");
-        const db = openDb({ file });
-        const store = await storeAt({ file }, db);
-        const taken: string[] = [];
-        let failure: unknown;
-        for (let i = 0; i < 400 && !failure; i++) {
-          try {
-            await add(store, `lead ${i} ${"x".repeat(2_000)}`);
-            taken.push(`lead ${i}`);
-          } catch (error) {
-            failure = error;
-          }
-        }
-        expect(Number(causeOf(failure).code) & 0xff).toBe(13); // SQLITE_FULL
-        await db.close();
-        execFileSync("mount", ["-o", "remount,size=4m", dir]);
-        const againDb = openDb({ file });
-        const again = await storeAt({ file }, againDb);
-        expect((await again.list(["pending"])).map((r) => r.lead!.text.slice(0, r.lead!.text.indexOf(" x")))).toEqual(taken);
-        expect((await add(again, "after the disk was freed")).duplicate).toBe(false);
-        await againDb.close();
-      } finally {
-        execFileSync("umount", [dir]);
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
-  );
-
-  it.skipIf(!canMount)("on a file system that is read-only at start, the store is refused at once (the start stops), its bytes unchanged", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ro-"));
+  /** Runs `test` with the path of a store on a tmpfs of 256 KiB of its own, unmounted after. */
+  async function onTmpfs(test: (file: string, dir: string) => Promise<void>) {
+    const dir = mkdtempSync(join(tmpdir(), "tmpfs-"));
     execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", dir]);
     try {
-      const file = join(dir, "leads.db");
+      await test(join(dir, "leads.db"), dir);
+    } finally {
+      execFileSync("umount", [dir]);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it.skipIf(!canMount)("on a full disk a write fails as a whole; after space returns, every lead it took is there and it writes again", () =>
+    onTmpfs(async (file, dir) => {
       const db = openDb({ file });
-      await add(await storeAt({ file }, db), "before");
+      const store = await storeAt({ file }, db);
+      const taken: string[] = [];
+      let failure: unknown;
+      for (let i = 0; i < 400 && !failure; i++)
+        await add(store, `lead ${i} ${"x".repeat(2_000)}`).then(
+          () => taken.push(`lead ${i}`),
+          (error) => (failure = error),
+        );
+      expect(Number(causeOf(failure).code) & 0xff).toBe(13); // SQLITE_FULL
       await db.close();
+      execFileSync("mount", ["-o", "remount,size=4m", dir]);
+      const againDb = openDb({ file });
+      const again = await storeAt({ file }, againDb);
+      expect((await again.list(["pending"])).map((r) => r.lead!.text.slice(0, r.lead!.text.indexOf(" x")))).toEqual(taken);
+      expect((await add(again, "after the disk was freed")).duplicate).toBe(false);
+      await againDb.close();
+    }),
+  );
+
+  it.skipIf(!canMount)("on a file system that is read-only at start, the store is refused at once (the start stops), its bytes unchanged", () =>
+    onTmpfs(async (file, dir) => {
+      await leftWith(file, "before");
       const before = hash(file);
       execFileSync("mount", ["-o", "remount,ro", dir]);
       // At once: EROFS is the check made before SQLite opens the file, so the store is refused
       // without SQLite ever trying it, however long that takes on this machine.
       expect(() => openDb({ file })).toThrow(/read-only \(EROFS\)/);
       expect(hash(file)).toBe(before);
-    } finally {
-      execFileSync("umount", [dir]);
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    }),
+  );
 });
 
 describe.each(ENGINES)("delivering (%s)", (engine) => {
@@ -333,7 +295,7 @@ describe.each(ENGINES)("delivering (%s)", (engine) => {
     const claimedByA = (await a.claimDue(T, 10, 30_000)).map((r) => r.id).sort();
     expect(claimedByA).toHaveLength(2);
     // The other's wall clock a second, a day ahead, a day behind: the claims are still A's.
-    for (const wall of [T + 1_000, T + 86_400_000, T - 86_400_000]) expect(await b.claimDue(wall, 10, 30_000)).toEqual([]);
+    for (const wall of [T + 1_000, T + DAY, T - DAY]) expect(await b.claimDue(wall, 10, 30_000)).toEqual([]);
     expect(await b.nextDueAt(T + 1_000)).toBe(T + 1_000 + 30_000);
     mono += 29_999;
     expect(await b.claimDue(T, 10, 30_000)).toEqual([]);
@@ -341,16 +303,27 @@ describe.each(ENGINES)("delivering (%s)", (engine) => {
     expect((await b.claimDue(T, 10, 30_000)).map((r) => r.id).sort()).toEqual(claimedByA);
   });
 
-  it("claims are measured on one clock every process reads (the host's monotonic one; the database's): taken only once it ran out", async () => {
+  it("claims are measured on the one clock every process reads (the host's monotonic one; the database's), never the wall clock: taken only once it ran out", async () => {
     const where = await place(engine);
-    const [a, b] = [await storeAt(where), await storeAt(where)];
+    const db = open(where);
+    const [a, b] = [await storeAt(where, db), await storeAt(where)];
     const { id } = await add(a, "one");
-    expect((await a.claimDue(T, 10, 3_000)).map((r) => r.id)).toEqual([id]);
-    for (const wall of [T + 86_400_000, T - 86_400_000]) expect(await b.claimDue(wall, 10, 3_000)).toEqual([]);
-    let taken: string[] = [];
-    for (const deadline = Date.now() + 15_000; taken.length === 0 && Date.now() < deadline; await new Promise((r) => setTimeout(r, 100)))
-      taken = (await b.claimDue(T, 10, 3_000)).map((r) => r.id);
-    expect(taken).toEqual([id]);
+    // Each of B's tries is read against the lease clock around it: within the claim it takes
+    // nothing, whatever its wall clock says (a day ahead, a day behind); past it, it takes the lead.
+    const lease = 1_000;
+    const claimedFrom = await db.leaseNow();
+    expect((await a.claimDue(T, 10, lease)).map((r) => r.id)).toEqual([id]);
+    const claimedUntil = (await db.leaseNow()) + lease;
+    const seen: string[] = [];
+    for (let taken: string[] = []; taken.length === 0; await sleep(50)) {
+      const before = await db.leaseNow();
+      taken = (await b.claimDue(seen.length % 2 ? T + DAY : T - DAY, 10, lease)).map((r) => r.id);
+      const after = await db.leaseNow();
+      if (after < claimedFrom + lease) expect(taken, "within the claim").toEqual([]);
+      if (before >= claimedUntil) expect(taken, "past the claim").toEqual([id]);
+      seen.push(taken.length > 0 ? "taken" : after < claimedFrom + lease ? "held" : "-");
+    }
+    expect(seen, "the claim was seen holding, then taken").toEqual(expect.arrayContaining(["held", "taken"]));
     // B's now: A's outcome is no longer A's to write (its claim ran out and was taken).
     expect(await a.retryLater(id, T, 1_000)).toBe(0);
   });
@@ -370,8 +343,7 @@ describe.each(ENGINES)("delivering (%s)", (engine) => {
     expect(await store.claimDue(T + 1_000, 1, 30_000)).toEqual([]);
     // As far ahead as the schedule ever waits (and a minute more): still waited for.
     expect(await store.claimDue(T + 60_000 - MAX_DELAY_MS - 60_000, 1, 30_000)).toEqual([]);
-    const dayBack = T - 86_400_000;
-    expect((await store.claimDue(dayBack, 1, 30_000)).map((r) => r.id)).toEqual([id]);
+    expect((await store.claimDue(T - DAY, 1, 30_000)).map((r) => r.id)).toEqual([id]);
   });
 
   it("keeps the retry window (waits scheduled) and the first acceptance with the lead, across a reopen", async () => {
@@ -391,7 +363,7 @@ describe.each(ENGINES)("delivering (%s)", (engine) => {
     const store = await storeAt(await place(engine));
     const [kept, erased, parked] = [await add(store, "kept 30 days"), await add(store, "erased at delivery"), await add(store, "parked")];
     await store.claimDue(T, 3, 30_000);
-    await store.delivered(kept.id, T, 30 * 86_400_000);
+    await store.delivered(kept.id, T, 30 * DAY);
     await store.delivered(erased.id, T, 0);
     await store.park(parked.id, T, "http", 401);
     const text = async (id: string) => (await store.list(["delivered", "parked"])).find((r) => r.id === id)?.lead?.text;
@@ -399,29 +371,27 @@ describe.each(ENGINES)("delivering (%s)", (engine) => {
     expect(await store.get(parked.id)).toMatchObject({ status: "parked", parkedReason: "http", parkedStatus: 401, attempts: 1 });
     // Erased at delivery, the same form posted again within a day is still the same lead.
     expect((await add(store, "erased at delivery", T + 1_000)).id).toBe(erased.id);
-    await store.purge(T + 29 * 86_400_000, 30 * 86_400_000);
+    await store.purge(T + 29 * DAY, 30 * DAY);
     expect(await text(kept.id)).toBe("kept 30 days");
-    await store.purge(T + 30 * 86_400_000, 30 * 86_400_000);
+    await store.purge(T + 30 * DAY, 30 * DAY);
     expect(await store.list(["delivered"])).toEqual([]);
     expect(await text(parked.id)).toBe("parked");
   });
 });
 
-describe("a claim on SQLite names the host's boot", () => {
-  it("a claim made before the host restarted (another boot, whose clock has restarted) holds nothing", async () => {
-    const where = await place("sqlite");
-    const before = await storeAt(
-      where,
-      leaseClock(open(where), () => 9_000_000, "boot-1/"),
-    );
-    await add(before, "across a reboot");
-    expect(await before.claimDue(T, 1, 30_000)).toHaveLength(1);
-    const after = await storeAt(
-      where,
-      leaseClock(open(where), () => 1_000, "boot-2/"),
-    );
-    expect(await after.claimDue(T, 1, 30_000)).toHaveLength(1);
-  });
+it("a claim on SQLite made before the host restarted (another boot, whose clock has restarted) holds nothing", async () => {
+  const where = await place("sqlite");
+  const before = await storeAt(
+    where,
+    leaseClock(open(where), () => 9_000_000, "boot-1/"),
+  );
+  await add(before, "across a reboot");
+  expect(await before.claimDue(T, 1, 30_000)).toHaveLength(1);
+  const after = await storeAt(
+    where,
+    leaseClock(open(where), () => 1_000, "boot-2/"),
+  );
+  expect(await after.claimDue(T, 1, 30_000)).toHaveLength(1);
 });
 
 describe("a data folder's SQLite store met with DATABASE_URL", () => {
@@ -439,13 +409,12 @@ describe("a data folder's SQLite store met with DATABASE_URL", () => {
     await old.claimDue(T, 10, 30_000); // a claim the stopped process left: it holds nothing in PostgreSQL
     await old.retryLater(pending.id, T, 2_000);
     await old.park(parked.id, T + 1, "http", 401);
-    await old.delivered(delivered.id, T + 2, 30 * 86_400_000, "5725767000000524157");
+    await old.delivered(delivered.id, T + 2, 30 * DAY, "5725767000000524157");
     await sqlite.close();
 
     const db = open(where);
     expect(await moveIntoPostgres(db, where.file)).toBe(4);
-    expect(existsSync(where.file)).toBe(false);
-    expect(existsSync(`${where.file}.moved-to-postgresql`)).toBe(true);
+    expect([existsSync(where.file), existsSync(`${where.file}.moved-to-postgresql`)]).toEqual([false, true]);
     const store = leadStore(db);
     const all = await store.list(["pending", "held", "parked", "delivered"]);
     expect(all.map((r) => [r.id, r.status, r.lead?.text])).toEqual([
@@ -460,20 +429,15 @@ describe("a data folder's SQLite store met with DATABASE_URL", () => {
     // Due as they were; the old claims hold nothing; the dedupe and the held lead's address go with them.
     expect((await store.claimDue(T + 2_000, 10, 30_000)).map((r) => r.id)).toEqual([pending.id]);
     expect((await add(store, "delivered", T + 3)).id).toBe(delivered.id);
-    expect(await db.get("SELECT client_group FROM leads WHERE id = ?", [held.id])).toEqual({ client_group: "office" });
+    expect((await store.get(held.id))?.group).toBe("office");
 
     // Started again: nothing to move. Had the move stopped before the rename, the file moves
     // again and finds every lead there already: each stays as PostgreSQL has it.
     expect(await moveIntoPostgres(db, where.file)).toBeUndefined();
-    await store.delivered(pending.id, T + 4, 30 * 86_400_000);
+    await store.delivered(pending.id, T + 4, 30 * DAY);
     copyFileSync(`${where.file}.moved-to-postgresql`, where.file);
     expect(await moveIntoPostgres(db, where.file)).toBe(0);
-    expect((await store.list(["pending", "held", "parked", "delivered"])).map((r) => [r.id, r.status])).toEqual([
-      [pending.id, "delivered"],
-      [held.id, "held"],
-      [parked.id, "parked"],
-      [delivered.id, "delivered"],
-    ]);
+    expect((await store.list(["pending", "held", "parked", "delivered"])).map((r) => r.status)).toEqual(["delivered", "held", "parked", "delivered"]);
   });
 
   it("a server still running on the file (a rolling update) stops the move, untouched; stopped, its leads move", async () => {
@@ -490,9 +454,8 @@ describe("a data folder's SQLite store met with DATABASE_URL", () => {
 
   it("without DATABASE_URL nothing moves, and the file stays where it is", async () => {
     const { file } = await place("sqlite");
-    const db = open({ file });
-    await add(await storeAt({ file }, db), "stays");
-    expect(await moveIntoPostgres(db, file)).toBeUndefined();
+    await add(await storeAt({ file }), "stays");
+    expect(await moveIntoPostgres(open({ file }), file)).toBeUndefined();
     expect(existsSync(file)).toBe(true);
   });
 });

@@ -1,12 +1,12 @@
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
+import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type FakeFormService, startFakeFormService } from "../../tests/support/fake-form-service";
 import { appendLine, createTransport, type TransportConfig } from "./transport";
 import type { StoredLead } from "./types";
@@ -22,6 +22,10 @@ const lead: StoredLead = {
 };
 let service: FakeFormService;
 let config: TransportConfig;
+/** Another service, answering each request with `reply`. */
+let reply: (res: ServerResponse) => void;
+let other = "";
+const answer = (status: number, body: string) => (reply = (res) => res.writeHead(status, { "Content-Type": "application/json" }).end(body));
 
 beforeAll(async () => {
   service = await startFakeFormService({ delayMs: 50 });
@@ -34,6 +38,14 @@ beforeAll(async () => {
     timeoutMs: 5_000,
     zoho: undefined,
   };
+  const server = createServer((req, res) => req.resume().on("end", () => reply(res)));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  other = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  return async () => (server.closeAllConnections(), server.close(), await service.close());
+});
+beforeEach(() => {
+  service.setMode("ok");
+  service.clear();
 });
 /** A deadline short enough to wait for in a test; only for answers that never come in time. */
 const SHORT = 400;
@@ -43,14 +55,17 @@ const SHORT = 400;
  * That, not how soon after the deadline a loaded machine gets round to it, is the bound.
  */
 const WITHIN_CLAIM = SHORT + 5_000;
-afterAll(() => service.close());
-beforeEach(() => {
-  service.setMode("ok");
-  service.clear();
-});
+const outbox = async (extra: Partial<TransportConfig> = {}) =>
+  createTransport({
+    ...config,
+    provider: "outbox",
+    accessKey: undefined,
+    outboxFile: join(await mkdtemp(join(tmpdir(), "outbox-")), "nested", "outbox.jsonl"),
+    ...extra,
+  });
 
-describe("web3forms (the default)", () => {
-  it("sends Web3Forms' payload with the reference line, and counts only {success: true} as delivered", async () => {
+describe("what a service's answer means", () => {
+  it("Web3Forms (the default) gets its payload with the reference line, and only {success: true} is delivered", async () => {
     expect(await createTransport(config).deliver(lead)).toEqual({ ok: true, status: 200 });
     expect(service.received()).toEqual([
       {
@@ -79,6 +94,54 @@ describe("web3forms (the default)", () => {
     expect(await createTransport({ ...config, timeoutMs: mode === "hang" ? SHORT : config.timeoutMs }).deliver(lead)).toEqual(outcome);
     if (mode === "hang") expect(Date.now() - started, "cut at the deadline, within its claim").toBeLessThan(WITHIN_CLAIM);
   });
+
+  it.each([
+    [401, false],
+    [403, false],
+    [404, false],
+    [422, false],
+    [408, true],
+    [429, true],
+    [502, true],
+  ])("HTTP %i is %s to retry", async (status, retry) => {
+    answer(status, "{}");
+    expect(await createTransport({ ...config, endpoint: other }).deliver(lead)).toMatchObject({ ok: false, retry, status });
+  });
+
+  it("Formspree needs a 2xx with ok: true, and no key; a webhook needs a 2xx, and gets the key as a Bearer token and the lead's reference as its Idempotency-Key, the same on a second send", async () => {
+    const formspree = createTransport({ ...config, provider: "formspree", accessKey: undefined, endpoint: other });
+    answer(200, JSON.stringify({ ok: true, next: "/thanks" }));
+    expect(await formspree.deliver(lead)).toEqual({ ok: true, status: 200 });
+    answer(200, JSON.stringify({ next: "/thanks" }));
+    expect(await formspree.deliver(lead)).toMatchObject({ ok: false, retry: true, reason: "rejected" });
+    const webhook = createTransport({ ...config, provider: "webhook" });
+    service.setMode("html200"); // any 2xx
+    expect([await webhook.deliver(lead), await webhook.deliver(lead)]).toEqual([
+      { ok: true, status: 200 },
+      { ok: true, status: 200 },
+    ]);
+    expect(service.headers().map((h) => [h.authorization, h["idempotency-key"]])).toEqual([
+      ["Bearer k-123", lead.id],
+      ["Bearer k-123", lead.id],
+    ]);
+  });
+
+  it("an answer past 256 KiB is read to its end but kept only in part: not the service's answer", async () => {
+    answer(200, JSON.stringify({ success: true, padding: "x".repeat(300 * 1024) }));
+    expect(await createTransport({ ...config, endpoint: other }).deliver(lead)).toEqual({ ok: false, retry: true, reason: "rejected", status: 200 });
+    answer(200, JSON.stringify({ success: true, padding: "x".repeat(200 * 1024) }));
+    expect(await createTransport({ ...config, endpoint: other }).deliver(lead)).toEqual({ ok: true, status: 200 });
+  });
+
+  it("a body that drips slower than the deadline is a timeout, and the socket is let go", async () => {
+    reply = (res) => {
+      res.writeHead(200, { "Content-Type": "application/json" }).write("{");
+      const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write(" ")), 100);
+    };
+    const started = Date.now();
+    expect(await createTransport({ ...config, endpoint: other, timeoutMs: SHORT }).deliver(lead)).toEqual({ ok: false, retry: true, reason: "timeout" });
+    expect(Date.now() - started, "cut at the deadline, however the body drips, within its claim").toBeLessThan(WITHIN_CLAIM);
+  });
 });
 
 describe("the visit's source in what the agency receives", () => {
@@ -97,98 +160,19 @@ describe("the visit's source in what the agency receives", () => {
     expect((await sent("web3forms", lead)).message).toBe(`${lead.text}\n\nReference: ${lead.id}`);
   });
 
-  it("the webhook's JSON carries it as parts too, null for a lead stored before sources", async () => {
-    expect((await sent("webhook", spring)).source).toEqual({
-      kind: "campaign",
-      utm_source: "newsletter",
-      utm_medium: "email",
-      utm_campaign: "spring",
-      referrer: "",
-      text: "newsletter, email, spring",
-    });
-    expect((await sent("webhook", { ...spring, source: { kind: "site", host: "example.co.za" } })).source).toMatchObject({
-      kind: "site",
-      referrer: "example.co.za",
-      text: "a link on example.co.za",
-    });
+  it("the webhook's JSON carries it as parts too, null for a lead stored before sources; the outbox's line as the webhook's", async () => {
+    const parts = { kind: "campaign", utm_source: "newsletter", utm_medium: "email", utm_campaign: "spring", referrer: "", text: "newsletter, email, spring" };
+    expect((await sent("webhook", spring)).source).toEqual(parts);
+    const site = (await sent("webhook", { ...spring, source: { kind: "site", host: "example.co.za" } })).source;
+    expect(site).toMatchObject({ kind: "site", referrer: "example.co.za", text: "a link on example.co.za" });
     expect((await sent("webhook", lead)).source).toBeNull();
     expect(await sent("web3forms", spring)).not.toHaveProperty("source");
-  });
-
-  it("the outbox's message names it too", async () => {
-    const outboxFile = join(await mkdtemp(join(tmpdir(), "outbox-")), "outbox.jsonl");
-    await createTransport({ ...config, provider: "outbox", accessKey: undefined, outboxFile }).deliver(spring);
-    const line = JSON.parse(await readFile(outboxFile, "utf8"));
-    expect(line.message).toBe(`${lead.text}\n\nCame from: newsletter, email, spring\n\nReference: ${spring.id}`);
-    expect(line.source).toMatchObject({ kind: "campaign", utm_source: "newsletter", utm_campaign: "spring" });
-  });
-});
-
-describe("other answers", () => {
-  let server: Server;
-  let reply: (res: import("node:http").ServerResponse) => void = () => undefined;
-  let url = "";
-  beforeAll(async () => {
-    server = createServer((req, res) => req.resume().on("end", () => reply(res)));
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  });
-  afterAll(() => server.closeAllConnections() ?? server.close());
-  const answer = (status: number, body: string) => (reply = (res) => res.writeHead(status, { "Content-Type": "application/json" }).end(body));
-
-  it.each([
-    [401, false],
-    [403, false],
-    [404, false],
-    [422, false],
-    [408, true],
-    [429, true],
-    [502, true],
-  ])("HTTP %i is %s to retry", async (status, retry) => {
-    answer(status, "{}");
-    expect(await createTransport({ ...config, endpoint: url }).deliver(lead)).toMatchObject({ ok: false, retry, status });
-  });
-
-  it("Formspree needs a 2xx with ok: true, and no key; a webhook needs a 2xx and gets the key as a Bearer token", async () => {
-    const formspree = createTransport({ ...config, provider: "formspree", accessKey: undefined, endpoint: url });
-    answer(200, JSON.stringify({ ok: true, next: "/thanks" }));
-    expect(await formspree.deliver(lead)).toEqual({ ok: true, status: 200 });
-    answer(200, JSON.stringify({ next: "/thanks" }));
-    expect(await formspree.deliver(lead)).toMatchObject({ ok: false, retry: true, reason: "rejected" });
-    let auth: string | undefined;
-    reply = (res) => res.end();
-    server.once("request", (req) => (auth = req.headers.authorization));
-    expect(await createTransport({ ...config, provider: "webhook", endpoint: url }).deliver(lead)).toEqual({ ok: true, status: 200 });
-    expect(auth).toBe("Bearer k-123");
-  });
-
-  it("every send to a webhook carries the lead's reference as its Idempotency-Key, the same on a second send", async () => {
-    const keys: unknown[] = [];
-    reply = (res) => res.end();
-    const listen = (req: import("node:http").IncomingMessage) => keys.push(req.headers["idempotency-key"]);
-    server.on("request", listen);
-    const webhook = createTransport({ ...config, provider: "webhook", endpoint: url });
-    await webhook.deliver(lead);
-    await webhook.deliver(lead);
-    server.off("request", listen);
-    expect(keys).toEqual([lead.id, lead.id]);
-  });
-
-  it("an answer past 256 KiB is read to its end but kept only in part: not the service's answer", async () => {
-    answer(200, JSON.stringify({ success: true, padding: "x".repeat(300 * 1024) }));
-    expect(await createTransport({ ...config, endpoint: url }).deliver(lead)).toEqual({ ok: false, retry: true, reason: "rejected", status: 200 });
-    answer(200, JSON.stringify({ success: true, padding: "x".repeat(200 * 1024) }));
-    expect(await createTransport({ ...config, endpoint: url }).deliver(lead)).toEqual({ ok: true, status: 200 });
-  });
-
-  it("a body that drips slower than the deadline is a timeout, and the socket is let go", async () => {
-    reply = (res) => {
-      res.writeHead(200, { "Content-Type": "application/json" }).write("{");
-      const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write(" ")), 100);
-    };
-    const started = Date.now();
-    expect(await createTransport({ ...config, endpoint: url, timeoutMs: SHORT }).deliver(lead)).toEqual({ ok: false, retry: true, reason: "timeout" });
-    expect(Date.now() - started, "cut at the deadline, however the body drips, within its claim").toBeLessThan(WITHIN_CLAIM);
+    const file = join(await mkdtemp(join(tmpdir(), "outbox-")), "outbox.jsonl");
+    await (await outbox({ outboxFile: file })).deliver(spring);
+    expect(JSON.parse(await readFile(file, "utf8"))).toMatchObject({
+      message: `${lead.text}\n\nCame from: newsletter, email, spring\n\nReference: ${spring.id}`,
+      source: parts,
+    });
   });
 });
 
@@ -217,8 +201,10 @@ describe("a process that could not run past the deadline", () => {
   }
 
   it("counts an answer that arrived while it was blocked, though its deadline passed meanwhile", async () => {
-    const sent = blockedWhileAnswered((url) => createTransport({ ...config, endpoint: url, timeoutMs: SHORT }).deliver(lead));
-    expect(await sent).toEqual({ ok: true, status: 200 });
+    expect(await blockedWhileAnswered((url) => createTransport({ ...config, endpoint: url, timeoutMs: SHORT }).deliver(lead))).toEqual({
+      ok: true,
+      status: 200,
+    });
   });
 
   // The experiment behind post()'s comment in send.ts: when one of these fails, Node's fetch may do.
@@ -229,22 +215,20 @@ describe("a process that could not run past the deadline", () => {
 });
 
 describe("Node's fetch in post()'s place (the measured reason send.ts keeps node:http)", () => {
-  let server: Server;
-  afterEach(() => server.closeAllConnections() ?? server.close());
-  /** A webhook on the first free port of those the Fetch standard bars ("bad ports"). */
-  async function webhookOnBarredPort(): Promise<string> {
+  it("a webhook on a port the Fetch standard bars (10080, 6000, 5060 …) is delivered; fetch refuses to send", async () => {
     for (const port of [10080, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697]) {
-      server = createServer((req, res) => req.resume().on("end", () => res.end()));
-      const bound = await new Promise<boolean>((resolve) => server.once("error", () => resolve(false)).listen(port, "127.0.0.1", () => resolve(true)));
-      if (bound) return `http://127.0.0.1:${port}/hook`;
+      const server = createServer((req, res) => req.resume().on("end", () => res.end()));
+      if (!(await new Promise<boolean>((resolve) => server.once("error", () => resolve(false)).listen(port, "127.0.0.1", () => resolve(true))))) continue;
+      try {
+        const url = `http://127.0.0.1:${port}/hook`;
+        expect(await createTransport({ ...config, provider: "webhook", endpoint: url }).deliver(lead)).toEqual({ ok: true, status: 200 });
+        return await expect(fetch(url, { method: "POST", body: "{}" })).rejects.toMatchObject({ cause: { message: "bad port" } });
+      } finally {
+        server.closeAllConnections();
+        server.close();
+      }
     }
     throw new Error("every barred port is taken");
-  }
-
-  it("a webhook on a port the Fetch standard bars (10080, 6000, 5060 …) is delivered; fetch refuses to send", async () => {
-    const url = await webhookOnBarredPort();
-    expect(await createTransport({ ...config, provider: "webhook", endpoint: url }).deliver(lead)).toEqual({ ok: true, status: 200 });
-    await expect(fetch(url, { method: "POST", body: "{}" })).rejects.toMatchObject({ cause: { message: "bad port" } });
   });
 
   it("a service that hangs up unanswered is ECONNRESET in lead_delivery_failed; fetch calls it UND_ERR_SOCKET", async () => {
@@ -254,14 +238,14 @@ describe("Node's fetch in post()'s place (the measured reason send.ts keeps node
   });
 });
 
-describe("the outbox (no key)", () => {
+describe("the outbox (no form service)", () => {
   it("appends one JSON line per lead, whole, even when many come at once", async () => {
-    const outboxFile = join(await mkdtemp(join(tmpdir(), "outbox-")), "nested", "outbox.jsonl");
-    const outbox = createTransport({ ...config, provider: "outbox", accessKey: undefined, outboxFile });
-    expect(outbox.name).toBe("outbox");
-    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => outbox.deliver({ ...lead, id: `L${i}` })));
+    const file = join(await mkdtemp(join(tmpdir(), "outbox-")), "nested", "outbox.jsonl");
+    const box = await outbox({ outboxFile: file });
+    expect(box.name).toBe("outbox");
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => box.deliver({ ...lead, id: `L${i}` })));
     expect(outcomes.every((o) => o.ok)).toBe(true);
-    const lines = (await readFile(outboxFile, "utf8"))
+    const lines = (await readFile(file, "utf8"))
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l) as Record<string, string>);
@@ -297,7 +281,7 @@ describe("the outbox (no key)", () => {
   });
 
   it("a write that fails is a failure to retry", async () => {
-    const outbox = createTransport({ ...config, provider: "outbox", outboxFile: "/dev/null/outbox.jsonl" });
-    expect(await outbox.deliver(lead)).toMatchObject({ ok: false, retry: true, reason: "outbox", cause: expect.stringMatching(/^E[A-Z]+$/) });
+    const box = await outbox({ outboxFile: "/dev/null/outbox.jsonl" });
+    expect(await box.deliver(lead)).toMatchObject({ ok: false, retry: true, reason: "outbox", cause: expect.stringMatching(/^E[A-Z]+$/) });
   });
 });

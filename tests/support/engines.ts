@@ -1,11 +1,12 @@
 /**
  * The lead store's two engines for a unit test file (decision 0046): SQLite in a data folder of
- * the test's own, PostgreSQL in a database of the test's own in the file's cluster (one cluster a
+ * the test's own, PostgreSQL in a schema of the test's own in the file's cluster (one cluster a
  * file: usePostgres). Every Db a test opens is closed when it ends, pass or fail.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import { expect, onTestFinished, type TestContext } from "vitest";
 import { openDb, type Db } from "../../server/db";
 import type { LeadStats } from "../../server/leads/types";
@@ -17,16 +18,29 @@ export type Engine = (typeof ENGINES)[number];
 /** Where a store is, as the server is told: `file` (DATA_DIR/leads.db), and `databaseUrl` for PostgreSQL. */
 export type Place = { file: string; databaseUrl?: string };
 
-let databases = 0;
+let places = 0;
 
 export function leadDatabases() {
   const cluster = usePostgres();
+  let database: Promise<string> | undefined;
   return {
     cluster,
-    /** A fresh, empty store's place: a data folder of its own, and for PostgreSQL a database of its own. */
+    /**
+     * A fresh, empty store's place: a data folder of its own, and for PostgreSQL a role of its own
+     * in the file's one database, whose schema of the same name PostgreSQL's default search_path
+     * ("$user", public) puts first. A database each would cost most of a second a test on a busy
+     * machine (CREATE DATABASE copies its template).
+     */
     async place(engine: Engine): Promise<Place> {
       const file = join(mkdtempSync(join(tmpdir(), "leads-")), "data", "leads.db");
-      return engine === "sqlite" ? { file } : { file, databaseUrl: await cluster().database(`leads_${process.pid}_${++databases}`) };
+      if (engine === "sqlite") return { file };
+      const url = new URL(await (database ??= cluster().database("leads")));
+      const role = `leads_${++places}`;
+      const admin = new pg.Client({ connectionString: url.href });
+      await admin.connect();
+      await admin.query(`CREATE ROLE ${role} LOGIN; CREATE SCHEMA ${role} AUTHORIZATION ${role}`).finally(() => admin.end());
+      url.username = role;
+      return { file, databaseUrl: url.href };
     },
     /**
      * Opens `place` as a process of its own would (its own connection or pool); closed when the

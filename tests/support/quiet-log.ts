@@ -12,6 +12,6 @@ export function recordingLog() {
 }
 
 /** Resolves once `check` holds, looking every 20 ms; throws after `ms`. */
-export async function until(check: () => boolean, ms = 8_000): Promise<void> {
-  for (const started = Date.now(); !check(); await new Promise((r) => setTimeout(r, 20))) if (Date.now() - started > ms) throw new Error("timed out");
+export async function until(check: () => boolean | Promise<boolean>, ms = 8_000): Promise<void> {
+  for (const started = Date.now(); !(await check()); await new Promise((r) => setTimeout(r, 20))) if (Date.now() - started > ms) throw new Error("timed out");
 }
