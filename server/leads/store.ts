@@ -96,6 +96,12 @@ export class NotHeld extends Error {
 export type InsertResult = { id: string; duplicate: boolean; held: boolean; heldFor?: "ceiling" | "address"; firstHeld: boolean };
 
 const HOUR_MS = 3_600_000;
+/**
+ * How far ahead of this process's clock another's admission still counts: containers' clocks (and
+ * one process's reads of its own) differ by milliseconds to seconds, and a lead another let through
+ * "in the future" must still take the ceiling's room. Further ahead, the clock jumped back: not counted.
+ */
+const SKEW_MS = 60_000;
 
 export type LeadStore = ReturnType<typeof leadStore>;
 
@@ -207,7 +213,8 @@ export function leadStore(db: Db) {
   const [mine, owner] = [db.leasePrefix, `${db.leasePrefix}${randomUUID()}`];
   const count = async (sql: Sql, query: string, params: (string | number)[]) => Number(Object.values((await sql.get(query, params)) ?? {})[0] ?? 0);
   /** Leads the ceiling let through in the last hour (a time ahead of the clock is not counted). */
-  const admitted = (sql: Sql, now: number) => count(sql, "SELECT count(*) FROM leads WHERE admitted_at > ? AND admitted_at <= ?", [now - HOUR_MS, now]);
+  const admitted = (sql: Sql, now: number) =>
+    count(sql, "SELECT count(*) FROM leads WHERE admitted_at > ? AND admitted_at <= ?", [now - HOUR_MS, now + SKEW_MS]);
 
   /**
    * The held lead to let go next, fairly (decision 0031): of each address's oldest held lead
@@ -227,13 +234,13 @@ export function leadStore(db: Db) {
        )
        SELECT id, kind FROM firsts f
        WHERE place = 1 AND (address IS NULL OR
-         (SELECT count(*) FROM leads a WHERE a.client_group = f.address AND a.admitted_at > :windowStart AND a.admitted_at <= :now) < :letThrough)
+         (SELECT count(*) FROM leads a WHERE a.client_group = f.address AND a.admitted_at > :windowStart AND a.admitted_at <= :windowEnd) < :letThrough)
        ORDER BY
          (SELECT count(*) FROM leads b WHERE b.client_group = f.address AND b.first_accepted_at > f.first - :hour
             AND (b.first_accepted_at < f.first OR (b.first_accepted_at = f.first AND b.id < f.id))),
          held, first, id
        LIMIT 1`,
-      { windowStart: now - PER_ADDRESS.windowMs, now, letThrough: PER_ADDRESS.letThrough, hour: HOUR_MS },
+      { windowStart: now - PER_ADDRESS.windowMs, windowEnd: now + SKEW_MS, letThrough: PER_ADDRESS.letThrough, hour: HOUR_MS },
     );
 
   /** An attempt's outcome, written into its row with the claim let go; resolves with the rows changed (0: too late). */
@@ -258,7 +265,7 @@ export function leadStore(db: Db) {
               : await count(tx, "SELECT count(*) FROM leads WHERE client_group = ? AND admitted_at > ? AND admitted_at <= ?", [
                   group,
                   now - PER_ADDRESS.windowMs,
-                  now,
+                  now + SKEW_MS,
                 ]);
           const heldFor = ofAddress >= PER_ADDRESS.letThrough ? "address" : (await admitted(tx, now)) >= perHour ? "ceiling" : undefined;
           const held = heldFor !== undefined;
@@ -279,7 +286,7 @@ export function leadStore(db: Db) {
       if (!(await db.get("SELECT 1 FROM leads WHERE status = 'held' LIMIT 1"))) return undefined;
       return db.transaction(
         async (tx) => {
-          const last = num((await tx.get("SELECT max(admitted_at) AS at FROM leads WHERE admitted_at <= ?", [now]))?.at);
+          const last = num((await tx.get("SELECT max(admitted_at) AS at FROM leads WHERE admitted_at <= ?", [now + SKEW_MS]))?.at);
           if ((await admitted(tx, now)) >= perHour || (last !== null && last > now - HOUR_MS / perHour)) return undefined;
           const row = await fairest(tx, now);
           if (row)
