@@ -1,8 +1,8 @@
 /**
  * A fake form-submission service on loopback for end-to-end tests. Submissions: `POST /submit`.
  * Control over HTTP (for Playwright workers): `POST /__mode {mode, delayMs?}`, `GET /__received`,
- * `POST /__clear`, each optionally scoped with `?match=<token>` to submissions containing it. tests/support/global-setup.ts starts one per site under test, and each site's
- * FORM_ENDPOINT points at its `/submit`.
+ * `POST /__clear`, each optionally scoped with `?match=<token>` to submissions containing it.
+ * tests/support/global-setup.ts starts one per site under test, each site's FORM_ENDPOINT its `/submit`.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -11,10 +11,10 @@ import type { AddressInfo } from "node:net";
  * ok: 200 {success:true}; fail500: 500; successFalse: 200 {success:false}; successFalseString:
  * 200 {success:"false"}; html200: 200 with an HTML page (a captive portal, a WAF); unauthorized:
  * 401 (a wrong key); hang: never answers; slow: answers ok after `delayMs`; refuse: destroys each
- * submission's connection at once.
+ * submission's connection at once; hold: answers when `answer()` says how, in the order they came.
  */
-export type FakeMode = "ok" | "fail500" | "successFalse" | "successFalseString" | "html200" | "unauthorized" | "hang" | "slow" | "refuse";
-const FAKE_MODES: readonly FakeMode[] = ["ok", "fail500", "successFalse", "successFalseString", "html200", "unauthorized", "hang", "slow", "refuse"];
+export type FakeMode = "ok" | "fail500" | "successFalse" | "successFalseString" | "html200" | "unauthorized" | "hang" | "slow" | "refuse" | "hold";
+const FAKE_MODES: readonly FakeMode[] = ["ok", "fail500", "successFalse", "successFalseString", "html200", "unauthorized", "hang", "slow", "refuse", "hold"];
 
 export interface FakeFormService {
   /** Base URL, e.g. "http://127.0.0.1:4599". */
@@ -32,6 +32,8 @@ export interface FakeFormService {
   clear(match?: string): void;
   /** With `match`, the mode applies only to submissions whose raw body contains it. */
   setMode(mode: FakeMode, delayMs?: number, match?: string): void;
+  /** Answers the oldest submission held (mode `hold`) that contains `match`: 200 accepts it, any other status refuses it. */
+  answer(status: number, match?: string): void;
   close(): Promise<void>;
 }
 
@@ -61,6 +63,7 @@ export async function startFakeFormService(opts: { port?: number; host?: string;
   // Modes scoped to submissions whose body contains a token, so concurrent tests don't collide.
   const scoped = new Map<string, FakeMode>();
   const timers = new Set<ReturnType<typeof setTimeout>>();
+  const held: { raw: string; answer: (status: number) => void }[] = [];
   const setMode = (m: FakeMode, delay?: number, match?: string) => {
     if (!FAKE_MODES.includes(m)) throw new Error(`unknown mode ${String(m)}`);
     if (match) scoped.set(match, m);
@@ -92,12 +95,13 @@ export async function startFakeFormService(opts: { port?: number; host?: string;
         if (m === "successFalseString") return send(res, 200, { success: "false" });
         if (m === "unauthorized") return send(res, 401, { success: false, message: "Invalid access key" });
         if (m === "html200") return void res.writeHead(200, { "Content-Type": "text/html" }).end("<html><body>Please sign in to the Wi-Fi</body></html>");
-        // Accepted only if the answer reaches a sender still waiting for it.
+        // Accepted only if the answer reaches a sender still waiting for it (or paused: its socket is open).
         const ok = () => {
           if (req.socket.destroyed) return;
           body.accepted = true;
           send(res, 200, { success: true, message: "Email sent successfully!" });
         };
+        if (m === "hold") return void held.push({ raw, answer: (status) => (status === 200 ? ok() : send(res, status, { success: false })) });
         if (m === "slow") {
           const t = setTimeout(() => {
             timers.delete(t);
@@ -136,6 +140,11 @@ export async function startFakeFormService(opts: { port?: number; host?: string;
     headers,
     clear,
     setMode,
+    answer(status, match = "") {
+      const at = held.findIndex((h) => h.raw.includes(match));
+      if (at < 0) throw new Error(`no answer held for "${match}"`);
+      held.splice(at, 1)[0]!.answer(status);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         timers.forEach(clearTimeout);

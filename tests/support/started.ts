@@ -8,8 +8,9 @@ import { expect, test } from "@playwright/test";
 import { startFakeFormService } from "./fake-form-service";
 import { freePort } from "./ports";
 import { startPostgres } from "./postgres";
-import { type Served, serve } from "./server";
+import { dataDir, events, type Served, serve } from "./server";
 import { e2eDir } from "./sites";
+import { mountTmpfs, unmountTmpfs } from "./tmpfs.mjs";
 
 export function startedByEachTest() {
   const started: (() => unknown)[] = [];
@@ -44,5 +45,18 @@ export function startedByEachTest() {
       server.child.kill("SIGTERM");
       expect((await server.exited).code, "the exit code of a clean stop").toBe(0);
     },
+    /** A fresh data folder that is a tmpfs of `size` (e.g. "2m"), to fill for real (tmpfs.mjs's fill). */
+    tmpfs(size: string) {
+      const dir = dataDir();
+      mountTmpfs(dir, size);
+      started.push(() => unmountTmpfs(dir));
+      return dir;
+    },
   };
 }
+
+/** What a site has logged so far, by event name: every event, or those of the lead `id`. */
+export const said = (site: Served, id?: string) =>
+  events(site.stdout())
+    .filter((e) => id === undefined || e.id === id)
+    .map((e) => String(e.event));
