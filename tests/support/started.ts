@@ -60,3 +60,6 @@ export const said = (site: Served, id?: string) =>
   events(site.stdout())
     .filter((e) => id === undefined || e.id === id)
     .map((e) => String(e.event));
+
+/** `npm run soak` (SOAK=1): the long runs at their full length, as before a release; each test says what it scales. */
+export const SOAK = process.env.SOAK === "1";
