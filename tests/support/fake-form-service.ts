@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
  * ok: 200 {success:true}; fail500: 500; successFalse: 200 {success:false}; successFalseString:
  * 200 {success:"false"}; html200: 200 with an HTML page (a captive portal, a WAF); unauthorized:
  * 401 (a wrong key); hang: never answers; slow: answers ok after `delayMs`; refuse: destroys each
- * submission's connection at once; hold: answers when `answer()` says how, in the order they came.
+ * submission's connection at once; hold: answers when `answer()` says how.
  */
 export type FakeMode = "ok" | "fail500" | "successFalse" | "successFalseString" | "html200" | "unauthorized" | "hang" | "slow" | "refuse" | "hold";
 const FAKE_MODES: readonly FakeMode[] = ["ok", "fail500", "successFalse", "successFalseString", "html200", "unauthorized", "hang", "slow", "refuse", "hold"];
@@ -32,8 +32,8 @@ export interface FakeFormService {
   clear(match?: string): void;
   /** With `match`, the mode applies only to submissions whose raw body contains it. */
   setMode(mode: FakeMode, delayMs?: number, match?: string): void;
-  /** Answers the oldest submission held (mode `hold`) that contains `match`: 200 accepts it, any other status refuses it. */
-  answer(status: number, match?: string): void;
+  /** Answers the submissions held (mode `hold`) that contain `match`, oldest first: 200 accepts them, any other status refuses them. */
+  answer(status: number, match?: string): number;
   close(): Promise<void>;
 }
 
@@ -63,7 +63,7 @@ export async function startFakeFormService(opts: { port?: number; host?: string;
   // Modes scoped to submissions whose body contains a token, so concurrent tests don't collide.
   const scoped = new Map<string, FakeMode>();
   const timers = new Set<ReturnType<typeof setTimeout>>();
-  const held: { raw: string; answer: (status: number) => void }[] = [];
+  let held: { raw: string; answer: (status: number) => void }[] = [];
   const setMode = (m: FakeMode, delay?: number, match?: string) => {
     if (!FAKE_MODES.includes(m)) throw new Error(`unknown mode ${String(m)}`);
     if (match) scoped.set(match, m);
@@ -141,9 +141,10 @@ export async function startFakeFormService(opts: { port?: number; host?: string;
     clear,
     setMode,
     answer(status, match = "") {
-      const at = held.findIndex((h) => h.raw.includes(match));
-      if (at < 0) throw new Error(`no answer held for "${match}"`);
-      held.splice(at, 1)[0]!.answer(status);
+      const answered = held.filter((h) => h.raw.includes(match));
+      held = held.filter((h) => !answered.includes(h));
+      for (const h of answered) h.answer(status);
+      return answered.length;
     },
     close: () =>
       new Promise<void>((resolve) => {
