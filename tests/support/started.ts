@@ -1,7 +1,7 @@
 /**
  * What an ops test starts, undone after it however it ends (at its timeout Playwright abandons
- * the body, not its hooks), the last started first: sites, then fakes, then PostgreSQL. Call once
- * at a spec's top level.
+ * the body, not its hooks), the last started first: sites, then fakes, then PostgreSQL, and what
+ * the body, still running, starts meanwhile. Call once at a spec's top level.
  */
 import { writeFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
@@ -15,7 +15,7 @@ import { mountTmpfs, unmountTmpfs } from "./tmpfs.mjs";
 export function startedByEachTest() {
   const started: (() => unknown)[] = [];
   test.afterEach(async () => {
-    for (const undo of started.splice(0).reverse()) await undo();
+    while (started.length) await started.pop()!();
   });
   return {
     /** `undo` runs after the test, with the rest. */
