@@ -3,16 +3,18 @@
  * mid-write, the operator's command) is waited for without stalling the server, and does not keep
  * it from stopping in time (docs/operations.md, "How leads flow" and "Stopping"; decision 0039).
  * The lock is held by a process of its own, so it goes only when that process goes, whatever the
- * server does. Each test starts its own server from build/ (opsPort 160-164).
+ * server does. Each test starts its own server from build/ (opsPort 160-161, metrics on 163-164).
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { expect, test } from "@playwright/test";
 import { owned } from "../../scripts/test-run.mjs";
-import { type FakeFormService, startFakeFormService } from "../support/fake-form-service";
-import { dataDir, events, keyed, postContact, type Served, serve, sleep } from "../support/server";
+import { dataDir, keyed, postContact, type Served, sleep } from "../support/server";
 import { opsPort } from "../support/sites";
+import { said, startedByEachTest } from "../support/started";
+
+const { fakeService, site, undo } = startedByEachTest();
 
 /** Takes the write lock on the database at argv[1] (BEGIN IMMEDIATE), says so, and holds it until killed. */
 const HOLD_LOCK = `
@@ -23,18 +25,10 @@ process.stdout.write("locked\\n");
 setInterval(() => undefined, 60000);
 `;
 
-// Whatever a test started ends with it, passed, failed or timed out.
-const started: { servers: Served[]; holders: ChildProcess[]; fakes: FakeFormService[] } = { servers: [], holders: [], fakes: [] };
-test.afterEach(async () => {
-  for (const server of started.servers.splice(0)) server.kill();
-  for (const holder of started.holders.splice(0)) holder.kill("SIGKILL");
-  await Promise.all(started.fakes.splice(0).map((fake) => fake.close()));
-});
-
 /** Another process holds `file`'s write lock from when this resolves until it is killed. */
 async function holdWriteLock(file: string) {
   const holder = spawn(...owned(process.execPath, ["-e", HOLD_LOCK, file]), { stdio: ["ignore", "pipe", "inherit"] });
-  started.holders.push(holder);
+  undo(() => holder.kill("SIGKILL"));
   await new Promise<void>((resolve, reject) => {
     holder.stdout!.on("data", (chunk: Buffer) => chunk.toString().includes("locked") && resolve());
     holder.once("exit", (code) => reject(new Error(`the lock holder exited (${code}) before it held the lock`)));
@@ -74,16 +68,14 @@ async function stopped(server: Served) {
 
 test("another process holds the lead store's write lock for good: posts wait without stalling the server, then get the failure text; SIGTERM while more wait stops it in time, exit 0, the lead stored before still there", async () => {
   const dir = dataDir();
-  const fake = await startFakeFormService({ port: opsPort(162) });
-  started.fakes.push(fake);
+  const fake = await fakeService();
   // Refused for now, so it is still to deliver when the lock is taken.
   fake.setMode("fail500", undefined, "locked-stored");
-  const server = serve(opsPort(160), keyed(fake, dir, { METRICS_PORT: String(opsPort(163)) }));
-  started.servers.push(server);
+  const server = site(opsPort(160), keyed(fake, dir, { METRICS_PORT: String(opsPort(163)) }));
   await server.listening;
   expect((await postContact(server.url, "Stored before the lock (locked-stored).")).status).toBe(303);
   await expect.poll(() => fake.received("locked-stored").length, { message: "its first attempt" }).toBeGreaterThan(0);
-  await holdWriteLock(join(dir, "leads.db"));
+  const holder = await holdWriteLock(join(dir, "leads.db"));
 
   // Two visitors post while the lock is held: each waits for it (watched from when both are in the
   // server's hands, for most of the wait), then gets the failure text.
@@ -109,14 +101,15 @@ test("another process holds the lead store's write lock for good: posts wait wit
   await sleep(1_000); // each in the server's hands, with 2 s of its wait left
   const exit = await stopped(server);
   expect(exit.code, `exit code, ${exit.afterMs} ms after SIGTERM`).toBe(0);
-  expect(events(server.stdout()).map((e) => e.event)).toContain("stopped");
+  expect(said(server)).toContain("stopped");
   expect(
     (await answers).map((a) => (a.status === "fulfilled" ? a.value.status : String(a.reason))),
     "the failure text, with what was typed",
   ).toEqual([503, 503, 503, 503, 503, 503]);
 
   // The lock gone: the lead stored before it is still there, to deliver at the next start.
-  for (const holder of started.holders.splice(0)) holder.kill("SIGKILL");
+  holder.kill("SIGKILL");
+  await new Promise((resolve) => holder.once("exit", resolve));
   const db = new DatabaseSync(join(dir, "leads.db"), { timeout: 5_000 });
   try {
     const rows = db.prepare("SELECT status, payload FROM leads").all();
@@ -132,8 +125,7 @@ test("another process holds the lead store's write lock for good: posts wait wit
 
 test("another process holds funnel.db's write lock for good: beacons wait without stalling the server, are answered, and SIGTERM stops it in time, exit 0", async () => {
   const dir = dataDir();
-  const server = serve(opsPort(161), { DATA_DIR: dir, METRICS_PORT: String(opsPort(164)) });
-  started.servers.push(server);
+  const server = site(opsPort(161), { DATA_DIR: dir, METRICS_PORT: String(opsPort(164)) });
   const beacon = () =>
     fetch(`${server.url}/steps`, {
       method: "POST",
@@ -158,5 +150,5 @@ test("another process holds funnel.db's write lock for good: beacons wait withou
   expect(exit.code, `exit code, ${exit.afterMs} ms after SIGTERM`).toBe(0);
   expect((await beacons).map((b) => (b.status === "fulfilled" ? b.value.status : String(b.reason)))).toEqual([204, 204, 204, 204, 204]);
   // A count is worth less than a step: one the lock kept out is dropped, and said so.
-  expect(events(server.stdout()).filter((e) => e.event === "funnel_not_counted")).toHaveLength(5);
+  expect(said(server).filter((e) => e === "funnel_not_counted")).toHaveLength(5);
 });
