@@ -2,16 +2,14 @@
  * A small tmpfs as a server's DATA_DIR, to run out of space for real (mounting needs root, as the
  * tests run). Shared by the full-disk e2e site and the operational tests.
  */
-import { closeSync, openSync, writeSync } from "node:fs";
 import { execFileSync } from "node:child_process";
+import { closeSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
 let fillers = 0;
 
 /** Mounts a tmpfs of `size` (e.g. "1m") on `dir`, readable by its owner only. */
-export function mountTmpfs(dir, size) {
-  execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size},mode=0700`, "tmpfs", dir]);
-}
+export const mountTmpfs = (dir, size) => execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size},mode=0700`, "tmpfs", dir]);
 
 /** Unmounts `dir`, lazily, whether or not it is still mounted. */
 export function unmountTmpfs(dir) {
