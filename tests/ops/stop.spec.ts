@@ -28,13 +28,13 @@ const MARGIN_MS = 10_000;
 
 /**
  * Starts the built server, by `npm start` or `node build/server/index.js`, as the leader of a
- * process group of its own. Its stdout and stderr: a socket the test reads (`reading`) or never
- * reads, as Node's child_process makes them, or a named pipe (mkfifo) the test holds open and never reads.
+ * process group of its own (killed should this worker die first: scripts/test-run.mjs). Its stdout
+ * and stderr: a socket the test reads (`reading`) or never reads, as Node's child_process makes
+ * them, or a named pipe (mkfifo) the test holds open and never reads.
  */
 async function start(n: number, { via = "node", pipe = "socket", env = {} }: { via?: "npm" | "node"; pipe?: "socket" | "fifo"; env?: Record<string, string> }) {
-  const port = opsPort(n);
-  let reader: number | undefined;
-  let stdio: StdioOptions = ["ignore", "pipe", "pipe"];
+  const [port, url] = [opsPort(n), `http://127.0.0.1:${opsPort(n)}`];
+  let [reader, stdio]: [number | undefined, StdioOptions] = [undefined, ["ignore", "pipe", "pipe"]];
   if (pipe === "fifo") {
     const fifo = join(mkdtempSync(join(dataDir(), "fifo-")), "output");
     execFileSync("mkfifo", [fifo]);
@@ -43,23 +43,9 @@ async function start(n: number, { via = "node", pipe = "socket", env = {} }: { v
     const writer = openSync(fifo, constants.O_WRONLY);
     stdio = ["ignore", writer, writer];
   }
-  // Killed should this worker die first (scripts/test-run.mjs): npm's or the server's process; the
-  // server under npm carries the run's id, so the run's end finds it.
-  const child: ChildProcess = spawn(...(via === "npm" ? owned("npm", ["start"]) : owned(process.execPath, ["build/server/index.js"])), {
-    cwd: REPO,
-    detached: true,
-    stdio,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NODE_ENV: "production",
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      DATA_DIR: dataDir(),
-      ...runEnv(),
-      ...env,
-    },
-  });
+  const vars: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", HOST: "127.0.0.1", PORT: String(port) };
+  const program = via === "npm" ? owned("npm", ["start"]) : owned(process.execPath, ["build/server/index.js"]);
+  const child: ChildProcess = spawn(...program, { cwd: REPO, detached: true, stdio, env: { ...vars, DATA_DIR: dataDir(), ...runEnv(), ...env } });
   if (typeof stdio[1] === "number") closeSync(stdio[1]);
   /** The reader of its stdout and stderr goes away (the socket's or pipe's other end is closed). */
   const readerGoes = () => {
@@ -76,33 +62,20 @@ async function start(n: number, { via = "node", pipe = "socket", env = {} }: { v
       return false;
     }
   };
-  undo(() => {
-    if (groupAlive()) process.kill(-child.pid!, "SIGKILL");
-    readerGoes();
-  });
+  undo(() => (groupAlive() && process.kill(-child.pid!, "SIGKILL"), readerGoes()));
   let log = "";
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on("exit", (code, signal) => resolve({ code, signal })),
   );
-  const url = `http://127.0.0.1:${port}`;
   const health = () => fetch(`${url}/healthz`).then((r) => r.status, () => 0); // prettier-ignore
   await expect.poll(health, { timeout: 20_000, message: "listening" }).toBe(200);
   expect(groupAlive(), "the server answering is this one").toBe(true);
-  const server = {
-    url,
-    port,
-    child,
-    exited,
-    readerGoes,
-    groupAlive,
-    log: () => log,
-    /** Reads its output from now on (a socket only). */
-    reading() {
-      child.stdout!.on("data", (chunk) => (log += chunk));
-      child.stderr!.on("data", (chunk) => (log += chunk));
-      return server;
-    },
-  };
+  const server = { url, port, child, exited, readerGoes, groupAlive, log: () => log, reading };
+  /** Reads its output from now on (a socket only). */
+  function reading() {
+    for (const stream of [child.stdout!, child.stderr!]) stream.on("data", (chunk) => (log += chunk));
+    return server;
+  }
   return server;
 }
 type Started = Awaited<ReturnType<typeof start>>;
