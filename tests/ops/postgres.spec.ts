@@ -60,60 +60,6 @@ async function twoSites(fake: FakeFormService, db: string, ports: [number, numbe
   return sites as [Served, Served];
 }
 
-test("two sites on one PostgreSQL: a calculator step posted to one is rendered by the other for the same browser only; one killed -9 while its sends hang or fail, the other delivers every lead exactly once", async () => {
-  // Over 30 s: the leads the killed site had claimed wait for their claims to run out
-  // (FORM_TIMEOUT_MS + 5 s), the others for retries on the real schedule; then a claim's length to show a second send.
-  test.setTimeout(120_000);
-  const db = await (await postgres()).database("sites");
-  const fake = await fakeService();
-  const [a, b] = await twoSites(fake, db, [13, 14], 2_000);
-
-  const step = await fetch(`${a.url}/?index`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { Origin: a.url, "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ formName: "calculator", "state.step": "1", service: "zoho" }),
-  });
-  expect(step.status).toBe(303);
-  // The browser that posted, with the cookie it was given (decision 0020): any site renders its draft.
-  const [cookie, next] = [step.headers.get("set-cookie")!.split(";")[0]!, step.headers.get("location")!];
-  const html = await (await fetch(b.url + next, { headers: { cookie } })).text();
-  expect([
-    /Step (<!-- -->)?2(<!-- -->)? of/.test(html),
-    html.includes(formatUsd(estimate({ service: "zoho" }))),
-    html.includes(calculatorText.expired),
-  ]).toEqual([true, true, false]);
-  // Any other browser, on either site, gets nothing of it.
-  for (const s of [a, b]) expect(await (await fetch(s.url + next)).text()).toContain(calculatorText.expired);
-
-  const tokens = Array.from({ length: 6 }, (_, i) => `pg-shared-${i}-`);
-  // Each site takes a lead that hangs and one that fails, so each holds claims (a hanging send one for 2 s).
-  for (const [i, token] of tokens.entries()) fake.setMode(i % 4 < 2 ? "hang" : "fail500", undefined, token);
-  for (const [i, token] of tokens.entries())
-    expect((await postContact([a, b][i % 2]!.url, `Hello (${token}).`, { localAddress: `127.0.30.${i + 1}` })).status, token).toBe(303);
-  await expect.poll(() => tokens.every((t) => fake.received(t).length > 0), { message: "every lead tried" }).toBe(true);
-  // Both hold claims at once, on the database's clock: site a dies with some of its own.
-  const client = new pg.Client({ connectionString: db });
-  await client.connect();
-  undo(() => client.end());
-  const claimants = async () =>
-    Number(
-      (
-        await client.query(`SELECT count(DISTINCT claimed_by) AS n FROM leads
-          WHERE status = 'pending' AND claimed_until > extract(epoch FROM clock_timestamp()) * 1000`)
-      ).rows[0].n,
-    );
-  await expect.poll(claimants, { message: "sites holding claims" }).toBe(2);
-  a.child.kill("SIGKILL");
-  await a.exited;
-
-  for (const token of tokens) fake.setMode("ok", undefined, token);
-  // No send had been taken before the kill: every delivery is the surviving site's.
-  await sentOnce(fake, tokens, { within: 60_000, settle: 7_000 });
-  expect(said(b).filter((e) => e === "lead_delivered")).toHaveLength(tokens.length);
-  stillUp(b);
-});
-
 /** How long PostgreSQL stays paused: past a post's bounds (2 s to connect, 3 s a statement) twice; the soak, a minute (the loops' waits double to it). */
 const PAUSE_MS = SOAK ? 60_000 : 12_000;
 
@@ -207,4 +153,58 @@ test("PostgreSQL shut down at once, then unreachable (paused): posts meanwhile g
   await stop(sites[0]);
   expect(said(sites[0]).filter((e) => e === "shutdown_error")).toEqual([]);
   expect(said(sites[0]).at(-1)).toBe("stopped");
+});
+
+test("two sites on one PostgreSQL: a calculator step posted to one is rendered by the other for the same browser only; one killed -9 while its sends hang or fail, the other delivers every lead exactly once", async () => {
+  // Over 30 s: the leads the killed site had claimed wait for their claims to run out
+  // (FORM_TIMEOUT_MS + 5 s), the others for retries on the real schedule; then a claim's length to show a second send.
+  test.setTimeout(120_000);
+  const db = await (await postgres()).database("sites");
+  const fake = await fakeService();
+  const [a, b] = await twoSites(fake, db, [13, 14], 2_000);
+
+  const step = await fetch(`${a.url}/?index`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { Origin: a.url, "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ formName: "calculator", "state.step": "1", service: "zoho" }),
+  });
+  expect(step.status).toBe(303);
+  // The browser that posted, with the cookie it was given (decision 0020): any site renders its draft.
+  const [cookie, next] = [step.headers.get("set-cookie")!.split(";")[0]!, step.headers.get("location")!];
+  const html = await (await fetch(b.url + next, { headers: { cookie } })).text();
+  expect([
+    /Step (<!-- -->)?2(<!-- -->)? of/.test(html),
+    html.includes(formatUsd(estimate({ service: "zoho" }))),
+    html.includes(calculatorText.expired),
+  ]).toEqual([true, true, false]);
+  // Any other browser, on either site, gets nothing of it.
+  for (const s of [a, b]) expect(await (await fetch(s.url + next)).text()).toContain(calculatorText.expired);
+
+  const tokens = Array.from({ length: 6 }, (_, i) => `pg-shared-${i}-`);
+  // Each site takes a lead that hangs and one that fails, so each holds claims (a hanging send one for 2 s).
+  for (const [i, token] of tokens.entries()) fake.setMode(i % 4 < 2 ? "hang" : "fail500", undefined, token);
+  for (const [i, token] of tokens.entries())
+    expect((await postContact([a, b][i % 2]!.url, `Hello (${token}).`, { localAddress: `127.0.30.${i + 1}` })).status, token).toBe(303);
+  await expect.poll(() => tokens.every((t) => fake.received(t).length > 0), { message: "every lead tried" }).toBe(true);
+  // Both hold claims at once, on the database's clock: site a dies with some of its own.
+  const client = new pg.Client({ connectionString: db });
+  await client.connect();
+  undo(() => client.end());
+  const claimants = async () =>
+    Number(
+      (
+        await client.query(`SELECT count(DISTINCT claimed_by) AS n FROM leads
+          WHERE status = 'pending' AND claimed_until > extract(epoch FROM clock_timestamp()) * 1000`)
+      ).rows[0].n,
+    );
+  await expect.poll(claimants, { message: "sites holding claims" }).toBe(2);
+  a.child.kill("SIGKILL");
+  await a.exited;
+
+  for (const token of tokens) fake.setMode("ok", undefined, token);
+  // No send had been taken before the kill: every delivery is the surviving site's.
+  await sentOnce(fake, tokens, { within: 60_000, settle: 7_000 });
+  expect(said(b).filter((e) => e === "lead_delivered")).toHaveLength(tokens.length);
+  stillUp(b);
 });

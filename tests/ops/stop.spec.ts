@@ -96,34 +96,6 @@ async function stopped(server: Started, target = server.child.pid!) {
 /** What the server said, by event name, from its output read so far (npm's own lines left out). */
 const said = (server: Started) => events(server.log().replace(/^(?!\{).*$/gm, "")).map((e) => String(e.event));
 
-for (const { via, pipe, output, port } of [
-  { via: "node", pipe: "fifo", output: "unread", port: 170 },
-  { via: "npm", pipe: "socket", output: "unread", port: 171 },
-  { via: "node", pipe: "socket", output: "reader gone", port: 172 },
-  { via: "npm", pipe: "fifo", output: "reader gone", port: 173 },
-] as const) {
-  test(`${via === "npm" ? "npm start" : "the server"} with stdout and stderr on a ${pipe === "fifo" ? "pipe" : "socket"} ${output === "unread" ? "nobody reads" : "whose reader has gone"}: after 400 KB of log lines SIGTERM ends it within 15 s, exit 0`, async () => {
-    const server = await start(port, { via, pipe });
-    // 100 requests for a page not found at a 4 KB path, each logged with its path: 400 KB, past
-    // what a pipe (64 KB) or a socket (about 200 KB) holds unread, in a second (1,500 short
-    // requests wrote half as much in five).
-    for (let i = 0; i < 10; i++)
-      await Promise.all(Array.from({ length: 10 }, async () => expect((await fetch(`${server.url}/${"x".repeat(4_000)}`)).status).toBe(404)));
-    if (output === "reader gone") server.readerGoes();
-    expect(await stopped(server)).toEqual({ code: 0, signal: null });
-    expect(await accepts(server.port)).toBe(false);
-  });
-}
-
-test("npm start, SIGTERM to npm's process or to its whole process group: the server logs stopping and stopped, and npm exits 0 once the server has", async () => {
-  const servers = [(await start(174, { via: "npm" })).reading(), (await start(175, { via: "npm" })).reading()];
-  const exits = await Promise.all([stopped(servers[0]!), stopped(servers[1]!, -servers[1]!.child.pid!)]);
-  expect(exits).toEqual([exits[0], exits[0]].map(() => ({ code: 0, signal: null })));
-  // npm passes the group's signal on to the server, which got it too: one stop all the same.
-  for (const server of servers)
-    expect([said(server).filter((e) => /^stop|shutdown/.test(e)), said(server).at(-1)]).toEqual([["stopping", "stopped"], "stopped"]);
-});
-
 /**
  * A contact post whose body arrives in two parts: the server reads its headers now and handles it
  * once `finish()` sends the rest, so it is a visitor's request still in flight during a stop.
@@ -214,4 +186,32 @@ test("SIGTERM with deliveries in flight, visitors' posts arriving during the dra
   const next = await start(177, { env });
   await deliveredOnce(fake, ["stop-hang", "stop-slow", ...late.map((_, i) => `stop-late-${i + 1}`)], { within: 60_000 });
   await stopped(next);
+});
+
+for (const { via, pipe, output, port } of [
+  { via: "node", pipe: "fifo", output: "unread", port: 170 },
+  { via: "npm", pipe: "socket", output: "unread", port: 171 },
+  { via: "node", pipe: "socket", output: "reader gone", port: 172 },
+  { via: "npm", pipe: "fifo", output: "reader gone", port: 173 },
+] as const) {
+  test(`${via === "npm" ? "npm start" : "the server"} with stdout and stderr on a ${pipe === "fifo" ? "pipe" : "socket"} ${output === "unread" ? "nobody reads" : "whose reader has gone"}: after 400 KB of log lines SIGTERM ends it within 15 s, exit 0`, async () => {
+    const server = await start(port, { via, pipe });
+    // 100 requests for a page not found at a 4 KB path, each logged with its path: 400 KB, past
+    // what a pipe (64 KB) or a socket (about 200 KB) holds unread, in a second (1,500 short
+    // requests wrote half as much in five).
+    for (let i = 0; i < 10; i++)
+      await Promise.all(Array.from({ length: 10 }, async () => expect((await fetch(`${server.url}/${"x".repeat(4_000)}`)).status).toBe(404)));
+    if (output === "reader gone") server.readerGoes();
+    expect(await stopped(server)).toEqual({ code: 0, signal: null });
+    expect(await accepts(server.port)).toBe(false);
+  });
+}
+
+test("npm start, SIGTERM to npm's process or to its whole process group: the server logs stopping and stopped, and npm exits 0 once the server has", async () => {
+  const servers = [(await start(174, { via: "npm" })).reading(), (await start(175, { via: "npm" })).reading()];
+  const exits = await Promise.all([stopped(servers[0]!), stopped(servers[1]!, -servers[1]!.child.pid!)]);
+  expect(exits).toEqual([exits[0], exits[0]].map(() => ({ code: 0, signal: null })));
+  // npm passes the group's signal on to the server, which got it too: one stop all the same.
+  for (const server of servers)
+    expect([said(server).filter((e) => /^stop|shutdown/.test(e)), said(server).at(-1)]).toEqual([["stopping", "stopped"], "stopped"]);
 });
