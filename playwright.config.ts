@@ -65,7 +65,9 @@ export default defineConfig({
     // Half the workers at most: the operational tests mostly wait (a paused process, a trickle,
     // a chaos run's faults), and given every worker at the start they left the CPU 20-85 % idle
     // for its first 80 s. Capped, the browser tests run beside them from the first second
-    // (perf/test-suite.md).
+    // (perf/test-suite.md). Playwright takes the files in name order, each file's tests in its
+    // own, so a spec puts its longest test first; and none lasts much past a minute (the long
+    // runs at full length are `npm run soak`'s), so no operational test is left alone at the end.
     { name: "ops", testMatch: "ops/**/*.spec.ts", workers: Math.max(1, availableParallelism() * (WORKERS_PER_CORE / 2)), use: { baseURL: sites.js.url } },
     { name: "js", testIgnore: "ops/**", grepInvert: [/@without-js/, ...eye], use: { baseURL: sites.js.url, javaScriptEnabled: true } },
     { name: "no-js", testIgnore: "ops/**", grepInvert: [/@needs-js|@once/, ...eye], use: { baseURL: sites.noJs.url, javaScriptEnabled: false } },

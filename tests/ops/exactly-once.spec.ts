@@ -1,210 +1,106 @@
 /**
- * Exactly once where at-least-once could show (docs/operations.md, "Exactly once, and where it
- * cannot be"; decision 0046), with real processes. Two sites in compose.yaml's shape (each its own
- * data folder, one PostgreSQL): one paused (SIGSTOP) past FORM_TIMEOUT_MS while the service
- * answered, within its claim and past it, and PostgreSQL restarted with an immediate shutdown just
- * before and just after a confirmed delivery's outcome was written. SQLite alone: a site paused
- * past FORM_TIMEOUT_MS. Where it cannot hold (a kill -9 after the service took the lead, a pause
- * past the claim while the other site runs), each copy carries the lead's reference as its
- * idempotency key. Each test starts its own servers from build/ and fake form service: the
- * PostgreSQL ones, in order, on opsPort 100-102 and one cluster on a free port; SQLite's on 104
- * and 106; the kill's on 107 and 108.
+ * Exactly once where a paused process could break it (docs/operations.md, "Exactly once, and where
+ * it cannot be"; decision 0046), with real processes: servers A and B on one store (SQLite's folder,
+ * or one PostgreSQL with a data folder each), the webhook holding its answers until the test says
+ * how, in the order the sends came, and A's wall clock 30 s behind B's, so a claim read on the wall
+ * clock would show. A is paused (SIGSTOP, between writes) while its sends are in flight, and the
+ * answers reach it while it is stopped:
+ * - within its claim (past FORM_TIMEOUT_MS): A counts the 200 on resume, and B sends nothing;
+ * - past its claim: B takes each lead and sends it again, with the same Idempotency-Key. (a) A's
+ *   late 401 parks nothing (lead_outcome_late, never lead_parked) and B's 200 delivers it; (b) B's
+ *   409 parks it, then A's late 200 makes it delivered. Nothing is left parked, nothing is sent a
+ *   third time, and B takes and delivers leads of its own while A is stopped.
+ * Servers on opsPort 100-101 (SQLite) and 104-105 (PostgreSQL).
  */
 import { expect, test } from "@playwright/test";
-import pg from "pg";
-import { type FakeFormService, startFakeFormService } from "../support/fake-form-service";
-import { type Postgres, startPostgres } from "../support/postgres";
-import { dataDir, deliveredOnce, events, keyed, postContact, serve, sleep, type Served } from "../support/server";
-import { e2eDir, opsPort } from "../support/sites";
+import { dataDir, keyed, leadsCommand, pauseBetweenWrites, postContact, type Served, sleep } from "../support/server";
+import { opsPort } from "../support/sites";
+import { said, startedByEachTest } from "../support/started";
 
-/** What the running test started, undone after it however it ends (a timeout abandons its body). */
-const started: (() => unknown)[] = [];
-test.afterEach(async () => {
-  for (const undo of started.splice(0).reverse()) await undo();
-});
+const { fakeService, postgres, site } = startedByEachTest();
 
-/** A site of the test's own, killed (after a SIGCONT, should it be paused) when the test ends. */
-function site(port: number, env: Record<string, string>): Served {
-  const served = serve(port, env);
-  started.push(async () => {
-    served.child.kill("SIGCONT");
-    served.kill();
-    await served.exited;
-  });
-  return served;
-}
+/** FORM_TIMEOUT_MS: so a claim lasts 8 s (+ 5 s), and a send is surely still in flight when the test pauses its sender. */
+const TIMEOUT_MS = 3_000;
+/** A's wall clock, 30 s behind: only the wall clock, the host's monotonic one (SQLite's claims) is the same for both. */
+const BEHIND = "--import=data:text/javascript,Date.now=((now)=>()=>now()-30000)(Date.now)";
 
-async function fakeService(port: number) {
-  const fake = await startFakeFormService({ port });
-  started.push(() => fake.close());
-  return fake;
-}
-
-/** The reference a lead marked with `token` reached the service with: the webhook's Idempotency-Key. */
-const referenceOf = (fake: FakeFormService, token: string) => String(fake.headers(token)[0]?.["idempotency-key"]);
-
-test.describe("two sites on one PostgreSQL", () => {
-  // In order, in one worker: they share their ports and one cluster, which two of them restart.
-  test.describe.configure({ mode: "default" });
-  let postgres: Postgres;
-  test.beforeAll(async () => {
-    test.setTimeout(180_000); // initdb and a start on a loaded machine (postgres.ts's own limits say which failed)
-    postgres = await startPostgres({ parent: e2eDir });
-  });
-  test.afterAll(() => postgres?.stop());
-
-  /**
-   * The webhook (its Idempotency-Key names each copy's lead) on opsPort 102, slow to answer (1.5 s),
-   * and sites A and B on opsPort 100 and 101, each its own data folder, sharing a database of the
-   * test's own. A claim is FORM_TIMEOUT_MS (4 s) + 5 s.
-   */
-  async function shape(name: string) {
-    const url = await postgres.database(name);
-    const fake = await fakeService(opsPort(102));
-    fake.setMode("slow", 1_500);
-    const env = (dir: string) => keyed(fake, dir, { DATABASE_URL: url, FORM_PROVIDER: "webhook", FORM_TIMEOUT_MS: "4000" });
-    const [a, b] = [site(opsPort(100), env(dataDir())), site(opsPort(101), env(dataDir()))];
+for (const [n, engine] of (["SQLite", "PostgreSQL"] as const).entries())
+  test(`${engine}: a server paused while the webhook answered counts the answer on resume within its claim; past it, its late 401 parks nothing and its late 200 delivers what the other parked; each lead ends delivered, none is sent a third time`, async () => {
+    // Over 30 s: two pauses, the second past an 8 s claim, then 3 s in which a third send would show.
+    test.setTimeout(90_000);
+    const fake = await fakeService();
+    const dir = dataDir();
+    const store: Record<string, string> = engine === "PostgreSQL" ? { DATABASE_URL: await (await postgres()).database("sites") } : {};
+    const env = (folder: string) => keyed(fake, folder, { ...store, FORM_PROVIDER: "webhook", FORM_TIMEOUT_MS: String(TIMEOUT_MS) });
+    const a = site(opsPort(100 + 4 * n), { ...env(dir), NODE_OPTIONS: BEHIND });
+    const b = site(opsPort(101 + 4 * n), env(engine === "SQLite" ? dir : dataDir()));
     await Promise.all([a.listening, b.listening]);
-    /** The test's own connections to the database (connecting again after a restart), ended with the test. */
-    const db = new pg.Pool({ connectionString: url, max: 2 });
-    db.on("error", () => undefined); // a connection cut by a restart: the next query makes another
-    started.push(() => db.end());
-    const row = async (id: string) => (await db.query<{ status: string }>("SELECT status FROM leads WHERE id = $1", [id])).rows[0];
-    return { fake, a, b, db, row };
-  }
-  const delivered = (served: Served) => events(served.stdout()).filter((e) => e.event === "lead_delivered");
+    // On SQLite a process stopped mid-write would keep the other out of the file: a fault of its own.
+    const pause = (s: Served) => (engine === "SQLite" ? pauseBetweenWrites(s.child, dir) : void s.child.kill("SIGSTOP"));
+    const resume = (s: Served) => s.child.kill("SIGCONT");
+    const token = (name: string) => `${name}-${engine}-`;
+    /** A lead's reference: the Idempotency-Key its first send carried. */
+    const id = (t: string) => String(fake.headers(t)[0]?.["idempotency-key"]);
+    let client = 1;
+    const post = async (to: Served, t: string) =>
+      expect((await postContact(to.url, `Sent around a pause (${t}).`, { localAddress: `127.0.14.${client++}` })).status, t).toBe(303);
+    /** Posted to A while B is stopped, so A claims each; once the webhook has them (and holds its answers), A is stopped and B runs. */
+    async function inFlightAtA(...tokens: string[]) {
+      await pause(b);
+      for (const t of tokens) fake.setMode("hold", undefined, t);
+      for (const t of tokens) await post(a, t);
+      await expect.poll(() => tokens.map((t) => fake.received(t).length), { intervals: [50] }).toEqual(tokens.map(() => 1));
+      await pause(a);
+      resume(b);
+    }
 
-  for (const pauseMs of [6_000, 15_000]) {
-    const past = pauseMs > 9_000;
-    test(
-      past
-        ? "a site paused (SIGSTOP) past its claim while the service answered: the other site sends each lead again with the same reference as Idempotency-Key, and nobody a third time"
-        : "a site paused (SIGSTOP) past FORM_TIMEOUT_MS but within its claim while the service answered: it counts the answer on resume, and the other site sends nothing",
-      async () => {
-        // Over 30 s: the pause, then past the claims' end (9 s) and a retry's wait.
-        test.setTimeout(90_000);
-        const { fake, a, b, row } = await shape(past ? "paused_past_claim" : "paused_within_claim");
-        const tokens = [1, 2, 3].map((i) => `paused-${past ? "past" : "within"}-${i}-`);
-        // B held still meanwhile, so that A, which took them, claims them all.
-        b.child.kill("SIGSTOP");
-        for (const [i, token] of tokens.entries())
-          expect((await postContact(a.url, `Sent while paused (${token}).`, { localAddress: `127.0.14.${i + 1}` })).status).toBe(303);
-        // Mid-send: the service has every lead and has not answered yet; A has them claimed.
-        await expect.poll(() => tokens.every((t) => fake.received(t).length === 1)).toBe(true);
-        a.child.kill("SIGSTOP");
-        b.child.kill("SIGCONT"); // the other container runs, and finds A's claims
-        const stoppedAt = Date.now();
-        // The service answers each within 1.5 s, to a site that cannot read it until it resumes.
-        await expect.poll(() => tokens.map((t) => fake.accepted(t).length)).toEqual([1, 1, 1]);
-        await sleep(pauseMs - (Date.now() - stoppedAt));
-        a.child.kill("SIGCONT");
+    const within = token("within");
+    await inFlightAtA(within);
+    fake.answer(200, within);
+    // Past FORM_TIMEOUT_MS, within the claim: B, running, looks at the store meanwhile (every 2 s).
+    await sleep(TIMEOUT_MS + 1_500);
+    resume(a);
+    await expect.poll(() => said(a, id(within))).toContain("lead_delivered");
 
-        await expect.poll(() => delivered(a).length, { message: "A counts the answers it had" }).toBe(3);
-        const references = tokens.map((t) => referenceOf(fake, t));
-        for (const reference of references) await expect.poll(async () => (await row(reference))?.status).toBe("delivered");
-        // A further send would come from a retry (1-2 s after an attempt taken for failed) or a
-        // claim running out (9 s after it was made): 12 s after the resume hold both, twice.
-        await sleep(12_000);
-        const sends = past ? 2 : 1;
-        expect(
-          tokens.map((t) => fake.received(t).length),
-          "sends per lead",
-        ).toEqual(tokens.map(() => sends));
-        expect(delivered(b).length, "leads B delivered").toBe(past ? 3 : 0);
-        for (const [i, token] of tokens.entries())
-          expect(
-            fake.headers(token).map((h) => h["idempotency-key"]),
-            "each copy's Idempotency-Key",
-          ).toEqual(Array.from({ length: sends }, () => references[i]));
-        for (const served of [a, b]) expect(events(served.stdout()).filter((e) => e.event === "lead_delivery_failed")).toEqual([]);
+    const [refused, taken, meanwhile, after] = [token("late-401"), token("late-200"), token("meanwhile"), token("after")];
+    await inFlightAtA(refused, taken);
+    fake.answer(401, refused);
+    fake.answer(200, taken);
+    await post(b, meanwhile);
+    // B takes both once A's claims have run out, and sends them again.
+    await expect.poll(() => [refused, taken].map((t) => fake.received(t).length), { timeout: 30_000 }).toEqual([2, 2]);
+    fake.answer(409, taken);
+    await expect.poll(() => said(b, id(taken))).toContain("lead_parked");
+    resume(a);
+    const told = (s: Served, t: string) => said(s, id(t)).filter((e) => ["lead_delivered", "lead_parked", "lead_outcome_late"].includes(e));
+    await expect.poll(() => [told(a, refused), told(a, taken)].map((lines) => lines.length)).toEqual([1, 1]);
+    fake.answer(200, refused);
+    await expect.poll(() => told(b, refused).length).toBe(1);
+    await post(a, after);
+
+    const leads = leadsCommand(dir, store);
+    const listed = async (t: string) => (await leads("list")).stdout.match(new RegExp(`^${id(t)}\\t\\w+\\t(\\w+)`, "m"))?.[1] ?? "not listed";
+    expect(
+      {
+        "(a) A's 401 late, B's 200": { a: told(a, refused), b: told(b, refused), list: await listed(refused) },
+        "(b) B's 409, A's 200 late": { a: told(a, taken), b: told(b, taken), list: await listed(taken) },
       },
-    );
-  }
-
-  for (const when of ["before", "after"] as const) {
-    test(`PostgreSQL restarted (immediate shutdown) just after the service confirmed a delivery, ${when} its outcome was written: the lead is delivered once, and neither site sends it again`, async () => {
-      // Over 30 s: the restart, then past the claim's end (9 s) and a retry's wait.
-      test.setTimeout(90_000);
-      const { fake, a, b, db, row } = await shape(`restarted_${when}_outcome`);
-      const token = `restarted-${when}-outcome-`;
-      expect((await postContact(a.url, `Confirmed around a restart (${token}).`, { localAddress: "127.0.15.1" })).status).toBe(303);
-      await expect.poll(() => fake.received(token).length).toBe(1);
-      const reference = referenceOf(fake, token);
-      const sites = [a, b];
-      if (when === "before") {
-        // The test holds the lead's row, so the outcome cannot be written (its lock is waited for
-        // 2 s, then the write fails) while the service confirms it; then the restart, which ends
-        // the test's transaction too.
-        const holder = await db.connect();
-        holder.on("error", () => undefined); // its connection, cut by the restart
-        started.push(() => holder.release(true));
-        await holder.query("BEGIN");
-        await holder.query("SELECT 1 FROM leads WHERE id = $1 FOR UPDATE", [reference]);
-        await expect.poll(() => fake.accepted(token).length).toBe(1);
-        const waiting = async () => Number((await db.query("SELECT count(*) AS n FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'")).rows[0].n);
-        await expect.poll(waiting, { message: "the outcome's write waits for the row", intervals: [100] }).toBe(1);
-        await expect.poll(waiting, { message: "the outcome's write gave up", intervals: [100] }).toBe(0);
-        expect(sites.flatMap(delivered), "an outcome written").toEqual([]);
-      } else await expect.poll(() => sites.flatMap(delivered).length, { message: "the outcome written" }).toBe(1);
-      await postgres.restart({ mode: "immediate" });
-
-      await expect.poll(async () => (await row(reference))?.status, { timeout: 30_000 }).toBe("delivered");
-      // A second send would come from a claim running out (9 s after it was made) or a retry.
-      await sleep(12_000);
-      expect(fake.received(token).length, "sends").toBe(1);
-      expect(sites.flatMap(delivered).map((e) => e.id)).toEqual([reference]);
+      "what each server logged of the lead, and `leads list`",
+    ).toEqual({
+      "(a) A's 401 late, B's 200": { a: ["lead_outcome_late"], b: ["lead_delivered"], list: "not listed" },
+      "(b) B's 409, A's 200 late": { a: ["lead_delivered"], b: ["lead_parked"], list: "not listed" },
     });
-  }
-});
-
-test("sqlite: a site paused (SIGSTOP) past FORM_TIMEOUT_MS while the form service answers counts that answer on resume and sends nothing twice", async () => {
-  // Over 30 s: the site is paused for 12 s, then watched past its first retry (1-2 s).
-  test.setTimeout(60_000);
-  const fake = await fakeService(opsPort(104));
-  // The service takes 1.5 s to answer; the site gives up on it after 4 s of its own clock.
-  fake.setMode("slow", 1_500);
-  const served = site(opsPort(106), keyed(fake, dataDir(), { FORM_TIMEOUT_MS: "4000" }));
-  await served.listening;
-  const tokens = [1, 2, 3].map((i) => `paused-sqlite-${i}-`);
-  for (const [i, token] of tokens.entries())
-    expect((await postContact(served.url, `Sent while paused (${token}).`, { localAddress: `127.0.14.${i + 1}` })).status).toBe(303);
-  // Mid-send: the service has every lead and has not answered yet.
-  await expect.poll(() => tokens.every((t) => fake.received(t).length === 1)).toBe(true);
-  served.child.kill("SIGSTOP");
-  // The service answers each within 1.5 s, to a site that cannot read it until it resumes.
-  await expect.poll(() => tokens.map((t) => fake.accepted(t).length)).toEqual([1, 1, 1]);
-  // The fault: paused 12 s, three times its FORM_TIMEOUT_MS, and past its claim (9 s).
-  await sleep(12_000);
-  served.child.kill("SIGCONT");
-
-  await expect.poll(() => events(served.stdout()).filter((e) => e.event === "lead_delivered").length).toBe(3);
-  // A second send would come from a retry, 1-2 s after an attempt taken for failed.
-  await deliveredOnce(fake, tokens);
-  expect(
-    tokens.map((t) => fake.received(t).length),
-    "sends per lead",
-  ).toEqual([1, 1, 1]);
-  expect(events(served.stdout()).filter((e) => e.event === "lead_delivery_failed")).toEqual([]);
-});
-
-test("a site killed -9 after the webhook took a lead and before it answered sends it again on restart, with the lead's reference as the Idempotency-Key of both copies", async () => {
-  // Over 30 s: the restarted site waits for the killed one's claim to run out (FORM_TIMEOUT_MS + 5 s).
-  test.setTimeout(60_000);
-  const fake = await fakeService(opsPort(107));
-  fake.setMode("slow", 2_000);
-  const env = keyed(fake, dataDir(), { FORM_PROVIDER: "webhook", FORM_TIMEOUT_MS: "3000" });
-  const first = site(opsPort(108), env);
-  await first.listening;
-  const answer = await postContact(first.url, "Killed mid-send (idempotent-1).");
-  expect(answer.status).toBe(303);
-  await expect.poll(() => fake.received("idempotent-1").length).toBe(1);
-  first.child.kill("SIGKILL");
-  await first.exited;
-  fake.setMode("ok");
-  const second = site(opsPort(108), env);
-  await second.listening;
-  await expect.poll(() => fake.received("idempotent-1").length, { timeout: 20_000 }).toBe(2);
-  const reference = /Reference: (\S+)$/.exec(String((fake.received("idempotent-1")[0] as { message: string }).message))?.[1];
-  expect(reference).toMatch(/^\d{8}-[0-9A-Z]{8}$/);
-  expect(fake.headers("idempotent-1").map((h) => h["idempotency-key"])).toEqual([reference, reference]);
-});
+    // A third send would come from a retry (1-2 s after an attempt taken for failed) or any look (every 2 s).
+    await expect.poll(() => [meanwhile, after].map((t) => fake.accepted(t).length)).toEqual([1, 1]);
+    await sleep(3_000);
+    expect(JSON.parse((await leads("status")).stdout)).toMatchObject({ pending: 0, held: 0, parked: 0 });
+    const sends = [within, refused, taken, meanwhile, after].map((t) => fake.headers(t).map((h) => h["idempotency-key"]));
+    expect(sends, "each lead's sends, by Idempotency-Key").toEqual([
+      [id(within)],
+      [id(refused), id(refused)],
+      [id(taken), id(taken)],
+      [id(meanwhile)],
+      [id(after)],
+    ]);
+    expect(said(b, id(within)), "B, while A's claim held").toEqual([]);
+  });

@@ -3,41 +3,34 @@
  * mid-write, the operator's command) is waited for without stalling the server, and does not keep
  * it from stopping in time (docs/operations.md, "How leads flow" and "Stopping"; decision 0039).
  * The lock is held by a process of its own, so it goes only when that process goes, whatever the
- * server does. Each test starts its own server from build/ (opsPort 160-164).
+ * server does. A server from build/ on opsPort 160, its metrics on 163.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { expect, test } from "@playwright/test";
 import { owned } from "../../scripts/test-run.mjs";
-import { type FakeFormService, startFakeFormService } from "../support/fake-form-service";
-import { dataDir, events, keyed, postContact, type Served, serve, sleep } from "../support/server";
+import { dataDir, keyed, postContact, type Served, sleep } from "../support/server";
 import { opsPort } from "../support/sites";
+import { said, startedByEachTest } from "../support/started";
 
-/** Takes the write lock on the database at argv[1] (BEGIN IMMEDIATE), says so, and holds it until killed. */
-const HOLD_LOCK = `
+const { fakeService, site, undo } = startedByEachTest();
+
+/** Takes the write lock on each database named (BEGIN IMMEDIATE), says so, and holds them until killed. */
+const HOLD_LOCKS = `
 const { DatabaseSync } = require("node:sqlite");
-const db = new DatabaseSync(process.argv[1], { timeout: 10000 });
-db.exec("BEGIN IMMEDIATE");
+for (const file of process.argv.slice(1)) new DatabaseSync(file, { timeout: 10000 }).exec("BEGIN IMMEDIATE");
 process.stdout.write("locked\\n");
 setInterval(() => undefined, 60000);
 `;
 
-// Whatever a test started ends with it, passed, failed or timed out.
-const started: { servers: Served[]; holders: ChildProcess[]; fakes: FakeFormService[] } = { servers: [], holders: [], fakes: [] };
-test.afterEach(async () => {
-  for (const server of started.servers.splice(0)) server.kill();
-  for (const holder of started.holders.splice(0)) holder.kill("SIGKILL");
-  await Promise.all(started.fakes.splice(0).map((fake) => fake.close()));
-});
-
-/** Another process holds `file`'s write lock from when this resolves until it is killed. */
-async function holdWriteLock(file: string) {
-  const holder = spawn(...owned(process.execPath, ["-e", HOLD_LOCK, file]), { stdio: ["ignore", "pipe", "inherit"] });
-  started.holders.push(holder);
+/** Another process holds the files' write locks from when this resolves until it is killed. */
+async function holdWriteLocks(...files: string[]) {
+  const holder = spawn(...owned(process.execPath, ["-e", HOLD_LOCKS, ...files]), { stdio: ["ignore", "pipe", "inherit"] });
+  undo(() => holder.kill("SIGKILL"));
   await new Promise<void>((resolve, reject) => {
     holder.stdout!.on("data", (chunk: Buffer) => chunk.toString().includes("locked") && resolve());
-    holder.once("exit", (code) => reject(new Error(`the lock holder exited (${code}) before it held the lock`)));
+    holder.once("exit", (code) => reject(new Error(`the lock holder exited (${code}) before it held the locks`)));
   });
   return holder;
 }
@@ -72,91 +65,68 @@ async function stopped(server: Served) {
   return { ...exit!, afterMs: exit!.at - signalled };
 }
 
-test("another process holds the lead store's write lock for good: posts wait without stalling the server, then get the failure text; SIGTERM while more wait stops it in time, exit 0, the lead stored before still there", async () => {
+test("another process holds the write locks of leads.db and funnel.db for good: posts and beacons wait without stalling the server, posts then get the failure text, beacons are answered and their counts dropped; SIGTERM while more of both wait stops it in time, exit 0, the lead stored before still there", async () => {
   const dir = dataDir();
-  const fake = await startFakeFormService({ port: opsPort(162) });
-  started.fakes.push(fake);
+  const fake = await fakeService();
   // Refused for now, so it is still to deliver when the lock is taken.
   fake.setMode("fail500", undefined, "locked-stored");
-  const server = serve(opsPort(160), keyed(fake, dir, { METRICS_PORT: String(opsPort(163)) }));
-  started.servers.push(server);
+  const server = site(opsPort(160), keyed(fake, dir, { METRICS_PORT: String(opsPort(163)) }));
   await server.listening;
+  const agent = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36";
+  const beacon = () =>
+    fetch(`${server.url}/steps`, {
+      method: "POST",
+      headers: { Origin: server.url, "Content-Type": "application/x-www-form-urlencoded", "User-Agent": agent },
+      body: new URLSearchParams({ event: "2", "visit.landing": "" }),
+    });
+  expect((await beacon()).status, "the first count opens funnel.db").toBe(204);
   expect((await postContact(server.url, "Stored before the lock (locked-stored).")).status).toBe(303);
   await expect.poll(() => fake.received("locked-stored").length, { message: "its first attempt" }).toBeGreaterThan(0);
-  await holdWriteLock(join(dir, "leads.db"));
+  const holder = await holdWriteLocks(join(dir, "leads.db"), join(dir, "funnel.db"));
 
-  // Two visitors post while the lock is held: each waits for it (watched from when both are in the
-  // server's hands, for most of the wait), then gets the failure text.
+  // Two visitors post and five beacons come while the locks are held: each waits (watched from when
+  // all are in the server's hands, for most of the wait); the posts then get the failure text.
   const waiting = Promise.all(
     ["a", "b"].map((x, i) => postContact(server.url, `Posted while locked (locked-waiting-${x}).`, { localAddress: `127.0.5.${i + 1}` })),
   );
   waiting.catch(() => undefined); // awaited below, unless the test has failed first
+  const beacons = Promise.allSettled(Array.from({ length: 5 }, beacon));
   await sleep(500);
   await turns(opsPort(163));
   await sleep(1_500);
   const waited = await turns(opsPort(163));
-  expect(waited.p99, `the server's turns while the posts waited, 99th percentile (ms; the longest ${waited.longest})`).toBeLessThan(TURN_MS);
+  expect(waited.p99, `the server's turns while they waited, 99th percentile (ms; the longest ${waited.longest})`).toBeLessThan(TURN_MS);
   expect(
     (await waiting).map((a) => a.status),
     "the failure text, with what was typed",
   ).toEqual([503, 503]);
+  const statuses = async (answers: Promise<PromiseSettledResult<{ status: number }>[]>) =>
+    (await answers).map((a) => (a.status === "fulfilled" ? a.value.status : String(a.reason)));
+  expect(await statuses(beacons)).toEqual([204, 204, 204, 204, 204]);
 
-  // Six more post, and the server is stopped while they wait: they are answered, and it exits in time.
+  // Six more post and five more beacons come, and the server is stopped while they wait: they are answered, and it exits in time.
   const posts = Array.from({ length: 6 }, (_, i) =>
     postContact(server.url, `Posted as it stops (locked-waiting-${i}).`, { localAddress: `127.0.5.${i + 10}` }),
   );
-  const answers = Promise.allSettled(posts);
+  const [answers, stopBeacons] = [Promise.allSettled(posts), Promise.allSettled(Array.from({ length: 5 }, beacon))];
   await sleep(1_000); // each in the server's hands, with 2 s of its wait left
   const exit = await stopped(server);
   expect(exit.code, `exit code, ${exit.afterMs} ms after SIGTERM`).toBe(0);
-  expect(events(server.stdout()).map((e) => e.event)).toContain("stopped");
-  expect(
-    (await answers).map((a) => (a.status === "fulfilled" ? a.value.status : String(a.reason))),
-    "the failure text, with what was typed",
-  ).toEqual([503, 503, 503, 503, 503, 503]);
-
-  // The lock gone: the lead stored before it is still there, to deliver at the next start.
-  for (const holder of started.holders.splice(0)) holder.kill("SIGKILL");
-  const db = new DatabaseSync(join(dir, "leads.db"), { timeout: 5_000 });
-  try {
-    const rows = db.prepare("SELECT status, payload FROM leads").all();
-    expect(rows.filter((r) => String(r.payload).includes("locked-stored")).map((r) => r.status)).toEqual(["pending"]);
-    expect(
-      rows.filter((r) => String(r.payload).includes("locked-waiting")),
-      "the posts that waited were not stored",
-    ).toEqual([]);
-  } finally {
-    db.close();
-  }
-});
-
-test("another process holds funnel.db's write lock for good: beacons wait without stalling the server, are answered, and SIGTERM stops it in time, exit 0", async () => {
-  const dir = dataDir();
-  const server = serve(opsPort(161), { DATA_DIR: dir, METRICS_PORT: String(opsPort(164)) });
-  started.servers.push(server);
-  const beacon = () =>
-    fetch(`${server.url}/steps`, {
-      method: "POST",
-      headers: {
-        Origin: server.url,
-        "Content-Type": "application/x-www-form-urlencoded",
-        "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36",
-      },
-      body: new URLSearchParams({ event: "2", "visit.landing": "" }),
-    });
-  await server.listening;
-  expect((await beacon()).status, "the first count opens funnel.db").toBe(204);
-  await holdWriteLock(join(dir, "funnel.db"));
-
-  // Watched from before the beacons (answering one costs little), for most of their wait.
-  await turns(opsPort(164));
-  const beacons = Promise.allSettled(Array.from({ length: 5 }, beacon));
-  await sleep(700);
-  const waited = await turns(opsPort(164));
-  expect(waited.p99, `the server's turns while the beacons waited, 99th percentile (ms; the longest ${waited.longest})`).toBeLessThan(TURN_MS);
-  const exit = await stopped(server);
-  expect(exit.code, `exit code, ${exit.afterMs} ms after SIGTERM`).toBe(0);
-  expect((await beacons).map((b) => (b.status === "fulfilled" ? b.value.status : String(b.reason)))).toEqual([204, 204, 204, 204, 204]);
+  expect(said(server)).toContain("stopped");
+  expect(await statuses(answers), "the failure text, with what was typed").toEqual([503, 503, 503, 503, 503, 503]);
+  expect(await statuses(stopBeacons)).toEqual([204, 204, 204, 204, 204]);
   // A count is worth less than a step: one the lock kept out is dropped, and said so.
-  expect(events(server.stdout()).filter((e) => e.event === "funnel_not_counted")).toHaveLength(5);
+  expect(said(server).filter((e) => e === "funnel_not_counted")).toHaveLength(10);
+
+  // The locks gone: the lead stored before is still there, to deliver at the next start.
+  holder.kill("SIGKILL");
+  await new Promise((resolve) => holder.once("exit", resolve));
+  const db = new DatabaseSync(join(dir, "leads.db"), { timeout: 5_000 });
+  const rows = db.prepare("SELECT status, payload FROM leads").all();
+  db.close();
+  expect(rows.filter((r) => String(r.payload).includes("locked-stored")).map((r) => r.status)).toEqual(["pending"]);
+  expect(
+    rows.filter((r) => String(r.payload).includes("locked-waiting")),
+    "the posts that waited were not stored",
+  ).toEqual([]);
 });

@@ -1,8 +1,9 @@
 /**
  * A fake form-submission service on loopback for end-to-end tests. Submissions: `POST /submit`.
  * Control over HTTP (for Playwright workers): `POST /__mode {mode, delayMs?}`, `GET /__received`,
- * `POST /__clear`, each optionally scoped with `?match=<token>` to submissions containing it. tests/support/global-setup.ts starts one per site under test, and each site's
- * FORM_ENDPOINT points at its `/submit`.
+ * `GET /__accepted`, `POST /__clear`, each optionally scoped with `?match=<token>` to submissions
+ * containing it. tests/support/global-setup.ts starts one per site under test, each site's
+ * FORM_ENDPOINT its `/submit`.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -11,29 +12,17 @@ import type { AddressInfo } from "node:net";
  * ok: 200 {success:true}; fail500: 500; successFalse: 200 {success:false}; successFalseString:
  * 200 {success:"false"}; html200: 200 with an HTML page (a captive portal, a WAF); unauthorized:
  * 401 (a wrong key); hang: never answers; slow: answers ok after `delayMs`; refuse: destroys each
- * submission's connection at once.
+ * submission's connection at once; hold: answers when `answer()` says how.
  */
-export type FakeMode = "ok" | "fail500" | "successFalse" | "successFalseString" | "html200" | "unauthorized" | "hang" | "slow" | "refuse";
-const FAKE_MODES: readonly FakeMode[] = ["ok", "fail500", "successFalse", "successFalseString", "html200", "unauthorized", "hang", "slow", "refuse"];
-
-export interface FakeFormService {
-  /** Base URL, e.g. "http://127.0.0.1:4599". */
-  url: string;
-  /** Where the app should post: `${url}/submit`. */
-  submitUrl: string;
-  port: number;
-  /** Every parsed JSON body received on /submit, oldest first (non-JSON bodies as raw strings);
-   * with `match`, only those whose raw body contains it. */
-  received(match?: string): unknown[];
-  /** The same, only those this service answered as accepted (delivered). */
-  accepted(match?: string): unknown[];
-  /** The request headers of each submission `received(match)` lists, in the same order. */
-  headers(match?: string): IncomingHttpHeaders[];
-  clear(match?: string): void;
-  /** With `match`, the mode applies only to submissions whose raw body contains it. */
-  setMode(mode: FakeMode, delayMs?: number, match?: string): void;
-  close(): Promise<void>;
-}
+const FAKE_MODES = ["ok", "fail500", "successFalse", "successFalseString", "html200", "unauthorized", "hang", "slow", "refuse", "hold"] as const;
+export type FakeMode = (typeof FAKE_MODES)[number];
+/** The modes that answer at once, with a status and a JSON body. */
+const ANSWERS: Partial<Record<FakeMode, [number, unknown]>> = {
+  fail500: [500, { success: false, message: "Internal Server Error" }],
+  successFalse: [200, { success: false, message: "Invalid access key" }],
+  successFalseString: [200, { success: "false" }],
+  unauthorized: [401, { success: false, message: "Invalid access key" }],
+};
 
 const readBody = (req: IncomingMessage) =>
   new Promise<string>((resolve, reject) => {
@@ -54,22 +43,26 @@ const send = (res: ServerResponse, status: number, body?: unknown) => {
 };
 
 /** Starts the service on 127.0.0.1 (`port` 0, the default, picks a free port). */
-export async function startFakeFormService(opts: { port?: number; host?: string; delayMs?: number } = {}): Promise<FakeFormService> {
+export async function startFakeFormService(opts: { port?: number; delayMs?: number } = {}) {
   let mode: FakeMode = "ok";
   let delayMs = opts.delayMs ?? 2000;
   let bodies: { raw: string; parsed: unknown; accepted: boolean; headers: IncomingHttpHeaders }[] = [];
   // Modes scoped to submissions whose body contains a token, so concurrent tests don't collide.
   const scoped = new Map<string, FakeMode>();
   const timers = new Set<ReturnType<typeof setTimeout>>();
+  let held: { raw: string; answer: (status: number) => void }[] = [];
   const setMode = (m: FakeMode, delay?: number, match?: string) => {
     if (!FAKE_MODES.includes(m)) throw new Error(`unknown mode ${String(m)}`);
     if (match) scoped.set(match, m);
     else mode = m;
     if (delay !== undefined) delayMs = delay;
   };
-  const received = (match?: string) => bodies.filter((b) => !match || b.raw.includes(match)).map((b) => b.parsed);
-  const accepted = (match?: string) => bodies.filter((b) => b.accepted && (!match || b.raw.includes(match))).map((b) => b.parsed);
-  const headers = (match?: string) => bodies.filter((b) => !match || b.raw.includes(match)).map((b) => b.headers);
+  // With `match`, only the submissions whose raw body contains it.
+  const matching = (match?: string) => bodies.filter((b) => !match || b.raw.includes(match));
+  /** Every JSON body received on /submit, parsed (others as raw strings), oldest first. */
+  const received = (match?: string) => matching(match).map((b) => b.parsed);
+  /** The same, only those this service answered as accepted (delivered). */
+  const accepted = (match?: string) => matching(match).flatMap((b) => (b.accepted ? [b.parsed] : []));
   const clear = (match?: string) => {
     bodies = match ? bodies.filter((b) => !b.raw.includes(match)) : [];
     if (match) scoped.delete(match);
@@ -87,25 +80,18 @@ export async function startFakeFormService(opts: { port?: number; host?: string;
         const m = [...scoped].find(([token]) => raw.includes(token))?.[1] ?? mode;
         if (m === "refuse") return void req.socket.destroy();
         if (m === "hang") return; // keep the connection open and never answer
-        if (m === "fail500") return send(res, 500, { success: false, message: "Internal Server Error" });
-        if (m === "successFalse") return send(res, 200, { success: false, message: "Invalid access key" });
-        if (m === "successFalseString") return send(res, 200, { success: "false" });
-        if (m === "unauthorized") return send(res, 401, { success: false, message: "Invalid access key" });
+        if (ANSWERS[m]) return send(res, ...ANSWERS[m]);
         if (m === "html200") return void res.writeHead(200, { "Content-Type": "text/html" }).end("<html><body>Please sign in to the Wi-Fi</body></html>");
-        // Accepted only if the answer reaches a sender still waiting for it.
+        // Accepted only if the answer reaches a sender still waiting for it (or paused: its socket is open).
         const ok = () => {
           if (req.socket.destroyed) return;
           body.accepted = true;
           send(res, 200, { success: true, message: "Email sent successfully!" });
         };
-        if (m === "slow") {
-          const t = setTimeout(() => {
-            timers.delete(t);
-            ok();
-          }, delayMs);
-          return void timers.add(t);
-        }
-        return ok();
+        if (m === "hold") return void held.push({ raw, answer: (status) => (status === 200 ? ok() : send(res, status, { success: false })) });
+        if (m !== "slow") return ok();
+        const timer = setTimeout(() => (timers.delete(timer), ok()), delayMs);
+        return void timers.add(timer);
       }
       if (req.method === "POST" && url.pathname === "/__mode") {
         const body = parse(await readBody(req)) as { mode?: FakeMode; delayMs?: number } | null;
@@ -124,19 +110,28 @@ export async function startFakeFormService(opts: { port?: number; host?: string;
     handle().catch(() => res.destroy());
   });
 
-  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(opts.port ?? 0, opts.host ?? "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(opts.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  const base = `http://${opts.host ?? "127.0.0.1"}:${port}`;
   return {
-    url: base,
-    submitUrl: `${base}/submit`,
+    url: `http://127.0.0.1:${port}`,
+    /** Where the app should post. */
+    submitUrl: `http://127.0.0.1:${port}/submit`,
     port,
     received,
     accepted,
-    headers,
+    /** The request headers of each submission `received(match)` lists, in the same order. */
+    headers: (match?: string) => matching(match).map((b) => b.headers),
     clear,
+    /** With `match`, the mode applies only to submissions whose raw body contains it. */
     setMode,
-    close: () =>
+    /** Answers the submissions held (mode `hold`) that contain `match`, oldest first: 200 accepts them, any other status refuses them. */
+    answer(status: number, match = "") {
+      const answered = held.filter((h) => h.raw.includes(match));
+      held = held.filter((h) => !answered.includes(h));
+      for (const h of answered) h.answer(status);
+      return answered.length;
+    },
+    close: (): Promise<void> =>
       new Promise<void>((resolve) => {
         timers.forEach(clearTimeout);
         server.close(() => resolve());
@@ -144,6 +139,8 @@ export async function startFakeFormService(opts: { port?: number; host?: string;
       }),
   };
 }
+
+export type FakeFormService = Awaited<ReturnType<typeof startFakeFormService>>;
 
 /** Drives a running fake service from another process (e.g. a Playwright test) over HTTP. */
 export function fakeFormClient(url: string, match?: string) {

@@ -1,13 +1,11 @@
 /**
  * A real PostgreSQL for a test (Debian's `postgresql` package): a cluster of its own, made by
  * initdb in a temporary folder, on a free loopback port; stop() shuts it down and removes the
- * folder. It dies with the process that started it (owned(): setpriv's death signal; the
- * backends follow their postmaster). initdb and postgres refuse to run as root, so when the tests
- * are root both run as the `postgres` user that Debian's package makes, in a folder given to it.
- *
- * Works under vitest and Playwright alike, and under Node itself (its type stripping), for
- * scripts/perf/lead-wait.mjs: so its own imports name their files whole (`./ports.ts`).
- * `usePostgres()` (use-postgres.ts) is vitest's shorthand.
+ * folder. It dies with the process that started it (owned(): setpriv's death signal; the backends
+ * follow their postmaster). initdb and postgres refuse to run as root, so when the tests are root
+ * both run as the `postgres` user Debian's package makes, in a folder given to it. Used by vitest
+ * (use-postgres.ts), Playwright (started.ts) and Node itself (scripts/perf/lead-wait.mjs, by type
+ * stripping: so its own imports name their files whole).
  */
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -27,17 +25,12 @@ export interface Postgres {
   dir: string;
   /** Creates a database in this cluster; resolves with its URL. */
   database(name: string): Promise<string>;
-  /**
-   * Shuts the postmaster down and starts it again on the same port and folder: "fast" (the
-   * default: SIGINT, a checkpoint) or "immediate" (SIGQUIT: no checkpoint, so the start recovers
-   * from the WAL, as after a crash). After kill(), only starts it.
-   */
+  /** Shuts the postmaster down, "fast" (SIGINT, a checkpoint) or "immediate" (SIGQUIT: the start recovers from the WAL, as after a crash), and starts it again on its port; after kill(), only starts it. */
   restart(options?: { mode?: "fast" | "immediate" }): Promise<void>;
   /** kill -9 of the postmaster and all its processes, as a crash; restart() starts it again. */
   kill(): Promise<void>;
-  /** SIGSTOP to every process of the cluster: the kernel still accepts connections, nothing answers. */
+  /** SIGSTOP to every process of the cluster: the kernel still accepts connections, nothing answers. resume() sends SIGCONT. */
   pause(): void;
-  /** SIGCONT to every process of the cluster. */
   resume(): void;
   /** Shuts it down and removes its folder. Safe to call twice. */
   stop(): Promise<void>;
@@ -47,54 +40,40 @@ export interface PostgresOptions {
   /** Settings beyond the tests' own (postgresql.conf names), e.g. `{ max_connections: 20 }`. */
   settings?: Record<string, string | number>;
   /**
-   * Where to make its folder: the temporary folder unless named (a Playwright test passes its
-   * run's, e2eDir, whose leftovers the next run removes; vitest's TMPDIR is its run's already).
-   * As root, the folders between the temporary folder and this one are made passable (o+x, not
-   * readable) for the postgres user.
+   * Where to make its folder: the temporary folder unless named (Playwright passes its run's,
+   * whose leftovers the next run removes). As root, the folders between the temporary folder and
+   * this one are made passable (o+x, not readable) for the postgres user.
    */
   parent?: string;
 }
 
 /** Debian's programs are not on PATH: its newest version's, else PATH's (another system). */
 const BIN = globSync("/usr/lib/postgresql/*/bin/postgres")
-  .map((path) => path.slice(0, -"/postgres".length))
+  .map((path) => dirname(path))
   .sort((a, b) => parseFloat(b.split("/")[3]!) - parseFloat(a.split("/")[3]!))[0];
 const program = (name: string) => (BIN ? join(BIN, name) : name);
-
 const USER = "postgres";
 const asRoot = process.getuid?.() === 0;
-/** initdb's and the postmaster's limits, for a machine four times slower than an idle one of ours (start: 0.4 s). */
-const INITDB_MS = 120_000;
-const READY_MS = 30_000;
-const SHUTDOWN_MS = 30_000;
-
+/** initdb's, a start's and a shutdown's limits, for a machine four times slower than an idle one of ours (start: 0.4 s). */
+const [INITDB_MS, READY_MS, SHUTDOWN_MS] = [120_000, 30_000, 30_000];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Running: present in /proc and not a zombie (dead, not yet reaped by its parent). */
-function running(pid: number) {
+/** The /proc/<pid>/stat fields after the name: state, parent, …; none once it is gone. */
+function stat(pid: number | string) {
   try {
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return text.slice(text.lastIndexOf(")") + 2).split(" ");
   } catch {
-    return false;
+    return undefined;
   }
 }
-
+/** Running: present in /proc and not a zombie (dead, not yet reaped by its parent). */
+const running = (pid: number) => ![undefined, "Z"].includes(stat(pid)?.[0]);
 /** The running processes whose parent is `pid`: a postmaster's backends and helpers. */
-function childrenOf(pid: number) {
-  const found: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const [state, parent] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(parent) === pid && state !== "Z") found.push(Number(name));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
-
+const childrenOf = (pid: number) =>
+  readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name) && running(+name) && Number(stat(name)?.[1]) === pid)
+    .map(Number);
 function signal(pid: number, name: NodeJS.Signals) {
   try {
     process.kill(pid, name);
@@ -102,29 +81,18 @@ function signal(pid: number, name: NodeJS.Signals) {
     // gone meanwhile
   }
 }
-
-/** Others may pass through (not read) each folder from `to` up to, not including, `from`. */
-function passable(from: string, to: string) {
-  for (let folder = resolve(to); folder.startsWith(`${resolve(from)}${sep}`); folder = dirname(folder))
-    chmodSync(folder, (statSync(folder).mode & 0o7777) | 0o001);
-}
-
 async function gone(pids: number[], ms: number) {
   for (const deadline = Date.now() + ms; pids.some(running) && Date.now() < deadline;) await sleep(50);
   return !pids.some(running);
 }
 
-/**
- * Whether the cluster in `data` answers a query at `url`: up and out of recovery, and ours (not
- * another's that took the port first while ours failed to bind it).
- */
+/** Whether the cluster in `data` answers a query at `url`: up, out of recovery, and ours (not another's that took the port first). */
 async function answers(url: string, data: string) {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
   client.on("error", () => {}); // a connection cut during start-up: only a failed try
   try {
     await client.connect();
-    const { rows } = await client.query<{ data_directory: string }>("SHOW data_directory");
-    return rows[0]?.data_directory === data;
+    return (await client.query<{ data_directory: string }>("SHOW data_directory")).rows[0]?.data_directory === data;
   } catch {
     return false;
   } finally {
@@ -134,29 +102,20 @@ async function answers(url: string, data: string) {
 
 export async function startPostgres(options: PostgresOptions = {}): Promise<Postgres> {
   if (options.parent) mkdirSync(options.parent, { recursive: true });
-  if (asRoot && options.parent) passable(tmpdir(), options.parent);
+  // Others may pass through (not read) each folder from the parent up to the temporary folder.
+  if (asRoot && options.parent)
+    for (let folder = resolve(options.parent); folder.startsWith(`${resolve(tmpdir())}${sep}`); folder = dirname(folder))
+      chmodSync(folder, (statSync(folder).mode & 0o7777) | 0o001);
   const dir = mkdtempSync(join(options.parent ?? tmpdir(), "postgres-"));
-  const data = join(dir, "data");
-  const logFile = join(dir, "postgres.log");
-  const pidFile = join(data, "postmaster.pid");
+  const [data, logFile] = [join(dir, "data"), join(dir, "postgres.log")];
   const user = asRoot ? USER : undefined;
-  if (user) {
-    const id = (flag: string) => Number(execFileSync("id", [flag, USER], { encoding: "utf8" }));
-    chownSync(dir, id("-u"), id("-g"));
-  }
+  if (user) chownSync(dir, ...(["-u", "-g"].map((flag) => Number(execFileSync("id", [flag, USER], { encoding: "utf8" }))) as [number, number]));
   const log = () => (existsSync(logFile) ? readFileSync(logFile, "utf8").trim().split("\n").slice(-20).join("\n") : "");
 
   try {
     // Trust on loopback, no fsync, and WAL segments of 1 MB, not 16: a third less on disk.
-    await promisify(execFile)(
-      ...owned(
-        program("initdb"),
-        ["-D", data, "-U", USER, "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C", "--wal-segsize=1", "--no-instructions"],
-        "KILL",
-        user,
-      ),
-      { timeout: INITDB_MS },
-    );
+    const args = ["-D", data, "-U", USER, "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C", "--wal-segsize=1", "--no-instructions"];
+    await promisify(execFile)(...owned(program("initdb"), args, "KILL", user), { timeout: INITDB_MS });
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
@@ -167,26 +126,25 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
   let port = 0;
   let postmaster: ChildProcess | undefined;
   const url = () => `postgres://${USER}@127.0.0.1:${port}/postgres`;
-  const settings = () => ({
-    listen_addresses: "127.0.0.1",
-    port,
-    unix_socket_directories: dir,
-    // Off: a process crash (kill -9, immediate shutdown) loses nothing committed, the WAL being in
-    // the kernel's cache already; only an OS crash would, and then the folder is gone anyway.
-    // synchronous_commit stays on: off would lose the last commits with the postmaster.
-    fsync: "off",
-    // In the cluster's folder, not /dev/shm: nothing left behind by a killed cluster, and no
-    // container's small /dev/shm to run out of.
-    dynamic_shared_memory_type: "mmap",
-    shared_buffers: "16MB",
-    ...options.settings,
-  });
   const up = () => postmaster !== undefined && postmaster.exitCode === null && postmaster.signalCode === null;
 
   /** Starts the postmaster; resolves once it answers a query, or throws naming its log. */
   async function start() {
+    const settings = {
+      listen_addresses: "127.0.0.1",
+      port,
+      unix_socket_directories: dir,
+      // Off: a process crash (kill -9, immediate shutdown) loses nothing committed, the WAL being in
+      // the kernel's cache already; only an OS crash would, and then the folder is gone anyway.
+      // synchronous_commit stays on: off would lose the last commits with the postmaster.
+      fsync: "off",
+      // In the cluster's folder, not /dev/shm: nothing left behind by a killed cluster, and no container's small /dev/shm to fill.
+      dynamic_shared_memory_type: "mmap",
+      shared_buffers: "16MB",
+      ...options.settings,
+    };
     const out = openSync(logFile, "a");
-    const args = Object.entries(settings()).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
+    const args = Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
     const child = spawn(...owned(program("postgres"), ["-D", data, ...args], "KILL", user), { stdio: ["ignore", out, out] });
     closeSync(out);
     postmaster = child;
@@ -220,6 +178,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
    * machine has 4,096), which its next start would have removed: its pid file names it (line 7).
    */
   async function release() {
+    const pidFile = join(data, "postmaster.pid");
     const id = existsSync(pidFile) && readFileSync(pidFile, "utf8").split("\n")[6]?.trim().split(/\s+/)[1];
     if (id) await promisify(execFile)("ipcrm", ["-m", id]).catch(() => {});
     rmSync(dir, { recursive: true, force: true });
@@ -263,9 +222,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
       signal(postmaster!.pid!, "SIGSTOP"); // first, so it starts no backend the listing misses
       for (const each of childrenOf(postmaster!.pid!)) signal(each, "SIGSTOP");
     },
-    resume() {
-      for (const each of processes()) signal(each, "SIGCONT");
-    },
+    resume: () => processes().forEach((each) => signal(each, "SIGCONT")),
     async stop() {
       if (stopped) return;
       stopped = true;

@@ -1,34 +1,26 @@
 /**
- * The release before this one, built from this repository's own history, for the rollback tests
- * (issue 41): a fresh clone has it, so the tests never depend on a build left on one machine.
- * `PREVIOUS_RELEASE` is the one place that names it: move it on when a release changes what the
- * store holds, so a rollback is tested against the release an operator would go back to.
+ * The release before this one, built from this repository's history for the upgrade test: a fresh
+ * clone has it, so the test never depends on a build left on one machine. Upgrades are supported
+ * from the release before only (docs/operations.md, "Upgrading and rolling back"): move
+ * PREVIOUS_RELEASE on with each release.
  *
- * Built once per test run, into the run's folder (which the next run removes): `git archive` of
- * the commit, the checkout's node_modules linked when the commit's package.json asks for the same
- * packages (else its own `npm ci`, which needs the registry), then its own `npm run build`.
- * Workers that need it at once wait for the one that builds it (a lock folder).
+ * Built once per test run, into the run's folder (which the next run removes): `git archive` of the
+ * commit, the checkout's node_modules linked when the commit asks for the same packages (else its
+ * own `npm ci`, which needs the registry), then its own `npm run build`. A worker that needs it
+ * while another builds it waits (a lock folder).
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { runEnv } from "../../scripts/test-run.mjs";
-import { REPO, type serve } from "./server";
+import { REPO, type serve, sleep } from "./server";
 import { e2eDir } from "./sites";
 
-/** Main when upgrade and rollback were first tested (issue 41): the store as operators have it. */
-const PREVIOUS_RELEASE = "682ddbcf5e9b9f02b8958df7af36e0e16dc750e6";
+/** Main before issue 47 took out the migrations older than schema 4: the store as operators have it. */
+const PREVIOUS_RELEASE = "81d3895";
 
-export interface PreviousRelease {
-  dir: string;
-  /** Its own scripts/serve.mjs: its build, started from its folder. */
-  serve: typeof serve;
-  /** Its `npm run -s leads -- …` on a data folder (or DATABASE_URL in `env`), as an operator runs it. */
-  leads(args: string[], env: Record<string, string>): string;
-}
-
-const run = (cwd: string, command: string, args: string[]) => execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+const run = (cwd: string, command: string, ...args: string[]) => execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 const packages = (dir: string) => {
   const { dependencies, devDependencies } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, unknown>;
   return JSON.stringify({ dependencies, devDependencies });
@@ -36,43 +28,36 @@ const packages = (dir: string) => {
 
 function build(dir: string) {
   try {
-    run(REPO, "git", ["cat-file", "-e", `${PREVIOUS_RELEASE}^{commit}`]);
+    run(REPO, "git", "cat-file", "-e", `${PREVIOUS_RELEASE}^{commit}`);
   } catch {
-    throw new Error(
-      `the previous release, ${PREVIOUS_RELEASE}, is not in this repository's history (a shallow clone? git fetch --unshallow): the rollback tests build it from there`,
-    );
+    throw new Error(`the release before, ${PREVIOUS_RELEASE}, is not in this repository's history (a shallow clone? git fetch --unshallow)`);
   }
+  rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  run(REPO, "git", ["archive", "--output", join(dir, "release.tar"), PREVIOUS_RELEASE]);
-  run(dir, "tar", ["-xf", "release.tar"]);
+  run(REPO, "git", "archive", "--output", join(dir, "release.tar"), PREVIOUS_RELEASE);
+  run(dir, "tar", "-xf", "release.tar");
   if (packages(dir) === packages(REPO)) symlinkSync(join(REPO, "node_modules"), join(dir, "node_modules"));
-  else run(dir, "npm", ["ci", "--no-audit", "--no-fund"]);
-  run(dir, "npm", ["run", "build"]);
+  else run(dir, "npm", "ci", "--no-audit", "--no-fund");
+  run(dir, "npm", "run", "build");
   writeFileSync(join(dir, ".built"), "");
 }
 
-/** The previous release, built (by this worker, or waited for while another builds it). */
-export async function previousRelease(): Promise<PreviousRelease> {
-  const dir = join(e2eDir, `release-${PREVIOUS_RELEASE.slice(0, 7)}`);
-  const lock = `${dir}.lock`;
-  if (!existsSync(join(dir, ".built"))) {
-    let mine = false;
+/** The release before, built (by this worker, or waited for while another builds it): its own serve, and its `npm run -s leads -- …`. */
+export async function previousRelease() {
+  const dir = join(e2eDir, `release-${PREVIOUS_RELEASE}`);
+  const [built, lock] = [join(dir, ".built"), `${dir}.lock`];
+  for (const deadline = Date.now() + 180_000; !existsSync(built); await sleep(500)) {
     try {
-      mkdirSync(lock, { recursive: false });
-      mine = true;
+      mkdirSync(lock);
     } catch {
-      // Another worker builds it.
+      if (Date.now() > deadline) throw new Error(`the release before's build at ${dir}, by another worker, did not finish`);
+      continue;
     }
-    if (mine) {
-      try {
-        rmSync(dir, { recursive: true, force: true });
-        build(dir);
-      } finally {
-        rmSync(lock, { recursive: true, force: true });
-      }
-    } else
-      for (const deadline = Date.now() + 180_000; !existsSync(join(dir, ".built")); await new Promise((resolve) => setTimeout(resolve, 500)))
-        if (Date.now() > deadline || !existsSync(lock)) throw new Error(`the previous release's build at ${dir}, by another worker, did not finish`);
+    try {
+      build(dir);
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
   }
   const own = (await import(pathToFileURL(join(dir, "scripts/serve.mjs")).href)) as { serve: typeof serve };
   const leads = (args: string[], env: Record<string, string>) =>
@@ -81,5 +66,5 @@ export async function previousRelease(): Promise<PreviousRelease> {
       encoding: "utf8",
       env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", ...runEnv(), ...env },
     });
-  return { dir, serve: own.serve, leads };
+  return { serve: own.serve, leads };
 }

@@ -57,11 +57,10 @@ export const accepts = (port: number) =>
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Pauses a server (SIGSTOP) at a moment it holds no write lock on the lead store in `dir`. SQLite
- * cannot take a lock from a stopped process: one paused mid-write keeps every other writer on the
- * folder out until it wakes (docs/operations.md), a fault of its own. A test of a pause between
- * writes stops it, checks that the lock is free (this process takes it and lets it go), and
- * otherwise lets it finish its write and stops it again.
+ * Pauses a server (SIGSTOP) at a moment it holds no write lock on the lead store in `dir`: one
+ * paused mid-write keeps every other writer on the folder out until it wakes (docs/operations.md),
+ * a fault of its own. Stopped, this process takes the lock and lets it go, else the server is let
+ * finish its write and stopped again.
  */
 export async function pauseBetweenWrites(child: ChildProcess, dir: string) {
   const db = new DatabaseSync(join(dir, "leads.db"), { timeout: 0 });
@@ -69,9 +68,7 @@ export async function pauseBetweenWrites(child: ChildProcess, dir: string) {
     for (let attempt = 1; ; attempt++) {
       child.kill("SIGSTOP");
       try {
-        db.exec("BEGIN IMMEDIATE");
-        db.exec("ROLLBACK");
-        return;
+        return void db.exec("BEGIN IMMEDIATE; ROLLBACK");
       } catch (error) {
         if (attempt === 50) throw error;
       }
@@ -88,7 +85,7 @@ export async function pauseBetweenWrites(child: ChildProcess, dir: string) {
  * `settle` ms more still only once. The window is what would send a lead again: a retry, due 1-2 s
  * after a failed attempt (schedule.ts), or any server's next look at the folder (every 2 s, sooner
  * when a lead comes due); 3 s hold both and the send. A test whose second send would come later
- * (a lease, BullMQ's stalled check) passes a longer `settle` and says why.
+ * (a claim's lease) passes a longer `settle` and says why.
  */
 export async function deliveredOnce(fake: { accepted(token: string): unknown[] }, tokens: string[], { within = 30_000, settle = 3_000 } = {}) {
   const counts = () => tokens.map((t) => fake.accepted(t).length);
@@ -97,23 +94,16 @@ export async function deliveredOnce(fake: { accepted(token: string): unknown[] }
   expect(counts(), "each exactly once").toEqual(tokens.map(() => 1));
 }
 
-export interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  /** The answer's body (the page with the failure text, when a lead was not stored). */
-  body: string;
-  /** Date.now() when the response arrived. */
-  at: number;
-}
+/** An answer: its body (the page with the failure text, when a lead was not stored), and Date.now() when it arrived. */
+export type Answer = { status: number; headers: IncomingHttpHeaders; body: string; at: number };
 
 /**
  * POSTs a valid contact form to the home page's action as a browser without JavaScript would
  * (same-origin, urlencoded), redirects not followed. `message` should carry a token to find the
- * submission at the fake form service; `localAddress` (127.0.0.2, 127.0.0.3, …) makes the post
- * come from a client of its own; `forwardedFor` is the client a proxy in front would report.
- * `js`: as Remix's fetch posts it with JavaScript (`_data`): thanked with a 204 naming the thanks
- * in X-Remix-Redirect, where a browser without gets a 303; not taken, the action's JSON (the
- * problem, everything typed), from which the page shows the failure text.
+ * submission at the fake form service; `localAddress` (127.0.0.2, …) makes the post come from a
+ * client of its own; `forwardedFor` is the client a proxy in front would report. `js`: as Remix's
+ * fetch posts it (`_data`): thanked with a 204 naming the thanks in X-Remix-Redirect; not taken,
+ * the action's JSON (the problem, everything typed), from which the page shows the failure text.
  */
 export function postContact(
   url: string,
@@ -127,26 +117,19 @@ export function postContact(
   }: { localAddress?: string; name?: string; email?: string; forwardedFor?: string; js?: boolean } = {},
 ): Promise<Answer> {
   const body = new URLSearchParams({ formName: "contact", name, email, service: "seo", message }).toString();
+  const headers = {
+    Origin: url,
+    "Content-Type": "application/x-www-form-urlencoded",
+    "Content-Length": Buffer.byteLength(body),
+    ...(forwardedFor ? { "X-Forwarded-For": forwardedFor } : {}),
+  };
   return new Promise((resolve, reject) => {
-    const req = request(
-      `${url}/?index${js ? "&_data=routes%2F_index" : ""}`,
-      {
-        method: "POST",
-        localAddress,
-        headers: {
-          Origin: url,
-          "Content-Type": "application/x-www-form-urlencoded",
-          "Content-Length": Buffer.byteLength(body),
-          ...(forwardedFor ? { "X-Forwarded-For": forwardedFor } : {}),
-        },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => (text += chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, at: Date.now() }));
-      },
-    );
+    const req = request(`${url}/?index${js ? "&_data=routes%2F_index" : ""}`, { method: "POST", localAddress, headers }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, at: Date.now() }));
+    });
     req.on("error", reject);
     req.end(body);
   });
@@ -158,8 +141,7 @@ export function rawRequest(port: number, head: string): Promise<number> {
     let reply = "";
     const socket = connect(port, "127.0.0.1", () => socket.write(`${head}\r\n\r\n`));
     socket.on("data", (chunk) => {
-      reply += chunk;
-      const status = /^HTTP\/1\.1 (\d{3})/.exec(reply)?.[1];
+      const status = /^HTTP\/1\.1 (\d{3})/.exec((reply += chunk))?.[1];
       if (!status) return;
       resolve(Number(status));
       socket.destroy();

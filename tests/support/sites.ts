@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { newRun, owned } from "../../scripts/test-run.mjs";
@@ -13,29 +13,14 @@ export const TEST_ACCESS_KEY = "test-key-3b7f0c1e-never-in-html";
 const run = (process.env.AGENCY_TEST_RUN ??= newRun());
 
 const SPAN = 400;
-/** TCP ports something listens on now, from the kernel's tables (IPv4 and IPv6). */
-function listening(): Set<number> {
-  const ports = new Set<number>();
-  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-    let text = "";
-    try {
-      text = readFileSync(table, "utf8");
-    } catch {
-      continue;
-    }
-    for (const line of text.split("\n").slice(1)) {
-      const [, local, , state] = line.trim().split(/\s+/);
-      if (state === "0A") ports.add(parseInt(local!.split(":").pop()!, 16)); // 0A: LISTEN
-    }
-  }
-  return ports;
-}
-/** The first range of SPAN ports from 3100 up in which nothing listens now: the run's own. */
+/** The first range of SPAN ports from 3100 up in which nothing listens now (the kernel's tables, IPv4 and IPv6): the run's own. */
 function freeBase(): number {
-  const taken = listening();
-  for (let base = 3100; base + SPAN < 20_000; base += SPAN) {
-    if (!Array.from({ length: SPAN }, (_, i) => base + i).some((port) => taken.has(port))) return base;
+  const taken = new Set<number>();
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    const lines = existsSync(table) ? readFileSync(table, "utf8").split("\n").slice(1) : [];
+    for (const [, local, , state] of lines.map((line) => line.trim().split(/\s+/))) if (state === "0A") taken.add(parseInt(local!.split(":").pop()!, 16)); // 0A: LISTEN
   }
+  for (let base = 3100; base + SPAN < 20_000; base += SPAN) if (!Array.from({ length: SPAN }, (_, i) => base + i).some((port) => taken.has(port))) return base;
   throw new Error("no free range of 400 ports below 20000 for the end-to-end tests");
 }
 
@@ -60,8 +45,14 @@ export const opsPort = (n: number) => {
 export const e2eRoot = join(tmpdir(), "agency-site-e2e");
 export const e2eDir = join(e2eRoot, run);
 
+/** Playwright starts a site with a shell: exec, so it is Playwright's child and dies with it. */
+const command = (...program: Parameters<typeof owned>) =>
+  `exec ${owned(...program)
+    .flat()
+    .map((word) => `"${word}"`)
+    .join(" ")}`;
+
 function site(port: number, formServicePort: number | null, extra: Record<string, string> = {}) {
-  const metricsPort = extra.METRICS_PORT ? Number(extra.METRICS_PORT) : null;
   const dataDir = join(e2eDir, `site-${port}`);
   const env: Record<string, string> = {
     PORT: String(port),
@@ -73,50 +64,33 @@ function site(port: number, formServicePort: number | null, extra: Record<string
     TRUST_PROXY: "1",
     DATA_DIR: dataDir,
     OUTBOX_FILE: join(dataDir, "outbox.jsonl"),
+    ...(formServicePort ? { FORM_ACCESS_KEY: TEST_ACCESS_KEY, FORM_ENDPOINT: `http://127.0.0.1:${formServicePort}/submit` } : {}),
     ...extra,
   };
-  if (formServicePort) {
-    env.FORM_ACCESS_KEY = TEST_ACCESS_KEY;
-    env.FORM_ENDPOINT = `http://127.0.0.1:${formServicePort}/submit`;
-  }
   return {
     url: `http://127.0.0.1:${port}`,
-    metricsUrl: metricsPort ? `http://127.0.0.1:${metricsPort}/metrics` : null,
+    metricsUrl: extra.METRICS_PORT ? `http://127.0.0.1:${extra.METRICS_PORT}/metrics` : null,
     formServiceUrl: formServicePort ? `http://127.0.0.1:${formServicePort}` : null,
     env,
     // The built server on this very node (Node 24), without npm in between: it starts faster.
-    // Playwright starts it with a shell: exec, so it is Playwright's child and dies with it.
-    command: `exec ${owned(process.execPath, ["build/server/index.js"])
-      .flat()
-      .map((word) => `"${word}"`)
-      .join(" ")}`,
+    command: command(process.execPath, ["build/server/index.js"]),
     ready: `http://127.0.0.1:${port}/healthz`,
-  };
-}
-
-/** The site whose store opens and then cannot be written: a full tmpfs (full-disk-site.mjs). */
-function fullDiskSite(port: number) {
-  const s = site(port, null, { READY_PORT: String(base + 399) });
-  // SIGTERM if Playwright dies first: it then stops its server and unmounts the file system.
-  const command = owned(process.execPath, ["tests/support/full-disk-site.mjs"], "TERM");
-  return {
-    ...s,
-    command: `exec ${command
-      .flat()
-      .map((word) => `"${word}"`)
-      .join(" ")}`,
-    ready: `http://127.0.0.1:${base + 399}/`,
   };
 }
 
 /**
  * One site per Playwright project (each with its own fake form service), one with no key (the
  * outbox) and the only one with a booking page (BOOKING_URL), and one whose lead store cannot be
- * written (its data folder is a full file system).
+ * written: its data folder a full file system (full-disk-site.mjs, SIGTERMed should Playwright die
+ * first, to stop its server and unmount), ready once full.
  */
 export const sites = {
   js: site(base, base + 90, { METRICS_PORT: String(base + 10) }),
   noJs: site(base + 1, base + 91, { METRICS_PORT: String(base + 11) }),
   outbox: site(base + 2, null, { BOOKING_URL: "https://cal.com/kopano-digital/intro" }),
-  unwritable: fullDiskSite(base + 3),
+  unwritable: {
+    ...site(base + 3, null, { READY_PORT: String(base + 399) }),
+    command: command(process.execPath, ["tests/support/full-disk-site.mjs"], "TERM"),
+    ready: `http://127.0.0.1:${base + 399}/`,
+  },
 };

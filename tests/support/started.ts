@@ -1,20 +1,21 @@
 /**
  * What an ops test starts, undone after it however it ends (at its timeout Playwright abandons
- * the body, not its hooks), the last started first: sites, then fakes, then PostgreSQL. Call once
- * at a spec's top level.
+ * the body, not its hooks), the last started first: sites, then fakes, then PostgreSQL, and what
+ * the body, still running, starts meanwhile. Call once at a spec's top level.
  */
 import { writeFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
 import { startFakeFormService } from "./fake-form-service";
 import { freePort } from "./ports";
 import { startPostgres } from "./postgres";
-import { type Served, serve } from "./server";
+import { dataDir, events, type Served, serve } from "./server";
 import { e2eDir } from "./sites";
+import { mountTmpfs, unmountTmpfs } from "./tmpfs.mjs";
 
 export function startedByEachTest() {
   const started: (() => unknown)[] = [];
   test.afterEach(async () => {
-    for (const undo of started.splice(0).reverse()) await undo();
+    while (started.length) await started.pop()!();
   });
   return {
     /** `undo` runs after the test, with the rest. */
@@ -44,5 +45,21 @@ export function startedByEachTest() {
       server.child.kill("SIGTERM");
       expect((await server.exited).code, "the exit code of a clean stop").toBe(0);
     },
+    /** A fresh data folder that is a tmpfs of `size` (e.g. "2m"), to fill for real (tmpfs.mjs's fill). */
+    tmpfs(size: string) {
+      const dir = dataDir();
+      mountTmpfs(dir, size);
+      started.push(() => unmountTmpfs(dir));
+      return dir;
+    },
   };
 }
+
+/** What a site has logged so far, by event name: every event, or those of the lead `id`. */
+export const said = (site: Served, id?: string) =>
+  events(site.stdout())
+    .filter((e) => id === undefined || e.id === id)
+    .map((e) => String(e.event));
+
+/** `npm run soak` (SOAK=1): the long runs at their full length, as before a release; each test says what it scales. */
+export const SOAK = process.env.SOAK === "1";

@@ -2,14 +2,14 @@
  * A small tmpfs as a server's DATA_DIR, to run out of space for real (mounting needs root, as the
  * tests run). Shared by the full-disk e2e site and the operational tests.
  */
-import { closeSync, openSync, writeSync } from "node:fs";
 import { execFileSync } from "node:child_process";
+import { closeSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
+let fillers = 0;
+
 /** Mounts a tmpfs of `size` (e.g. "1m") on `dir`, readable by its owner only. */
-export function mountTmpfs(dir, size) {
-  execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size},mode=0700`, "tmpfs", dir]);
-}
+export const mountTmpfs = (dir, size) => execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size},mode=0700`, "tmpfs", dir]);
 
 /** Unmounts `dir`, lazily, whether or not it is still mounted. */
 export function unmountTmpfs(dir) {
@@ -21,12 +21,12 @@ export function unmountTmpfs(dir) {
 }
 
 /**
- * Fills `dir` with a file named "filler" and answers its path (removing it gives the space back):
- * to about `leave` bytes free in 16 KB writes, or with no `leave` to the last byte, big writes
- * first, then smaller ones until the file system says no more.
+ * Fills `dir` with a file of its own and answers its path (removing it gives the space back): to
+ * about `leave` bytes free in 16 KB writes, or with no `leave` to the last byte, big writes first,
+ * then smaller ones until the file system says no more.
  */
 export function fill(dir, leave = 0) {
-  const filler = join(dir, "filler");
+  const filler = join(dir, `filler-${fillers++}`);
   const fd = openSync(filler, "w");
   const free = () => Number(execFileSync("df", ["-B1", "--output=avail", dir]).toString().split("\n")[1]);
   if (leave > 0) while (free() > leave) writeSync(fd, Buffer.alloc(16_384, 1));
