@@ -14,42 +14,18 @@
  *   record whose `duplicate_check_fields` value matches updated (200, action "update"). Another
  *   unique field (`unique`) refuses a second record with its value: 400 DUPLICATE_DATA.
  * `setDelay(ms)` makes every answer, the token's too, wait that long first (a slow network).
- * Modes, for the next `times` upserts (then "ok" again): tooMany (429), fail500 (500),
- * storeThenClose (stores, then closes the connection: the answer is lost), storeThenHang
- * (stores, never answers).
+ * Modes, for the next `times` upserts (then "ok" again), with `match` only those whose body holds
+ * it: tooMany (429), fail500 (500), storeThenClose (stores, then closes the connection: the answer
+ * is lost), storeThenHang (stores, never answers).
  */
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 
 type ZohoMode = "ok" | "tooMany" | "fail500" | "storeThenClose" | "storeThenHang";
-
-interface ZohoRecord {
-  id: string;
-  fields: Record<string, unknown>;
-  /** How many upserts updated it after it was inserted. */
-  updates: number;
-}
-
-export interface FakeZohoCrm {
-  /** Both the accounts URL (ZOHO_ACCOUNTS_URL) and the api_domain it hands out. */
-  url: string;
-  clientId: string;
-  clientSecret: string;
-  refreshToken: string;
-  records(): ZohoRecord[];
-  /** The records whose `field` (default Description) contains `text`. */
-  find(text: string, field?: string): ZohoRecord[];
-  /** Every access token issued so far, for checking that none leaks. */
-  issued(): string[];
-  tokenRequests(): number;
-  upserts(): number;
-  /** Makes every token issued so far expired, as an hour's wait would. */
-  expireTokens(): void;
-  setMode(mode: ZohoMode, times?: number): void;
-  setDelay(ms: number): void;
-  close(): Promise<void>;
-}
+/** A record, and how many upserts updated it after it was inserted. */
+type ZohoRecord = { id: string; fields: Record<string, unknown>; updates: number };
+export type FakeZohoCrm = Awaited<ReturnType<typeof startFakeZohoCrm>>;
 
 const json = (res: ServerResponse, status: number, body: unknown) => {
   res.writeHead(status, { "Content-Type": "application/json;charset=UTF-8" });
@@ -64,6 +40,11 @@ const read = (req: IncomingMessage) =>
     req.on("error", reject);
   });
 const error = (code: string, message: string, details: Record<string, unknown> = {}) => ({ code, details, message, status: "error" });
+/** An error about one field of the record, as Zoho answers it. */
+const fieldError = (code: string, message: string, field: string, details: Record<string, unknown> = {}) => ({
+  data: [error(code, message, { ...details, api_name: field, json_path: `$.data[0].${field}` })],
+});
+const token = () => `1000.${randomBytes(16).toString("hex")}`;
 /** A record id as Zoho writes them: a long run of digits, as a string. */
 const recordId = () =>
   `5725767${String(BigInt(`0x${randomBytes(6).toString("hex")}`))
@@ -89,25 +70,21 @@ export async function startFakeZohoCrm({
   fields?: Record<string, number>;
   /** Lead_Source's options, when it is to refuse any other (Zoho accepts any otherwise). */
   leadSources?: string[];
-} = {}): Promise<FakeZohoCrm> {
-  const credentials = {
-    clientId: "1000.FAKECLIENTID",
-    clientSecret: `secret-${randomBytes(8).toString("hex")}`,
-    refreshToken: `1000.${randomBytes(16).toString("hex")}`,
-  };
+} = {}) {
+  const credentials = { clientId: "1000.FAKECLIENTID", clientSecret: `secret-${randomBytes(8).toString("hex")}`, refreshToken: token() };
   const tokens = new Map<string, number>(); // token → expires at
   const records: ZohoRecord[] = [];
-  let [mode, left, tokenRequests, upserts, delay] = ["ok" as ZohoMode, 0, 0, 0, 0];
-  const sockets = new Set<import("node:net").Socket>();
+  let [mode, left, match, tokenRequests, upserts, delay] = ["ok" as ZohoMode, 0, "", 0, 0, 0];
+  const sockets = new Set<Socket>();
   let url = "";
 
-  function token(res: ServerResponse, form: URLSearchParams) {
+  function refresh(res: ServerResponse, form: URLSearchParams) {
     tokenRequests += 1;
     if (form.get("grant_type") !== "refresh_token") return json(res, 200, { error: "unsupported_grant_type" });
     if (form.get("client_id") !== credentials.clientId || form.get("client_secret") !== credentials.clientSecret)
       return json(res, 200, { error: "invalid_client" });
     if (form.get("refresh_token") !== credentials.refreshToken) return json(res, 200, { error: "invalid_code" });
-    const value = `1000.${randomBytes(16).toString("hex")}.${randomBytes(16).toString("hex")}`;
+    const value = `${token()}.${randomBytes(16).toString("hex")}`;
     tokens.set(value, Date.now() + expiresIn * 1000);
     json(res, 200, { access_token: value, scope: "ZohoCRM.modules.leads.ALL", api_domain: url, token_type: "Bearer", expires_in: expiresIn });
   }
@@ -116,86 +93,50 @@ export async function startFakeZohoCrm({
     upserts += 1;
     const auth = /^Zoho-oauthtoken (\S+)$/.exec(req.headers.authorization ?? "")?.[1];
     if (!auth || (tokens.get(auth) ?? 0) <= Date.now()) return json(res, 401, error("INVALID_TOKEN", "invalid oauth token"));
-    const current = left > 0 ? mode : "ok";
-    if (left > 0 && --left === 0) mode = "ok";
+    const applies = left > 0 && raw.includes(match);
+    const current = applies ? mode : "ok";
+    if (applies && --left === 0) mode = "ok";
     if (current === "tooMany") return json(res, 429, error("TOO_MANY_REQUESTS", "Too many requests"));
     if (current === "fail500") return json(res, 500, error("INTERNAL_ERROR", "Internal Server Error"));
     const body = JSON.parse(raw) as { data?: Record<string, unknown>[]; duplicate_check_fields?: string[] };
     const input = body.data?.[0];
     if (!input || body.data!.length !== 1) return json(res, 400, error("INVALID_DATA", "invalid data", { expected_data_type: "jsonarray", api_name: "data" }));
     for (const field of ["Last_Name", "Company"])
-      if (typeof input[field] !== "string" || input[field] === "")
-        return json(res, 400, { data: [error("MANDATORY_NOT_FOUND", "required field not found", { api_name: field, json_path: `$.data[0].${field}` })] });
+      if (typeof input[field] !== "string" || input[field] === "") return json(res, 400, fieldError("MANDATORY_NOT_FOUND", "required field not found", field));
     for (const [field, value] of Object.entries(input)) {
       const max = LENGTHS[field] ?? fields[field] ?? SINGLE_LINE;
       if (typeof value === "string" && field !== "Lead_Source" && value.length > max)
-        return json(res, 400, { data: [error("INVALID_DATA", "invalid data", { maximum_length: max, api_name: field, json_path: `$.data[0].${field}` })] });
+        return json(res, 400, fieldError("INVALID_DATA", "invalid data", field, { maximum_length: max }));
     }
     if (leadSources && input.Lead_Source !== undefined && !leadSources.includes(String(input.Lead_Source)))
-      return json(res, 400, { data: [error("INVALID_DATA", "invalid data", { api_name: "Lead_Source", json_path: "$.data[0].Lead_Source" })] });
+      return json(res, 400, fieldError("INVALID_DATA", "invalid data", "Lead_Source"));
     const key = body.duplicate_check_fields?.[0];
     const existing = key === undefined ? undefined : records.find((r) => r.fields[key] === input[key]);
     for (const field of unique) {
       const other = records.find((r) => r !== existing && input[field] !== undefined && r.fields[field] === input[field]);
       if (other)
-        return json(res, 400, {
-          data: [
-            error("DUPLICATE_DATA", "duplicate data", {
-              api_name: field,
-              json_path: `$.data[0].${field}`,
-              duplicate_record: { module: { api_name: "Leads" }, id: other.id },
-            }),
-          ],
-        });
+        return json(res, 400, fieldError("DUPLICATE_DATA", "duplicate data", field, { duplicate_record: { module: { api_name: "Leads" }, id: other.id } }));
     }
-    const at = new Date().toISOString().replace(/\.\d+Z$/, "+00:00");
-    const who = { name: "Agency Admin", id: "5725767000000411001" };
-    let answer: { status: number; entry: Record<string, unknown> };
-    if (existing) {
-      Object.assign(existing.fields, input);
-      existing.updates += 1;
-      answer = {
-        status: 200,
-        entry: {
-          code: "SUCCESS",
-          duplicate_field: key,
-          action: "update",
-          details: { Modified_Time: at, Modified_By: who, Created_Time: at, id: existing.id, Created_By: who },
-          message: "record updated",
-          status: "success",
-        },
-      };
-    } else {
-      const record = { id: recordId(), fields: { ...input }, updates: 0 };
-      records.push(record);
-      answer = {
-        status: 201,
-        entry: {
-          code: "SUCCESS",
-          duplicate_field: null,
-          action: "insert",
-          details: { Modified_Time: at, Modified_By: who, Created_Time: at, id: record.id, Created_By: who },
-          message: "record added",
-          status: "success",
-        },
-      };
-    }
+    const record = existing ?? { id: recordId(), fields: {}, updates: -1 };
+    if (!existing) records.push(record);
+    Object.assign(record.fields, input);
+    record.updates += 1;
     if (current === "storeThenClose") return void req.socket.destroy();
     if (current === "storeThenHang") return;
-    json(res, answer.status, { data: [answer.entry] });
+    const [at, who] = [new Date().toISOString().replace(/\.\d+Z$/, "+00:00"), { name: "Agency Admin", id: "5725767000000411001" }];
+    const details = { Modified_Time: at, Modified_By: who, Created_Time: at, id: record.id, Created_By: who };
+    const [action, message] = existing ? ["update", "record updated"] : ["insert", "record added"];
+    json(res, existing ? 200 : 201, { data: [{ code: "SUCCESS", duplicate_field: existing ? key : null, action, details, message, status: "success" }] });
   }
 
   const server = createServer((req, res) => {
-    const path = new URL(req.url ?? "/", "http://fake").pathname;
+    const { pathname, search } = new URL(req.url ?? "/", "http://fake");
     read(req)
       .then(async (raw) => {
         if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
-        if (req.method === "POST" && path === "/oauth/v2/token") {
-          // Zoho takes the parameters in the query string or, as it recommends, in the body.
-          const form = new URLSearchParams(raw || new URL(req.url ?? "/", "http://fake").search);
-          return token(res, form);
-        }
-        if (req.method === "POST" && path === "/crm/v8/Leads/upsert") return upsert(req, res, raw);
+        // Zoho takes the token's parameters in the query string or, as it recommends, in the body.
+        if (req.method === "POST" && pathname === "/oauth/v2/token") return refresh(res, new URLSearchParams(raw || search));
+        if (req.method === "POST" && pathname === "/crm/v8/Leads/upsert") return upsert(req, res, raw);
         json(res, 404, error("INVALID_URL_PATTERN", "Please check if the URL trying to access is a correct one"));
       })
       .catch(() => res.destroy());
@@ -204,16 +145,20 @@ export async function startFakeZohoCrm({
   await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
+    /** Both the accounts URL (ZOHO_ACCOUNTS_URL) and the api_domain it hands out. */
     url,
     ...credentials,
     records: () => records,
-    find: (text, field = "Description") => records.filter((r) => String(r.fields[field] ?? "").includes(text)),
+    /** The records whose `field` (default Description) contains `text`. */
+    find: (text: string, field = "Description") => records.filter((r) => String(r.fields[field] ?? "").includes(text)),
+    /** Every access token issued so far, for checking that none leaks. */
     issued: () => [...tokens.keys()],
     tokenRequests: () => tokenRequests,
     upserts: () => upserts,
+    /** Makes every token issued so far expired, as an hour's wait would. */
     expireTokens: () => tokens.forEach((_, value) => tokens.set(value, 0)),
-    setMode: (next, times = Infinity) => void ([mode, left] = [next, next === "ok" ? 0 : times]),
-    setDelay: (ms) => void (delay = ms),
+    setMode: (next: ZohoMode, times = Infinity, only = "") => void ([mode, left, match] = [next, next === "ok" ? 0 : times, only]),
+    setDelay: (ms: number) => void (delay = ms),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
