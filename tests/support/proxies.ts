@@ -10,9 +10,12 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
+import { type Browser, expect } from "@playwright/test";
+import { messages } from "../../app/content/messages";
 import { owned } from "../../scripts/test-run.mjs";
 import { freePort } from "./ports";
 import { REPO, sleep } from "./server";
+import { atStep5, calculator, dispatchApp } from "./wizard";
 
 export interface Proxy {
   /** Where visitors reach it, e.g. http://127.0.0.1:23456 (a port that is not 80: Host carries it). */
@@ -95,4 +98,53 @@ export async function startCaddy(sites: string[]): Promise<Proxy> {
   // Caddy keeps its data and configuration under XDG folders: here, the test's own.
   const env = { ...process.env, HOME: dir, XDG_DATA_HOME: join(dir, "data"), XDG_CONFIG_HOME: join(dir, "config") };
   return started("caddy", ["run", "--config", join(dir, "Caddyfile"), "--adapter", "caddyfile"], url, dir, undefined, env);
+}
+
+/**
+ * A visitor's forms through a proxy at `baseURL`, as a browser sends them: without JavaScript the
+ * contact form, a post answered with a redirect; with it the calculator, a fetch of the action's
+ * data. Both forms post to one action with the same headers (each step of the calculator without
+ * JavaScript too), so between them they show each way of posting. Each thanked, or with
+ * `refused` each answered 403 (without JavaScript, with the site's words). Resolves with every
+ * post's status and Sec-Fetch-Site, the funnel's beacons' too.
+ */
+export async function sendForms(browser: Browser, baseURL: string, { refused = false } = {}) {
+  const posts: Promise<[number, string | null]>[] = [];
+  for (const javaScriptEnabled of [false, true]) {
+    const context = await browser.newContext({ baseURL, javaScriptEnabled });
+    const page = await context.newPage();
+    page.on(
+      "response",
+      (r) =>
+        r.request().method() === "POST" &&
+        posts.push(
+          r
+            .request()
+            .headerValue("sec-fetch-site")
+            .then((site) => [r.status(), site]),
+        ),
+    );
+    const answer = refused && page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/");
+    const [calc, form] = [calculator(page), page.locator("#contact")];
+    if (javaScriptEnabled) {
+      await atStep5(page, dispatchApp);
+      await calc.getByLabel("Company name").fill("Proxy Test Holdings");
+      await calc.getByLabel("Email").fill("proxy@example.co.za");
+      await calc.getByLabel("Phone").fill("+27 11 555 0199");
+      await calc.getByRole("button", { name: "Send My Request" }).click();
+      if (!refused) await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+    } else {
+      await page.goto("/");
+      await form.getByLabel("Name").fill("Lerato Mokoena");
+      await form.getByLabel("Email").fill("lerato@mokoena.co.za");
+      await form.getByLabel("Service").selectOption("ai");
+      await form.getByLabel("Message").fill("We would like a chat assistant.");
+      await form.getByRole("button", { name: "Send Message" }).click();
+      if (refused) await expect(page.getByText("Forms on this site can only be sent from this site.")).toBeVisible();
+      else await expect(form.getByRole("status")).toHaveText(messages.contactSent);
+    }
+    if (answer) expect((await answer).status()).toBe(403);
+    await context.close();
+  }
+  return Promise.all(posts);
 }
