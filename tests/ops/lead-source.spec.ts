@@ -8,7 +8,7 @@
  * server/leads/transport.test.ts; Zoho CRM's fields: zoho-crm.test.ts and zoho-crm.spec). And a
  * company of 120 characters and an email of 254, which the site takes. opsPort 136.
  */
-import { expect, test, type Browser, type BrowserContextOptions } from "@playwright/test";
+import { expect, test, type Browser } from "@playwright/test";
 import { messages } from "../../app/content/messages";
 import type { FakeFormService } from "../support/fake-form-service";
 import { hydrated } from "../support/fixtures";
@@ -19,97 +19,63 @@ import { calculator, dispatchApp, progress } from "../support/wizard";
 
 const { fakeService, site } = startedByEachTest();
 const SPRING = "/?utm_source=newsletter&utm_medium=email&utm_campaign=spring";
-const BLOG = "https://example.co.za/blog";
 /** The longest company name and email address the site takes (app/forms/limits.ts). */
 const company120 = (token: string) => `Gauteng Freight ${token} `.padEnd(120, "C");
 const email254 = `${"a".repeat(64)}@${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(53)}.example`;
 
 let clients = 0;
 /** A browser of a client of its own (the server trusts X-Forwarded-For here): each its own share of leads. */
-async function visitor(browser: Browser, javaScriptEnabled: boolean) {
-  const options: BrowserContextOptions = { javaScriptEnabled, extraHTTPHeaders: { "X-Forwarded-For": `203.0.113.${++clients}` } };
-  const context = await browser.newContext(options);
-  return { context, page: await context.newPage() };
+async function visitor(browser: Browser, javaScriptEnabled: boolean, path: string, referer?: string) {
+  const context = await browser.newContext({ javaScriptEnabled, extraHTTPHeaders: { "X-Forwarded-For": `203.0.113.${++clients}` } });
+  const page = await context.newPage();
+  await page.goto(path, { referer });
+  if (javaScriptEnabled) await hydrated(page);
+  return { context, page };
 }
 
-/** The five visits, each marked with a token of its own in what it sends. */
-const t = {
-  calcNoJs: "src-calc-nojs",
-  calcJs: "src-calc-js",
-  contactNoJs: "src-contact-nojs",
-  contactLink: "src-contact-link",
-  contactOther: "src-contact-other",
-};
-
-/** Without JavaScript: lands on the campaign's page, walks the calculator (a post a step), sends a 120-character company and a 254-character email. */
-async function calculatorWithoutJs(browser: Browser, url: string, token: string) {
-  const { context, page } = await visitor(browser, false);
+/**
+ * The calculator from the campaign's page: without JavaScript a post a step, with a 120-character
+ * company and a 254-character email; with it, reloaded at step 3 (its own address, the campaign's
+ * values gone from it), so the landing comes from the tab's session storage.
+ */
+async function calculatorVisit(browser: Browser, url: string, token: string, js: boolean) {
+  const { context, page } = await visitor(browser, js, `${url}${SPRING}`);
   const calc = calculator(page);
-  await page.goto(`${url}${SPRING}`);
-  for (const choice of [dispatchApp.service, dispatchApp.timeframe, dispatchApp.complexity])
-    await calc.getByRole("button", { name: choice, exact: true }).click();
-  await calc.getByLabel("Project description").fill(dispatchApp.description);
-  await calc.getByRole("button", { name: "Continue" }).click();
-  await expect(progress(page)).toHaveText("Step 5 of 5");
-  await calc.getByLabel("Company name").fill(company120(token));
-  await calc.getByLabel("Email").fill(email254);
-  await calc.getByLabel("Phone").fill("+27 11 555 1234");
-  await calc.getByRole("button", { name: "Send My Request" }).click();
-  await expect(page).toHaveURL(/\?sent=calculator/);
-  await context.close();
-}
-
-/** With JavaScript: lands on the campaign's page, takes two steps, reloads the step's page, and goes on to send. */
-async function calculatorWithJsAndReload(browser: Browser, url: string, token: string) {
-  const { context, page } = await visitor(browser, true);
-  const calc = calculator(page);
-  await page.goto(`${url}${SPRING}`);
-  await hydrated(page);
-  await calc.getByRole("button", { name: dispatchApp.service, exact: true }).click();
-  await calc.getByRole("button", { name: dispatchApp.timeframe, exact: true }).click();
+  for (const choice of [dispatchApp.service, dispatchApp.timeframe]) await calc.getByRole("button", { name: choice, exact: true }).click();
   await expect(progress(page)).toHaveText("Step 3 of 5");
-  await page.reload();
-  await hydrated(page);
-  await expect(progress(page)).toHaveText("Step 3 of 5");
-  expect(page.url(), "the step's own address, the campaign's values gone from it").not.toContain("utm_");
+  if (js) {
+    await page.reload();
+    await hydrated(page);
+    await expect(progress(page)).toHaveText("Step 3 of 5");
+    expect(page.url()).not.toContain("utm_");
+  }
   await calc.getByRole("button", { name: dispatchApp.complexity, exact: true }).click();
   await calc.getByLabel("Project description").fill(dispatchApp.description);
   await calc.getByRole("button", { name: "Continue" }).click();
-  await calc.getByLabel("Company name").fill(`Gauteng Freight ${token}`);
-  await calc.getByLabel("Email").fill("thandi@freight.example");
+  await calc.getByLabel("Company name").fill(js ? `Gauteng Freight ${token}` : company120(token));
+  await calc.getByLabel("Email").fill(js ? "thandi@freight.example" : email254);
   await calc.getByLabel("Phone").fill("+27 11 555 0100");
   await calc.getByRole("button", { name: "Send My Request" }).click();
-  await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+  await (js ? expect(calc.getByRole("status")).toHaveText(messages.calculatorSent) : expect(page).toHaveURL(/\?sent=calculator/));
   await context.close();
 }
 
 /** The contact form: with JavaScript straight away; without it, first with a mistake (a page of its own), then put right. */
-async function contact(browser: Browser, url: string, token: string, { path, referer, javaScript }: { path: string; referer?: string; javaScript: boolean }) {
-  const { context, page } = await visitor(browser, javaScript);
-  await page.goto(`${url}${path}`, { referer });
-  if (javaScript) await hydrated(page);
+async function contactVisit(browser: Browser, url: string, token: string, js: boolean, path: string, referer?: string) {
+  const { context, page } = await visitor(browser, js, `${url}${path}`, referer);
   const form = page.locator("#contact");
   await form.getByLabel("Name").fill(`Lerato Mokoena ${token}`);
-  await form.getByLabel("Email").fill(javaScript ? "lerato@mokoena.co.za" : "lerato@");
+  await form.getByLabel("Email").fill(js ? "lerato@mokoena.co.za" : "lerato@");
   await form.getByLabel("Service").selectOption({ label: "Zoho Solutions" });
   await form.getByLabel("Message").fill("We run Zoho Books and want CRM too.");
   await form.getByRole("button", { name: "Send Message" }).click();
-  if (!javaScript) {
+  if (!js) {
     await expect(page).toHaveURL(/\/\?contact=[\w-]{22}#contact-error-summary$/);
     await form.getByLabel("Email").fill("lerato@mokoena.co.za");
     await form.getByRole("button", { name: "Send Message" }).click();
   }
   await expect(form.getByRole("status")).toHaveText(messages.contactSent);
   await context.close();
-}
-
-/** All five visits, one after another (a busy machine), each with its token. */
-async function visits(browser: Browser, url: string) {
-  await calculatorWithoutJs(browser, url, t.calcNoJs);
-  await calculatorWithJsAndReload(browser, url, t.calcJs);
-  await contact(browser, url, t.contactNoJs, { path: SPRING, javaScript: false });
-  await contact(browser, url, t.contactLink, { path: "/", referer: BLOG, javaScript: true });
-  await contact(browser, url, t.contactOther, { path: "/?utm_source=newsletter&utm_medium=email&utm_campaign=jane@x.co", javaScript: true });
 }
 
 /** The one submission marked `token` the fake service took, waited for. */
@@ -129,7 +95,13 @@ test("the webhook's JSON carries each visit's source as parts, and its message t
   const settings = { CAMPAIGNS: "spring", TRUST_PROXY: "1", FORM_PROVIDER: "webhook", REFERRER_SITES: "example.co.za" };
   const server = site(opsPort(136), keyed(fake, dataDir(), settings));
   await server.listening;
-  await visits(browser, server.url);
+  // The five visits, one after another (a busy machine), each marked with a token of its own.
+  const t = { calcNoJs: "src-calc-nojs", calcJs: "src-calc-js", contactNoJs: "src-contact-nojs", contactLink: "src-contact-link", contactOther: "src-other" };
+  await calculatorVisit(browser, server.url, t.calcNoJs, false);
+  await calculatorVisit(browser, server.url, t.calcJs, true);
+  await contactVisit(browser, server.url, t.contactNoJs, false, SPRING);
+  await contactVisit(browser, server.url, t.contactLink, true, "/", "https://example.co.za/blog");
+  await contactVisit(browser, server.url, t.contactOther, true, "/?utm_source=newsletter&utm_medium=email&utm_campaign=jane@x.co");
   const spring = { kind: "campaign", utm_source: "newsletter", utm_medium: "email", utm_campaign: "spring", referrer: "", text: "newsletter, email, spring" };
   for (const token of [t.calcNoJs, t.calcJs, t.contactNoJs]) {
     const payload = await arrived(fake, token);
