@@ -1,12 +1,10 @@
 /**
  * compose.yaml: what it says, and the file run as written by podman-compose (Debian 12's, 1.0.3)
- * with one override (tests/ops/compose.override.yaml: the sites' image is the one the tests
- * built). What a test machine needs besides is given as an operator would: the variables
- * compose.yaml reads (POSTGRES_PASSWORD, FORM_ACCESS_KEY, the host ports), and podman's settings
- * for these machines (runc, ulimits) in a containers.conf of the test's own. The postgres image is
- * pulled, or where Docker Hub cannot be reached, a stand-in under its name
- * (scripts/container/test-image.mjs). One project of this checkout's own (E2E_PORT_BASE),
- * removed before and after, pass or fail. Ports: opsPort(147-148).
+ * with one override (tests/ops/compose.override.yaml: the image the tests built). The rest as an
+ * operator gives it: the variables compose.yaml reads, and podman's settings for these machines
+ * (runc, ulimits) in a containers.conf of the test's own. The postgres image is pulled, or a
+ * stand-in under its name (scripts/container/test-image.mjs). One project of this checkout's own
+ * (E2E_PORT_BASE), removed before and after. Ports: opsPort(147-148).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -19,17 +17,7 @@ import { startedByEachTest } from "../support/started";
 
 const { undo } = startedByEachTest();
 
-interface Service {
-  image?: string;
-  build?: string;
-  environment?: Record<string, string | null>;
-  volumes?: string[];
-  ports?: string[];
-  read_only?: boolean;
-  stop_grace_period?: string;
-  healthcheck?: { test: string[] };
-  depends_on?: Record<string, { condition: string }>;
-}
+type Service = { image?: string; environment?: Record<string, string | null>; volumes?: string[]; ports?: string[]; healthcheck?: { test: string[] } };
 const { services } = parse(readFileSync(join(REPO, "compose.yaml"), "utf8"), { merge: true }) as { services: Record<string, Service> };
 
 /**

@@ -1,8 +1,8 @@
 /**
  * The server as an operator first starts it (no proxy in front, default settings) and as an
- * attacker meets it: slow bodies, malformed requests; SIGTERM finishing what is in flight; a
- * page's first request, rendered into the page cache, checked as Express checks it. Each test
- * starts its own server from build/ (opsPort 21-23 and 29); distinct clients come from distinct
+ * attacker meets it: slow bodies and malformed requests; a page's first request, rendered into
+ * the page cache, checked as Express checks it; SIGTERM finishing what is in flight. Each test
+ * starts its own server from build/ (opsPort 21 and 29); distinct clients come from distinct
  * loopback addresses (127.0.0.2, 127.0.0.3, …).
  */
 import { request, type IncomingHttpHeaders } from "node:http";
@@ -12,13 +12,13 @@ import { events, rawRequest, sleep } from "../support/server";
 import { opsPort } from "../support/sites";
 import { startedByEachTest } from "../support/started";
 
-const { site, undo } = startedByEachTest();
+const { site, stop, undo } = startedByEachTest();
 /** The server's deadline for a whole request (docs/operations.md: headers within 10 s, the whole request within 20 s). */
 const REQUEST_DEADLINE = 20_000;
 /** How long the server keeps an idle keep-alive connection open when it is not stopping (server/index.ts). */
 const KEEP_ALIVE_TIMEOUT = 5_000;
 
-test("200 clients trickling a body one byte every 2 s are each cut off once the 20 s request deadline has passed, while / keeps answering", async () => {
+test("200 clients trickling a body one byte every 2 s are each cut off once the 20 s request deadline has passed, while / keeps answering; malformed requests meanwhile get a short 4xx; the log stays one JSON object per line, without an error or a stack trace, and its start says a proxy in front would count every visitor as one", async () => {
   // Over 30 s: the server's 20 s deadline for a whole request, checked each second, is what is
   // tested, and no shorter one can be set. 200 clients: each holds a connection, and together
   // they are more than the 128 a listen queue holds, were the server to stop accepting.
@@ -48,6 +48,17 @@ test("200 clients trickling a body one byte every 2 s are each cut off once the 
     );
   });
   const lastHead = Math.max(...(await Promise.all(heads)));
+  // Malformed requests while they trickle, twenty of each: a log line per request, or one error a minute, would show.
+  const host = `Host: 127.0.0.1:${server.port}`;
+  const malformed = [
+    `GET /% HTTP/1.1\r\n${host}`,
+    `TRACE / HTTP/1.1\r\n${host}`,
+    "GET / HTTP/1.1\r\nHost: a b",
+    `GET / HTTP/1.1\r\n${host}\r\nX-Forwarded-Host: 127.0.0.1:99999999999999999999`,
+    `GET http://elsewhere.example/ HTTP/1.1\r\n${host}`,
+    `POST /?index HTTP/1.1\r\n${host}\r\nSec-Fetch-Site: same-origin\r\nOrigin: https://evil.example\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 0`,
+  ];
+  for (const head of malformed) for (let i = 0; i < 20; i++) expect(Math.floor((await rawRequest(server.port, head)) / 100), `${head}: a 4xx`).toBe(4);
   // The page, asked for while the clients trickle: answered while every one of them still holds
   // its connection (the deadline is 20 s away), and on until the last is cut off.
   const pages: { status: number; allHeld: boolean }[] = [];
@@ -64,24 +75,8 @@ test("200 clients trickling a body one byte every 2 s are each cut off once the 
   expect(Math.max(...cutAfter), "the latest cut, ms after its head").toBeLessThan(REQUEST_DEADLINE + 10_000);
   expect(pages.filter((p) => p.status !== 200)).toEqual([]);
   expect(pages.filter((p) => p.allHeld).length, "pages answered while all 200 held their connections").toBeGreaterThan(0);
-});
 
-test("malformed requests get a short 4xx and the log stays one JSON object per line, without a stack trace; on loopback without TRUST_PROXY, the start says a proxy in front would count every visitor as one", async () => {
-  const server = site(opsPort(22), {});
-  await server.listening;
-  const host = `Host: 127.0.0.1:${server.port}`;
-  const malformed = [
-    `GET /% HTTP/1.1\r\n${host}`,
-    `TRACE / HTTP/1.1\r\n${host}`,
-    "GET / HTTP/1.1\r\nHost: a b",
-    `GET / HTTP/1.1\r\n${host}\r\nX-Forwarded-Host: 127.0.0.1:99999999999999999999`,
-    `GET http://elsewhere.example/ HTTP/1.1\r\n${host}`,
-    `POST /?index HTTP/1.1\r\n${host}\r\nSec-Fetch-Site: same-origin\r\nOrigin: https://evil.example\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 0`,
-  ];
-  // Twenty of each: a log line per request, or one error a minute, would show.
-  for (const head of malformed) for (let i = 0; i < 20; i++) expect(Math.floor((await rawRequest(server.port, head)) / 100), `${head}: a 4xx`).toBe(4);
-  server.child.kill("SIGTERM");
-  await server.exited;
+  await stop(server);
   expect(server.stderr()).toBe("");
   const lines = events(server.stdout()); // each line is one JSON object, or this throws
   expect(lines.length).toBeGreaterThan(0); // a loop over no lines would pass
@@ -94,9 +89,38 @@ test("malformed requests get a short 4xx and the log stays one JSON object per l
   ]);
 });
 
-test("SIGTERM: new connections are refused, a request in flight finishes and /healthz then answers 503 on its connection, idle keep-alive sockets close, exit 0", async () => {
-  const server = site(opsPort(23), {});
+test("a page's first request, rendered into the page cache before Express, gets what Express's checks give: a bad Host refused, HSTS only from a trusted proxy, every protective header. SIGTERM: new connections are refused, a request in flight finishes and /healthz then answers 503 on its connection, idle keep-alive sockets close, exit 0", async () => {
+  const server = site(opsPort(29), { TRUST_PROXY: "127.0.0.2" });
+  // Only 127.0.0.2 is a proxy; each page is asked for once before it is kept and once after.
+  const get = (path: string, localAddress: string, method = "GET") =>
+    new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
+      request({ host: "127.0.0.1", port: server.port, path, method, localAddress, headers: { "X-Forwarded-Proto": "https" } }, (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (body += chunk)).on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      })
+        .on("error", reject)
+        .end();
+    });
   await server.listening;
+  expect(await rawRequest(server.port, "GET /work HTTP/1.1\r\nHost: a b")).toBe(400);
+  expect(await rawRequest(server.port, `GET /work HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nX-Forwarded-Host: a b`)).toBe(400);
+  for (const round of ["rendered", "kept"]) {
+    const [byProxy, direct, head] = [await get("/about", "127.0.0.2"), await get("/services", "127.0.0.3"), await get("/privacy", "127.0.0.3", "HEAD")];
+    expect(byProxy.headers["strict-transport-security"], round).toMatch(/^max-age=\d+/);
+    expect(direct.headers["strict-transport-security"], round).toBeUndefined();
+    expect(head.body, round).toBe("");
+    for (const answer of [byProxy, direct, head]) {
+      expect(answer.status, round).toBe(200);
+      expect(answer.headers["cache-control"], round).toMatch(/^public, /);
+      expect(answer.headers["content-security-policy"], round).toMatch(/script-src 'self' 'sha256-/);
+      expect(answer.headers["x-frame-options"], round).toBe("DENY");
+      expect(answer.headers["permissions-policy"], round).toContain("camera=()");
+      expect(answer.headers["x-powered-by"], round).toBeUndefined();
+    }
+  }
+
+  // SIGTERM, with a request in flight and a keep-alive connection idle.
   const body = new URLSearchParams({ formName: "contact", name: "Ada", email: "ada@example.com", service: "seo", message: "in flight" }).toString();
   const slow = connect(server.port, "127.0.0.1");
   let reply = "";
@@ -135,36 +159,4 @@ test("SIGTERM: new connections are refused, a request in flight finishes and /he
   // "Stopping": within 15 s).
   expect((await server.exited).code).toBe(0);
   expect(server.stdout()).toContain('"event":"stopped"');
-});
-
-test("a page's first request, rendered into the page cache before Express, gets what Express's checks give: a bad Host refused, HSTS only from a trusted proxy, every protective header", async () => {
-  // Only 127.0.0.2 is a proxy; each page is asked for once before it is kept and once after.
-  const server = site(opsPort(29), { TRUST_PROXY: "127.0.0.2" });
-  const get = (path: string, localAddress: string, method = "GET") =>
-    new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
-      request({ host: "127.0.0.1", port: server.port, path, method, localAddress, headers: { "X-Forwarded-Proto": "https" } }, (res) => {
-        let body = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => (body += chunk)).on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-      })
-        .on("error", reject)
-        .end();
-    });
-  await server.listening;
-  expect(await rawRequest(server.port, "GET /work HTTP/1.1\r\nHost: a b")).toBe(400);
-  expect(await rawRequest(server.port, `GET /work HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nX-Forwarded-Host: a b`)).toBe(400);
-  for (const round of ["rendered", "kept"]) {
-    const [byProxy, direct, head] = [await get("/about", "127.0.0.2"), await get("/services", "127.0.0.3"), await get("/privacy", "127.0.0.3", "HEAD")];
-    expect(byProxy.headers["strict-transport-security"], round).toMatch(/^max-age=\d+/);
-    expect(direct.headers["strict-transport-security"], round).toBeUndefined();
-    expect(head.body, round).toBe("");
-    for (const answer of [byProxy, direct, head]) {
-      expect(answer.status, round).toBe(200);
-      expect(answer.headers["cache-control"], round).toMatch(/^public, /);
-      expect(answer.headers["content-security-policy"], round).toMatch(/script-src 'self' 'sha256-/);
-      expect(answer.headers["x-frame-options"], round).toBe("DENY");
-      expect(answer.headers["permissions-policy"], round).toContain("camera=()");
-      expect(answer.headers["x-powered-by"], round).toBeUndefined();
-    }
-  }
 });
