@@ -80,7 +80,7 @@ test("run as an operator runs it: read-only, non-root, healthy, metrics on their
       .poll(async () => (await fetch(`${url}/healthz`).catch(() => null))?.status, { timeout: 30_000, message: "healthz" })
       .toBe(200)
       .catch(async (error: unknown) => Promise.reject(new Error(`${String(error)}\n${await container.logs()}`)));
-  const first = await startContainer(image, "image-a", { env }, undo);
+  const first = await startContainer(image, "image-a", env, undo);
   await serving(first);
   expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: "ok" });
   expect((await fetch(`${url}/`)).status).toBe(200);
@@ -108,7 +108,7 @@ test("run as an operator runs it: read-only, non-root, healthy, metrics on their
   await expect.poll(() => first.inspect("{{.State.Running}}")).toBe("false");
   expect(fake.accepted(token)).toEqual([]);
   fake.setMode("ok", undefined, token);
-  const second = await startContainer(image, "image-b", { env, volume: first.volume }, undo);
+  const second = await startContainer(image, "image-b", env, undo, first.volume);
   await serving(second);
   await deliveredOnce(fake, [token], { within: 60_000 });
 

@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
 import { LIMITS } from "../../server/rate-limits";
 import { freePort } from "../support/ports";
-import { sendForms, shippedNginx, startCaddy, startNginx } from "../support/proxies";
+import { sendForms, startShipped } from "../support/proxies";
 import { dataDir, deliveredOnce, events, keyed, postContact, sleep } from "../support/server";
 import { opsPort } from "../support/sites";
 import { startedByEachTest } from "../support/started";
@@ -38,9 +38,8 @@ for (const [i, proxy] of (["nginx", "Caddy"] as const).entries()) {
   const file = proxy === "nginx" ? "deploy/nginx.conf" : "deploy/Caddyfile";
   /** The shipped file in front of `upstreams`, stopped after the test: its URL. */
   const shippedProxy = async (upstreams: string[]) => {
-    const started = proxy === "nginx" ? await startNginx([shippedNginx(upstreams)]) : await startCaddy(upstreams);
-    undo(started.stop);
-    return started.url;
+    const { url, stop } = await startShipped(proxy, upstreams);
+    return (undo(stop), url);
   };
 
   test(`through ${proxy} with ${file}: a browser's forms go; each visitor has a limit of its own (its X-Forwarded-For no escape, Host with its port); no error or refused visitor. In front of two sites, one stopped or failing before it answers: each post taken once, never sent to both`, async ({

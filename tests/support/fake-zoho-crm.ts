@@ -1,81 +1,50 @@
 /**
  * A fake Zoho CRM on loopback, built from Zoho's documentation, for the tests that deliver to it
- * (FORM_PROVIDER=zoho-crm); each test starts its own. Both of Zoho's servers in one:
- * - accounts: `POST /oauth/v2/token` with grant_type=refresh_token answers
- *   `{access_token, api_domain, token_type, expires_in}`; a refresh token or client it does not
- *   know, `200 {"error": "invalid_code"}` / `{"error": "invalid_client"}` as Zoho does;
- * - the API: `POST /crm/v8/Leads/upsert` with `Authorization: Zoho-oauthtoken …`: 401
- *   INVALID_TOKEN for a token it did not issue or that expired; the record checked as Zoho's
- *   standard Leads layout does (Last_Name and Company mandatory: 400 MANDATORY_NOT_FOUND; a value
- *   longer than its field holds, Zoho's published limits (LENGTHS; a custom field: `fields`, else a
- *   Single Line's 255): 400 INVALID_DATA with the field's `maximum_length`, as the Insert Records
- *   API documents; with `leadSources`, Lead_Source as a picklist that takes only those options:
- *   400 INVALID_DATA for any other); then inserted (201, action "insert"), or the
- *   record whose `duplicate_check_fields` value matches updated (200, action "update"). Another
- *   unique field (`unique`) refuses a second record with its value: 400 DUPLICATE_DATA.
- * `setDelay(ms)` makes every answer, the token's too, wait that long first (a slow network).
- * Modes, for the next `times` upserts (then "ok" again), with `match` only those whose body holds
- * it: tooMany (429), fail500 (500), storeThenClose (stores, then closes the connection: the answer
- * is lost), storeThenHang (stores, never answers).
+ * (FORM_PROVIDER=zoho-crm). Both of Zoho's servers in one, answering as Zoho does: the token
+ * (`POST /oauth/v2/token`, a refresh token or client it does not know: 200 with invalid_code or
+ * invalid_client), and `POST /crm/v8/Leads/upsert`: 401 INVALID_TOKEN for a token it did not issue
+ * or that expired; the record checked as the standard Leads layout is (Last_Name and Company
+ * mandatory; no value past its field's published length, LENGTHS, else a custom field's `fields`
+ * or a Single Line's 255; with `leadSources`, Lead_Source a picklist of those; no second record
+ * with a `unique` field's value), then inserted, or the record whose `duplicate_check_fields` value
+ * matches updated. `setDelay(ms)`: every answer that late (a slow network). Modes, for the next
+ * `times` upserts whose body holds `match`: tooMany (429), fail500 (500), storeThenClose (stores,
+ * then closes the connection: the answer is lost), storeThenHang (stores, never answers).
  */
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomInt } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { AddressInfo } from "node:net";
 
 type ZohoMode = "ok" | "tooMany" | "fail500" | "storeThenClose" | "storeThenHang";
-/** A record, and how many upserts updated it after it was inserted. */
-type ZohoRecord = { id: string; fields: Record<string, unknown>; updates: number };
+type ZohoRecord = { id: string; fields: Record<string, unknown>; updates: number }; // updates: since it was inserted
 export type FakeZohoCrm = Awaited<ReturnType<typeof startFakeZohoCrm>>;
 
-const json = (res: ServerResponse, status: number, body: unknown) => {
-  res.writeHead(status, { "Content-Type": "application/json;charset=UTF-8" });
-  res.end(JSON.stringify(body));
+const json = (res: ServerResponse, status: number, body: unknown) =>
+  void res.writeHead(status, { "Content-Type": "application/json;charset=UTF-8" }).end(JSON.stringify(body));
+const read = async (req: IncomingMessage) => {
+  let data = "";
+  for await (const chunk of req.setEncoding("utf8")) data += chunk as string;
+  return data;
 };
-const read = (req: IncomingMessage) =>
-  new Promise<string>((resolve, reject) => {
-    let data = "";
-    req.setEncoding("utf8");
-    req.on("data", (chunk: string) => (data += chunk));
-    req.on("end", () => resolve(data));
-    req.on("error", reject);
-  });
 const error = (code: string, message: string, details: Record<string, unknown> = {}) => ({ code, details, message, status: "error" });
 /** An error about one field of the record, as Zoho answers it. */
 const fieldError = (code: string, message: string, field: string, details: Record<string, unknown> = {}) => ({
   data: [error(code, message, { ...details, api_name: field, json_path: `$.data[0].${field}` })],
 });
 const token = () => `1000.${randomBytes(16).toString("hex")}`;
-/** A record id as Zoho writes them: a long run of digits, as a string. */
-const recordId = () =>
-  `5725767${String(BigInt(`0x${randomBytes(6).toString("hex")}`))
-    .padStart(12, "0")
-    .slice(0, 12)}`;
 
 /**
  * What Zoho's standard Leads fields hold, in characters (its help, "Standard Modules & Fields"),
  * counted as Zoho's Java counts a string (UTF-16 units, as JavaScript does).
  */
 const LENGTHS: Record<string, number> = { First_Name: 40, Last_Name: 80, Company: 100, Email: 100, Phone: 30, Mobile: 30, Description: 32_000 };
-const SINGLE_LINE = 255;
 
-export async function startFakeZohoCrm({
-  unique = [],
-  expiresIn = 3600,
-  fields = {},
-  leadSources,
-}: {
-  unique?: string[];
-  expiresIn?: number;
-  /** Custom fields that hold other than a Single Line's 255 characters (a Multi Line: 2,000 or 32,000). */
-  fields?: Record<string, number>;
-  /** Lead_Source's options, when it is to refuse any other (Zoho accepts any otherwise). */
-  leadSources?: string[];
-} = {}) {
+type Options = { unique?: string[]; expiresIn?: number; fields?: Record<string, number>; leadSources?: string[] };
+export async function startFakeZohoCrm({ unique = [], expiresIn = 3600, fields = {}, leadSources }: Options = {}) {
   const credentials = { clientId: "1000.FAKECLIENTID", clientSecret: `secret-${randomBytes(8).toString("hex")}`, refreshToken: token() };
   const tokens = new Map<string, number>(); // token → expires at
   const records: ZohoRecord[] = [];
   let [mode, left, match, tokenRequests, upserts, delay] = ["ok" as ZohoMode, 0, "", 0, 0, 0];
-  const sockets = new Set<Socket>();
   let url = "";
 
   function refresh(res: ServerResponse, form: URLSearchParams) {
@@ -104,7 +73,7 @@ export async function startFakeZohoCrm({
     for (const field of ["Last_Name", "Company"])
       if (typeof input[field] !== "string" || input[field] === "") return json(res, 400, fieldError("MANDATORY_NOT_FOUND", "required field not found", field));
     for (const [field, value] of Object.entries(input)) {
-      const max = LENGTHS[field] ?? fields[field] ?? SINGLE_LINE;
+      const max = LENGTHS[field] ?? fields[field] ?? 255; // a Single Line's
       if (typeof value === "string" && field !== "Lead_Source" && value.length > max)
         return json(res, 400, fieldError("INVALID_DATA", "invalid data", field, { maximum_length: max }));
     }
@@ -117,7 +86,7 @@ export async function startFakeZohoCrm({
       if (other)
         return json(res, 400, fieldError("DUPLICATE_DATA", "duplicate data", field, { duplicate_record: { module: { api_name: "Leads" }, id: other.id } }));
     }
-    const record = existing ?? { id: recordId(), fields: {}, updates: -1 };
+    const record = existing ?? { id: `5725767${randomInt(1e11, 1e12)}`, fields: {}, updates: -1 };
     if (!existing) records.push(record);
     Object.assign(record.fields, input);
     record.updates += 1;
@@ -141,12 +110,10 @@ export async function startFakeZohoCrm({
       })
       .catch(() => res.destroy());
   });
-  server.on("connection", (socket) => (sockets.add(socket), socket.on("close", () => sockets.delete(socket))));
   await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    /** Both the accounts URL (ZOHO_ACCOUNTS_URL) and the api_domain it hands out. */
-    url,
+    url, // the accounts URL (ZOHO_ACCOUNTS_URL) and the api_domain it hands out
     ...credentials,
     records: () => records,
     /** The records whose `field` (default Description) contains `text`. */
@@ -159,11 +126,7 @@ export async function startFakeZohoCrm({
     expireTokens: () => tokens.forEach((_, value) => tokens.set(value, 0)),
     setMode: (next: ZohoMode, times = Infinity, only = "") => void ([mode, left, match] = [next, next === "ok" ? 0 : times, only]),
     setDelay: (ms: number) => void (delay = ms),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      }),
+    close: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())),
   };
 }
 

@@ -15,25 +15,18 @@ export const PREFIX = `agency-site-e2e-${process.env.E2E_PORT_BASE ?? 3100}`;
 /** Each container carries the test run's id, so the run's end finds any left (scripts/test-run.mjs). */
 const runLabel = process.env.AGENCY_TEST_RUN ? ["--label", `AGENCY_TEST_RUN=${process.env.AGENCY_TEST_RUN}`] : [];
 
-/** podman's answer whether it succeeded or not: exit code and output. */
-export function podmanTry(args: string[], options: { timeout?: number; env?: NodeJS.ProcessEnv; command?: string } = {}) {
-  const { timeout = 60_000, env, command = "podman" } = options;
-  return promisify(execFile)(command, args, { timeout, env, maxBuffer: 64 * 1024 * 1024 }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (e: { code?: number; stdout?: string; stderr?: string }) => ({
-      code: typeof e.code === "number" ? e.code : -1,
-      stdout: e.stdout ?? "",
-      stderr: e.stderr ?? "",
-    }),
-  );
-}
+const run = promisify(execFile);
+type Options = { timeout?: number; env?: NodeJS.ProcessEnv; command?: string };
+/** podman's output (or `command`'s: podman-compose); a failure rejects with its code, stdout and stderr. */
+export const podman = async (args: string[], { timeout = 60_000, env, command = "podman" }: Options = {}) =>
+  (await run(command, args, { timeout, env, maxBuffer: 64 * 1024 * 1024 })).stdout;
 
-/** podman's output; a failure throws, with what podman said. */
-export async function podman(args: string[], options?: Parameters<typeof podmanTry>[1]) {
-  const { code, stdout, stderr } = await podmanTry(args, options);
-  if (code !== 0) throw Object.assign(new Error(`${options?.command ?? "podman"} ${args.join(" ")}: exit ${code}\n${stderr}`), { stderr });
-  return stdout;
-}
+/** podman's answer whether it succeeded or not: exit code and output. */
+export const podmanTry = (args: string[]) =>
+  run("podman", args, { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" }),
+  );
 
 /** `podman run --rm` of the image with these machines' flags; resolves with its output. */
 export const runOnce = (image: string, command: string[]) => podman(["run", "--rm", ...FLAGS, ...runLabel, image, ...command]);
@@ -41,16 +34,11 @@ export const runOnce = (image: string, command: string[]) => podman(["run", "--r
 export type Container = Awaited<ReturnType<typeof startContainer>>;
 
 /**
- * The image started as an operator starts it: read-only root, a named volume on /app/data (a
- * fresh one, or `volume`: a container's before it), the image's own ENTRYPOINT and CMD. It and a
- * fresh volume are removed by `undo` (startedByEachTest's) after the test.
+ * The image started as an operator starts it, with `env`: read-only root, a named volume on
+ * /app/data (a fresh one, or `volume`: a container's before it), the image's own ENTRYPOINT and
+ * CMD. It and a fresh volume are removed by `undo` (startedByEachTest's) after the test.
  */
-export async function startContainer(
-  image: string,
-  id: string,
-  { env, volume }: { env: Record<string, string>; volume?: string },
-  undo: (f: () => unknown) => void,
-) {
+export async function startContainer(image: string, id: string, env: Record<string, string>, undo: (f: () => unknown) => void, volume?: string) {
   const name = `${PREFIX}-${id}`;
   if (!volume) {
     volume = name;
@@ -60,23 +48,9 @@ export async function startContainer(
   }
   await podmanTry(["rm", "-f", "-t", "0", name]);
   undo(() => podmanTry(["rm", "-f", "-t", "0", name]));
-  const envFlags = Object.entries(env).flatMap(([key, value]) => ["-e", `${key}=${value}`]);
   // The health check's timer needs systemd, which these machines lack: it is run on demand instead.
-  await podman([
-    "run",
-    "-d",
-    "--name",
-    name,
-    ...FLAGS,
-    ...runLabel,
-    "--read-only",
-    "--health-interval",
-    "disable",
-    "-v",
-    `${volume}:/app/data`,
-    ...envFlags,
-    image,
-  ]);
+  const flags = ["--read-only", "--health-interval", "disable", "-v", `${volume}:/app/data`, ...Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`])];
+  await podman(["run", "-d", "--name", name, ...FLAGS, ...runLabel, ...flags, image]);
   return {
     name,
     volume,

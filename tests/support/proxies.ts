@@ -1,12 +1,12 @@
 /**
  * The proxies operators put in front of the site, as processes of a test's own on loopback:
- * Debian's nginx, Caddy and Varnish in the foreground, their files in a folder of their own
- * (nothing under /etc or /var). The shipped files (deploy/nginx.conf, deploy/Caddyfile) run as
- * written, with only their listening address and the sites' addresses put in. Stopped by the test
- * (SIGTERM, which takes nginx's worker and Varnish's cache process with their manager), or when
- * the process that started them dies.
+ * Debian's nginx, Caddy and Varnish in the foreground, their files in a folder of their own. The
+ * shipped files (deploy/nginx.conf, deploy/Caddyfile) run as written, but for the addresses.
+ * Stopped by the test (SIGTERM, which takes nginx's worker and Varnish's cache process with their
+ * manager), or when the process that started them dies. And a browser's forms through them.
  */
 import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
@@ -17,11 +17,8 @@ import { freePort } from "./ports";
 import { REPO, sleep } from "./server";
 import { atStep5, calculator, dispatchApp } from "./wizard";
 
-export interface Proxy {
-  /** Where visitors reach it, e.g. http://127.0.0.1:23456 (a port that is not 80: Host carries it). */
-  url: string;
-  stop(): Promise<void>;
-}
+/** `url`: where visitors reach it, e.g. http://127.0.0.1:23456 (a port that is not 80: Host carries it). */
+export type Proxy = Awaited<ReturnType<typeof started>>;
 
 /** A shipped file with `from` replaced by `to`, each exactly once, so a file that changes shape fails here. */
 function shipped(file: string, replacements: [from: string, to: string][]): string {
@@ -34,23 +31,19 @@ function shipped(file: string, replacements: [from: string, to: string][]): stri
 }
 
 /** `command` run with its files in `dir`, once `url`/healthz gets an answer `ready` takes (any, by default: the site may still be starting). */
-export async function started(command: string, args: string[], url: string, dir: string, ready = (status: number) => status > 0, env = process.env) {
+async function started(command: string, args: string[], url: string, dir: string, ready = (status: number) => status > 0, env = process.env) {
   let output = "";
   const child = spawn(...owned(command, args, "TERM"), { env, stdio: ["ignore", "pipe", "pipe"] });
   for (const stream of [child.stdout, child.stderr]) stream?.on("data", (chunk) => (output += chunk));
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      const done = () => (rmSync(dir, { recursive: true, force: true }), resolve());
-      if (child.exitCode !== null || child.signalCode !== null) return done();
-      child.once("exit", done);
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
       child.kill("SIGTERM");
-    });
-  const status = () =>
-    fetch(`${url}/healthz`)
-      .then((r) => r.status)
-      .catch(() => 0);
+      await once(child, "exit");
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
   for (let i = 0; i < 100 && child.exitCode === null; i++) {
-    if (ready(await status())) return { url, stop };
+    if (ready((await fetch(`${url}/healthz`).catch(() => null))?.status ?? 0)) return { url, stop };
     await sleep(100);
   }
   await stop();
@@ -61,7 +54,7 @@ export async function started(command: string, args: string[], url: string, dir:
  * One nginx for several server blocks: each of `blocks` gives a block's text for the loopback
  * address it is to listen on (a free port of its own). `urls`: each block's, in order.
  */
-export async function startNginx(blocks: ((listen: string) => string)[]): Promise<Proxy & { urls: string[] }> {
+export async function startNginx(blocks: ((listen: string) => string)[]) {
   const dir = mkdtempSync(join(tmpdir(), "e2e-nginx-"));
   const urls = await Promise.all(blocks.map(async () => `http://127.0.0.1:${await freePort()}`));
   const temps = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map((t) => `  ${t}_temp_path ${dir}/${t};`);
@@ -74,11 +67,10 @@ export async function startNginx(blocks: ((listen: string) => string)[]): Promis
 }
 
 /**
- * deploy/nginx.conf (its upstream and server block) for startNginx, in front of the sites at
- * `sites`: a `server` line each, with the parameters of the file's two (compose.yaml's sites,
- * 127.0.0.1:3001 and :3002). Once per nginx: the upstream's name is the file's.
+ * deploy/nginx.conf (its upstream and server block) in front of the sites at `sites`: a `server`
+ * line each, with the parameters of the file's two (compose.yaml's sites, 127.0.0.1:3001 and :3002).
  */
-export const shippedNginx = (sites: string[]) => (listen: string) => {
+const shippedNginx = (sites: string[]) => (listen: string) => {
   const text = shipped("deploy/nginx.conf", [["listen 80;", `listen ${listen};`]]);
   const upstream = /^(?<line> *server )127\.0\.0\.1:3001(?<parameters>.*)\n\k<line>127\.0\.0\.1:3002\k<parameters>\n/m.exec(text);
   if (!upstream?.groups) throw new Error("deploy/nginx.conf should hold the server lines 127.0.0.1:3001 and :3002, with the same parameters");
@@ -86,8 +78,9 @@ export const shippedNginx = (sites: string[]) => (listen: string) => {
   return text.replace(upstream[0], sites.map((site) => `${line}${new URL(site).host}${parameters}\n`).join(""));
 };
 
-/** Caddy with deploy/Caddyfile in front of the sites at `sites`: plain HTTP on a loopback port, no admin endpoint. */
-export async function startCaddy(sites: string[]): Promise<Proxy> {
+/** nginx with deploy/nginx.conf, or Caddy with deploy/Caddyfile (plain HTTP on a loopback port, no admin endpoint), in front of the sites at `sites`. */
+export async function startShipped(proxy: "nginx" | "Caddy", sites: string[]): Promise<Proxy> {
+  if (proxy === "nginx") return startNginx([shippedNginx(sites)]);
   const dir = mkdtempSync(join(tmpdir(), "e2e-caddy-"));
   const url = `http://127.0.0.1:${await freePort()}`;
   const caddyfile = shipped("deploy/Caddyfile", [
@@ -100,30 +93,32 @@ export async function startCaddy(sites: string[]): Promise<Proxy> {
   return started("caddy", ["run", "--config", join(dir, "Caddyfile"), "--adapter", "caddyfile"], url, dir, undefined, env);
 }
 
+/** Varnish in front of `backend`, with its default behaviour (it keeps what s-maxage/max-age allow, honours Vary, passes posts and private/no-store answers). */
+export async function startVarnish(backend: string): Promise<Proxy> {
+  const { hostname, port } = new URL(backend);
+  const dir = mkdtempSync(join(tmpdir(), "e2e-varnish-"));
+  writeFileSync(join(dir, "site.vcl"), `vcl 4.1;\nbackend site { .host = "${hostname}"; .port = "${port}"; }\n`);
+  const url = `http://127.0.0.1:${await freePort()}`;
+  // -F: in the foreground; -j none: no privilege separation (no varnish user needed). Ready once it passes the site's 200 on.
+  const args = ["-F", "-j", "none", "-f", join(dir, "site.vcl"), "-a", new URL(url).host, "-n", join(dir, "work"), "-s", "malloc,32m"];
+  return started("varnishd", args, url, dir, (status) => status === 200);
+}
+
 /**
- * A visitor's forms through a proxy at `baseURL`, as a browser sends them: without JavaScript the
- * contact form, a post answered with a redirect; with it the calculator, a fetch of the action's
- * data. Both forms post to one action with the same headers (each step of the calculator without
- * JavaScript too), so between them they show each way of posting. Each thanked, or with
- * `refused` each answered 403 (without JavaScript, with the site's words). Resolves with every
- * post's status and Sec-Fetch-Site, the funnel's beacons' too.
+ * A visitor's forms through a proxy at `baseURL`: without JavaScript the contact form, a post
+ * answered with a redirect; with it the calculator, a fetch of the action's data. Both forms post
+ * to one action with the same headers, so between them they show each way of posting. Each
+ * thanked, or with `refused` answered 403 (without JavaScript, with the site's words). Resolves
+ * with every post's status and Sec-Fetch-Site, the funnel's beacons' too.
  */
 export async function sendForms(browser: Browser, baseURL: string, { refused = false } = {}) {
   const posts: Promise<[number, string | null]>[] = [];
   for (const javaScriptEnabled of [false, true]) {
     const context = await browser.newContext({ baseURL, javaScriptEnabled });
     const page = await context.newPage();
-    page.on(
-      "response",
-      (r) =>
-        r.request().method() === "POST" &&
-        posts.push(
-          r
-            .request()
-            .headerValue("sec-fetch-site")
-            .then((site) => [r.status(), site]),
-        ),
-    );
+    page.on("response", (r) => {
+      if (r.request().method() === "POST") posts.push(Promise.all([r.status(), r.request().headerValue("sec-fetch-site")]));
+    });
     const answer = refused && page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/");
     const [calc, form] = [calculator(page), page.locator("#contact")];
     if (javaScriptEnabled) {
