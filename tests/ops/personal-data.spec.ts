@@ -5,6 +5,7 @@
  * a script or `docker exec` without -t runs them. opsPort 130-131.
  */
 import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import { dataDir, keyed, leadsCommand, postContact } from "../support/server";
@@ -13,20 +14,8 @@ import { startedByEachTest } from "../support/started";
 
 const { fakeService, site } = startedByEachTest();
 
-/** What the command printed and its exit code: execFile rejects a non-zero exit, with both on the error. */
-const ran = (command: Promise<{ stdout: string; stderr: string }>) =>
-  command.then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code?: number; stdout?: string; stderr?: string }) => ({ code: error.code ?? -1, stdout: error.stdout ?? "", stderr: error.stderr ?? "" }),
-  );
-
-const bytesOf = (file: string) => {
-  try {
-    return readFileSync(file).toString("latin1");
-  } catch {
-    return ""; // the WAL, once emptied and gone
-  }
-};
+// A command resolves only on exit code 0: it rejects with the code and what it printed otherwise.
+const bytesOf = (file: string) => readFile(file, "latin1").catch(() => ""); // the WAL, once emptied, is gone
 
 test("find and erase a person's delivered message, the draft of one with a mistake and the receipt, in the store and the outbox while the server runs; a second find finds nothing, and no file holds them", async () => {
   const dir = dataDir();
@@ -41,11 +30,10 @@ test("find and erase a person's delivered message, the draft of one with a mista
   // Without its message: what she typed waits in a draft for her browser, with the mistake.
   expect((await postContact(server.url, "", thandi)).headers.location).toMatch(/^\/\?contact=/);
   expect((await postContact(server.url, "Someone else's plans (popia-ada).")).status).toBe(303);
-  await expect.poll(() => bytesOf(outbox).split("\n").length - 1, { timeout: 10_000 }).toBe(2);
+  await expect.poll(async () => (await bytesOf(outbox)).split("\n").length - 1, { timeout: 10_000 }).toBe(2);
   const reference = (JSON.parse(readFileSync(outbox, "utf8").split("\n")[0]!) as { id: string }).id;
 
-  const found = await ran(leads("find", " Thandi.Nkosi@EXAMPLE.co.za", reference));
-  expect(found.code).toBe(0);
+  const found = await leads("find", " Thandi.Nkosi@EXAMPLE.co.za", reference);
   expect(found.stdout).toMatch(new RegExp(`^4 record\\(s\\) hold thandi\\.nkosi@example\\.co\\.za \\(email\\), ${reference} \\(reference\\):\\n`));
   expect(found.stdout).toContain(`\nleads\t${reference}\tcontact\tdelivered\t`);
   expect(found.stdout).toMatch(/\ndrafts\t-\tcontact draft\tdraft\t\texpires in 60m\n/);
@@ -54,20 +42,19 @@ test("find and erase a person's delivered message, the draft of one with a mista
   expect(found.stdout).toContain("note: Only this data folder is looked in");
 
   // Nothing the agency has yet to receive: erased without a question, though there is no terminal to ask on.
-  const erased = await ran(leads("erase", "thandi.nkosi@example.co.za", reference));
+  const erased = await leads("erase", "thandi.nkosi@example.co.za", reference);
   expect(erased.stderr).toBe("");
-  expect(erased.code).toBe(0);
   expect(erased.stdout).toMatch(/^erased 4 record\(s\) holding thandi\.nkosi@example\.co\.za \(email\), /);
   expect(erased.stdout).toContain("\nA second look finds nothing.\n");
-  expect((await ran(leads("find", "thandi.nkosi@example.co.za", reference))).stdout).toMatch(/^nothing here holds thandi\.nkosi@example\.co\.za \(email\)/);
+  expect((await leads("find", "thandi.nkosi@example.co.za", reference)).stdout).toMatch(/^nothing here holds thandi\.nkosi@example\.co\.za \(email\)/);
 
   // The server still has the database open: what is in its files' bytes is what erase left.
-  const files = [join(dir, "leads.db"), join(dir, "leads.db-wal"), outbox].map(bytesOf).join("\n");
+  const files = (await Promise.all([join(dir, "leads.db"), join(dir, "leads.db-wal"), outbox].map(bytesOf))).join("\n");
   expect(/popia-thandi|Thandi|thandi\.nkosi/.test(files), "her words, name or address in the files").toBe(false);
   expect(files.includes("popia-ada")).toBe(true);
   // The server goes on: another message is stored and delivered after the erased line.
   expect((await postContact(server.url, "Later (popia-later).")).status).toBe(303);
-  await expect.poll(() => bytesOf(outbox).includes("popia-later"), { timeout: 10_000 }).toBe(true);
+  await expect.poll(async () => (await bytesOf(outbox)).includes("popia-later"), { timeout: 10_000 }).toBe(true);
   expect(readFileSync(outbox, "utf8").split("\n")[0]).toMatch(/^\{"erased":"\d{4}-\d\d-\d\d"\} +$/);
 });
 
@@ -82,16 +69,11 @@ test("without a terminal, erase refuses to erase a lead the agency has not recei
   expect((await postContact(server.url, "Parked plans (popia-parked).", { email: "thandi@example.co.za" })).status).toBe(303);
   await expect.poll(() => server.stdout()).toContain('"event":"lead_parked"');
 
-  const refused = await ran(leads("erase", "thandi@example.co.za"));
-  expect(refused).toEqual({
-    code: 2,
-    stdout: "",
-    stderr:
-      "leads: 1 of these leads has not reached the agency yet: erased, it never will. Run this on a terminal to be asked, or add --yes. Nothing was erased.\n",
-  });
+  const refusal =
+    "leads: 1 of these leads has not reached the agency yet: erased, it never will. Run this on a terminal to be asked, or add --yes. Nothing was erased.\n";
+  await expect(leads("erase", "thandi@example.co.za")).rejects.toMatchObject({ code: 2, stdout: "", stderr: refusal });
   // The lead erase --yes then lists is the one the refusal left as it was: still parked.
-  const erased = await ran(leads("erase", "--yes", "thandi@example.co.za"));
-  expect(erased.code).toBe(0);
+  const erased = await leads("erase", "--yes", "thandi@example.co.za");
   expect(erased.stdout).toMatch(/\nleads\t\d{8}-[0-9A-Z]{8}\tcontact\tparked\t/);
   expect(erased.stdout).toContain(`note: As set now, Web3Forms emails each delivered lead to`);
   expect((await leads("list")).stdout.trim().split("\n")).toHaveLength(1); // the header alone
