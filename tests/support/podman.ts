@@ -11,7 +11,7 @@ import { FLAGS } from "../../scripts/container/test-image.mjs";
 export { baseImages, buildImage, FLAGS, postgresImage } from "../../scripts/container/test-image.mjs";
 
 /** Ours alone, so two checkouts (E2E_PORT_BASE) never touch each other's containers. */
-export const PREFIX = `agency-site-e2e-${process.env.E2E_PORT_BASE ?? 3100}`;
+const PREFIX = `agency-site-e2e-${process.env.E2E_PORT_BASE ?? 3100}`;
 /** Each container carries the test run's id, so the run's end finds any left (scripts/test-run.mjs). */
 const runLabel = process.env.AGENCY_TEST_RUN ? ["--label", `AGENCY_TEST_RUN=${process.env.AGENCY_TEST_RUN}`] : [];
 
