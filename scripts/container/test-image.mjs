@@ -63,15 +63,15 @@ const POSTGRES_IMAGE = "docker.io/library/postgres:17-bookworm";
 export async function postgresImage() {
   if ((await succeeds(["image", "exists", POSTGRES_IMAGE])) || (await succeeds(["pull", "-q", POSTGRES_IMAGE], 5 * 60_000))) return POSTGRES_IMAGE;
   await ensureBaseImages();
-  const recipe = join(REPO, "scripts/container/postgres-stand-in");
-  await run("flock", [BUILD_LOCK, "podman", "build", ...FLAGS, "--format", "docker", "--layers", "-t", POSTGRES_IMAGE, recipe], {
-    timeout: 10 * 60_000,
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  await build(["-t", POSTGRES_IMAGE, join(REPO, "scripts/container/postgres-stand-in")], 10 * 60_000);
   return POSTGRES_IMAGE;
 }
 
-/** Builds the Dockerfile (docker format, so HEALTHCHECK is kept); resolves with the image id. */
+/** `podman build` under the lock, in docker format (so HEALTHCHECK is kept), with its layer cache. */
+const build = (args, timeout) =>
+  run("flock", [BUILD_LOCK, "podman", "build", ...FLAGS, "--format", "docker", "--layers", ...args], { timeout, maxBuffer: 64 * 1024 * 1024 });
+
+/** Builds the Dockerfile; resolves with the image id. */
 export async function buildImage() {
   await ensureBaseImages();
   const tmp = mkdtempSync(join(tmpdir(), "agency-site-image-"));
@@ -83,14 +83,7 @@ export async function buildImage() {
     .filter(([host]) => existsSync(host))
     .flatMap(([host, inside]) => ["-v", `${host}:${inside}:ro`]);
   try {
-    await run(
-      "flock",
-      [BUILD_LOCK, "podman", "build", ...FLAGS, ...npmrc, "--format", "docker", "--layers", "--iidfile", join(tmp, "iid"), "-t", IMAGE, REPO],
-      {
-        timeout: 15 * 60_000,
-        maxBuffer: 64 * 1024 * 1024,
-      },
-    );
+    await build([...npmrc, "--iidfile", join(tmp, "iid"), "-t", IMAGE, REPO], 15 * 60_000);
     return readFileSync(join(tmp, "iid"), "utf8").trim();
   } finally {
     rmSync(tmp, { recursive: true, force: true });

@@ -1,201 +1,178 @@
 /**
  * FORM_PROVIDER=zoho-crm against a fake Zoho CRM (tests/support/fake-zoho-crm.ts), with the built
- * server as a real process: each lead becomes one CRM Lead with every field, and stays one
- * whatever happens to the answer, the process or the token (decision 0035). Each test starts its
- * own server (opsPort 110-113, metrics on 114) and its own fake Zoho CRM (a free port).
+ * server as a real process: each lead becomes one CRM Lead with every field, its visit's source
+ * in the fields the operator maps, and stays one whatever happens to the answer, the process or
+ * the token (decision 0035). Each test starts its own servers (opsPort 110-113) and fake.
  */
 import { expect, test } from "@playwright/test";
 import { calculatorLead } from "../../app/calculator/lead.server";
 import { type FakeZohoCrm, startFakeZohoCrm, zohoEnv } from "../support/fake-zoho-crm";
-import { dataDir, events, leadsCommand, postContact, serve, sleep, type Served } from "../support/server";
+import { freePort } from "../support/ports";
+import { dataDir, events, leadsCommand, postContact, type Served, sleep } from "../support/server";
 import { opsPort } from "../support/sites";
+import { startedByEachTest } from "../support/started";
 import { atStep5, calculator, dispatchApp, progress } from "../support/wizard";
 
-/** `npm run -s leads -- list` as rows of its columns, the header left out. */
+const { site, undo } = startedByEachTest();
+
+/** A fake Zoho CRM, closed after the test, and a data folder for the site that delivers to it. */
+async function fakeZoho(options?: Parameters<typeof startFakeZohoCrm>[0]) {
+  const zoho = await startFakeZohoCrm(options);
+  undo(() => zoho.close());
+  return { zoho, dir: dataDir() };
+}
+
+/** `npm run -s leads -- list`: each row's reference, and its status, age and reason (between them: when it arrived). */
 const list = async (dir: string) =>
   (await leadsCommand(dir)("list")).stdout
     .trim()
     .split("\n")
     .slice(1)
-    .map((line) => line.split("\t"));
-/** A row's status, age and reason (the columns between them: arrived; after: address code). */
-const statusAgeReason = (row: string[]) => [row[2], row[3], row[5]].join(" ");
+    .map((line) => line.split("\t"))
+    .map((row) => [row[0], [row[2], row[3], row[5]].join(" ")] as const);
 
-/** The lead whose record in the fake holds `token`: its reference (the site's id), the record, and what the store says of it. */
-async function outcome(zoho: FakeZohoCrm, dir: string, token: string) {
-  const records = zoho.find(token);
-  const rows = await list(dir);
-  return {
-    records: records.length,
-    rows: rows.filter((row) => records.some((r) => r.fields.Website_Reference === row[0])).map(statusAgeReason),
-  };
+/** The one record of the lead marked `token`, once the server's log says it delivered it. */
+async function delivered(zoho: FakeZohoCrm, server: Served, token: string) {
+  const logged = () => events(server.stdout()).some((e) => e.event === "lead_delivered" && zoho.find(token).some((r) => r.fields.Website_Reference === e.id));
+  await expect.poll(logged, { timeout: 30_000, message: `${token} delivered, in the server's log` }).toBe(true);
+  expect(zoho.find(token), token).toHaveLength(1);
+  return zoho.find(token)[0]!;
 }
 
-/**
- * Exactly one record for the lead marked `token`, and the site's lead delivered as that record.
- * Waited for in the server's log, then read once with the command: the store says delivered
- * before the line is written, and each look of the command starts npm and Node (seconds each on
- * a busy machine, which made a wait of looks outlast the test's 30 s).
- */
-async function deliveredOnce(zoho: FakeZohoCrm, server: Served, dir: string, token: string) {
-  const delivered = () => {
-    const references = zoho.find(token).map((record) => record.fields.Website_Reference);
-    return events(server.stdout()).some((e) => e.event === "lead_delivered" && references.includes(e.id));
-  };
-  await expect.poll(delivered, { timeout: 30_000, message: `${token} delivered, in the server's log` }).toBe(true);
-  expect((await outcome(zoho, dir, token)).rows).toEqual([expect.stringMatching(/^delivered \d+m record \d+$/)]);
-  const [record] = zoho.find(token);
-  expect(await outcome(zoho, dir, token)).toEqual({ records: 1, rows: [expect.stringContaining(`record ${record!.id}`)] });
-  return record!;
-}
-
-/** Nothing the server wrote holds the client secret, the refresh token or an access token Zoho issued. */
-function keptSecret(server: Served, zoho: FakeZohoCrm) {
-  const said = server.stdout() + server.stderr();
-  for (const secret of [zoho.clientSecret, zoho.refreshToken, ...zoho.issued()]) expect(said, "a secret in the log").not.toContain(secret);
-  events(server.stdout()); // every line is JSON
-}
-
-test("a calculator send and a contact message each become one Zoho CRM Lead with every field, and the store keeps which record", async ({ page }) => {
-  const zoho = await startFakeZohoCrm();
-  const dir = dataDir();
-  const server = serve(
-    opsPort(110),
-    zohoEnv(zoho, dir, { ZOHO_FIELD_MAP: '{"service":"Service_Wanted","timeframe":"Timeframe","complexity":"Complexity","estimate":"Estimate"}' }),
+/** The store lists each of `records` as delivered as that record (read once: each look starts npm and Node, seconds on a busy machine). */
+async function listedAs(dir: string, records: { id: string; fields: Record<string, unknown> }[]) {
+  const rows = new Map(await list(dir));
+  expect(records.map((r) => rows.get(r.fields.Website_Reference as string))).toEqual(
+    records.map((r) => expect.stringMatching(`^delivered \\d+m record ${r.id}$`)),
   );
-  try {
-    await server.listening;
-    const details = { name: "Thandi Nkosi", companyName: "Gauteng Freight zc-calc", email: "thandi@freight.example", phone: "+27 11 555 0100" };
-    await atStep5(page, dispatchApp, { site: server.url });
-    const calc = calculator(page);
-    await calc.getByLabel("Your name (optional)").fill(details.name);
-    await calc.getByLabel("Company name").fill(details.companyName);
-    await calc.getByLabel("Email").fill(details.email);
-    await calc.getByLabel("Phone").fill(details.phone);
-    await calc.getByRole("button", { name: "Send My Request" }).click();
-    await expect(progress(page)).toHaveText("Step 1 of 5");
-    expect((await postContact(server.url, "Please call me about Zoho (zc-contact).", { name: "Ada Lovelace" })).status).toBe(303);
+}
 
-    const calculatorRecord = await deliveredOnce(zoho, server, dir, "zc-calc");
-    // The message as the form services get it, worked out by the site's own rule for this request.
-    const expected = calculatorLead({ service: "softwareDev", timeframe: "urgent", complexity: "complex", description: dispatchApp.description, ...details });
-    const reference = calculatorRecord.fields.Website_Reference as string;
-    expect(calculatorRecord.fields).toEqual({
-      Last_Name: "Thandi Nkosi",
-      Company: "Gauteng Freight zc-calc",
-      Email: "thandi@freight.example",
-      Phone: "+27 11 555 0100",
-      // A visit that came to the page directly: the source's line before the reference (decision 0042).
-      Description: `${expected.text}\n\nCame directly\n\nReference: ${reference}`,
-      Lead_Source: "Website",
-      Service_Wanted: "Software Development",
-      Timeframe: "Urgent (1-2 weeks)",
-      Complexity: "Complex",
-      Estimate: expected.fields!.estimate,
-      Website_Reference: reference,
-    });
-    const contactRecord = await deliveredOnce(zoho, server, dir, "zc-contact");
-    expect(contactRecord.fields).toEqual({
-      Last_Name: "Ada Lovelace",
-      Company: "Ada Lovelace",
-      Email: "ada@example.com",
-      Description: expect.stringMatching(
-        /^Name: Ada Lovelace\nEmail: ada@example\.com\nService: .+\nMessage: Please call me about Zoho \(zc-contact\)\.\n\nCame from: not known \(no JavaScript, so only a campaign link's tags are seen\)\n\nReference: \d{8}-\w{8}$/,
-      ),
-      Lead_Source: "Website",
-      Service_Wanted: expect.any(String),
-      Website_Reference: expect.stringMatching(/^\d{8}-\w{8}$/),
-    });
-    expect(zoho.records()).toHaveLength(2);
-    expect(zoho.tokenRequests()).toBe(1);
-    keptSecret(server, zoho);
-  } finally {
-    server.kill();
-    await zoho.close();
-  }
+/** Nothing the server wrote holds the client secret, the refresh token or an access token Zoho issued; every line is JSON. */
+function keptSecret(server: Served, zoho: FakeZohoCrm, ...others: string[]) {
+  const said = server.stdout() + server.stderr();
+  for (const secret of [zoho.clientSecret, zoho.refreshToken, ...zoho.issued(), ...others]) expect(said, "a secret in the log").not.toContain(secret);
+  events(server.stdout());
+}
+const failures = (server: Served) => events(server.stdout()).filter((e) => e.event === "lead_delivery_failed");
+
+test("a calculator send and a contact message each become one Zoho CRM Lead with every field and its visit's source in the mapped fields, and the store keeps which record", async ({
+  page,
+}) => {
+  const { zoho, dir } = await fakeZoho();
+  const map =
+    '{"service":"Service_Wanted","timeframe":"Timeframe","complexity":"Complexity","estimate":"Estimate","source":"Came_From","source_kind":"Source_Kind"}';
+  const server = site(opsPort(110), zohoEnv(zoho, dir, { ZOHO_FIELD_MAP: map, ZOHO_LEAD_SOURCE_MAP: '{"direct":"Direct"}' }));
+  await server.listening;
+  const details = { name: "Thandi Nkosi", companyName: "Gauteng Freight zc-calc", email: "thandi@freight.example", phone: "+27 11 555 0100" };
+  await atStep5(page, dispatchApp, { site: server.url });
+  const calc = calculator(page);
+  await calc.getByLabel("Your name (optional)").fill(details.name);
+  await calc.getByLabel("Company name").fill(details.companyName);
+  await calc.getByLabel("Email").fill(details.email);
+  await calc.getByLabel("Phone").fill(details.phone);
+  await calc.getByRole("button", { name: "Send My Request" }).click();
+  await expect(progress(page)).toHaveText("Step 1 of 5");
+  expect((await postContact(server.url, "Please call me about Zoho (zc-contact).", { name: "Ada Lovelace" })).status).toBe(303);
+
+  const calculatorRecord = await delivered(zoho, server, "zc-calc");
+  // The message as the form services get it, worked out by the site's own rule for this request.
+  const expected = calculatorLead({ service: "softwareDev", timeframe: "urgent", complexity: "complex", description: dispatchApp.description, ...details });
+  const reference = calculatorRecord.fields.Website_Reference as string;
+  expect(calculatorRecord.fields).toEqual({
+    Last_Name: "Thandi Nkosi",
+    Company: "Gauteng Freight zc-calc",
+    Email: "thandi@freight.example",
+    Phone: "+27 11 555 0100",
+    // A visit that came to the page directly: the source's line before the reference (decision 0042).
+    Description: `${expected.text}\n\nCame directly\n\nReference: ${reference}`,
+    Lead_Source: "Direct",
+    Came_From: "Came directly",
+    Source_Kind: "direct",
+    Service_Wanted: "Software Development",
+    Timeframe: "Urgent (1-2 weeks)",
+    Complexity: "Complex",
+    Estimate: expected.fields!.estimate,
+    Website_Reference: reference,
+  });
+  const contactRecord = await delivered(zoho, server, "zc-contact");
+  expect(contactRecord.fields).toEqual({
+    Last_Name: "Ada Lovelace",
+    Company: "Ada Lovelace",
+    Email: "ada@example.com",
+    Description: expect.stringMatching(
+      /^Name: Ada Lovelace\nEmail: ada@example\.com\nService: .+\nMessage: Please call me about Zoho \(zc-contact\)\.\n\nCame from: not known \(no JavaScript, so only a campaign link's tags are seen\)\n\nReference: \d{8}-\w{8}$/,
+    ),
+    Lead_Source: "Website",
+    Came_From: "not known (no JavaScript, so only a campaign link's tags are seen)",
+    Source_Kind: "unknown",
+    Service_Wanted: expect.any(String),
+    Website_Reference: expect.stringMatching(/^\d{8}-\w{8}$/),
+  });
+  expect([zoho.records().length, zoho.tokenRequests()]).toEqual([2, 1]);
+  await listedAs(dir, [calculatorRecord, contactRecord]);
+  keptSecret(server, zoho);
 });
 
-test("an answer lost after Zoho took the lead, and an access token Zoho calls expired: each ends with exactly one record and the lead delivered", async () => {
-  const zoho = await startFakeZohoCrm();
-  const dir = dataDir();
-  const server = serve(opsPort(111), zohoEnv(zoho, dir, { FORM_TIMEOUT_MS: "2000" }));
-  try {
-    await server.listening;
-    zoho.setMode("storeThenClose", 1);
-    expect((await postContact(server.url, "Lost answer (zc-lost).", { localAddress: "127.0.21.1" })).status).toBe(303);
-    const lost = await deliveredOnce(zoho, server, dir, "zc-lost");
-    expect(lost.updates, "the second send updated the record the first one made").toBe(1);
-    expect(events(server.stdout()).filter((e) => e.event === "lead_delivery_failed")).toEqual([expect.objectContaining({ reason: "network" })]);
+test("one record each, delivered, whatever comes between: the site killed -9 while Zoho had the lead but had not answered, an answer lost after Zoho took the lead, an access token Zoho calls expired", async () => {
+  const { zoho, dir } = await fakeZoho();
+  // The killed site's claim (FORM_TIMEOUT_MS + 5 s) is what the next one waits out, meanwhile
+  // taking the other two leads; 4 s hold a token refresh and the upsert on a busy machine, so
+  // the kill comes while the send waits for its answer.
+  const env = zohoEnv(zoho, dir, { FORM_TIMEOUT_MS: "4000" });
+  zoho.setMode("storeThenHang", 1, "zc-killed");
+  const first = site(opsPort(112), env);
+  await first.listening;
+  expect((await postContact(first.url, "Killed mid-send (zc-killed).")).status).toBe(303);
+  await expect.poll(() => zoho.find("zc-killed").length, { message: "Zoho stored it" }).toBe(1);
+  first.child.kill("SIGKILL");
+  await first.exited;
+  expect(first.stdout(), "no answer reached the site").not.toMatch(/"event":"lead_(delivered|delivery_failed)"/);
 
-    zoho.expireTokens();
-    expect((await postContact(server.url, "Expired token (zc-expired).", { localAddress: "127.0.21.2" })).status).toBe(303);
-    const expired = await deliveredOnce(zoho, server, dir, "zc-expired");
-    expect([expired.updates, zoho.tokenRequests()], "one refresh, then the same attempt went through").toEqual([0, 2]);
-    expect(
-      events(server.stdout()).filter((e) => e.event === "lead_delivery_failed"),
-      "no failed attempt for the expired token",
-    ).toHaveLength(1);
-    keptSecret(server, zoho);
-  } finally {
-    server.kill();
-    await zoho.close();
-  }
+  const second = site(opsPort(112), env);
+  await second.listening;
+  zoho.setMode("storeThenClose", 1, "zc-lost");
+  expect((await postContact(second.url, "Lost answer (zc-lost).", { localAddress: "127.0.21.1" })).status).toBe(303);
+  const lost = await delivered(zoho, second, "zc-lost");
+  expect(lost.updates, "the second send updated the record the first one made").toBe(1);
+  expect(failures(second)).toEqual([expect.objectContaining({ reason: "network" })]);
+
+  const refreshes = zoho.tokenRequests();
+  zoho.expireTokens();
+  expect((await postContact(second.url, "Expired token (zc-expired).", { localAddress: "127.0.21.2" })).status).toBe(303);
+  const expired = await delivered(zoho, second, "zc-expired");
+  expect([expired.updates, zoho.tokenRequests() - refreshes], "one refresh, then the same attempt went through").toEqual([0, 1]);
+
+  const killed = await delivered(zoho, second, "zc-killed");
+  expect(killed.updates, "the send again after the restart updated the record").toBe(1);
+  expect(failures(second), "no failed attempt for the expired token or the killed site's lead").toHaveLength(1);
+  await listedAs(dir, [lost, expired, killed]);
+  keptSecret(first, zoho);
+  keptSecret(second, zoho);
 });
 
-test("a kill -9 of the site while Zoho has the lead but has not answered: after the restart, exactly one record and the lead delivered", async () => {
-  const zoho = await startFakeZohoCrm();
-  const dir = dataDir();
-  const env = zohoEnv(zoho, dir, { FORM_TIMEOUT_MS: "8000" });
-  zoho.setMode("storeThenHang", 1);
-  const first = serve(opsPort(112), env);
-  let second: Served | undefined;
-  try {
-    await first.listening;
-    expect((await postContact(first.url, "Killed mid-send (zc-killed).")).status).toBe(303);
-    await expect.poll(() => zoho.find("zc-killed").length, { message: "Zoho stored it" }).toBe(1);
-    first.child.kill("SIGKILL");
-    await first.exited;
-    expect(
-      events(first.stdout()).filter((e) => e.event === "lead_delivered"),
-      "no answer reached the site",
-    ).toEqual([]);
-
-    second = serve(opsPort(112), env);
-    await second.listening;
-    const record = await deliveredOnce(zoho, second, dir, "zc-killed");
-    expect(record.updates).toBe(1);
-    keptSecret(first, zoho);
-    keptSecret(second, zoho);
-  } finally {
-    first.kill();
-    second?.kill();
-    await zoho.close();
-  }
-});
-
-test("a refresh token Zoho refuses parks the lead with Zoho's word and alerts, once, never looping; no secret in any line", async () => {
-  const zoho = await startFakeZohoCrm();
-  const dir = dataDir();
-  const metrics = async () => (await fetch(`http://127.0.0.1:${opsPort(114)}/metrics`)).text();
+test("a refresh token Zoho refuses parks the lead with Zoho's word, for the alert's metric and in one error line, /healthz still a bare 200; asked once, never looping; nothing secret or typed in any line", async () => {
+  const { zoho, dir } = await fakeZoho();
   const revoked = "1000.revoked-refresh-token-9d1e";
-  const server = serve(opsPort(113), zohoEnv(zoho, dir, { ZOHO_REFRESH_TOKEN: revoked, METRICS_PORT: String(opsPort(114)) }));
-  try {
-    await server.listening;
-    expect((await postContact(server.url, "Refused token (zc-refused).")).status).toBe(303);
-    await expect.poll(async () => (await list(dir)).map(statusAgeReason)).toEqual(["parked 0m zoho:invalid_code"]);
-    // What the LeadParked alert reads (prometheus-rules.yaml: max(leads_parked_now) > 0).
-    await expect.poll(metrics).toMatch(/^leads_parked_now\{[^}]*\} 1$/m);
-    expect(events(server.stdout()).filter((e) => e.event === "lead_parked")).toEqual([
-      expect.objectContaining({ level: "error", reason: "zoho:invalid_code", provider: "zoho-crm" }),
-    ]);
-    // Never looping: a refusal taken for a passing failure would ask Zoho again at the lead's first
-    // retry, 1-2 s after it (schedule.ts); 3 s hold that retry and the loop's next look (every 2 s).
-    await sleep(3_000);
-    expect([zoho.tokenRequests(), zoho.upserts(), zoho.records().length], "asked once, never sent, no record").toEqual([1, 0, 0]);
-    const said = server.stdout() + server.stderr();
-    for (const secret of [zoho.clientSecret, revoked]) expect(said).not.toContain(secret);
-  } finally {
-    server.kill();
-    await zoho.close();
-  }
+  const metricsPort = await freePort();
+  const server = site(opsPort(113), zohoEnv(zoho, dir, { ZOHO_REFRESH_TOKEN: revoked, METRICS_PORT: String(metricsPort) }));
+  const metrics = async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  await server.listening;
+  expect(await metrics()).toMatch(/^leads_parked_now\{[^}]*\} 0$/m);
+  expect((await postContact(server.url, "Our confidential launch (zc-refused).")).status).toBe(303);
+  await expect
+    .poll(() => events(server.stdout()).filter((e) => e.level === "error"))
+    .toEqual([expect.objectContaining({ event: "lead_parked", reason: "zoho:invalid_code", provider: "zoho-crm" })]);
+  const parkedAt = Date.now();
+  // What the LeadParked alert reads (prometheus-rules.yaml: max(leads_parked_now) > 0).
+  await expect.poll(metrics).toMatch(/^leads_parked_now\{[^}]*\} 1$/m);
+  expect(await metrics()).toMatch(/^leads_pending\{[^}]*\} 0$/m);
+  const health = await fetch(`${server.url}/healthz`);
+  expect([health.status, health.headers.get("cache-control"), await health.json()]).toEqual([200, "no-store", { status: "ok" }]);
+  expect((await list(dir)).map(([, said]) => said)).toEqual(["parked 0m zoho:invalid_code"]);
+  // Never looping: a refusal taken for a passing failure would ask Zoho again at the lead's first
+  // retry, 1-2 s after it (schedule.ts); 3 s hold that retry and the loop's next look (every 2 s).
+  await sleep(3_000 - (Date.now() - parkedAt));
+  expect([zoho.tokenRequests(), zoho.upserts(), zoho.records().length], "asked once, never sent, no record").toEqual([1, 0, 0]);
+  keptSecret(server, zoho, revoked);
+  expect(server.stdout()).not.toMatch(/confidential launch|Ada Lovelace|ada@example\.com/);
 });

@@ -1,113 +1,59 @@
 /**
  * A fake Zoho CRM on loopback, built from Zoho's documentation, for the tests that deliver to it
- * (FORM_PROVIDER=zoho-crm); each test starts its own. Both of Zoho's servers in one:
- * - accounts: `POST /oauth/v2/token` with grant_type=refresh_token answers
- *   `{access_token, api_domain, token_type, expires_in}`; a refresh token or client it does not
- *   know, `200 {"error": "invalid_code"}` / `{"error": "invalid_client"}` as Zoho does;
- * - the API: `POST /crm/v8/Leads/upsert` with `Authorization: Zoho-oauthtoken …`: 401
- *   INVALID_TOKEN for a token it did not issue or that expired; the record checked as Zoho's
- *   standard Leads layout does (Last_Name and Company mandatory: 400 MANDATORY_NOT_FOUND; a value
- *   longer than its field holds, Zoho's published limits (LENGTHS; a custom field: `fields`, else a
- *   Single Line's 255): 400 INVALID_DATA with the field's `maximum_length`, as the Insert Records
- *   API documents; with `leadSources`, Lead_Source as a picklist that takes only those options:
- *   400 INVALID_DATA for any other); then inserted (201, action "insert"), or the
- *   record whose `duplicate_check_fields` value matches updated (200, action "update"). Another
- *   unique field (`unique`) refuses a second record with its value: 400 DUPLICATE_DATA.
- * `setDelay(ms)` makes every answer, the token's too, wait that long first (a slow network).
- * Modes, for the next `times` upserts (then "ok" again): tooMany (429), fail500 (500),
- * storeThenClose (stores, then closes the connection: the answer is lost), storeThenHang
- * (stores, never answers).
+ * (FORM_PROVIDER=zoho-crm). Both of Zoho's servers in one, answering as Zoho does: the token
+ * (`POST /oauth/v2/token`, a refresh token or client it does not know: 200 with invalid_code or
+ * invalid_client), and `POST /crm/v8/Leads/upsert`: 401 INVALID_TOKEN for a token it did not issue
+ * or that expired; the record checked as the standard Leads layout is (Last_Name and Company
+ * mandatory; no value past its field's published length, LENGTHS, else a custom field's `fields`
+ * or a Single Line's 255; with `leadSources`, Lead_Source a picklist of those; no second record
+ * with a `unique` field's value), then inserted, or the record whose `duplicate_check_fields` value
+ * matches updated. `setDelay(ms)`: every answer that late (a slow network). Modes, for the next
+ * `times` upserts whose body holds `match`: tooMany (429), fail500 (500), storeThenClose (stores,
+ * then closes the connection: the answer is lost), storeThenHang (stores, never answers).
  */
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomInt } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 type ZohoMode = "ok" | "tooMany" | "fail500" | "storeThenClose" | "storeThenHang";
+type ZohoRecord = { id: string; fields: Record<string, unknown>; updates: number }; // updates: since it was inserted
+export type FakeZohoCrm = Awaited<ReturnType<typeof startFakeZohoCrm>>;
 
-interface ZohoRecord {
-  id: string;
-  fields: Record<string, unknown>;
-  /** How many upserts updated it after it was inserted. */
-  updates: number;
-}
-
-export interface FakeZohoCrm {
-  /** Both the accounts URL (ZOHO_ACCOUNTS_URL) and the api_domain it hands out. */
-  url: string;
-  clientId: string;
-  clientSecret: string;
-  refreshToken: string;
-  records(): ZohoRecord[];
-  /** The records whose `field` (default Description) contains `text`. */
-  find(text: string, field?: string): ZohoRecord[];
-  /** Every access token issued so far, for checking that none leaks. */
-  issued(): string[];
-  tokenRequests(): number;
-  upserts(): number;
-  /** Makes every token issued so far expired, as an hour's wait would. */
-  expireTokens(): void;
-  setMode(mode: ZohoMode, times?: number): void;
-  setDelay(ms: number): void;
-  close(): Promise<void>;
-}
-
-const json = (res: ServerResponse, status: number, body: unknown) => {
-  res.writeHead(status, { "Content-Type": "application/json;charset=UTF-8" });
-  res.end(JSON.stringify(body));
+const json = (res: ServerResponse, status: number, body: unknown) =>
+  void res.writeHead(status, { "Content-Type": "application/json;charset=UTF-8" }).end(JSON.stringify(body));
+const read = async (req: IncomingMessage) => {
+  let data = "";
+  for await (const chunk of req.setEncoding("utf8")) data += chunk as string;
+  return data;
 };
-const read = (req: IncomingMessage) =>
-  new Promise<string>((resolve, reject) => {
-    let data = "";
-    req.setEncoding("utf8");
-    req.on("data", (chunk: string) => (data += chunk));
-    req.on("end", () => resolve(data));
-    req.on("error", reject);
-  });
 const error = (code: string, message: string, details: Record<string, unknown> = {}) => ({ code, details, message, status: "error" });
-/** A record id as Zoho writes them: a long run of digits, as a string. */
-const recordId = () =>
-  `5725767${String(BigInt(`0x${randomBytes(6).toString("hex")}`))
-    .padStart(12, "0")
-    .slice(0, 12)}`;
+/** An error about one field of the record, as Zoho answers it. */
+const fieldError = (code: string, message: string, field: string, details: Record<string, unknown> = {}) => ({
+  data: [error(code, message, { ...details, api_name: field, json_path: `$.data[0].${field}` })],
+});
+const token = () => `1000.${randomBytes(16).toString("hex")}`;
 
 /**
  * What Zoho's standard Leads fields hold, in characters (its help, "Standard Modules & Fields"),
  * counted as Zoho's Java counts a string (UTF-16 units, as JavaScript does).
  */
 const LENGTHS: Record<string, number> = { First_Name: 40, Last_Name: 80, Company: 100, Email: 100, Phone: 30, Mobile: 30, Description: 32_000 };
-const SINGLE_LINE = 255;
 
-export async function startFakeZohoCrm({
-  unique = [],
-  expiresIn = 3600,
-  fields = {},
-  leadSources,
-}: {
-  unique?: string[];
-  expiresIn?: number;
-  /** Custom fields that hold other than a Single Line's 255 characters (a Multi Line: 2,000 or 32,000). */
-  fields?: Record<string, number>;
-  /** Lead_Source's options, when it is to refuse any other (Zoho accepts any otherwise). */
-  leadSources?: string[];
-} = {}): Promise<FakeZohoCrm> {
-  const credentials = {
-    clientId: "1000.FAKECLIENTID",
-    clientSecret: `secret-${randomBytes(8).toString("hex")}`,
-    refreshToken: `1000.${randomBytes(16).toString("hex")}`,
-  };
+type Options = { unique?: string[]; expiresIn?: number; fields?: Record<string, number>; leadSources?: string[] };
+export async function startFakeZohoCrm({ unique = [], expiresIn = 3600, fields = {}, leadSources }: Options = {}) {
+  const credentials = { clientId: "1000.FAKECLIENTID", clientSecret: `secret-${randomBytes(8).toString("hex")}`, refreshToken: token() };
   const tokens = new Map<string, number>(); // token → expires at
   const records: ZohoRecord[] = [];
-  let [mode, left, tokenRequests, upserts, delay] = ["ok" as ZohoMode, 0, 0, 0, 0];
-  const sockets = new Set<import("node:net").Socket>();
+  let [mode, left, match, tokenRequests, upserts, delay] = ["ok" as ZohoMode, 0, "", 0, 0, 0];
   let url = "";
 
-  function token(res: ServerResponse, form: URLSearchParams) {
+  function refresh(res: ServerResponse, form: URLSearchParams) {
     tokenRequests += 1;
     if (form.get("grant_type") !== "refresh_token") return json(res, 200, { error: "unsupported_grant_type" });
     if (form.get("client_id") !== credentials.clientId || form.get("client_secret") !== credentials.clientSecret)
       return json(res, 200, { error: "invalid_client" });
     if (form.get("refresh_token") !== credentials.refreshToken) return json(res, 200, { error: "invalid_code" });
-    const value = `1000.${randomBytes(16).toString("hex")}.${randomBytes(16).toString("hex")}`;
+    const value = `${token()}.${randomBytes(16).toString("hex")}`;
     tokens.set(value, Date.now() + expiresIn * 1000);
     json(res, 200, { access_token: value, scope: "ZohoCRM.modules.leads.ALL", api_domain: url, token_type: "Bearer", expires_in: expiresIn });
   }
@@ -116,109 +62,71 @@ export async function startFakeZohoCrm({
     upserts += 1;
     const auth = /^Zoho-oauthtoken (\S+)$/.exec(req.headers.authorization ?? "")?.[1];
     if (!auth || (tokens.get(auth) ?? 0) <= Date.now()) return json(res, 401, error("INVALID_TOKEN", "invalid oauth token"));
-    const current = left > 0 ? mode : "ok";
-    if (left > 0 && --left === 0) mode = "ok";
+    const applies = left > 0 && raw.includes(match);
+    const current = applies ? mode : "ok";
+    if (applies && --left === 0) mode = "ok";
     if (current === "tooMany") return json(res, 429, error("TOO_MANY_REQUESTS", "Too many requests"));
     if (current === "fail500") return json(res, 500, error("INTERNAL_ERROR", "Internal Server Error"));
     const body = JSON.parse(raw) as { data?: Record<string, unknown>[]; duplicate_check_fields?: string[] };
     const input = body.data?.[0];
     if (!input || body.data!.length !== 1) return json(res, 400, error("INVALID_DATA", "invalid data", { expected_data_type: "jsonarray", api_name: "data" }));
     for (const field of ["Last_Name", "Company"])
-      if (typeof input[field] !== "string" || input[field] === "")
-        return json(res, 400, { data: [error("MANDATORY_NOT_FOUND", "required field not found", { api_name: field, json_path: `$.data[0].${field}` })] });
+      if (typeof input[field] !== "string" || input[field] === "") return json(res, 400, fieldError("MANDATORY_NOT_FOUND", "required field not found", field));
     for (const [field, value] of Object.entries(input)) {
-      const max = LENGTHS[field] ?? fields[field] ?? SINGLE_LINE;
+      const max = LENGTHS[field] ?? fields[field] ?? 255; // a Single Line's
       if (typeof value === "string" && field !== "Lead_Source" && value.length > max)
-        return json(res, 400, { data: [error("INVALID_DATA", "invalid data", { maximum_length: max, api_name: field, json_path: `$.data[0].${field}` })] });
+        return json(res, 400, fieldError("INVALID_DATA", "invalid data", field, { maximum_length: max }));
     }
     if (leadSources && input.Lead_Source !== undefined && !leadSources.includes(String(input.Lead_Source)))
-      return json(res, 400, { data: [error("INVALID_DATA", "invalid data", { api_name: "Lead_Source", json_path: "$.data[0].Lead_Source" })] });
+      return json(res, 400, fieldError("INVALID_DATA", "invalid data", "Lead_Source"));
     const key = body.duplicate_check_fields?.[0];
     const existing = key === undefined ? undefined : records.find((r) => r.fields[key] === input[key]);
     for (const field of unique) {
       const other = records.find((r) => r !== existing && input[field] !== undefined && r.fields[field] === input[field]);
       if (other)
-        return json(res, 400, {
-          data: [
-            error("DUPLICATE_DATA", "duplicate data", {
-              api_name: field,
-              json_path: `$.data[0].${field}`,
-              duplicate_record: { module: { api_name: "Leads" }, id: other.id },
-            }),
-          ],
-        });
+        return json(res, 400, fieldError("DUPLICATE_DATA", "duplicate data", field, { duplicate_record: { module: { api_name: "Leads" }, id: other.id } }));
     }
-    const at = new Date().toISOString().replace(/\.\d+Z$/, "+00:00");
-    const who = { name: "Agency Admin", id: "5725767000000411001" };
-    let answer: { status: number; entry: Record<string, unknown> };
-    if (existing) {
-      Object.assign(existing.fields, input);
-      existing.updates += 1;
-      answer = {
-        status: 200,
-        entry: {
-          code: "SUCCESS",
-          duplicate_field: key,
-          action: "update",
-          details: { Modified_Time: at, Modified_By: who, Created_Time: at, id: existing.id, Created_By: who },
-          message: "record updated",
-          status: "success",
-        },
-      };
-    } else {
-      const record = { id: recordId(), fields: { ...input }, updates: 0 };
-      records.push(record);
-      answer = {
-        status: 201,
-        entry: {
-          code: "SUCCESS",
-          duplicate_field: null,
-          action: "insert",
-          details: { Modified_Time: at, Modified_By: who, Created_Time: at, id: record.id, Created_By: who },
-          message: "record added",
-          status: "success",
-        },
-      };
-    }
+    const record = existing ?? { id: `5725767${randomInt(1e11, 1e12)}`, fields: {}, updates: -1 };
+    if (!existing) records.push(record);
+    Object.assign(record.fields, input);
+    record.updates += 1;
     if (current === "storeThenClose") return void req.socket.destroy();
     if (current === "storeThenHang") return;
-    json(res, answer.status, { data: [answer.entry] });
+    const [at, who] = [new Date().toISOString().replace(/\.\d+Z$/, "+00:00"), { name: "Agency Admin", id: "5725767000000411001" }];
+    const details = { Modified_Time: at, Modified_By: who, Created_Time: at, id: record.id, Created_By: who };
+    const [action, message] = existing ? ["update", "record updated"] : ["insert", "record added"];
+    json(res, existing ? 200 : 201, { data: [{ code: "SUCCESS", duplicate_field: existing ? key : null, action, details, message, status: "success" }] });
   }
 
   const server = createServer((req, res) => {
-    const path = new URL(req.url ?? "/", "http://fake").pathname;
+    const { pathname, search } = new URL(req.url ?? "/", "http://fake");
     read(req)
       .then(async (raw) => {
         if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
-        if (req.method === "POST" && path === "/oauth/v2/token") {
-          // Zoho takes the parameters in the query string or, as it recommends, in the body.
-          const form = new URLSearchParams(raw || new URL(req.url ?? "/", "http://fake").search);
-          return token(res, form);
-        }
-        if (req.method === "POST" && path === "/crm/v8/Leads/upsert") return upsert(req, res, raw);
+        // Zoho takes the token's parameters in the query string or, as it recommends, in the body.
+        if (req.method === "POST" && pathname === "/oauth/v2/token") return refresh(res, new URLSearchParams(raw || search));
+        if (req.method === "POST" && pathname === "/crm/v8/Leads/upsert") return upsert(req, res, raw);
         json(res, 404, error("INVALID_URL_PATTERN", "Please check if the URL trying to access is a correct one"));
       })
       .catch(() => res.destroy());
   });
-  server.on("connection", (socket) => (sockets.add(socket), socket.on("close", () => sockets.delete(socket))));
   await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url,
+    url, // the accounts URL (ZOHO_ACCOUNTS_URL) and the api_domain it hands out
     ...credentials,
     records: () => records,
-    find: (text, field = "Description") => records.filter((r) => String(r.fields[field] ?? "").includes(text)),
+    /** The records whose `field` (default Description) contains `text`. */
+    find: (text: string, field = "Description") => records.filter((r) => String(r.fields[field] ?? "").includes(text)),
+    /** Every access token issued so far, for checking that none leaks. */
     issued: () => [...tokens.keys()],
     tokenRequests: () => tokenRequests,
     upserts: () => upserts,
+    /** Makes every token issued so far expired, as an hour's wait would. */
     expireTokens: () => tokens.forEach((_, value) => tokens.set(value, 0)),
-    setMode: (next, times = Infinity) => void ([mode, left] = [next, next === "ok" ? 0 : times]),
-    setDelay: (ms) => void (delay = ms),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      }),
+    setMode: (next: ZohoMode, times = Infinity, only = "") => void ([mode, left, match] = [next, next === "ok" ? 0 : times, only]),
+    setDelay: (ms: number) => void (delay = ms),
+    close: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())),
   };
 }
 

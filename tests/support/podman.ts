@@ -1,100 +1,61 @@
 /**
- * The real image, for tests/ops/image*.spec.ts, built by scripts/container/test-image.mjs (which
- * scripts/test.sh runs before the tests, so here it is found in podman's cache), and run as an
- * operator would run it, with the flags every podman call needs on these machines.
+ * The real image, for tests/ops/image.spec.ts and compose.spec.ts, built by
+ * scripts/container/test-image.mjs (which scripts/test.sh runs before the tests, so here it is
+ * found in podman's cache), and run as an operator would run it, with the flags every podman call
+ * needs on these machines.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { FLAGS } from "../../scripts/container/test-image.mjs";
 
-export { baseImages, buildImage } from "../../scripts/container/test-image.mjs";
+export { baseImages, buildImage, FLAGS, postgresImage } from "../../scripts/container/test-image.mjs";
 
-const run = promisify(execFile);
 /** Ours alone, so two checkouts (E2E_PORT_BASE) never touch each other's containers. */
-const prefix = `agency-site-e2e-${process.env.E2E_PORT_BASE ?? 3100}`;
+const PREFIX = `agency-site-e2e-${process.env.E2E_PORT_BASE ?? 3100}`;
 /** Each container carries the test run's id, so the run's end finds any left (scripts/test-run.mjs). */
 const runLabel = process.env.AGENCY_TEST_RUN ? ["--label", `AGENCY_TEST_RUN=${process.env.AGENCY_TEST_RUN}`] : [];
 
-export async function podman(args: string[], { timeout = 60_000 } = {}): Promise<string> {
-  const { stdout } = await run("podman", args, { timeout, maxBuffer: 64 * 1024 * 1024 });
-  return stdout;
-}
-
-/** `podman run --rm` of the image with these machines' flags; resolves with its output. */
-export const runOnce = (image: string, command: string[], options: string[] = []) =>
-  podman(["run", "--rm", ...FLAGS, ...runLabel, ...options, image, ...command]);
+const run = promisify(execFile);
+type Options = { timeout?: number; env?: NodeJS.ProcessEnv; command?: string };
+/** podman's output (or `command`'s: podman-compose); a failure rejects with its code, stdout and stderr. */
+export const podman = async (args: string[], { timeout = 60_000, env, command = "podman" }: Options = {}) =>
+  (await run(command, args, { timeout, env, maxBuffer: 64 * 1024 * 1024 })).stdout;
 
 /** podman's answer whether it succeeded or not: exit code and output. */
-export async function podmanTry(args: string[], { timeout = 60_000 } = {}) {
-  try {
-    const { stdout, stderr } = await run("podman", args, { timeout, maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
-  }
-}
+export const podmanTry = (args: string[]) =>
+  run("podman", args, { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" }),
+  );
 
-export interface Container {
-  name: string;
-  logs(): Promise<string>;
-  /** `podman inspect` of one field, e.g. "{{.State.ExitCode}}". */
-  inspect(format: string): Promise<string>;
-  exec(...command: string[]): Promise<string>;
-}
+/** `podman run --rm` of the image with these machines' flags; resolves with its output. */
+export const runOnce = (image: string, command: string[]) => podman(["run", "--rm", ...FLAGS, ...runLabel, image, ...command]);
+
+export type Container = Awaited<ReturnType<typeof startContainer>>;
 
 /**
- * Starts the image as an operator would: read-only root, `volume` (a named volume) on /app/data,
- * the image's own ENTRYPOINT and CMD. `id` starts with the spec's scope (see removeAll).
+ * The image started as an operator starts it, with `env`: read-only root, a named volume on
+ * /app/data (a fresh one, or `volume`: a container's before it), the image's own ENTRYPOINT and
+ * CMD. It and a fresh volume are removed by `undo` (startedByEachTest's) after the test.
  */
-export async function startContainer(
-  image: string,
-  id: string,
-  { volume, env = {}, readOnly = true }: { volume: string; env?: Record<string, string>; readOnly?: boolean },
-): Promise<Container> {
-  const name = `${prefix}-${id}`;
+export async function startContainer(image: string, id: string, env: Record<string, string>, undo: (f: () => unknown) => void, volume?: string) {
+  const name = `${PREFIX}-${id}`;
+  if (!volume) {
+    volume = name;
+    await podmanTry(["volume", "rm", "-f", volume]);
+    await podman(["volume", "create", volume]);
+    undo(() => podmanTry(["volume", "rm", "-f", name]));
+  }
   await podmanTry(["rm", "-f", "-t", "0", name]);
-  const envFlags = Object.entries(env).flatMap(([key, value]) => ["-e", `${key}=${value}`]);
-  // The health check's timer needs systemd, which these machines lack: run it on demand instead.
-  await podman([
-    "run",
-    "-d",
-    "--name",
-    name,
-    ...FLAGS,
-    ...runLabel,
-    ...(readOnly ? ["--read-only"] : []),
-    "--health-interval",
-    "disable",
-    "-v",
-    `${volume}:/app/data`,
-    ...envFlags,
-    image,
-  ]);
+  undo(() => podmanTry(["rm", "-f", "-t", "0", name]));
+  // The health check's timer needs systemd, which these machines lack: it is run on demand instead.
+  const flags = ["--read-only", "--health-interval", "disable", "-v", `${volume}:/app/data`, ...Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`])];
+  await podman(["run", "-d", "--name", name, ...FLAGS, ...runLabel, ...flags, image]);
   return {
     name,
+    volume,
     logs: async () => (await podmanTry(["logs", name])).stdout,
-    inspect: async (format) => (await podman(["inspect", "--format", format, name])).trim(),
-    exec: (...command) => podman(["exec", name, ...command]),
+    /** `podman inspect` of one field, e.g. "{{.State.ExitCode}}". */
+    inspect: async (format: string) => (await podman(["inspect", "--format", format, name])).trim(),
   };
-}
-
-/** A fresh named volume of ours (podman copies the image's /app/data owner and mode into it). */
-export async function freshVolume(id: string): Promise<string> {
-  const name = `${prefix}-${id}`;
-  await podmanTry(["volume", "rm", "-f", name]);
-  await podman(["volume", "create", name]);
-  return name;
-}
-
-/**
- * Removes the containers and volumes of one spec file (ids starting with `scope`-), so that spec
- * files running in parallel workers leave each other's alone.
- */
-export async function removeAll(scope: string) {
-  const mine = (name: string) => name.startsWith(`${prefix}-${scope}-`);
-  const containers = (await podmanTry(["ps", "-a", "--format", "{{.Names}}"])).stdout.split("\n").filter(mine);
-  if (containers.length) await podmanTry(["rm", "-f", "-t", "0", ...containers]);
-  const volumes = (await podmanTry(["volume", "ls", "--format", "{{.Name}}"])).stdout.split("\n").filter(mine);
-  if (volumes.length) await podmanTry(["volume", "rm", "-f", ...volumes]);
 }

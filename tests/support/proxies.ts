@@ -1,24 +1,24 @@
 /**
- * The reverse proxies operators put in front of the site, as processes of a test's own on
- * loopback: Debian's nginx and Caddy, in the foreground, their configuration, pid file, logs and
- * temporary files in a folder of their own (nothing under /etc or /var). The shipped files
- * (deploy/nginx.conf, deploy/Caddyfile) are run as written, with only their listening address and
- * the sites' addresses put in. Stopped by the test, or stopped (SIGTERM, which takes nginx's worker
- * with its master) when the process that started them dies.
+ * The proxies operators put in front of the site, as processes of a test's own on loopback:
+ * Debian's nginx, Caddy and Varnish in the foreground, their files in a folder of their own. The
+ * shipped files (deploy/nginx.conf, deploy/Caddyfile) run as written, but for the addresses.
+ * Stopped by the test (SIGTERM, which takes nginx's worker and Varnish's cache process with their
+ * manager), or when the process that started them dies. And a browser's forms through them.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
+import { type Browser, expect } from "@playwright/test";
+import { messages } from "../../app/content/messages";
 import { owned } from "../../scripts/test-run.mjs";
 import { freePort } from "./ports";
-import { REPO } from "./server";
+import { REPO, sleep } from "./server";
+import { atStep5, calculator, dispatchApp } from "./wizard";
 
-export interface Proxy {
-  /** Where visitors reach it, e.g. http://127.0.0.1:23456 (a port that is not 80: Host carries it). */
-  url: string;
-  stop(): Promise<void>;
-}
+/** `url`: where visitors reach it, e.g. http://127.0.0.1:23456 (a port that is not 80: Host carries it). */
+export type Proxy = Awaited<ReturnType<typeof started>>;
 
 /** A shipped file with `from` replaced by `to`, each exactly once, so a file that changes shape fails here. */
 function shipped(file: string, replacements: [from: string, to: string][]): string {
@@ -30,73 +30,47 @@ function shipped(file: string, replacements: [from: string, to: string][]): stri
   return text;
 }
 
-/** Stops a proxy of a test's own (SIGTERM), then removes its folder. */
-export const stopped = (child: ChildProcess, dir: string) =>
-  new Promise<void>((resolve) => {
-    const done = () => (rmSync(dir, { recursive: true, force: true }), resolve());
-    if (child.exitCode !== null || child.signalCode !== null) return done();
-    child.once("exit", done);
-    child.kill("SIGTERM");
-  });
-
-async function started(name: string, child: ChildProcess, url: string, dir: string, log: () => string): Promise<Proxy> {
-  const stop = () => stopped(child, dir);
-  for (let i = 0; i < 100; i++) {
-    // Any answer will do (the site itself may still be starting): the proxy listens.
-    if (
-      await fetch(`${url}/healthz`).then(
-        () => true,
-        () => false,
-      )
-    )
-      return { url, stop };
-    if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 100));
+/** `command` run with its files in `dir`, once `url`/healthz gets an answer `ready` takes (any, by default: the site may still be starting). */
+async function started(command: string, args: string[], url: string, dir: string, ready = (status: number) => status > 0, env = process.env) {
+  let output = "";
+  const child = spawn(...owned(command, args, "TERM"), { env, stdio: ["ignore", "pipe", "pipe"] });
+  for (const stream of [child.stdout, child.stderr]) stream?.on("data", (chunk) => (output += chunk));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  for (let i = 0; i < 100 && child.exitCode === null; i++) {
+    if (ready((await fetch(`${url}/healthz`).catch(() => null))?.status ?? 0)) return { url, stop };
+    await sleep(100);
   }
-  const output = log();
   await stop();
-  throw new Error(`${name} did not answer on ${url}:\n${output}`);
+  throw new Error(`${command} did not answer on ${url}:\n${output}`);
 }
 
 /**
  * One nginx for several server blocks: each of `blocks` gives a block's text for the loopback
- * address it is to listen on (a free port of its own). Resolves with each block's URL, in order.
+ * address it is to listen on (a free port of its own). `urls`: each block's, in order.
  */
-export async function startNginx(blocks: ((listen: string) => string)[]): Promise<{ urls: string[]; stop(): Promise<void> }> {
+export async function startNginx(blocks: ((listen: string) => string)[]) {
   const dir = mkdtempSync(join(tmpdir(), "e2e-nginx-"));
-  const ports = await Promise.all(blocks.map(() => freePort()));
-  for (const temp of ["body", "proxy", "fastcgi", "uwsgi", "scgi"]) mkdirSync(join(dir, temp));
-  const conf = [
-    // The user directive counts only for a root master: its workers then stay this user, who owns the folder.
-    `user ${userInfo().username};`,
-    "worker_processes 1;",
-    `pid ${dir}/nginx.pid;`,
-    `error_log ${dir}/error.log warn;`,
-    "events { worker_connections 256; }",
-    "http {",
-    "  access_log off;",
-    ...["body", "proxy", "fastcgi", "uwsgi", "scgi"].map((t) => `  ${t === "body" ? "client_body" : t}_temp_path ${dir}/${t};`),
-    ...blocks.map((block, i) => block(`127.0.0.1:${ports[i]}`)),
-    "}",
-  ].join("\n");
-  writeFileSync(join(dir, "nginx.conf"), conf);
-  let output = "";
-  const child = spawn(...owned("nginx", ["-p", dir, "-c", join(dir, "nginx.conf"), "-e", join(dir, "error.log"), "-g", "daemon off;"], "TERM"), {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout?.on("data", (chunk) => (output += chunk));
-  child.stderr?.on("data", (chunk) => (output += chunk));
-  const urls = ports.map((port) => `http://127.0.0.1:${port}`);
-  const { stop } = await started("nginx", child, urls[0]!, dir, () => `${output}${readFileSync(join(dir, "error.log"), "utf8")}`);
-  return { urls, stop };
+  const urls = await Promise.all(blocks.map(async () => `http://127.0.0.1:${await freePort()}`));
+  const temps = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map((t) => `  ${t}_temp_path ${dir}/${t};`);
+  // The user directive counts only for a root master: its workers then stay this user, who owns the folder.
+  const head = [`user ${userInfo().username};`, "worker_processes 1;", `pid ${dir}/nginx.pid;`, "error_log stderr warn;", "events { worker_connections 256; }"];
+  const conf = [...head, "http {", "  access_log off;", ...temps, ...blocks.map((block, i) => block(new URL(urls[i]!).host)), "}"];
+  writeFileSync(join(dir, "nginx.conf"), conf.join("\n"));
+  const args = ["-p", dir, "-c", join(dir, "nginx.conf"), "-e", "stderr", "-g", "daemon off;"];
+  return { ...(await started("nginx", args, urls[0]!, dir)), urls };
 }
 
 /**
- * deploy/nginx.conf (its upstream and server block) for startNginx, in front of the sites at
- * `sites`: a `server` line each, with the parameters of the file's two (compose.yaml's sites,
- * 127.0.0.1:3001 and :3002). Once per nginx: the upstream's name is the file's.
+ * deploy/nginx.conf (its upstream and server block) in front of the sites at `sites`: a `server`
+ * line each, with the parameters of the file's two (compose.yaml's sites, 127.0.0.1:3001 and :3002).
  */
-export const shippedNginx = (sites: string[]) => (listen: string) => {
+const shippedNginx = (sites: string[]) => (listen: string) => {
   const text = shipped("deploy/nginx.conf", [["listen 80;", `listen ${listen};`]]);
   const upstream = /^(?<line> *server )127\.0\.0\.1:3001(?<parameters>.*)\n\k<line>127\.0\.0\.1:3002\k<parameters>\n/m.exec(text);
   if (!upstream?.groups) throw new Error("deploy/nginx.conf should hold the server lines 127.0.0.1:3001 and :3002, with the same parameters");
@@ -104,24 +78,68 @@ export const shippedNginx = (sites: string[]) => (listen: string) => {
   return text.replace(upstream[0], sites.map((site) => `${line}${new URL(site).host}${parameters}\n`).join(""));
 };
 
-/** Caddy with deploy/Caddyfile in front of the sites at `sites`: plain HTTP on a loopback port, no admin endpoint. */
-export async function startCaddy(sites: string[]): Promise<Proxy> {
+/** nginx with deploy/nginx.conf, or Caddy with deploy/Caddyfile (plain HTTP on a loopback port, no admin endpoint), in front of the sites at `sites`. */
+export async function startShipped(proxy: "nginx" | "Caddy", sites: string[]): Promise<Proxy> {
+  if (proxy === "nginx") return startNginx([shippedNginx(sites)]);
   const dir = mkdtempSync(join(tmpdir(), "e2e-caddy-"));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://127.0.0.1:${await freePort()}`;
   const caddyfile = shipped("deploy/Caddyfile", [
     ["example.com {", `${url} {`],
     ["reverse_proxy 127.0.0.1:3001 127.0.0.1:3002", `reverse_proxy ${sites.map((site) => new URL(site).host).join(" ")}`],
   ]);
   writeFileSync(join(dir, "Caddyfile"), `{\n\tadmin off\n\tauto_https off\n}\n\n${caddyfile}`);
-  let output = "";
   // Caddy keeps its data and configuration under XDG folders: here, the test's own.
   const env = { ...process.env, HOME: dir, XDG_DATA_HOME: join(dir, "data"), XDG_CONFIG_HOME: join(dir, "config") };
-  const child = spawn(...owned("caddy", ["run", "--config", join(dir, "Caddyfile"), "--adapter", "caddyfile"], "TERM"), {
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout?.on("data", (chunk) => (output += chunk));
-  child.stderr?.on("data", (chunk) => (output += chunk));
-  return started("caddy", child, url, dir, () => output);
+  return started("caddy", ["run", "--config", join(dir, "Caddyfile"), "--adapter", "caddyfile"], url, dir, undefined, env);
+}
+
+/** Varnish in front of `backend`, with its default behaviour (it keeps what s-maxage/max-age allow, honours Vary, passes posts and private/no-store answers). */
+export async function startVarnish(backend: string): Promise<Proxy> {
+  const { hostname, port } = new URL(backend);
+  const dir = mkdtempSync(join(tmpdir(), "e2e-varnish-"));
+  writeFileSync(join(dir, "site.vcl"), `vcl 4.1;\nbackend site { .host = "${hostname}"; .port = "${port}"; }\n`);
+  const url = `http://127.0.0.1:${await freePort()}`;
+  // -F: in the foreground; -j none: no privilege separation (no varnish user needed). Ready once it passes the site's 200 on.
+  const args = ["-F", "-j", "none", "-f", join(dir, "site.vcl"), "-a", new URL(url).host, "-n", join(dir, "work"), "-s", "malloc,32m"];
+  return started("varnishd", args, url, dir, (status) => status === 200);
+}
+
+/**
+ * A visitor's forms through a proxy at `baseURL`: without JavaScript the contact form, a post
+ * answered with a redirect; with it the calculator, a fetch of the action's data. Both forms post
+ * to one action with the same headers, so between them they show each way of posting. Each
+ * thanked, or with `refused` answered 403 (without JavaScript, with the site's words). Resolves
+ * with every post's status and Sec-Fetch-Site, the funnel's beacons' too.
+ */
+export async function sendForms(browser: Browser, baseURL: string, { refused = false } = {}) {
+  const posts: Promise<[number, string | null]>[] = [];
+  for (const javaScriptEnabled of [false, true]) {
+    const context = await browser.newContext({ baseURL, javaScriptEnabled });
+    const page = await context.newPage();
+    page.on("response", (r) => {
+      if (r.request().method() === "POST") posts.push(Promise.all([r.status(), r.request().headerValue("sec-fetch-site")]));
+    });
+    const answer = refused && page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/");
+    const [calc, form] = [calculator(page), page.locator("#contact")];
+    if (javaScriptEnabled) {
+      await atStep5(page, dispatchApp);
+      await calc.getByLabel("Company name").fill("Proxy Test Holdings");
+      await calc.getByLabel("Email").fill("proxy@example.co.za");
+      await calc.getByLabel("Phone").fill("+27 11 555 0199");
+      await calc.getByRole("button", { name: "Send My Request" }).click();
+      if (!refused) await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+    } else {
+      await page.goto("/");
+      await form.getByLabel("Name").fill("Lerato Mokoena");
+      await form.getByLabel("Email").fill("lerato@mokoena.co.za");
+      await form.getByLabel("Service").selectOption("ai");
+      await form.getByLabel("Message").fill("We would like a chat assistant.");
+      await form.getByRole("button", { name: "Send Message" }).click();
+      if (refused) await expect(page.getByText("Forms on this site can only be sent from this site.")).toBeVisible();
+      else await expect(form.getByRole("status")).toHaveText(messages.contactSent);
+    }
+    if (answer) expect((await answer).status()).toBe(403);
+    await context.close();
+  }
+  return Promise.all(posts);
 }
