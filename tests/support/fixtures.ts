@@ -71,3 +71,8 @@ export async function clickStill(target: Locator) {
 /** Resolves once React has hydrated the page: it marks the elements it owns. */
 export const hydrated = (page: Page) =>
   expect.poll(() => page.locator("main").evaluate((main) => Object.keys(main).some((k) => k.startsWith("__reactFiber")))).toBe(true);
+
+/** Pages in a PDF that Chromium made: its page objects (`/Type /Page`, not the `/Pages` tree). */
+export const pdfPages = (pdf: Buffer) => (pdf.toString("latin1").match(/\/Type\s*\/Page(?![a-zA-Z])/g) ?? []).length;
+/** A4 with the margins a browser's print dialog leaves by default (about 10 mm; page.pdf's own are 0). */
+export const A4 = { format: "A4", margin: { top: "10mm", right: "10mm", bottom: "10mm", left: "10mm" } } as const;
