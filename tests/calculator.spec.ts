@@ -1,24 +1,26 @@
 /**
- * The calculator's send, with JavaScript on and off: one request end to end with every field as
- * the form service receives it and no second send on a reload, the wizard starting over after a
- * send, the optional description, Back keeping everything, a lead that cannot be stored (the
- * failure text, nothing lost), the outbox when no key is set, and the access key in nothing the
- * site serves. With JavaScript, steps 1-4 in the browser and focus on each step. Step 5 itself,
- * the step pages, the history and the fields' messages (error-summary.spec.ts) have specs of their own.
+ * The calculator's send, with JavaScript on and off: one request end to end, every figure in US
+ * dollars (written out here, not made by the formatter under test: 2,500 × 1.5 × 1.5 = 5,625),
+ * with every field as the form service receives it, the thanks and their printed receipt, and no
+ * second send on a reload; step 5 explained, its Change controls, then the wizard starting over
+ * with the description optional; Back keeping everything; a lead that cannot be stored; the outbox
+ * and the booking offer where they are set; the access key in nothing served. With JavaScript,
+ * focus stays with the visitor. The steps as pages and history, and the fields' messages, have
+ * specs of their own (calculator-steps, error-summary).
  */
 import { readFile } from "node:fs/promises";
-import type { Page } from "@playwright/test";
-import { calculatorText } from "../app/content/calculator";
+import type { Locator, Page } from "@playwright/test";
+import { breakdownText } from "../app/content/breakdown";
+import { calculatorText, sentSummary } from "../app/content/calculator";
 import { messages } from "../app/content/messages";
 import { site } from "../app/content/site";
-import { expect, test } from "./support/fixtures";
+import { wcagViolations } from "./support/axe";
+import { A4, expect, forTheEye, pdfPages, test } from "./support/fixtures";
 import { sites, TEST_ACCESS_KEY } from "./support/sites";
-import { atStep5, calculator, fillDetails, postsOf, priceOf, progress } from "./support/wizard";
+import { atStep5, breakdownRows, calculator, dispatchApp, fillDetails, postsOf, priceOf, progress, WIZARD_VIEWPORTS } from "./support/wizard";
 
 const order = {
-  service: "Software Development",
-  timeframe: "Urgent (1-2 weeks)",
-  complexity: "Complex",
+  ...dispatchApp,
   description: "A dispatch app for 40 drivers,\nwith proof of delivery photos.",
   name: "Thandi Nkosi",
   company: "Gauteng Freight (Pty) Ltd",
@@ -27,55 +29,174 @@ const order = {
 };
 // One combination end to end; every price in the table is app/calculator/pricing.test.ts's.
 const price = priceOf(order);
+const ESTIMATE = "/estimate?service=softwareDev&timeframe=urgent&complexity=complex";
 
-/** Step 5 with the order's choices and its details typed in, the company carrying `token` (`site`, `walk`: see atStep5). */
-async function upToDetails(page: Page, token = "", { site = "", walk = false } = {}) {
-  await atStep5(page, order, { site, walk });
-  await fillDetails(page, { ...order, company: `${order.company} ${token}`.trim() });
+/** Step 5 with the order's choices and its details typed in, the company carrying `token` (`site`: see atStep5). */
+async function upToDetails(page: Page, token = "", { site = "", name = order.name } = {}) {
+  await atStep5(page, order, { site });
+  await fillDetails(page, { ...order, name, company: `${order.company} ${token}`.trim() });
   return calculator(page);
 }
 const sent = async (page: Page) => {
   await calculator(page).getByRole("button", { name: "Send My Request" }).click();
   await expect(calculator(page).getByRole("status")).toHaveText(messages.calculatorSent);
+  return (await calculator(page).locator(".reference").textContent())!;
 };
+/** Each figure of the text (digits with thousands commas) is preceded by "USD", and no "$" is left. */
+async function namesTheCurrency(where: Locator, figures: string[]) {
+  const text = (await where.innerText()).replace(/\s+/g, " ");
+  expect(text).not.toContain("$");
+  for (const figure of figures) expect(text).toContain(`USD ${figure}`);
+}
 
-test(`the wizard sends ${order.service} / ${order.timeframe} / ${order.complexity} at ${price} with every field; a reload sends nothing again`, async ({
+test(`the wizard sends ${order.service} / ${order.timeframe} / ${order.complexity} at ${price} with every field, thanks and a receipt; no second send`, async ({
   page,
   formService,
+  javaScriptEnabled,
 }) => {
-  const calc = await upToDetails(page, formService.token, { walk: true });
+  // Step by step, as a visitor goes: without JavaScript each a post and a page of its own.
+  await page.goto("/");
+  const calc = calculator(page);
+  await calc.getByRole("button", { name: order.service, exact: true }).click();
+  await expect(progress(page)).toHaveText("Step 2 of 5");
+  await namesTheCurrency(calc.locator(".estimate"), ["2,500"]);
+  for (const [i, choice] of [order.timeframe, order.complexity].entries()) {
+    await calc.getByRole("button", { name: choice, exact: true }).click();
+    await expect(progress(page)).toHaveText(`Step ${i + 3} of 5`);
+  }
+  await calc.getByLabel("Project description").fill(order.description);
+  await calc.getByRole("button", { name: "Continue" }).click();
   await expect(calc.locator(".estimate")).toContainText(price);
-  await sent(page);
-  await expect(progress(page)).toHaveText("Step 1 of 5");
-  const [payload] = (await formService.settled()) as Record<string, string>[];
+  await namesTheCurrency(calc.getByRole("table"), ["2,500", "5,625"]);
   const company = `${order.company} ${formService.token}`;
+  await fillDetails(page, { ...order, company });
+  const reference = await sent(page);
+  expect(reference).toMatch(/^\d{8}-[0-9A-Z]{8}$/);
+  await expect(progress(page)).toHaveText("Step 1 of 5");
+  const thanks = calc.locator(".wizard-sent");
+  const summary = sentSummary(`${order.service}, ${order.timeframe}, ${order.complexity}`, price);
+  await expect(thanks).toContainText(summary);
+  await namesTheCurrency(thanks, ["5,625"]);
+  const keep = thanks.getByRole("link", { name: calculatorText.keepLink });
+  await expect(keep).toHaveAttribute("href", ESTIMATE);
+  // This site has no BOOKING_URL (the outbox's, below, has one).
+  await expect(page.getByRole("link", { name: calculatorText.bookCall })).toHaveCount(0);
+  // The address holds a receipt's id, never the reference or anything sent (calculator-drafts-and-receipts.spec.ts).
+  await expect(page).toHaveURL(/\?sent=calculator&receipt=[\w-]{22}#wizard$/);
+  if (javaScriptEnabled) {
+    // Focus is moved by script: to the thanks, then Tab reaches the estimate's link and the restarted wizard.
+    await expect(thanks).toBeFocused();
+    await page.keyboard.press("Tab");
+    await expect(keep).toBeFocused();
+    await page.keyboard.press("Tab");
+    await expect(calc.getByRole("button", { name: order.service, exact: true })).toBeFocused();
+    expect(await wcagViolations(page)).toEqual([]);
+  }
+
+  const [payload] = (await formService.settled()) as Record<string, string>[];
   // The sender is the company name entered (the specification's from_name); the person's name is in the message.
   expect(payload).toMatchObject({ access_key: TEST_ACCESS_KEY, to: site.email, from_name: company, subject: `New cost estimate request from ${company}` });
-  for (const line of [
+  const lines = [
     `Service: ${order.service}`,
     `Timeframe: ${order.timeframe}`,
     `Complexity: ${order.complexity}`,
     "Description: A dispatch app for 40 drivers,",
+  ];
+  lines.push(
     "with proof of delivery photos.",
     `Estimated cost: ${price}`,
     `Name: ${order.name}`,
     `Company: ${company}`,
     `Email: ${order.email}`,
     `Phone: ${order.phone}`,
-  ])
-    expect(payload!.message).toContain(line);
+  );
+  for (const line of lines) expect(payload!.message).toContain(line);
+  expect(payload!.message).toMatch(/^Estimated cost: USD\s5,625$/m);
+  expect(payload!.message).not.toContain("$");
+  expect(payload!.message).toMatch(new RegExp(`\\nReference: ${reference}$`));
+
+  // Printed: one A4 page with the reference, what was sent and its estimate's address, without the calculator's choices.
+  expect(pdfPages(await page.pdf(A4))).toBe(1);
+  await page.emulateMedia({ media: "print" });
+  for (const hidden of [page.locator(".hero"), page.locator("#services"), page.locator("#contact"), calc.getByRole("button", { name: order.service })])
+    await expect(hidden).toBeHidden();
+  await expect(calc.locator(".reference")).toBeVisible();
+  await expect(thanks).toContainText(summary);
+  expect(await keep.evaluate((a) => getComputedStyle(a, "::after").content)).toContain(ESTIMATE);
+  await page.emulateMedia({ media: null });
   await page.reload();
   await expect(progress(page)).toHaveText("Step 1 of 5");
   expect(await formService.settled()).toHaveLength(1);
 });
 
-test("after a send the wizard starts over, complexity back to Medium; step 4's description is optional, with a hint, and the request goes without one", async ({
+test("step 5 explains the estimate; Change goes to a step and back, keeping what was typed; then the wizard starts over, the description optional", async ({
   page,
   formService,
+  javaScriptEnabled,
 }) => {
-  const calc = await upToDetails(page);
-  await sent(page);
-  await expect(page).toHaveURL(/\?sent=calculator&receipt=[\w-]{22}#wizard$/);
+  const company = `Gauteng Freight ${formService.token}`;
+  await atStep5(page, dispatchApp);
+  const calc = calculator(page);
+  await expect(calc.getByRole("heading", { name: calculatorText.headings[5] })).toBeVisible();
+  await expect(calc.getByText(calculatorText.detailsIntro)).toBeVisible();
+  // A name is asked for, so the reply can greet someone, but not required (the other three fields are).
+  const name = calc.getByLabel("Your name (optional)");
+  await expect(name).toHaveAttribute("autocomplete", "name");
+  // No box cuts what is typed (decision 0044): the check says how long a name may be.
+  await expect(name).not.toHaveAttribute("maxlength");
+  await expect(name).not.toHaveAttribute("required");
+  for (const label of ["Company name", "Email", "Phone"]) await expect(calc.getByLabel(label)).toHaveAttribute("required");
+  await expect(calc.getByRole("table", { name: breakdownText.caption }).getByRole("row")).toHaveText(breakdownRows(dispatchApp));
+  const summary = calc.getByRole("region", { name: calculatorText.summaryTitle });
+  await expect(summary.locator("dt")).toHaveText(["Service", "Timeframe", "Complexity", "Project description"]);
+  await expect(summary.locator(".summary-value")).toHaveText([dispatchApp.service, dispatchApp.timeframe, dispatchApp.complexity, dispatchApp.description]);
+  for (const what of ["service", "timeframe", "complexity", "description"]) await expect(summary.getByRole("button", { name: `Change ${what}` })).toBeVisible();
+  // The privacy notice beside the send button.
+  await expect(calc.getByRole("link", { name: "How we handle your data" })).toHaveAttribute("href", "/privacy");
+  await fillDetails(page, { company, email: "ops@gautengfreight.co.za", phone: "+27 11 555 0101" });
+  /** At the step; with JavaScript, focus on its heading (moved by script). */
+  const at = async (step: 1 | 2 | 4 | 5) => {
+    await expect(progress(page)).toHaveText(`Step ${step} of 5`);
+    if (javaScriptEnabled) await expect(calc.getByRole("heading", { name: calculatorText.headings[step] })).toBeFocused();
+  };
+  await calc.getByRole("button", { name: "Change timeframe" }).click();
+  await at(2);
+  await expect(calc.getByRole("button", { name: "Urgent (1-2 weeks)" })).toHaveAttribute("aria-current", "true");
+  await calc.getByRole("button", { name: "Relaxed (5-8 weeks)" }).click();
+  await at(5);
+  await expect(calc.getByLabel("Company name")).toHaveValue(company);
+  await expect(calc.locator("tfoot")).toContainText(priceOf({ ...dispatchApp, timeframe: "Relaxed (5-8 weeks)" }));
+  await calc.getByRole("button", { name: "Change description" }).click();
+  await at(4);
+  await expect(calc.getByLabel("Project description")).toHaveValue(dispatchApp.description);
+  await calc.getByLabel("Project description").fill("Route planning for 12 vans");
+  await calc.getByRole("button", { name: "Continue" }).click();
+  await at(5);
+  const changed = { service: "AI Solutions", timeframe: "Relaxed (5-8 weeks)", complexity: dispatchApp.complexity };
+  await calc.getByRole("button", { name: "Change service" }).click();
+  await at(1);
+  await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
+  await at(5);
+  await expect(calc.locator(".summary-value")).toHaveText(["AI Solutions", "Relaxed (5-8 weeks)", "Complex", "Route planning for 12 vans"]);
+  await expect(calc.locator("tfoot")).toContainText(priceOf(changed));
+  await expect(calc.getByLabel("Email")).toHaveValue("ops@gautengfreight.co.za");
+  const reference = await sent(page);
+  await expect(calc.getByText(calculatorText.nextSteps)).toBeVisible();
+  const [payload] = (await formService.settled()) as Record<string, string>[];
+  for (const line of [
+    "Service: AI Solutions",
+    "Timeframe: Relaxed (5-8 weeks)",
+    "Description: Route planning for 12 vans",
+    `Estimated cost: ${priceOf(changed)}`,
+    `Company: ${company}`,
+  ])
+    expect(payload!.message).toContain(line);
+  // No name given: no Name line, and the company alone is the sender.
+  expect(payload!.message).not.toMatch(/^Name:/m);
+  expect(payload!.from_name).toBe(company);
+  expect(payload!.message).toMatch(new RegExp(`\\nReference: ${reference}$`));
+
+  // The wizard starts over: every field cleared, complexity back to Medium, the description optional.
   await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
   await calc.getByRole("button", { name: "Standard (3-4 weeks)" }).click();
   await expect(calc.getByRole("button", { name: "Medium" })).toHaveAttribute("aria-current", "true");
@@ -91,8 +212,8 @@ test("after a send the wizard starts over, complexity back to Medium; step 4's d
   await expect(calc.locator(".estimate")).toContainText(priceOf({ service: "AI Solutions", timeframe: "Standard (3-4 weeks)", complexity: "Medium" }));
   await fillDetails(page, { company: `Quiet Co ${formService.token}`, email: "ops@quiet.example", phone: "011 555 0199" });
   await sent(page);
-  const [payload] = (await formService.settled()) as Record<string, string>[];
-  expect(payload!.message).toContain(`Complexity: Medium\nDescription: ${calculatorText.noDescription}\nEstimated cost: `);
+  const quiet = ((await formService.settled()) as Record<string, string>[]).find((lead) => lead.from_name!.startsWith("Quiet Co"));
+  expect(quiet!.message).toContain(`Complexity: Medium\nDescription: ${calculatorText.noDescription}\nEstimated cost: `);
 });
 
 test("Back goes one step at a time and keeps what was chosen and typed", async ({ page }) => {
@@ -148,6 +269,33 @@ test("a lead that cannot be stored shows the failure text and keeps everything o
   await expect(calc.getByLabel("Project description")).toHaveValue(order.description);
 });
 
+test("with no key configured, a send lands in the outbox file; with BOOKING_URL set, the thanks offer to book a call there with the reference", async ({
+  page,
+}) => {
+  const token = `Outbox ${test.info().project.name} ${Date.now()}`;
+  await upToDetails(page, token, { site: sites.outbox.url });
+  const reference = await sent(page);
+  const booking = new URL((await calculator(page).getByRole("link", { name: calculatorText.bookCall }).getAttribute("href"))!);
+  expect(booking.origin + booking.pathname).toBe(sites.outbox.env.BOOKING_URL);
+  expect([booking.searchParams.get("notes"), booking.searchParams.get("a1")]).toEqual([`Reference ${reference}`, reference]);
+  // Stored first, then written to the outbox a moment later.
+  const mine = async () =>
+    (await readFile(sites.outbox.env.OUTBOX_FILE!, "utf8").catch(() => ""))
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, string>)
+      .filter((l) => l.from_name === `${order.company} ${token}`);
+  await expect.poll(async () => (await mine()).length).toBe(1);
+  const [lead] = await mine();
+  expect(lead!.message).toContain(`Estimated cost: ${price}`);
+  expect(JSON.stringify(lead)).not.toContain(TEST_ACCESS_KEY);
+  // The privacy notice says where the reference goes; a site without a booking page says nothing of one.
+  await page.goto(`${sites.outbox.url}/privacy`);
+  await expect(page.locator("main")).toContainText(`book a call on ${new URL(sites.outbox.env.BOOKING_URL!).host}`);
+  await page.goto("/privacy");
+  await expect(page.getByRole("heading", { name: "If you book a call" })).toHaveCount(0);
+});
+
 test("with JavaScript, steps 1-4 advance without a request, and focus moves to each new step's heading", { tag: "@needs-js" }, async ({ page }) => {
   await page.goto("/");
   const posts = postsOf(page);
@@ -194,19 +342,12 @@ test("the access key appears in no HTML or JavaScript the site serves", { tag: "
   for (const body of bodies) expect(body).not.toContain(TEST_ACCESS_KEY);
 });
 
-test("with no key configured, a send lands in the outbox file and the visitor sees success", async ({ page }) => {
-  const token = `Outbox ${test.info().project.name} ${Date.now()}`;
-  await upToDetails(page, token, { site: sites.outbox.url });
-  await sent(page);
-  // Stored first, then written to the outbox a moment later.
-  const mine = async () =>
-    (await readFile(sites.outbox.env.OUTBOX_FILE!, "utf8").catch(() => ""))
-      .split("\n")
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as Record<string, string>)
-      .filter((l) => l.from_name === `${order.company} ${token}`);
-  await expect.poll(async () => (await mine()).length).toBe(1);
-  const [lead] = await mine();
-  expect(lead!.message).toContain(`Estimated cost: ${price}`);
-  expect(JSON.stringify(lead)).not.toContain(TEST_ACCESS_KEY);
+test("step 5 and the thanks at 320, 390 and 1280 px, to look at", { tag: "@for-the-eye" }, async ({ page }) => {
+  for (const [width, height] of WIZARD_VIEWPORTS) {
+    await page.setViewportSize({ width, height });
+    await upToDetails(page, "", { name: "" });
+    await forTheEye(calculator(page).locator("#wizard"), `step-5-${width}`);
+    await sent(page);
+    await forTheEye(page, `sent-${width}`);
+  }
 });

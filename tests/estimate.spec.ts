@@ -12,7 +12,6 @@ import { estimateText } from "../app/content/estimate";
 import { site } from "../app/content/site";
 import { wcagViolations } from "./support/axe";
 import { A4, expect, newClient, pdfPages, test } from "./support/fixtures";
-import { sites } from "./support/sites";
 import { atStep5, breakdownRows, calculator, postsOf, priceOf, progress } from "./support/wizard";
 
 const ESTIMATE = "/estimate?service=softwareDev&timeframe=urgent&complexity=complex";
@@ -123,23 +122,6 @@ test("the button starts a request with the three answers chosen: step 4, then st
   // The funnel's beacons only: steps 2-4 reached at once (the estimate's three answers), then 5.
   await expect.poll(() => posts.beacons).toEqual(["2", "3", "4", "5"]);
   expect((await context.cookies()).map((c) => c.name)).not.toContain("visit");
-});
-
-test("with BOOKING_URL set, the thanks offer to book a call there, carrying the reference, and the privacy notice says where it goes", async ({ page }) => {
-  await detailsTyped(page, sites.outbox.url, `Booking ${newClient()}`);
-  const calc = calculator(page);
-  await calc.getByRole("button", { name: "Send My Request" }).click();
-  await expect(calc.locator(".reference")).toHaveText(/^\d{8}-[0-9A-Z]{8}$/);
-  const reference = (await calc.locator(".reference").textContent())!;
-  const booking = new URL((await calc.getByRole("link", { name: calculatorText.bookCall }).getAttribute("href"))!);
-  expect(booking.origin + booking.pathname).toBe(sites.outbox.env.BOOKING_URL);
-  expect(booking.searchParams.get("notes")).toBe(`Reference ${reference}`);
-  expect(booking.searchParams.get("a1")).toBe(reference);
-  await page.goto(`${sites.outbox.url}/privacy`);
-  await expect(page.locator("main")).toContainText(`book a call on ${new URL(sites.outbox.env.BOOKING_URL!).host}`);
-  // A site without a booking page says nothing of one.
-  await page.goto("/privacy");
-  await expect(page.getByRole("heading", { name: "If you book a call" })).toHaveCount(0);
 });
 
 test("the largest figure, USD 11,250, keeps to a 320 px screen: step 5's breakdown, and its estimate's page in the dark scheme, where axe finds nothing", async ({
