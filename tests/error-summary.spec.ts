@@ -105,23 +105,6 @@ test("a refused step 5 shows the summary above the fields, each message a link t
   expect(await formService.settled()).toEqual([]);
 });
 
-test("a contact message with mistakes shows the summary at the top of the form, each message a link to its field", async ({ page, javaScriptEnabled }) => {
-  await refusedMessage(page);
-  const form = contactForm(page);
-  const summary = summaryOf(form);
-  expect(await links(summary)).toEqual([
-    [EMAIL, "#contact-email"],
-    ["Please choose a service", "#contact-service"],
-  ]);
-  expect((await summary.boundingBox())!.y + (await summary.boundingBox())!.height).toBeLessThanOrEqual((await form.getByLabel("Name").boundingBox())!.y);
-  if (javaScriptEnabled) await expect(form.getByLabel("Email")).toBeFocused();
-  await summary.getByRole("link", { name: "Please choose a service" }).click();
-  await inView(page, form.getByLabel("Service"));
-  await expect(form.getByLabel("Service")).toHaveAccessibleDescription("Please choose a service");
-  if (javaScriptEnabled) await expect(form.getByLabel("Service")).toBeFocused();
-  await expect(form.getByLabel("Email")).toHaveValue("lerato@");
-});
-
 test("any step's mistake is summed up the same way: a choice missing from step 2 links to the step's first option", async ({ page }) => {
   // No browser posts step 2 without a choice; a hand-made post is answered like any other.
   const answer = await page.request.post("/?index", {

@@ -124,31 +124,24 @@ test("the button starts a request with the three answers chosen: step 4, then st
   expect((await context.cookies()).map((c) => c.name)).not.toContain("visit");
 });
 
-test("the largest figure, USD 11,250, keeps to a 320 px screen: step 5's breakdown, and its estimate's page in the dark scheme, where axe finds nothing", async ({
-  page,
-  javaScriptEnabled,
-}) => {
-  await page.setViewportSize({ width: 320, height: 640 });
-  await atStep5(page, { service: "Mobile App Development", timeframe: "Urgent (1-2 weeks)", complexity: "Complex", description: "An app for 40 drivers" });
-  const calc = calculator(page);
-  await expect(calc.locator("tfoot")).toContainText(/USD\s11,250/);
-  const [table, form] = [await calc.getByRole("table").boundingBox(), await calc.locator("form").boundingBox()];
-  expect(table!.x + table!.width).toBeLessThanOrEqual(form!.x + form!.width);
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
-
-  await page.emulateMedia({ colorScheme: "dark" });
-  await page.goto("/estimate?service=mobileApp&timeframe=urgent&complexity=complex");
-  // The figure on one line, under "Estimate:" if need be, never split after "USD".
-  const figure = await page
-    .getByRole("heading", { level: 1 })
-    .getByText(/USD\s11,250/)
-    .boundingBox();
-  expect(figure!.height).toBeLessThan(60);
-  expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
-  expect(await page.locator("body").evaluate((el) => getComputedStyle(el).backgroundColor)).toBe("rgb(18, 17, 42)");
-  // The page is the same markup with JavaScript and without (accessibility.spec.ts): axe once.
-  if (javaScriptEnabled) expect(await wcagViolations(page)).toEqual([]);
-});
+test(
+  "the largest figure, USD 11,250, keeps to a 320 px screen on its estimate's page in the dark scheme, where axe finds nothing",
+  { tag: "@once" },
+  async ({ page }) => {
+    await page.setViewportSize({ width: 320, height: 640 });
+    await page.emulateMedia({ colorScheme: "dark" });
+    await page.goto("/estimate?service=mobileApp&timeframe=urgent&complexity=complex");
+    // The figure on one line, under "Estimate:" if need be, never split after "USD"; step 5's is layout.spec.ts's.
+    const figure = await page
+      .getByRole("heading", { level: 1 })
+      .getByText(/USD\s11,250/)
+      .boundingBox();
+    expect(figure!.height).toBeLessThan(60);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    expect(await page.locator("body").evaluate((el) => getComputedStyle(el).backgroundColor)).toBe("rgb(18, 17, 42)");
+    expect(await wcagViolations(page)).toEqual([]);
+  },
+);
 
 // HTTP: the same with JavaScript on or off.
 test.describe("an estimate's page over HTTP", { tag: "@once" }, () => {
