@@ -100,10 +100,7 @@ test("an unknown or expired step page starts the calculator again, with a short 
   await expect(calc.getByText(calculatorText.expired)).toHaveCount(0);
 });
 
-test("Estimate this on /services opens step 2 with that service chosen, its choices in view under the header, at 320, 390 and 1280 px", async ({
-  page,
-  javaScriptEnabled,
-}) => {
+test("Estimate this on /services opens step 2 with its service, choices in view, at 320, 390 and 1280 px", async ({ page, javaScriptEnabled }) => {
   for (const [width, height] of WIZARD_VIEWPORTS) {
     await page.setViewportSize({ width, height });
     // A new wizard each time: the last one's answers stay in the tab.
@@ -128,10 +125,7 @@ test("Estimate this on /services opens step 2 with that service chosen, its choi
   }
 });
 
-test("Estimate this on the home page's selected service tab opens step 2 with it chosen, marked by a tick, the tab still selected", async ({
-  page,
-  javaScriptEnabled,
-}) => {
+test("Estimate this on the home page's tab opens step 2 with it chosen and ticked, the tab kept", async ({ page, javaScriptEnabled }) => {
   await page.goto("/");
   const seo = calculator(page).getByRole("button", { name: "SEO & Digital Marketing" });
   await page.getByRole("tab", { name: "SEO & Digital Marketing" }).click();
@@ -161,9 +155,7 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
     return calc;
   }
 
-  test("each step is an address and a history entry: Back and Forward walk the steps with the latest answers; Back from step 1 leaves the page", async ({
-    page,
-  }) => {
+  test("each step is an address and a history entry: Back and Forward walk the latest answers", async ({ page }) => {
     await page.goto("/about");
     await page.goto("/");
     const seen: string[] = [];
@@ -214,10 +206,7 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
     for (const url of seen) for (const typed of [dispatchApp.description, ...Object.values(details)]) expect(decodeURIComponent(url)).not.toContain(typed);
   });
 
-  test("a reload keeps the step and the answers; a new tab with the address starts at step 1; an address past the answers shows the furthest they allow", async ({
-    page,
-    context,
-  }) => {
+  test("a reload keeps the step; a new tab starts at step 1; a step past the answers shows the furthest", async ({ page, context }) => {
     await page.goto("/");
     const calc = calculator(page);
     await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
@@ -242,10 +231,7 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
     await expect(calc.locator("tfoot")).toContainText(figure);
   });
 
-  test("after a send, Back does not offer the sent answers again; a new estimate begun on the thanks outlives Back to them and Forward", async ({
-    page,
-    formService,
-  }) => {
+  test("after a send Back offers no sent answer; a new estimate outlives Back to the thanks and Forward", async ({ page, formService }) => {
     await page.goto("/");
     const calc = await walkToDetails(page);
     await calc.getByLabel("Company name").fill(`${details.company} ${formService.token}`);

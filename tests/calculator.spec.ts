@@ -49,11 +49,7 @@ async function namesTheCurrency(where: Locator, figures: string[]) {
   for (const figure of figures) expect(text).toContain(`USD ${figure}`);
 }
 
-test(`the wizard sends ${order.service} / ${order.timeframe} / ${order.complexity} at ${price} with every field, thanks and a receipt; no second send`, async ({
-  page,
-  formService,
-  javaScriptEnabled,
-}) => {
+test(`the wizard sends ${order.service} / ${order.timeframe} / ${order.complexity} at ${price}, once`, async ({ page, formService, javaScriptEnabled }) => {
   // Step by step, as a visitor goes: without JavaScript each a post and a page of its own.
   await page.goto("/");
   const calc = calculator(page);
@@ -129,11 +125,7 @@ test(`the wizard sends ${order.service} / ${order.timeframe} / ${order.complexit
   expect(await formService.settled()).toHaveLength(1);
 });
 
-test("step 5 explains the estimate; Change goes to a step and back, keeping what was typed; then the wizard starts over, the description optional", async ({
-  page,
-  formService,
-  javaScriptEnabled,
-}) => {
+test("step 5 explains the estimate; Change keeps what was typed; the wizard then starts over", async ({ page, formService, javaScriptEnabled }) => {
   const company = `Gauteng Freight ${formService.token}`;
   await atStep5(page, dispatchApp);
   const calc = calculator(page);
@@ -240,10 +232,7 @@ test("Back goes one step at a time and keeps what was chosen and typed", async (
 
 // What a failing, hanging or lying form service does to a lead is the queue's and the transport's
 // (server/leads/*.test.ts, tests/ops/lead-delivery.spec.ts): the visitor's answer never waits on it.
-test("a lead that cannot be stored shows the failure text and keeps everything on step 5; with JavaScript its address too, for a reload", async ({
-  page,
-  javaScriptEnabled,
-}) => {
+test("a lead that cannot be stored: the failure text, everything kept on step 5, a reload too", async ({ page, javaScriptEnabled }) => {
   const token = `Unstored ${test.info().project.name}`;
   const calc = await upToDetails(page, token, { site: sites.unwritable.url });
   const kept = async () => {
@@ -269,9 +258,7 @@ test("a lead that cannot be stored shows the failure text and keeps everything o
   await expect(calc.getByLabel("Project description")).toHaveValue(order.description);
 });
 
-test("with no key configured, a send lands in the outbox file; with BOOKING_URL set, the thanks offer to book a call there with the reference", async ({
-  page,
-}) => {
+test("without a key a send lands in the outbox; with BOOKING_URL the thanks offer a call", async ({ page }) => {
   const token = `Outbox ${test.info().project.name} ${Date.now()}`;
   await upToDetails(page, token, { site: sites.outbox.url });
   const reference = await sent(page);

@@ -49,11 +49,7 @@ const layout = (form: Locator) =>
       });
   });
 
-test("at 390 and 1280 px a bad email is kept and not sent, an empty form gets every field's message, summed up above it; no message moves a field", async ({
-  page,
-  formService,
-  javaScriptEnabled,
-}) => {
+test("at 390 and 1280 px each field's message, summed up; a bad email kept, not sent; no field moves", async ({ page, formService, javaScriptEnabled }) => {
   const posts: string[] = [];
   page.on("request", (r) => r.method() === "POST" && posts.push(r.url()));
   for (const width of [390, 1280]) {
@@ -114,45 +110,37 @@ test("at 390 and 1280 px a bad email is kept and not sent, an empty form gets ev
   expect(await formService.settled()).toEqual([]);
 });
 
-test(
-  "without JavaScript a form with mistakes is answered 303 with a page of its own: reload, Back and Forward are GETs; sending deletes it",
-  { tag: "@without-js" },
-  async ({ page, formService }) => {
-    const posts: number[] = [];
-    page.on("response", (r) => r.request().isNavigationRequest() && r.request().method() === "POST" && posts.push(r.status()));
-    await page.goto("/");
-    const form = contactForm(page);
-    const name = `${typed.name} ${formService.token}`;
-    await fillIn(form, name);
-    await form.getByRole("button", { name: "Send Message" }).click();
-    await expect(page).toHaveURL(/\/\?contact=[\w-]{22}#contact-error-summary$/);
-    await showsTheMistake(form, name);
-    const errorPage = page.url();
-    expect((await page.reload())?.request().method()).toBe("GET");
-    await showsTheMistake(form, name);
-    expect((await page.goBack())?.request().method()).toBe("GET");
-    // The page before it (the browser may put back what was typed there, as it does for any form).
-    await expect(page).toHaveURL(/\/$/);
-    await expect(form.getByLabel("Email")).not.toHaveAttribute("aria-invalid");
-    expect((await page.goForward())?.request().method()).toBe("GET");
-    await showsTheMistake(form, name);
-    expect(posts).toEqual([303]);
-    await form.getByLabel("Email").fill("lerato@mokoena.co.za");
-    await form.getByRole("button", { name: "Send Message" }).click();
-    await expect(form.getByRole("status")).toHaveText(messages.contactSent);
-    expect(await formService.settled()).toHaveLength(1);
-    // Sent: its page is gone, even for the browser that made it.
-    await page.goto(errorPage);
-    await expect(form.getByLabel("Name")).toHaveValue("");
-    await expect(form.getByLabel("Email")).not.toHaveAttribute("aria-invalid");
-  },
-);
+test("without JavaScript a form with mistakes is a page of its own, GETs only, gone once sent", { tag: "@without-js" }, async ({ page, formService }) => {
+  const posts: number[] = [];
+  page.on("response", (r) => r.request().isNavigationRequest() && r.request().method() === "POST" && posts.push(r.status()));
+  await page.goto("/");
+  const form = contactForm(page);
+  const name = `${typed.name} ${formService.token}`;
+  await fillIn(form, name);
+  await form.getByRole("button", { name: "Send Message" }).click();
+  await expect(page).toHaveURL(/\/\?contact=[\w-]{22}#contact-error-summary$/);
+  await showsTheMistake(form, name);
+  const errorPage = page.url();
+  expect((await page.reload())?.request().method()).toBe("GET");
+  await showsTheMistake(form, name);
+  expect((await page.goBack())?.request().method()).toBe("GET");
+  // The page before it (the browser may put back what was typed there, as it does for any form).
+  await expect(page).toHaveURL(/\/$/);
+  await expect(form.getByLabel("Email")).not.toHaveAttribute("aria-invalid");
+  expect((await page.goForward())?.request().method()).toBe("GET");
+  await showsTheMistake(form, name);
+  expect(posts).toEqual([303]);
+  await form.getByLabel("Email").fill("lerato@mokoena.co.za");
+  await form.getByRole("button", { name: "Send Message" }).click();
+  await expect(form.getByRole("status")).toHaveText(messages.contactSent);
+  expect(await formService.settled()).toHaveLength(1);
+  // Sent: its page is gone, even for the browser that made it.
+  await page.goto(errorPage);
+  await expect(form.getByLabel("Name")).toHaveValue("");
+  await expect(form.getByLabel("Email")).not.toHaveAttribute("aria-invalid");
+});
 
-test("someone else's link to a form with mistakes shows nothing of it, and a post naming it makes a draft of the poster's own", async ({
-  page,
-  playwright,
-  baseURL,
-}) => {
+test("someone else's link to a form with mistakes shows nothing of it, nor joins it", async ({ page, playwright, baseURL }) => {
   const mallory = await playwright.request.newContext({ baseURL, extraHTTPHeaders: { "X-Forwarded-For": newClient() } });
   const bait = { formName: "contact", name: "Mallory Billing", email: "mallory@evil", service: "seo", message: "Pay invoice 4711 to account 123" };
   const posted = await mallory.post("/?index", { form: bait, maxRedirects: 0 });
@@ -175,13 +163,7 @@ test("someone else's link to a form with mistakes shows nothing of it, and a pos
   await mallory.dispose();
 });
 
-test("a bot that fills the honeypot sees success and nothing is sent; a valid message is stored, confirmed with its reference and delivered with its own subject", async ({
-  page,
-  playwright,
-  baseURL,
-  formService,
-  javaScriptEnabled,
-}) => {
+test("a bot's honeypot sends nothing; a message is stored, thanked and delivered", async ({ page, playwright, baseURL, formService, javaScriptEnabled }) => {
   await page.goto("/");
   const form = contactForm(page);
   // The honeypot is hidden from assistive technology.
@@ -230,10 +212,7 @@ test("a bot that fills the honeypot sees success and nothing is sent; a valid me
   await someoneElse.dispose();
 });
 
-test("a message that cannot be stored shows the failure text and keeps what was typed; without JavaScript the page's draft too", async ({
-  page,
-  javaScriptEnabled,
-}) => {
+test("a message that cannot be stored: the failure text, what was typed kept, its draft too", async ({ page, javaScriptEnabled }) => {
   await page.goto(`${sites.unwritable.url}/`);
   const form = contactForm(page);
   // A mistake first: without JavaScript its page is a draft, which this server can still keep.

@@ -55,11 +55,7 @@ async function inView(page: Page, target: Locator) {
   expect((await target.boundingBox())!.y).toBeGreaterThanOrEqual(header.y + header.height);
 }
 
-test("a refused step 5 shows the summary above the fields, each message a link to its field, which keeps its value and its own message; nothing is sent", async ({
-  page,
-  formService,
-  javaScriptEnabled,
-}) => {
+test("a refused step 5: the summary above, links to the fields, values and messages kept, nothing sent", async ({ page, formService, javaScriptEnabled }) => {
   await refusedSend(page, `Thandi ${formService.token}`);
   const calc = calculator(page);
   const summary = summaryOf(calc);
@@ -119,47 +115,39 @@ test("any step's mistake is summed up the same way: a choice missing from step 2
   await expect(page.locator("#calc-timeframe")).toHaveAccessibleDescription("Please choose a timeframe");
 });
 
-test(
-  "with JavaScript, when the form's checks cannot load, the server's page opens at the summary and focus still goes to the first field in error",
-  { tag: "@needs-js" },
-  async ({ page }) => {
-    // The contact form's rules load lazily (app/forms/README.md); without them the server checks.
-    await page.route(/\/build\/.*schema-[\w-]+\.js$/, (route) => route.abort());
-    await refusedMessage(page);
-    await expect(page).toHaveURL(/\/\?contact=[\w-]{22}#contact-error-summary$/);
-    const form = contactForm(page);
-    await expect(summaryOf(form).getByRole("link")).toHaveText([EMAIL, "Please choose a service"]);
-    await expect(form.getByLabel("Email")).toBeFocused();
-  },
-);
+test("with JavaScript but no form checks loaded, the server's summary opens, focus on the field", { tag: "@needs-js" }, async ({ page }) => {
+  // The contact form's rules load lazily (app/forms/README.md); without them the server checks.
+  await page.route(/\/build\/.*schema-[\w-]+\.js$/, (route) => route.abort());
+  await refusedMessage(page);
+  await expect(page).toHaveURL(/\/\?contact=[\w-]{22}#contact-error-summary$/);
+  const form = contactForm(page);
+  await expect(summaryOf(form).getByRole("link")).toHaveText([EMAIL, "Please choose a service"]);
+  await expect(form.getByLabel("Email")).toBeFocused();
+});
 
 // With JavaScript focus goes to the first field in error instead (above). The refused posts as the
 // browser makes them are the tests' above; here the pages they are answered with, loaded at each width.
-test(
-  "without JavaScript, at 320, 390 and 1280 px, a refused step 5 and a contact message with mistakes open at the error summary, in view",
-  { tag: "@without-js" },
-  async ({ page }) => {
-    const refused = async (form: Record<string, string>, at: RegExp) => {
-      const answer = await page.request.post("/?index", { form, maxRedirects: 0 });
-      expect(answer.headers()["location"]).toMatch(at);
-      // There at once, as the page loads: not found by scrolling.
-      await page.goto(answer.headers()["location"]!);
-    };
-    for (const [width, height] of WIZARD_VIEWPORTS) {
-      await page.setViewportSize({ width, height });
-      const step5 = { "state.step": "5", "state.service": "softwareDev", "state.timeframe": "urgent", "state.complexity": "complex", "state.description": "x" };
-      await refused(
-        { formName: "calculator", ...step5, companyName: "   ", email: "ops@gautengfreight", phone: "011 555 O1O1", intent: "send" },
-        /^\/\?draft=[\w-]{22}&step=5#calc-error-summary$/,
-      );
-      await expect(summaryOf(calculator(page)).getByRole("link")).toHaveText([COMPANY, EMAIL, PHONE]);
-      await inView(page, summaryOf(calculator(page)));
-      await forTheEye(page, `error-summary-${width}`);
-      await refused(
-        { formName: "contact", name: "Lerato Mokoena", email: "lerato@", service: "", message: "We need help." },
-        /^\/\?contact=[\w-]{22}#contact-error-summary$/,
-      );
-      await inView(page, summaryOf(contactForm(page)));
-    }
-  },
-);
+test("without JavaScript, at 320, 390 and 1280 px, a refused form opens at its summary, in view", { tag: "@without-js" }, async ({ page }) => {
+  const refused = async (form: Record<string, string>, at: RegExp) => {
+    const answer = await page.request.post("/?index", { form, maxRedirects: 0 });
+    expect(answer.headers()["location"]).toMatch(at);
+    // There at once, as the page loads: not found by scrolling.
+    await page.goto(answer.headers()["location"]!);
+  };
+  for (const [width, height] of WIZARD_VIEWPORTS) {
+    await page.setViewportSize({ width, height });
+    const step5 = { "state.step": "5", "state.service": "softwareDev", "state.timeframe": "urgent", "state.complexity": "complex", "state.description": "x" };
+    await refused(
+      { formName: "calculator", ...step5, companyName: "   ", email: "ops@gautengfreight", phone: "011 555 O1O1", intent: "send" },
+      /^\/\?draft=[\w-]{22}&step=5#calc-error-summary$/,
+    );
+    await expect(summaryOf(calculator(page)).getByRole("link")).toHaveText([COMPANY, EMAIL, PHONE]);
+    await inView(page, summaryOf(calculator(page)));
+    await forTheEye(page, `error-summary-${width}`);
+    await refused(
+      { formName: "contact", name: "Lerato Mokoena", email: "lerato@", service: "", message: "We need help." },
+      /^\/\?contact=[\w-]{22}#contact-error-summary$/,
+    );
+    await inView(page, summaryOf(contactForm(page)));
+  }
+});

@@ -35,9 +35,7 @@ async function namesTheCurrency(where: Locator, figures: string[]) {
   for (const figure of figures) expect(text).toContain(`USD ${figure}`);
 }
 
-test("step 5 prints as its estimate and links to its page: the agency, the answers, the breakdown in USD, what it covers and not, how long it stands, one button; one A4 page in print", async ({
-  page,
-}) => {
+test("step 5 prints as its estimate and links to its page, which says all of it in USD, on one A4 page", async ({ page }) => {
   await detailsTyped(page);
   const calc = calculator(page);
   // The home page at step 5, printed: one A4 page with the breakdown, the answers and the estimate's address.
@@ -92,11 +90,7 @@ test("step 5 prints as its estimate and links to its page: the agency, the answe
   expect(pdfPages(await page.pdf(A4))).toBeGreaterThan(1);
 });
 
-test("the button starts a request with the three answers chosen: step 4, then step 5 with the same estimate; with JavaScript in the browser, as Estimate This does: nothing sent, no cookie, and Back from step 5 keeps the description", async ({
-  page,
-  context,
-  javaScriptEnabled,
-}) => {
+test("the page's button starts a request with its answers at step 4, with JavaScript in the browser", async ({ page, context, javaScriptEnabled }) => {
   await page.goto("/estimate?service=ai&timeframe=relaxed&complexity=simple");
   const posts = postsOf(page);
   await page.getByRole("button", { name: estimateText.start }).click();
@@ -124,33 +118,24 @@ test("the button starts a request with the three answers chosen: step 4, then st
   expect((await context.cookies()).map((c) => c.name)).not.toContain("visit");
 });
 
-test(
-  "the largest figure, USD 11,250, keeps to a 320 px screen on its estimate's page in the dark scheme, where axe finds nothing",
-  { tag: "@once" },
-  async ({ page }) => {
-    await page.setViewportSize({ width: 320, height: 640 });
-    await page.emulateMedia({ colorScheme: "dark" });
-    await page.goto("/estimate?service=mobileApp&timeframe=urgent&complexity=complex");
-    // The figure on one line, under "Estimate:" if need be, never split after "USD"; step 5's is layout.spec.ts's.
-    const figure = await page
-      .getByRole("heading", { level: 1 })
-      .getByText(/USD\s11,250/)
-      .boundingBox();
-    expect(figure!.height).toBeLessThan(60);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
-    expect(await page.locator("body").evaluate((el) => getComputedStyle(el).backgroundColor)).toBe("rgb(18, 17, 42)");
-    expect(await wcagViolations(page)).toEqual([]);
-  },
-);
+test("the largest figure's estimate keeps to 320 px, dark, and axe finds nothing", { tag: "@once" }, async ({ page }) => {
+  await page.setViewportSize({ width: 320, height: 640 });
+  await page.emulateMedia({ colorScheme: "dark" });
+  await page.goto("/estimate?service=mobileApp&timeframe=urgent&complexity=complex");
+  // The figure on one line, under "Estimate:" if need be, never split after "USD"; step 5's is layout.spec.ts's.
+  const figure = await page
+    .getByRole("heading", { level: 1 })
+    .getByText(/USD\s11,250/)
+    .boundingBox();
+  expect(figure!.height).toBeLessThan(60);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+  expect(await page.locator("body").evaluate((el) => getComputedStyle(el).backgroundColor)).toBe("rgb(18, 17, 42)");
+  expect(await wcagViolations(page)).toEqual([]);
+});
 
 // HTTP: the same with JavaScript on or off.
 test.describe("an estimate's page over HTTP", { tag: "@once" }, () => {
-  test("is the same bytes for everyone with the same choices, kept public, its ETag answering 304; noindex, named by its figure for link previews, not in the sitemap; its breakdown rendered, not in the data", async ({
-    page,
-    playwright,
-    baseURL,
-    request,
-  }) => {
+  test("the same bytes for everyone, public, an ETag; noindex, named by its figure; rendered", async ({ page, playwright, baseURL, request }) => {
     const visitor = (headers: Record<string, string>) =>
       playwright.request.newContext({ baseURL, extraHTTPHeaders: { "X-Forwarded-For": newClient(), ...headers } });
     const one = await visitor({});

@@ -140,10 +140,7 @@ test.describe("a failed send", { tag: "@needs-js" }, () => {
     expect(await formService.settled()).toHaveLength(1);
   });
 
-  test("the contact form keeps what was typed across a reload and Back; a failed send keeps it and says so; a lost reply sent again is one message, then forgotten", async ({
-    page,
-    formService,
-  }) => {
+  test("the contact form keeps what was typed through a reload, Back and failed sends; one message", async ({ page, formService }) => {
     const { form, typed, stillTyped, send } = await typedContact(page, formService.token);
     await page.reload();
     await stillTyped();
@@ -210,10 +207,7 @@ test.describe("a send with no answer", { tag: "@needs-js" }, () => {
   test.use({ viewport: { width: 390, height: 844 } });
 
   for (const [name, hold, arrives] of holds) {
-    test(`a send that ${name}: past the deadline step 5, then the contact form, keep what was typed and say so; Send again makes one lead each`, async ({
-      page,
-      formService,
-    }) => {
+    test(`a send that ${name}: past the deadline both forms keep all and say so; one lead each`, async ({ page, formService }) => {
       await page.clock.install();
       const logged = consoleErrors(page);
       const { calc, send, kept, thanked } = await filledStep5(page, formService.token);
@@ -312,29 +306,25 @@ test("with JavaScript, a reload mid-wizard shows the right step without showing 
 
 // The server's answer to a repeated form (decision 0012), end to end in a browser without
 // JavaScript: this held before decision 0028 too, and is kept here beside its JavaScript twin.
-test(
-  "without JavaScript, a send whose reply is lost and the same request sent again get the first one's thanks and reference, one lead",
-  { tag: "@without-js" },
-  async ({ page, formService }) => {
-    let lose = true;
-    // The browser's own post of step 5 (a navigation): the server takes it, the reply is lost.
-    await page.route(isSend, async (route) => {
-      if (!lose || !route.request().postData()?.includes("intent=Send+My+Request")) return route.fallback();
-      lose = false;
-      await route.fetch();
-      await route.abort("connectionreset");
-    });
-    const { details, send } = await filledStep5(page, formService.token);
-    await send().catch(() => undefined); // the browser shows its own error page
-    await expect.poll(async () => (await formService.settled()).length).toBe(1);
-    // The visitor starts again, in a new tab, with the same answers and sends them. (The first
-    // tab is still on its way to the browser's error page: a navigation there would race it.)
-    const again = await filledStep5(await page.context().newPage(), formService.token);
-    expect(again.details).toEqual(details);
-    await again.send();
-    const reference = await again.thanked();
-    const leads = await formService.settled();
-    expect(leads).toHaveLength(1);
-    expect(referenceOf(leads[0])).toBe(reference);
-  },
-);
+test("without JavaScript, a lost reply's send sent again gets the first one's thanks, one lead", { tag: "@without-js" }, async ({ page, formService }) => {
+  let lose = true;
+  // The browser's own post of step 5 (a navigation): the server takes it, the reply is lost.
+  await page.route(isSend, async (route) => {
+    if (!lose || !route.request().postData()?.includes("intent=Send+My+Request")) return route.fallback();
+    lose = false;
+    await route.fetch();
+    await route.abort("connectionreset");
+  });
+  const { details, send } = await filledStep5(page, formService.token);
+  await send().catch(() => undefined); // the browser shows its own error page
+  await expect.poll(async () => (await formService.settled()).length).toBe(1);
+  // The visitor starts again, in a new tab, with the same answers and sends them. (The first
+  // tab is still on its way to the browser's error page: a navigation there would race it.)
+  const again = await filledStep5(await page.context().newPage(), formService.token);
+  expect(again.details).toEqual(details);
+  await again.send();
+  const reference = await again.thanked();
+  const leads = await formService.settled();
+  expect(leads).toHaveLength(1);
+  expect(referenceOf(leads[0])).toBe(reference);
+});

@@ -72,10 +72,7 @@ test.describe("at 320 px", () => {
     expect(cased).toEqual([]);
   });
 
-  test("no step of the calculator scrolls sideways or spills out of its card, with the widest figures and the longest labels", async ({
-    page,
-    formService,
-  }) => {
+  test("no calculator step scrolls sideways or spills out of its card, widest figures and labels", async ({ page, formService }) => {
     const combinations = SERVICES.flatMap((s) => TIMEFRAMES.flatMap((t) => COMPLEXITIES.map((c) => [s, t, c] as const)));
     const total = ([s, t, c]: (typeof combinations)[number]) => estimate({ service: s.value, timeframe: t.value, complexity: c.value });
     const labels = ([s, t, c]: (typeof combinations)[number]) => s.label.length + t.label.length + c.label.length;
@@ -129,10 +126,7 @@ test.describe("at 390 px", () => {
   // What a 390 px phone shows of a page under its browser's bars.
   test.use({ viewport: { width: 390, height: 700 } });
 
-  test("Get Started lands on the calculator with its first choice whole in view, under the header; with JavaScript focus on its question; the menu's Estimate My Project is the short way there", async ({
-    page,
-    javaScriptEnabled,
-  }) => {
+  test("Get Started and the menu's Estimate My Project land on the calculator's first choice", async ({ page, javaScriptEnabled }) => {
     await page.goto("/");
     await page.getByRole("link", { name: "Get Started" }).focus();
     await page.keyboard.press("Enter");

@@ -8,10 +8,7 @@
  */
 import { expect, test } from "./support/fixtures";
 
-test("at 320, 390 and 1280 px the navigation works: the brand and the toggle on one line, every link reachable, the toggle only where the links fold away, opening and closing them", async ({
-  page,
-  javaScriptEnabled,
-}) => {
+test("at 320, 390 and 1280 px every link is reachable, the toggle only where links fold away", async ({ page, javaScriptEnabled }) => {
   const nav = page.getByRole("navigation", { name: "Main" });
   const toggle = page.locator(".nav-menu > summary");
   for (const width of [320, 390, 1280]) {
@@ -78,10 +75,7 @@ test("Contact Us lands on the home page's contact section, from the home page an
   await expect(page.locator("#contact")).toBeInViewport();
 });
 
-test("a link into a page lands below the fixed header (1280 px): opened at it, or a footer service link; with JavaScript focus moves to the section's heading", async ({
-  page,
-  javaScriptEnabled,
-}) => {
+test("a link into a page lands below the fixed header, focus on its heading with JavaScript", async ({ page, javaScriptEnabled }) => {
   const header = page.locator(".site-header");
   /** The section's heading in view, the section below the header; `focused`: with JavaScript, focus on that heading. */
   const below = async (slug: string, name: string, focused = javaScriptEnabled) => {

@@ -80,10 +80,7 @@ const pages: { path: string; heading: string | RegExp; nav: string | null; shows
 ];
 
 // The pages but / are the same markup with JavaScript and without (accessibility.spec.ts): they are checked once.
-test("every page renders with its nav link current, a footer that links the privacy notice, meta tags, and what it shows", async ({
-  page,
-  javaScriptEnabled,
-}) => {
+test("every page renders its heading, current nav link, footer, meta tags and content", async ({ page, javaScriptEnabled }) => {
   for (const { path, heading, nav, shows } of pages) {
     if (!javaScriptEnabled && path !== "/") continue;
     const response = await page.goto(path);
@@ -108,9 +105,7 @@ test("every page renders with its nav link current, a footer that links the priv
   }
 });
 
-test("an unknown route, and the path that only takes the funnel's beacon (/steps), answer 404 in the site's look, private, without a stack trace; its links work", async ({
-  page,
-}) => {
+test("an unknown path and /steps answer the site's 404 page, private, no stack trace", async ({ page }) => {
   const problems: string[] = [];
   page.on("pageerror", (e) => problems.push(e.message));
   page.on("console", (m) => m.type() === "error" && !m.text().includes("404") && problems.push(m.text()));
@@ -132,10 +127,7 @@ test("an unknown route, and the path that only takes the funnel's beacon (/steps
 });
 
 test.describe("over HTTP", { tag: "@once" }, () => {
-  test("GET and HEAD of the funnel's beacon get the 404 page; a post to an address that only answers reads gets a 405 naming what it takes", async ({
-    request,
-    baseURL,
-  }) => {
+  test("GET and HEAD of /steps get the 404 page; a post to a read-only address a 405", async ({ request, baseURL }) => {
     for (const method of ["GET", "HEAD"]) {
       const response = await request.fetch("/steps", { method, maxRedirects: 0 });
       expect(response.status(), method).toBe(404);
@@ -154,10 +146,7 @@ test.describe("over HTTP", { tag: "@once" }, () => {
     expect((await request.post("/steps", { form: { event: "not-a-step" }, headers: { Origin: baseURL! } })).status()).toBe(204);
   });
 
-  test("robots.txt and the sitemap; the Open Graph image every page names; favicon.ico and the apple-touch-icon, linked and served as images", async ({
-    page,
-    request,
-  }) => {
+  test("robots.txt, the sitemap, the Open Graph image and the icons are linked and served", async ({ page, request }) => {
     const robots = await request.get("/robots.txt");
     expect(robots.status()).toBe(200);
     expect(await robots.text()).toMatch(/Sitemap: https:\/\/.+\/sitemap\.xml/);

@@ -74,59 +74,54 @@ async function loadedAndAtRest(page: Page, path: string) {
 
 // /work is the same markup with JavaScript and without (accessibility.spec.ts), and its cards are CSS alone: once.
 for (const width of WIDTHS) {
-  test(
-    `/work at ${width} px on a device that can hover: pictures loaded; a card reveals its details on hover and on focus within it, its ring whole, the grid still`,
-    { tag: "@once" },
-    async ({ page }) => {
-      await page.setViewportSize({ width, height: 800 });
-      const before = await loadedAndAtRest(page, "/work");
-      const cards = page.locator("article.project-card");
-      await expect(cards.locator("img")).toHaveCount(projects.length);
-      await expect.poll(async () => (await cardsSeen(page)).map((c) => c.shown)).toEqual(projects.map(() => 0));
-      const [first, second] = [cards.nth(0), cards.nth(1)];
-      await first.locator("h3").hover();
-      await expect.poll(() => shown(page, 0)).toBe(1);
-      expect(await shown(page, 1)).toBe(0);
-      // Hoverable (WCAG 1.4.13): the pointer may move onto the revealed links, which stay.
-      await first.getByRole("link", { name: /^Live site of / }).hover();
-      // (Reaching them may scroll the page under the pointer, which then fades them in again.)
-      await expect.poll(() => shown(page, 0)).toBe(1);
-      await second.locator("img").hover();
-      await expect.poll(() => shown(page, 1)).toBe(1);
-      await expect.poll(() => shown(page, 0)).toBe(0);
-      expect(await grid(page)).toEqual(before);
+  test(`/work at ${width} px with hover: a card reveals its details on hover and focus, the grid still`, { tag: "@once" }, async ({ page }) => {
+    await page.setViewportSize({ width, height: 800 });
+    const before = await loadedAndAtRest(page, "/work");
+    const cards = page.locator("article.project-card");
+    await expect(cards.locator("img")).toHaveCount(projects.length);
+    await expect.poll(async () => (await cardsSeen(page)).map((c) => c.shown)).toEqual(projects.map(() => 0));
+    const [first, second] = [cards.nth(0), cards.nth(1)];
+    await first.locator("h3").hover();
+    await expect.poll(() => shown(page, 0)).toBe(1);
+    expect(await shown(page, 1)).toBe(0);
+    // Hoverable (WCAG 1.4.13): the pointer may move onto the revealed links, which stay.
+    await first.getByRole("link", { name: /^Live site of / }).hover();
+    // (Reaching them may scroll the page under the pointer, which then fades them in again.)
+    await expect.poll(() => shown(page, 0)).toBe(1);
+    await second.locator("img").hover();
+    await expect.poll(() => shown(page, 1)).toBe(1);
+    await expect.poll(() => shown(page, 0)).toBe(0);
+    expect(await grid(page)).toEqual(before);
 
-      // From the last filter link, Tab reaches the first card's first link, then the second card's.
-      await page.mouse.move(0, 0);
-      await page.getByRole("navigation", { name: "Filter projects by category" }).getByRole("link").last().focus();
-      await page.keyboard.press("Tab");
-      const live = first.getByRole("link", { name: /^Live site of / });
-      await expect(live).toBeFocused();
-      await expect.poll(() => shown(page, 0)).toBe(1);
-      await expect.poll(() => shown(page, 1)).toBe(0);
-      expect(await grid(page)).toEqual(before);
-      // Its focus ring is drawn (2 px or more) and clipped by no box around it.
-      const ring = await live.evaluate((el) => {
-        const style = getComputedStyle(el);
-        const [r, reach] = [el.getBoundingClientRect(), parseFloat(style.outlineWidth) + parseFloat(style.outlineOffset)];
-        const clips: string[] = [];
-        for (let n = el.parentElement; n && n !== document.body; n = n.parentElement) {
-          const s = getComputedStyle(n);
-          if (s.overflowX === "visible" && s.overflowY === "visible" && s.clipPath === "none") continue;
-          const b = n.getBoundingClientRect();
-          if (r.left - reach < b.left || r.top - reach < b.top || r.right + reach > b.right || r.bottom + reach > b.bottom)
-            clips.push(n.className || n.tagName);
-        }
-        return { clips, drawn: style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 2 };
-      });
-      expect(ring).toEqual({ clips: [], drawn: true });
-      for (let i = await first.getByRole("link").count(); i > 0; i--) await page.keyboard.press("Tab");
-      await expect(second.getByRole("link", { name: /^Live site of / })).toBeFocused();
-      await expect.poll(() => shown(page, 1)).toBe(1);
-      await expect.poll(() => shown(page, 0)).toBe(0);
-      expect(await grid(page)).toEqual(before);
-    },
-  );
+    // From the last filter link, Tab reaches the first card's first link, then the second card's.
+    await page.mouse.move(0, 0);
+    await page.getByRole("navigation", { name: "Filter projects by category" }).getByRole("link").last().focus();
+    await page.keyboard.press("Tab");
+    const live = first.getByRole("link", { name: /^Live site of / });
+    await expect(live).toBeFocused();
+    await expect.poll(() => shown(page, 0)).toBe(1);
+    await expect.poll(() => shown(page, 1)).toBe(0);
+    expect(await grid(page)).toEqual(before);
+    // Its focus ring is drawn (2 px or more) and clipped by no box around it.
+    const ring = await live.evaluate((el) => {
+      const style = getComputedStyle(el);
+      const [r, reach] = [el.getBoundingClientRect(), parseFloat(style.outlineWidth) + parseFloat(style.outlineOffset)];
+      const clips: string[] = [];
+      for (let n = el.parentElement; n && n !== document.body; n = n.parentElement) {
+        const s = getComputedStyle(n);
+        if (s.overflowX === "visible" && s.overflowY === "visible" && s.clipPath === "none") continue;
+        const b = n.getBoundingClientRect();
+        if (r.left - reach < b.left || r.top - reach < b.top || r.right + reach > b.right || r.bottom + reach > b.bottom) clips.push(n.className || n.tagName);
+      }
+      return { clips, drawn: style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 2 };
+    });
+    expect(ring).toEqual({ clips: [], drawn: true });
+    for (let i = await first.getByRole("link").count(); i > 0; i--) await page.keyboard.press("Tab");
+    await expect(second.getByRole("link", { name: /^Live site of / })).toBeFocused();
+    await expect.poll(() => shown(page, 1)).toBe(1);
+    await expect.poll(() => shown(page, 0)).toBe(0);
+    expect(await grid(page)).toEqual(before);
+  });
 }
 
 test("the home page's featured cards at 320, 390 and 1280 px: pictures loaded before any scroll, no empty band for a card's details", async ({ page }) => {
@@ -156,42 +151,38 @@ test("/work filters projects by category through the URL, default All", async ({
   await expect(cards).toHaveCount(all);
 });
 
-test(
-  "a shared /work?category= link opens filtered; a card's links are named first by their visible words (WCAG 2.5.3); the call to action offers the team",
-  { tag: "@once" },
-  async ({ page }) => {
-    await page.goto("/work?category=mobile");
-    const cards = page.locator("article.project-card");
-    // The count first: a loop over no cards would pass.
-    await expect(cards).toHaveCount(projects.filter((p) => p.category === "mobile").length);
-    for (const card of await cards.all()) await expect(card.locator(".project-category")).toHaveText("Mobile Development");
-    await page.goto("/work");
-    const repos = projects.filter((p) => p.githubUrl).length;
-    expect(repos > 0 && repos < projects.length).toBe(true);
-    await expect(page.getByRole("link", { name: /^Live site of / })).toHaveCount(projects.length);
-    await expect(page.getByRole("link", { name: /^Code repository of / })).toHaveCount(repos);
-    const links = page.locator(".project-links a");
-    // Every card's live site and the repositories there are: the loop below checks them all.
-    await expect(links).toHaveCount(projects.filter((p) => p.liveUrl).length + repos);
-    for (const link of await links.all()) {
-      const visible = await link.evaluate((el) =>
-        [...el.childNodes]
-          .filter((n) => n.nodeType === Node.TEXT_NODE)
-          .map((n) => n.textContent)
-          .join("")
-          .trim(),
-      );
-      expect(["Live site", "Code repository"]).toContain(visible);
-      await expect(link).toHaveAccessibleName(new RegExp(`^${visible} of .+`));
-    }
-    // No page links to itself from its call to action.
-    const cta = (p: Page) => p.getByRole("region", { name: "Know what your project will cost before we talk" });
-    await expect(cta(page).getByRole("link")).toHaveText(["Estimate My Project", "Meet the Team"]);
-    await expect(cta(page).locator('a[href="/work"]')).toHaveCount(0);
-    await page.goto("/about");
-    await expect(cta(page).getByRole("link", { name: "View Our Work" })).toHaveAttribute("href", "/work");
-  },
-);
+test("a shared filter link opens filtered; links named by their words; the call to action", { tag: "@once" }, async ({ page }) => {
+  await page.goto("/work?category=mobile");
+  const cards = page.locator("article.project-card");
+  // The count first: a loop over no cards would pass.
+  await expect(cards).toHaveCount(projects.filter((p) => p.category === "mobile").length);
+  for (const card of await cards.all()) await expect(card.locator(".project-category")).toHaveText("Mobile Development");
+  await page.goto("/work");
+  const repos = projects.filter((p) => p.githubUrl).length;
+  expect(repos > 0 && repos < projects.length).toBe(true);
+  await expect(page.getByRole("link", { name: /^Live site of / })).toHaveCount(projects.length);
+  await expect(page.getByRole("link", { name: /^Code repository of / })).toHaveCount(repos);
+  const links = page.locator(".project-links a");
+  // Every card's live site and the repositories there are: the loop below checks them all.
+  await expect(links).toHaveCount(projects.filter((p) => p.liveUrl).length + repos);
+  for (const link of await links.all()) {
+    const visible = await link.evaluate((el) =>
+      [...el.childNodes]
+        .filter((n) => n.nodeType === Node.TEXT_NODE)
+        .map((n) => n.textContent)
+        .join("")
+        .trim(),
+    );
+    expect(["Live site", "Code repository"]).toContain(visible);
+    await expect(link).toHaveAccessibleName(new RegExp(`^${visible} of .+`));
+  }
+  // No page links to itself from its call to action.
+  const cta = (p: Page) => p.getByRole("region", { name: "Know what your project will cost before we talk" });
+  await expect(cta(page).getByRole("link")).toHaveText(["Estimate My Project", "Meet the Team"]);
+  await expect(cta(page).locator('a[href="/work"]')).toHaveCount(0);
+  await page.goto("/about");
+  await expect(cta(page).getByRole("link", { name: "View Our Work" })).toHaveAttribute("href", "/work");
+});
 
 test.describe("on a touch phone", { tag: "@once" }, () => {
   test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });

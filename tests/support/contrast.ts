@@ -3,20 +3,12 @@ import type { Page } from "@playwright/test";
 /**
  * Colour contrast as WCAG defines it, measured in the page against every colour a background is
  * made of: each stop of a gradient (axe skips gradients), composited over what lies beneath when
- * translucent. `ratio` is the lowest against any of them; `said` says it all, for a failure.
+ * translucent. `ratio` is the lowest against any of them; `said` says it all, for a failure;
+ * `drawn`, an outline is drawn at all (solid or other, 2 px or more); `key`, the element's path.
  */
-export interface Contrast {
-  said: string;
-  ratio: number;
-  /** An outline is drawn at all (solid or other, 2 px or more). */
-  drawn: boolean;
-  key: string;
-}
+type Contrast = { said: string; ratio: number; drawn: boolean; key: string };
 
-/**
- * Runs in the browser (self-contained: Playwright sends its source): each element's colour (its
- * text, or its focus outline) against its backdrop. `selector` null: the focused element.
- */
+/** Runs in the browser (self-contained): each element's text or focus outline against its backdrop; `selector` null: the focused element. */
 function measure({ selector, kind }: { selector: string | null; kind: "text" | "outline" }): Contrast[] {
   type RGBA = [number, number, number, number];
   const parse = (css: string): RGBA => {

@@ -4,9 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Page } from "@playwright/test";
-import { messages } from "../../app/content/messages";
 import { expect } from "./fixtures";
-import { calculator, fillDetails, progress } from "./wizard";
 
 /** The `sha256-…` sources in a CSP's script-src, and those of every inline script a browser would run. */
 function scriptHashes(csp: string, html: string) {
@@ -40,26 +38,4 @@ export async function watchCsp(page: Page): Promise<string[]> {
   page.on("console", (m) => /Content Security Policy|Refused to/i.test(m.text()) && violations.push(m.text()));
   page.on("pageerror", (e) => violations.push(`pageerror: ${e.message}`));
   return violations;
-}
-
-/** Every page, the services tabs, the work filter, then the whole wizard sent (JavaScript on). */
-export async function walkTheSite(page: Page, paths: string[], company: string) {
-  for (const path of paths) {
-    await page.goto(path);
-    expect(await page.evaluate(() => "__remixRouter" in window), path).toBe(true);
-  }
-  await page.goto("/work");
-  await page.getByRole("navigation", { name: "Filter projects by category" }).getByRole("link", { name: "AI Solutions" }).click();
-  await expect(page).toHaveURL(/category=ai/);
-  await page.goto("/?utm_source=newsletter&gclid=abc");
-  await page.getByRole("tab", { name: "Zoho Solutions" }).click();
-  await expect(page.getByRole("tab", { name: "Zoho Solutions" })).toHaveAttribute("aria-selected", "true");
-  const calc = calculator(page);
-  for (const choice of ["AI Solutions", "Standard (3-4 weeks)", "Medium"]) await calc.getByRole("button", { name: choice, exact: true }).click();
-  await calc.getByLabel("Project description").fill("A support chat assistant");
-  await calc.getByRole("button", { name: "Continue" }).click();
-  await fillDetails(page, { company, email: "csp@example.co.za", phone: "+27 11 555 0199" });
-  await calc.getByRole("button", { name: "Send My Request" }).click();
-  await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
-  await expect(progress(page)).toHaveText("Step 1 of 5");
 }

@@ -1,15 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import {
-  COMPLEXITIES,
-  estimate,
-  estimateParts,
-  formatUsd,
-  SERVICES,
-  TIMEFRAMES,
-  type ComplexityValue,
-  type ServiceValue,
-  type TimeframeValue,
-} from "../../app/calculator/pricing";
+import { COMPLEXITIES, estimate, estimateParts, formatUsd, SERVICES, TIMEFRAMES } from "../../app/calculator/pricing";
 import { breakdownText } from "../../app/content/breakdown";
 
 /** The choices of steps 1-4, as the visitor sees them (labels). */
@@ -56,11 +46,12 @@ export function postsOf(page: Page) {
 const valueOf = (list: readonly { value: string; label: string }[], label: string) => list.find((o) => o.label === label)!.value;
 
 /** The choices as values, from their labels as the visitor clicks them (an unknown label throws). */
-const valuesOf = ({ service, timeframe, complexity }: { service: string; timeframe?: string; complexity?: string }) => ({
-  service: valueOf(SERVICES, service) as ServiceValue,
-  timeframe: timeframe === undefined ? undefined : (valueOf(TIMEFRAMES, timeframe) as TimeframeValue),
-  complexity: complexity === undefined ? undefined : (valueOf(COMPLEXITIES, complexity) as ComplexityValue),
-});
+const valuesOf = (c: { service: string; timeframe?: string; complexity?: string }) =>
+  ({
+    service: valueOf(SERVICES, c.service),
+    timeframe: c.timeframe && valueOf(TIMEFRAMES, c.timeframe),
+    complexity: c.complexity && valueOf(COMPLEXITIES, c.complexity),
+  }) as Parameters<typeof estimateParts>[0];
 
 /**
  * The figure the calculator shows for these choices (an unchosen complexity is Medium), worked
@@ -88,10 +79,9 @@ export function breakdownRows(choices: { service: string; timeframe: string; com
 
 /**
  * The wizard at step 5 with these choices, on `site` (default: the project's). With JavaScript,
- * steps 1-4 are clicks in the page, without a request, and are clicked. Without it each step is a
- * post and a page of its own; walking them is what `walk: true` (calculator.spec's full send,
- * calculator-step-pages.spec's 303s) tests, so other tests arrive at step 5 as that walk ends: step 4's
- * post, answered with the address of the step-5 page, which the browser then opens.
+ * steps 1-4 are clicks in the page. Without it each step is a post and a page of its own; walking
+ * them is what `walk: true` (calculator-steps.spec's 303s) tests, so other tests arrive at step 5
+ * as that walk ends: step 4's post, answered with the address of the step-5 page, then opened.
  */
 export async function atStep5(page: Page, c: Choices, { site = "", walk = false } = {}) {
   const calc = calculator(page);
