@@ -12,13 +12,11 @@
  * gets it (the site has no <noscript> and no `scripting` media query, so nothing else differs).
  * Each page state is opened once: the width and the scheme are CSS alone (no script of the site
  * reads either), so the test resizes the page and switches the scheme on it, and lets their
- * transitions end before anything measures a colour. The dark scheme changes colours alone
- * (app.css: custom properties, fills, an outline), never what is shown or where: there axe runs
- * the rules that read colours, every other rule finding at each width what it found in light.
+ * transitions end before anything measures a colour.
  */
 import type { Page } from "@playwright/test";
 import { expect, forTheEye, hydrated, test } from "./support/fixtures";
-import { COLOUR_RULES, wcagViolations } from "./support/axe";
+import { wcagViolations } from "./support/axe";
 import { contrasts, focusRingContrasts, transitionsEnded } from "./support/contrast";
 import { atStep5, calculator, dispatchApp, priceOf } from "./support/wizard";
 
@@ -133,7 +131,7 @@ for (const { name, open, withoutJs, sameMarkup } of PAGES) {
           if (scheme === "light") for (const link of await smallLinks(page)) found.push(`${width} px, target size: ${link}`);
           const body = await page.locator("body").evaluate((b) => `${getComputedStyle(b).backgroundColor} on ${getComputedStyle(b).color}`);
           if (scheme === "dark" && body !== "rgb(18, 17, 42) on rgb(236, 235, 255)") found.push(`${width} px, dark: the body is ${body}`);
-          for (const v of await wcagViolations(page, scheme === "dark" ? COLOUR_RULES : undefined)) found.push(`${width} px, ${scheme}: ${v}`);
+          for (const v of await wcagViolations(page)) found.push(`${width} px, ${scheme}: ${v}`);
         }
       }
       if (MEASURED.includes(name) && testInfo.project.name === "js") found.push(...(await lowContrasts(page, name)));

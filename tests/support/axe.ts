@@ -3,17 +3,15 @@ import { expect, type Page } from "@playwright/test";
 
 /** axe's tags for the rules of WCAG 2.2 level A and AA (2.0, 2.1 and 2.2's own). */
 const WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
-/** The rules among those that read colours: all that can change when only colours do (a colour scheme). */
-export const COLOUR_RULES = ["color-contrast", "link-in-text-block"];
 
 /**
  * Every violation of a WCAG 2.2 A or AA rule, whatever its impact, and the serious and critical
  * ones of axe's best-practice rules, each as "rule: its elements": all that axe's default rules
  * (those two kinds; the rest are AAA or deprecated) find of any weight. axe needs script in the
  * page: for what a browser without JavaScript sees, the page's own scripts are blocked instead
- * (accessibility.spec.ts). `rules`: only these.
+ * (accessibility.spec.ts).
  */
-export async function wcagViolations(page: Page, rules?: string[]) {
+export async function wcagViolations(page: Page) {
   // axe.run in the page itself (legacy mode). The default runs each frame apart and then merges
   // their results in a blank page of its own, with axe injected a second time: about 30 % of the
   // WCAG spec's CPU (perf/test-suite.md). What legacy mode gives up is cross-origin frames, and
@@ -23,8 +21,11 @@ export async function wcagViolations(page: Page, rules?: string[]) {
   // axe is put in the page once: a page checked again (another width, the other scheme) runs the
   // copy already there, and only violations are gathered in full (passes are never read).
   const there = await page.evaluate(() => "axe" in window);
-  const builder = new AxeBuilder({ page, ...(there ? { axeSource: ";" } : {}) }).setLegacyMode().options({ resultTypes: ["violations"] });
-  const results = await (rules ? builder.withRules(rules) : builder.withTags([...WCAG_22_AA, "best-practice", "experimental"])).analyze();
+  const results = await new AxeBuilder({ page, ...(there ? { axeSource: ";" } : {}) })
+    .setLegacyMode()
+    .options({ resultTypes: ["violations"] })
+    .withTags([...WCAG_22_AA, "best-practice", "experimental"])
+    .analyze();
   return results.violations
     .filter((v) => v.tags.some((t) => WCAG_22_AA.includes(t)) || (v.tags.includes("best-practice") && (v.impact === "serious" || v.impact === "critical")))
     .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
