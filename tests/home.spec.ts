@@ -9,104 +9,50 @@ import { featuredProjects } from "../app/content/projects";
 import { site } from "../app/content/site";
 import { testimonials } from "../app/content/testimonials";
 
-const WIDTHS = [320, 390, 1280];
+test("at 320, 390 and 1280 px: testimonials, featured work, the hero's visual only with room", { tag: "@once" }, async ({ page }) => {
+  const fetched: string[] = [];
+  page.on("request", (r) => fetched.push(new URL(r.url()).pathname));
+  for (const width of [320, 390, 1280]) {
+    await page.setViewportSize({ width, height: 800 });
+    fetched.length = 0;
+    await page.goto("/");
+    const said = page.getByRole("region", { name: "What our clients say" });
+    await expect(said.getByRole("img", { name: "Rated 5 out of 5" })).toHaveCount(testimonials.length);
+    await expect(said.locator("blockquote")).toHaveCount(testimonials.length);
+    const work = page.getByRole("region", { name: "Systems our clients use every day" });
+    await expect(work.locator("article.project-card")).toHaveCount(featuredProjects.length);
+    await expect(work.getByRole("link", { name: "See All Our Work" })).toHaveAttribute("href", "/work");
 
-for (const width of WIDTHS) {
-  test.describe(`at ${width} px`, () => {
-    test.use({ viewport: { width, height: 800 } });
-
-    test("the home page shows the testimonials and the featured projects; the hero's visual only where there is room", { tag: "@once" }, async ({ page }) => {
-      const fetched: string[] = [];
-      page.on("request", (r) => fetched.push(new URL(r.url()).pathname));
-      await page.goto("/");
-      const said = page.getByRole("region", { name: "What our clients say" });
-      await expect(said.getByRole("img", { name: "Rated 5 out of 5" })).toHaveCount(testimonials.length);
-      await expect(said.locator("blockquote")).toHaveCount(testimonials.length);
-      const work = page.getByRole("region", { name: "Systems our clients use every day" });
-      await expect(work.locator("article.project-card")).toHaveCount(featuredProjects.length);
-      await expect(work.getByRole("link", { name: "See All Our Work" })).toHaveAttribute("href", "/work");
-
-      const visual = page.locator(".hero-visual");
-      await expect(visual).toHaveAttribute("width", "480");
-      await expect(visual).toHaveAttribute("height", "400");
-      if (width >= 1024) {
-        await expect(visual).toBeVisible();
-        await expect(visual).toHaveAttribute("alt", /estimate/);
-        const [text, image] = [await page.locator("#hero-title").boundingBox(), await visual.boundingBox()];
-        expect(image!.x).toBeGreaterThan(text!.x + text!.width - 1); // the right half
-        await expect.poll(() => visual.evaluate((img: HTMLImageElement) => img.currentSrc)).toMatch(/\/images\/hero-estimate\.svg$/);
-        await expect.poll(() => visual.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(480);
-      } else {
-        await expect(visual).toBeHidden();
-        // Hidden, and its source does not match: a phone never downloads it.
-        await page.waitForLoadState("load");
-        expect(fetched).not.toContain("/images/hero-estimate.svg");
-      }
-    });
-  });
-}
-
-test("home hero shows the three claims and its two buttons lead to the calculator and /work", async ({ page }) => {
-  await page.goto("/");
-  const hero = page.locator(".hero");
-  for (const text of ["10+", "Projects completed", "80%", "Client satisfaction", "2+", "Years experience"]) {
-    await expect(hero).toContainText(text);
+    const visual = page.locator(".hero-visual");
+    await expect(visual).toHaveAttribute("width", "480");
+    await expect(visual).toHaveAttribute("height", "400");
+    if (width >= 1024) {
+      await expect(visual).toBeVisible();
+      await expect(visual).toHaveAttribute("alt", /estimate/);
+      const [text, image] = [await page.locator("#hero-title").boundingBox(), await visual.boundingBox()];
+      expect(image!.x).toBeGreaterThan(text!.x + text!.width - 1); // the right half
+      await expect.poll(() => visual.evaluate((img: HTMLImageElement) => img.currentSrc)).toMatch(/\/images\/hero-estimate\.svg$/);
+      await expect.poll(() => visual.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(480);
+    } else {
+      await expect(visual).toBeHidden();
+      // Hidden, and its source does not match: a phone never downloads it.
+      await page.waitForLoadState("load");
+      expect(fetched, `${width} px`).not.toContain("/images/hero-estimate.svg");
+    }
   }
-  await expect(hero.getByRole("link", { name: "Get Started" })).toHaveAttribute("href", /#wizard$/);
-  await hero.getByRole("link", { name: "View Our Work" }).click();
-  await expect(page).toHaveURL(/\/work$/);
 });
 
-test("the services tabs default to Software Development and switch by click", async ({ page }) => {
-  await page.goto("/");
-  const tabs = page.getByRole("tablist", { name: "Our services" });
-  await expect(tabs.getByRole("tab")).toHaveText(["Software Development", "SEO & Digital Marketing", "AI Solutions", "Zoho Solutions"]);
-  await expect(tabs.getByRole("tab", { name: "Software Development" })).toHaveAttribute("aria-selected", "true");
-  const panel = page.getByRole("tabpanel");
-  await expect(panel.getByRole("listitem")).toHaveCount(6);
-
-  await tabs.getByRole("tab", { name: "AI Solutions" }).click();
-  await expect(tabs.getByRole("tab", { name: "AI Solutions" })).toHaveAttribute("aria-selected", "true");
-  await expect(tabs.getByRole("tab", { name: "Software Development" })).toHaveAttribute("aria-selected", "false");
-  await expect(page.getByRole("tabpanel")).toHaveAccessibleName("AI Solutions");
-  await expect(page.getByRole("tabpanel").getByRole("listitem")).toHaveCount(6);
-  await expect(page).toHaveURL(/service=ai/);
-  await expect(page.getByRole("tabpanel").getByRole("link", { name: /Learn more/i })).toHaveAttribute("href", /\/services#/);
-});
-
-// Arrow-key roving needs JavaScript; without it each tab is a plain link (tested above).
-test("arrow keys move between the services tabs", { tag: "@needs-js" }, async ({ page }) => {
-  await page.goto("/");
-  await page.getByRole("tab", { name: "Software Development" }).focus();
-  await page.keyboard.press("ArrowRight");
-  await expect(page.getByRole("tab", { name: "SEO & Digital Marketing" })).toHaveAttribute("aria-selected", "true");
-  await expect(page.getByRole("tab", { name: "SEO & Digital Marketing" })).toBeFocused();
-  await page.keyboard.press("ArrowLeft");
-  await page.keyboard.press("ArrowLeft");
-  await expect(page.getByRole("tab", { name: "Zoho Solutions" })).toHaveAttribute("aria-selected", "true");
-  await page.keyboard.press("Home");
-  await expect(page.getByRole("tab", { name: "Software Development" })).toBeFocused();
-});
-
-test("Learn More lands on the matching section of /services", async ({ page }) => {
-  await page.goto("/?service=seo");
-  await page
-    .getByRole("tabpanel")
-    .getByRole("link", { name: /Learn more/i })
-    .click();
-  await expect(page).toHaveURL(/\/services#/);
-  const id = new URL(page.url()).hash.slice(1);
-  await expect(page.locator(`[id="${id}"]`).getByRole("heading", { level: 2 })).toHaveText("SEO & Digital Marketing");
-  await expect(page.locator(`[id="${id}"]`)).toBeInViewport();
-});
-
-test("the home page describes the agency in JSON-LD, and the CSP neither blocks nor reports it", async ({ page, javaScriptEnabled }) => {
+test("the hero, the services tabs and Learn More, and the agency in JSON-LD the CSP allows", async ({ page, javaScriptEnabled }) => {
   const problems: string[] = [];
   page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
   if (javaScriptEnabled) {
     await page.addInitScript(() => document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP: ${e.violatedDirective} ${e.blockedURI}`)));
   }
   const response = await page.goto("/");
+  const hero = page.locator(".hero");
+  for (const text of ["10+", "Projects completed", "80%", "Client satisfaction", "2+", "Years experience"]) await expect(hero).toContainText(text);
+  await expect(hero.getByRole("link", { name: "Get Started" })).toHaveAttribute("href", /#wizard$/);
+
   expect(response?.headers()["content-security-policy"]).toMatch(/script-src/);
   const blocks = page.locator('script[type="application/ld+json"]');
   await expect(blocks).toHaveCount(1);
@@ -128,9 +74,48 @@ test("the home page describes the agency in JSON-LD, and the CSP neither blocks 
   expect((await page.request.get(new URL(data.logo as string).pathname)).status()).toBe(200);
   await page.waitForLoadState("load");
   expect(problems).toEqual([]);
-  // Only the home page carries it.
-  await page.goto("/about");
+
+  const tabs = page.getByRole("tablist", { name: "Our services" });
+  await expect(tabs.getByRole("tab")).toHaveText(["Software Development", "SEO & Digital Marketing", "AI Solutions", "Zoho Solutions"]);
+  await expect(tabs.getByRole("tab", { name: "Software Development" })).toHaveAttribute("aria-selected", "true");
+  await expect(page.getByRole("tabpanel").getByRole("listitem")).toHaveCount(6);
+  await tabs.getByRole("tab", { name: "SEO & Digital Marketing" }).click();
+  await expect(tabs.getByRole("tab", { name: "SEO & Digital Marketing" })).toHaveAttribute("aria-selected", "true");
+  await expect(tabs.getByRole("tab", { name: "Software Development" })).toHaveAttribute("aria-selected", "false");
+  await expect(page.getByRole("tabpanel")).toHaveAccessibleName("SEO & Digital Marketing");
+  await expect(page.getByRole("tabpanel").getByRole("listitem")).toHaveCount(6);
+  await expect(page).toHaveURL(/service=seo/);
+  await page
+    .getByRole("tabpanel")
+    .getByRole("link", { name: /Learn more/i })
+    .click();
+  await expect(page).toHaveURL(/\/services#/);
+  const id = new URL(page.url()).hash.slice(1);
+  await expect(page.locator(`[id="${id}"]`).getByRole("heading", { level: 2 })).toHaveText("SEO & Digital Marketing");
+  await expect(page.locator(`[id="${id}"]`)).toBeInViewport();
+  // Only the home page carries the JSON-LD.
   await expect(page.locator('script[type="application/ld+json"]')).toHaveCount(0);
+
+  await page.goBack();
+  await page.locator(".hero").getByRole("link", { name: "View Our Work" }).click();
+  await expect(page).toHaveURL(/\/work$/);
+});
+
+// Arrow-key roving and focus kept on the tab need JavaScript; without it each tab is a plain link (tested above).
+test("with JavaScript, a clicked services tab keeps focus, and arrow keys move between the tabs", { tag: "@needs-js" }, async ({ page }) => {
+  await page.goto("/");
+  await page.getByRole("tab", { name: "Zoho Solutions" }).click();
+  await expect(page.getByRole("tab", { name: "Zoho Solutions" })).toBeFocused();
+  await page.keyboard.press("Home");
+  await expect(page.getByRole("tab", { name: "Software Development" })).toBeFocused();
+  await page.keyboard.press("ArrowRight");
+  await expect(page.getByRole("tab", { name: "SEO & Digital Marketing" })).toHaveAttribute("aria-selected", "true");
+  await expect(page.getByRole("tab", { name: "SEO & Digital Marketing" })).toBeFocused();
+  await page.keyboard.press("ArrowLeft");
+  await page.keyboard.press("ArrowLeft");
+  await expect(page.getByRole("tab", { name: "Zoho Solutions" })).toHaveAttribute("aria-selected", "true");
+  await page.keyboard.press("Home");
+  await expect(page.getByRole("tab", { name: "Software Development" })).toBeFocused();
 });
 
 // Measured with the browser's layout-shift entries, which need script access.

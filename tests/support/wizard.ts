@@ -1,43 +1,11 @@
 import { expect, type Page, test } from "@playwright/test";
-import {
-  COMPLEXITIES,
-  type ComplexityValue,
-  estimate,
-  estimateParts,
-  formatUsd,
-  SERVICES,
-  type ServiceValue,
-  TIMEFRAMES,
-  type TimeframeValue,
-} from "../../app/calculator/pricing";
+import { COMPLEXITIES, estimate, estimateParts, formatUsd, SERVICES, TIMEFRAMES } from "../../app/calculator/pricing";
 import { breakdownText } from "../../app/content/breakdown";
 
 /** The choices of steps 1-4, as the visitor sees them (labels). */
-export interface Choices {
-  service: string;
-  timeframe: string;
-  complexity: string;
-  description: string;
-}
+export type Choices = { service: string; timeframe: string; complexity: string; description: string };
 
 export const calculator = (page: Page) => page.locator("#calculator");
-
-/**
- * A page's posts from now on: forms (their addresses), and apart from them the funnel's beacons
- * (POST /steps, decision 0036) by their event. A beacon that carries anything but its event and
- * the visit's landing is listed as "unexpected fields", so nothing typed can ride along unseen.
- */
-export function postsOf(page: Page) {
-  const posts = { forms: [] as string[], beacons: [] as string[] };
-  page.on("request", (r) => {
-    if (r.method() !== "POST") return;
-    if (new URL(r.url()).pathname !== "/steps") return void posts.forms.push(r.url());
-    const fields = new URLSearchParams(r.postData() ?? "");
-    const plain = [...fields.keys()].every((name) => name === "event" || name === "visit.landing");
-    posts.beacons.push(plain ? (fields.get("event") ?? "") : "unexpected fields");
-  });
-  return posts;
-}
 export const progress = (page: Page) => calculator(page).getByText(/^Step \d of 5$/);
 
 /** Choices for a test that needs step 5 and nothing particular of it. */
@@ -58,25 +26,39 @@ export const WIZARD_VIEWPORTS = [
   [1280, 800],
 ] as const;
 
+/**
+ * A page's posts from now on: forms (their addresses), and apart from them the funnel's beacons
+ * (POST /steps, decision 0036) by their event. A beacon that carries anything but its event and
+ * the visit's landing is listed as "unexpected fields", so nothing typed can ride along unseen.
+ */
+export function postsOf(page: Page) {
+  const posts = { forms: [] as string[], beacons: [] as string[] };
+  page.on("request", (r) => {
+    if (r.method() !== "POST") return;
+    if (new URL(r.url()).pathname !== "/steps") return void posts.forms.push(r.url());
+    const fields = new URLSearchParams(r.postData() ?? "");
+    const plain = [...fields.keys()].every((name) => name === "event" || name === "visit.landing");
+    posts.beacons.push(plain ? (fields.get("event") ?? "") : "unexpected fields");
+  });
+  return posts;
+}
+
 const valueOf = (list: readonly { value: string; label: string }[], label: string) => list.find((o) => o.label === label)!.value;
 
 /** The choices as values, from their labels as the visitor clicks them (an unknown label throws). */
-function valuesOf({ service, timeframe, complexity }: { service: string; timeframe?: string; complexity?: string }) {
-  return {
-    service: valueOf(SERVICES, service) as ServiceValue,
-    timeframe: timeframe === undefined ? undefined : (valueOf(TIMEFRAMES, timeframe) as TimeframeValue),
-    complexity: complexity === undefined ? undefined : (valueOf(COMPLEXITIES, complexity) as ComplexityValue),
-  };
-}
+const valuesOf = (c: { service: string; timeframe?: string; complexity?: string }) =>
+  ({
+    service: valueOf(SERVICES, c.service),
+    timeframe: c.timeframe && valueOf(TIMEFRAMES, c.timeframe),
+    complexity: c.complexity && valueOf(COMPLEXITIES, c.complexity),
+  }) as Parameters<typeof estimateParts>[0];
 
 /**
  * The figure the calculator shows for these choices (an unchosen complexity is Medium), worked
  * out by the estimate rule itself: the specs check that a page shows the rule's figure, and only
  * app/calculator/pricing.test.ts writes the prices down.
  */
-export function priceOf(choices: { service: string; timeframe?: string; complexity?: string }): string {
-  return formatUsd(estimate(valuesOf(choices)));
-}
+export const priceOf = (choices: { service: string; timeframe?: string; complexity?: string }) => formatUsd(estimate(valuesOf(choices)));
 
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -97,10 +79,9 @@ export function breakdownRows(choices: { service: string; timeframe: string; com
 
 /**
  * The wizard at step 5 with these choices, on `site` (default: the project's). With JavaScript,
- * steps 1-4 are clicks in the page, without a request, and are clicked. Without it each step is a
- * post and a page of its own; walking them is what `walk: true` (calculator.spec's full send,
- * calculator-step-pages.spec's 303s) tests, so other tests arrive at step 5 as that walk ends: step 4's
- * post, answered with the address of the step-5 page, which the browser then opens.
+ * steps 1-4 are clicks in the page. Without it each step is a post and a page of its own; walking
+ * them is what `walk: true` (calculator-steps.spec's 303s) tests, so other tests arrive at step 5
+ * as that walk ends: step 4's post, answered with the address of the step-5 page, then opened.
  */
 export async function atStep5(page: Page, c: Choices, { site = "", walk = false } = {}) {
   const calc = calculator(page);
@@ -123,14 +104,21 @@ export async function atStep5(page: Page, c: Choices, { site = "", walk = false 
   } else {
     await page.goto(`${site}/`);
     await expect(progress(page)).toHaveText("Step 1 of 5");
-    await calc.getByRole("button", { name: c.service, exact: true }).click();
-    await expect(progress(page)).toHaveText("Step 2 of 5");
-    await calc.getByRole("button", { name: c.timeframe, exact: true }).click();
-    await expect(progress(page)).toHaveText("Step 3 of 5");
-    await calc.getByRole("button", { name: c.complexity, exact: true }).click();
-    await expect(progress(page)).toHaveText("Step 4 of 5");
+    for (const [step, choice] of [c.service, c.timeframe, c.complexity].entries()) {
+      await calc.getByRole("button", { name: choice, exact: true }).click();
+      await expect(progress(page)).toHaveText(`Step ${step + 2} of 5`);
+    }
     await calc.getByLabel("Project description").fill(c.description);
     await calc.getByRole("button", { name: "Continue" }).click();
   }
   await expect(progress(page)).toHaveText("Step 5 of 5");
+}
+
+/** Step 5's fields filled in: the name where one is given, the company, the email and the phone. */
+export async function fillDetails(page: Page, d: { name?: string; company: string; email: string; phone: string }) {
+  const calc = calculator(page);
+  if (d.name !== undefined) await calc.getByLabel("Your name (optional)").fill(d.name);
+  await calc.getByLabel("Company name").fill(d.company);
+  await calc.getByLabel("Email").fill(d.email);
+  await calc.getByLabel("Phone").fill(d.phone);
 }

@@ -1,0 +1,322 @@
+/**
+ * The wizard's steps as a visitor moves through them. Without JavaScript (decision 0016) each
+ * step's post is answered 303 with a page of the step (`/?draft=<id>&step=<n>#wizard`), its
+ * visitor's own, so reload, Back and Forward never send a form again; with JavaScript (decision
+ * 0025) each step is an address and a history entry all the same, Back and Forward showing the
+ * latest answers, which stay in the tab and never reach an address. Either way a step lands at
+ * the wizard's card, Estimate This opens step 2 with its service chosen, and an unknown or
+ * expired step page starts again with a note.
+ */
+import type { Page } from "@playwright/test";
+import { calculatorText } from "../app/content/calculator";
+import { messages } from "../app/content/messages";
+import { clickStill, expect, forTheEye, test } from "./support/fixtures";
+import { atStep5, calculator, dispatchApp, DRAFT_URL, fillDetails, postsOf, priceOf, progress, WIZARD_VIEWPORTS } from "./support/wizard";
+
+const details = { name: "Thandi Nkosi", company: "Gauteng Freight", email: "ops@gautengfreight.co.za", phone: "+27 11 555 0101" };
+const STEP_URL = (step: number) => new RegExp(`/\\?step=${step}#wizard$`);
+
+/** The step's progress in view, below the fixed header. */
+async function underHeader(page: Page) {
+  await expect(progress(page)).toBeInViewport();
+  const bar = (await page.locator(".site-header").boundingBox())!;
+  expect((await progress(page).boundingBox())!.y).toBeGreaterThanOrEqual(bar.y + bar.height - 1);
+}
+
+test.describe("without JavaScript, every step is a page of its own", { tag: "@without-js" }, () => {
+  test("each step's post is answered 303 with a GET of the step, so reload and Back never send a form again", async ({ page }) => {
+    const posts: number[] = [];
+    page.on("response", (r) => r.request().isNavigationRequest() && r.request().method() === "POST" && posts.push(r.status()));
+    await atStep5(page, dispatchApp, { walk: true });
+    expect(posts).toEqual([303, 303, 303, 303]);
+    await expect(page).toHaveURL(DRAFT_URL);
+    expect((await page.reload())?.request().method()).toBe("GET");
+    await expect(progress(page)).toHaveText("Step 5 of 5");
+    await expect(calculator(page).locator(".estimate")).toContainText(priceOf(dispatchApp));
+    // A history entry made by a POST would need the form again (Chrome: ERR_CACHE_MISS), since
+    // the step pages are no-store; these are GETs, so Back simply shows the earlier step, with
+    // everything chosen and typed since (the visit's latest answers, like the wizard's own Back).
+    const back = await page.goBack();
+    if (back) expect(back.request().method()).toBe("GET");
+    await expect(progress(page)).toHaveText("Step 4 of 5");
+    await expect(calculator(page).getByLabel("Project description")).toHaveValue(dispatchApp.description);
+    await page.goBack();
+    await expect(progress(page)).toHaveText("Step 3 of 5");
+    await expect(calculator(page).getByRole("button", { name: "Complex" })).toHaveAttribute("aria-current", "true");
+    await page.goForward();
+    await expect(progress(page)).toHaveText("Step 4 of 5");
+    await page.goForward();
+    await expect(progress(page)).toHaveText("Step 5 of 5");
+    await calculator(page).getByRole("button", { name: "Back" }).click();
+    await expect(progress(page)).toHaveText("Step 4 of 5");
+    expect(posts).toEqual([303, 303, 303, 303, 303]);
+  });
+
+  test("a step's page is one visitor's own (private, no-store); the home page without one stays the same for everyone", async ({ request }) => {
+    const posted = await request.post("/?index", { form: { formName: "calculator", "state.step": "1", service: "ai" }, maxRedirects: 0 });
+    expect(posted.status()).toBe(303);
+    const location = posted.headers()["location"]!;
+    expect(location).toMatch(/^\/\?draft=[\w-]{22}&step=2#wizard$/);
+    const step = await request.get(location);
+    expect([step.status(), step.headers()["cache-control"]]).toEqual([200, "private, no-store"]);
+    expect(await step.text()).toMatch(/Step (<!-- -->)?2(<!-- -->)? of/);
+    const data = await request.get(`${location.split("#")[0]}&_data=routes%2F_index`);
+    expect(data.headers()["cache-control"]).toBe("private, no-store");
+    expect(((await data.json()) as { draft: { state: { service: string } } }).draft.state.service).toBe("ai");
+    const [one, two] = [await request.get("/"), await request.get("/")];
+    expect(one.headers()["cache-control"]).toMatch(/^public/);
+    expect(await one.text()).toBe(await two.text());
+  });
+
+  // With JavaScript steps 1-4 stay where they are (below).
+  test("at 320, 390 and 1280 px a step page lands at the wizard's card with the step's choices in view", async ({ page }) => {
+    for (const [width, height] of WIZARD_VIEWPORTS) {
+      await page.setViewportSize({ width, height });
+      await page.goto("/#calculator");
+      await calculator(page).getByRole("button", { name: "Mobile App Development" }).click();
+      await expect(progress(page)).toHaveText("Step 2 of 5");
+      // There at once, not by a smooth scroll from the top of the page: read as it loads, no retry.
+      await page.waitForLoadState("load");
+      const top = await page.evaluate(() => document.querySelector("#wizard")!.getBoundingClientRect().top);
+      expect(top >= 0 && top < height / 2, `${width} px: ${top}`).toBe(true);
+      await underHeader(page);
+      await expect(calculator(page).getByRole("button", { name: "Urgent (1-2 weeks)" })).toBeInViewport();
+      await calculator(page).getByRole("button", { name: "Back" }).click();
+      await expect(progress(page)).toHaveText("Step 1 of 5");
+      const services = ["Software Development", "Mobile App Development", "SEO & Digital Marketing", "AI Solutions", "Zoho Solutions"];
+      for (const name of width < 390 ? services.slice(0, 1) : services)
+        await expect(calculator(page).getByRole("button", { name, exact: true })).toBeInViewport();
+    }
+  });
+});
+
+test("an unknown or expired step page starts the calculator again, with a short note", async ({ page }) => {
+  await page.goto(`/?draft=${"x".repeat(22)}#wizard`);
+  const calc = calculator(page);
+  await expect(calc.getByText(calculatorText.expired)).toBeVisible();
+  await expect(progress(page)).toHaveText("Step 1 of 5");
+  await calc.getByRole("button", { name: "Zoho Solutions", exact: true }).click();
+  await expect(progress(page)).toHaveText("Step 2 of 5");
+  await expect(calc.getByText(calculatorText.expired)).toHaveCount(0);
+});
+
+test("Estimate this on /services opens step 2 with its service, choices in view, at 320, 390 and 1280 px", async ({ page, javaScriptEnabled }) => {
+  for (const [width, height] of WIZARD_VIEWPORTS) {
+    await page.setViewportSize({ width, height });
+    // A new wizard each time: the last one's answers stay in the tab.
+    await page.evaluate(() => sessionStorage.clear()).catch(() => undefined);
+    await page.goto("/services");
+    const posts = postsOf(page);
+    await page.getByRole("button", { name: "Estimate this for AI Solutions" }).click();
+    // With JavaScript the browser takes the step itself and the server keeps nothing (decision 0025)
+    // but the funnel's count of step 2 (decision 0036).
+    await expect(page).toHaveURL(javaScriptEnabled ? STEP_URL(2) : DRAFT_URL);
+    expect(posts.forms).toHaveLength(javaScriptEnabled ? 0 : 1);
+    await expect.poll(() => posts.beacons).toEqual(javaScriptEnabled ? ["2"] : []);
+    const calc = calculator(page);
+    await expect(progress(page)).toHaveText("Step 2 of 5");
+    await expect(calc.locator(".estimate")).toContainText(priceOf({ service: "AI Solutions" }));
+    if (javaScriptEnabled) await expect(calc.getByRole("heading", { name: calculatorText.headings[2] })).toBeFocused();
+    await underHeader(page);
+    const choices = ["Urgent (1-2 weeks)", "Standard (3-4 weeks)", "Relaxed (5-8 weeks)"];
+    // On the smallest phones the first choice is in view; from 390 px all of them are.
+    for (const name of width < 390 ? choices.slice(0, 1) : choices) await expect(calc.getByRole("button", { name })).toBeInViewport();
+    await forTheEye(page, `estimate-this-${width}`);
+  }
+});
+
+test("Estimate this on the home page's tab opens step 2 with it chosen and ticked, the tab kept", async ({ page, javaScriptEnabled }) => {
+  await page.goto("/");
+  const seo = calculator(page).getByRole("button", { name: "SEO & Digital Marketing" });
+  await page.getByRole("tab", { name: "SEO & Digital Marketing" }).click();
+  await page.getByRole("button", { name: "Estimate this for SEO & Digital Marketing" }).click();
+  await expect(progress(page)).toHaveText("Step 2 of 5");
+  if (javaScriptEnabled) await expect(page.getByRole("tab", { name: "SEO & Digital Marketing" })).toHaveAttribute("aria-selected", "true");
+  await expect(calculator(page).locator(".estimate")).toContainText(priceOf({ service: "SEO & Digital Marketing" }));
+  await calculator(page).getByRole("button", { name: "Back" }).click();
+  await expect(seo).toHaveAttribute("aria-current", "true");
+  // Marked by more than colour: a tick, which a submit input can only have as a picture.
+  await expect(seo).toHaveCSS("background-image", /^url\("data:image\/svg\+xml/);
+  await expect(calculator(page).getByRole("button", { name: "AI Solutions", exact: true })).toHaveCSS("background-image", "none");
+});
+
+test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-js" }, () => {
+  /** From the page as it is, through steps 1-4 by clicks, each an address, to step 5 with the details typed in. */
+  async function walkToDetails(page: Page) {
+    const calc = calculator(page);
+    for (const [step, choice] of [dispatchApp.service, dispatchApp.timeframe, dispatchApp.complexity].entries()) {
+      await calc.getByRole("button", { name: choice, exact: true }).click();
+      await expect(page).toHaveURL(STEP_URL(step + 2));
+    }
+    await calc.getByLabel("Project description").fill(dispatchApp.description);
+    await calc.getByRole("button", { name: "Continue" }).click();
+    await expect(page).toHaveURL(STEP_URL(5));
+    await fillDetails(page, details);
+    return calc;
+  }
+
+  test("each step is an address and a history entry: Back and Forward walk the latest answers", async ({ page }) => {
+    await page.goto("/about");
+    await page.goto("/");
+    const seen: string[] = [];
+    page.on("framenavigated", (frame) => frame === page.mainFrame() && seen.push(frame.url()));
+    const requests: string[] = [];
+    page.on("request", (r) => r.resourceType() !== "script" && !r.url().endsWith("/steps") && requests.push(`${r.method()} ${r.url()}`));
+    const posts = postsOf(page); // the funnel's beacons (decision 0036): nothing typed in them
+    const calc = await walkToDetails(page);
+    const at = async (step: number, focused = true) => {
+      await expect(progress(page)).toHaveText(`Step ${step} of 5`);
+      if (focused) await expect(calc.getByRole("heading", { name: calculatorText.headings[step as 1] })).toBeFocused();
+    };
+    // The wizard's own Back keeps what was typed on step 5 (the browser's Back, like a page
+    // without JavaScript, keeps only what was sent with a button).
+    await calc.getByRole("button", { name: "Back" }).click();
+    await expect(page).toHaveURL(STEP_URL(4));
+    // The address changes before the step is drawn: a Back pressed in between (no visitor is that
+    // quick) returns to a step 5 that never left the screen, where focus rightly stays put.
+    await at(4);
+    await page.goBack();
+    await expect(page).toHaveURL(STEP_URL(5));
+    await at(5);
+    await expect(calc.getByLabel("Email")).toHaveValue(details.email);
+    await expect(calc.getByLabel("Your name (optional)")).toHaveValue(details.name);
+    await page.goBack();
+    await at(4);
+    await expect(calc.getByLabel("Project description")).toHaveValue(dispatchApp.description);
+    await page.goBack();
+    await at(3, false);
+    await expect(calc.getByRole("button", { name: "Complex" })).toHaveAttribute("aria-current", "true");
+    await page.goForward();
+    await at(4, false);
+    await expect(calc.getByLabel("Project description")).toHaveValue(dispatchApp.description);
+    await page.goBack();
+    await page.goBack();
+    await at(2, false);
+    await expect(calc.getByRole("button", { name: "Urgent (1-2 weeks)" })).toHaveAttribute("aria-current", "true");
+    await page.goBack();
+    await expect(page).toHaveURL(/\/$/);
+    await at(1, false);
+    await expect(calc.getByRole("button", { name: "Software Development", exact: true })).toHaveAttribute("aria-current", "true");
+    await page.goBack();
+    await expect(page).toHaveURL(/\/about$/);
+    // Nothing went to the server, and no address held anything typed.
+    expect(requests.filter((r) => !r.startsWith("GET") || r.includes("_data="))).toEqual([]);
+    expect(posts.beacons).not.toContain("unexpected fields");
+    expect(seen.length).toBeGreaterThan(8);
+    for (const url of seen) for (const typed of [dispatchApp.description, ...Object.values(details)]) expect(decodeURIComponent(url)).not.toContain(typed);
+  });
+
+  test("a reload keeps the step; a new tab starts at step 1; a step past the answers shows the furthest", async ({ page, context }) => {
+    await page.goto("/");
+    const calc = calculator(page);
+    await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
+    await calc.getByRole("button", { name: "Relaxed (5-8 weeks)" }).click();
+    await expect(page).toHaveURL(STEP_URL(3));
+    await page.reload();
+    await expect(progress(page)).toHaveText("Step 3 of 5");
+    const figure = priceOf({ service: "AI Solutions", timeframe: "Relaxed (5-8 weeks)" });
+    await expect(calc.locator(".estimate")).toContainText(figure);
+    await calc.getByRole("button", { name: "Back" }).click();
+    await expect(calc.getByRole("button", { name: "Relaxed (5-8 weeks)" })).toHaveAttribute("aria-current", "true");
+    const other = await context.newPage();
+    const problems: string[] = [];
+    other.on("pageerror", (e) => problems.push(e.message));
+    await other.goto(page.url().replace(/step=\d/, "step=3"));
+    await expect(progress(other)).toHaveText("Step 1 of 5");
+    await expect(calculator(other).getByRole("button", { name: "AI Solutions", exact: true })).not.toHaveAttribute("aria-current", "true");
+    expect(problems).toEqual([]);
+    // A service and a timeframe are all step 5 needs (the description is optional).
+    await page.goto("/?step=5#wizard");
+    await expect(progress(page)).toHaveText("Step 5 of 5");
+    await expect(calc.locator("tfoot")).toContainText(figure);
+  });
+
+  test("after a send Back offers no sent answer; a new estimate outlives Back to the thanks and Forward", async ({ page, formService }) => {
+    await page.goto("/");
+    const calc = await walkToDetails(page);
+    await calc.getByLabel("Company name").fill(`${details.company} ${formService.token}`);
+    await clickStill(calc.getByRole("button", { name: "Send My Request" }));
+    await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+    await page.goBack();
+    await expect(page).toHaveURL(STEP_URL(5));
+    await expect(progress(page)).toHaveText("Step 1 of 5");
+    await expect(calc.getByRole("button", { name: "Software Development", exact: true })).not.toHaveAttribute("aria-current", "true");
+    await page.reload();
+    await expect(progress(page)).toHaveText("Step 1 of 5");
+    expect(await page.evaluate(() => JSON.stringify(sessionStorage))).not.toContain(details.email);
+    await page.goForward();
+    await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+    await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
+    await expect(page).toHaveURL(STEP_URL(2));
+    await expect(progress(page)).toHaveText("Step 2 of 5"); // drawn, as a visitor sees it before Back
+    await page.goBack();
+    await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+    await page.goForward();
+    await expect(page).toHaveURL(STEP_URL(2));
+    await expect(progress(page)).toHaveText("Step 2 of 5");
+    await expect(calc.locator(".estimate")).toContainText(priceOf({ service: "AI Solutions" }));
+    expect(await formService.settled()).toHaveLength(1);
+  });
+
+  test("the services tab keeps its place through the steps, and changing it adds no history entry", async ({ page }) => {
+    await page.goto("/");
+    const tab = (name: string) => page.getByRole("tab", { name });
+    await tab("AI Solutions").click();
+    await expect(page).toHaveURL(/\/\?service=ai$/);
+    await calculator(page).getByRole("button", { name: "Zoho Solutions", exact: true }).click();
+    await expect(page).toHaveURL(/\/\?service=ai&step=2#wizard$/);
+    await expect(tab("AI Solutions")).toHaveAttribute("aria-selected", "true");
+    await tab("SEO & Digital Marketing").click();
+    await expect(page).toHaveURL(/\/\?service=seo&step=2$/);
+    await expect(progress(page)).toHaveText("Step 2 of 5");
+    await calculator(page).getByRole("button", { name: "Standard (3-4 weeks)" }).click();
+    await expect(page).toHaveURL(/\/\?service=seo&step=3#wizard$/);
+    await page.goBack();
+    await expect(progress(page)).toHaveText("Step 2 of 5");
+    await page.goBack();
+    await expect(page).toHaveURL(/\/\?service=ai$/);
+    await expect(progress(page)).toHaveText("Step 1 of 5");
+  });
+
+  test("what is typed on step 5 stays through its own estimate link and Back, and a reload, as the pages without JavaScript keep it", async ({ page }) => {
+    await page.goto("/");
+    const calc = await walkToDetails(page);
+    await clickStill(calc.getByRole("link", { name: calculatorText.keepLink }));
+    await expect(page).toHaveURL(/\/estimate\?/);
+    for (const back of [() => page.goBack(), () => page.reload()]) {
+      await back();
+      await expect(page).toHaveURL(STEP_URL(5));
+      await expect(progress(page)).toHaveText("Step 5 of 5");
+      for (const [label, value] of Object.entries({
+        "Your name (optional)": details.name,
+        "Company name": details.company,
+        Email: details.email,
+        Phone: details.phone,
+      }))
+        await expect(calc.getByLabel(label)).toHaveValue(value);
+    }
+    await expect(calc.locator(".estimate")).toContainText(priceOf(dispatchApp));
+    // Still nothing typed in an address; the answers before step 5 are there too.
+    expect(decodeURIComponent(page.url())).not.toContain(details.email);
+    await calc.getByRole("button", { name: "Back" }).click();
+    await expect(calc.getByLabel("Project description")).toHaveValue(dispatchApp.description);
+  });
+
+  // Where a step lands matters most where the wizard is far down a narrow page.
+  test("at 390 px each step lands at the wizard's card under the header with focus on its heading, never at the top of the page", async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto("/#calculator");
+    const calc = calculator(page);
+    for (const [choice, step] of [
+      ["Mobile App Development", 2],
+      ["Standard (3-4 weeks)", 3],
+    ] as const) {
+      await calc.getByRole("button", { name: choice }).click();
+      await expect(calc.getByRole("heading", { name: calculatorText.headings[step] })).toBeFocused();
+      await underHeader(page);
+      expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(1000);
+    }
+    await calc.getByRole("button", { name: "Back" }).click();
+    await expect(calc.getByRole("heading", { name: calculatorText.headings[2] })).toBeFocused();
+  });
+});
