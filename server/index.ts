@@ -1,8 +1,4 @@
-/**
- * The site's server: Express with Remix behind it, serving `npm run build`'s output. Top to
- * bottom: settings, the build, the stores, the page cache, a request's path in the order it is
- * served, the listen and the stop. Decision 0008 says why each piece is here.
- */
+/** The site's server: Express with Remix behind it (decision 0008). Top to bottom: settings, stores, page cache, a request's path, listen, stop. */
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import path from "node:path";
@@ -48,7 +44,6 @@ try {
 if (proxyExpectedButUntrusted(config)) log.warn({ host: config.host, variable: "TRUST_PROXY", see: "docs/operations.md#behind-a-proxy" }, "proxy_not_trusted");
 // Node's own warnings would print plain text on stderr: keep the log JSON-only.
 process.removeAllListeners("warning").on("warning", (warning) => log.warn({ err: warning }, "node_warning"));
-/** What stops the start: one line, then exit 1. */
 function fail(fields: object, event: string): never {
   log.error(fields, event);
   return process.exit(1);
@@ -58,7 +53,7 @@ const BUILD = path.resolve("build/index.js");
 const importBuild = (): Promise<ServerBuild> => import(`${pathToFileURL(BUILD).href}?t=${Date.now()}`);
 let build = await importBuild();
 
-// One database for everything the server keeps (decision 0046); on SQLite the funnel's counts have a file of their own.
+// One database for everything (decision 0046); on SQLite the funnel's counts have a file of their own.
 const countsFile = () => openDb({ file: config.funnelDb }, { synchronous: "NORMAL", version: 1 });
 let db: Db, countsDb: Db;
 try {
@@ -70,7 +65,6 @@ try {
 const limits = createRateLimits(db, log);
 const where = { container: config.container, store: config.databaseUrl ? "postgresql" : config.container };
 const metrics = config.metricsPort ? createMetrics([...routePaths(build.routes), FUNNEL_PATH], () => inbox.stats(), where) : undefined;
-// The lead store, drafts and the funnel tell clients apart by a keyed hash of the address, never the address.
 const addressCode = addressCodes();
 const clientCode = (req: express.Request) => addressCode(clientKey(req.ip));
 const inbox = createLeadInbox(config, db, log, addressCode, metrics?.events);
@@ -79,7 +73,7 @@ try {
 } catch (error) {
   fail({ store: db.where, error: (error as Error).message }, "lead_store_unusable");
 }
-// One container becoming several: a data folder's funnel.db adds its counts to PostgreSQL's, once.
+// One container becoming several: funnel.db's counts move into PostgreSQL, once.
 if (config.databaseUrl && existsSync(config.funnelDb)) {
   const file = countsFile();
   const counters = await importCounts(file, db)
@@ -89,11 +83,10 @@ if (config.databaseUrl && existsSync(config.funnelDb)) {
 }
 const drafts = createDraftStore({ db, log });
 const funnel = openFunnel({ db: countsDb, log, counted: metrics?.counted, settings: config.sources });
-// /healthz answers 503 from the moment a stop begins (on connections still open).
 let stopping = false;
 const context = { serving: () => !stopping, privacy: privacyFacts(config), bookingUrl: config.bookingUrl, log, sources: config.sources };
-// Public pages kept as compressed bytes (decision 0014), none in development, where the build changes. A page
-// renders as a GET of its own: no visitor's headers, cookie, Host or address.
+// Public pages kept as compressed bytes (decision 0014), none in development. A page renders as a GET of its own,
+// with no visitor's headers, cookie, Host or address.
 const pagePaths = config.dev ? [] : routePaths(build.routes, { pagesOnly: true });
 const renderPage = createRemixHandler(build, "production");
 const pageCache = createPageCache({
@@ -116,17 +109,15 @@ app.disable("x-powered-by");
 app.set("trust proxy", config.trustProxy);
 app.set("query parser", "simple");
 
-// A request's path: the HTTP server's listeners in order, then Express's middleware in order. Headers within
-// 10 s, the whole request within 20 s (app/forms/failed-send.ts waits for it), idle keep-alive 5 s.
+// A request's path: the HTTP server's listeners, then Express's middleware, in order. The whole request within 20 s:
+// app/forms/failed-send.ts's SEND_DEADLINE_MS counts on it.
 const server = createServer({ headersTimeout: 10_000, requestTimeout: 20_000, connectionsCheckingInterval: 1_000, keepAliveTimeout: 5_000 });
-// Timed and logged here, not in Express: every answer, whoever writes it.
 if (metrics) server.on("request", metrics.timeRequests);
 server.on("request", requestLogger(log));
 server.on("request", keptPagesFirst(pageCache, app, log));
 app.use(everyAnswersHeaders({ dev: config.dev }));
 app.use(rejectMalformed(app.get("trust proxy fn")));
 app.use(oneAddress(new Set(pagePaths)));
-// Fingerprinted assets, with their brotli and gzip files (scripts/build-server.mjs).
 app.use(
   "/build",
   expressStaticGzip("public/build", {
@@ -148,12 +139,11 @@ app.all(
     ...context,
     clientAddress: req.ip,
     submitLead: (lead) => inbox.submit(res.locals.form, lead),
-    // What a request saves is charged to its client (decision 0034).
     drafts: drafts.forClient(clientCode(req)),
     countVisit: (request, event, source) => funnel.count(request, event, source, clientCode(req)),
   })),
 );
-// Whatever got here is an error: a short answer, one JSON line, never a stack trace.
+// A short answer and one JSON line, never a stack trace.
 app.use(((error, req, res, _next) => {
   const status = Number((error as { status?: unknown }).status);
   const known = status >= 400 && status < 500;
@@ -175,11 +165,8 @@ server.listen(config.port, config.host, () => {
   if (config.dev) void import("./dev").then(({ watchBuild }) => watchBuild(BUILD, importBuild, (next) => (build = next), log));
 });
 
-/**
- * The stop (decision 0040), at most 15 s from signal to exit: what is in flight gets DRAIN_MS, then
- * is cut; the database's limits (db.ts) and the log's flush fit in what is left. STOP_LIMIT_MS is
- * the last resort: `shutdown_error`, exit 1.
- */
+// The stop, at most 15 s from signal to exit (decision 0040): what is in flight gets DRAIN_MS, then is cut; the
+// database's limits (db.ts) and the log's flush fit in what is left; past STOP_LIMIT_MS, `shutdown_error`, exit 1.
 const DRAIN_MS = 8_000;
 const LOG_DRAIN_MS = 500;
 const STOP_LIMIT_MS = 13_500;
@@ -193,11 +180,9 @@ const stop = closeWithGrace(
   },
   async ({ signal, err }) => {
     stopping = true;
-    // An uncaught error starts the stop too: said, or the exit 1 that follows has no cause.
     if (err) log.error({ err }, "uncaught_error");
     log.info({ signal: signal ?? stopSignal }, "stopping");
     const drained = AbortSignal.timeout(DRAIN_MS);
-    // Requests in flight finish, or lose their connection once the drain's time is up; idle keep-alive sockets close.
     const closed = new Promise((resolve) => server.close(resolve));
     const sweep = setInterval(() => server.closeIdleConnections(), 200);
     const metricsListener = await metricsServer;

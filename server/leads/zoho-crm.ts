@@ -14,7 +14,7 @@ import type { DeliveryOutcome, StoredLead, Transport } from "./types";
 const FORM_PARTS = ["service", "timeframe", "complexity", "estimate", "message"] as const;
 const SOURCE_PARTS = ["source", "source_kind", "utm_source", "utm_medium", "utm_campaign", "referrer"] as const;
 export const MAPPABLE = [...FORM_PARTS, ...SOURCE_PARTS] as const;
-type Mappable = (typeof MAPPABLE)[number];
+export type Mappable = (typeof MAPPABLE)[number];
 
 /**
  * Zoho's published limits, in characters (decision 0042): its standard Leads fields, a Single Line
