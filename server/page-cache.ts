@@ -1,9 +1,6 @@
 /**
- * Public pages, rendered once and kept as bytes (decision 0014): a page whose own Cache-Control
- * lets a shared cache keep it is stored as identity, brotli-11 and gzip-9 bodies with strong ETags
- * and its headers built, under its path and the query parameters that select what it shows. A miss
- * renders the key's URL itself, once however many ask, with no visitor's headers: a Host, a cookie
- * or a campaign parameter never reaches what others get.
+ * Public pages rendered once and kept as brotli, gzip and identity bytes (decision 0014), under their path and the
+ * parameters that select what they show. A miss renders the key's URL itself, with no visitor's Host, cookie or campaign.
  */
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -20,12 +17,11 @@ const gzipped = promisify(gzip);
 
 type Coding = "br" | "gzip" | "identity";
 const CODINGS: Coding[] = ["br", "gzip", "identity"];
-/** negotiator ≥ 1 breaks ties by `preferred` (its types predate the option): brotli first. */
+/** negotiator ≥ 1 breaks ties by `preferred`, which its types predate. */
 type Negotiating = { encoding(available: Coding[], options: { preferred: Coding[] }): Coding | undefined };
-/** Each coding is a representation of its own, with its own strong validator. */
 const etagOf = (etag: string, coding: Coding) => (coding === "identity" ? etag : `${etag.slice(0, -1)}-${coding}"`);
 
-/** A kept page: per coding, the body and the header list for writeHead (flat: name, value, …). */
+/** Per coding, the body and the flat header list for writeHead. */
 export interface Page {
   status: number;
   etag: string;
@@ -33,7 +29,7 @@ export interface Page {
   headers: Record<Coding, string[]>;
 }
 
-/** `privateParams`: a request carrying any is never answered from here; `commonHeaders`: every answer's, a page's own win. */
+/** `privateParams`: a request carrying any is never answered from here; `commonHeaders`: a page's own win. */
 export interface PageCacheOptions {
   pagePaths: Iterable<string>;
   variants: PageVariants;
@@ -43,7 +39,7 @@ export interface PageCacheOptions {
   maxEntries?: number;
 }
 
-/** Seconds a shared cache may keep this answer fresh (its own Cache-Control: s-maxage, else max-age), or 0. */
+/** Seconds a shared cache may keep this answer fresh, or 0. */
 export function sharedTtl(key: string, response: { status: number; headers: Headers }): number {
   const headers = Object.fromEntries(response.headers);
   if (response.status !== 200 || "set-cookie" in headers) return 0;
@@ -54,17 +50,15 @@ export function sharedTtl(key: string, response: { status: number; headers: Head
 export function createPageCache({ pagePaths, variants, privateParams, render, commonHeaders, maxEntries = 100 }: PageCacheOptions) {
   const paths = new Set(pagePaths);
   const privates = new Set(privateParams);
-  // Each distinct Accept-Encoding is parsed once: browsers send a handful of them.
   const codings = new LRUCache<string, Coding>({
     max: 200,
     memoMethod: (accept) => (new Negotiator({ headers: { "accept-encoding": accept } }) as Negotiating).encoding(CODINGS, { preferred: CODINGS }) ?? "identity",
   });
-  // Keys whose answer was not one to keep (a 404 for an estimate with a choice missing): for a
-  // minute they go straight to Remix, so such a request costs one render, not two.
+  // Keys whose answer was not one to keep (a 404) go straight to Remix for a minute: one render, not two.
   const unkept = new LRUCache<string, true>({ max: maxEntries, ttl: 60_000 });
   const kept = new LRUCache<string, Page>({
     max: maxEntries,
-    // Served stale (the pages say stale-while-revalidate) while a fresh render replaces it.
+    // Served stale (stale-while-revalidate) while a fresh render replaces it.
     allowStale: true,
     noDeleteOnStaleGet: true,
     allowStaleOnFetchRejection: true,
@@ -83,13 +77,7 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
 
   async function keep(response: Response, identity: Buffer): Promise<Page> {
     const [br, gz] = await Promise.all([
-      brotli(identity, {
-        params: {
-          [constants.BROTLI_PARAM_QUALITY]: 11,
-          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-          [constants.BROTLI_PARAM_SIZE_HINT]: identity.length,
-        },
-      }),
+      brotli(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } }),
       gzipped(identity, { level: 9 }),
     ]);
     const bodies = { br, gzip: gz, identity };
@@ -108,7 +96,7 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
   }
 
   return {
-    /** The key of a GET or HEAD for a page (its path and the parameters that select what it shows, sorted), or null: not ours to answer. */
+    /** A page's GET or HEAD: its key, the path and its selecting parameters sorted; else null. */
     route(method: string | undefined, url: string): { key: string } | null {
       if (method !== "GET" && method !== "HEAD") return null;
       const mark = url.indexOf("?");
@@ -126,11 +114,7 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
       return { key: kept.length ? `${path}?${kept.sort().join("&")}` : path };
     },
 
-    /**
-     * The kept page at once, fresh or stale (a stale one is rendered again in the background), so a
-     * hit costs no promise; on a miss, the render that keeps it (joined by every request for the
-     * key), undefined when the answer is not one to keep.
-     */
+    /** A hit at once, fresh or stale (rendered again in the background): no promise. A miss: the one render every request joins. */
     lookup(key: string): Page | Promise<Page | undefined> | undefined {
       const page = kept.get(key);
       if (page === undefined) return unkept.has(key) ? undefined : kept.fetch(key);
@@ -138,7 +122,6 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
       return page;
     },
 
-    /** Sends a kept page: 304 when the client's copy is current, no body for HEAD. */
     send(req: IncomingMessage, res: ServerResponse, page: Page, extraHeaders: readonly string[] = []): void {
       const coding = codings.memo(req.headers["accept-encoding"] ?? "");
       const headers = extraHeaders.length ? [...page.headers[coding], ...extraHeaders] : page.headers[coding];
@@ -157,7 +140,7 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
   };
 }
 
-/** A 304 repeats the validator and caching headers, not the body's length or type. */
+/** A 304 repeats the validator and caching headers, not the body's. */
 function withoutBodyHeaders(flat: string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < flat.length; i += 2) if (flat[i] !== "content-length" && flat[i] !== "content-type") out.push(flat[i]!, flat[i + 1]!);
