@@ -1,4 +1,4 @@
-/** `npm run dev`: on each build/version.txt Remix's dev server writes, the new build is loaded and the browser reloads (as Remix's Express template does). */
+/** `npm run dev`: each build/version.txt Remix's dev server writes loads the new build and reloads the browser. */
 import { watch } from "node:fs";
 import path from "node:path";
 import { broadcastDevReady, type ServerBuild } from "@remix-run/node";

@@ -1,8 +1,4 @@
-/**
- * Requests the site cannot make sense of get a short 4xx here, before anything downstream turns
- * them into a 500. Forwarded headers from a client that is not a trusted proxy are dropped, so
- * nothing downstream (Remix builds the page's URL from X-Forwarded-Host) reads them.
- */
+/** A short 4xx before anything downstream makes a 500; forwarded headers dropped unless a trusted proxy sent them (Remix reads them). */
 import type { RequestHandler } from "express";
 
 const METHODS = new Set(["GET", "HEAD", "POST"]);
@@ -14,7 +10,6 @@ function validHost(value: string | undefined): boolean {
   return match !== null && Number(match[1] ?? 0) <= 65535;
 }
 
-/** Host (and X-Forwarded-Host, when sent) look like hosts. */
 export function wellFormedHost(headers: { host?: string | undefined; "x-forwarded-host"?: string | string[] | undefined }): boolean {
   const forwardedHost = headers["x-forwarded-host"];
   return validHost(headers.host) && (forwardedHost === undefined || validHost(String(forwardedHost).split(",")[0]?.trim()));
