@@ -61,13 +61,7 @@ export function draftsIn(db: Db) {
 }
 
 /** `maxMemory`: the budget (a quarter of it in memory while the database fails); `waitMs`: the wait before memory. */
-export interface DraftOptions {
-  db: Db;
-  log: Pick<Logger, "info" | "warn">;
-  ttlSeconds?: number;
-  maxMemory?: number;
-  waitMs?: number;
-}
+export type DraftOptions = { db: Db; log: Pick<Logger, "info" | "warn">; ttlSeconds?: number; maxMemory?: number; waitMs?: number };
 
 /** What a request saves through `forClient` is charged to that client. */
 export type Drafts = DraftStore & { forClient(client: string): DraftStore; close(): Promise<void> };
@@ -89,8 +83,7 @@ export function createDraftStore({ db, log, ttlSeconds = DRAFT_TTL_SECONDS, maxM
   let failing = false;
   /** FAILED when the database failed or did not answer within waitMs (said once, until it answers again). */
   async function answered<T>(work: () => Promise<T>): Promise<T | typeof FAILED> {
-    const timer = new AbortController();
-    const late = pause(waitMs, undefined, { signal: timer.signal }).then(() => Promise.reject(new Error(`no answer within ${waitMs} ms`)));
+    const late = pause(waitMs, undefined, { ref: false }).then(() => Promise.reject(new Error(`no answer within ${waitMs} ms`)));
     try {
       const result = await Promise.race([ready().then(work), late]);
       if (failing) log.info({}, "draft_store_back");
@@ -100,8 +93,6 @@ export function createDraftStore({ db, log, ttlSeconds = DRAFT_TTL_SECONDS, maxM
       if (!failing) log.warn({ err: error, fallback: "memory" }, "draft_store_failed");
       failing = true;
       return FAILED;
-    } finally {
-      timer.abort();
     }
   }
 

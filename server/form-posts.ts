@@ -9,16 +9,13 @@ import { messages } from "~/content/messages";
 import { HONEYPOT_FIELD } from "~/forms/honeypot";
 import { stripInvisible } from "~/forms/limits";
 import { FUNNEL_PATH } from "~/funnel/visit";
+import { sendPlain } from "./headers";
 import type { Logger } from "./log";
 import { clientKey, type RateLimits } from "./rate-limits";
 
 export const MAX_FORM_BYTES = 64 * 1024;
 
-export interface CheckedPost {
-  fields: Record<string, string>;
-  bot: boolean;
-  client: string;
-}
+export type CheckedPost = { fields: Record<string, string>; bot: boolean; client: string };
 
 const REFUSALS = {
   400: "That form could not be read.",
@@ -56,10 +53,7 @@ function isCrossSite(req: Request, siteOrigins: readonly string[]): boolean {
 /** Refused by the host comparison alone, a post looks same-site: a proxy rewriting Host, an error to look at. */
 const refusedOrigin = (req: Request) => (req.get("sec-fetch-site") === undefined ? hostOf(req.get("origin") ?? req.get("referer") ?? "") : undefined);
 
-export interface PostEvents {
-  refused(looks: "cross-site" | "same-site"): void;
-  clientUnknown(): void;
-}
+export type PostEvents = { refused(looks: "cross-site" | "same-site"): void; clientUnknown(): void };
 
 /** Undefined for a trusted proxy's post that names no client: counted as a client of its own, not one bucket for all. */
 function clientOf(req: Request): string | undefined {
@@ -80,7 +74,7 @@ export function formPosts({ limits, log, events, siteOrigins = [] }: Options): R
     if (new URLSearchParams(req.url.split("?")[1]).has("_data")) res.set("X-Remix-Catch", "yes");
     // Stop reading the body: the connection closes once the answer is out.
     if (status === 413 || status === 400) res.set("Connection", "close");
-    res.status(status).set("Cache-Control", "private, no-store").type("text/plain").send(REFUSALS[status]);
+    sendPlain(res, status, REFUSALS[status]);
   }
 
   function refuseCrossSite(req: Request, res: Response) {

@@ -7,18 +7,9 @@ import { DEVICES } from "~/funnel/visit";
 import { emptySteps, type FunnelDay, type Steps } from "./funnel";
 
 /** What a source brought. `sendRate`, sends per step-2 visit (null without one), is of counts, not people: a day's can pass 1. */
-interface Worth {
-  step2: number;
-  sent: number;
-  contactSent: number;
-  sendRate: number | null;
-}
+type Worth = { step2: number; sent: number; contactSent: number; sendRate: number | null };
 /** One source over a range (`--json`'s `sources`). */
-export interface SourceWorth extends Worth {
-  key: string;
-  name: string;
-  days: (Worth & { date: string })[];
-}
+export type SourceWorth = Worth & { key: string; name: string; days: (Worth & { date: string })[] };
 
 const worth = (step2: number, sent: number, contactSent: number): Worth => ({ step2, sent, contactSent, sendRate: step2 > 0 ? sent / step2 : null });
 const sum = (of: Worth[]) => {
@@ -74,13 +65,7 @@ export function namedSources(ranked: SourceWorth[]): { named: SourceWorth[]; res
 }
 
 /** `rows` start with the row's name; a column headed "" is a bar. */
-export interface Table {
-  kind: "days" | "steps" | "devices" | "sources";
-  title: string;
-  head: string[];
-  rows: string[][];
-  note?: string;
-}
+export type Table = { kind: "days" | "steps" | "devices" | "sources"; title: string; head: string[]; rows: string[][]; note?: string };
 
 const STEPS = ["Step 2", "Step 3", "Step 4", "Step 5", "Sent"];
 function figures(days: FunnelDay[], pick: (day: FunnelDay) => Steps): number[] {

@@ -11,15 +11,8 @@ import { DEVICES, type Device, FUNNEL_EVENTS, type FunnelEvent } from "~/funnel/
 import { preparedOnce, type Db, type Param, type Row } from "./db";
 import type { Logger } from "./log";
 
-export interface Hit {
-  event: FunnelEvent;
-  device: Device;
-  source: string;
-}
-interface Count extends Hit {
-  day: string;
-  n: number;
-}
+export type Hit = { event: FunnelEvent; device: Device; source: string };
+type Count = Hit & { day: string; n: number };
 
 /**
  * Distinct sources a day keeps, and new ones one address may add (more count as "other"), so one address cannot crowd

@@ -1,6 +1,6 @@
 /** Every answer's headers: helmet's, a Permissions-Policy, HSTS over HTTPS, and a CSP unless a document brings its own (decision 0014). */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { RequestHandler } from "express";
+import type { RequestHandler, Response } from "express";
 import helmet from "helmet";
 import onHeaders from "on-headers";
 import { contentSecurityPolicy } from "~/utils/csp.server";
@@ -28,6 +28,10 @@ export function everyAnswersHeaders({ dev }: { dev: boolean }): RequestHandler[]
     },
   ];
 }
+
+/** A short plain-text answer (an error, a refusal) that no cache keeps. */
+export const sendPlain = (res: Response, status: number, text: string) =>
+  void res.status(status).set("Cache-Control", "private, no-store").type("text/plain").send(text);
 
 /** For a kept page answered before Express: recorded once, as running helmet per answer cost a quarter of its time. */
 export const PROTECTIVE_HEADERS: [string, string][] = [...recorded(protect), ["permissions-policy", PERMISSIONS_POLICY]];

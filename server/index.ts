@@ -24,7 +24,7 @@ import { createLeadInbox } from "./lead-inbox";
 import { VERSION } from "./leads/store";
 import { createLogger, flushLog, output, requestLogger } from "./log";
 import { createMetrics } from "./metrics";
-import { everyAnswersHeaders, PROTECTIVE_HEADERS } from "./headers";
+import { everyAnswersHeaders, PROTECTIVE_HEADERS, sendPlain } from "./headers";
 import { keptPagesFirst } from "./kept-pages";
 import { createPageCache } from "./page-cache";
 import { addressCodes, clientKey, createRateLimits } from "./rate-limits";
@@ -125,7 +125,7 @@ app.use(
     orderPreference: ["br", "gz"],
     serveStatic: { immutable: true, maxAge: "1y", index: false, redirect: false },
   }),
-  (_req, res) => void res.status(404).type("text/plain").send("Not found"),
+  (_req, res) => sendPlain(res, 404, "Not found"),
 );
 app.use(compression());
 const publicFiles = express.static("public", { maxAge: "1h", index: false, redirect: false });
@@ -149,11 +149,7 @@ app.use(((error, req, res, _next) => {
   const known = status >= 400 && status < 500;
   if (!known) log.error({ err: error, method: req.method, path: req.path }, "error");
   if (res.headersSent) return void res.destroy();
-  res
-    .status(known ? status : 500)
-    .set("Cache-Control", "private, no-store")
-    .type("text/plain")
-    .send(known ? "Bad request" : "Something went wrong");
+  sendPlain(res, known ? status : 500, known ? "Bad request" : "Something went wrong");
 }) as express.ErrorRequestHandler);
 
 server.once("error", (error) => fail({ err: error, port: config.port }, "listen_failed"));

@@ -22,12 +22,7 @@ type Negotiating = { encoding(available: Coding[], options: { preferred: Coding[
 const etagOf = (etag: string, coding: Coding) => (coding === "identity" ? etag : `${etag.slice(0, -1)}-${coding}"`);
 
 /** Per coding, the body and the flat header list for writeHead. */
-export interface Page {
-  status: number;
-  etag: string;
-  bodies: Record<Coding, Buffer>;
-  headers: Record<Coding, string[]>;
-}
+export type Page = { status: number; etag: string; bodies: Record<Coding, Buffer>; headers: Record<Coding, string[]> };
 
 /** `privateParams`: a request carrying any is never answered from here; `commonHeaders`: a page's own win. */
 export interface PageCacheOptions {

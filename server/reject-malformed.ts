@@ -1,5 +1,6 @@
 /** A short 4xx before anything downstream makes a 500; forwarded headers dropped unless a trusted proxy sent them (Remix reads them). */
 import type { RequestHandler } from "express";
+import { sendPlain } from "./headers";
 
 const METHODS = new Set(["GET", "HEAD", "POST"]);
 const HOST = /^(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*\.?|\[[0-9a-f:.]+\])(?::(\d{1,5}))?$/i;
@@ -17,18 +18,14 @@ export function wellFormedHost(headers: { host?: string | undefined; "x-forwarde
 
 export function rejectMalformed(trusted: (address: string, hop: number) => boolean): RequestHandler {
   return (req, res, next) => {
-    const answer = (status: number, text: string) => {
-      if (status === 405) res.set("Allow", [...METHODS].join(", "));
-      res.status(status).set("Cache-Control", "private, no-store").type("text/plain").send(text);
-    };
-    if (!METHODS.has(req.method)) return answer(405, "Method not allowed");
-    if (!req.originalUrl.startsWith("/")) return answer(400, "Bad request target");
+    if (!METHODS.has(req.method)) return sendPlain(res.set("Allow", [...METHODS].join(", ")), 405, "Method not allowed");
+    if (!req.originalUrl.startsWith("/")) return sendPlain(res, 400, "Bad request target");
     try {
       decodeURIComponent(req.path);
     } catch {
-      return answer(400, "Bad request path");
+      return sendPlain(res, 400, "Bad request path");
     }
-    if (!wellFormedHost(req.headers)) return answer(400, "Bad host");
+    if (!wellFormedHost(req.headers)) return sendPlain(res, 400, "Bad host");
     if (!trusted(req.socket.remoteAddress ?? "", 0)) for (const name of FORWARDED) delete req.headers[name];
     next();
   };

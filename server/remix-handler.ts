@@ -4,6 +4,7 @@ import { createRequestHandler } from "@remix-run/express";
 import type { AppLoadContext, ServerBuild } from "@remix-run/node";
 import express, { type Request as ExpressRequest, type RequestHandler, type Response as ExpressResponse } from "express";
 import type { CheckedPost } from "./form-posts";
+import { sendPlain } from "./headers";
 import { resourceMethods } from "./route-paths";
 
 /** Without its Origin: form-posts decided on it, and Remix's own check (against Host alone) fails a proxy that rewrites Host with a 500. */
@@ -35,11 +36,7 @@ export function remixHandler(
       .catch(next);
   function answer(allowed: string[] | undefined, req: ExpressRequest, res: ExpressResponse, next: (error?: unknown) => void) {
     if (allowed !== undefined && !allowed.includes(req.method)) {
-      return void res
-        .status(405)
-        .set({ Allow: allowed.join(", "), "Cache-Control": "private, no-store" })
-        .type("text/plain")
-        .send("This address does not take that method.");
+      return sendPlain(res.set("Allow", allowed.join(", ")), 405, "This address does not take that method.");
     }
     if (req.method === "GET" || req.method === "HEAD") return void handle(req, res, next);
     const form = res.locals.form as CheckedPost | undefined;

@@ -2,10 +2,7 @@ import type { Lead } from "~/context";
 
 export type { Lead };
 
-export interface StoredLead extends Lead {
-  id: string;
-  acceptedAt: number;
-}
+export type StoredLead = Lead & { id: string; acceptedAt: number };
 
 /** `retry: false`: refused for good. `record`: Zoho CRM's id. `stopped`: the server's stop cut it short. */
 export type DeliveryOutcome =
