@@ -4,8 +4,8 @@
  */
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
-import { openDb, type Db, type Row } from "../db";
-import { copyLeads, RESTORED, VERSION } from "./store";
+import { openDb, type Db } from "../db";
+import { copyLeads, VERSION } from "./store";
 
 /** One read's snapshot, beside running servers, written under another name and renamed once whole. */
 export async function backup(db: Db, file: string, now: number): Promise<number> {
@@ -41,9 +41,3 @@ export function readBackup(file: string) {
     copy.close();
   }
 }
-
-/** Adds what `db` does not have; `db`'s own rows win. */
-export const restore = (db: Db, rows: Row[], now: number) => copyLeads(rows, db, now);
-
-export const restoredWaiting = async (db: Db) =>
-  Number((await db.get("SELECT count(*) AS n FROM leads WHERE status = 'parked' AND parked_reason = ?", [RESTORED]))?.n);

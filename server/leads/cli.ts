@@ -11,8 +11,8 @@ import { BUSY_WAIT_MS, causeOf, openDb, type Db } from "../db";
 import { lastDays, openFunnel } from "../funnel";
 import { funnelText, sourceWorth } from "../funnel-report";
 import { askOnTerminal, asked, personalData } from "../personal-data";
-import { backup, readBackup, restore, restoredWaiting } from "./backup";
-import { leadStore, NotHeld, RESTORED, VERSION, type LeadRow } from "./store";
+import { backup, readBackup } from "./backup";
+import { copyLeads, leadStore, NotHeld, RESTORED, VERSION, type LeadRow } from "./store";
 
 const USAGE =
   "usage: npm run -s leads -- list | export | retry [id ...] | release [id ...] | discard <id | address code> ... | status | backup <file> | restore <file> | restore --in-place | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]";
@@ -166,11 +166,12 @@ async function copies(command: "backup" | "restore", file: string | undefined, c
     db = openDb({ databaseUrl: config.databaseUrl, file: config.leadsDb }, { timeout: BUSY_WAIT_MS, version: VERSION });
     if (!file) await leadStore(db).holdRestored(Date.now());
     else {
-      const added = await restore(db, rows, Date.now());
+      const added = await copyLeads(rows, db, Date.now()); // the store's own rows win
       out(`restored ${added} of ${rows.length} lead(s) from ${file} (${rows.length - added} the store had already, kept as it has them)`);
     }
+    const waiting = await db.get("SELECT count(*) AS n FROM leads WHERE status = 'parked' AND parked_reason = ?", [RESTORED]);
     out(
-      `${await restoredWaiting(db)} lead(s) not known to be delivered are parked as "restored": npm run -s leads -- list names them; check the receiver for each reference, then send those it never got: npm run -s leads -- retry <id ...>`,
+      `${Number(waiting?.n)} lead(s) not known to be delivered are parked as "restored": npm run -s leads -- list names them; check the receiver for each reference, then send those it never got: npm run -s leads -- retry <id ...>`,
     );
     return 0;
   } catch (error) {

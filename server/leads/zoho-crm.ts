@@ -4,7 +4,7 @@
  * makes, takes at most FORM_TIMEOUT_MS (its claim on the lead lasts that).
  */
 import { type Source, sourceKey, sourceParts } from "~/funnel/source";
-import { answerFields, fieldsOf, messageText, post, retryable, unanswered, type Answer } from "./send";
+import { answerFields, fieldsOf, messageText, post, retryable, unanswered } from "./send";
 import type { DeliveryOutcome, StoredLead, Transport } from "./types";
 
 /** What ZOHO_FIELD_MAP may file in fields of their own: the form's parts, and its source's (sourceParts). */
@@ -143,12 +143,6 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
     return fresh;
   }
 
-  async function upsert(lead: StoredLead, auth: Token, ms: number, stop?: AbortSignal): Promise<Answer> {
-    const body = JSON.stringify({ data: [leadRecord(lead, settings)], duplicate_check_fields: [settings.referenceField] });
-    const headers = { Authorization: `Zoho-oauthtoken ${auth.value}`, "Content-Type": "application/json", Accept: "application/json" };
-    return post(`${auth.apiDomain}/crm/v8/Leads/upsert`, headers, body, ms, stop);
-  }
-
   function outcome(status: number, raw: string): DeliveryOutcome {
     const body = answerFields(raw);
     const entry = fieldsOf(Array.isArray(body.data) ? body.data[0] : undefined);
@@ -170,14 +164,18 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
     async deliver(lead, stop) {
       const deadline = performance.now() + timeoutMs;
       const msLeft = () => Math.max(1, Math.round(deadline - performance.now()));
+      const body = JSON.stringify({ data: [leadRecord(lead, settings)], duplicate_check_fields: [settings.referenceField] });
+      const json = { "Content-Type": "application/json", Accept: "application/json" };
+      const upsert = (auth: Token) =>
+        post(`${auth.apiDomain}/crm/v8/Leads/upsert`, { ...json, Authorization: `Zoho-oauthtoken ${auth.value}` }, body, msLeft(), stop);
       let auth = await accessToken(msLeft(), stop);
       if (!("value" in auth)) return auth;
-      let answer = await upsert(lead, auth, msLeft(), stop);
+      let answer = await upsert(auth);
       // A token Zoho no longer takes (expired early, revoked): a new one, once.
       if (answer.kind === "response" && answer.status === 401 && codeOf(answerFields(answer.body).code) === "INVALID_TOKEN") {
         auth = await accessToken(msLeft(), stop, auth.value);
         if (!("value" in auth)) return auth;
-        answer = await upsert(lead, auth, msLeft(), stop);
+        answer = await upsert(auth);
         if (answer.kind === "response" && answer.status === 401) return { ok: false, retry: true, reason: "zoho:INVALID_TOKEN", status: 401 };
       }
       return answer.kind === "response" ? outcome(answer.status, answer.body) : unanswered(answer);
