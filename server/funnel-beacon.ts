@@ -8,26 +8,17 @@ import { type CheckedPost, requestHost } from "./form-posts";
 /** A send and a contact message are counted where the server takes them. */
 const STEPS: readonly string[] = FUNNEL_EVENTS.slice(0, 4);
 
-/** As Remix's Express adapter would make it. */
-function fetchRequest(req: ExpressRequest): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) for (const one of [value ?? []].flat()) headers.append(name, one);
-  return new Request(new URL(req.originalUrl, `${req.protocol}://${requestHost(req)}`), { method: "POST", headers });
-}
+type Count = (req: ExpressRequest, request: Request, event: FunnelEvent, source: Source) => Promise<void>;
 
-export function funnelBeacon({
-  count,
-  sources,
-}: {
-  count(req: ExpressRequest, request: Request, event: FunnelEvent, source: Source): Promise<void>;
-  sources: SourceSettings;
-}): RequestHandler {
+export function funnelBeacon(sources: SourceSettings, count: Count): RequestHandler {
   return async (req, res, next) => {
     const form = res.locals.form as CheckedPost | undefined;
     if (!form) return next(new Error(`POST ${req.path} reached the funnel's beacon without passing formPosts (server/form-posts.ts)`));
     const event = form.fields[VISIT_FIELDS.event];
     if (event !== undefined && STEPS.includes(event)) {
-      const request = fetchRequest(req);
+      // Node joins a request's repeated headers into one string each.
+      const headers = req.headers as Record<string, string>;
+      const request = new Request(new URL(req.originalUrl, `${req.protocol}://${requestHost(req)}`), { method: "POST", headers });
       try {
         await count(req, request, event as FunnelEvent, sourceOfLanding(form.fields[VISIT_FIELDS.landing], request, sources));
       } catch (error) {

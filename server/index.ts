@@ -132,7 +132,10 @@ const publicFiles = express.static("public", { maxAge: "1h", index: false, redir
 // Pages have no extension: only paths that look like files cost a look in public/.
 app.use((req, res, next) => (path.extname(req.path) ? publicFiles(req, res, next) : next()));
 app.post("*", formPosts({ limits, log, events: metrics?.formPosts, siteOrigins: config.siteOrigins }));
-app.post(FUNNEL_PATH, funnelBeacon({ count: (req, request, event, source) => funnel.count(request, event, source, clientCode(req)), sources: config.sources }));
+app.post(
+  FUNNEL_PATH,
+  funnelBeacon(config.sources, (req, request, event, source) => funnel.count(request, event, source, clientCode(req))),
+);
 app.all(
   "*",
   remixHandler(config.dev ? async () => build : build, config.dev ? "development" : "production", (req, res) => ({

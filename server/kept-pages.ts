@@ -17,19 +17,18 @@ export function keptPagesFirst(pages: PageCache, app: Express, log: Logger): (re
     const trusted = app.get("trust proxy fn") as (address: string, hop: number) => boolean;
     return typeof proto === "string" && trusted(req.socket.remoteAddress ?? "", 0) && proto.split(",")[0]!.trim() === "https";
   };
-  const express = (req: IncomingMessage, res: ServerResponse) => app(req, res);
   const send = (req: IncomingMessage, res: ServerResponse, page: Page) => pages.send(req, res, page, secure(req) ? HSTS_HEADER : []);
 
   return (req, res) => {
     const route = wellFormedHost(req.headers) ? pages.route(req.method, req.url ?? "") : null;
     const page = route && pages.lookup(route.key);
-    if (!page) return express(req, res);
+    if (!page) return void app(req, res);
     if (!(page instanceof Promise)) return send(req, res, page);
     page.then(
-      (kept) => (kept ? send(req, res, kept) : express(req, res)),
+      (kept) => (kept ? send(req, res, kept) : app(req, res)),
       (error: unknown) => {
         log.error({ err: error, method: req.method, path: route.key.split("?")[0] }, "error");
-        express(req, res);
+        app(req, res);
       },
     );
   };

@@ -179,58 +179,47 @@ export async function askOnTerminal(question: string): Promise<boolean> {
   }
 }
 
-/** `open`: the store as cli.ts opens it (undefined: none yet); `ask`: a question on a terminal, none without one. */
-type Io = { out: (line: string) => void; err: (line: string) => void; ask?: (question: string) => Promise<boolean>; open: () => Db | undefined };
+/** `db`: the store as cli.ts opens it (undefined: none yet); `ask`: a question on a terminal, none without one. */
+type Io = { db: Db | undefined; out: (line: string) => void; err: (line: string) => void; ask?: (question: string) => Promise<boolean> };
 
 /** `given` as cli.ts checked it (`asked`); `yes`: erase without asking about leads the agency has not received. */
 export async function personalData(command: "find" | "erase", given: string[], flags: { json?: boolean; yes?: boolean }, config: Config, io: Io) {
-  const { out, err, ask } = io;
+  const { db, out, err, ask } = io;
   const wanted = given.map((one) => asked(one)!);
   const label = wanted.map(({ kind, value }) => `${value} (${kind})`).join(", ");
-  let db: Db | undefined;
-  try {
-    db = io.open();
-  } catch (error) {
-    err(`leads: ${(error as Error).message}; nothing was ${command === "find" ? "read" : "erased"}`);
-    return 1;
-  }
-  try {
-    const { found, problems } = await look(db, config, wanted);
-    if (command === "find" && flags.json) for (const f of found) out(JSON.stringify({ where: f.where, status: f.status, note: f.note, record: f.content }));
-    else if (found.length === 0) out(`nothing here holds ${label}`);
-    else if (command === "find") [`${found.length} record(s) hold ${label}:`, ...table(found)].forEach((line) => out(line));
-    else {
-      const unsent = found.filter((f) => f.where === "leads" && f.status !== "delivered").length;
-      if (unsent > 0 && !flags.yes) {
-        const why = `${unsent} of these leads ${unsent === 1 ? "has" : "have"} not reached the agency yet: erased, ${unsent === 1 ? "it" : "they"} never will.`;
-        if (!ask) {
-          err(`leads: ${why} Run this on a terminal to be asked, or add --yes. Nothing was erased.`);
-          return 2;
-        }
-        [`${found.length} record(s) hold ${label}:`, ...table(found)].forEach((line) => out(line));
-        if (!(await ask(`${why} Erase all ${found.length}? [y/N] `))) {
-          out("nothing was erased");
-          return 1;
-        }
+  const { found, problems } = await look(db, config, wanted);
+  if (command === "find" && flags.json) for (const f of found) out(JSON.stringify({ where: f.where, status: f.status, note: f.note, record: f.content }));
+  else if (found.length === 0) out(`nothing here holds ${label}`);
+  else if (command === "find") [`${found.length} record(s) hold ${label}:`, ...table(found)].forEach((line) => out(line));
+  else {
+    const unsent = found.filter((f) => f.where === "leads" && f.status !== "delivered").length;
+    if (unsent > 0 && !flags.yes) {
+      const why = `${unsent} of these leads ${unsent === 1 ? "has" : "have"} not reached the agency yet: erased, ${unsent === 1 ? "it" : "they"} never will.`;
+      if (!ask) {
+        err(`leads: ${why} Run this on a terminal to be asked, or add --yes. Nothing was erased.`);
+        return 2;
       }
-      const { erased, sending, left } = await eraseUntilGone(db, config, wanted, found, problems);
-      [`erased ${erased.length} record(s) holding ${label}:`, ...table(erased)].forEach((line) => out(line));
-      const n = sending.size;
-      if (n > 0) out(`${n} of them ${n === 1 ? "was" : "were"} being sent as it was erased: the form service may have received ${n === 1 ? "it" : "them"}.`);
-      if (left.length > 0) problems.push(`still found after erasing (run erase again): ${left.map((f) => `${f.where} ${f.id} ${f.status}`).join(", ")}`);
-      else out("A second look finds nothing.");
+      [`${found.length} record(s) hold ${label}:`, ...table(found)].forEach((line) => out(line));
+      if (!(await ask(`${why} Erase all ${found.length}? [y/N] `))) {
+        out("nothing was erased");
+        return 1;
+      }
     }
-    // Found or not: a run that could not empty it before (a server was reading) does it now.
-    if (command === "erase" && db && !(await emptyWal(db)))
-      problems.push(
-        `the lead store's write-ahead log (${db.where}-wal) could not be emptied while a server read it: it may still hold erased text; run erase again`,
-      );
-    if (!flags.json) for (const line of elsewhere(config, db)) out(`note: ${line}`);
-    for (const problem of problems) err(`leads: ${problem}`);
-    return problems.length > 0 ? 1 : 0;
-  } finally {
-    await db?.close();
+    const { erased, sending, left } = await eraseUntilGone(db, config, wanted, found, problems);
+    [`erased ${erased.length} record(s) holding ${label}:`, ...table(erased)].forEach((line) => out(line));
+    const n = sending.size;
+    if (n > 0) out(`${n} of them ${n === 1 ? "was" : "were"} being sent as it was erased: the form service may have received ${n === 1 ? "it" : "them"}.`);
+    if (left.length > 0) problems.push(`still found after erasing (run erase again): ${left.map((f) => `${f.where} ${f.id} ${f.status}`).join(", ")}`);
+    else out("A second look finds nothing.");
   }
+  // Found or not: a run that could not empty it before (a server was reading) does it now.
+  if (command === "erase" && db && !(await emptyWal(db)))
+    problems.push(
+      `the lead store's write-ahead log (${db.where}-wal) could not be emptied while a server read it: it may still hold erased text; run erase again`,
+    );
+  if (!flags.json) for (const line of elsewhere(config, db)) out(`note: ${line}`);
+  for (const problem of problems) err(`leads: ${problem}`);
+  return problems.length > 0 ? 1 : 0;
 }
 
 /** Erases what was found, then looks again: a lead whose send had begun writes its outbox line up to FORM_TIMEOUT_MS later. */

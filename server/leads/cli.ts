@@ -104,14 +104,13 @@ export async function runCli(
   }
   const config = parseConfig(env, version);
   if (command === "funnel") return funnel(flags, config, out, err);
-  // With no store yet, the outbox alone.
-  if (command === "find" || command === "erase")
-    return personalData(command, ids, flags, config, { out, err, ask, open: () => storeOf(config, () => undefined) });
   // A file named as the operator's shell sees it (npm runs the command in the package's folder).
   if (command === "backup" || command === "restore") return copies(command, ids[0] && resolve(env.INIT_CWD ?? process.cwd(), ids[0]), config, out, err);
   let db: Db | undefined;
   try {
-    db = storeOf(config, err);
+    // With no store yet, find and erase look in the outbox alone.
+    db = storeOf(config, command === "find" || command === "erase" ? () => undefined : err);
+    if (command === "find" || command === "erase") return await personalData(command, ids, flags, config, { db, out, err, ask });
     if (!db) return ["status", "list", "export"].includes(command) ? 0 : 1;
     const store = leadStore(db);
     const rows = await store.list(["pending", "held", "parked"]);
@@ -143,7 +142,7 @@ export async function runCli(
       err(`leads: ${error.message}; nothing was discarded (npm run -s leads -- list shows the held and restored leads)`);
       return 1;
     }
-    const written = ["retry", "release", "discard"].includes(command) ? "; nothing was changed" : "";
+    const written = ["retry", "release", "discard", "erase"].includes(command) ? "; nothing was changed" : "";
     err(`leads: the lead store could not be used (${causeOf(error).cause ?? (error as Error).message})${written}`);
     return 1;
   } finally {
