@@ -17,13 +17,8 @@ import { copyLeads, leadStore, NotHeld, RESTORED, VERSION, type LeadRow } from "
 const USAGE =
   "usage: npm run -s leads -- list | export | retry [id ...] | release [id ...] | discard <id | address code> ... | status | backup <file> | restore <file> | restore --in-place | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]";
 const COMMANDS = ["list", "export", "retry", "release", "discard", "status", "backup", "restore", "funnel", "find", "erase"];
-const OPTIONS = {
-  help: { type: "boolean" },
-  json: { type: "boolean" },
-  yes: { type: "boolean" },
-  days: { type: "string" },
-  "in-place": { type: "boolean" },
-} as const;
+const flag = { type: "boolean" } as const;
+const OPTIONS = { help: flag, json: flag, yes: flag, days: { type: "string" }, "in-place": flag } as const;
 type Flags = { json?: boolean; yes?: boolean; days?: string; "in-place"?: boolean };
 type Out = (line: string) => void;
 

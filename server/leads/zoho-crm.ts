@@ -14,7 +14,7 @@ export const MAPPABLE = [...FORM_PARTS, ...SOURCE_PARTS] as const;
 export type Mappable = (typeof MAPPABLE)[number];
 
 /** Zoho's published limits in characters (decision 0042): one value over its field's makes Zoho refuse the whole record. */
-export const ZOHO_LIMITS = { Last_Name: 80, Company: 100, Email: 100, Phone: 30, Description: 32_000, singleLine: 255, multiLine: 32_000 } as const;
+export const ZOHO_LIMITS = { Last_Name: 80, Company: 100, Email: 100, Phone: 30, singleLine: 255, multiLine: 32_000 } as const;
 /** Unless the map says: a Single Line's 255, `message` a Multi Line (Small)'s 2,000. */
 export const defaultMax = (part: Mappable) => (part === "message" ? 2_000 : ZOHO_LIMITS.singleLine);
 
@@ -97,14 +97,8 @@ export function leadRecord(lead: StoredLead, settings: ZohoSettings): Record<str
     if (target && value) record[target.field] = fit(target.field, value, target.max);
   }
   const said = notes.length ? [`Zoho CRM's fields hold less than was sent: ${notes.join("; ")}. The whole values are in this Description.`] : [];
-  let description = messageText(lead, said);
-  // Past the Description's own limit (no form comes near it): what was typed is cut, the lines after it kept whole.
-  if (description.length > ZOHO_LIMITS.Description) {
-    const more = [...said, `The lead's text is cut to fit Zoho's Description (${ZOHO_LIMITS.Description.toLocaleString("en")} characters).`];
-    const room = ZOHO_LIMITS.Description - messageText({ ...lead, text: "" }, more).length;
-    description = messageText({ ...lead, text: cut(lead.text, room) }, more);
-  }
-  record.Description = description;
+  // The Description holds 32,000: the forms' limits (app/forms/limits.ts) keep a lead's text under 12,000 UTF-16 units.
+  record.Description = messageText(lead, said);
   record[settings.referenceField] = lead.id;
   return record;
 }
