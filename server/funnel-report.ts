@@ -130,10 +130,9 @@ export function funnelText(days: FunnelDay[]): string[] {
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 function htmlTable({ kind, title, head, rows, note }: Table): string {
-  const cells = (row: string[]) =>
-    row
-      .map((cell, c) => (c === 0 ? `<th scope="row">${escape(cell.trim())}</th>` : `<td${head[c] === "" ? ' class="bar"' : ""}>${escape(cell)}</td>`))
-      .join("");
+  const cell = (text: string, c: number) =>
+    c === 0 ? `<th scope="row">${escape(text.trim())}</th>` : `<td${head[c] === "" ? ' class="bar"' : ""}>${escape(text)}</td>`;
+  const cells = (row: string[]) => row.map(cell).join("");
   const body = rows.map((row) => `<tr${row[0]!.startsWith(" ") ? ' class="day"' : ""}>${cells(row)}</tr>`).join("");
   const table = `<table class="${kind}"><caption>${escape(title)}</caption><thead><tr>${head.map((h) => `<th scope="col">${escape(h)}</th>`).join("")}</tr></thead><tbody>${body}</tbody></table>`;
   return `${rows.length > 0 ? table : `<h3>${escape(title)}</h3>`}${note ? `<p>${escape(note)}</p>` : ""}`;

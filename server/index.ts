@@ -166,9 +166,7 @@ server.listen(config.port, config.host, () => {
 
 // The stop, at most 15 s from signal to exit (decision 0040): what is in flight gets DRAIN_MS, then is cut; the
 // database's limits (db.ts) and the log's flush fit in what is left; past STOP_LIMIT_MS, `shutdown_error`, exit 1.
-const DRAIN_MS = 8_000;
-const LOG_DRAIN_MS = 500;
-const STOP_LIMIT_MS = 13_500;
+const [DRAIN_MS, LOG_DRAIN_MS, STOP_LIMIT_MS] = [8_000, 500, 13_500];
 const STOP_SIGNALS = ["SIGTERM", "SIGINT"] as const;
 let stopSignal: NodeJS.Signals | undefined;
 const stop = closeWithGrace(

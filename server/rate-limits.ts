@@ -17,10 +17,8 @@ export function clientKey(ip: string | undefined): string {
   let address = ipaddr.parse(ip);
   if (address instanceof ipaddr.IPv6 && address.isIPv4MappedAddress()) address = address.toIPv4Address();
   if (address instanceof ipaddr.IPv4) return `ip:${address.toString()}`;
-  return `ip6:${address.parts
-    .slice(0, 4)
-    .map((part) => part.toString(16))
-    .join(":")}::/64`;
+  const network = address.parts.slice(0, 4).map((part) => part.toString(16));
+  return `ip6:${network.join(":")}::/64`;
 }
 
 /** What the lead store, drafts and funnel keep of an address: an HMAC whose key is never written down, so never the address. */

@@ -31,7 +31,6 @@ export function newLeadId(now: number): string {
 
 /** Two posts are the same form when the agency would receive the same (decision 0012). */
 export function leadKey(lead: Lead): string {
-  return createHash("sha256")
-    .update(JSON.stringify([lead.kind, lead.subject, lead.fromName, lead.replyTo, lead.text]))
-    .digest("base64url");
+  const received = JSON.stringify([lead.kind, lead.subject, lead.fromName, lead.replyTo, lead.text]);
+  return createHash("sha256").update(received).digest("base64url");
 }
