@@ -19,32 +19,27 @@ const KEYED: readonly string[] = ["web3forms", "webhook"];
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 const port = z.coerce.number({ error: "must be a port number" }).int().min(1).max(65535);
 
-/** Never "trust everyone": any client could then write its own X-Forwarded-For and pick a fresh bucket. */
-const trustProxy = z
-  .string()
-  .transform((value, ctx): false | number | string[] => {
-    if (/^(0|false)$/i.test(value)) return false;
-    if (/^\d+$/.test(value)) return Number(value);
-    const list = value.split(",").map((entry) => entry.trim());
+/** A value `read` makes something of, or `message` when it throws. */
+const readAs = <T>(read: (value: string) => T, message: string) =>
+  z.string().transform((value, ctx) => {
     try {
-      proxyAddr.compile(list);
-      return list;
+      return read(value);
     } catch {
-      ctx.addIssue({ code: "custom", message: "must be a number of proxy hops or a list of proxy addresses/CIDRs" });
+      ctx.addIssue({ code: "custom", message });
       return z.NEVER;
     }
-  })
-  .default(false);
+  });
+/** Never "trust everyone": any client could then write its own X-Forwarded-For and pick a fresh bucket. */
+const trustProxy = readAs((value): false | number | string[] => {
+  if (/^(0|false)$/i.test(value)) return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  const list = value.split(",").map((entry) => entry.trim());
+  proxyAddr.compile(list); // throws on what is no address, CIDR or name
+  return list;
+}, "must be a number of proxy hops or a list of proxy addresses/CIDRs").default(false);
 
 const apiName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,99}$/, { error: "must be a Zoho field's API name (letters, digits, _)" });
-const json = z.string().transform((value, ctx) => {
-  try {
-    return JSON.parse(value) as unknown;
-  } catch {
-    ctx.addIssue({ code: "custom", message: "must be a JSON object" });
-    return z.NEVER;
-  }
-});
+const json = readAs((value) => JSON.parse(value) as unknown, "must be a JSON object");
 /** ZOHO_FIELD_MAP: a lead part to a field's API name, or {field, max}; never a field the site fills itself (decision 0042). */
 const OWN_FIELDS = ["Last_Name", "Company", "Email", "Phone", "Description", "Lead_Source"];
 const fieldMap = json

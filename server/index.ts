@@ -1,9 +1,9 @@
 /** The site's server: Express with Remix behind it (decision 0008). Top to bottom: settings, stores, page cache, a request's path, listen, stop. */
-import { existsSync } from "node:fs";
+import { existsSync, watch } from "node:fs";
 import { createServer } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { createRequestHandler as createRemixHandler, type ServerBuild } from "@remix-run/node";
+import { broadcastDevReady, createRequestHandler as createRemixHandler, type ServerBuild } from "@remix-run/node";
 import closeWithGrace from "close-with-grace";
 import compression from "compression";
 import express from "express";
@@ -161,8 +161,19 @@ const metricsServer = metrics
   .catch((error: unknown) => fail({ err: error, port: config.metricsPort }, "listen_failed"));
 server.listen(config.port, config.host, () => {
   log.info({ ...describeConfig(config), address: server.address() }, "start");
-  if (config.dev) void import("./dev").then(({ watchBuild }) => watchBuild(BUILD, importBuild, (next) => (build = next), log));
+  if (config.dev) void reloadBuild().then(() => watch(path.dirname(BUILD), reloadOnVersion));
 });
+// `npm run dev`: each build/version.txt Remix's dev server writes loads the new build and reloads the browser.
+async function reloadBuild() {
+  build = await importBuild();
+  await broadcastDevReady(build).catch((error: unknown) => log.warn({ err: error }, "dev_ready_failed"));
+}
+let reloading: NodeJS.Timeout | undefined;
+function reloadOnVersion(_event: string, file: string | null) {
+  if (file !== "version.txt") return;
+  clearTimeout(reloading);
+  reloading = setTimeout(() => void reloadBuild().catch((error: unknown) => log.error({ err: error }, "dev_reload_failed")), 50);
+}
 
 // The stop, at most 15 s from signal to exit (decision 0040): what is in flight gets DRAIN_MS, then is cut; the
 // database's limits (db.ts) and the log's flush fit in what is left; past STOP_LIMIT_MS, `shutdown_error`, exit 1.
