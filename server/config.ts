@@ -223,9 +223,7 @@ export function describeConfig(config: Config) {
       timeoutMs,
       endpoint: new URL(endpoint).origin,
       to: provider === "outbox" ? "outbox" : "provider",
-      ...(zoho
-        ? { zoho: { referenceField: zoho.referenceField, leadSource: zoho.leadSource, leadSourceMap: zoho.leadSourceMap, fieldMap: zoho.fieldMap } }
-        : {}),
+      zoho: zoho && { referenceField: zoho.referenceField, leadSource: zoho.leadSource, leadSourceMap: zoho.leadSourceMap, fieldMap: zoho.fieldMap },
     },
   };
 }

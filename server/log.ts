@@ -30,10 +30,6 @@ export function causeOf(error: unknown): { code?: number | string; cause?: strin
   return typeof e?.code === "string" || typeof e?.code === "number" ? { code: e.code } : {};
 }
 
-function errorSummary(error: { name?: unknown; constructor?: { name?: string } }) {
-  return { type: typeof error.name === "string" ? error.name : error.constructor?.name, ...causeOf(error) };
-}
-
 /**
  * stdout (1) or stderr (2), written in the background and flushed at exit for at most 1 s, up to 4 MB waiting for a
  * reader (later lines are dropped). Not pino's own destination, which at exit retries a full pipe for ever (decision 0040).
@@ -69,7 +65,7 @@ export function createLogger(destination: pino.DestinationStream = output(1)): L
       base: undefined,
       timestamp: stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }), log: (fields) => scrub(fields) as Record<string, unknown> },
-      serializers: { err: errorSummary },
+      serializers: { err: (error: Error) => ({ type: typeof error.name === "string" ? error.name : error.constructor?.name, ...causeOf(error) }) },
     },
     destination,
   );

@@ -108,12 +108,8 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
   let refreshing: Promise<Token | Failure> | undefined;
 
   async function refresh(ms: number, stop?: AbortSignal): Promise<Token | Failure> {
-    const form = new URLSearchParams({
-      grant_type: "refresh_token",
-      client_id: settings.clientId,
-      client_secret: settings.clientSecret,
-      refresh_token: settings.refreshToken,
-    }).toString();
+    const { clientId: client_id, clientSecret: client_secret, refreshToken: refresh_token } = settings;
+    const form = new URLSearchParams({ grant_type: "refresh_token", client_id, client_secret, refresh_token }).toString();
     const headers = { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" };
     const answer = await post(new URL("/oauth/v2/token", settings.accountsUrl).href, headers, form, ms, stop);
     if (answer.kind !== "response") return unanswered(answer);
