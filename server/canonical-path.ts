@@ -44,6 +44,7 @@ function moved(res: Response, location: string) {
   try {
     res.writeHead(301, { "Cache-Control": "public, max-age=3600", Location: location, "Content-Length": "0" });
   } catch {
+    // Node refuses a Location with a character a header cannot carry.
     res.writeHead(400, { "Cache-Control": "private, no-store", "Content-Type": "text/plain; charset=utf-8", "Content-Length": "0" });
   }
   res.end();

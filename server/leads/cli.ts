@@ -64,6 +64,8 @@ function misuse(command: string, ids: string[], flags: Flags): string | undefine
   if (command === "discard" && ids.length === 0)
     return "discard takes the ids or address codes of held or restored leads (npm run -s leads -- list shows them)";
   if (command === "funnel" && ids.length > 0) return `Unexpected argument '${ids[0]}'. funnel takes no ids`;
+  const days = Number(flags.days ?? 7);
+  if (command === "funnel" && !(Number.isInteger(days) && days >= 1 && days <= 400)) return "--days must be a whole number from 1 to 400";
   return undefined;
 }
 
@@ -179,15 +181,10 @@ async function copies(command: "backup" | "restore", file: string | undefined, c
 
 /** `funnel`: the counters of the last days, from PostgreSQL or the data folder's funnel.db. */
 async function funnel(flags: Flags, config: Config, out: Out, err: Out) {
-  const count = Number(flags.days ?? 7);
-  if (!Number.isInteger(count) || count < 1 || count > 400) {
-    err("leads: --days must be a whole number from 1 to 400");
-    return 2;
-  }
   const db = openDb({ databaseUrl: config.databaseUrl, file: config.funnelDb }, { synchronous: "NORMAL", timeout: BUSY_WAIT_MS });
   const store = openFunnel({ db, log: { warn: () => undefined }, settings: config.sources });
   try {
-    const days = await store.read(lastDays(count));
+    const days = await store.read(lastDays(Number(flags.days ?? 7)));
     if (flags.json) out(JSON.stringify({ days, sources: sourceWorth(days) }, null, 2));
     else funnelText(days).forEach((line) => out(line));
     return 0;

@@ -137,9 +137,8 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
     const body = answerFields(raw);
     const entry = fieldsOf(Array.isArray(body.data) ? body.data[0] : undefined);
     const details = fieldsOf(entry.details);
-    if (status >= 200 && status < 300 && entry.code === "SUCCESS" && (entry.action === "insert" || entry.action === "update")) {
-      if (typeof details.id === "string" && /^\d{1,30}$/.test(details.id)) return { ok: true, status, record: details.id };
-    }
+    const saved = status >= 200 && status < 300 && entry.code === "SUCCESS" && (entry.action === "insert" || entry.action === "update");
+    if (saved && typeof details.id === "string" && /^\d{1,30}$/.test(details.id)) return { ok: true, status, record: details.id };
     const code = codeOf(entry.code) ?? codeOf(body.code);
     if (retryable(status)) return { ok: false, retry: true, reason: code ? `zoho:${code}` : "http", status };
     // The reference itself taken: two sends of this lead racing; the next upsert updates it.
