@@ -32,9 +32,9 @@ export function createMetrics(
   if (where) registry.setDefaultLabels(where);
   collectDefaultMetrics({ register: registry });
   // Each series a rate() reads starts at 0, so its first event shows.
-  const counter = (name: string, help: string, label?: string, values: string[] = []) => {
-    const made = new Counter({ name, help, labelNames: label ? [label] : [], registers: [registry] });
-    for (const value of values) made.inc({ [label!]: value }, 0);
+  const counter = (name: string, help: string, labelNames: string[] = [], zeroes: string[] = []) => {
+    const made = new Counter({ name, help, labelNames, registers: [registry] });
+    for (const value of zeroes) made.inc({ [labelNames[0]!]: value }, 0);
     return made;
   };
   const histogram = (name: string, help: string, labelNames: string[], buckets: number[]) =>
@@ -47,13 +47,13 @@ export function createMetrics(
     [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   );
   const kinds = ["calculator", "contact"];
-  const accepted = counter("leads_accepted_total", "Leads stored for delivery.", "kind", kinds);
+  const accepted = counter("leads_accepted_total", "Leads stored for delivery.", ["kind"], kinds);
   const outcomes = {
-    delivered: counter("leads_delivered_total", "Leads the form service confirmed.", "kind", kinds),
-    retried: counter("lead_delivery_retries_total", "Delivery attempts that failed and will be tried again.", "kind", kinds),
-    parked: counter("leads_parked_total", "Leads refused for good or expired: kept, no longer retried.", "kind", kinds),
+    delivered: counter("leads_delivered_total", "Leads the form service confirmed.", ["kind"], kinds),
+    retried: counter("lead_delivery_retries_total", "Delivery attempts that failed and will be tried again.", ["kind"], kinds),
+    parked: counter("leads_parked_total", "Leads refused for good or expired: kept, no longer retried.", ["kind"], kinds),
   };
-  const held = counter("leads_held_total", "Leads held back over the site-wide ceiling or an address's share (decision 0031).", "kind", kinds);
+  const held = counter("leads_held_total", "Leads held back over the site-wide ceiling or an address's share (decision 0031).", ["kind"], kinds);
   const attemptDuration = histogram(
     "lead_delivery_attempt_duration_seconds",
     "Time one delivery attempt took, by outcome (delivered, retried, parked).",
@@ -88,17 +88,12 @@ export function createMetrics(
     },
   });
 
-  const funnel = new Counter({
-    name: "funnel_steps_total",
-    help: "Visits that reached a step of the calculator (2-5), sent it (sent) or sent the contact form (contact), by device class.",
-    labelNames: ["event", "device"],
-    registers: [registry],
-  });
+  const funnel = counter("funnel_steps_total", "Visits that reached a calculator step (2-5) or sent a form (sent, contact), by device.", ["event", "device"]);
   // What a proxy's misconfiguration can cost or blur (decision 0032).
   const refused = counter(
     "form_posts_refused_total",
     "Posts the cross-site check refused: cross-site (the browser said so), same-site (no Sec-Fetch-Site, an Origin naming another host).",
-    "looks",
+    ["looks"],
     ["cross-site", "same-site"],
   );
   // Not the histogram's POST 5xx series, which appears only at its first failure, already above 0.

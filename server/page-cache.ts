@@ -61,10 +61,7 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
       const response = await render(key);
       const body = Buffer.from(await response.arrayBuffer());
       const ttl = sharedTtl(key, response);
-      if (ttl === 0) {
-        unkept.set(key, true);
-        return undefined; // not for keeping: the request goes on to Remix as it is
-      }
+      if (ttl === 0) return void unkept.set(key, true); // not for keeping: the request goes on to Remix as it is
       options.ttl = ttl * 1000;
       return keep(response, body);
     },
@@ -120,13 +117,9 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
     send(req: IncomingMessage, res: ServerResponse, page: Page, extraHeaders: readonly string[] = []): void {
       const coding = codings.memo(req.headers["accept-encoding"] ?? "");
       const headers = extraHeaders.length ? [...page.headers[coding], ...extraHeaders] : page.headers[coding];
-      if (req.headers["if-none-match"] !== undefined && fresh(req.headers, { etag: etagOf(page.etag, coding) })) {
-        res.writeHead(304, withoutBodyHeaders(headers));
-        return void res.end();
-      }
-      res.writeHead(page.status, headers);
-      if (req.method === "HEAD") res.end();
-      else res.end(page.bodies[coding]);
+      if (req.headers["if-none-match"] !== undefined && fresh(req.headers, { etag: etagOf(page.etag, coding) }))
+        return void res.writeHead(304, withoutBodyHeaders(headers)).end();
+      res.writeHead(page.status, headers).end(req.method === "HEAD" ? undefined : page.bodies[coding]);
     },
 
     get size() {
