@@ -104,10 +104,7 @@ const pageCache = createPageCache({
     }),
 });
 
-const app = express();
-app.disable("x-powered-by");
-app.set("trust proxy", config.trustProxy);
-app.set("query parser", "simple");
+const app = express().disable("x-powered-by").set("trust proxy", config.trustProxy).set("query parser", "simple");
 
 // A request's path: the HTTP server's listeners, then Express's middleware, in order. The whole request within 20 s:
 // app/forms/failed-send.ts's SEND_DEADLINE_MS counts on it.

@@ -12,7 +12,6 @@ export async function backup(db: Db, file: string, now: number): Promise<number>
   if (existsSync(file)) throw new Error(`${file} exists already: a backup never overwrites a file`);
   const rows = await db.all("SELECT * FROM leads");
   const partial = `${file}.partial-${process.pid}`; // an overrun cron's backup beside it is not disturbed
-  const remove = () => [partial, `${partial}-wal`, `${partial}-shm`].forEach((path) => rmSync(path, { force: true }));
   const copy = openDb({ file: partial }, { version: VERSION, foreignFolder: true });
   try {
     const copied = await copyLeads(rows, copy, now);
@@ -23,7 +22,7 @@ export async function backup(db: Db, file: string, now: number): Promise<number>
     return copied;
   } finally {
     await copy.close();
-    remove();
+    for (const path of [partial, `${partial}-wal`, `${partial}-shm`]) rmSync(path, { force: true });
   }
 }
 

@@ -20,7 +20,8 @@ const COMMANDS = ["list", "export", "retry", "release", "discard", "status", "ba
 const flag = { type: "boolean" } as const;
 const OPTIONS = { help: flag, json: flag, yes: flag, days: { type: "string" }, "in-place": flag } as const;
 type Flags = { json?: boolean; yes?: boolean; days?: string; "in-place"?: boolean };
-type Out = (line: string) => void;
+type Out = (line: string) => unknown;
+type Ask = (question: string) => Promise<boolean>;
 
 function age(ms: number): string {
   const minutes = Math.max(0, Math.floor(ms / 60_000));
@@ -38,10 +39,7 @@ const listed = (row: LeadRow, reason: string) => {
 
 /** The store as the server has it; a command never makes an empty SQLite file. */
 function storeOf(config: Config, err: Out): Db | undefined {
-  if (!config.databaseUrl && !existsSync(config.leadsDb)) {
-    err(`leads: no lead store at ${config.leadsDb} yet (DATA_DIR=${config.dataDir})`);
-    return undefined;
-  }
+  if (!config.databaseUrl && !existsSync(config.leadsDb)) return void err(`leads: no lead store at ${config.leadsDb} yet (DATA_DIR=${config.dataDir})`);
   return openDb({ databaseUrl: config.databaseUrl, file: config.leadsDb }, { timeout: BUSY_WAIT_MS, version: VERSION });
 }
 
@@ -73,13 +71,7 @@ function misuse(command: string, ids: string[], flags: Flags): string | undefine
  * `out` is stdout (its promise settles once the line is written: discard waits for that), `err` stderr, `ask` a
  * question on the operator's terminal (none without one). Exit code 1: something could not be read or done; 2: misuse.
  */
-export async function runCli(
-  argv: string[],
-  env: Record<string, string | undefined>,
-  out: (line: string) => unknown,
-  err: Out = out,
-  ask?: (question: string) => Promise<boolean>,
-): Promise<number> {
+export async function runCli(argv: string[], env: Record<string, string | undefined>, out: Out, err: Out = out, ask?: Ask): Promise<number> {
   // Every name after discard is a name: an address code may start with "-" (base64url).
   const args = argv[0] === "discard" ? ["discard", "--", ...argv.slice(argv[1] === "--" ? 2 : 1)] : argv;
   let parsed;

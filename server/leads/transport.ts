@@ -62,12 +62,9 @@ export async function appendLine(file: string, line: string): Promise<void> {
   const handle = await open(file, "a+", 0o600);
   try {
     const { size } = await handle.stat();
-    let text = line;
-    if (size > 0) {
-      const last = Buffer.alloc(1);
-      await handle.read(last, 0, 1, size - 1);
-      if (last[0] !== 0x0a) text = `\n${line}`; // a torn line a crash left: end it first
-    }
+    // A torn line a crash left (the file's last byte no newline) is ended first.
+    const torn = size > 0 && (await handle.read(Buffer.alloc(1), 0, 1, size - 1)).buffer[0] !== 0x0a;
+    const text = torn ? `\n${line}` : line;
     try {
       await handle.appendFile(text, "utf8");
       await handle.datasync();

@@ -4,16 +4,10 @@ export type { Lead };
 
 export type StoredLead = Lead & { id: string; acceptedAt: number };
 
-/** `retry: false`: refused for good. `record`: Zoho CRM's id. `stopped`: the server's stop cut it short. */
-export type DeliveryOutcome =
-  | { ok: true; status?: number; record?: string }
-  | {
-      ok: false;
-      retry: boolean;
-      reason: "http" | "rejected" | "network" | "timeout" | "stopped" | "outbox" | `zoho:${string}`;
-      status?: number;
-      cause?: string;
-    };
+/** Why an attempt failed; `stopped`: the server's stop cut it short. */
+type Failure = "http" | "rejected" | "network" | "timeout" | "stopped" | "outbox" | `zoho:${string}`;
+/** `retry: false`: refused for good. `record`: Zoho CRM's id. */
+export type DeliveryOutcome = { ok: true; status?: number; record?: string } | { ok: false; retry: boolean; reason: Failure; status?: number; cause?: string };
 
 export interface Transport {
   name: string;
