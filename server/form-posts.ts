@@ -42,7 +42,7 @@ function isCrossSite(req: Request, siteOrigins: readonly string[]): boolean {
   const site = req.get("sec-fetch-site");
   if (site !== undefined) return site !== "same-origin" && site !== "none";
   const claimed = req.get("origin") ?? req.get("referer");
-  if (claimed === undefined) return false;
+  if (claimed === undefined) return false; // not a browser: left to the other rules
   const url = URL.parse(claimed);
   if (url !== null && siteOrigins.includes(url.origin)) return false;
   // Named by a trusted proxy, the scheme must match too; else only the host can be compared.
@@ -85,7 +85,7 @@ export function formPosts({ limits, log, events, siteOrigins = [] }: Options): R
     refuse(req, res, 403, "cross-site");
   }
 
-  /** Logged at most once a minute. */
+  /** Logged at most once a minute, not once a post. */
   function unknownClient(): string {
     events?.clientUnknown();
     if (performance.now() - unknownSaidAt >= 60_000) {

@@ -43,7 +43,7 @@ function storeOf(config: Config, err: Out): Db | undefined {
   return openDb({ databaseUrl: config.databaseUrl, file: config.leadsDb }, { timeout: BUSY_WAIT_MS, version: VERSION });
 }
 
-/** Why the arguments are wrong, or undefined: a flag another command takes would be swallowed, and a discard of no ids means none. */
+/** Why the arguments are wrong, or undefined: a flag another command takes would be swallowed; a discard of no ids would take every held lead. */
 function misuse(command: string, ids: string[], flags: Flags): string | undefined {
   if (command === "find" || command === "erase") {
     // A --yes that find would ignore may have been meant for erase.
