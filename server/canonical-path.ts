@@ -1,19 +1,10 @@
-/**
- * One address per path: `//`, `/./`, `/%2e/`, `/services/`, `/%73ervices` and `/work\` all name a
- * page whose relative links would resolve against it and which a shared cache would keep again.
- * They get a 301 instead.
- */
+/** One address per path: `//`, `/./`, `/services/`, `/%73ervices`, `/work\` would break relative links and fill shared caches. */
 import type { RequestHandler, Response } from "express";
 
-/** Anything in a path that may not be canonical: a backslash, an escape, `//`, a dot segment, a trailing `/`. */
 const MAYBE_ODD = /[\\%]|\/\/|\/\.\.?(?:\/|$)|.\/$/;
 const UNRESERVED = /^[A-Za-z0-9._~-]$/;
 
-/**
- * The canonical form of a request's path (RFC 3986 §6.2.2, as a browser reads it): backslashes are
- * slashes, escapes of unreserved characters decoded and the others upper case, dot segments
- * resolved, empty segments and a trailing slash dropped. A path that does not decode is left (400).
- */
+/** RFC 3986 §6.2.2 as a browser reads it, `\` a slash, empty segments and a trailing slash dropped. One that does not decode is left (400). */
 export function canonicalPath(path: string): string {
   if (!MAYBE_ODD.test(path)) return path;
   try {
@@ -33,11 +24,7 @@ export function canonicalPath(path: string): string {
   return `/${segments.join("/")}`;
 }
 
-/**
- * A GET or HEAD of an odd address, or of a page's path in odd case (`/SeRvIcEs`), answered 301 to
- * the one address, query kept, in one hop. A form posted to an odd address is a 404, unread (the
- * connection closes), never an action. `pagePaths`: the pages whose paths answer in any case.
- */
+/** A GET or HEAD, also of a page in odd case (`/SeRvIcEs`), gets a 301 in one hop; a post a 404, unread, never an action. */
 export function oneAddress(pagePaths: ReadonlySet<string>): RequestHandler {
   return (req, res, next) => {
     const mark = req.url.indexOf("?");
@@ -57,7 +44,7 @@ function moved(res: Response, location: string) {
   try {
     res.writeHead(301, { "Cache-Control": "public, max-age=3600", Location: location, "Content-Length": "0" });
   } catch {
-    // Node's parser refuses what a header could not carry; should one get through, refuse it too.
+    // Node refuses a Location with a character a header cannot carry.
     res.writeHead(400, { "Cache-Control": "private, no-store", "Content-Type": "text/plain; charset=utf-8", "Content-Length": "0" });
   }
   res.end();

@@ -1,7 +1,6 @@
 /**
- * The server's settings, read from the environment once at start (docs/operations.md, Settings). A
- * bad value stops the server before it listens, with one line that names the variable but never
- * echoes its value (it may be a secret). Blank counts as unset: `FORM_ACCESS_KEY=` means no key.
+ * The settings (docs/operations.md, Settings), read once at start. A bad value stops the start with a line naming the
+ * variable, never its value (it may be a secret). Blank counts as unset.
  */
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -11,48 +10,37 @@ import { z } from "zod";
 import type { PrivacyFacts } from "~/content/privacy";
 import { site } from "~/content/site";
 import { bareHost, LISTABLE, normalName, RESERVED, SOURCE_KINDS, sourceOfKey } from "~/funnel/source";
-import { defaultMax, MAPPABLE, ZOHO_LIMITS } from "./leads/zoho-crm";
+import { defaultMax, MAPPABLE, type Mappable, ZOHO_LIMITS } from "./leads/zoho-crm";
 
-/** Where leads go. Unset, Web3Forms with FORM_ACCESS_KEY, else the outbox; set, as set, or the start stops (no quiet fallback). */
+/** Set, a provider delivers as set or the start stops: never a quiet fallback to the outbox (decision 0049). */
 const PROVIDERS = ["web3forms", "formspree", "webhook", "zoho-crm", "outbox"] as const;
 const KEYED: readonly string[] = ["web3forms", "webhook"];
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 const port = z.coerce.number({ error: "must be a port number" }).int().min(1).max(65535);
 
-/**
- * TRUST_PROXY: off, a number of proxy hops, or a list of proxy addresses, CIDRs or Express's names.
- * Never "trust everyone": any client could then write its own X-Forwarded-For and pick a fresh bucket.
- */
-const trustProxy = z
-  .string()
-  .transform((value, ctx): false | number | string[] => {
-    if (/^(0|false)$/i.test(value)) return false;
-    if (/^\d+$/.test(value)) return Number(value);
-    const list = value.split(",").map((entry) => entry.trim());
+/** A value `read` makes something of, or `message` when it throws. */
+const readAs = <T>(read: (value: string) => T, message: string) =>
+  z.string().transform((value, ctx) => {
     try {
-      proxyAddr.compile(list);
-      return list;
+      return read(value);
     } catch {
-      ctx.addIssue({ code: "custom", message: "must be a number of proxy hops or a list of proxy addresses/CIDRs" });
+      ctx.addIssue({ code: "custom", message });
       return z.NEVER;
     }
-  })
-  .default(false);
+  });
+/** Never "trust everyone": any client could then write its own X-Forwarded-For and pick a fresh bucket. */
+const trustProxy = readAs((value): false | number | string[] => {
+  if (/^(0|false)$/i.test(value)) return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  const list = value.split(",").map((entry) => entry.trim());
+  proxyAddr.compile(list); // throws on what is no address, CIDR or name
+  return list;
+}, "must be a number of proxy hops or a list of proxy addresses/CIDRs").default(false);
 
 const apiName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,99}$/, { error: "must be a Zoho field's API name (letters, digits, _)" });
-const json = z.string().transform((value, ctx) => {
-  try {
-    return JSON.parse(value) as unknown;
-  } catch {
-    ctx.addIssue({ code: "custom", message: "must be a JSON object" });
-    return z.NEVER;
-  }
-});
-/**
- * ZOHO_FIELD_MAP: each lead part (MAPPABLE) to a Leads field's API name, or `{"field", "max"}` for a
- * field that holds other than the part's default. Never a field the site fills itself (decision 0042).
- */
+const json = readAs((value) => JSON.parse(value) as unknown, "must be a JSON object");
+/** ZOHO_FIELD_MAP: a lead part to a field's API name, or {field, max}; never a field the site fills itself (decision 0042). */
 const OWN_FIELDS = ["Last_Name", "Company", "Email", "Phone", "Description", "Lead_Source"];
 const fieldMap = json
   .pipe(
@@ -61,18 +49,12 @@ const fieldMap = json
     }),
   )
   .transform((map) =>
-    Object.fromEntries(
-      Object.entries(map).map(([part, target]) => [
-        part,
-        typeof target === "string" ? { field: target, max: defaultMax(part as (typeof MAPPABLE)[number]) } : target,
-      ]),
-    ),
+    Object.fromEntries(Object.entries(map).map(([part, to]) => [part, typeof to === "string" ? { field: to, max: defaultMax(part as Mappable) } : to])),
   )
   .refine((map) => Object.values(map).every((target) => !OWN_FIELDS.includes(target!.field)), {
     error: `must not name a field the site fills itself (${OWN_FIELDS.join(", ")})`,
   })
   .optional();
-/** ZOHO_LEAD_SOURCE_MAP: a source's key ("search:google", a campaign's "newsletter") or kind to a value of the Lead_Source picklist. */
 const picklistValue = { error: "must map sources to Lead_Source values of 1 to 120 characters" };
 const leadSourceMap = json
   .pipe(z.record(z.string(), z.string().trim().min(1, picklistValue).max(120, picklistValue), picklistValue))
@@ -121,10 +103,9 @@ const schema = z
     REFERRER_SITES: list(bareHost, (host) => HOST.test(host), "must be a comma-separated list of host names"),
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// or postgresql:// URL" }).optional(),
     APP_VERSION: z.string().optional(),
-    // https only: it becomes a link on the site's page.
     BOOKING_URL: z.url({ protocol: /^https$/, error: "must be an https URL" }).optional(),
     METRICS_PORT: port.optional(),
-    // As a container's name, so that the alerts' `docker logs <name>` can be run as written.
+    // A container's name, so the alerts' `docker logs <name>` runs as written.
     CONTAINER_NAME: z
       .string()
       .max(63, { error: "must be at most 63 characters" })
@@ -153,7 +134,7 @@ const schema = z
 
 export type Config = ReturnType<typeof parseConfig>;
 
-/** Throws an Error with one line, e.g. "Invalid configuration: PORT must be a port number". */
+/** Throws one line, e.g. "Invalid configuration: PORT must be a port number". */
 export function parseConfig(env: Record<string, string | undefined>, version: string) {
   const present = Object.fromEntries(Object.entries(env).map(([name, value]) => [name, value?.trim() || undefined]));
   const result = schema.safeParse(present);
@@ -204,11 +185,7 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
   };
 }
 
-/**
- * Whether the settings look like a proxy in front that the site does not trust: it listens on
- * loopback alone (in production, only a proxy reaches it) and TRUST_PROXY is unset, so every
- * visitor would be that proxy's address, one rate-limit bucket.
- */
+/** Listening on loopback alone (only a proxy reaches it) with TRUST_PROXY unset: every visitor would be one bucket. */
 export function proxyExpectedButUntrusted(config: Config): boolean {
   const host = config.host === "localhost" ? "127.0.0.1" : config.host;
   return config.trustProxy === false && host !== undefined && ipaddr.isValid(host) && ipaddr.process(host).range() === "loopback";
@@ -224,7 +201,7 @@ export function privacyFacts(config: Config): PrivacyFacts {
   };
 }
 
-/** What the start log says about the configuration: no key, no Zoho secret, no database password. */
+/** The start line's settings: no key, no Zoho secret, no database password. */
 export function describeConfig(config: Config) {
   const { provider, inbox, outboxFile, timeoutMs, endpoint, zoho } = config.delivery;
   return {
@@ -246,9 +223,7 @@ export function describeConfig(config: Config) {
       timeoutMs,
       endpoint: new URL(endpoint).origin,
       to: provider === "outbox" ? "outbox" : "provider",
-      ...(zoho
-        ? { zoho: { referenceField: zoho.referenceField, leadSource: zoho.leadSource, leadSourceMap: zoho.leadSourceMap, fieldMap: zoho.fieldMap } }
-        : {}),
+      zoho: zoho && { referenceField: zoho.referenceField, leadSource: zoho.leadSource, leadSourceMap: zoho.leadSourceMap, fieldMap: zoho.fieldMap },
     },
   };
 }

@@ -1,11 +1,7 @@
 /**
- * Short-lived records a visitor's own pages need between requests (decisions 0016, 0020): a form's
- * draft without JavaScript, and the receipt that shows a sent request's reference. A record is kept
- * under its owner (a hash of the browser's cookie, app/forms/visitor.server.ts) and a random id,
- * and only that owner reaches it. A table in the lead store's database, so any container renders
- * any record, within a budget charged to the client that made each: over it, the client charged the
- * most loses its oldest, so a flood evicts the flooders' drafts (decision 0034). While the database
- * fails or is slow, records are kept in memory: a draft is worth less than a visitor's wait.
+ * A visitor's drafts and receipts (decision 0020), only for their owner (the browser's cookie's hash), in the lead
+ * store's database so any container renders them. Over the budget, the client charged the most loses its oldest
+ * (decision 0034). While the database fails or is slow, memory keeps them: a draft is worth less than a visitor's wait.
  */
 import { randomBytes } from "node:crypto";
 import { setTimeout as pause } from "node:timers/promises";
@@ -15,22 +11,21 @@ import type { DraftStore } from "~/context";
 import { preparedOnce, type Db } from "./db";
 import type { Logger } from "./log";
 
-/** How long a record lives after its last save: the privacy notice states it. */
 export const DRAFT_TTL_SECONDS = DRAFT_LIFETIME_MINUTES * 60;
-/** The budget, in characters of JSON plus RECORD_OVERHEAD a record (a full draft, every box filled, is about 6,000). */
+/** In characters of JSON, plus RECORD_OVERHEAD a record (a full draft is about 6,000). */
 export const DRAFT_MEMORY = 16 * 1024 * 1024;
-/** What a record costs beyond its JSON and name: its row's other columns and two index entries, counted generously. */
+/** The row's other columns and two index entries, counted generously. */
 const RECORD_OVERHEAD = 600;
-/** A record's id: 16 random bytes, base64url. Its owner: a SHA-256, base64url. */
+/** 16 random bytes and a SHA-256, base64url. */
 const [ID, OWNER] = [/^[A-Za-z0-9_-]{22}$/, /^[A-Za-z0-9_-]{43}$/];
 const cost = (name: string, json: string) => json.length + name.length + RECORD_OVERHEAD;
 
-/** `name`: owner:id. `cost`: what the record is charged to its `client`. Times in ms since the epoch. */
+/** `name`: owner:id. */
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS drafts (
   name TEXT PRIMARY KEY, json TEXT NOT NULL, client TEXT NOT NULL, cost {int} NOT NULL, saved_at {int} NOT NULL, expires_at {int} NOT NULL
 ){strict}`,
-  // With cost, the budget's sums read the index alone, not every record's JSON (a full table after a flood).
+  // With cost, the budget's sums read the index alone, not every record's JSON.
   "CREATE INDEX IF NOT EXISTS drafts_by_client ON drafts (client, saved_at, cost)",
   "CREATE INDEX IF NOT EXISTS drafts_by_expiry ON drafts (expires_at)",
 ];
@@ -45,7 +40,6 @@ const prepare = (db: Db) =>
 
 const SAVE = `INSERT INTO drafts (name, json, client, cost, saved_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
 ON CONFLICT (name) DO UPDATE SET json = excluded.json, client = excluded.client, cost = excluded.cost, saved_at = excluded.saved_at, expires_at = excluded.expires_at`;
-/** The oldest record of the client charged the most. */
 const EVICT = `DELETE FROM drafts WHERE name = (
   SELECT name FROM drafts WHERE client = (SELECT client FROM drafts GROUP BY client ORDER BY sum(cost) DESC LIMIT 1) ORDER BY saved_at, name LIMIT 1
 )`;
@@ -53,7 +47,7 @@ const LOAD = "SELECT json FROM drafts WHERE name = ? AND expires_at > ?";
 const ERASE = "DELETE FROM drafts WHERE name = ?";
 const EXPIRED = "DELETE FROM drafts WHERE expires_at <= ?";
 
-/** The records the database holds, for the operator's `find` and `erase` (a server's memory is out of its reach). */
+/** For the operator's `find` and `erase`: what the database holds (a server's memory is out of reach). */
 export function draftsIn(db: Db) {
   return {
     async records(): Promise<{ name: string; value: unknown; ttlMs: number }[]> {
@@ -66,24 +60,17 @@ export function draftsIn(db: Db) {
   };
 }
 
-/** `maxMemory`: the budget (the memory kept while the database fails holds a quarter of it); `waitMs`: how long a call waits for the database before memory. */
-export interface DraftOptions {
-  db: Db;
-  log: Pick<Logger, "info" | "warn">;
-  ttlSeconds?: number;
-  maxMemory?: number;
-  waitMs?: number;
-}
+/** `maxMemory`: the budget (a quarter of it in memory while the database fails); `waitMs`: the wait before memory. */
+export type DraftOptions = { db: Db; log: Pick<Logger, "info" | "warn">; ttlSeconds?: number; maxMemory?: number; waitMs?: number };
 
-/** The store, and per client the view a request gets: what it saves is charged to that client. */
+/** What a request saves through `forClient` is charged to that client. */
 export type Drafts = DraftStore & { forClient(client: string): DraftStore; close(): Promise<void> };
 
 const FAILED = Symbol("failed");
 
 export function createDraftStore({ db, log, ttlSeconds = DRAFT_TTL_SECONDS, maxMemory = DRAFT_MEMORY, waitMs = 1_000 }: DraftOptions): Drafts {
-  // Records saved while the database failed (not charged per client: an outage is short, and the
-  // post limit bounds what one client adds meanwhile), and deletions it missed, which the next sweep
-  // does: a sent request's answers must not wait out their lifetime there.
+  // Saved while the database failed (not charged per client: the post limit bounds an outage's), and deletions it
+  // missed, which the next sweep does: a sent request's answers must not wait out their lifetime.
   const memory = new LRUCache<string, string>({
     maxSize: Math.ceil(maxMemory / 4),
     sizeCalculation: (json, name) => cost(name, json),
@@ -94,10 +81,9 @@ export function createDraftStore({ db, log, ttlSeconds = DRAFT_TTL_SECONDS, maxM
 
   const ready = preparedOnce(() => prepare(db));
   let failing = false;
-  /** What `work` answers, or FAILED when the database failed or did not answer within waitMs (said once, until it answers again). */
+  /** FAILED when the database failed or did not answer within waitMs (said once, until it answers again). */
   async function answered<T>(work: () => Promise<T>): Promise<T | typeof FAILED> {
-    const timer = new AbortController();
-    const late = pause(waitMs, undefined, { signal: timer.signal }).then(() => Promise.reject(new Error(`no answer within ${waitMs} ms`)));
+    const late = pause(waitMs, undefined, { ref: false }).then(() => Promise.reject(new Error(`no answer within ${waitMs} ms`)));
     try {
       const result = await Promise.race([ready().then(work), late]);
       if (failing) log.info({}, "draft_store_back");
@@ -107,15 +93,11 @@ export function createDraftStore({ db, log, ttlSeconds = DRAFT_TTL_SECONDS, maxM
       if (!failing) log.warn({ err: error, fallback: "memory" }, "draft_store_failed");
       failing = true;
       return FAILED;
-    } finally {
-      timer.abort();
     }
   }
 
-  /**
-   * Saves, then evicts while over budget, in one transaction; expired records go first, as they
-   * hold budget for nothing. One save at a time across containers, so two never evict for each other.
-   */
+  // One transaction: the expired go, the save, then evictions while over budget. One save at a time across containers,
+  // so two never evict for each other.
   const write = (name: string, json: string, client: string) =>
     db.transaction(
       async (tx) => {
@@ -140,7 +122,7 @@ export function createDraftStore({ db, log, ttlSeconds = DRAFT_TTL_SECONDS, maxM
       undeleted.delete(name);
     }
   }
-  // Every 10 s: a load never returns an expired record, and the sweep deletes it unread.
+  // A load never returns an expired record; the sweep deletes it unread.
   const sweeper = setInterval(() => (sweeping = answered(sweep)), Math.min(10_000, ttlSeconds * 1000)).unref();
 
   const key = (owner: string, id: string) => `${owner}:${id}`;
@@ -148,7 +130,7 @@ export function createDraftStore({ db, log, ttlSeconds = DRAFT_TTL_SECONDS, maxM
   const view = (client: string): DraftStore => ({
     async save(owner, value, existing) {
       if (!OWNER.test(owner)) throw new Error("a draft needs its owner");
-      // An earlier id is kept only if this owner's record still has it; anything else gets a new one.
+      // An earlier id is kept only if this owner's record still has it.
       const reuse = existing !== undefined && valid(owner, existing) && (await read(key(owner, existing))) !== undefined;
       const id = reuse ? existing : randomBytes(16).toString("base64url");
       const [name, json] = [key(owner, id), JSON.stringify(value)];
@@ -169,7 +151,7 @@ export function createDraftStore({ db, log, ttlSeconds = DRAFT_TTL_SECONDS, maxM
   });
 
   return {
-    ...view("unknown"), // saved with no client named: the store used directly
+    ...view("unknown"),
     forClient: view,
     async close() {
       clearInterval(sweeper);

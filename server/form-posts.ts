@@ -1,7 +1,6 @@
 /**
- * Every post passes here before Remix sees it, so no action can skip a rule: the cross-site check,
- * the per-client post limit, the body cap and the honeypot. What survives is `res.locals.form`,
- * which remix-handler.ts hands to Remix as the body an action reads with `request.formData()`.
+ * Every post passes here before Remix, so no action can skip a rule: the cross-site check, the per-client limit, the
+ * body cap, the honeypot. What survives is `res.locals.form`, the body remix-handler.ts hands an action.
  */
 import { randomUUID } from "node:crypto";
 import type { Request, RequestHandler, Response } from "express";
@@ -10,17 +9,13 @@ import { messages } from "~/content/messages";
 import { HONEYPOT_FIELD } from "~/forms/honeypot";
 import { stripInvisible } from "~/forms/limits";
 import { FUNNEL_PATH } from "~/funnel/visit";
+import { sendPlain } from "./headers";
 import type { Logger } from "./log";
 import { clientKey, type RateLimits } from "./rate-limits";
 
 export const MAX_FORM_BYTES = 64 * 1024;
 
-/** A post that passed the rules: its fields (invisible code points removed), the honeypot's verdict, the client. */
-export interface CheckedPost {
-  fields: Record<string, string>;
-  bot: boolean;
-  client: string;
-}
+export type CheckedPost = { fields: Record<string, string>; bot: boolean; client: string };
 
 const REFUSALS = {
   400: "That form could not be read.",
@@ -30,50 +25,37 @@ const REFUSALS = {
   429: messages.rateLimited,
 } as const;
 
-/** The host part of an Origin or Referer value; undefined for "null" and for junk. */
+/** Undefined for "null" and for junk. */
 function hostOf(value: string): string | undefined {
   const url = URL.parse(value);
   return url?.protocol === "http:" || url?.protocol === "https:" ? url.host : undefined;
 }
 
-/** The host the browser addressed: X-Forwarded-Host from a trusted proxy (reject-malformed.ts drops any other), else Host. */
+/** X-Forwarded-Host from a trusted proxy (reject-malformed.ts drops any other), else Host. */
 export const requestHost = (req: Request) => req.get("x-forwarded-host")?.split(",")[0]?.trim() || req.get("host");
 
 /**
- * Fetch Metadata first, as Go 1.25's CrossOriginProtection does: the browser itself says whether a
- * post comes from this origin, whatever a proxy did to Host. Only without it (an old browser, any
- * browser on a plain http:// name, or not a browser) is the Origin (else the Referer) checked: one
- * of SITE_ORIGIN, or the host addressed, in the scheme a trusted proxy names. A client that sends
- * none of them is not a browser and is left to the other rules.
+ * Fetch Metadata first, as Go 1.25's CrossOriginProtection does: the browser says, whatever a proxy did to Host. Without
+ * it (an old browser, plain http://) the Origin, else the Referer: one of SITE_ORIGIN, or the host addressed (decision 0032).
  */
 function isCrossSite(req: Request, siteOrigins: readonly string[]): boolean {
   const site = req.get("sec-fetch-site");
   if (site !== undefined) return site !== "same-origin" && site !== "none";
   const claimed = req.get("origin") ?? req.get("referer");
-  if (claimed === undefined) return false;
+  if (claimed === undefined) return false; // not a browser: left to the other rules
   const url = URL.parse(claimed);
   if (url !== null && siteOrigins.includes(url.origin)) return false;
-  // Named by a trusted proxy, the scheme must match too; else only the host can be compared (as Go does).
+  // Named by a trusted proxy, the scheme must match too; else only the host can be compared.
   const scheme = req.get("x-forwarded-proto") ? `${req.protocol}:` : undefined;
   return hostOf(claimed) !== requestHost(req) || (scheme !== undefined && url?.protocol !== scheme);
 }
 
-/**
- * A refused post looks same-site when only the host comparison refused it: that is every post from
- * an old browser behind a proxy that rewrites Host, an error to look at, not an attack to shrug off.
- */
+/** Refused by the host comparison alone, a post looks same-site: a proxy rewriting Host, an error to look at. */
 const refusedOrigin = (req: Request) => (req.get("sec-fetch-site") === undefined ? hostOf(req.get("origin") ?? req.get("referer") ?? "") : undefined);
 
-/** What formPosts reports to the metrics (server/metrics.ts). */
-export interface PostEvents {
-  refused(looks: "cross-site" | "same-site"): void;
-  clientUnknown(): void;
-}
+export type PostEvents = { refused(looks: "cross-site" | "same-site"): void; clientUnknown(): void };
 
-/**
- * The client a post counts as. A trusted proxy that names none (nginx's plain proxy_pass) would make
- * every visitor one shared bucket (decision 0032): each such post counts as a client of its own.
- */
+/** Undefined for a trusted proxy's post that names no client: counted as a client of its own, not one bucket for all. */
 function clientOf(req: Request): string | undefined {
   const proxied = (req.app.get("trust proxy fn") as (address: string, hop: number) => boolean)(req.socket.remoteAddress ?? "", 0);
   return proxied && req.get("x-forwarded-for") === undefined ? undefined : clientKey(req.ip);
@@ -88,11 +70,11 @@ export function formPosts({ limits, log, events, siteOrigins = [] }: Options): R
     if (status === 429) log.warn({ limit: reason, retryAfter, path: req.path }, "rate_limited");
     else if (status !== 403) log.warn({ status, reason, path: req.path }, "post_refused");
     if (retryAfter) res.set("Retry-After", String(retryAfter));
-    // Remix's browser code shows an answer marked like this in the error boundary, with its text.
+    // Remix's browser code shows an answer marked so in the error boundary.
     if (new URLSearchParams(req.url.split("?")[1]).has("_data")) res.set("X-Remix-Catch", "yes");
-    // Stop reading an oversized body: the connection closes once the answer is out.
+    // Stop reading the body: the connection closes once the answer is out.
     if (status === 413 || status === 400) res.set("Connection", "close");
-    res.status(status).set("Cache-Control", "private, no-store").type("text/plain").send(REFUSALS[status]);
+    sendPlain(res, status, REFUSALS[status]);
   }
 
   function refuseCrossSite(req: Request, res: Response) {
@@ -103,7 +85,7 @@ export function formPosts({ limits, log, events, siteOrigins = [] }: Options): R
     refuse(req, res, 403, "cross-site");
   }
 
-  /** Said at most once a minute: every post of a misconfigured proxy would otherwise be a line. */
+  /** Logged at most once a minute, not once a post. */
   function unknownClient(): string {
     events?.clientUnknown();
     if (performance.now() - unknownSaidAt >= 60_000) {
@@ -117,7 +99,7 @@ export function formPosts({ limits, log, events, siteOrigins = [] }: Options): R
     if (isCrossSite(req, siteOrigins)) return refuseCrossSite(req, res);
     const known = clientOf(req);
     const client = known ?? unknownClient();
-    // The funnel's beacons count against a limit of their own, so counting never costs a visitor a send.
+    // The beacons have a limit of their own, so counting never costs a visitor a send.
     const limit = req.path === FUNNEL_PATH ? "funnel" : "posts";
     const wait = known === undefined ? 0 : await limits.take(limit, client);
     if (wait) return refuse(req, res, 429, limit, wait);
@@ -131,8 +113,7 @@ export function formPosts({ limits, log, events, siteOrigins = [] }: Options): R
       if (type === "request.aborted") return; // the client went away; nobody to answer
       return type === "entity.too.large" ? refuse(req, res, 413, "too large") : refuse(req, res, 400, type ?? "unreadable");
     }
-    // Invisible code points go before any action sees a field. A line break is read as LF, as a box's
-    // maxlength counts it, so a text the box accepted is never too long here.
+    // Invisible code points go before any action sees a field. A line break is LF, as a box's maxlength counts it.
     const fields = Object.fromEntries([...new URLSearchParams(body)].map(([name, value]) => [name, stripInvisible(value.replace(/\r\n?/g, "\n"))]));
     const bot = (fields[HONEYPOT_FIELD] ?? "").trim() !== "";
     res.locals.form = { fields, bot, client } satisfies CheckedPost;

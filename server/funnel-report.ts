@@ -1,29 +1,15 @@
 /**
- * The funnel as the operator reads it (decision 0045). `funnelReport` works the tables out once;
- * `funnelText` prints them for `npm run -s leads -- funnel`, and `funnelPage` shows the same tables
- * for the last 7 and 30 days at GET /funnel on the metrics port: a page to read or print, no script.
+ * The funnel as the operator reads it (decision 0045): `funnelReport` works the tables out once, for `npm run -s leads
+ * -- funnel` (`funnelText`) and GET /funnel on the metrics port (`funnelPage`, the last 7 and 30 days, no script).
  */
 import { sourceOfKey } from "~/funnel/source";
 import { DEVICES } from "~/funnel/visit";
 import { emptySteps, type FunnelDay, type Steps } from "./funnel";
 
-/**
- * What a source brought: visits that reached step 2, calculator requests sent, contact messages,
- * and sends per step-2 visit (null without one). A rate of counts, not of people followed: a send
- * counts on its own day, so a day's rate can pass 1 when a visit began the day before.
- */
-interface Worth {
-  step2: number;
-  sent: number;
-  contactSent: number;
-  sendRate: number | null;
-}
-/** One source over a range (`--json`'s `sources`): its key, its name in words, its totals, and each day's. */
-export interface SourceWorth extends Worth {
-  key: string;
-  name: string;
-  days: (Worth & { date: string })[];
-}
+/** What a source brought. `sendRate`, sends per step-2 visit (null without one), is of counts, not people: a day's can pass 1. */
+type Worth = { step2: number; sent: number; contactSent: number; sendRate: number | null };
+/** One source over a range (`--json`'s `sources`). */
+export type SourceWorth = Worth & { key: string; name: string; days: (Worth & { date: string })[] };
 
 const worth = (step2: number, sent: number, contactSent: number): Worth => ({ step2, sent, contactSent, sendRate: step2 > 0 ? sent / step2 : null });
 const sum = (of: Worth[]) => {
@@ -31,11 +17,7 @@ const sum = (of: Worth[]) => {
   return worth(total("step2"), total("sent"), total("contactSent"));
 };
 
-/**
- * How many sources a report names; the rest are summed in one row. Forged beacons can add a few
- * hundred sources a day, and a printed page must stay a page: the ten that brought the most
- * visits say where the work comes from. `--json` lists every one.
- */
+/** The rest are summed in one row: forged beacons can add hundreds of sources a day, and a printed page must stay a page. */
 export const NAMED_SOURCES = 10;
 
 /** Names their owners write otherwise than with a capital first letter. */
@@ -50,11 +32,7 @@ const BRANDS: Record<string, string> = {
 };
 const brand = (name: string) => BRANDS[name] ?? name.charAt(0).toUpperCase() + name.slice(1);
 
-/**
- * A source's key in the words a marketer reads: "newsletter · email · spring" (a campaign's utm
- * values as the agency named them, "–" for one left out), "Google search", "LinkedIn (social)",
- * "A link on example.co.za", "Direct", "Other (not named)".
- */
+/** A source's key in a marketer's words: "newsletter · email · spring" ("–" for a value left out), "Google search", "Direct"… */
 export function sourceName(key: string): string {
   const source = sourceOfKey(key);
   if (source?.kind === "campaign") return [source.source, source.medium ?? (source.campaign && "–"), source.campaign].filter(Boolean).join(" · ");
@@ -65,10 +43,7 @@ export function sourceName(key: string): string {
   return named[source?.kind ?? ""] ?? "Other (not named)";
 }
 
-/**
- * Every source of `days` with each day's worth and the range's: first the most visits at step 2
- * and contact messages together (a visit that chose a service or wrote), then the most sends.
- */
+/** Every source of `days`, most visits at step 2 and contact messages together first, then most sends. */
 export function sourceWorth(days: FunnelDay[]): SourceWorth[] {
   const keys = [...new Set(days.flatMap((day) => Object.keys(day.bySource)))];
   const rows = keys.map((key): SourceWorth => {
@@ -81,7 +56,7 @@ export function sourceWorth(days: FunnelDay[]): SourceWorth[] {
   return rows.sort((a, b) => b.step2 + b.contactSent - (a.step2 + a.contactSent) || b.sent - a.sent || a.name.localeCompare(b.name));
 }
 
-/** The first NAMED_SOURCES of ranked sources, and the rest summed as one (none when none is left; one left is named too). */
+/** The first NAMED_SOURCES, and the rest summed as one (a single one left is named too). */
 export function namedSources(ranked: SourceWorth[]): { named: SourceWorth[]; rest?: SourceWorth & { sources: number } } {
   if (ranked.length <= NAMED_SOURCES + 1) return { named: ranked };
   const [named, others] = [ranked.slice(0, NAMED_SOURCES), ranked.slice(NAMED_SOURCES)];
@@ -89,27 +64,19 @@ export function namedSources(ranked: SourceWorth[]): { named: SourceWorth[]; res
   return { named, rest: { key: "", name: `${others.length} more sources, summed`, sources: others.length, ...sum(others), days } };
 }
 
-/** One table of the report: `rows` start with the row's name; a column headed "" is a bar. */
-export interface Table {
-  kind: "days" | "steps" | "devices" | "sources";
-  title: string;
-  head: string[];
-  rows: string[][];
-  note?: string;
-}
+/** `rows` start with the row's name; a column headed "" is a bar. */
+export type Table = { kind: "days" | "steps" | "devices" | "sources"; title: string; head: string[]; rows: string[][]; note?: string };
 
 const STEPS = ["Step 2", "Step 3", "Step 4", "Step 5", "Sent"];
-/** The five steps' figures and the contact messages, summed over some days. */
 function figures(days: FunnelDay[], pick: (day: FunnelDay) => Steps): number[] {
   const sums = [0, 0, 0, 0, 0, 0];
   for (const s of days.map(pick)) [s.reached[2], s.reached[3], s.reached[4], s.reached[5], s.sent, s.contactSent].forEach((n, i) => (sums[i]! += n));
   return sums;
 }
-/** A send rate as the reports print it: "67%", or "–" without a step-2 visit. */
 const percent = (rate: number | null) => (rate === null ? "–" : `${Math.round(rate * 100)}%`);
 const worthCells = (w: Worth) => [String(w.step2), String(w.sent), percent(w.sendRate), String(w.contactSent)];
 
-/** The report of `days` (oldest first): each day, the steps with what each kept of the one before, each device, each source. */
+/** The report of `days`, oldest first. */
 export function funnelReport(days: FunnelDay[]): Table[] {
   const range = `last ${days.length} days`;
   const total = figures(days, (day) => day);
@@ -153,7 +120,6 @@ export function funnelReport(days: FunnelDay[]): Table[] {
   ];
 }
 
-/** `npm run -s leads -- funnel`: the report's tables in columns, a blank line between them. */
 export function funnelText(days: FunnelDay[]): string[] {
   return funnelReport(days).flatMap(({ title, head, rows, note }, t) => {
     const widths = head.map((_, c) => Math.max(...[head, ...rows].map((row) => row[c]!.length)));
@@ -164,16 +130,15 @@ export function funnelText(days: FunnelDay[]): string[] {
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 function htmlTable({ kind, title, head, rows, note }: Table): string {
-  const cells = (row: string[]) =>
-    row
-      .map((cell, c) => (c === 0 ? `<th scope="row">${escape(cell.trim())}</th>` : `<td${head[c] === "" ? ' class="bar"' : ""}>${escape(cell)}</td>`))
-      .join("");
+  const cell = (text: string, c: number) =>
+    c === 0 ? `<th scope="row">${escape(text.trim())}</th>` : `<td${head[c] === "" ? ' class="bar"' : ""}>${escape(text)}</td>`;
+  const cells = (row: string[]) => row.map(cell).join("");
   const body = rows.map((row) => `<tr${row[0]!.startsWith(" ") ? ' class="day"' : ""}>${cells(row)}</tr>`).join("");
   const table = `<table class="${kind}"><caption>${escape(title)}</caption><thead><tr>${head.map((h) => `<th scope="col">${escape(h)}</th>`).join("")}</tr></thead><tbody>${body}</tbody></table>`;
   return `${rows.length > 0 ? table : `<h3>${escape(title)}</h3>`}${note ? `<p>${escape(note)}</p>` : ""}`;
 }
 
-/** GET /funnel: `days` are the last 30, oldest first. */
+/** `days`: the last 30, oldest first. */
 export function funnelPage(days: FunnelDay[]): string {
   const sections = [7, 30].map((n) => `<section><h2>Last ${n} days</h2>${funnelReport(days.slice(-n)).map(htmlTable).join("")}</section>`);
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Calculator funnel</title><style>

@@ -1,8 +1,6 @@
 /**
- * The calculator's funnel (decision 0036): a counter per day (the agency's time zone), event,
- * device class and source (decision 0041), and nothing else: no address, user agent, cookie or
- * visitor id. On SQLite a file of its own (funnel.db, its commits not waited onto the disk: a
- * power cut may lose the last counts, never the file); on PostgreSQL the database containers share.
+ * The calculator's funnel (decision 0036): a counter per day, event, device class and source (decision 0041), nothing
+ * that tells one visit from another. On SQLite funnel.db, not synced to disk (a power cut may lose the last counts).
  */
 import { setTimeout as pause } from "node:timers/promises";
 import { isbot } from "isbot";
@@ -13,21 +11,12 @@ import { DEVICES, type Device, FUNNEL_EVENTS, type FunnelEvent } from "~/funnel/
 import { preparedOnce, type Db, type Param, type Row } from "./db";
 import type { Logger } from "./log";
 
-export interface Hit {
-  event: FunnelEvent;
-  device: Device;
-  source: string;
-}
-interface Count extends Hit {
-  day: string;
-  n: number;
-}
+export type Hit = { event: FunnelEvent; device: Device; source: string };
+type Count = Hit & { day: string; n: number };
 
 /**
- * Distinct sources a day keeps, and how many new ones one client's address may add (a later one
- * counts as "other"), so one address cannot fill the day and crowd out another's campaign. The
- * day's bound never turns away a kind of place or the agency's own campaigns, so many addresses
- * filling it with made-up combinations cannot hide them.
+ * Distinct sources a day keeps, and new ones one address may add (more count as "other"), so one address cannot crowd
+ * out another's campaign. A kind of place, the agency's campaigns and ad clicks always have room: made-up sources cannot hide them.
  */
 export const SOURCES_A_DAY = 200;
 export const NEW_SOURCES_A_CLIENT = 3;
@@ -37,11 +26,10 @@ const alwaysRoom = (key: string, settings: SourceSettings) => {
   if (source.kind !== "campaign") return true;
   return (source.campaign !== undefined && settings.names.has(source.campaign)) || Object.values(AD_CLICKS).some((ad) => sourceKey(ad) === key);
 };
-/** How long a visitor's step waits for its count: past it, the count goes on without it. */
 const COUNT_WAIT_MS = 1_000;
 
 const dayFormat = new Intl.DateTimeFormat("en-CA", { timeZone: "Africa/Johannesburg", year: "numeric", month: "2-digit", day: "2-digit" });
-/** The agency's day (Africa/Johannesburg: UTC+2, no daylight saving), as YYYY-MM-DD. */
+/** The agency's day, YYYY-MM-DD. */
 export const dayOf = (ms: number) => dayFormat.format(ms);
 /** The last `n` days, oldest first, ending with today's. */
 export const lastDays = (n: number, now = Date.now()) => Array.from({ length: n }, (_, i) => dayOf(now - (n - 1 - i) * 86_400_000));
@@ -50,15 +38,13 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS counts (
   day TEXT NOT NULL, event TEXT NOT NULL, device TEXT NOT NULL, source TEXT NOT NULL, n {int} NOT NULL,
   PRIMARY KEY (day, event, device, source)
 ){strict}`;
-/** Adds `n` to a counter. */
 const ADD = `INSERT INTO counts (day, event, device, source, n) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (day, event, device, source) DO UPDATE SET n = counts.n + excluded.n`;
 const COLUMNS = "day, event, device, source, n";
 
 /**
- * The table, and the days past keeping deleted (each day). A SQLite file says version 1: its
- * sources are keys as app/funnel/source.ts writes them, which the release before checks.
- * Exclusive: two containers creating one table at once would fail on PostgreSQL.
+ * The table, and the days past keeping deleted. A SQLite file says version 1 (sources as keys), which the release
+ * before checks. Exclusive: two containers creating one table at once fail on PostgreSQL.
  */
 const prepare = (db: Db) =>
   db.transaction(
@@ -70,11 +56,7 @@ const prepare = (db: Db) =>
     { exclusive: true },
   );
 
-/**
- * Adds a data folder's funnel.db (`from`) to PostgreSQL's counts (`to`), one container becoming
- * several, and empties `from` in the same go, so a second run adds nothing (unless a crash fell
- * between the two commits). Resolves with the counters moved.
- */
+/** Adds funnel.db's counts (`from`) to PostgreSQL's (`to`) and empties `from`, so a second run adds nothing. Resolves with the counters moved. */
 export async function importCounts(from: Db, to: Db): Promise<number> {
   await prepare(from);
   await prepare(to);
@@ -88,32 +70,25 @@ export async function importCounts(from: Db, to: Db): Promise<number> {
   });
 }
 
-/** The user agent's class, from Client Hints or the agent string (which is read here and kept nowhere). */
+/** The user agent's class, from Client Hints or the agent string (read here, kept nowhere). */
 export function deviceOfAgent(agent: string, mobileHint?: string | null): Device {
   if (/iPad|Tablet|PlayBook|Silk|Kindle|Android(?!.*Mobile)/i.test(agent)) return "tablet";
   return mobileHint === "?1" || /Mobi|iPhone|iPod|Windows Phone/i.test(agent) ? "phone" : "desktop";
 }
 
-/** What one request counts: `event` with the user agent's device class and the source's key. A known bot counts nothing. */
+/** What one request counts; a known bot nothing. */
 export function hitOf(event: FunnelEvent, headers: Headers, source: Source): Hit | null {
   const agent = headers.get("user-agent") ?? "";
   if (agent === "" || isbot(agent)) return null;
   return { event, device: deviceOfAgent(agent, headers.get("sec-ch-ua-mobile")), source: sourceKey(source) };
 }
 
-/**
- * The counts on `db` (funnel.db on SQLite, the shared database on PostgreSQL); the caller closes
- * `db` after `close`. `counted` reports each count to the metrics. What a client can post is
- * bounded before it gets here: the beacons by their own limit, the steps without JavaScript by the
- * post limit, sends by the lead rules.
- */
+/** The counts on `db`, which the caller closes after `close`. `counted` reports each count to the metrics. */
 export function openFunnel({ db, log, settings, counted }: { db: Db; log: Pick<Logger, "warn">; settings: SourceSettings; counted?: (hit: Hit) => void }) {
-  // Again each day, so the days past keeping go.
   const ready = preparedOnce(
     () => prepare(db),
-    () => dayOf(Date.now()),
+    () => dayOf(Date.now()), // again each day, so the days past keeping go
   );
-  /** New sources each client's address added today (its key and the day): at most NEW_SOURCES_A_CLIENT. */
   const added = new LRUCache<string, number>({ max: 50_000, ttl: 86_400_000 });
   const mayAdd = (day: string, client: string | undefined) => {
     const key = `${day} ${client ?? ""}`;
@@ -129,9 +104,8 @@ export function openFunnel({ db, log, settings, counted }: { db: Db; log: Pick<L
     const kept = known || ((alwaysRoom(source, settings) || (await room())) && mayAdd(day, client));
     await db.run(ADD, [day, event, device, kept ? source : "other", 1]);
   }
-  /** Counts in flight: close lets them finish first. */
   const writing = new Set<Promise<void>>();
-  /** Adds one to today's counter for `hit` from `client` (its address's key); never throws (a count is worth less than a step). */
+  /** Never throws: a count is worth less than a step. */
   async function add(hit: Hit, client?: string, now = Date.now()) {
     const write = count(dayOf(now), hit, client).catch((error: unknown) => log.warn({ err: error }, "funnel_not_counted"));
     writing.add(write);
@@ -141,15 +115,14 @@ export function openFunnel({ db, log, settings, counted }: { db: Db; log: Pick<L
 
   return {
     add,
-    /** The load context's `countVisit`. `client`: the key of the request's client address (rate-limits.ts), used here and kept nowhere. */
+    /** The load context's `countVisit`; `client`, the address's code, is kept nowhere. */
     async count(request: Request, event: FunnelEvent, source: Source, client?: string) {
       const hit = hitOf(event, request.headers, source);
       if (!hit) return;
       counted?.(hit);
-      // A database that does not answer holds the visitor no longer than this; the count goes on.
+      // A database that does not answer holds the visitor no longer than this.
       await Promise.race([add(hit, client), pause(COUNT_WAIT_MS, undefined, { ref: false })]);
     },
-    /** The counters of `days` (YYYY-MM-DD, oldest first). */
     async read(days: string[]): Promise<FunnelDay[]> {
       await ready();
       const counts = await db.all(`SELECT ${COLUMNS} FROM counts WHERE day >= ? AND day <= ?`, [days[0]!, days.at(-1)!]);
@@ -160,7 +133,6 @@ export function openFunnel({ db, log, settings, counted }: { db: Db; log: Pick<L
 }
 
 export type Steps = { reached: Record<"2" | "3" | "4" | "5", number>; sent: number; contactSent: number };
-/** A day's figures, split by device class and by every source's key (app/funnel/source.ts). */
 export type FunnelDay = Steps & { date: string; byDevice: Record<Device, Steps>; bySource: Record<string, Steps> };
 
 export const emptySteps = (): Steps => ({ reached: { 2: 0, 3: 0, 4: 0, 5: 0 }, sent: 0, contactSent: 0 });
@@ -170,7 +142,7 @@ function addTo(steps: Steps, event: FunnelEvent, n: number) {
   else steps.reached[event] += n;
 }
 
-/** Days as `npm run -s leads -- funnel --json` prints them, oldest first with zeros, every source by its key. */
+/** Days as `funnel --json` prints them, oldest first with zeros. */
 export function summarise(days: string[], rows: Row[]): FunnelDay[] {
   const counts = rows as unknown as Count[];
   const valid = counts.filter((c) => (FUNNEL_EVENTS as readonly string[]).includes(c.event) && (DEVICES as readonly string[]).includes(c.device));

@@ -1,10 +1,6 @@
-/**
- * The headers every answer carries: helmet's, a Permissions-Policy that switches off what the site
- * never uses, HSTS over HTTPS, and the CSP of an answer that is not a document (a document brings its
- * own, with its scripts' hashes: decision 0014).
- */
+/** Every answer's headers: helmet's, a Permissions-Policy, HSTS over HTTPS, and a CSP unless a document brings its own (decision 0014). */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { RequestHandler } from "express";
+import type { RequestHandler, Response } from "express";
 import helmet from "helmet";
 import onHeaders from "on-headers";
 import { contentSecurityPolicy } from "~/utils/csp.server";
@@ -19,7 +15,6 @@ const hsts = helmet.strictTransportSecurity({ maxAge: 63_072_000, includeSubDoma
 const PERMISSIONS_POLICY =
   "accelerometer=(), browsing-topics=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), hid=(), magnetometer=(), microphone=(), midi=(), payment=(), serial=(), usb=()";
 
-/** For Express, first of its middleware. */
 export function everyAnswersHeaders({ dev }: { dev: boolean }): RequestHandler[] {
   const commonCsp = contentSecurityPolicy([], { dev });
   return [
@@ -34,11 +29,14 @@ export function everyAnswersHeaders({ dev }: { dev: boolean }): RequestHandler[]
   ];
 }
 
-/** The same headers as a list, for a kept page answered before Express: recorded once, as running helmet per answer cost a quarter of its time. */
+/** A short plain-text answer (an error, a refusal) that no cache keeps. */
+export const sendPlain = (res: Response, status: number, text: string) =>
+  void res.status(status).set("Cache-Control", "private, no-store").type("text/plain").send(text);
+
+/** For a kept page answered before Express: recorded once, as running helmet per answer cost a quarter of its time. */
 export const PROTECTIVE_HEADERS: [string, string][] = [...recorded(protect), ["permissions-policy", PERMISSIONS_POLICY]];
 export const HSTS_HEADER = recorded(hsts)[0]!;
 
-/** The headers a header-setting middleware sets, recorded against a response that keeps them. */
 function recorded(middleware: (req: IncomingMessage, res: ServerResponse, next: () => void) => void): [string, string][] {
   const headers = new Map<string, string>();
   const response = {

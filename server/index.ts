@@ -1,13 +1,9 @@
-/**
- * The site's server: Express with Remix behind it, serving `npm run build`'s output. Top to
- * bottom: settings, the build, the stores, the page cache, a request's path in the order it is
- * served, the listen and the stop. Decision 0008 says why each piece is here.
- */
-import { existsSync } from "node:fs";
+/** The site's server: Express with Remix behind it (decision 0008). Top to bottom: settings, stores, page cache, a request's path, listen, stop. */
+import { existsSync, watch } from "node:fs";
 import { createServer } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { createRequestHandler as createRemixHandler, type ServerBuild } from "@remix-run/node";
+import { broadcastDevReady, createRequestHandler as createRemixHandler, type ServerBuild } from "@remix-run/node";
 import closeWithGrace from "close-with-grace";
 import compression from "compression";
 import express from "express";
@@ -28,7 +24,7 @@ import { createLeadInbox } from "./lead-inbox";
 import { VERSION } from "./leads/store";
 import { createLogger, flushLog, output, requestLogger } from "./log";
 import { createMetrics } from "./metrics";
-import { everyAnswersHeaders, PROTECTIVE_HEADERS } from "./headers";
+import { everyAnswersHeaders, PROTECTIVE_HEADERS, sendPlain } from "./headers";
 import { keptPagesFirst } from "./kept-pages";
 import { createPageCache } from "./page-cache";
 import { addressCodes, clientKey, createRateLimits } from "./rate-limits";
@@ -48,7 +44,6 @@ try {
 if (proxyExpectedButUntrusted(config)) log.warn({ host: config.host, variable: "TRUST_PROXY", see: "docs/operations.md#behind-a-proxy" }, "proxy_not_trusted");
 // Node's own warnings would print plain text on stderr: keep the log JSON-only.
 process.removeAllListeners("warning").on("warning", (warning) => log.warn({ err: warning }, "node_warning"));
-/** What stops the start: one line, then exit 1. */
 function fail(fields: object, event: string): never {
   log.error(fields, event);
   return process.exit(1);
@@ -58,7 +53,7 @@ const BUILD = path.resolve("build/index.js");
 const importBuild = (): Promise<ServerBuild> => import(`${pathToFileURL(BUILD).href}?t=${Date.now()}`);
 let build = await importBuild();
 
-// One database for everything the server keeps (decision 0046); on SQLite the funnel's counts have a file of their own.
+// One database for everything (decision 0046); on SQLite the funnel's counts have a file of their own.
 const countsFile = () => openDb({ file: config.funnelDb }, { synchronous: "NORMAL", version: 1 });
 let db: Db, countsDb: Db;
 try {
@@ -70,7 +65,6 @@ try {
 const limits = createRateLimits(db, log);
 const where = { container: config.container, store: config.databaseUrl ? "postgresql" : config.container };
 const metrics = config.metricsPort ? createMetrics([...routePaths(build.routes), FUNNEL_PATH], () => inbox.stats(), where) : undefined;
-// The lead store, drafts and the funnel tell clients apart by a keyed hash of the address, never the address.
 const addressCode = addressCodes();
 const clientCode = (req: express.Request) => addressCode(clientKey(req.ip));
 const inbox = createLeadInbox(config, db, log, addressCode, metrics?.events);
@@ -79,7 +73,7 @@ try {
 } catch (error) {
   fail({ store: db.where, error: (error as Error).message }, "lead_store_unusable");
 }
-// One container becoming several: a data folder's funnel.db adds its counts to PostgreSQL's, once.
+// One container becoming several: funnel.db's counts move into PostgreSQL, once.
 if (config.databaseUrl && existsSync(config.funnelDb)) {
   const file = countsFile();
   const counters = await importCounts(file, db)
@@ -89,11 +83,10 @@ if (config.databaseUrl && existsSync(config.funnelDb)) {
 }
 const drafts = createDraftStore({ db, log });
 const funnel = openFunnel({ db: countsDb, log, counted: metrics?.counted, settings: config.sources });
-// /healthz answers 503 from the moment a stop begins (on connections still open).
 let stopping = false;
 const context = { serving: () => !stopping, privacy: privacyFacts(config), bookingUrl: config.bookingUrl, log, sources: config.sources };
-// Public pages kept as compressed bytes (decision 0014), none in development, where the build changes. A page
-// renders as a GET of its own: no visitor's headers, cookie, Host or address.
+// Public pages kept as compressed bytes (decision 0014), none in development. A page renders as a GET of its own,
+// with no visitor's headers, cookie, Host or address.
 const pagePaths = config.dev ? [] : routePaths(build.routes, { pagesOnly: true });
 const renderPage = createRemixHandler(build, "production");
 const pageCache = createPageCache({
@@ -111,22 +104,17 @@ const pageCache = createPageCache({
     }),
 });
 
-const app = express();
-app.disable("x-powered-by");
-app.set("trust proxy", config.trustProxy);
-app.set("query parser", "simple");
+const app = express().disable("x-powered-by").set("trust proxy", config.trustProxy).set("query parser", "simple");
 
-// A request's path: the HTTP server's listeners in order, then Express's middleware in order. Headers within
-// 10 s, the whole request within 20 s (app/forms/failed-send.ts waits for it), idle keep-alive 5 s.
+// A request's path: the HTTP server's listeners, then Express's middleware, in order. The whole request within 20 s:
+// app/forms/failed-send.ts's SEND_DEADLINE_MS counts on it.
 const server = createServer({ headersTimeout: 10_000, requestTimeout: 20_000, connectionsCheckingInterval: 1_000, keepAliveTimeout: 5_000 });
-// Timed and logged here, not in Express: every answer, whoever writes it.
 if (metrics) server.on("request", metrics.timeRequests);
 server.on("request", requestLogger(log));
 server.on("request", keptPagesFirst(pageCache, app, log));
 app.use(everyAnswersHeaders({ dev: config.dev }));
 app.use(rejectMalformed(app.get("trust proxy fn")));
 app.use(oneAddress(new Set(pagePaths)));
-// Fingerprinted assets, with their brotli and gzip files (scripts/build-server.mjs).
 app.use(
   "/build",
   expressStaticGzip("public/build", {
@@ -134,36 +122,34 @@ app.use(
     orderPreference: ["br", "gz"],
     serveStatic: { immutable: true, maxAge: "1y", index: false, redirect: false },
   }),
-  (_req, res) => void res.status(404).type("text/plain").send("Not found"),
+  (_req, res) => sendPlain(res, 404, "Not found"),
 );
 app.use(compression());
 const publicFiles = express.static("public", { maxAge: "1h", index: false, redirect: false });
 // Pages have no extension: only paths that look like files cost a look in public/.
 app.use((req, res, next) => (path.extname(req.path) ? publicFiles(req, res, next) : next()));
 app.post("*", formPosts({ limits, log, events: metrics?.formPosts, siteOrigins: config.siteOrigins }));
-app.post(FUNNEL_PATH, funnelBeacon({ count: (req, request, event, source) => funnel.count(request, event, source, clientCode(req)), sources: config.sources }));
+app.post(
+  FUNNEL_PATH,
+  funnelBeacon(config.sources, (req, request, event, source) => funnel.count(request, event, source, clientCode(req))),
+);
 app.all(
   "*",
   remixHandler(config.dev ? async () => build : build, config.dev ? "development" : "production", (req, res) => ({
     ...context,
     clientAddress: req.ip,
     submitLead: (lead) => inbox.submit(res.locals.form, lead),
-    // What a request saves is charged to its client (decision 0034).
     drafts: drafts.forClient(clientCode(req)),
     countVisit: (request, event, source) => funnel.count(request, event, source, clientCode(req)),
   })),
 );
-// Whatever got here is an error: a short answer, one JSON line, never a stack trace.
+// A short answer and one JSON line, never a stack trace.
 app.use(((error, req, res, _next) => {
   const status = Number((error as { status?: unknown }).status);
   const known = status >= 400 && status < 500;
   if (!known) log.error({ err: error, method: req.method, path: req.path }, "error");
   if (res.headersSent) return void res.destroy();
-  res
-    .status(known ? status : 500)
-    .set("Cache-Control", "private, no-store")
-    .type("text/plain")
-    .send(known ? "Bad request" : "Something went wrong");
+  sendPlain(res, known ? status : 500, known ? "Bad request" : "Something went wrong");
 }) as express.ErrorRequestHandler);
 
 server.once("error", (error) => fail({ err: error, port: config.port }, "listen_failed"));
@@ -172,17 +158,23 @@ const metricsServer = metrics
   .catch((error: unknown) => fail({ err: error, port: config.metricsPort }, "listen_failed"));
 server.listen(config.port, config.host, () => {
   log.info({ ...describeConfig(config), address: server.address() }, "start");
-  if (config.dev) void import("./dev").then(({ watchBuild }) => watchBuild(BUILD, importBuild, (next) => (build = next), log));
+  if (config.dev) void reloadBuild().then(() => watch(path.dirname(BUILD), reloadOnVersion));
 });
+// `npm run dev`: each build/version.txt Remix's dev server writes loads the new build and reloads the browser.
+async function reloadBuild() {
+  build = await importBuild();
+  await broadcastDevReady(build).catch((error: unknown) => log.warn({ err: error }, "dev_ready_failed"));
+}
+let reloading: NodeJS.Timeout | undefined;
+function reloadOnVersion(_event: string, file: string | null) {
+  if (file !== "version.txt") return;
+  clearTimeout(reloading);
+  reloading = setTimeout(() => void reloadBuild().catch((error: unknown) => log.error({ err: error }, "dev_reload_failed")), 50);
+}
 
-/**
- * The stop (decision 0040), at most 15 s from signal to exit: what is in flight gets DRAIN_MS, then
- * is cut; the database's limits (db.ts) and the log's flush fit in what is left. STOP_LIMIT_MS is
- * the last resort: `shutdown_error`, exit 1.
- */
-const DRAIN_MS = 8_000;
-const LOG_DRAIN_MS = 500;
-const STOP_LIMIT_MS = 13_500;
+// The stop, at most 15 s from signal to exit (decision 0040): what is in flight gets DRAIN_MS, then is cut; the
+// database's limits (db.ts) and the log's flush fit in what is left; past STOP_LIMIT_MS, `shutdown_error`, exit 1.
+const [DRAIN_MS, LOG_DRAIN_MS, STOP_LIMIT_MS] = [8_000, 500, 13_500];
 const STOP_SIGNALS = ["SIGTERM", "SIGINT"] as const;
 let stopSignal: NodeJS.Signals | undefined;
 const stop = closeWithGrace(
@@ -193,11 +185,9 @@ const stop = closeWithGrace(
   },
   async ({ signal, err }) => {
     stopping = true;
-    // An uncaught error starts the stop too: said, or the exit 1 that follows has no cause.
     if (err) log.error({ err }, "uncaught_error");
     log.info({ signal: signal ?? stopSignal }, "stopping");
     const drained = AbortSignal.timeout(DRAIN_MS);
-    // Requests in flight finish, or lose their connection once the drain's time is up; idle keep-alive sockets close.
     const closed = new Promise((resolve) => server.close(resolve));
     const sweep = setInterval(() => server.closeIdleConnections(), 200);
     const metricsListener = await metricsServer;

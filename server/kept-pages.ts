@@ -1,7 +1,6 @@
 /**
- * The one way a request skips Express: a GET or HEAD for a public page, answered with the bytes the
- * page cache keeps (decision 0014). Express's pass cost it 40-50% more CPU (perf/README.md) and gives
- * it nothing: a page's exact path passes every check but the Host's (made here).
+ * The one way a request skips Express: a public page's GET or HEAD from the page cache (decision 0014). Express cost it
+ * 40-50% more CPU (perf/README.md), and its exact path passes every check but the Host's (made here).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TLSSocket } from "node:tls";
@@ -11,28 +10,25 @@ import type { Logger } from "./log";
 import type { Page, PageCache } from "./page-cache";
 import { wellFormedHost } from "./reject-malformed";
 
-/** A listener for the HTTP server's "request" event; `app` answers what it does not. */
 export function keptPagesFirst(pages: PageCache, app: Express, log: Logger): (req: IncomingMessage, res: ServerResponse) => void {
-  /** Express's req.secure, for a request Express has not seen. */
   const secure = (req: IncomingMessage) => {
     if ((req.socket as TLSSocket).encrypted) return true;
     const proto = req.headers["x-forwarded-proto"];
     const trusted = app.get("trust proxy fn") as (address: string, hop: number) => boolean;
     return typeof proto === "string" && trusted(req.socket.remoteAddress ?? "", 0) && proto.split(",")[0]!.trim() === "https";
   };
-  const express = (req: IncomingMessage, res: ServerResponse) => app(req, res);
   const send = (req: IncomingMessage, res: ServerResponse, page: Page) => pages.send(req, res, page, secure(req) ? HSTS_HEADER : []);
 
   return (req, res) => {
     const route = wellFormedHost(req.headers) ? pages.route(req.method, req.url ?? "") : null;
     const page = route && pages.lookup(route.key);
-    if (!page) return express(req, res);
+    if (!page) return void app(req, res);
     if (!(page instanceof Promise)) return send(req, res, page);
     page.then(
-      (kept) => (kept ? send(req, res, kept) : express(req, res)),
+      (kept) => (kept ? send(req, res, kept) : app(req, res)),
       (error: unknown) => {
         log.error({ err: error, method: req.method, path: route.key.split("?")[0] }, "error");
-        express(req, res); // Remix renders it for this request
+        app(req, res);
       },
     );
   };

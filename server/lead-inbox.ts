@@ -1,7 +1,4 @@
-/**
- * Where actions hand over leads (`context.submitLead`): the honeypot applies here, whatever the
- * action does; then the lead is stored with its address's code (decision 0031) and delivered.
- */
+/** `context.submitLead`: the honeypot applies here, whatever the action does; a lead is stored with its address's code (decision 0031). */
 import type { Lead, LeadAnswer } from "~/context";
 import type { Config } from "./config";
 import type { Db } from "./db";
@@ -21,12 +18,11 @@ export function createLeadInbox(config: Config, db: Db, log: Logger, codeOf: (cl
     events,
     retentionMs: config.retentionDays * 86_400_000,
     perHour: config.leadsPerHour,
-    // A claimed delivery stays this process's a little longer than one attempt may take.
     leaseMs: config.delivery.timeoutMs + 5_000,
   });
   return {
     async start() {
-      // An SQLite store left in the data folder, met with DATABASE_URL: its leads move in first.
+      // With DATABASE_URL, a data folder's SQLite store moves in first.
       const moved = await moveIntoPostgres(db, config.leadsDb);
       if (moved !== undefined) log.warn({ from: config.leadsDb, to: db.where, leads: moved }, "leads_moved_into_postgresql");
       await queue.start();
@@ -44,7 +40,7 @@ export function createLeadInbox(config: Config, db: Db, log: Logger, codeOf: (cl
         return { ok: true, reference: id, first };
       } catch (error) {
         if (error instanceof AddressFull) {
-          // At its address's pace one of its held leads goes every two minutes, freeing a place.
+          // At its address's pace a held lead goes every two minutes, freeing a place.
           const retryAfter = PER_ADDRESS.windowMs / PER_ADDRESS.letThrough / 1000;
           log.warn({ limit: "leads", heldPerAddress: PER_ADDRESS.held, retryAfter }, "rate_limited");
           return { ok: false, problem: "rateLimited", retryAfter };

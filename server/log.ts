@@ -1,7 +1,6 @@
 /**
- * One JSON object per line on stdout (pino), each with `level`, `time` and `event`. Nothing a
- * visitor typed, no key and no client address is ever written: request lines carry the method,
- * the path and the status; errors carry their name and code only (causeOf: a message can quote input).
+ * One JSON object per line on stdout (pino), each with `level`, `time` and `event`. Never written: what a visitor
+ * typed, a key, a client address; an error is its name and code only (causeOf), as a message can quote input.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pino, stdTimeFunctions, type Logger } from "pino";
@@ -9,10 +8,9 @@ import SonicBoom from "sonic-boom";
 
 export type { Logger };
 
-/** A field whose name looks like this is dropped before writing, at any depth: a safety net. */
+/** A field named like this is dropped, at any depth: a safety net. */
 const SENSITIVE = /key|secret|token|passw|auth|cookie|message|body|text|description|subject|email|phone/i;
 
-/** Plain objects and arrays are scrubbed; an `err` goes to its serializer below. */
 function scrub(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((item) => scrub(item, depth + 1));
   const plain = typeof value === "object" && value !== null && [Object.prototype, null].includes(Object.getPrototypeOf(value));
@@ -25,52 +23,35 @@ function scrub(value: unknown, depth = 0): unknown {
   return out;
 }
 
-/**
- * What may be said of a failure, here and in the operator's command: its code (SQLite's with its
- * fixed word for it, a SQLSTATE, Node's ECONNREFUSED), never its message, which can quote data.
- */
+/** What may be said of a failure, here and in the operator's command: its code (SQLite's with its fixed word), never its message. */
 export function causeOf(error: unknown): { code?: number | string; cause?: string } {
   const e = error as { errcode?: unknown; errstr?: unknown; code?: unknown } | null;
   if (typeof e?.errcode === "number") return { code: e.errcode, cause: typeof e.errstr === "string" ? e.errstr : undefined };
   return typeof e?.code === "string" || typeof e?.code === "number" ? { code: e.code } : {};
 }
 
-function errorSummary(error: { name?: unknown; constructor?: { name?: string } }) {
-  return { type: typeof error.name === "string" ? error.name : error.constructor?.name, ...causeOf(error) };
-}
-
-/** Output a reader does not take waits in memory up to this much; later lines are dropped. */
-const MAX_WAITING_BYTES = 4 * 1024 * 1024;
-/** At exit, how long what is left may wait for a reader that does not read. */
-const EXIT_FLUSH_MS = 1_000;
-
 /**
- * stdout (1) or stderr (2), written in the background, never blocking a request, and flushed at
- * exit for at most EXIT_FLUSH_MS. Not pino's own destination, which at exit retries a full or
- * closed pipe for ever (decision 0040).
+ * stdout (1) or stderr (2), written in the background and flushed at exit for at most 1 s, up to 4 MB waiting for a
+ * reader (later lines are dropped). Not pino's own destination, which at exit retries a full pipe for ever (decision 0040).
  */
 export function output(fd: 1 | 2): SonicBoom {
   // Node's own stream, once opened, makes a pipe non-blocking: full, it answers EAGAIN instead of blocking the process.
   void (fd === 1 ? process.stdout : process.stderr).fd;
   let giveUpAt = Infinity;
-  const stream = new SonicBoom({ fd, maxLength: MAX_WAITING_BYTES, retryEAGAIN: () => performance.now() < giveUpAt });
-  // A reader that has gone (EPIPE): there is no one left to tell, and its lines are dropped.
-  stream.on("error", () => undefined);
+  const stream = new SonicBoom({ fd, maxLength: 4 * 1024 * 1024, retryEAGAIN: () => performance.now() < giveUpAt });
+  stream.on("error", () => undefined); // a reader that has gone (EPIPE): nobody left to tell
   process.once("exit", () => {
-    giveUpAt = performance.now() + EXIT_FLUSH_MS;
+    giveUpAt = performance.now() + 1_000;
     try {
       stream.flushSync();
     } catch {
-      // still full, or nobody reading any more: the rest is lost, the exit is not held
+      // still full, or nobody reading: the rest is lost, the exit is not held
     }
   });
   return stream;
 }
 
-/**
- * Resolves once what was logged is written, or after `ms`: before an exit, so the last lines go out
- * in order (the flush at exit writes at once, past a line still being written).
- */
+/** Resolves once what was logged is written, or after `ms`: the flush at exit would write past a line still being written. */
 export const flushLog = (log: Logger, ms: number) =>
   new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms);
@@ -84,21 +65,17 @@ export function createLogger(destination: pino.DestinationStream = output(1)): L
       base: undefined,
       timestamp: stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }), log: (fields) => scrub(fields) as Record<string, unknown> },
-      serializers: { err: errorSummary },
+      serializers: { err: (error: Error) => ({ type: typeof error.name === "string" ? error.name : error.constructor?.name, ...causeOf(error) }) },
     },
     destination,
   );
 }
 
-/**
- * A listener for the HTTP server's "request" event, so every answer has its line, whoever writes
- * it. Not pino-http: its child logger per request cost a quarter of the throughput (perf/README.md).
- */
+/** A listener for the HTTP server's "request" event, so every answer has its line. Not pino-http: a quarter of the throughput (perf/README.md). */
 export function requestLogger(log: Logger) {
   return (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
-    // Read now: Express's mounts (`/build`) cut their prefix off req.url before the answer ends.
-    const path = req.url?.split("?")[0];
+    const path = req.url?.split("?")[0]; // now: Express's mounts (`/build`) cut req.url before the answer ends
     res.once("close", () => {
       const fields = { method: req.method, path, status: res.statusCode, ms: Math.round(performance.now() - started) };
       if (!res.writableFinished) log.info({ ...fields, aborted: true }, "request");

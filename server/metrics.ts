@@ -1,8 +1,6 @@
 /**
- * Prometheus metrics (prom-client) on their own listener (METRICS_PORT), never on the public port:
- * the queue's state says when the agency's form service is down (decision 0013). Labels are bounded
- * and carry no personal data: route names from a fixed list, status codes, lead kinds and outcomes.
- * Every counter a rate() or increase() reads starts at 0 on the first scrape, so its first event shows.
+ * Prometheus metrics (prom-client) on a listener of their own (METRICS_PORT), never the public port (decision 0013).
+ * Labels are bounded and carry no personal data: route names from a fixed list, status codes, lead kinds and outcomes.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
@@ -21,10 +19,8 @@ export function routeLabel(path: string, routes: ReadonlySet<string>): string {
 }
 
 /**
- * `paths`: the app's routes (route-paths.ts). `leadStats` is read at each scrape. `where` labels
- * every series: `container`, the name alerts give this container, and `store`, the lead store it
- * reports, which the store's alerts aggregate by, so with DATABASE_URL ("postgresql", shared) an
- * alert fires once, not once per container; on SQLite it is the container's own (its name).
+ * `paths`: the app's routes. `leadStats` is read at each scrape. `where` labels every series (decision 0047): the
+ * `container`, and the `store` the store's alerts aggregate by ("postgresql", shared, fires once; else the container's).
  */
 export function createMetrics(
   paths: string[],
@@ -35,48 +31,41 @@ export function createMetrics(
   const registry = new Registry();
   if (where) registry.setDefaultLabels(where);
   collectDefaultMetrics({ register: registry });
-  const counter = (name: string, help: string, label?: string, values: string[] = []) => {
-    const made = new Counter({ name, help, labelNames: label ? [label] : [], registers: [registry] });
-    for (const value of values) made.inc({ [label!]: value }, 0);
+  // Each series a rate() reads starts at 0, so its first event shows.
+  const counter = (name: string, help: string, labelNames: string[] = [], zeroes: string[] = []) => {
+    const made = new Counter({ name, help, labelNames, registers: [registry] });
+    for (const value of zeroes) made.inc({ [labelNames[0]!]: value }, 0);
     return made;
   };
+  const histogram = (name: string, help: string, labelNames: string[], buckets: number[]) =>
+    new Histogram({ name, help, labelNames, buckets, registers: [registry] });
 
-  const requestDuration = new Histogram({
-    name: "http_request_duration_seconds",
-    help: "Time from a request's arrival to its answer's end, by route (the app's paths, assets, other), method and status.",
-    labelNames: ["route", "method", "status"] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
+  const requestDuration = histogram(
+    "http_request_duration_seconds",
+    "Time from a request's arrival to its answer's end, by route (the app's paths, assets, other), method and status.",
+    ["route", "method", "status"],
+    [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  );
   const kinds = ["calculator", "contact"];
-  const accepted = counter("leads_accepted_total", "Leads stored for delivery.", "kind", kinds);
+  const accepted = counter("leads_accepted_total", "Leads stored for delivery.", ["kind"], kinds);
   const outcomes = {
-    delivered: counter("leads_delivered_total", "Leads the form service confirmed.", "kind", kinds),
-    retried: counter("lead_delivery_retries_total", "Delivery attempts that failed and will be tried again.", "kind", kinds),
-    parked: counter("leads_parked_total", "Leads refused for good or expired: kept, no longer retried.", "kind", kinds),
+    delivered: counter("leads_delivered_total", "Leads the form service confirmed.", ["kind"], kinds),
+    retried: counter("lead_delivery_retries_total", "Delivery attempts that failed and will be tried again.", ["kind"], kinds),
+    parked: counter("leads_parked_total", "Leads refused for good or expired: kept, no longer retried.", ["kind"], kinds),
   };
-  const held = counter("leads_held_total", "Leads held back over the site-wide ceiling or an address's share (decision 0031).", "kind", kinds);
-  const attemptDuration = new Histogram({
-    name: "lead_delivery_attempt_duration_seconds",
-    help: "Time one delivery attempt took, by outcome (delivered, retried, parked).",
-    labelNames: ["outcome"] as const,
-    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [registry],
-  });
+  const held = counter("leads_held_total", "Leads held back over the site-wide ceiling or an address's share (decision 0031).", ["kind"], kinds);
+  const attemptDuration = histogram(
+    "lead_delivery_attempt_duration_seconds",
+    "Time one delivery attempt took, by outcome (delivered, retried, parked).",
+    ["outcome"],
+    [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  );
 
   const gauges: [string, string, (stats: ReturnType<typeof leadStats>) => number][] = [
-    ["leads_pending", "Leads stored and not yet delivered (with DATABASE_URL: the shared store, so each container reports the same count).", (s) => s.pending],
+    ["leads_pending", "Leads stored and not yet delivered (with DATABASE_URL, the shared store's count).", (s) => s.pending],
     ["leads_parked_now", "Leads parked now, waiting for an operator (npm run -s leads -- retry).", (s) => s.parked],
-    [
-      "leads_held_addresses",
-      "Distinct address codes among the leads held now (decision 0031): a flood is many leads on few codes.",
-      (s) => s.heldAddresses ?? 0,
-    ],
-    [
-      "lead_store_failing",
-      "1 while the lead store cannot be read or written (a lead not stored, or the delivery loop backing off), else 0.",
-      (s) => (s.failing ? 1 : 0),
-    ],
+    ["leads_held_addresses", "Distinct address codes among the leads held now: a flood is many leads on few codes.", (s) => s.heldAddresses ?? 0],
+    ["lead_store_failing", "1 while the lead store cannot be read or written, else 0.", (s) => (s.failing ? 1 : 0)],
     ["leads_oldest_pending_age_seconds", "Age of the oldest lead not yet delivered; 0 when none is pending.", (s) => s.oldestPendingSeconds ?? 0],
   ];
   for (const [name, help, value] of gauges)
@@ -90,8 +79,8 @@ export function createMetrics(
     });
   new Gauge({
     name: "leads_held_now",
-    help: "Leads held right now, by the rule that held them (reason: ceiling, LEADS_PER_HOUR; address, one address's share): they go out as there is room, or when released.",
-    labelNames: ["reason"] as const,
+    help: "Leads held now, by the rule that held them: ceiling (LEADS_PER_HOUR) or address (one address's share).",
+    labelNames: ["reason"],
     registers: [registry],
     collect() {
       this.reset(); // a reason no longer held goes to 0 below, or (`unknown`) away
@@ -99,25 +88,17 @@ export function createMetrics(
     },
   });
 
-  const funnel = new Counter({
-    name: "funnel_steps_total",
-    help: "Visits that reached a step of the calculator (2-5), sent it (sent) or sent the contact form (contact), by device class.",
-    labelNames: ["event", "device"] as const,
-    registers: [registry],
-  });
-  // Posts a proxy's misconfiguration can cost or blur (decision 0032).
+  const funnel = counter("funnel_steps_total", "Visits that reached a calculator step (2-5) or sent a form (sent, contact), by device.", ["event", "device"]);
+  // What a proxy's misconfiguration can cost or blur (decision 0032).
   const refused = counter(
     "form_posts_refused_total",
-    "Posts refused by the cross-site check, by how they looked: cross-site (the browser said so), same-site (no Sec-Fetch-Site, an Origin naming another host: a proxy rewriting Host, or an old browser).",
-    "looks",
+    "Posts the cross-site check refused: cross-site (the browser said so), same-site (no Sec-Fetch-Site, an Origin naming another host).",
+    ["looks"],
     ["cross-site", "same-site"],
   );
   // Not the histogram's POST 5xx series, which appears only at its first failure, already above 0.
-  const postsFailed = counter("form_posts_failed_total", "Posts answered with a 5xx: a visitor told to try again (typically a lead that could not be stored).");
-  const clientUnknown = counter(
-    "form_posts_client_unknown_total",
-    "Posts from a trusted proxy that named no client (no X-Forwarded-For), each counted as a client of its own.",
-  );
+  const postsFailed = counter("form_posts_failed_total", "Posts answered with a 5xx: a visitor told to try again.");
+  const clientUnknown = counter("form_posts_client_unknown_total", "Posts from a trusted proxy that named no client (no X-Forwarded-For).");
 
   return {
     registry,
@@ -141,20 +122,17 @@ export function createMetrics(
       });
     },
     counted: ({ event, device }: Hit) => funnel.inc({ event, device }),
-    /** Serves GET /metrics, and GET /funnel when `funnelPage` is given, on its own listener. */
+    /** Serves GET /metrics, and GET /funnel when `funnelPage` is given. */
     listen(port: number, host?: string, funnelPage?: () => Promise<string>): Promise<Server> {
+      const pages = new Map<string, { body: () => Promise<string>; type: string; name: string }>();
+      pages.set("/metrics", { body: () => registry.metrics(), type: registry.contentType, name: "Metrics" });
+      if (funnelPage) pages.set("/funnel", { body: funnelPage, type: "text/html; charset=utf-8", name: "Funnel" });
       const server = createServer((req, res) => {
-        const path = req.url?.split("?")[0];
-        const page =
-          path === "/metrics"
-            ? { body: () => registry.metrics(), type: registry.contentType }
-            : path === "/funnel" && funnelPage
-              ? { body: funnelPage, type: "text/html; charset=utf-8" }
-              : undefined;
+        const page = pages.get(req.url?.split("?")[0] ?? "");
         if (req.method !== "GET" || !page) return void res.writeHead(404, { "Content-Type": "text/plain" }).end("Not found");
         page.body().then(
           (text) => res.writeHead(200, { "Content-Type": page.type, "Cache-Control": "no-store" }).end(text),
-          () => res.writeHead(500, { "Content-Type": "text/plain" }).end(`${path === "/funnel" ? "Funnel" : "Metrics"} failed`),
+          () => res.writeHead(500, { "Content-Type": "text/plain" }).end(`${page.name} failed`),
         );
       });
       return new Promise((resolve, reject) => server.once("error", reject).listen(port, host, () => resolve(server)));

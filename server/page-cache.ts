@@ -1,9 +1,6 @@
 /**
- * Public pages, rendered once and kept as bytes (decision 0014): a page whose own Cache-Control
- * lets a shared cache keep it is stored as identity, brotli-11 and gzip-9 bodies with strong ETags
- * and its headers built, under its path and the query parameters that select what it shows. A miss
- * renders the key's URL itself, once however many ask, with no visitor's headers: a Host, a cookie
- * or a campaign parameter never reaches what others get.
+ * Public pages rendered once and kept as brotli, gzip and identity bytes (decision 0014), under their path and the
+ * parameters that select what they show. A miss renders the key's URL itself, with no visitor's Host, cookie or campaign.
  */
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -20,20 +17,14 @@ const gzipped = promisify(gzip);
 
 type Coding = "br" | "gzip" | "identity";
 const CODINGS: Coding[] = ["br", "gzip", "identity"];
-/** negotiator ≥ 1 breaks ties by `preferred` (its types predate the option): brotli first. */
+/** negotiator ≥ 1 breaks ties by `preferred`, which its types predate. */
 type Negotiating = { encoding(available: Coding[], options: { preferred: Coding[] }): Coding | undefined };
-/** Each coding is a representation of its own, with its own strong validator. */
 const etagOf = (etag: string, coding: Coding) => (coding === "identity" ? etag : `${etag.slice(0, -1)}-${coding}"`);
 
-/** A kept page: per coding, the body and the header list for writeHead (flat: name, value, …). */
-export interface Page {
-  status: number;
-  etag: string;
-  bodies: Record<Coding, Buffer>;
-  headers: Record<Coding, string[]>;
-}
+/** Per coding, the body and the flat header list for writeHead. */
+export type Page = { status: number; etag: string; bodies: Record<Coding, Buffer>; headers: Record<Coding, string[]> };
 
-/** `privateParams`: a request carrying any is never answered from here; `commonHeaders`: every answer's, a page's own win. */
+/** `privateParams`: a request carrying any is never answered from here; `commonHeaders`: a page's own win. */
 export interface PageCacheOptions {
   pagePaths: Iterable<string>;
   variants: PageVariants;
@@ -43,7 +34,7 @@ export interface PageCacheOptions {
   maxEntries?: number;
 }
 
-/** Seconds a shared cache may keep this answer fresh (its own Cache-Control: s-maxage, else max-age), or 0. */
+/** Seconds a shared cache may keep this answer fresh, or 0. */
 export function sharedTtl(key: string, response: { status: number; headers: Headers }): number {
   const headers = Object.fromEntries(response.headers);
   if (response.status !== 200 || "set-cookie" in headers) return 0;
@@ -54,17 +45,15 @@ export function sharedTtl(key: string, response: { status: number; headers: Head
 export function createPageCache({ pagePaths, variants, privateParams, render, commonHeaders, maxEntries = 100 }: PageCacheOptions) {
   const paths = new Set(pagePaths);
   const privates = new Set(privateParams);
-  // Each distinct Accept-Encoding is parsed once: browsers send a handful of them.
   const codings = new LRUCache<string, Coding>({
     max: 200,
     memoMethod: (accept) => (new Negotiator({ headers: { "accept-encoding": accept } }) as Negotiating).encoding(CODINGS, { preferred: CODINGS }) ?? "identity",
   });
-  // Keys whose answer was not one to keep (a 404 for an estimate with a choice missing): for a
-  // minute they go straight to Remix, so such a request costs one render, not two.
+  // Keys whose answer was not one to keep (a 404) go straight to Remix for a minute: one render, not two.
   const unkept = new LRUCache<string, true>({ max: maxEntries, ttl: 60_000 });
   const kept = new LRUCache<string, Page>({
     max: maxEntries,
-    // Served stale (the pages say stale-while-revalidate) while a fresh render replaces it.
+    // Served stale (stale-while-revalidate) while a fresh render replaces it.
     allowStale: true,
     noDeleteOnStaleGet: true,
     allowStaleOnFetchRejection: true,
@@ -72,10 +61,7 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
       const response = await render(key);
       const body = Buffer.from(await response.arrayBuffer());
       const ttl = sharedTtl(key, response);
-      if (ttl === 0) {
-        unkept.set(key, true);
-        return undefined; // not for keeping: the request goes on to Remix as it is
-      }
+      if (ttl === 0) return void unkept.set(key, true); // not for keeping: the request goes on to Remix as it is
       options.ttl = ttl * 1000;
       return keep(response, body);
     },
@@ -83,13 +69,7 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
 
   async function keep(response: Response, identity: Buffer): Promise<Page> {
     const [br, gz] = await Promise.all([
-      brotli(identity, {
-        params: {
-          [constants.BROTLI_PARAM_QUALITY]: 11,
-          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-          [constants.BROTLI_PARAM_SIZE_HINT]: identity.length,
-        },
-      }),
+      brotli(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } }),
       gzipped(identity, { level: 9 }),
     ]);
     const bodies = { br, gzip: gz, identity };
@@ -108,7 +88,7 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
   }
 
   return {
-    /** The key of a GET or HEAD for a page (its path and the parameters that select what it shows, sorted), or null: not ours to answer. */
+    /** A page's GET or HEAD: its key, the path and its selecting parameters sorted; else null. */
     route(method: string | undefined, url: string): { key: string } | null {
       if (method !== "GET" && method !== "HEAD") return null;
       const mark = url.indexOf("?");
@@ -126,11 +106,7 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
       return { key: kept.length ? `${path}?${kept.sort().join("&")}` : path };
     },
 
-    /**
-     * The kept page at once, fresh or stale (a stale one is rendered again in the background), so a
-     * hit costs no promise; on a miss, the render that keeps it (joined by every request for the
-     * key), undefined when the answer is not one to keep.
-     */
+    /** A hit at once, fresh or stale (rendered again in the background): no promise. A miss: the one render every request joins. */
     lookup(key: string): Page | Promise<Page | undefined> | undefined {
       const page = kept.get(key);
       if (page === undefined) return unkept.has(key) ? undefined : kept.fetch(key);
@@ -138,17 +114,12 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
       return page;
     },
 
-    /** Sends a kept page: 304 when the client's copy is current, no body for HEAD. */
     send(req: IncomingMessage, res: ServerResponse, page: Page, extraHeaders: readonly string[] = []): void {
       const coding = codings.memo(req.headers["accept-encoding"] ?? "");
       const headers = extraHeaders.length ? [...page.headers[coding], ...extraHeaders] : page.headers[coding];
-      if (req.headers["if-none-match"] !== undefined && fresh(req.headers, { etag: etagOf(page.etag, coding) })) {
-        res.writeHead(304, withoutBodyHeaders(headers));
-        return void res.end();
-      }
-      res.writeHead(page.status, headers);
-      if (req.method === "HEAD") res.end();
-      else res.end(page.bodies[coding]);
+      if (req.headers["if-none-match"] !== undefined && fresh(req.headers, { etag: etagOf(page.etag, coding) }))
+        return void res.writeHead(304, withoutBodyHeaders(headers)).end();
+      res.writeHead(page.status, headers).end(req.method === "HEAD" ? undefined : page.bodies[coding]);
     },
 
     get size() {
@@ -157,7 +128,7 @@ export function createPageCache({ pagePaths, variants, privateParams, render, co
   };
 }
 
-/** A 304 repeats the validator and caching headers, not the body's length or type. */
+/** A 304 repeats the validator and caching headers, not the body's. */
 function withoutBodyHeaders(flat: string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < flat.length; i += 2) if (flat[i] !== "content-length" && flat[i] !== "content-type") out.push(flat[i]!, flat[i + 1]!);

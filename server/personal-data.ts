@@ -1,33 +1,24 @@
 /**
- * A person's data on request (POPIA): `npm run leads -- find` and `erase` (decision 0043). A person
- * is named by an email address, a phone number or a lead's reference, matched once case and spacing
- * are set aside, and looked for wherever the site keeps what a visitor sent: the leads in every
- * status, drafts and receipts, and the outbox. What it cannot reach is said each time.
+ * `npm run leads -- find` and `erase` (POPIA, decision 0043): a person named by an email, a phone or a reference, looked
+ * for wherever the site keeps what a visitor sent (leads in every status, drafts and receipts, the outbox).
  */
 import { existsSync } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import { createInterface } from "node:readline/promises";
 import { setTimeout as pause } from "node:timers/promises";
-import { parseArgs } from "node:util";
-import { version } from "../package.json";
-import { type Config, parseConfig } from "./config";
+import type { Config } from "./config";
 import { causeOf, type Db } from "./db";
 import { draftsIn } from "./drafts";
 import { fieldsOf } from "./leads/send";
 import { leadStore } from "./leads/store";
 
-/** What the operator was given: an email address, a phone number or a reference, normalised. */
 type Asked = { kind: "email" | "phone" | "reference"; value: string };
 
 /** A reference as schedule.ts's newLeadId makes it; a phone as the forms take it (and the dots some people write). */
 const [REFERENCE, PHONE] = [/^\d{8}-[0-9A-HJKMNP-TV-Z]{8}$/, /^[+\d\s().-]+$/];
 const normalEmail = (value: string) => value.trim().toLowerCase();
 
-/**
- * A phone number as compared: digits only, an international prefix as `+`, and a South African
- * number in its national form, so +27 82 555 1234, +27 (0)82 555 1234, 0027 82 555 1234 and
- * 082-555-1234 are one number. Other countries' numbers keep their `+` and code.
- */
+/** Digits only, `+` for an international prefix, a South African number in its national form (082…); others keep `+` and code. */
 export function normalPhone(value: string): string {
   let phone = value.normalize("NFKC").replace(/[\s().-]/g, "");
   if (phone.startsWith("00")) phone = `+${phone.slice(2)}`;
@@ -45,7 +36,6 @@ export function asked(given: string): Asked | undefined {
   return undefined;
 }
 
-/** Whether any of the emails, phones or references a record holds, as stored, is one of `wanted`. */
 function holdsAny(wanted: Asked[], emails: unknown[], phones: unknown[], references: unknown[]): boolean {
   return wanted.some(({ kind, value }) => {
     if (kind === "reference") return references.includes(value);
@@ -57,7 +47,7 @@ const asText = (value: unknown) => (typeof value === "string" ? value : undefine
 /** The `Phone:` lines of a text: leads stored before `fields`, and the outbox's messages. */
 const phonesIn = (text: unknown) => [...(asText(text) ?? "").matchAll(/^Phone: (.+)$/gm)].map((m) => m[1]);
 
-/** One record that holds what was asked for; `content` is what `find --json` prints, the copy a person may ask for. */
+/** `content`: what `find --json` prints, the person's copy. `erase` says "sending" for a lead whose send may still arrive, "changed" for an outbox line rewritten since. */
 interface Found {
   where: "leads" | "drafts" | "outbox";
   id: string;
@@ -66,11 +56,10 @@ interface Found {
   at?: number;
   note?: string;
   content: unknown;
-  /** "sending": a lead a delivery had claimed, whose send may still reach the service; "changed": an outbox line written since it was read, left. */
   erase(): Promise<"erased" | "sending" | "changed">;
 }
 
-/** Every record that holds any of `wanted`; `problems`: the places that could not be read (then it is not all). */
+/** Every record that holds any of `wanted`, and the places that could not be read. */
 async function look(db: Db | undefined, config: Config, wanted: Asked[]) {
   const found: Found[] = [];
   const problems: string[] = [];
@@ -90,8 +79,7 @@ async function look(db: Db | undefined, config: Config, wanted: Asked[]) {
   });
   await from("the drafts", async () => {
     for (const { name, value, ttlMs } of drafts ? await drafts.records() : []) {
-      // A draft or receipt as the app keeps it (app/forms/draft.server.ts).
-      const { fields, values, reference } = fieldsOf(value);
+      const { fields, values, reference } = fieldsOf(value); // as app/forms/draft.server.ts keeps it
       if (!holdsAny(wanted, [fieldsOf(fields)["state.email"], fieldsOf(values).email], [fieldsOf(fields)["state.phone"]], [reference])) continue;
       const [kind, status] = asText(reference) ? ["receipt", "sent"] : [values ? "contact draft" : "calculator draft", "draft"];
       const erase = async () => (await drafts!.erase(name), "erased" as const);
@@ -103,7 +91,7 @@ async function look(db: Db | undefined, config: Config, wanted: Asked[]) {
   return { found, problems };
 }
 
-/** The outbox's complete lines (one JSON object a delivered lead) that hold any of `wanted`; a last one without its newline is being written. */
+/** The outbox's complete lines that hold any of `wanted`; a last one without its newline is being written. */
 function inOutbox(file: string, bytes: Buffer, wanted: Asked[]): Found[] {
   const found: Found[] = [];
   for (let line = 1, start = 0, end = bytes.indexOf(0x0a); end !== -1; line++, start = end + 1, end = bytes.indexOf(0x0a, start)) {
@@ -128,9 +116,8 @@ function inOutbox(file: string, bytes: Buffer, wanted: Asked[]): Found[] {
 }
 
 /**
- * Overwrites a line in place with `{"erased":"<date>"}` and spaces to its length, so no other line
- * moves: a server appending meanwhile (O_APPEND) loses nothing, as it could were the file
- * rewritten. A line changed since it was read is left (false).
+ * Overwrites a line in place, `{"erased":"<date>"}` padded with spaces, so no other line moves: a server appending
+ * meanwhile (O_APPEND) loses nothing. A line changed since it was read is left (false).
  */
 async function overwrite(file: string, offset: number, was: Buffer) {
   const handle = await open(file, "r+");
@@ -147,18 +134,14 @@ async function overwrite(file: string, offset: number, was: Buffer) {
   }
 }
 
-/**
- * SQLite: folds the WAL into the file and empties it, so what was erased (overwritten there:
- * db.ts's secure_delete) is in neither file. A server's read from before the erasure holds it up,
- * for the connection's wait (BUSY_WAIT_MS); then false. PostgreSQL's files are the DBA's (below).
- */
+/** SQLite: empties the WAL, so erased text (overwritten: secure_delete) is in neither file. A server's older read holds it up: false. */
 async function emptyWal(db: Db): Promise<boolean> {
   if (db.engine !== "sqlite") return true;
   const row = await db.get("PRAGMA wal_checkpoint(TRUNCATE)").catch(() => undefined);
   return Number(row?.busy) === 0 && Number(row?.log) === 0;
 }
 
-/** What this command cannot reach, as the settings say now: the copies it does not erase. */
+/** The copies this command cannot reach, as the settings say now. */
 function elsewhere(config: Config, db: Db | undefined): string[] {
   const { provider, inbox, endpoint, zoho } = config.delivery;
   const service = {
@@ -186,7 +169,7 @@ const table = (found: Found[]) => [
   ...found.map((f) => [f.where, f.id, f.kind, f.status, when(f.at), f.note ?? ""].join("\t")),
 ];
 
-/** Asks a yes-or-no question on the terminal (stderr, so stdout stays the command's answer): only "y" or "yes" is yes. */
+/** A yes-or-no question on stderr, so stdout stays the command's answer: only "y" or "yes" is yes. */
 export async function askOnTerminal(question: string): Promise<boolean> {
   const terminal = createInterface({ input: process.stdin, output: process.stderr });
   try {
@@ -196,88 +179,50 @@ export async function askOnTerminal(question: string): Promise<boolean> {
   }
 }
 
-const OPTIONS = { json: { type: "boolean" }, yes: { type: "boolean" } } as const;
+/** `db`: the store as cli.ts opens it (undefined: none yet); `ask`: a question on a terminal, none without one. */
+type Io = { db: Db | undefined; out: (line: string) => void; err: (line: string) => void; ask?: (question: string) => Promise<boolean> };
 
-/** The command's ends: `open` is the store as cli.ts opens it (none yet: undefined); `ask` a question on a terminal. */
-type Io = { out: (line: string) => void; err: (line: string) => void; ask?: (question: string) => Promise<boolean>; open: (config: Config) => Db | undefined };
-
-/**
- * `find` (`--json`: each record in full, one JSON object a line) and `erase` (`--yes`: no question
- * before erasing leads the agency has not received; without a terminal to ask on, it needs it).
- */
-export async function personalData(command: "find" | "erase", argv: string[], env: Record<string, string | undefined>, io: Io): Promise<number> {
-  const { out, err, ask } = io;
-  const refuse = (why: string) => {
-    err(`leads: ${why}`);
-    return 2;
-  };
-  let flags: { json?: boolean; yes?: boolean };
-  let given: string[];
-  try {
-    ({ values: flags, positionals: given } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true }));
-  } catch (error) {
-    return refuse((error as Error).message);
-  }
-  // Each command's flag only: a --yes that find would ignore may have been meant for erase.
-  if (command === "find" ? flags.yes !== undefined : flags.json !== undefined)
-    return refuse(`${command === "find" ? "--yes is erase's" : "--json is find's"}; nothing was done`);
-  const bad = given.find((one) => !asked(one));
-  if (bad !== undefined) return refuse(`${JSON.stringify(bad)} is not an email address, a phone number or a reference (such as 20261122-7F3KQ9ZA)`);
-  if (given.length === 0) {
-    out("usage: npm run -s leads -- find <email | phone | reference> ... [--json] | erase <email | phone | reference> ... [--yes]");
-    return 2;
-  }
+/** `given` as cli.ts checked it (`asked`); `yes`: erase without asking about leads the agency has not received. */
+export async function personalData(command: "find" | "erase", given: string[], flags: { json?: boolean; yes?: boolean }, config: Config, io: Io) {
+  const { db, out, err, ask } = io;
   const wanted = given.map((one) => asked(one)!);
   const label = wanted.map(({ kind, value }) => `${value} (${kind})`).join(", ");
-  const config = parseConfig(env, version);
-  let db: Db | undefined;
-  try {
-    db = io.open(config);
-  } catch (error) {
-    err(`leads: ${(error as Error).message}; nothing was ${command === "find" ? "read" : "erased"}`);
-    return 1;
-  }
-  try {
-    const { found, problems } = await look(db, config, wanted);
-    if (command === "find" && flags.json) for (const f of found) out(JSON.stringify({ where: f.where, status: f.status, note: f.note, record: f.content }));
-    else if (found.length === 0) out(`nothing here holds ${label}`);
-    else if (command === "find") [`${found.length} record(s) hold ${label}:`, ...table(found)].forEach((line) => out(line));
-    else {
-      // Leads the agency has not received yet: erased, they never will.
-      const unsent = found.filter((f) => f.where === "leads" && f.status !== "delivered").length;
-      if (unsent > 0 && !flags.yes) {
-        const why = `${unsent} of these leads ${unsent === 1 ? "has" : "have"} not reached the agency yet: erased, ${unsent === 1 ? "it" : "they"} never will.`;
-        if (!ask) return refuse(`${why} Run this on a terminal to be asked, or add --yes. Nothing was erased.`);
-        [`${found.length} record(s) hold ${label}:`, ...table(found)].forEach((line) => out(line));
-        if (!(await ask(`${why} Erase all ${found.length}? [y/N] `))) {
-          out("nothing was erased");
-          return 1;
-        }
+  const { found, problems } = await look(db, config, wanted);
+  if (command === "find" && flags.json) for (const f of found) out(JSON.stringify({ where: f.where, status: f.status, note: f.note, record: f.content }));
+  else if (found.length === 0) out(`nothing here holds ${label}`);
+  else if (command === "find") [`${found.length} record(s) hold ${label}:`, ...table(found)].forEach((line) => out(line));
+  else {
+    const unsent = found.filter((f) => f.where === "leads" && f.status !== "delivered").length;
+    if (unsent > 0 && !flags.yes) {
+      const why = `${unsent} of these leads ${unsent === 1 ? "has" : "have"} not reached the agency yet: erased, ${unsent === 1 ? "it" : "they"} never will.`;
+      if (!ask) {
+        err(`leads: ${why} Run this on a terminal to be asked, or add --yes. Nothing was erased.`);
+        return 2;
       }
-      const { erased, sending, left } = await eraseUntilGone(db, config, wanted, found, problems);
-      [`erased ${erased.length} record(s) holding ${label}:`, ...table(erased)].forEach((line) => out(line));
-      const n = sending.size;
-      if (n > 0) out(`${n} of them ${n === 1 ? "was" : "were"} being sent as it was erased: the form service may have received ${n === 1 ? "it" : "them"}.`);
-      if (left.length > 0) problems.push(`still found after erasing (run erase again): ${left.map((f) => `${f.where} ${f.id} ${f.status}`).join(", ")}`);
-      else out("A second look finds nothing.");
+      [`${found.length} record(s) hold ${label}:`, ...table(found)].forEach((line) => out(line));
+      if (!(await ask(`${why} Erase all ${found.length}? [y/N] `))) {
+        out("nothing was erased");
+        return 1;
+      }
     }
-    // Always, found or not: a run that could not empty it before (a server was reading) does it now.
-    if (command === "erase" && db && !(await emptyWal(db)))
-      problems.push(
-        `the lead store's write-ahead log (${db.where}-wal) could not be emptied while a server read it: it may still hold erased text; run erase again`,
-      );
-    if (!flags.json) for (const line of elsewhere(config, db)) out(`note: ${line}`);
-    for (const problem of problems) err(`leads: ${problem}`);
-    return problems.length > 0 ? 1 : 0;
-  } finally {
-    await db?.close();
+    const { erased, sending, left } = await eraseUntilGone(db, config, wanted, found, problems);
+    [`erased ${erased.length} record(s) holding ${label}:`, ...table(erased)].forEach((line) => out(line));
+    const n = sending.size;
+    if (n > 0) out(`${n} of them ${n === 1 ? "was" : "were"} being sent as it was erased: the form service may have received ${n === 1 ? "it" : "them"}.`);
+    if (left.length > 0) problems.push(`still found after erasing (run erase again): ${left.map((f) => `${f.where} ${f.id} ${f.status}`).join(", ")}`);
+    else out("A second look finds nothing.");
   }
+  // Found or not: a run that could not empty it before (a server was reading) does it now.
+  if (command === "erase" && db && !(await emptyWal(db)))
+    problems.push(
+      `the lead store's write-ahead log (${db.where}-wal) could not be emptied while a server read it: it may still hold erased text; run erase again`,
+    );
+  if (!flags.json) for (const line of elsewhere(config, db)) out(`note: ${line}`);
+  for (const problem of problems) err(`leads: ${problem}`);
+  return problems.length > 0 ? 1 : 0;
 }
 
-/**
- * Erases what was found, then looks again until nothing holds it: a lead whose send had begun
- * writes its outbox line a moment later, for up to the longest a send takes (FORM_TIMEOUT_MS).
- */
+/** Erases what was found, then looks again: a lead whose send had begun writes its outbox line up to FORM_TIMEOUT_MS later. */
 async function eraseUntilGone(db: Db | undefined, config: Config, wanted: Asked[], found: Found[], problems: string[]) {
   const [erased, sending, started, { timeoutMs }] = [[] as Found[], new Set<string>(), Date.now(), config.delivery];
   for (let left = found; ; await pause(500)) {

@@ -1,7 +1,4 @@
-/**
- * Per-client limits on posts (rate-limiter-flexible). In memory, or on PostgreSQL in a table every
- * container counts in, backed by memory for what the database does not answer in time.
- */
+/** Per-client post limits (rate-limiter-flexible): in memory, or on PostgreSQL shared by every container, memory backing it. */
 import { createHmac, randomBytes } from "node:crypto";
 import ipaddr from "ipaddr.js";
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, RLWrapperTimeouts, type RateLimiterAbstract } from "rate-limiter-flexible";
@@ -10,40 +7,33 @@ import type { Logger } from "./log";
 
 export const LIMITS = {
   posts: { points: 30, duration: 60 },
-  // The funnel's beacons: a visit posts at most four, so thirty visits behind one address in ten minutes count whole.
+  // A visit posts at most four beacons: thirty visits behind one address in ten minutes count whole.
   funnel: { points: 120, duration: 10 * 60 },
 };
 
-/** The bucket a client address counts in: the IPv4 address, or an IPv6 one's /64 (a household gets a whole /64). */
+/** An IPv4 address, or an IPv6 one's /64 (a household gets a whole /64). */
 export function clientKey(ip: string | undefined): string {
   if (!ip || !ipaddr.isValid(ip)) return "unknown";
   let address = ipaddr.parse(ip);
   if (address instanceof ipaddr.IPv6 && address.isIPv4MappedAddress()) address = address.toIPv4Address();
   if (address instanceof ipaddr.IPv4) return `ip:${address.toString()}`;
-  return `ip6:${address.parts
-    .slice(0, 4)
-    .map((part) => part.toString(16))
-    .join(":")}::/64`;
+  const network = address.parts.slice(0, 4).map((part) => part.toString(16));
+  return `ip6:${network.join(":")}::/64`;
 }
 
-/**
- * The code an address bucket is kept under in the lead store, drafts and the funnel: an HMAC with a
- * key this process never writes down, so no store or copy can be turned back into an address.
- */
+/** What the lead store, drafts and funnel keep of an address: an HMAC whose key is never written down, so never the address. */
 export function addressCodes(key = randomBytes(32)) {
   return (client: string) => createHmac("sha256", key).update(client).digest("base64url").slice(0, 22);
 }
 
 export type RateLimits = ReturnType<typeof createRateLimits>;
 
-/** rate-limiter-flexible's table, in its own shape, one for every limit. */
 const TABLE = "rate_limits";
 
-/** `timeoutMs`: how long a count waits for PostgreSQL before memory counts it. */
+/** `timeoutMs`: a count's wait for PostgreSQL before memory counts it. */
 export function createRateLimits(db: Db | undefined, log: Logger, timeoutMs = 500) {
   const pool = db?.engine === "postgres" ? db.pool : undefined;
-  // Made here, and again after a failure: a limiter makes it only as it is built, so a PostgreSQL down
-  // at the start would never get it. Until it exists, counts go to memory.
+  // Made here, again after a failure: a limiter makes it only when built, so a PostgreSQL down at the start would never get it.
   const table = preparedOnce(() =>
     db!.transaction((tx) => tx.run(`CREATE TABLE IF NOT EXISTS ${TABLE} (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)`), {
       exclusive: true,
@@ -59,7 +49,7 @@ export function createRateLimits(db: Db | undefined, log: Logger, timeoutMs = 50
   };
   const limiters = { posts: make("posts"), funnel: make("funnel") };
 
-  /** 0 when the client may go on, otherwise the seconds to wait. Fails open on a store error. */
+  /** The seconds to wait, 0 to go on. Fails open on a store error. */
   async function take(name: keyof typeof LIMITS, key: string): Promise<number> {
     try {
       if (pool) await table().catch(() => undefined); // until it exists, memory counts

@@ -1,9 +1,6 @@
-/**
- * Requests the site cannot make sense of get a short 4xx here, before anything downstream turns
- * them into a 500. Forwarded headers from a client that is not a trusted proxy are dropped, so
- * nothing downstream (Remix builds the page's URL from X-Forwarded-Host) reads them.
- */
+/** A short 4xx before anything downstream makes a 500; forwarded headers dropped unless a trusted proxy sent them (Remix reads them). */
 import type { RequestHandler } from "express";
+import { sendPlain } from "./headers";
 
 const METHODS = new Set(["GET", "HEAD", "POST"]);
 const HOST = /^(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*\.?|\[[0-9a-f:.]+\])(?::(\d{1,5}))?$/i;
@@ -14,7 +11,6 @@ function validHost(value: string | undefined): boolean {
   return match !== null && Number(match[1] ?? 0) <= 65535;
 }
 
-/** Host (and X-Forwarded-Host, when sent) look like hosts. */
 export function wellFormedHost(headers: { host?: string | undefined; "x-forwarded-host"?: string | string[] | undefined }): boolean {
   const forwardedHost = headers["x-forwarded-host"];
   return validHost(headers.host) && (forwardedHost === undefined || validHost(String(forwardedHost).split(",")[0]?.trim()));
@@ -22,18 +18,14 @@ export function wellFormedHost(headers: { host?: string | undefined; "x-forwarde
 
 export function rejectMalformed(trusted: (address: string, hop: number) => boolean): RequestHandler {
   return (req, res, next) => {
-    const answer = (status: number, text: string) => {
-      if (status === 405) res.set("Allow", [...METHODS].join(", "));
-      res.status(status).set("Cache-Control", "private, no-store").type("text/plain").send(text);
-    };
-    if (!METHODS.has(req.method)) return answer(405, "Method not allowed");
-    if (!req.originalUrl.startsWith("/")) return answer(400, "Bad request target");
+    if (!METHODS.has(req.method)) return sendPlain(res.set("Allow", [...METHODS].join(", ")), 405, "Method not allowed");
+    if (!req.originalUrl.startsWith("/")) return sendPlain(res, 400, "Bad request target");
     try {
       decodeURIComponent(req.path);
     } catch {
-      return answer(400, "Bad request path");
+      return sendPlain(res, 400, "Bad request path");
     }
-    if (!wellFormedHost(req.headers)) return answer(400, "Bad host");
+    if (!wellFormedHost(req.headers)) return sendPlain(res, 400, "Bad host");
     if (!trusted(req.socket.remoteAddress ?? "", 0)) for (const name of FORWARDED) delete req.headers[name];
     next();
   };

@@ -1,23 +1,17 @@
-/**
- * Remix behind Express (`@remix-run/express`). form-posts.ts has read a post's body, so Remix gets a
- * request of its own that carries the checked fields, read the Remix way, `request.formData()` (0017).
- */
+/** Remix behind Express. A post reaches it as a request of its own whose body is form-posts.ts's checked fields (decision 0017). */
 import { IncomingMessage } from "node:http";
 import { createRequestHandler } from "@remix-run/express";
 import type { AppLoadContext, ServerBuild } from "@remix-run/node";
 import express, { type Request as ExpressRequest, type RequestHandler, type Response as ExpressResponse } from "express";
 import type { CheckedPost } from "./form-posts";
+import { sendPlain } from "./headers";
 import { resourceMethods } from "./route-paths";
 
-/**
- * The post as Node would have received it with the checked form for its body, but without its
- * Origin: form-posts has decided on it, and Remix's own check, which compares it with Host alone,
- * would answer a post through a proxy that rewrites Host with an empty 500.
- */
+/** Without its Origin: form-posts decided on it, and Remix's own check (against Host alone) fails a proxy that rewrites Host with a 500. */
 function checkedPost(req: ExpressRequest, form: CheckedPost): IncomingMessage {
   const body = Buffer.from(new URLSearchParams(form.fields).toString());
   const { origin: _decided, ...headers } = { ...req.headers, "content-length": String(body.length) };
-  // `complete`: the whole body is here, so once read it is not taken for an aborted request.
+  // `complete`: once read, it is not taken for an aborted request.
   const post = Object.assign(new IncomingMessage(req.socket), { method: req.method, url: req.originalUrl, headers, complete: true });
   post.push(body);
   post.push(null);
@@ -30,10 +24,8 @@ export function remixHandler(
   getLoadContext: (req: ExpressRequest, res: ExpressResponse) => AppLoadContext,
 ): RequestHandler {
   const handle = createRequestHandler({ build, mode, getLoadContext });
-  // An Express app of its own makes the checked post an Express request, read as any other's.
   const checkedPosts = express().disable("x-powered-by").use(handle);
-  // A method a resource route has no function for (a post to /robots.txt) gets a 405 that names the
-  // ones it takes, not Remix's JSON error (decision 0044). A development build changes: read each time.
+  // A method a resource route has no function for (a post to /robots.txt): a 405, not Remix's JSON error (decision 0044).
   if (typeof build !== "function") {
     const methods = resourceMethods(build.routes);
     return (req, res, next) => answer(methods.get(req.path), req, res, next);
@@ -44,20 +36,15 @@ export function remixHandler(
       .catch(next);
   function answer(allowed: string[] | undefined, req: ExpressRequest, res: ExpressResponse, next: (error?: unknown) => void) {
     if (allowed !== undefined && !allowed.includes(req.method)) {
-      return void res
-        .status(405)
-        .set({ Allow: allowed.join(", "), "Cache-Control": "private, no-store" })
-        .type("text/plain")
-        .send("This address does not take that method.");
+      return sendPlain(res.set("Allow", allowed.join(", ")), 405, "This address does not take that method.");
     }
     if (req.method === "GET" || req.method === "HEAD") return void handle(req, res, next);
     const form = res.locals.form as CheckedPost | undefined;
-    // Only a server mounted wrongly gets here: say so rather than let an action hang.
     if (!form)
       return next(
         new Error(`${req.method} ${req.path} reached Remix without passing formPosts (server/form-posts.ts), which reads and checks every form's body`),
       );
-    checkedPosts.set("trust proxy", req.app.get("trust proxy")); // the server's TRUST_PROXY, for req.ip and req.protocol
+    checkedPosts.set("trust proxy", req.app.get("trust proxy"));
     checkedPosts(checkedPost(req, form) as ExpressRequest, res, next);
   }
 }

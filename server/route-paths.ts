@@ -1,9 +1,6 @@
 import type { ServerBuild } from "@remix-run/node";
 
-/**
- * The app's URL paths from the Remix build's manifest (`pagesOnly`: routes with a component), so a
- * new route needs no change here. Paths with parameters or splats are left out: their values are unbounded.
- */
+/** The app's paths from the build's manifest (`pagesOnly`: with a component); not those with parameters, whose values are unbounded. */
 export function routePaths(routes: ServerBuild["routes"], { pagesOnly = false } = {}): string[] {
   const paths = Object.entries(routes)
     .filter(([, route]) => !pagesOnly || route.module?.default)
@@ -11,7 +8,6 @@ export function routePaths(routes: ServerBuild["routes"], { pagesOnly = false } 
   return [...new Set(paths)].filter((path) => !/[:*]/.test(path));
 }
 
-/** A route's whole path, its parents' segments first. */
 function pathOf(routes: ServerBuild["routes"], id: string | undefined): string {
   const segments = (id: string | undefined): string[] => {
     const route = id === undefined ? undefined : routes[id];
@@ -20,7 +16,7 @@ function pathOf(routes: ServerBuild["routes"], id: string | undefined): string {
   return `/${segments(id).join("/")}`;
 }
 
-/** The methods each resource route (no component: /healthz, /robots.txt) answers, by path: GET and HEAD with a loader, POST with an action. */
+/** What each resource route (no component: /healthz, /robots.txt) answers: GET and HEAD with a loader, POST with an action. */
 export function resourceMethods(routes: ServerBuild["routes"]): Map<string, string[]> {
   const methods = new Map<string, string[]>();
   for (const [id, route] of Object.entries(routes)) {

@@ -1,22 +1,17 @@
 /**
- * `npm run -s leads -- backup FILE` and `restore FILE` (decision 0048). A backup is a SQLite lead
- * store whichever engine the leads live in, so one command restores it anywhere. What a copy cannot
- * know is whether an undelivered lead went out after it was made: such a lead is parked as "restored".
+ * `backup FILE` and `restore FILE` (decision 0048): a SQLite lead store whatever the engine. A copy cannot know whether
+ * an undelivered lead went out after it was made: such a lead is parked as "restored".
  */
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
-import { openDb, type Db, type Row } from "../db";
-import { copyLeads, RESTORED, VERSION } from "./store";
+import { openDb, type Db } from "../db";
+import { copyLeads, VERSION } from "./store";
 
-/**
- * Every lead of `db` as one read sees them (a snapshot, beside running servers), into a new file:
- * written under another name and renamed once whole, so a backup cut short is never taken for one.
- */
+/** One read's snapshot, beside running servers, written under another name and renamed once whole. */
 export async function backup(db: Db, file: string, now: number): Promise<number> {
   if (existsSync(file)) throw new Error(`${file} exists already: a backup never overwrites a file`);
   const rows = await db.all("SELECT * FROM leads");
-  const partial = `${file}.partial-${process.pid}`; // its own: a backup beside it (an overrun cron) is not disturbed
-  const remove = () => [partial, `${partial}-wal`, `${partial}-shm`].forEach((path) => rmSync(path, { force: true }));
+  const partial = `${file}.partial-${process.pid}`; // an overrun cron's backup beside it is not disturbed
   const copy = openDb({ file: partial }, { version: VERSION, foreignFolder: true });
   try {
     const copied = await copyLeads(rows, copy, now);
@@ -27,11 +22,11 @@ export async function backup(db: Db, file: string, now: number): Promise<number>
     return copied;
   } finally {
     await copy.close();
-    remove();
+    for (const path of [partial, `${partial}-wal`, `${partial}-shm`]) rmSync(path, { force: true });
   }
 }
 
-/** A backup's leads, read read-only (it may be on a read-only mount, and is never changed by being read). */
+/** Read-only: it may be on a read-only mount, and is never changed by being read. */
 export function readBackup(file: string) {
   if (!existsSync(file)) throw new Error(`no file at ${file}`);
   const copy = new DatabaseSync(file, { readOnly: true });
@@ -45,10 +40,3 @@ export function readBackup(file: string) {
     copy.close();
   }
 }
-
-/** A backup's leads that `db` does not have, added (`db`'s own rows win). */
-export const restore = (db: Db, rows: Row[], now: number) => copyLeads(rows, db, now);
-
-/** How many restored leads wait for the operator. */
-export const restoredWaiting = async (db: Db) =>
-  Number((await db.get("SELECT count(*) AS n FROM leads WHERE status = 'parked' AND parked_reason = ?", [RESTORED]))?.n);

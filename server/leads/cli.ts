@@ -1,8 +1,6 @@
 /**
- * `npm run -s leads -- <command>` (USAGE; docs/operations.md says what each does): what an operator
- * needs to see and move the lead store, with the servers running or not. It changes the store in
- * transactions, which running servers pick up within seconds; on SQLite a server's lock is waited
- * for by SQLite itself, up to 3 s a statement, as a command has nothing else to do (decision 0039).
+ * `npm run -s leads -- <command>` (USAGE; docs/operations.md says what each does), with the servers running or not. On
+ * SQLite a server's lock is waited for by SQLite itself, up to 3 s a statement: a command has nothing else to do (decision 0039).
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
@@ -12,73 +10,68 @@ import { type Config, parseConfig } from "../config";
 import { BUSY_WAIT_MS, causeOf, openDb, type Db } from "../db";
 import { lastDays, openFunnel } from "../funnel";
 import { funnelText, sourceWorth } from "../funnel-report";
-import { askOnTerminal, personalData } from "../personal-data";
-import { backup, readBackup, restore, restoredWaiting } from "./backup";
-import { leadStore, NotHeld, RESTORED, VERSION, type LeadRow } from "./store";
+import { askOnTerminal, asked, personalData } from "../personal-data";
+import { backup, readBackup } from "./backup";
+import { copyLeads, leadStore, NotHeld, RESTORED, VERSION, type LeadRow } from "./store";
 
 const USAGE =
   "usage: npm run -s leads -- list | export | retry [id ...] | release [id ...] | discard <id | address code> ... | status | backup <file> | restore <file> | restore --in-place | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]";
-const COMMANDS = ["list", "export", "retry", "release", "discard", "status", "backup", "restore", "funnel"];
-const OPTIONS = { help: { type: "boolean" }, json: { type: "boolean" }, days: { type: "string" }, "in-place": { type: "boolean" } } as const;
-type Out = (line: string) => void;
+const COMMANDS = ["list", "export", "retry", "release", "discard", "status", "backup", "restore", "funnel", "find", "erase"];
+const flag = { type: "boolean" } as const;
+const OPTIONS = { help: flag, json: flag, yes: flag, days: { type: "string" }, "in-place": flag } as const;
+type Flags = { json?: boolean; yes?: boolean; days?: string; "in-place"?: boolean };
+type Out = (line: string) => unknown;
+type Ask = (question: string) => Promise<boolean>;
 
 function age(ms: number): string {
   const minutes = Math.max(0, Math.floor(ms / 60_000));
   return minutes < 60 ? `${minutes}m` : minutes < 48 * 60 ? `${Math.floor(minutes / 60)}h` : `${Math.floor(minutes / 1440)}d`;
 }
-/** Why a lead waits, as the operator acts on it: a parked one's reason with the refusing status ("http 401": the key), a held one's rule. */
+/** Why a lead waits: a parked one's reason with the refusing status ("http 401": the key), a held one's rule. */
 const why = (row: LeadRow) => [row.parkedReason, (row.parkedStatus ?? 0) >= 400 ? row.parkedStatus : null].filter((part) => part !== null).join(" ");
 /** A lead in full, as export and discard write it: personal data. */
 const exported = (row: LeadRow) => JSON.stringify({ ...row.lead, status: row.status, reason: row.parkedReason ?? undefined, address: row.group ?? undefined });
-/** A list's line; arrival to the second, so a burst of one-shot addresses shows as many leads in a few seconds. */
-const listed = (row: LeadRow, reason: string) =>
-  [
-    row.id,
-    row.kind,
-    row.status,
-    age(Date.now() - row.firstAcceptedAt),
-    new Date(row.firstAcceptedAt).toISOString().slice(0, 19) + "Z",
-    reason,
-    row.group ?? "",
-  ].join("\t");
+/** Arrival to the second, so a burst of one-shot addresses shows as many leads in a few seconds. */
+const listed = (row: LeadRow, reason: string) => {
+  const arrived = new Date(row.firstAcceptedAt).toISOString().slice(0, 19) + "Z";
+  return [row.id, row.kind, row.status, age(Date.now() - row.firstAcceptedAt), arrived, reason, row.group ?? ""].join("\t");
+};
 
-/** The store as the server has it (DATABASE_URL, else DATA_DIR's SQLite file, which must exist: a command never makes an empty one). */
+/** The store as the server has it; a command never makes an empty SQLite file. */
 function storeOf(config: Config, err: Out): Db | undefined {
-  if (!config.databaseUrl && !existsSync(config.leadsDb)) {
-    err(`leads: no lead store at ${config.leadsDb} yet (DATA_DIR=${config.dataDir})`);
-    return undefined;
-  }
+  if (!config.databaseUrl && !existsSync(config.leadsDb)) return void err(`leads: no lead store at ${config.leadsDb} yet (DATA_DIR=${config.dataDir})`);
   return openDb({ databaseUrl: config.databaseUrl, file: config.leadsDb }, { timeout: BUSY_WAIT_MS, version: VERSION });
 }
 
-/** Why the arguments are wrong for `command`, or undefined: a flag elsewhere would be swallowed, and a retry or release with no ids moves every lead. */
-function misuse(command: string, ids: string[], flags: { json?: boolean; days?: string; "in-place"?: boolean }): string | undefined {
+/** Why the arguments are wrong, or undefined: a flag another command takes would be swallowed; a discard of no ids would take every held lead. */
+function misuse(command: string, ids: string[], flags: Flags): string | undefined {
+  if (command === "find" || command === "erase") {
+    // A --yes that find would ignore may have been meant for erase.
+    if (command === "find" ? flags.yes !== undefined : flags.json !== undefined)
+      return `${command === "find" ? "--yes is erase's" : "--json is find's"}; nothing was done`;
+    if (flags.days !== undefined || flags["in-place"]) return `--days and --in-place are not ${command}'s`;
+    const bad = ids.find((one) => !asked(one));
+    if (bad !== undefined) return `${JSON.stringify(bad)} is not an email address, a phone number or a reference (such as 20261122-7F3KQ9ZA)`;
+    return ids.length === 0 ? `${command} takes email addresses, phone numbers or references` : undefined;
+  }
+  if (flags.yes !== undefined) return `--yes is erase's, not ${command}'s`;
   if (command !== "funnel" && (flags.json !== undefined || flags.days !== undefined)) return `--json and --days are the funnel's; ${command} takes ids only`;
   if (flags["in-place"] && command !== "restore") return `--in-place is restore's, not ${command}'s`;
   if ((command === "backup" || command === "restore") && ids.length !== (flags["in-place"] ? 0 : 1))
     return `${command} takes one file${command === "restore" ? ", or --in-place alone" : ""}`;
-  // Never every held lead, as release would send them all.
   if (command === "discard" && ids.length === 0)
     return "discard takes the ids or address codes of held or restored leads (npm run -s leads -- list shows them)";
   if (command === "funnel" && ids.length > 0) return `Unexpected argument '${ids[0]}'. funnel takes no ids`;
+  const days = Number(flags.days ?? 7);
+  if (command === "funnel" && !(Number.isInteger(days) && days >= 1 && days <= 400)) return "--days must be a whole number from 1 to 400";
   return undefined;
 }
 
 /**
- * `out` is stdout (what it returns settles once the line is written: discard waits for that), `err`
- * stderr; `ask` a yes-or-no question on the operator's terminal, none without one (erase). The exit
- * code: 1 when something could not be read or done, 2 for a wrong command or flag.
+ * `out` is stdout (its promise settles once the line is written: discard waits for that), `err` stderr, `ask` a
+ * question on the operator's terminal (none without one). Exit code 1: something could not be read or done; 2: misuse.
  */
-export async function runCli(
-  argv: string[],
-  env: Record<string, string | undefined>,
-  out: (line: string) => unknown,
-  err: Out = out,
-  ask?: (question: string) => Promise<boolean>,
-): Promise<number> {
-  // A person's data on request, with flags of its own; with no store yet, the outbox alone.
-  if (argv[0] === "find" || argv[0] === "erase")
-    return personalData(argv[0], argv.slice(1), env, { out, err, ask, open: (config) => storeOf(config, () => undefined) });
+export async function runCli(argv: string[], env: Record<string, string | undefined>, out: Out, err: Out = out, ask?: Ask): Promise<number> {
   // Every name after discard is a name: an address code may start with "-" (base64url).
   const args = argv[0] === "discard" ? ["discard", "--", ...argv.slice(argv[1] === "--" ? 2 : 1)] : argv;
   let parsed;
@@ -104,7 +97,9 @@ export async function runCli(
   if (command === "backup" || command === "restore") return copies(command, ids[0] && resolve(env.INIT_CWD ?? process.cwd(), ids[0]), config, out, err);
   let db: Db | undefined;
   try {
-    db = storeOf(config, err);
+    // With no store yet, find and erase look in the outbox alone.
+    db = storeOf(config, command === "find" || command === "erase" ? () => undefined : err);
+    if (command === "find" || command === "erase") return await personalData(command, ids, flags, config, { db, out, err, ask });
     if (!db) return ["status", "list", "export"].includes(command) ? 0 : 1;
     const store = leadStore(db);
     const rows = await store.list(["pending", "held", "parked"]);
@@ -113,8 +108,7 @@ export async function runCli(
     if (command === "list") {
       out(["id", "kind", "status", "age", "arrived", "reason", "address"].join("\t"));
       for (const row of rows) out(listed(row, why(row)));
-      // Delivered to a CRM (Zoho CRM) and still kept here: the record each lead became there.
-      for (const row of await store.inCrm()) out(listed(row, `record ${row.record}`));
+      for (const row of await store.inCrm()) out(listed(row, `record ${row.record}`)); // delivered to Zoho CRM and still kept here
     } else if (command === "export") {
       for (const row of rows) if (row.lead) out(exported(row));
     } else if (command === "discard") {
@@ -137,7 +131,7 @@ export async function runCli(
       err(`leads: ${error.message}; nothing was discarded (npm run -s leads -- list shows the held and restored leads)`);
       return 1;
     }
-    const written = ["retry", "release", "discard"].includes(command) ? "; nothing was changed" : "";
+    const written = ["retry", "release", "discard", "erase"].includes(command) ? "; nothing was changed" : "";
     err(`leads: the lead store could not be used (${causeOf(error).cause ?? (error as Error).message})${written}`);
     return 1;
   } finally {
@@ -145,10 +139,7 @@ export async function runCli(
   }
 }
 
-/**
- * `backup FILE`, `restore FILE` (into the store as the server has it, made if missing: a lost
- * volume), `restore --in-place` (no file: the store itself came back from a snapshot): decision 0048.
- */
+/** `backup FILE`, `restore FILE` (into the store, made if missing: a lost volume), `restore --in-place` (decision 0048). */
 async function copies(command: "backup" | "restore", file: string | undefined, config: Config, out: Out, err: Out) {
   let db: Db | undefined;
   try {
@@ -159,15 +150,16 @@ async function copies(command: "backup" | "restore", file: string | undefined, c
       out(`backed up ${copied} lead(s) to ${file}; those not yet delivered are parked there as "restored", so that a restore never sends one again unasked`);
       return 0;
     }
-    const rows = file ? readBackup(file) : []; // read before the store is touched: a file that is no backup leaves nothing behind
+    const rows = file ? readBackup(file) : []; // before the store is touched: a file that is no backup leaves nothing behind
     db = openDb({ databaseUrl: config.databaseUrl, file: config.leadsDb }, { timeout: BUSY_WAIT_MS, version: VERSION });
     if (!file) await leadStore(db).holdRestored(Date.now());
     else {
-      const added = await restore(db, rows, Date.now());
+      const added = await copyLeads(rows, db, Date.now()); // the store's own rows win
       out(`restored ${added} of ${rows.length} lead(s) from ${file} (${rows.length - added} the store had already, kept as it has them)`);
     }
+    const waiting = await db.get("SELECT count(*) AS n FROM leads WHERE status = 'parked' AND parked_reason = ?", [RESTORED]);
     out(
-      `${await restoredWaiting(db)} lead(s) not known to be delivered are parked as "restored": npm run -s leads -- list names them; check the receiver for each reference, then send those it never got: npm run -s leads -- retry <id ...>`,
+      `${Number(waiting?.n)} lead(s) not known to be delivered are parked as "restored": npm run -s leads -- list names them; check the receiver for each reference, then send those it never got: npm run -s leads -- retry <id ...>`,
     );
     return 0;
   } catch (error) {
@@ -179,17 +171,12 @@ async function copies(command: "backup" | "restore", file: string | undefined, c
   }
 }
 
-/** `funnel`: the counters of the last days, from PostgreSQL (DATABASE_URL) or the data folder's funnel.db. */
-async function funnel(flags: { json?: boolean; days?: string }, config: Config, out: Out, err: Out) {
-  const count = Number(flags.days ?? 7);
-  if (!Number.isInteger(count) || count < 1 || count > 400) {
-    err("leads: --days must be a whole number from 1 to 400");
-    return 2;
-  }
+/** `funnel`: the counters of the last days, from PostgreSQL or the data folder's funnel.db. */
+async function funnel(flags: Flags, config: Config, out: Out, err: Out) {
   const db = openDb({ databaseUrl: config.databaseUrl, file: config.funnelDb }, { synchronous: "NORMAL", timeout: BUSY_WAIT_MS });
   const store = openFunnel({ db, log: { warn: () => undefined }, settings: config.sources });
   try {
-    const days = await store.read(lastDays(count));
+    const days = await store.read(lastDays(Number(flags.days ?? 7)));
     if (flags.json) out(JSON.stringify({ days, sources: sourceWorth(days) }, null, 2));
     else funnelText(days).forEach((line) => out(line));
     return 0;
@@ -203,8 +190,7 @@ async function funnel(flags: { json?: boolean; days?: string }, config: Config, 
 }
 
 if (process.argv[1]?.endsWith("leads.js")) {
-  // A line's promise settles once it is written (a full disk under `> flood.jsonl` fails it); a
-  // reader gone (`list | head`) ends nothing but the output, as console.log's would.
+  // A line's promise settles once written (a full disk under `> flood.jsonl` fails it); a reader gone (`list | head`) ends only the output.
   process.stdout.on("error", () => undefined);
   const written = (line: string) => {
     const done = new Promise<void>((resolve, reject) => process.stdout.write(`${line}\n`, (error) => (error ? reject(error) : resolve())));

@@ -1,7 +1,4 @@
-/**
- * One delivery attempt to the form service, or the outbox file. Success is strict where the service
- * has a success answer (a 200 with an HTML page has not taken the lead); a webhook has none, so any 2xx.
- */
+/** One delivery attempt. Success is strict where the service has a success answer (a 200 HTML page took nothing); a webhook's is any 2xx. */
 import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { sourceParts } from "~/funnel/source";
@@ -12,7 +9,6 @@ import { createZohoTransport } from "./zoho-crm";
 
 export type TransportConfig = Config["delivery"];
 
-/** Each service's payload, extra headers (the webhook's) and success rule (besides a 2xx status). */
 const PROVIDERS = {
   web3forms: {
     payload: (lead: StoredLead, c: TransportConfig) => ({
@@ -30,7 +26,6 @@ const PROVIDERS = {
     accepted: (answer: Record<string, unknown>) => answer.ok === true,
   },
   webhook: {
-    // The source as parts too, for a receiver that files them; null for a lead stored before leads carried one.
     payload: (lead: StoredLead) => ({
       subject: lead.subject,
       from_name: lead.fromName,
@@ -38,13 +33,12 @@ const PROVIDERS = {
       message: messageText(lead),
       source: lead.source ? sourceParts(lead.source) : null,
     }),
-    // The reference as the key a receiver can drop a second send by (decision 0033).
+    // The reference as the key a receiver drops a second send by (decision 0033).
     headers: (c: TransportConfig, lead: StoredLead): Record<string, string> => ({ Authorization: `Bearer ${c.accessKey}`, "Idempotency-Key": lead.id }),
     accepted: () => true,
   },
 };
 
-/** The transport the settings name (config.ts has checked that each has what it needs). */
 export function createTransport(config: TransportConfig): Transport {
   if (config.provider === "outbox") return outbox(config);
   if (config.provider === "zoho-crm") return createZohoTransport(config.zoho!, config.timeoutMs);
@@ -62,21 +56,15 @@ export function createTransport(config: TransportConfig): Transport {
   };
 }
 
-/**
- * Appends one line durably: fsync'd before it counts, and a write that fails half way (a full disk)
- * cut off again, so the next line never lands on a torn one. 0600 in a 0700 folder: visitors' words.
- */
+/** Fsync'd before it counts; one that fails half way (a full disk) is cut off, so the next never lands on a torn line. 0600: visitors' words. */
 export async function appendLine(file: string, line: string): Promise<void> {
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   const handle = await open(file, "a+", 0o600);
   try {
     const { size } = await handle.stat();
-    let text = line;
-    if (size > 0) {
-      const last = Buffer.alloc(1);
-      await handle.read(last, 0, 1, size - 1);
-      if (last[0] !== 0x0a) text = `\n${line}`; // a torn line a crash left: end it first
-    }
+    // A torn line a crash left (the file's last byte no newline) is ended first.
+    const torn = size > 0 && (await handle.read(Buffer.alloc(1), 0, 1, size - 1)).buffer[0] !== 0x0a;
+    const text = torn ? `\n${line}` : line;
     try {
       await handle.appendFile(text, "utf8");
       await handle.datasync();
@@ -89,7 +77,7 @@ export async function appendLine(file: string, line: string): Promise<void> {
   }
 }
 
-/** Each lead appended to OUTBOX_FILE as one JSON line, one append at a time so lines never interleave. */
+/** One append at a time, so lines never interleave. */
 function outbox(config: TransportConfig): Transport {
   let queue: Promise<unknown> = Promise.resolve();
   return {

@@ -1,27 +1,21 @@
 /**
- * Delivery to Zoho CRM (decision 0035): each lead becomes a CRM Lead through Zoho's upsert, unique
- * on the field that holds the lead's reference, so a lead sent again updates the record instead of
- * adding a second. OAuth for a self client: an access token from the refresh token, kept in memory
- * until shortly before it expires and fetched once however many deliveries wait for it. No token,
- * secret or lead text goes into an outcome (outcomes are logged), and one attempt, however many
- * requests it makes, takes at most FORM_TIMEOUT_MS (its claim on the lead lasts that).
+ * Delivery to Zoho CRM (decision 0035): an upsert unique on the reference field, so a lead sent again updates its
+ * record. No token, secret or lead text goes into an outcome (they are logged); one attempt, however many requests it
+ * makes, takes at most FORM_TIMEOUT_MS (its claim on the lead lasts that).
  */
 import { type Source, sourceKey, sourceParts } from "~/funnel/source";
-import { answerFields, fieldsOf, messageText, post, retryable, unanswered, type Answer } from "./send";
+import { answerFields, fieldsOf, messageText, post, retryable, unanswered } from "./send";
 import type { DeliveryOutcome, StoredLead, Transport } from "./types";
 
-/** The lead's parts an operator may file in fields of their own (ZOHO_FIELD_MAP): the form's, and its source's (sourceParts). */
+/** What ZOHO_FIELD_MAP may file in fields of their own: the form's parts, and its source's (sourceParts). */
 const FORM_PARTS = ["service", "timeframe", "complexity", "estimate", "message"] as const;
 const SOURCE_PARTS = ["source", "source_kind", "utm_source", "utm_medium", "utm_campaign", "referrer"] as const;
 export const MAPPABLE = [...FORM_PARTS, ...SOURCE_PARTS] as const;
-type Mappable = (typeof MAPPABLE)[number];
+export type Mappable = (typeof MAPPABLE)[number];
 
-/**
- * Zoho's published limits, in characters (decision 0042): its standard Leads fields, a Single Line
- * custom field, a Multi Line one (Large). A value over its field's limit makes Zoho refuse the whole record.
- */
-export const ZOHO_LIMITS = { Last_Name: 80, Company: 100, Email: 100, Phone: 30, Description: 32_000, singleLine: 255, multiLine: 32_000 } as const;
-/** How many characters a mapped part's field holds unless the map says: a Single Line's 255, `message` a Multi Line (Small)'s 2,000. */
+/** Zoho's published limits in characters (decision 0042): one value over its field's makes Zoho refuse the whole record. */
+export const ZOHO_LIMITS = { Last_Name: 80, Company: 100, Email: 100, Phone: 30, singleLine: 255, multiLine: 32_000 } as const;
+/** Unless the map says: a Single Line's 255, `message` a Multi Line (Small)'s 2,000. */
 export const defaultMax = (part: Mappable) => (part === "message" ? 2_000 : ZOHO_LIMITS.singleLine);
 
 export interface ZohoSettings {
@@ -36,27 +30,17 @@ export interface ZohoSettings {
 }
 
 type Failure = Extract<DeliveryOutcome, { ok: false }>;
-interface Token {
-  value: string;
-  apiDomain: string;
-  /** When to fetch a new one (ms): a few minutes before Zoho says it expires. */
-  renewAt: number;
-}
+type Token = { value: string; apiDomain: string; renewAt: number };
 
-/** Zoho's refusals of the credentials themselves: only an operator can fix them. */
+/** Refusals only an operator can fix (the credentials), and refusals of the lead as sent: sending again cannot help. */
 const CREDENTIALS_REFUSED = ["invalid_code", "invalid_client", "unauthorized_client"];
-/** Refusals of the lead as sent: sending it again cannot help. */
 const LEAD_REFUSED = ["INVALID_DATA", "MANDATORY_NOT_FOUND", "DUPLICATE_DATA", "PATTERN_NOT_MATCHED", "LIMIT_EXCEEDED"];
 
-/** Zoho's code for an answer, when it has the shape of one (never anything longer). */
+/** Zoho's code, when it has the shape of one (never anything longer). */
 const codeOf = (value: unknown) => (typeof value === "string" && /^[A-Za-z_]{1,40}$/.test(value) ? value : undefined);
 
 const graphemes = new Intl.Segmenter("en", { granularity: "grapheme" });
-/**
- * `value` in at most `max` characters: whole, or cut at a character's end (never inside an emoji)
- * and ended with "…". Counted in UTF-16 units, as Java (Zoho's) counts: never fewer than the
- * characters a reader sees, so a value that fits here fits however Zoho counts.
- */
+/** Cut at a character's end (never inside an emoji), ending "…". Counted in UTF-16 units as Java (Zoho) counts: never fewer than a reader sees. */
 export function cut(value: string, max: number): string {
   if (value.length <= max) return value;
   let kept = "";
@@ -67,7 +51,7 @@ export function cut(value: string, max: number): string {
   return `${kept.trimEnd()}…`;
 }
 
-/** The `Lead_Source` value for a visit's source: the operator's for it (by key, a campaign's first parts, then kind), else ZOHO_LEAD_SOURCE. */
+/** The operator's value for the source (by key, a campaign's first parts, then kind), else ZOHO_LEAD_SOURCE. */
 export function leadSourceOf(source: Source | undefined, settings: Pick<ZohoSettings, "leadSource" | "leadSourceMap">): string {
   const map = settings.leadSourceMap ?? {};
   if (!source) return settings.leadSource;
@@ -77,7 +61,6 @@ export function leadSourceOf(source: Source | undefined, settings: Pick<ZohoSett
   return named === undefined ? settings.leadSource : map[named]!;
 }
 
-/** The lead's mappable parts: the form's, and its source's (none for a lead stored before leads carried one). */
 function partsOf(lead: StoredLead): Partial<Record<Mappable, string>> {
   if (!lead.source) return { ...lead.fields };
   const { text, kind, ...named } = sourceParts(lead.source);
@@ -85,9 +68,8 @@ function partsOf(lead: StoredLead): Partial<Record<Mappable, string>> {
 }
 
 /**
- * The lead as a record of Zoho's Leads module, every value within its field's limit (decision
- * 0042). A value cut, or an email address left out (cut, it would be another address), is whole in
- * the Description, which says so. `Lead_Source` is only ever a value the operator wrote (a picklist may refuse any other).
+ * Every value within its field's limit (decision 0042): one cut, or an email left out (cut, it would be another
+ * address), is whole in the Description, which says so. `Lead_Source` is only a value the operator wrote.
  */
 export function leadRecord(lead: StoredLead, settings: ZohoSettings): Record<string, string> {
   const fields = lead.fields;
@@ -100,7 +82,7 @@ export function leadRecord(lead: StoredLead, settings: ZohoSettings): Record<str
     return fitted;
   };
   const record: Record<string, string> = {
-    // Mandatory in Zoho's standard layout, both: the person when given, else the company.
+    // Both mandatory in Zoho's standard layout.
     Last_Name: fit("Last_Name", person ?? company, ZOHO_LIMITS.Last_Name),
     Company: fit("Company", company, ZOHO_LIMITS.Company),
     Lead_Source: leadSourceOf(lead.source, settings),
@@ -115,15 +97,8 @@ export function leadRecord(lead: StoredLead, settings: ZohoSettings): Record<str
     if (target && value) record[target.field] = fit(target.field, value, target.max);
   }
   const said = notes.length ? [`Zoho CRM's fields hold less than was sent: ${notes.join("; ")}. The whole values are in this Description.`] : [];
-  let description = messageText(lead, said);
-  // Past the Description's own limit (no form the site takes comes near it): what was typed is
-  // cut, the lines after it (the notes, the source, the reference) kept whole.
-  if (description.length > ZOHO_LIMITS.Description) {
-    const more = [...said, `The lead's text is cut to fit Zoho's Description (${ZOHO_LIMITS.Description.toLocaleString("en")} characters).`];
-    const room = ZOHO_LIMITS.Description - messageText({ ...lead, text: "" }, more).length;
-    description = messageText({ ...lead, text: cut(lead.text, room) }, more);
-  }
-  record.Description = description;
+  // The Description holds 32,000: the forms' limits (app/forms/limits.ts) keep a lead's text under 12,000 UTF-16 units.
+  record.Description = messageText(lead, said);
   record[settings.referenceField] = lead.id;
   return record;
 }
@@ -133,19 +108,10 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
   let refreshing: Promise<Token | Failure> | undefined;
 
   async function refresh(ms: number, stop?: AbortSignal): Promise<Token | Failure> {
-    const form = new URLSearchParams({
-      grant_type: "refresh_token",
-      client_id: settings.clientId,
-      client_secret: settings.clientSecret,
-      refresh_token: settings.refreshToken,
-    }).toString();
-    const answer = await post(
-      new URL("/oauth/v2/token", settings.accountsUrl).href,
-      { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
-      form,
-      ms,
-      stop,
-    );
+    const { clientId: client_id, clientSecret: client_secret, refreshToken: refresh_token } = settings;
+    const form = new URLSearchParams({ grant_type: "refresh_token", client_id, client_secret, refresh_token }).toString();
+    const headers = { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" };
+    const answer = await post(new URL("/oauth/v2/token", settings.accountsUrl).href, headers, form, ms, stop);
     if (answer.kind !== "response") return unanswered(answer);
     const body = answerFields(answer.body);
     const error = codeOf(body.error);
@@ -158,7 +124,7 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
     return { value, apiDomain, renewAt: now() + Math.max(seconds - 300, seconds / 2) * 1000 };
   }
 
-  /** A token still good, or the one a refresh brings: one refresh at a time, shared by every delivery waiting. */
+  /** One refresh at a time, shared by every delivery waiting. */
   async function accessToken(ms: number, stop?: AbortSignal, refused?: string): Promise<Token | Failure> {
     if (token && token.value !== refused && now() < token.renewAt) return token;
     refreshing ??= refresh(ms, stop).finally(() => (refreshing = undefined));
@@ -167,23 +133,15 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
     return fresh;
   }
 
-  async function upsert(lead: StoredLead, auth: Token, ms: number, stop?: AbortSignal): Promise<Answer> {
-    const body = JSON.stringify({ data: [leadRecord(lead, settings)], duplicate_check_fields: [settings.referenceField] });
-    const headers = { Authorization: `Zoho-oauthtoken ${auth.value}`, "Content-Type": "application/json", Accept: "application/json" };
-    return post(`${auth.apiDomain}/crm/v8/Leads/upsert`, headers, body, ms, stop);
-  }
-
-  /** Success is strict: one SUCCESS entry, an insert or an update, and the record's id. */
   function outcome(status: number, raw: string): DeliveryOutcome {
     const body = answerFields(raw);
     const entry = fieldsOf(Array.isArray(body.data) ? body.data[0] : undefined);
     const details = fieldsOf(entry.details);
-    if (status >= 200 && status < 300 && entry.code === "SUCCESS" && (entry.action === "insert" || entry.action === "update")) {
-      if (typeof details.id === "string" && /^\d{1,30}$/.test(details.id)) return { ok: true, status, record: details.id };
-    }
+    const saved = status >= 200 && status < 300 && entry.code === "SUCCESS" && (entry.action === "insert" || entry.action === "update");
+    if (saved && typeof details.id === "string" && /^\d{1,30}$/.test(details.id)) return { ok: true, status, record: details.id };
     const code = codeOf(entry.code) ?? codeOf(body.code);
     if (retryable(status)) return { ok: false, retry: true, reason: code ? `zoho:${code}` : "http", status };
-    // The reference itself taken: a send of this lead racing another; the next upsert updates it.
+    // The reference itself taken: two sends of this lead racing; the next upsert updates it.
     if (code === "DUPLICATE_DATA" && details.api_name === settings.referenceField) return { ok: false, retry: true, reason: `zoho:${code}`, status };
     if (code && LEAD_REFUSED.includes(code)) return { ok: false, retry: false, reason: `zoho:${code}`, status };
     if (status >= 400 && status < 500) return { ok: false, retry: false, reason: code ? `zoho:${code}` : "http", status };
@@ -195,14 +153,18 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
     async deliver(lead, stop) {
       const deadline = performance.now() + timeoutMs;
       const msLeft = () => Math.max(1, Math.round(deadline - performance.now()));
+      const body = JSON.stringify({ data: [leadRecord(lead, settings)], duplicate_check_fields: [settings.referenceField] });
+      const json = { "Content-Type": "application/json", Accept: "application/json" };
+      const upsert = (auth: Token) =>
+        post(`${auth.apiDomain}/crm/v8/Leads/upsert`, { ...json, Authorization: `Zoho-oauthtoken ${auth.value}` }, body, msLeft(), stop);
       let auth = await accessToken(msLeft(), stop);
       if (!("value" in auth)) return auth;
-      let answer = await upsert(lead, auth, msLeft(), stop);
-      // An access token Zoho no longer takes (expired early, revoked): a new one, and once more.
+      let answer = await upsert(auth);
+      // A token Zoho no longer takes (expired early, revoked): a new one, once.
       if (answer.kind === "response" && answer.status === 401 && codeOf(answerFields(answer.body).code) === "INVALID_TOKEN") {
         auth = await accessToken(msLeft(), stop, auth.value);
         if (!("value" in auth)) return auth;
-        answer = await upsert(lead, auth, msLeft(), stop);
+        answer = await upsert(auth);
         if (answer.kind === "response" && answer.status === 401) return { ok: false, retry: true, reason: "zoho:INVALID_TOKEN", status: 401 };
       }
       return answer.kind === "response" ? outcome(answer.status, answer.body) : unanswered(answer);
