@@ -16,7 +16,8 @@ import { expect, test } from "./support/fixtures";
 import { type Proxy, startVarnish } from "./support/proxies";
 import { sites } from "./support/sites";
 
-const PUBLIC_PAGE = /^public, max-age=0, s-maxage=\d+, stale-while-revalidate=\d+$/;
+/** Browsers ask again each time (max-age=0); a shared cache keeps it a while, and serves it stale a while more as it refreshes it. */
+const PUBLIC_PAGE = /^public, max-age=0, s-maxage=[1-9]\d*, stale-while-revalidate=[1-9]\d*$/;
 const PRIVATE = "private, no-store";
 const PAGES = ["/", "/services", "/about", "/work"];
 
@@ -40,13 +41,7 @@ test.describe("caching, end to end", { tag: "@once" }, () => {
   test("a page (a tab, a category) is public, one strong ETag a coding, the same bytes for any campaign or unknown parameter, precompressed; 304 and HEAD", async () => {
     // Each page, then addresses whose extra parameters, or choices outside their lists, change nothing.
     for (const [path, ...links] of [
-      [
-        "/",
-        "/?utm_source=newsletter&utm_medium=email&utm_campaign=spring",
-        "/?gclid=Cj0KCQ&fbclid=IwAR0",
-        "/?anything=at-all&index",
-        "/?service=rocket-science",
-      ],
+      ["/", "/?utm_source=mail&utm_medium=email&utm_campaign=spring", "/?gclid=Cj0KCQ&fbclid=IwAR0", "/?anything=at-all&index", "/?service=rocket-science"],
       ["/services", "/services?utm_source=x&gclid=1"],
       ["/about"],
       ["/work", "/work?category=nonsense&fbclid=2"],
@@ -66,12 +61,8 @@ test.describe("caching, end to end", { tag: "@once" }, () => {
         const first = await raw(`${site}${path}`, { "Accept-Encoding": accept });
         const [etag, what] = [first.headers.etag!, `${path} ${accept}`];
         etags.add(etag);
-        expect([first.status, first.headers.vary, first.headers["transfer-encoding"], Number(first.headers["content-length"])], what).toEqual([
-          200,
-          "Accept-Encoding",
-          undefined,
-          first.body.length,
-        ]);
+        const sent = [first.status, first.headers.vary, first.headers["transfer-encoding"], Number(first.headers["content-length"])];
+        expect(sent, what).toEqual([200, "Accept-Encoding", undefined, first.body.length]);
         expect(etag, what).toMatch(/^"[A-Za-z0-9_-]+"$/);
         const kept = await raw(`${site}${path}`, { "Accept-Encoding": accept, "If-None-Match": etag });
         expect([kept.status, kept.body.length, kept.headers.etag, kept.headers["cache-control"]], what).toEqual([304, 0, etag, first.headers["cache-control"]]);
@@ -150,7 +141,7 @@ test.describe("behind a caching proxy (Varnish)", { tag: "@once" }, () => {
   }) => {
     const client = await playwright.request.newContext({ baseURL: varnish.url });
     try {
-      const perVisitor = ["/?sent=contact", "/?sent=calculator", "/?service=ai&sent=contact", "/?sent=contact&utm_source=x", "/no-such-page"];
+      const perVisitor = ["/?sent=contact", "/?sent=calculator", "/?sent=", "/?service=ai&sent=contact", "/?sent=contact&utm_source=x", "/no-such-page"];
       for (const path of [...PAGES, "/?service=seo", "/work?category=ai", "/?utm_source=newsletter", ...perVisitor]) {
         const shared = !perVisitor.includes(path);
         const answers = [];

@@ -121,6 +121,7 @@ test("every answer, a kept page's or Express's, has the protective headers and i
       expect(values, what).toEqual(["nosniff", "DENY", "strict-origin-when-cross-origin", "same-origin", undefined, hsts]);
       expect(headers["permissions-policy"], what).toContain("camera=()");
       const csp = String(headers["content-security-policy"]);
+      expect(csp, what).not.toMatch(/unsafe|nonce/);
       for (const directive of ["default-src 'self'", "form-action 'self'", "frame-ancestors 'none'", "base-uri 'self'", "object-src 'none'"])
         expect(csp, what).toContain(directive);
       const scriptSrc = csp.split(";").find((d) => d.startsWith("script-src"));
@@ -153,6 +154,9 @@ test("every answer, a kept page's or Express's, has the protective headers and i
       [client, "https"],
     ])
       await checked(path, from!, proto!);
+  // /healthz says only whether the server can serve, never kept by a cache (and 503 once it stops, below).
+  const health = await checked("/healthz", client, "http");
+  expect([health.status, health.headers["cache-control"], health.body]).toEqual([200, "no-store", '{"status":"ok"}']);
   const crossSite = { Origin: "https://evil.example", "Content-Type": "application/x-www-form-urlencoded" };
   expect((await checked("/?index", client, "https", { method: "POST", headers: crossSite })).status).toBe(403);
 
@@ -190,7 +194,7 @@ test("every answer, a kept page's or Express's, has the protective headers and i
   // The rest of the body, and on the same connection the question a load balancer asks.
   slow.write(`${body.slice(10)}GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`);
   await slowClose;
-  expect(reply).toMatch(/^HTTP\/1\.1 303 [^]*\r\n\r\nHTTP\/1\.1 503 [^]*\{"status":"unavailable"\}/);
+  expect(reply).toMatch(/^HTTP\/1\.1 303 [^]*\r\n\r\nHTTP\/1\.1 503 [^]*\r\ncache-control: no-store\r\n[^]*\{"status":"unavailable"\}/i);
   // Exit 0 is the stop ending in time: one held past 13.5 s ends with code 1 (docs/operations.md,
   // "Stopping": within 15 s).
   expect((await server.exited).code).toBe(0);
