@@ -157,8 +157,11 @@ test("every answer, a kept page's or Express's, has the protective headers and i
   // /healthz says only whether the server can serve, never kept by a cache (and 503 once it stops, below).
   const health = await checked("/healthz", client, "http");
   expect([health.status, health.headers["cache-control"], health.body]).toEqual([200, "no-store", '{"status":"ok"}']);
-  const crossSite = { Origin: "https://evil.example", "Content-Type": "application/x-www-form-urlencoded" };
-  expect((await checked("/?index", client, "https", { method: "POST", headers: crossSite })).status).toBe(403);
+  const form = { "Content-Type": "application/x-www-form-urlencoded" };
+  expect((await checked("/?index", client, "https", { method: "POST", headers: { ...form, Origin: "https://evil.example" } })).status).toBe(403);
+  // A post to a resource route without an action: 405, naming what it takes (decision 0044).
+  const robots = await checked("/robots.txt", client, "https", { method: "POST", headers: form });
+  expect([robots.status, robots.headers.allow]).toEqual([405, "GET, HEAD"]);
 
   // SIGTERM, with a request in flight and a keep-alive connection idle.
   const body = new URLSearchParams({ formName: "contact", name: "Ada", email: "ada@example.com", service: "seo", message: "in flight" }).toString();
