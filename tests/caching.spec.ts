@@ -157,10 +157,8 @@ test.describe("behind a caching proxy (Varnish)", { tag: "@once" }, () => {
           answers.map(() => [status, csp, html, shared ? cacheControl : PRIVATE, shared ? etag : undefined]),
         );
         // Kept by the proxy: answered from it after the first.
-        expect(
-          answers.slice(1).map((a) => a.hit),
-          `${path} hits`,
-        ).toEqual([shared, shared, shared]);
+        const hits = answers.slice(1).map((a) => a.hit);
+        expect(hits, `${path} hits`).toEqual([shared, shared, shared]);
       }
       // A post's answer (here the action's 400 to a form not its own) is private too.
       const post = await client.post("/?index", { headers: { Origin: varnish.url }, form: { formName: "newsletter", email: "" }, maxRedirects: 0 });
