@@ -36,16 +36,6 @@ const script = (...args: string[]) =>
   );
 
 describe("a test run's processes (scripts/test-run.mjs)", () => {
-  it("a run is alive while the process that owns it runs, and a reused pid is not taken for it", async () => {
-    const owner = spawn("sleep", ["60"], { stdio: "ignore" });
-    started.push(owner);
-    const run = newRun(owner.pid);
-    expect(runAlive(run)).toBe(true);
-    expect(runAlive(`${owner.pid}.1`), "same pid, another start time").toBe(false);
-    owner.kill("SIGKILL");
-    expect(await until(() => !runAlive(run))).toBe(true);
-  });
-
   it("the end-of-run check names what the run still has running, stops it and fails; a second check passes", async () => {
     const owner = spawn("sleep", ["60"], { stdio: "ignore" });
     started.push(owner);
@@ -75,12 +65,13 @@ describe("a test run's processes (scripts/test-run.mjs)", () => {
     expect(await until(() => !alive(child))).toBe(true);
   });
 
-  it("reap stops what a run whose owner is gone left, and leaves a live run's processes alone", async () => {
+  it("a run is alive while its owner runs (a reused pid is not taken for it); reap stops what a run whose owner is gone left, not a live run's", async () => {
     const owner = spawn("sleep", ["60"], { stdio: "ignore" });
     started.push(owner);
     const deadRun = newRun(owner.pid);
+    expect([runAlive(deadRun), runAlive(`${owner.pid}.1`)], "alive; the same pid with another start time").toEqual([true, false]);
     owner.kill("SIGKILL");
-    await until(() => !runAlive(deadRun));
+    expect(await until(() => !runAlive(deadRun))).toBe(true);
     const orphan = marked(deadRun);
     const live = marked(newRun(process.pid));
     // (The end-to-end tests' global setup reaps too, so the orphan may already be gone when this runs.)

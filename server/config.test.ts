@@ -13,6 +13,15 @@ const problem = (env: Record<string, string>) => {
   return "(no configuration error)";
 };
 
+/** Zoho CRM's settings, each secret a value of its own to look for where it must not be. */
+const zoho = {
+  FORM_PROVIDER: "zoho-crm",
+  ZOHO_CLIENT_ID: "1000.CLIENTID",
+  ZOHO_CLIENT_SECRET: "zoho-client-secret-value",
+  ZOHO_REFRESH_TOKEN: "1000.zoho-refresh-token-value",
+  ZOHO_REFERENCE_FIELD: "Website_Reference",
+};
+
 describe("parseConfig", () => {
   it("works out of the box: port 3000, no proxy, no form service (so the outbox), data/ files", () => {
     const config = parse({});
@@ -137,29 +146,30 @@ describe("parseConfig", () => {
     [{ CONTAINER_NAME: "site 1" }, "CONTAINER_NAME must be a container's name"],
     [{ CONTAINER_NAME: 'site-1"x' }, "CONTAINER_NAME must be a container's name"],
     [{ CONTAINER_NAME: "-site" }, "CONTAINER_NAME must be a container's name"],
+    [{ FORM_PROVIDER: "zoho-crm" }, "ZOHO_CLIENT_ID must be set when FORM_PROVIDER is zoho-crm"],
+    [{ ...zoho, ZOHO_REFRESH_TOKEN: " " }, "ZOHO_REFRESH_TOKEN must be set"],
+    [{ ...zoho, ZOHO_REFERENCE_FIELD: "Website Reference" }, "ZOHO_REFERENCE_FIELD must be a Zoho field's API name"],
+    [{ ...zoho, ZOHO_ACCOUNTS_URL: "accounts.zoho.eu" }, "ZOHO_ACCOUNTS_URL must be an http(s) URL"],
+    [{ ...zoho, ZOHO_FIELD_MAP: "{service: x}" }, "ZOHO_FIELD_MAP must be a JSON object"],
+    [{ ...zoho, ZOHO_FIELD_MAP: '{"budget":"Budget"}' }, "ZOHO_FIELD_MAP"],
+    [{ ...zoho, ZOHO_FIELD_MAP: '{"service":"Service Wanted"}' }, "ZOHO_FIELD_MAP"],
+    [{ ...zoho, ZOHO_FIELD_MAP: '{"message":{"field":"Project","max":40000}}' }, "ZOHO_FIELD_MAP"],
+    [{ ...zoho, ZOHO_FIELD_MAP: '{"utm_source":"Lead_Source"}' }, "ZOHO_FIELD_MAP must not name a field the site fills itself"],
+    [{ ...zoho, ZOHO_FIELD_MAP: '{"source":"Website_Reference"}' }, "ZOHO_FIELD_MAP must not name ZOHO_REFERENCE_FIELD"],
+    [{ ...zoho, ZOHO_LEAD_SOURCE_MAP: '{"campaign":""}' }, "ZOHO_LEAD_SOURCE_MAP must map sources to Lead_Source values of 1 to 120 characters"],
+    [{ ...zoho, ZOHO_LEAD_SOURCE_MAP: '{"a/b/c/d":"X"}' }, "ZOHO_LEAD_SOURCE_MAP must name sources by key"],
   ])("%j stops the server with one line naming the variable", (env, message) => {
     const line = problem(env as Record<string, string>);
     expect(line).toMatch(/^Invalid configuration: /);
     expect(line).toContain(message);
     expect(line).not.toContain("\n");
-    // A value is never echoed (it may be a secret); a provider's name is one of a few words, not a secret.
-    for (const [name, value] of Object.entries(env)) if (name !== "FORM_PROVIDER") expect(line).not.toContain(value);
+    // A value is never echoed (it may be a secret); a provider's name is one of a few words, not a secret, and blank is unset.
+    for (const [name, value] of Object.entries(env)) if (name !== "FORM_PROVIDER" && value.trim()) expect(line).not.toContain(value);
   });
 });
 
 describe("describeConfig", () => {
-  it("never includes the key or the database's password", () => {
-    const config = parse({ FORM_ACCESS_KEY: "sk-very-secret", DATABASE_URL: "postgres://user:pw@db:5432/agency" });
-    const text = JSON.stringify(describeConfig(config));
-    expect(text).not.toContain("sk-very-secret");
-    expect(text).not.toContain("pw");
-    expect(describeConfig(config)).toMatchObject({
-      leadStore: "postgres db:5432/agency",
-      delivery: { to: "provider", endpoint: "https://api.web3forms.com" },
-    });
-  });
-
-  it("names where leads go: the provider, the inbox it mails, the outbox file and the timeout", () => {
+  it("names where leads go (the provider, the inbox it mails, the outbox file, the timeout, the store), never a key, a password or Zoho's secrets", () => {
     expect(describeConfig(parse({ FORM_INBOX: "leads@example.co.za" })).delivery).toEqual({
       provider: "outbox",
       inbox: "leads@example.co.za",
@@ -168,11 +178,21 @@ describe("describeConfig", () => {
       endpoint: "https://api.web3forms.com",
       to: "outbox",
     });
+    const keyed = describeConfig(parse({ FORM_ACCESS_KEY: "sk-very-secret", DATABASE_URL: "postgres://user:pw@db:5432/agency" }));
+    expect(keyed).toMatchObject({ leadStore: "postgres db:5432/agency", delivery: { to: "provider", endpoint: "https://api.web3forms.com" } });
+    const zohoCrm = describeConfig(parse({ ...zoho, ZOHO_FIELD_MAP: '{"service":"Service_Wanted"}' }));
+    expect(zohoCrm.delivery).toMatchObject({
+      provider: "zoho-crm",
+      endpoint: "https://accounts.zoho.com",
+      to: "provider",
+      zoho: { referenceField: "Website_Reference", fieldMap: { service: { field: "Service_Wanted", max: 255 } } },
+    });
+    expect(JSON.stringify([keyed, zohoCrm])).not.toMatch(/sk-very-secret|pw|zoho-client-secret-value|zoho-refresh-token-value|1000\.CLIENTID/);
   });
 });
 
 describe("privacyFacts", () => {
-  it("tells the privacy notice where forms go and how long delivered ones are kept, never the key", () => {
+  it("tells the privacy notice where forms go, how long delivered ones are kept and the booking page's host, never the key", () => {
     expect(privacyFacts(parse({}))).toEqual({ formService: null, retentionDays: 30 });
     expect(privacyFacts(parse({ FORM_ACCESS_KEY: "sk-very-secret", FORM_INBOX: "leads@example.co.za", LEAD_RETENTION_DAYS: "7" }))).toEqual({
       formService: { provider: "web3forms", host: "api.web3forms.com", inbox: "leads@example.co.za" },
@@ -183,23 +203,13 @@ describe("privacyFacts", () => {
     );
     expect(webhook.formService).toMatchObject({ provider: "webhook", host: "hooks.example.net" });
     expect(JSON.stringify(webhook)).not.toMatch(/sk-very-secret|token=abc/);
-  });
-
-  it("names the booking page's host when BOOKING_URL is set, and nothing of its path or query", () => {
+    // The booking page by its host alone, nothing of its path or query.
     expect(privacyFacts(parse({ BOOKING_URL: "https://cal.com/kopano/intro?month=2026-12" })).booking).toBe("cal.com");
     expect(privacyFacts(parse({})).booking).toBeUndefined();
   });
 });
 
 describe("Zoho CRM settings", () => {
-  const zoho = {
-    FORM_PROVIDER: "zoho-crm",
-    ZOHO_CLIENT_ID: "1000.CLIENTID",
-    ZOHO_CLIENT_SECRET: "zoho-client-secret-value",
-    ZOHO_REFRESH_TOKEN: "1000.zoho-refresh-token-value",
-    ZOHO_REFERENCE_FIELD: "Website_Reference",
-  };
-
   it("FORM_PROVIDER=zoho-crm needs no FORM_ENDPOINT; the US data centre and Lead_Source 'Website' by default; a field map as JSON", () => {
     expect(parse(zoho).delivery).toMatchObject({
       provider: "zoho-crm",
@@ -229,25 +239,6 @@ describe("Zoho CRM settings", () => {
     expect(privacyFacts(eu).formService).toEqual({ provider: "zoho-crm", host: "accounts.zoho.eu", inbox: site.email });
   });
 
-  it.each([
-    [{ FORM_PROVIDER: "zoho-crm" }, "ZOHO_CLIENT_ID must be set when FORM_PROVIDER is zoho-crm"],
-    [{ ...zoho, ZOHO_REFRESH_TOKEN: " " }, "ZOHO_REFRESH_TOKEN must be set"],
-    [{ ...zoho, ZOHO_REFERENCE_FIELD: "Website Reference" }, "ZOHO_REFERENCE_FIELD must be a Zoho field's API name"],
-    [{ ...zoho, ZOHO_ACCOUNTS_URL: "accounts.zoho.eu" }, "ZOHO_ACCOUNTS_URL must be an http(s) URL"],
-    [{ ...zoho, ZOHO_FIELD_MAP: "{service: x}" }, "ZOHO_FIELD_MAP must be a JSON object"],
-    [{ ...zoho, ZOHO_FIELD_MAP: '{"budget":"Budget"}' }, "ZOHO_FIELD_MAP"],
-    [{ ...zoho, ZOHO_FIELD_MAP: '{"service":"Service Wanted"}' }, "ZOHO_FIELD_MAP"],
-    [{ ...zoho, ZOHO_FIELD_MAP: '{"message":{"field":"Project","max":40000}}' }, "ZOHO_FIELD_MAP"],
-    [{ ...zoho, ZOHO_FIELD_MAP: '{"utm_source":"Lead_Source"}' }, "ZOHO_FIELD_MAP must not name a field the site fills itself"],
-    [{ ...zoho, ZOHO_FIELD_MAP: '{"source":"Website_Reference"}' }, "ZOHO_FIELD_MAP must not name ZOHO_REFERENCE_FIELD"],
-    [{ ...zoho, ZOHO_LEAD_SOURCE_MAP: '{"campaign":""}' }, "ZOHO_LEAD_SOURCE_MAP must map sources to Lead_Source values of 1 to 120 characters"],
-    [{ ...zoho, ZOHO_LEAD_SOURCE_MAP: '{"a/b/c/d":"X"}' }, "ZOHO_LEAD_SOURCE_MAP must name sources by key"],
-  ])("refuses %j at start, naming the variable and never its secrets", (env, message) => {
-    const line = problem(env as Record<string, string>);
-    expect(line).toContain(message);
-    expect(line).not.toMatch(/zoho-client-secret-value|zoho-refresh-token-value/);
-  });
-
   it("the source's parts may be mapped, each to a field of the length the operator made it; Lead_Source by source, as picklist values the operator names", () => {
     const config = parse({
       ...zoho,
@@ -259,19 +250,6 @@ describe("Zoho CRM settings", () => {
       leadSourceMap: { "search:google": "Google AdWords", newsletter: "Newsletter", link: "External Referral" },
     });
     expect(parse({ ...zoho, ZOHO_FIELD_MAP: '{"message":"Project"}' }).delivery.zoho!.fieldMap).toEqual({ message: { field: "Project", max: 2000 } });
-  });
-
-  it("the start log says where leads go, never the client secret or the refresh token", () => {
-    const text = JSON.stringify(describeConfig(parse({ ...zoho, ZOHO_FIELD_MAP: '{"service":"Service_Wanted"}' })));
-    expect(text).not.toMatch(/zoho-client-secret-value|zoho-refresh-token-value|1000\.CLIENTID/);
-    expect(JSON.parse(text)).toMatchObject({
-      delivery: {
-        provider: "zoho-crm",
-        endpoint: "https://accounts.zoho.com",
-        to: "provider",
-        zoho: { referenceField: "Website_Reference", fieldMap: { service: { field: "Service_Wanted", max: 255 } } },
-      },
-    });
   });
 });
 

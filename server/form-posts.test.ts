@@ -171,9 +171,15 @@ describe("formPosts: the body", () => {
     expect(await fields(new URLSearchParams({ message: "one\r\ntwo\rthree\nfour" }).toString())).toEqual({ message: "one\ntwo\nthree\nfour" });
   });
 
-  it("refuses what is not a urlencoded form with 415", async () => {
+  it("refuses what is not a urlencoded form with 415; a method but GET, HEAD and POST gets 405 (reject-malformed.ts); junk is read as fields", async () => {
     expect((await post(JSON.stringify({ name: "x" }), { "Content-Type": "application/json" })).status).toBe(415);
     expect((await post("--x\r\n", { "Content-Type": "multipart/form-data; boundary=x" })).status).toBe(415);
+    for (const method of ["PUT", "PATCH", "DELETE"]) {
+      const refused = await fetch(`${direct}/?index`, { method, body: "name=Eve", headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+      expect([refused.status, refused.headers.get("allow")], method).toEqual([405, "GET, HEAD, POST"]);
+    }
+    // No formName among them: the action answers 400, as to any form not its own (tests/ops/proxy.spec.ts's small posts).
+    expect(await fields("%%%\u0000\u00ff&&==")).toEqual({ "%%%\u0000\u00ff": "", "": "=" });
   });
 
   it("refuses a body over 64 KB with 413 and closes the connection", async () => {

@@ -1,8 +1,5 @@
-import { once } from "node:events";
-import { createServer, request, type IncomingHttpHeaders } from "node:http";
-import type { AddressInfo } from "node:net";
 import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync } from "node:zlib";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { projectCategories } from "~/content/projects";
 import { services } from "~/content/services";
 import { PRIVATE_QUERY_PARAMS } from "~/utils/cache-headers";
@@ -150,75 +147,5 @@ describe("lookup: rendering and keeping", () => {
     expect(cache.lookup("/")).toBe(first);
     await expect.poll(() => renders).toBe(2);
     await expect.poll(() => cache.lookup("/") !== first).toBe(true);
-  });
-});
-
-describe("send", () => {
-  let close: () => void = () => undefined;
-  afterEach(() => close());
-
-  async function serve() {
-    const cache = cacheWith();
-    const kept = (await cache.lookup("/"))!;
-    const server = createServer((req, res) => cache.send(req, res, kept, req.headers["x-https"] ? ["strict-transport-security", "max-age=1"] : []));
-    server.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    close = () => server.close();
-    const { port } = server.address() as AddressInfo;
-    const get = (headers: Record<string, string> = {}, method = "GET") =>
-      new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
-        request({ port, host: "127.0.0.1", path: "/", method, headers }, (res) => {
-          const chunks: Buffer[] = [];
-          res
-            .on("data", (c: Buffer) => chunks.push(c))
-            .on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-        })
-          .on("error", reject)
-          .end();
-      });
-    return { kept, get };
-  }
-
-  it("chooses brotli, then gzip, then identity, with the page's headers and the common ones", async () => {
-    const { kept, get } = await serve();
-    for (const [accept, coding] of [
-      ["gzip, deflate, br, zstd", "br"],
-      ["gzip", "gzip"],
-      ["", "identity"],
-      ["br;q=0, gzip", "gzip"],
-      ["identity", "identity"],
-    ] as const) {
-      const res = await get(accept ? { "Accept-Encoding": accept } : {});
-      expect(res.status, accept).toBe(200);
-      expect(res.headers["content-encoding"], accept).toBe(coding === "identity" ? undefined : coding);
-      expect(res.body.equals(kept.bodies[coding]), accept).toBe(true);
-      expect(Number(res.headers["content-length"]), accept).toBe(kept.bodies[coding].length);
-      expect(res.headers.vary).toBe("Accept-Encoding");
-      expect(res.headers["cache-control"]).toBe(PUBLIC);
-      expect(res.headers["content-security-policy"]).toBe("script-src 'self' 'sha256-x'");
-      expect(res.headers["x-content-type-options"]).toBe("nosniff");
-      expect(res.headers["strict-transport-security"]).toBeUndefined();
-    }
-    expect((await get({ "X-Https": "1" })).headers["strict-transport-security"]).toBe("max-age=1");
-  });
-
-  it("answers 304 to the ETag it sent, with no body; a changed or weak-matching one too; HEAD has no body", async () => {
-    const { get } = await serve();
-    const first = await get({ "Accept-Encoding": "br" });
-    const etag = first.headers.etag!;
-    const again = await get({ "Accept-Encoding": "br", "If-None-Match": etag });
-    expect(again.status).toBe(304);
-    expect(again.body.length).toBe(0);
-    expect(again.headers.etag).toBe(etag);
-    expect(again.headers["cache-control"]).toBe(PUBLIC);
-    expect((await get({ "Accept-Encoding": "br", "If-None-Match": `"other", W/${etag}` })).status).toBe(304);
-    expect((await get({ "Accept-Encoding": "br", "If-None-Match": '"other"' })).status).toBe(200);
-    // The identity representation has a validator of its own.
-    expect((await get({ "If-None-Match": etag })).status).toBe(200);
-    const head = await get({ "Accept-Encoding": "br" }, "HEAD");
-    expect(head.status).toBe(200);
-    expect(head.body.length).toBe(0);
-    expect(head.headers["content-length"]).toBe(first.headers["content-length"]);
-    expect(head.headers.etag).toBe(etag);
   });
 });

@@ -1,6 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { quietLog } from "../tests/support/quiet-log";
 import { leadDatabases } from "../tests/support/engines";
@@ -22,20 +19,8 @@ describe("clientKey", () => {
 
 const { cluster: pg, open } = leadDatabases();
 
-describe.each([
-  ["without a database", () => undefined],
-  ["on SQLite (one container: in memory)", () => open({ file: join(mkdtempSync(join(tmpdir(), "limits-")), "leads.db") })],
-])("createRateLimits %s", (_, db) => {
-  it("lets each client make its own posts, then says how long to wait", async () => {
-    const limits = createRateLimits(db(), quietLog);
-    for (let i = 0; i < LIMITS.posts.points; i++) expect(await limits.take("posts", "ip:203.0.113.1")).toBe(0);
-    const wait = await limits.take("posts", "ip:203.0.113.1");
-    expect(wait).toBeGreaterThan(0);
-    expect(wait).toBeLessThanOrEqual(LIMITS.posts.duration);
-    expect(await limits.take("posts", "ip:203.0.113.2")).toBe(0);
-  });
-});
-
+// A client's own posts, then how long to wait, on the real server's limits (SQLite's: in memory):
+// tests/security.spec.ts (the thirty-first post), tests/ops/proxy.spec.ts (another visitor served).
 describe("createRateLimits on PostgreSQL", () => {
   it("counts every container's posts together; counts in memory while PostgreSQL is away, from the start or later", async () => {
     await pg().kill();

@@ -17,45 +17,25 @@ import { startedByEachTest } from "../support/started";
 
 const { undo } = startedByEachTest();
 
-type Service = { image?: string; environment?: Record<string, string | null>; volumes?: string[]; ports?: string[]; healthcheck?: { test: string[] } };
+type Service = { image?: string; volumes?: string[]; ports?: string[]; healthcheck?: { test: string[] } };
 const { services } = parse(readFileSync(join(REPO, "compose.yaml"), "utf8"), { merge: true }) as { services: Record<string, Service> };
-
-/**
- * A service's environment as compose makes it from the shell's `vars`: `${NAME}`, `${NAME:-default}`
- * (unset or empty: the default), `${NAME:?message}` (unset or empty: compose refuses to start);
- * a name without a value is passed from `vars`, or left unset.
- */
-const environment = (service: Service, vars: Record<string, string>) => {
-  const interpolate = (value: string) =>
-    value.replace(/\$\{(\w+)(?::([-?])([^}]*))?\}/g, (_, name: string, op?: string, arg = "") => {
-      if (vars[name]) return vars[name];
-      if (op === "?") throw new Error(`compose refuses: ${name} ${arg}`);
-      return op === "-" ? arg : "";
-    });
-  const pairs = Object.entries(service.environment ?? {}).map(([k, v]) => [k, v === null ? vars[k] : interpolate(v)]);
-  return Object.fromEntries(pairs.filter(([, v]) => v !== undefined)) as Record<string, string>;
-};
 
 /** What an operator sets, as compose.yaml asks: letters and digits, 24 or more. */
 const POSTGRES_PASSWORD = "Compose0Test0Password0Of0The0Run";
 
-test("compose.yaml: two sites with a data volume each on one PostgreSQL they wait for, its password required, grace periods, health checks and fully qualified images", () => {
+// What the file says that its run below does not show. That the sites reach PostgreSQL with the
+// password, user and database it is set up with, that both need POSTGRES_PASSWORD, that compose's
+// health checks pass: the run shows.
+test("compose.yaml: two sites with a data volume each on one PostgreSQL they wait for, grace periods, health checks and fully qualified images", () => {
   const { postgres: db, ...sites } = services;
   expect(Object.keys(sites).sort()).toEqual(["site-1", "site-2"]);
   expect(new Set(Object.values(sites).map((s) => s.volumes?.find((v) => v.endsWith(":/app/data")))).size, "one data volume each").toBe(2);
-  const own = environment(db!, { POSTGRES_PASSWORD });
   for (const site of Object.values(sites)) {
     expect(site).toMatchObject({ read_only: true, stop_grace_period: "20s", depends_on: { postgres: { condition: "service_healthy" } } });
     expect(site.healthcheck?.test.join(" ")).toContain("/healthz");
-    expect(() => environment(site, {}), "no site without the password").toThrow(/POSTGRES_PASSWORD/);
-    // DATABASE_URL names the postgres service, and the user, password and database it is set up with.
-    const url = new URL(environment(site, { POSTGRES_PASSWORD }).DATABASE_URL!);
-    const parts = [url.protocol, url.hostname, url.port, url.username, url.password, url.pathname];
-    expect(parts).toEqual(["postgres:", "postgres", "5432", own.POSTGRES_USER, POSTGRES_PASSWORD, `/${own.POSTGRES_DB}`]);
     // What is built here is named so that neither docker nor podman looks for it in a registry.
     expect(site.image).toBe("localhost/agency-site");
   }
-  expect(() => environment(db!, {}), "no PostgreSQL without the password").toThrow(/POSTGRES_PASSWORD/);
   // Whatever is pulled is named with its registry: no short name a registry list would resolve.
   expect(db!.image).toBe("docker.io/library/postgres:17-bookworm");
   expect(db!.volumes, "its data on a volume").toContainEqual(expect.stringMatching(/:\/var\/lib\/postgresql\/data$/));

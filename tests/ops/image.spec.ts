@@ -19,27 +19,14 @@ const metricsUrl = `http://127.0.0.1:${opsPort(61)}/metrics`;
 const MAX_ADDED_BYTES = 60_000_000;
 
 /**
- * The lockfile's packages that a production install needs: the root's dependencies, then theirs
- * and their optional ones, found as Node finds them (the nearest node_modules upwards). Peers are
- * not followed: a peer nothing else asks for (typescript, for Remix) is not needed at run time.
+ * The lockfile's packages that a production install needs: npm marks `dev` what only development
+ * dependencies ask for, `devOptional` what they ask for and a runtime package only optionally
+ * (typescript, an optional peer of Remix's), and `peer` what only peers ask for.
  */
 function productionPackages(): Set<string> {
-  type Entry = { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
+  type Entry = { dev?: boolean; devOptional?: boolean; peer?: boolean };
   const { packages } = JSON.parse(readFileSync(join(REPO, "package-lock.json"), "utf8")) as { packages: Record<string, Entry> };
-  const parent = (dir: string) => dir.replace(/\/?node_modules\/(@[^/]+\/)?[^/]+$/, "");
-  const locate = (from: string, name: string): string | undefined => {
-    const at = `${from && `${from}/`}node_modules/${name}`;
-    return packages[at] ? at : from ? locate(parent(from), name) : undefined; // undefined: for another system
-  };
-  const found = new Set<string>();
-  const visit = (from: string) => {
-    for (const name of Object.keys({ ...packages[from]!.dependencies, ...packages[from]!.optionalDependencies })) {
-      const at = locate(from, name);
-      if (at && !found.has(at)) visit((found.add(at), at));
-    }
-  };
-  visit("");
-  return found;
+  return new Set(Object.keys(packages).filter((at) => at && !packages[at]!.dev && !packages[at]!.devOptional && !packages[at]!.peer));
 }
 
 let image = "";

@@ -1,23 +1,83 @@
 /**
- * The site behind the reverse proxies whose configurations it ships, run as written
- * (tests/support/proxies.ts): nginx with deploy/nginx.conf and Caddy with deploy/Caddyfile, on
- * loopback ports that are not 80 (so Host carries a port), the sites started with TRUST_PROXY=1.
- * The same cases for both, as the two really differ: in how each passes Host and X-Forwarded-For,
- * and in what each does with a post when a site is stopped or fails. Visitors are a real browser
- * and clients from loopback addresses of their own (127.0.0.2, …). nginx with a plain
- * `proxy_pass`, as operators first set one up: plain-http-proxy.spec. Ports: opsPort(120-123).
+ * The site behind a reverse proxy. First nginx with nothing but `proxy_pass`, as operators first
+ * set one up, reached over plain HTTP by a host name: a current Chromium sends no Sec-Fetch-Site
+ * there (Fetch Metadata goes only to potentially trustworthy origins: https, localhost, 127.0.0.1),
+ * so only the Origin vouches for its posts, and nginx has made Host the site's own address. The
+ * browser reaches nginx as `site.test` (mapped to 127.0.0.1 by Chromium's host resolver rules). Two
+ * sites: one started with SITE_ORIGIN naming that address; one with TRUST_PROXY=1, behind the plain
+ * block (refused, loudly) and behind a block that adds X-Forwarded-Host and -Proto (accepted).
+ * (A client that writes X-Forwarded-Host itself, past the proxy: server/form-posts.test.ts.)
+ *
+ * Then the proxies whose configurations the site ships, run as written (tests/support/proxies.ts):
+ * nginx with deploy/nginx.conf and Caddy with deploy/Caddyfile, on loopback ports that are not 80
+ * (so Host carries a port), the sites started with TRUST_PROXY=1. The same cases for both, as the
+ * two really differ: in how each passes Host and X-Forwarded-For, and in what each does with a post
+ * when a site is stopped or fails. Visitors are a real browser and clients from loopback addresses
+ * of their own (127.0.0.2, …). Ports: opsPort(115-116, 120-123).
  */
 import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
-import { expect, test } from "@playwright/test";
+import { test as base, expect } from "@playwright/test";
 import { LIMITS } from "../../server/rate-limits";
 import { freePort } from "../support/ports";
-import { sendForms, startShipped } from "../support/proxies";
+import { sendForms, startNginx, startShipped } from "../support/proxies";
 import { dataDir, deliveredOnce, events, keyed, postContact, sleep } from "../support/server";
 import { opsPort } from "../support/sites";
 import { startedByEachTest } from "../support/started";
 
+const NAME = "site.test";
+const test = base.extend({
+  launchOptions: [
+    async ({ launchOptions }, use) => use({ ...launchOptions, args: [...(launchOptions.args ?? []), `--host-resolver-rules=MAP ${NAME} 127.0.0.1`] }),
+    { scope: "worker" },
+  ],
+});
 const { fakeService, site, stop, undo } = startedByEachTest();
+
+test("through a plain proxy_pass, a browser without Fetch Metadata sends both forms, with JavaScript and without, to a site whose SITE_ORIGIN names the address, or that trusts the proxy's X-Forwarded-Host and -Proto; to one that has neither, each is refused with 403, never silently: an error line naming both hosts, and the alert's counter", async ({
+  browser,
+}) => {
+  const [named, trusting] = [opsPort(115), opsPort(116)].map((port) => `http://127.0.0.1:${port}`) as [string, string];
+  const nginx = await startNginx([
+    (listen) => `server { listen ${listen}; location / { proxy_pass ${named}; } }`,
+    (listen) => `server { listen ${listen}; location / { proxy_pass ${trusting}; } }`,
+    (listen) =>
+      `server { listen ${listen}; location / { proxy_pass ${trusting}; proxy_set_header X-Forwarded-Host $http_host; ` +
+      `proxy_set_header X-Forwarded-Proto $scheme; proxy_set_header X-Forwarded-For $remote_addr; } }`,
+  ]);
+  undo(nginx.stop);
+  /** Where the browser reaches each nginx block, by name. */
+  const [toNamed, plain, forwarded] = nginx.urls.map((url) => url.replace("127.0.0.1", NAME)) as [string, string, string];
+  const metrics = [await freePort(), await freePort()];
+  const sites = [
+    site(opsPort(115), { SITE_ORIGIN: toNamed, METRICS_PORT: String(metrics[0]), DATA_DIR: dataDir() }),
+    site(opsPort(116), { TRUST_PROXY: "1", METRICS_PORT: String(metrics[1]), DATA_DIR: dataDir() }),
+  ];
+  await Promise.all(sites.map((s) => s.listening));
+  const refusedLookingSameSite = async (n: number) => {
+    const text = await (await fetch(`http://127.0.0.1:${metrics[n]}/metrics`)).text();
+    return Number(/^form_posts_refused_total\{[^}]*looks="same-site"[^}]*\} (\d+)$/m.exec(text)?.[1]);
+  };
+
+  for (const through of [toNamed, forwarded]) {
+    const posts = await sendForms(browser, through);
+    const [failed, fetchSites] = [posts.filter(([status]) => status >= 400), posts.map(([, site]) => site)];
+    expect([failed, posts.length > 1], through).toEqual([[], true]);
+    expect(fetchSites, "the premise: no Fetch Metadata on a plain http:// name").toEqual(posts.map(() => null));
+  }
+  expect([await refusedLookingSameSite(0), await refusedLookingSameSite(1)]).toEqual([0, 0]);
+
+  const refused = await sendForms(browser, plain, { refused: true });
+  expect(refused, "the funnel's beacons refused too").toEqual(refused.map(() => [403, null]));
+  // Every refusal seen is counted, and each counted one logged as an error (a beacon still in flight may add one to both).
+  const sameSite = () => events(sites[1]!.stdout()).filter((e) => e.event === "post_refused_same_site");
+  const counted = async () => {
+    const count = await refusedLookingSameSite(1);
+    return { allSeen: count >= refused.length, eachLogged: count === sameSite().length };
+  };
+  await expect.poll(counted).toEqual({ allSeen: true, eachLogged: true });
+  expect(new Set(sameSite().map((e) => `${e.level} ${e.origin} ${e.host}`))).toEqual(new Set([`error ${new URL(plain).host} ${new URL(trusting).host}`]));
+});
 
 /**
  * A small post (an empty newsletter form, answered 400 by its action) from the loopback address
@@ -105,15 +165,11 @@ for (const [i, proxy] of (["nginx", "Caddy"] as const).entries()) {
     }
     const lost = more.filter((token) => reached.some((body) => body.includes(token)));
     expect(lost.length, "a post reached the failing site").toBeGreaterThan(0);
-    expect(
-      lost.map((token) => statuses[more.indexOf(token)]),
-      "the visitor is told it failed",
-    ).toEqual(lost.map(() => 502));
+    const told = lost.map((token) => statuses[more.indexOf(token)]);
+    expect(told, "the visitor is told it failed").toEqual(lost.map(() => 502));
     // Each other post delivered once, and, in the 3 s in which a second send would come, none of the lost.
-    await deliveredOnce(
-      fake,
-      more.filter((token) => !lost.includes(token)),
-    );
+    const others = more.filter((token) => !lost.includes(token));
+    await deliveredOnce(fake, others);
     for (const token of lost) expect(fake.received(token), "never sent to the other site").toEqual([]);
   });
 }

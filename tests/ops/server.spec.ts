@@ -1,13 +1,17 @@
 /**
  * The server as an operator first starts it (no proxy in front, default settings) and as an
- * attacker meets it: slow bodies and malformed requests; a page's first request, rendered into
- * the page cache, checked as Express checks it; SIGTERM finishing what is in flight. Each test
+ * attacker meets it: slow bodies and malformed requests; the headers on every answer, a kept page's
+ * (rendered into the page cache before Express) as Express's: a bad Host refused as Express refuses
+ * it, HSTS only from a trusted proxy; SIGTERM: new connections refused, a request in flight
+ * finishes, then /healthz answers 503 on its connection, idle keep-alive sockets close. Each test
  * starts its own server from build/ (opsPort 21 and 29); distinct clients come from distinct
  * loopback addresses (127.0.0.2, 127.0.0.3, …).
  */
 import { request, type IncomingHttpHeaders } from "node:http";
 import { connect, type Socket } from "node:net";
 import { expect, test } from "@playwright/test";
+import { HSTS_HEADER, PROTECTIVE_HEADERS } from "../../server/headers";
+import { expectHashedScripts } from "../support/csp";
 import { events, rawRequest, sleep } from "../support/server";
 import { opsPort } from "../support/sites";
 import { startedByEachTest } from "../support/started";
@@ -81,45 +85,85 @@ test("200 clients trickling a body one byte every 2 s are each cut off once the 
   expect(server.stderr()).toBe("");
   const lines = events(server.stdout()); // each line is one JSON object, or this throws
   expect(lines.length).toBeGreaterThan(0); // a loop over no lines would pass
+  // docs/operations.md, "Logs": a level (never error here), the time and the event; nothing of pino's own, no stack trace.
+  const shape = { level: expect.stringMatching(/^(info|warn)$/), time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), event: expect.any(String) };
   for (const line of lines) {
-    expect(line.level, JSON.stringify(line)).not.toBe("error");
-    expect(JSON.stringify(line)).not.toMatch(/\bat .+:\d+:\d+/);
+    expect(line, JSON.stringify(line)).toMatchObject(shape);
+    expect(JSON.stringify(line)).not.toMatch(/\bat .+:\d+:\d+|"(pid|hostname|msg)":/);
   }
   expect(lines.filter((e) => e.event === "proxy_not_trusted")).toEqual([
     expect.objectContaining({ level: "warn", host: "127.0.0.1", variable: "TRUST_PROXY" }),
   ]);
 });
 
-test("a page's first request, rendered into the page cache before Express, gets what Express's checks give: a bad Host refused, HSTS only from a trusted proxy, every protective header. SIGTERM: new connections are refused, a request in flight finishes and /healthz then answers 503 on its connection, idle keep-alive sockets close, exit 0", async () => {
-  const server = site(opsPort(29), { TRUST_PROXY: "127.0.0.2" });
-  // Only 127.0.0.2 is a proxy; each page is asked for once before it is kept and once after.
-  const get = (path: string, localAddress: string, method = "GET") =>
+test("every answer, a kept page's or Express's, has the protective headers and its CSP, HSTS only from a trusted proxy; SIGTERM ends in-flight work, exit 0", async () => {
+  const [proxy, client] = ["127.0.0.2", "127.0.0.3"];
+  const server = site(opsPort(29), { TRUST_PROXY: proxy });
+  /**
+   * An answer from `from`, which says it asked over `proto`, and checked: the protective headers
+   * (docs/operations.md, "Running it"), HSTS only over HTTPS from a trusted proxy, and a CSP that
+   * allows a document's own inline scripts by their hashes and any other answer's none.
+   */
+  const checked = (path: string, from: string, proto: string, { method = "GET", headers = {} }: { method?: string; headers?: Record<string, string> } = {}) =>
     new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
-      request({ host: "127.0.0.1", port: server.port, path, method, localAddress, headers: { "X-Forwarded-Proto": "https" } }, (res) => {
+      const options = { host: "127.0.0.1", port: server.port, path, method, localAddress: from, headers: { "X-Forwarded-Proto": proto, ...headers } };
+      request(options, (res) => {
         let body = "";
         res.setEncoding("utf8");
         res.on("data", (chunk: string) => (body += chunk)).on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body }));
       })
         .on("error", reject)
         .end();
+    }).then((answer) => {
+      const [what, { headers }] = [`${method} ${path} from ${from} over ${proto}`, answer];
+      for (const [name, value] of PROTECTIVE_HEADERS) expect(headers[name], `${what}: ${name}`).toBe(value);
+      const named = ["x-content-type-options", "x-frame-options", "referrer-policy", "cross-origin-opener-policy", "x-powered-by", "strict-transport-security"];
+      const hsts = from === proxy && proto === "https" ? HSTS_HEADER[1] : undefined;
+      const values = named.map((name) => headers[name]);
+      expect(values, what).toEqual(["nosniff", "DENY", "strict-origin-when-cross-origin", "same-origin", undefined, hsts]);
+      expect(headers["permissions-policy"], what).toContain("camera=()");
+      const csp = String(headers["content-security-policy"]);
+      expect(csp, what).not.toMatch(/unsafe|nonce/);
+      for (const directive of ["default-src 'self'", "form-action 'self'", "frame-ancestors 'none'", "base-uri 'self'", "object-src 'none'"])
+        expect(csp, what).toContain(directive);
+      const scriptSrc = csp.split(";").find((d) => d.startsWith("script-src"));
+      if (!String(headers["content-type"]).startsWith("text/html")) expect(scriptSrc, what).toBe("script-src 'self'");
+      else if (answer.body) expectHashedScripts(csp, answer.body, what);
+      else expect(scriptSrc, what).toMatch(/^script-src 'self' 'sha256-/);
+      return answer;
     });
   await server.listening;
   expect(await rawRequest(server.port, "GET /work HTTP/1.1\r\nHost: a b")).toBe(400);
   expect(await rawRequest(server.port, `GET /work HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nX-Forwarded-Host: a b`)).toBe(400);
-  for (const round of ["rendered", "kept"]) {
-    const [byProxy, direct, head] = [await get("/about", "127.0.0.2"), await get("/services", "127.0.0.3"), await get("/privacy", "127.0.0.3", "HEAD")];
-    expect(byProxy.headers["strict-transport-security"], round).toMatch(/^max-age=\d+/);
-    expect(direct.headers["strict-transport-security"], round).toBeUndefined();
-    expect(head.body, round).toBe("");
-    for (const answer of [byProxy, direct, head]) {
-      expect(answer.status, round).toBe(200);
-      expect(answer.headers["cache-control"], round).toMatch(/^public, /);
-      expect(answer.headers["content-security-policy"], round).toMatch(/script-src 'self' 'sha256-/);
-      expect(answer.headers["x-frame-options"], round).toBe("DENY");
-      expect(answer.headers["permissions-policy"], round).toContain("camera=()");
-      expect(answer.headers["x-powered-by"], round).toBeUndefined();
+  // Kept pages, each asked for before it is kept (rendered into the page cache) and after.
+  for (const round of ["rendered", "kept"])
+    for (const [path, from, proto, method] of [
+      ["/about", proxy, "https", "GET"],
+      ["/services", client, "https", "GET"],
+      ["/privacy", proxy, "http", "HEAD"],
+    ]) {
+      const answer = await checked(path!, from!, proto!, { method });
+      const kept = [answer.status, answer.headers["cache-control"], answer.body === ""];
+      expect(kept, `${round} ${path}`).toEqual([200, expect.stringMatching(/^public, /), method === "HEAD"]);
     }
-  }
+  // Express's answers, each from the proxy over HTTPS and HTTP and from a client that says HTTPS.
+  const asset = /\/build\/[^"]+\.js/.exec((await checked("/", client, "http")).body)![0];
+  const others = ["/no-such-page", "/?sent=contact", "/healthz", "/robots.txt", "/sitemap.xml", asset, "/work?_data=routes%2Fwork", "/build/x.js", "//work"];
+  for (const path of others)
+    for (const [from, proto] of [
+      [proxy, "https"],
+      [proxy, "http"],
+      [client, "https"],
+    ])
+      await checked(path, from!, proto!);
+  // /healthz says only whether the server can serve, never kept by a cache (and 503 once it stops, below).
+  const health = await checked("/healthz", client, "http");
+  expect([health.status, health.headers["cache-control"], health.body]).toEqual([200, "no-store", '{"status":"ok"}']);
+  const form = { "Content-Type": "application/x-www-form-urlencoded" };
+  expect((await checked("/?index", client, "https", { method: "POST", headers: { ...form, Origin: "https://evil.example" } })).status).toBe(403);
+  // A post to a resource route without an action: 405, naming what it takes (decision 0044).
+  const robots = await checked("/robots.txt", client, "https", { method: "POST", headers: form });
+  expect([robots.status, robots.headers.allow]).toEqual([405, "GET, HEAD"]);
 
   // SIGTERM, with a request in flight and a keep-alive connection idle.
   const body = new URLSearchParams({ formName: "contact", name: "Ada", email: "ada@example.com", service: "seo", message: "in flight" }).toString();
@@ -155,7 +199,7 @@ test("a page's first request, rendered into the page cache before Express, gets 
   // The rest of the body, and on the same connection the question a load balancer asks.
   slow.write(`${body.slice(10)}GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`);
   await slowClose;
-  expect(reply).toMatch(/^HTTP\/1\.1 303 [^]*\r\n\r\nHTTP\/1\.1 503 [^]*\{"status":"unavailable"\}/);
+  expect(reply).toMatch(/^HTTP\/1\.1 303 [^]*\r\n\r\nHTTP\/1\.1 503 [^]*\r\ncache-control: no-store\r\n[^]*\{"status":"unavailable"\}/i);
   // Exit 0 is the stop ending in time: one held past 13.5 s ends with code 1 (docs/operations.md,
   // "Stopping": within 15 s).
   expect((await server.exited).code).toBe(0);
