@@ -55,8 +55,6 @@ function waiting() {
   return { transport, attempts, answer: (i: number, outcome: DeliveryOutcome) => attempts[i]!.answer(outcome) };
 }
 
-/** How many times each lead reached the service. */
-const sends = (leads: { id: string }[]) => leads.reduce<Record<string, number>>((n, { id }) => ({ ...n, [id]: (n[id] ?? 0) + 1 }), {});
 const storeFailed = (lines: Record<string, unknown>[]) => lines.filter((l) => /^lead_store_\w+_failed$/.test(String(l.event)));
 
 /** What the server passes (lead-inbox.ts) at the default configuration. */
@@ -233,20 +231,6 @@ describe("the lead queue", () => {
     await reports(queue, { pending: 1 });
     answer(1, taken);
     await reports(queue, { pending: 0 });
-  });
-
-  it("close waits for a delivery in flight", async () => {
-    const { transport, attempts, answer } = waiting();
-    const queue = await queueAt(await place("sqlite"), { transport });
-    await queue.accept(lead);
-    await until(() => attempts.length === 1); // the delivery has started
-    let closed = false;
-    const closing = queue.close().then(() => (closed = true));
-    // Everything close does without waiting for the delivery is done by the next turn of the event loop.
-    await new Promise((r) => setImmediate(r));
-    expect(closed).toBe(false);
-    answer(0, taken);
-    await closing;
   });
 
   it("the stop cuts an attempt short once its time is up: written down as stopped, its claim let go, sent again by the next start", async () => {
@@ -455,42 +439,7 @@ describe.each(ENGINES)("an outcome is written under its claim, a confirmation wh
   });
 });
 
-/** A service that fails until `up` is set, then takes every lead: `taken` lists what it took. */
-function flakyService() {
-  const state = { up: false, attempts: [] as StoredLead[], taken: [] as StoredLead[] };
-  const transport: Transport = { name: "fake", deliver: async (l) => (state.attempts.push(l), state.up ? (state.taken.push(l), taken) : failed) };
-  return { transport, state };
-}
-
 describe("on PostgreSQL", () => {
-  it("paused (SIGSTOP): a post fails within the queries' time limits, never thanked; nothing thanked is lost; delivery resumes by itself", async () => {
-    const where = await place("postgres");
-    const { log, count } = recordingLog();
-    const { transport, state } = flakyService();
-    const time = testClock();
-    const queue = await queueAt(where, { transport, log, clock: time.clock });
-    const { id } = await queue.accept(lead);
-    await until(() => state.attempts.length >= 2);
-    cluster().pause();
-    onTestFinished(() => cluster().resume());
-    // The visitor gets the failure text (with everything typed kept), not a request held for ever:
-    // db.ts bounds the connection (2 s) and each query (3 s), server-side and client-side.
-    const thanked = queue.accept(another("while paused")).then(
-      () => "thanked",
-      (error: Error) => error.message,
-    );
-    expect(await Promise.race([thanked, sleep(15_000, "still waiting")])).toBe("the lead store cannot be written");
-    await reports(queue, { failing: true });
-    cluster().resume();
-    state.up = true;
-    await until(() => passing(time, state.taken.length === 1));
-    await reports(queue, { failing: false, pending: 0 });
-    expect(count("lead_store_recovered")).toBe(1);
-    const after = await queue.accept(another("after the pause"));
-    await until(() => state.taken.length === 2);
-    expect(sends(state.taken)).toEqual({ [id]: 1, [after.id]: 1 });
-  });
-
   it("two containers share the hour's ceiling: a lead over it is held whichever container took it, and each held lead goes out once", async () => {
     const where = await place("postgres");
     const time = testClock();
