@@ -3,8 +3,9 @@
  * a real PostgreSQL (tests/support/postgres.ts). Each rule of the store runs on both, as the same
  * SQL must behave alike on each (decision 0046): the dedupe, the ceiling, claims between two
  * processes, clock jumps, retention. SQLite's own failures (a damaged or foreign file at start, a
- * full disk and a read-only file system on a real tmpfs when the test may mount one, a store of
- * another release) run on SQLite; a data folder's store moving into PostgreSQL on both at once.
+ * read-only file system on a real tmpfs when the test may mount one, a store of another release;
+ * a full disk: tests/ops/lead-store.spec.ts) run on SQLite; a data folder's store moving into
+ * PostgreSQL on both at once.
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -241,28 +242,6 @@ describe("SQLite on a real tmpfs (when the test may mount one)", () => {
     }
   }
 
-  it.skipIf(!canMount)("on a full disk a write fails as a whole; after space returns, every lead it took is there and it writes again", () =>
-    onTmpfs(async (file, dir) => {
-      const db = openDb({ file });
-      const store = await storeAt({ file }, db);
-      const taken: string[] = [];
-      let failure: unknown;
-      for (let i = 0; i < 400 && !failure; i++)
-        await add(store, `lead ${i} ${"x".repeat(2_000)}`).then(
-          () => taken.push(`lead ${i}`),
-          (error) => (failure = error),
-        );
-      expect(Number(causeOf(failure).code) & 0xff).toBe(13); // SQLITE_FULL
-      await db.close();
-      execFileSync("mount", ["-o", "remount,size=4m", dir]);
-      const againDb = openDb({ file });
-      const again = await storeAt({ file }, againDb);
-      expect((await again.list(["pending"])).map((r) => r.lead!.text.slice(0, r.lead!.text.indexOf(" x")))).toEqual(taken);
-      expect((await add(again, "after the disk was freed")).duplicate).toBe(false);
-      await againDb.close();
-    }),
-  );
-
   it.skipIf(!canMount)("on a file system that is read-only at start, the store is refused at once (the start stops), its bytes unchanged", () =>
     onTmpfs(async (file, dir) => {
       await leftWith(file, "before");
@@ -280,16 +259,8 @@ describe.each(ENGINES)("delivering (%s)", (engine) => {
   it("two processes' connections never claim the same lead; a claim holds for its lease on the lease clock, whatever the wall clock says, then runs out", async () => {
     const where = await place(engine);
     let mono = 5_000;
-    const [a, b] = [
-      await storeAt(
-        where,
-        leaseClock(open(where), () => mono),
-      ),
-      await storeAt(
-        where,
-        leaseClock(open(where), () => mono),
-      ),
-    ];
+    const on = () => leaseClock(open(where), () => mono);
+    const [a, b] = [await storeAt(where, on()), await storeAt(where, on())];
     await add(a, "one");
     await add(a, "two");
     const claimedByA = (await a.claimDue(T, 10, 30_000)).map((r) => r.id).sort();
@@ -381,17 +352,15 @@ describe.each(ENGINES)("delivering (%s)", (engine) => {
 
 it("a claim on SQLite made before the host restarted (another boot, whose clock has restarted) holds nothing", async () => {
   const where = await place("sqlite");
-  const before = await storeAt(
-    where,
-    leaseClock(open(where), () => 9_000_000, "boot-1/"),
-  );
+  const booted = (at: number, boot: string) =>
+    storeAt(
+      where,
+      leaseClock(open(where), () => at, boot),
+    );
+  const before = await booted(9_000_000, "boot-1/");
   await add(before, "across a reboot");
   expect(await before.claimDue(T, 1, 30_000)).toHaveLength(1);
-  const after = await storeAt(
-    where,
-    leaseClock(open(where), () => 1_000, "boot-2/"),
-  );
-  expect(await after.claimDue(T, 1, 30_000)).toHaveLength(1);
+  expect(await (await booted(1_000, "boot-2/")).claimDue(T, 1, 30_000)).toHaveLength(1);
 });
 
 describe("a data folder's SQLite store met with DATABASE_URL", () => {
