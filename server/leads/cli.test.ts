@@ -63,7 +63,7 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
     ).toEqual([...[1, 2, 3, 4, 5].map((i) => [`F${i}`, "pending", "", "code-f"]), ["F6", "held", "address", "code-f"]]);
   });
 
-  it("discard: removes held leads named by id or address code, each written out first as export writes it; the rest stay", async () => {
+  it("discard: removes held leads named by id or address code (every name a name, one starting with '-' too: base64url), each written out first as export writes it; the rest stay", async () => {
     const { store, env } = await seeded();
     for (const id of ["F1", "F2", "F3"]) await store.insert(lead(`Message: flood ${id}`), { id, key: id, now: HOURS_AGO + 3, perHour: 0, group: "code-f" });
     await store.insert(lead("Message: honest, held beside it"), { id: "H2", key: "h2", now: HOURS_AGO + 4, perHour: 0, group: "code-x" });
@@ -79,6 +79,14 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
       ["K1", "parked"],
       ["H2", "held"],
     ]);
+    // Every name is a name, one that starts with "-" too (an address code may: base64url).
+    await store.insert(lead("Message: flood"), { id: "F9", key: "f9", now: HOURS_AGO + 5, perHour: 0, group: "-3aiNT1HDXBdBEM4rzDDye" });
+    for (const argv of [
+      ["discard", "-3aiNT1HDXBdBEM4rzDDye"],
+      ["discard", "--", "H2"],
+    ])
+      expect(await leads(argv, env)).toMatchObject({ code: 0, err: ["discarded 1 lead(s)"] });
+    expect(await store.stats(Date.now())).toMatchObject({ held: 0 });
   });
 
   it("discard: refuses a lead that is not held (pending, parked, unknown), exit 1, no names, exit 2, and a line it cannot write out (none goes before every line is written): each discards nothing", async () => {
@@ -99,29 +107,6 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
     );
     expect([failing, err]).toEqual([1, [expect.stringMatching(/ENOSPC.*; nothing was changed$/)]]);
     expect(await store.stats(Date.now())).toMatchObject({ pending: 1, held: 1, parked: 1 });
-  });
-
-  it("discard: a lead parked as restored goes too (found at the receiver, or a flood's back from a backup); one parked for a refusal does not", async () => {
-    const { store, env, dir } = await seeded();
-    const file = join(dir, "bk.db");
-    await leads(["backup", file], env);
-    const empty = await ENGINES[engine]();
-    await leads(["restore", file], empty.env);
-    expect(await leads(["discard", "P1"], empty.env)).toMatchObject({ code: 0, err: ["discarded 1 lead(s)"] });
-    expect(await leads(["discard", "K1"], env)).toMatchObject({ code: 1 }); // parked for its 401 in the store it came from
-    expect((await empty.store.list(["parked"])).map((row) => row.id)).toEqual(["K1", "H1"]);
-    expect(await store.get("K1")).toMatchObject({ status: "parked" });
-  });
-
-  it("discard: every name is a name, one that starts with '-' too (an address code may: base64url)", async () => {
-    const { store, env } = await seeded();
-    await store.insert(lead("Message: flood"), { id: "F9", key: "f9", now: HOURS_AGO + 3, perHour: 0, group: "-3aiNT1HDXBdBEM4rzDDye" });
-    for (const argv of [
-      ["discard", "-3aiNT1HDXBdBEM4rzDDye"],
-      ["discard", "--", "H1"],
-    ])
-      expect(await leads(argv, env)).toMatchObject({ code: 0, err: ["discarded 1 lead(s)"] });
-    expect(await store.stats(Date.now())).toMatchObject({ held: 0 });
   });
 
   it("export: every such lead in full, one JSON object per line", async () => {
@@ -156,7 +141,7 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
     });
   });
 
-  it("backup: every lead, beside a server, into a new SQLite file where the undelivered wait as restored; never over a file", async () => {
+  it("backup: every lead, beside a server, into a new SQLite file where the undelivered wait as restored; never over a file; restored into the store it came from, what the store knows wins", async () => {
     const { store, env, dir } = await seeded();
     await store.insert(lead("Message: sent"), { id: "D1", key: "d", now: HOURS_AGO + 3, perHour: 60 });
     await store.claimDue(HOURS_AGO + 10, 10, 60_000);
@@ -193,9 +178,15 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
       code: 0,
       out: [expect.stringContaining(` to ${join(dir, "backups", "relative.db")};`)],
     });
+    // Restored into the store it came from, what the store knows wins: a lead delivered since stays delivered.
+    await store.claimDue(Date.now(), 10, 60_000);
+    await store.delivered("P1", Date.now(), 86_400_000);
+    await store.insert(lead("Message: after the backup"), { id: "A1", key: "a", now: Date.now(), perHour: 60 });
+    expect((await leads(["restore", file], env)).out[0]).toMatch(/^restored 0 of 4 lead\(s\)/);
+    expect([(await store.get("P1"))?.status, (await store.get("A1"))?.status, (await store.get("H1"))?.status]).toEqual(["delivered", "pending", "held"]);
   });
 
-  it("restore: into a store that lost everything, each lead comes back once, the undelivered parked for the operator, none sent unasked", async () => {
+  it("restore: into a store that lost everything, each lead comes back once, the undelivered parked for the operator, none sent unasked; one parked as restored may be discarded, one parked for a refusal not", async () => {
     const { env, dir } = await seeded();
     const file = join(dir, "bk.db");
     await leads(["backup", file], env);
@@ -230,6 +221,10 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
       code: 0,
       out: [expect.stringMatching(/^restored 0 of 3 lead\(s\)/), expect.stringMatching(/^2 lead/)],
     });
+    // A lead parked as restored may be discarded (found at the receiver, or a flood's back from a backup); one parked for a refusal may not.
+    expect(await leads(["discard", "K1"], empty.env)).toMatchObject({ code: 0, err: ["discarded 1 lead(s)"] });
+    expect(await leads(["discard", "K1"], env)).toMatchObject({ code: 1 });
+    expect((await empty.store.list(["parked"])).map((row) => row.id)).toEqual(["H1"]);
   });
 
   it("restore: a file that is no lead store's backup is refused before the store is touched (a lost volume stays lost, not emptied)", async () => {
@@ -243,19 +238,6 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
       engine === "sqlite" ? { DATA_DIR: lost } : { DATA_DIR: lost, DATABASE_URL: (await ENGINES.postgres()).env.DATABASE_URL! };
     expect(await leads(["restore", other], env)).toMatchObject({ code: 1, err: [expect.stringMatching(/holds no leads table: it is no lead store's backup/)] });
     expect(existsSync(join(lost, "leads.db"))).toBe(false);
-  });
-
-  it("restore: into the store the backup came from, what the store knows wins (a lead delivered since stays delivered)", async () => {
-    const { store, env, dir } = await seeded();
-    const file = join(dir, "bk.db");
-    await leads(["backup", file], env);
-    await store.claimDue(Date.now(), 10, 60_000);
-    await store.delivered("P1", Date.now(), 86_400_000);
-    await store.insert(lead("Message: after the backup"), { id: "A1", key: "a", now: Date.now(), perHour: 60 });
-    expect((await leads(["restore", file], env)).out[0]).toMatch(/^restored 0 of 3 lead\(s\)/);
-    expect(await store.get("P1")).toMatchObject({ status: "delivered" });
-    expect(await store.get("A1")).toMatchObject({ status: "pending" });
-    expect(await store.get("H1")).toMatchObject({ status: "held" });
   });
 
   it("restore --in-place: a store brought back by other means (a snapshot, a copied file) parks what it cannot know to be delivered", async () => {
