@@ -126,17 +126,6 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("on %s", (engine
 });
 
 describe("on PostgreSQL, shared by containers", () => {
-  it("one container's draft is loaded by another (its owner's only), and deleted for both", async () => {
-    const url = await database();
-    const [a, b] = [store(postgres(url)), store(postgres(url))];
-    const id = await a.save(alice, draft);
-    expect(await b.load(alice, id)).toEqual(draft);
-    expect(await b.load(mallory, id)).toBeUndefined();
-    expect(await b.save(alice, draft, id)).toBe(id);
-    await b.delete(alice, id);
-    expect(await a.load(alice, id)).toBeUndefined();
-  });
-
   it("while PostgreSQL does not answer, a step's draft is kept in memory, its owner's only; once it answers, drafts are shared again", async () => {
     const { log, count } = recordingLog();
     const url = await database();
