@@ -115,7 +115,7 @@ describe("what a person is named by", () => {
 });
 
 describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("on %s", (engine) => {
-  it("find lists every lead that holds an email, a phone or a reference: pending, held, parked, delivered, and delivered with its text gone", async () => {
+  it("find lists every lead that holds an email, a phone or a reference: pending, held, parked, delivered, and delivered with its text gone; --json each in full", async () => {
     const { env } = await seeded(engine);
     const email = await leads(["find", "thandi.nkosi@example.co.za"], env);
     expect(email.code).toBe(0);
@@ -137,10 +137,7 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("on %s", (engine
       code: 0,
       out: expect.arrayContaining(["nothing here holds nobody@example.com (email)"]),
     });
-  });
-
-  it("find --json: each record in full, the copy a person may ask for", async () => {
-    const { env } = await seeded(engine);
+    // --json: each record in full, the copy a person may ask for.
     const { out } = await leads(["find", "--json", "082 555 1234"], env);
     const records = out.map((l) => JSON.parse(l) as { where: string; status: string; record: Lead | null });
     expect(records.map((r) => r.status)).toEqual(["pending", "parked", "delivered"]);
