@@ -11,7 +11,7 @@ import { visitorOwner } from "~/forms/visitor.server";
 import { quietLog, recordingLog } from "../tests/support/quiet-log";
 import { usePostgres } from "../tests/support/use-postgres";
 import { type Db, openDb } from "./db";
-import { createDraftStore, DRAFT_MEMORY, DRAFT_TTL_SECONDS, type DraftOptions, type Drafts, draftsIn } from "./drafts";
+import { createDraftStore, DRAFT_MEMORY, DRAFT_TTL_SECONDS, type DraftOptions, type Drafts } from "./drafts";
 import { LIMITS } from "./rate-limits";
 
 const draft = { fields: { "state.step": "5", "state.description": "d".repeat(5000) }, errors: { email: ["Please enter a valid email address"] } };
@@ -112,16 +112,6 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("on %s", (engine
     expect([await drafts.load(alice, kept), await drafts.load(alice, receipt)]).toEqual([draft, { reference: "KD-1" }]);
     expect(Number((await db.get("SELECT sum(cost) AS bytes FROM drafts"))?.bytes)).toBeLessThanOrEqual(200_000);
     expect(await rows(db)).toBeGreaterThan(20);
-  });
-
-  it("the operator finds each record with its time left, and erases one", async () => {
-    const db = await open();
-    const id = await store(db).save(alice, { reference: "KD-7" });
-    const records = await draftsIn(db).records();
-    expect(records).toEqual([{ name: `${alice}:${id}`, value: { reference: "KD-7" }, ttlMs: expect.any(Number) }]);
-    expect(records[0]!.ttlMs).toBeLessThanOrEqual(DRAFT_TTL_SECONDS * 1000);
-    await draftsIn(db).erase(records[0]!.name);
-    expect(await store(db).load(alice, id)).toBeUndefined();
   });
 });
 
