@@ -1,9 +1,9 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { quietLog, recordingLog } from "../tests/support/quiet-log";
-import { usePostgres } from "../tests/support/use-postgres";
+import { leadDatabases } from "../tests/support/engines";
 import { type Db, openDb } from "./db";
 import { dayOf, deviceOfAgent, hitOf, importCounts, lastDays, NEW_SOURCES_A_CLIENT, openFunnel, SOURCES_A_DAY, summarise } from "./funnel";
 import type { FunnelEvent } from "~/funnel/visit";
@@ -17,27 +17,17 @@ const headers = (agent: string, extra: Record<string, string> = {}) => new Heade
 // The operator's command, loaded by the tests that run it.
 const runCli: typeof import("./leads/cli").runCli = async (...args) => (await import("./leads/cli")).runCli(...args);
 
-const pg = usePostgres();
-const opened: Db[] = [];
-afterEach(async () => {
-  for (const db of opened.splice(0)) await db.close();
-});
-/** funnel.db as the server opens it: its own file, commits not waited onto the disk. */
+const { place, open, cluster } = leadDatabases();
+/** funnel.db as the server opens it: its own file, commits not waited onto the disk; closed when the test ends. */
 const sqlite = (file: string) => {
   const db = openDb({ file }, { synchronous: "NORMAL" });
-  opened.push(db);
+  onTestFinished(() => db.close());
   return db;
 };
-let databases = 0;
-const database = () => pg().database(`funnel${++databases}`);
-/** A connection pool on `url`: two of them on one database are two containers. */
-const postgres = (url: string) => {
-  const db = openDb({ databaseUrl: url, file: "" });
-  opened.push(db);
-  return db;
-};
+/** PostgreSQL as a container opens it: two of them on one place are two containers. */
+const postgres = async () => open(await place("postgres"));
 /** A funnel's database: a data folder's funnel.db, or PostgreSQL's. */
-const ENGINES = { sqlite: async () => sqlite(join(await folder(), "funnel.db")), postgres: async () => postgres(await database()) };
+const ENGINES = { sqlite: async () => sqlite(join(await folder(), "funnel.db")), postgres };
 const funnelOn = (db: Db) => openFunnel({ db, log: quietLog, settings });
 /** The day's counts at step 2, by source. */
 async function bySource(funnel: ReturnType<typeof openFunnel>) {
@@ -116,7 +106,7 @@ describe("one container becoming several", () => {
       ["search:google", 3],
       ["newsletter/email/spring", 4],
     ]);
-    const shared = postgres(await database());
+    const shared = await postgres();
     await funnelOn(shared).add({ event: "2", device: "phone", source: "search:google" });
     expect(await importCounts(sqlite(file), shared)).toBe(2);
     expect(await importCounts(sqlite(file), shared)).toBe(0);
@@ -128,12 +118,12 @@ describe("one container becoming several", () => {
 describe("on PostgreSQL, shared by containers", () => {
   it("a count PostgreSQL cannot take is dropped with a warning, never thrown; counting goes on once it is back", async () => {
     const { log, count } = recordingLog();
-    const funnel = openFunnel({ db: postgres(await database()), log, settings });
+    const funnel = openFunnel({ db: await postgres(), log, settings });
     await funnel.add({ event: "2", device: "phone", source: "direct" });
-    await pg().kill();
+    await cluster().kill();
     await funnel.add({ event: "3", device: "phone", source: "direct" });
     expect(count("funnel_not_counted")).toBe(1);
-    await pg().restart();
+    await cluster().restart();
     await funnel.add({ event: "4", device: "phone", source: "direct" });
     expect((await funnel.read(lastDays(1)))[0]).toMatchObject({ reached: { 2: 1, 3: 0, 4: 1 } });
   });
