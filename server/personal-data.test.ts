@@ -9,11 +9,11 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
+import { ENGINES, type Engine } from "../tests/support/engines";
 import { quietLog } from "../tests/support/quiet-log";
-import { usePostgres } from "../tests/support/use-postgres";
 import { createDraftStore } from "./drafts";
 import { asked, normalPhone } from "./personal-data";
-import { leads, serverStore } from "../tests/support/leads-cli";
+import { leads, serverStores } from "../tests/support/leads-cli";
 import type { Lead } from "./leads/types";
 
 const ref = (n: number) => `20261122-0000000${n}`;
@@ -47,9 +47,7 @@ const older = (email: string, phone: string, words: string): Lead => {
 const SECRETS = ["PENDING-PLANS-ONE", "HELD-PLANS-TWO", "PARKED-PLANS-THREE", "DELIVERED-PLANS-FOUR", "RETAINED-PLANS-FIVE"];
 const OTHERS = "SOMEONE-ELSES-PLANS";
 
-const pg = usePostgres();
-let databases = 0;
-const ENGINES = { sqlite: () => serverStore(), postgres: async () => serverStore(await pg().database(`popia${++databases}`)) };
+const serverStore = serverStores();
 
 /**
  * A store a "server" keeps open: Thandi's pending lead (1: her email in other case and spaces, her
@@ -57,8 +55,8 @@ const ENGINES = { sqlite: () => serverStore(), postgres: async () => serverStore
  * +27 (0)…), delivered to Zoho CRM (4: her phone without spaces), delivered with its text erased
  * by retention (5), and another person's pending lead (6).
  */
-async function seeded(engine: keyof typeof ENGINES) {
-  const server = await ENGINES[engine]();
+async function seeded(engine: Engine) {
+  const server = await serverStore(engine);
   const { store } = server;
   await store.insert(calculator(` ${THANDI.toUpperCase()} `, "082-555-1234", SECRETS[0]!), { id: ref(1), key: "k1", now: HOURS_AGO, perHour: 60 });
   await store.insert(contact(THANDI, SECRETS[1]!), { id: ref(2), key: "k2", now: HOURS_AGO + 1, perHour: 0 });
@@ -114,7 +112,7 @@ describe("what a person is named by", () => {
   });
 });
 
-describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("on %s", (engine) => {
+describe.each(ENGINES)("on %s", (engine) => {
   it("find lists every lead that holds an email, a phone or a reference: pending, held, parked, delivered, and delivered with its text gone; --json each in full", async () => {
     const { env } = await seeded(engine);
     const email = await leads(["find", "thandi.nkosi@example.co.za"], env);
@@ -382,7 +380,7 @@ describe("on SQLite alone", () => {
   });
 
   it("a data folder with no store yet: the outbox alone is looked in, and no store is made", async () => {
-    const { dir } = await serverStore();
+    const { dir } = await serverStore("sqlite");
     const bare = join(dir, "bare");
     writeFileSync(join(dir, "outbox.jsonl"), `${JSON.stringify({ id: ref(7), reply_to: THANDI, message: "OUTBOX-ONLY" })}\n`);
     const env = { DATA_DIR: bare, OUTBOX_FILE: join(dir, "outbox.jsonl") };

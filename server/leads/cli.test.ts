@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { usePostgres } from "../../tests/support/use-postgres";
-import { leads, serverStore } from "../../tests/support/leads-cli";
+import { ENGINES } from "../../tests/support/engines";
+import { leads, serverStores } from "../../tests/support/leads-cli";
 import { openDb } from "../db";
 import { runCli } from "./cli";
 import { leadStore } from "./store";
@@ -17,14 +17,12 @@ const HOURS_AGO = Date.now() - 3 * 3600_000;
 /** A lead's arrival as the list shows it, to the second. */
 const at = (ms: number) => new Date(ms).toISOString().slice(0, 19) + "Z";
 
-const pg = usePostgres();
-let databases = 0;
-const ENGINES = { sqlite: () => serverStore(), postgres: async () => serverStore(await pg().database(`cli${++databases}`)) };
+const serverStore = serverStores();
 
-describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, on %s", (engine) => {
+describe.each(ENGINES)("npm run leads, on %s", (engine) => {
   /** A store holding a pending lead P1, a parked K1 (the service answered 401: a wrong key) and a held H1 (over the ceiling, address code-h). */
   async function seeded() {
-    const server = await ENGINES[engine]();
+    const server = await serverStore(engine);
     await server.store.insert(lead("Message: secret plans"), { id: "P1", key: "p", now: HOURS_AGO, perHour: 60 });
     await server.store.insert(lead("Message: parked plans"), { id: "K1", key: "k", now: HOURS_AGO + 1, perHour: 60 });
     await server.store.insert(lead("Message: held plans"), { id: "H1", key: "h", now: HOURS_AGO + 2, perHour: 0, group: "code-h" });
@@ -190,7 +188,7 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
     const { env, dir } = await seeded();
     const file = join(dir, "bk.db");
     await leads(["backup", file], env);
-    const empty = await ENGINES[engine]();
+    const empty = await serverStore(engine);
     const before = readFileSync(file);
     const restored = await leads(["restore", file], empty.env);
     expect(restored).toMatchObject({
@@ -235,7 +233,7 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("npm run leads, 
     db.close();
     const lost = await mkdtemp(join(tmpdir(), "lost-"));
     const env: Record<string, string> =
-      engine === "sqlite" ? { DATA_DIR: lost } : { DATA_DIR: lost, DATABASE_URL: (await ENGINES.postgres()).env.DATABASE_URL! };
+      engine === "sqlite" ? { DATA_DIR: lost } : { DATA_DIR: lost, DATABASE_URL: (await serverStore("postgres")).env.DATABASE_URL! };
     expect(await leads(["restore", other], env)).toMatchObject({ code: 1, err: [expect.stringMatching(/holds no leads table: it is no lead store's backup/)] });
     expect(existsSync(join(lost, "leads.db"))).toBe(false);
   });
