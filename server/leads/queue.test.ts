@@ -9,7 +9,6 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { DatabaseSync } from "node:sqlite";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it, onTestFinished } from "vitest";
@@ -269,28 +268,15 @@ describe("on SQLite", () => {
     expect(lines.filter((l) => String(l.event).startsWith("lead_store_")).map((l) => l.event)).toEqual([]);
   });
 
-  it("leads posted while another process holds the write lock wait for it without stalling the event loop, and are stored once the lock goes", async () => {
+  it("leads posted while another process holds the write lock wait for it, and are stored once the lock goes (the event loop meanwhile: stop-sqlite-locked.spec)", async () => {
     const where = await place("sqlite");
     const queue = await queueAt(where, { transport: scripted(taken).transport });
     // Takes the write lock, says "locked", holds it 2 s, then commits.
     const { child, exited } = other(where, `db.exec("BEGIN IMMEDIATE"); process.stdout.write("locked\\n"); setTimeout(() => db.exec("COMMIT"), 2000);`);
     await new Promise((resolve) => child.stdout.once("data", resolve));
-    // The event loop, watched for the first second of the wait (the lock is surely held meanwhile;
-    // the commits once it goes wait for the disk, as every lead's does: decision 0012).
-    const stalls = monitorEventLoopDelay({ resolution: 5 });
-    stalls.enable();
-    await sleep(20); // its first ticks: a stall from here on is recorded
     const accepting = Promise.all([queue.accept(another("first visitor")), queue.accept(another("second visitor"))]);
     const early = await Promise.race([accepting.then(() => "stored"), sleep(1_000, "waiting")]);
-    stalls.disable();
     expect(early, "a second into the lock, the leads are still waiting for it").toBe("waiting");
-    // SQLite's own busy wait slept on the event loop 250 ms a try: one turn in 51 at least (a try,
-    // then 250 ms of 5 ms turns), so the 99th percentile was 250 ms or more. Now a timer waits, and
-    // a try holds it for microseconds. The 99th percentile, not the longest turn: on a machine
-    // shared with other work the scheduler alone holds a process now and then (tests/ops/
-    // stop-sqlite-locked.spec.ts says how much); 99 turns in 100 stay far under 250 ms there.
-    const [p99, longest] = [stalls.percentile(99) / 1e6, stalls.max / 1e6];
-    expect(p99, `the event loop's turns while the leads waited, 99th percentile (ms; the longest ${longest})`).toBeLessThan(250);
     const stored = await accepting;
     expect(stored.map((s) => s.first)).toEqual([true, true]);
     expect(await exited, "the other process committed").toEqual([0, null]);
