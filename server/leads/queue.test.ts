@@ -1,11 +1,11 @@
 /**
- * The lead queue (decision 0046) on real databases. Its own rules (delivery once, retries, parking,
- * the ceiling, a restart, a stop) run once, on SQLite: the store's SQL under them behaves alike on
- * both engines, which store.test.ts proves on each. What differs by engine runs on that engine:
- * SQLite's lock held by another process; PostgreSQL paused (SIGSTOP) or shared by two containers;
- * an outcome the store could not take, or written past its claim, on both. Whole sites through
- * PostgreSQL's faults (an immediate shutdown, a site killed -9 mid-send, the stop with PostgreSQL
- * paused) are tests/ops/postgres.spec.ts's and tests/ops/stop.spec.ts's.
+ * The lead queue (decision 0046) on real databases. Its own rules (delivery once, retries, the
+ * retry window, the ceiling, a stop) run once, on SQLite: the store's SQL under them behaves alike
+ * on both engines, which store.test.ts proves on each. What differs by engine runs on that engine:
+ * SQLite's lock held by another process; PostgreSQL shared by two containers; an outcome the store
+ * could not take, or written past its claim, on both. Whole sites (a lead refused for good, a
+ * restart, PostgreSQL paused or shut down, a site killed -9 mid-send, the stop) are tests/ops/'s:
+ * operator.spec, zoho-crm.spec, lead-delivery.spec, postgres.spec and stop.spec.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
