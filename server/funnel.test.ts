@@ -48,11 +48,6 @@ describe("what one request counts", () => {
     expect(deviceOfAgent("Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X)")).toBe("tablet");
     expect(deviceOfAgent("Mozilla/5.0 (Linux; Android 14; SM-X910) Safari/537.36")).toBe("tablet");
   });
-  it("a known bot, or a client that gives no user agent, counts nothing", () => {
-    expect(hitOf("2", headers("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"), direct)).toBeNull();
-    expect(hitOf("2", headers("curl/8.5.0"), direct)).toBeNull();
-    expect(hitOf("2", new Headers(), direct)).toBeNull();
-  });
 });
 
 describe("the agency's day", () => {
