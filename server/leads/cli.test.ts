@@ -107,15 +107,6 @@ describe.each(ENGINES)("npm run leads, on %s", (engine) => {
     expect(await store.stats(Date.now())).toMatchObject({ pending: 1, held: 1, parked: 1 });
   });
 
-  it("export: every such lead in full, one JSON object per line", async () => {
-    const { out } = await leads(["export"], (await seeded()).env);
-    expect(out.map((l) => JSON.parse(l) as Record<string, string>)).toEqual([
-      expect.objectContaining({ id: "P1", status: "pending", text: "Message: secret plans", replyTo: "ada@example.com" }),
-      expect.objectContaining({ id: "K1", status: "parked", reason: "http" }),
-      expect.objectContaining({ id: "H1", status: "held", reason: "ceiling", address: "code-h" }),
-    ]);
-  });
-
   it("retry re-queues parked leads and release sends held ones on, in the store a server has open", async () => {
     const { store, env } = await seeded();
     expect((await leads(["retry"], env)).out[0]).toMatch(/^re-queued 1 lead/);
