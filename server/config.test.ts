@@ -45,12 +45,7 @@ describe("parseConfig", () => {
     });
   });
 
-  it("DATA_DIR moves everything the server writes; OUTBOX_FILE still moves the outbox alone", () => {
-    expect(parse({ DATA_DIR: "/srv/site" })).toMatchObject({ leadsDb: "/srv/site/leads.db", delivery: { outboxFile: "/srv/site/outbox.jsonl" } });
-    expect(parse({ DATA_DIR: "/srv/site", OUTBOX_FILE: "/tmp/o.jsonl" }).delivery.outboxFile).toBe("/tmp/o.jsonl");
-  });
-
-  it("reads every variable, trimmed; blank counts as unset; retention 0 erases at delivery", () => {
+  it("reads every variable, trimmed; blank counts as unset; retention 0 erases at delivery; DATA_DIR moves everything the server writes, OUTBOX_FILE the outbox alone; CONTAINER_NAME, unset, is the host name; BOOKING_URL is kept as given", () => {
     expect(parse({ LEAD_RETENTION_DAYS: "0", LEADS_PER_HOUR: "5" })).toMatchObject({ retentionDays: 0, leadsPerHour: 5 });
     const config = parse({
       PORT: " 8080 ",
@@ -65,11 +60,13 @@ describe("parseConfig", () => {
     });
     expect(config).toMatchObject({ port: 8080, databaseUrl: "postgres://agency:pw@db:5432/agency", version: "2026.11", metricsPort: 9464 });
     expect(config.delivery).toMatchObject({ provider: "formspree", accessKey: undefined, inbox: "sales@agency.example", timeoutMs: 5000 });
-  });
-
-  it("CONTAINER_NAME names the container in the metrics and alerts; unset, the host name (compose's hostname:, else the container's id)", () => {
+    expect(parse({ DATA_DIR: "/srv/site" })).toMatchObject({ leadsDb: "/srv/site/leads.db", delivery: { outboxFile: "/srv/site/outbox.jsonl" } });
+    expect(parse({ DATA_DIR: "/srv/site", OUTBOX_FILE: "/tmp/o.jsonl" }).delivery.outboxFile).toBe("/tmp/o.jsonl");
     expect(parse({}).container).toBe(hostname());
     expect(parse({ CONTAINER_NAME: " site-1 " }).container).toBe("site-1");
+    expect(parse({}).bookingUrl).toBeUndefined();
+    expect(parse({ BOOKING_URL: " https://cal.com/kopano/intro?duration=30 " }).bookingUrl).toBe("https://cal.com/kopano/intro?duration=30");
+    expect(parse({ BOOKING_URL: "https://calendly.com/kopano/30min" }).bookingUrl).toBe("https://calendly.com/kopano/30min");
   });
 
   it("CAMPAIGNS and REFERRER_SITES name the sources the agency wants to see: tidied, and refused when they are not plain names or hosts", () => {
@@ -100,12 +97,6 @@ describe("parseConfig", () => {
       "https://ok.example, *",
     ])
       expect(() => parse({ SITE_ORIGIN: bad }), bad).toThrow(/^Invalid configuration: SITE_ORIGIN must be a comma-separated list of origins/);
-  });
-
-  it("BOOKING_URL is an https booking page, kept as given; unset, there is none", () => {
-    expect(parse({}).bookingUrl).toBeUndefined();
-    expect(parse({ BOOKING_URL: " https://cal.com/kopano/intro?duration=30 " }).bookingUrl).toBe("https://cal.com/kopano/intro?duration=30");
-    expect(parse({ BOOKING_URL: "https://calendly.com/kopano/30min" }).bookingUrl).toBe("https://calendly.com/kopano/30min");
   });
 
   it.each([

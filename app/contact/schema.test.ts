@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { CONTACT_SERVICES, contactServiceLabel } from "~/content/services";
+import { CONTACT_SERVICES } from "~/content/services";
 import { contactSchema, fieldErrors } from "./schema";
 
 const valid = { name: "Ada Lovelace", email: "ada@example.com", service: "low-code", message: "Hello there" };
@@ -9,15 +9,6 @@ const errorsOf = (data: unknown) => {
   const r = contactSchema.safeParse(data);
   return r.success ? undefined : fieldErrors(r.error);
 };
-
-describe("contact options", () => {
-  it("lists the four services with labels, in order", () => {
-    expect(CONTACT_SERVICES.map((o) => o.value)).toEqual(["low-code", "seo", "ai", "zoho"]);
-    expect(CONTACT_SERVICES.every((o) => o.label.length > 0)).toBe(true);
-    expect(contactServiceLabel("low-code")).toBe("Low-code development");
-    expect(contactServiceLabel("zoho")).toBe("Zoho Solutions");
-  });
-});
 
 describe("contactSchema", () => {
   it("accepts a valid form and trims texts", () => {

@@ -7,15 +7,6 @@ const request = (url: string, cookie?: string) => new Request(url, cookie ? { he
 const sentBack = (setCookie: string) => setCookie.split(";")[0]!;
 
 describe("the visit cookie", () => {
-  it("gives a browser without one a new owner, and the same owner on its next request", async () => {
-    const first = await visitor(request("http://localhost/?index"));
-    expect(first.owner).toMatch(/^[\w-]{43}$/);
-    const cookie = sentBack(first.headers["Set-Cookie"]);
-    expect(await visitorOwner(request("http://localhost/", cookie))).toBe(first.owner);
-    expect((await visitor(request("http://localhost/?index", cookie))).owner).toBe(first.owner);
-    expect((await visitor(request("http://localhost/?index"))).owner).not.toBe(first.owner);
-  });
-
   it("is HttpOnly, SameSite=Lax, for the whole site, as long as a draft lives, and Secure over HTTPS", async () => {
     const plain = (await visitor(request("http://localhost/?index"))).headers["Set-Cookie"];
     expect(plain).toMatch(new RegExp(`^${VISIT_COOKIE}=`));

@@ -1,17 +1,15 @@
 /**
  * One address's share of leads (decision 0031). Its rules are the store's SQL, so they run on both
  * engines, at the store, on the test's own times: over its share a lead is held, not refused; held
- * leads are released fairly among addresses; an address's held leads are bounded. That the queue
- * stores each lead under its address's code, and refuses the one past the bound, runs once.
+ * leads are released fairly among addresses; an address's held leads are bounded. The queue's use
+ * of them through a real server: tests/security.spec.ts and tests/ops/shared-address.spec.ts.
  */
-import { describe, expect, it, onTestFinished } from "vitest";
-import { ENGINES, leadDatabases, reports, type Engine } from "../../tests/support/engines";
-import { quietLog, until } from "../../tests/support/quiet-log";
+import { describe, expect, it } from "vitest";
+import { ENGINES, leadDatabases, type Engine } from "../../tests/support/engines";
 import { addressCodes, clientKey } from "../rate-limits";
-import { createLeadQueue } from "./queue";
 import { PER_ADDRESS } from "./schedule";
 import { AddressFull, leadStore, prepareStore, type LeadStore } from "./store";
-import type { Lead, Transport } from "./types";
+import type { Lead } from "./types";
 
 const lead = (address: string, n: number | string): Lead => ({
   kind: "contact",
@@ -80,21 +78,6 @@ describe.each(ENGINES)("one address's share of leads (%s)", (engine) => {
     await store.purge(T + 60 * MINUTE, 30 * 86_400_000);
     expect(await codes()).toEqual([null, "code-a"]);
   });
-});
-
-it("the queue stores each lead under its address's code: past its share held while another address's goes out; past the bound, AddressFull", async () => {
-  const delivered: string[] = [];
-  const transport: Transport = { name: "fake", deliver: async (l) => (delivered.push(l.text.split("|")[0]!), { ok: true }) };
-  const options = { retentionMs: 30 * 86_400_000, perHour: 60, leaseMs: 40_000, pollMs: 30, backoff: () => 30 };
-  const queue = createLeadQueue({ db: open(await place("sqlite")), transport, log: quietLog, ...options });
-  onTestFinished(() => queue.close());
-  await queue.start();
-  for (let i = 0; i < PER_ADDRESS.letThrough + PER_ADDRESS.held; i++) expect((await queue.accept(lead("flood", i), { group: "flood" })).id).toMatch(/^\d{8}-/);
-  await expect(queue.accept(lead("flood", "one too many"), { group: "flood" })).rejects.toBeInstanceOf(AddressFull);
-  await queue.accept(lead("visitor", 0), { group: "visitor" });
-  await until(() => delivered.includes("visitor"));
-  await reports(queue, { held: PER_ADDRESS.held });
-  expect(delivered.filter((a) => a === "flood")).toHaveLength(PER_ADDRESS.letThrough);
 });
 
 it("what the store keeps of an address is a keyed code, never the address: the same within one server, another under another key", () => {

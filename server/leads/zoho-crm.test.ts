@@ -43,25 +43,6 @@ const calculator = (request: Partial<CalculatorRequest>) =>
 const spring = { kind: "campaign", source: "newsletter", medium: "email", campaign: "spring" } as const;
 
 describe("the lead as a Zoho CRM Lead", () => {
-  it("a calculator request: the person, the company, the whole message, the reference, and the parts the operator maps", () => {
-    const lead = calculator({});
-    const fieldMap = { service: { field: "Service_Wanted", max: 255 }, estimate: { field: "Estimate", max: 255 }, message: { field: "Project", max: 2000 } };
-    const record = leadRecord(lead, settings(noFake, { leadSource: "Web site", fieldMap }));
-    expect(record).toEqual({
-      Last_Name: "Thandi Nkosi",
-      Company: "Gauteng Freight",
-      Email: "thandi@freight.example",
-      Phone: "+27 11 555 0100",
-      Description: `${lead.text}\n\nReference: 20261126-ABCDEFGH`,
-      Lead_Source: "Web site",
-      Service_Wanted: "Zoho Solutions",
-      Estimate: "USD 4,500",
-      Project: "Move our sales\nfrom spreadsheets",
-      Website_Reference: "20261126-ABCDEFGH",
-    });
-    expect(record.Description).toContain("Timeframe: Urgent (1-2 weeks)");
-  });
-
   it("without a person's name the company is the Last_Name; a lead stored before fields existed still makes a whole record", () => {
     expect(leadRecord(calculator({ name: "", companyName: "Acme" }), settings(noFake))).toMatchObject({ Last_Name: "Acme", Company: "Acme" });
     const old = stored({ kind: "contact", subject: "s", fromName: "Ada", replyTo: "ada@example.com", text: "Name: Ada" });
@@ -164,19 +145,6 @@ describe("every value within Zoho's published limits (decision 0042)", () => {
 });
 
 describe("delivery to Zoho CRM", () => {
-  it("inserts once, then the same lead sent again updates the same record: strict success with the record's id", async () => {
-    zoho = await startFakeZohoCrm();
-    const transport = createZohoTransport(settings(zoho), 2_000);
-    const [first, again] = [await transport.deliver(contact("L1")), await transport.deliver(contact("L1"))];
-    expect([first, again]).toEqual([
-      { ok: true, status: 201, record: zoho.records()[0]!.id },
-      { ok: true, status: 200, record: zoho.records()[0]!.id },
-    ]);
-    expect(zoho.records()).toHaveLength(1);
-    expect(zoho.records()[0]!.fields).toMatchObject({ Last_Name: "Ada Lovelace", Company: "Ada Lovelace", Email: "ada@example.com", Lead_Source: "Website" });
-    expect(zoho.tokenRequests()).toBe(1);
-  });
-
   it("one token refresh however many deliveries wait for it, and one more when Zoho calls the token expired", async () => {
     zoho = await startFakeZohoCrm();
     const transport = createZohoTransport(settings(zoho), 2_000);
@@ -201,17 +169,13 @@ describe("delivery to Zoho CRM", () => {
     expect([zoho.tokenRequests(), zoho.upserts()]).toEqual([2, 3]);
   });
 
-  it("429 and 5xx are retried; a lost answer is a network failure the next attempt turns into an update", async () => {
+  it("429 and 5xx are retried (a lost answer, turned into an update by the next attempt: zoho-crm.spec)", async () => {
     zoho = await startFakeZohoCrm();
     const transport = createZohoTransport(settings(zoho), 2_000);
     zoho.setMode("tooMany", 1);
     expect(await transport.deliver(contact("A"))).toEqual({ ok: false, retry: true, reason: "zoho:TOO_MANY_REQUESTS", status: 429 });
     zoho.setMode("fail500", 1);
     expect(await transport.deliver(contact("A"))).toMatchObject({ ok: false, retry: true, status: 500 });
-    zoho.setMode("storeThenClose", 1);
-    expect(await transport.deliver(contact("A"))).toMatchObject({ ok: false, retry: true, reason: "network" });
-    expect(await transport.deliver(contact("A"))).toMatchObject({ ok: true, status: 200 });
-    expect(zoho.records().map((r) => r.updates)).toEqual([1]);
   });
 
   it("a refused refresh token, data Zoho refuses, a mandatory field missing, or a duplicate on another unique field: refused for good, with Zoho's word", async () => {
@@ -272,17 +236,5 @@ describe("delivery to Zoho CRM", () => {
     } finally {
       server.close();
     }
-  });
-
-  it("never puts the client secret, the refresh token or an access token into an outcome", async () => {
-    zoho = await startFakeZohoCrm();
-    const outcomes = [
-      await createZohoTransport(settings(zoho), 2_000).deliver(contact("A")),
-      await createZohoTransport(settings(zoho, { refreshToken: "1000.revoked-secret-value" }), 2_000).deliver(contact("B")),
-    ];
-    zoho.setMode("storeThenClose", 1);
-    outcomes.push(await createZohoTransport(settings(zoho), 2_000).deliver(contact("C")));
-    const said = JSON.stringify(outcomes);
-    for (const secret of [zoho.clientSecret, zoho.refreshToken, "revoked-secret-value", ...zoho.issued()]) expect(said).not.toContain(secret);
   });
 });

@@ -4,13 +4,11 @@
  * database), open beside the command until the test ends. Kept here, out of server/, whose
  * non-test lines issue 40 counts.
  */
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { onTestFinished } from "vitest";
-import { openDb } from "../../server/db";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 import { runCli } from "../../server/leads/cli";
 import { leadStore, prepareStore } from "../../server/leads/store";
+import { type Engine, leadDatabases } from "./engines";
 
 /** What the command printed, line by line, and its exit code. `ask`: the terminal's answer (none: no terminal). */
 export async function leads(argv: string[], env: Record<string, string>, ask?: (question: string) => Promise<boolean>) {
@@ -26,14 +24,18 @@ export async function leads(argv: string[], env: Record<string, string>, ask?: (
 }
 
 /**
- * A data folder and a server's connection to its store: SQLite's leads.db there, or with
- * `databaseUrl` that PostgreSQL database. `env` is the command's (DATA_DIR, DATABASE_URL).
+ * `serverStore(engine)`: a data folder and a server's connection to its store (tests/support/engines.ts):
+ * SQLite's leads.db there, or a PostgreSQL of the file's own. `env` is the command's (DATA_DIR, DATABASE_URL).
  */
-export async function serverStore(databaseUrl?: string) {
-  const dir = await mkdtemp(join(tmpdir(), "leads-"));
-  const db = openDb({ databaseUrl, file: join(dir, "leads.db") });
-  onTestFinished(() => db.close());
-  await prepareStore(db);
-  const env: Record<string, string> = databaseUrl ? { DATA_DIR: dir, DATABASE_URL: databaseUrl } : { DATA_DIR: dir };
-  return { dir, db, store: leadStore(db), env };
+export function serverStores() {
+  const { place, open } = leadDatabases();
+  return async (engine: Engine) => {
+    const where = await place(engine);
+    const dir = dirname(where.file);
+    mkdirSync(dir, { recursive: true, mode: 0o700 }); // made by SQLite's store; with PostgreSQL, the outbox's
+    const db = open(where);
+    await prepareStore(db);
+    const env: Record<string, string> = where.databaseUrl ? { DATA_DIR: dir, DATABASE_URL: where.databaseUrl } : { DATA_DIR: dir };
+    return { dir, db, store: leadStore(db), env };
+  };
 }

@@ -7,7 +7,7 @@ import { usePostgres } from "./use-postgres";
 
 /**
  * Runs `text` on a fresh connection to `url`, the client's own limit on waiting for its answer being `timeout`.
- * (pause() and resume() are server/leads/queue.test.ts's: a post fails within the queries' limits while paused, and goes through once resumed.)
+ * (pause() and resume() are server/leads/queue.test.ts's and server/drafts.test.ts's: what PostgreSQL could not take while paused is written once resumed.)
  */
 async function query(url: string, text: string, timeout = 10_000) {
   const client = new pg.Client({ connectionString: url, query_timeout: timeout, connectionTimeoutMillis: timeout });
