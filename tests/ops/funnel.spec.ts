@@ -1,14 +1,17 @@
 /**
  * The calculator's funnel as the agency reads it (decision 0036): visitors with and without
  * JavaScript counted once per step, a bot not at all, nothing kept that names anyone, and the
- * operator's views (the command, the metrics port's page), and what each source brought. Each
- * test starts its own server from build/ (opsPort 150-151, 154-155). Two sites counting into one
- * PostgreSQL: postgres.spec.ts.
+ * operator's views (the command, the metrics port's page), and what each source brought; and the
+ * same visits' leads carrying their source to where the agency works (decision 0042: the webhook's
+ * JSON, where it shows whole; how each provider puts it: server/leads/transport.test.ts, Zoho CRM's
+ * fields: zoho-crm.test.ts and zoho-crm.spec). Each test starts its own server from build/ (opsPort
+ * 150-151, 154-155). Two sites counting into one PostgreSQL: postgres.spec.ts.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test, type Browser } from "@playwright/test";
-import { beacon, dataDir, leadsCommand, postContact } from "../support/server";
+import { hydrated } from "../support/fixtures";
+import { beacon, dataDir, keyed, leadsCommand, postContact } from "../support/server";
 import { opsPort } from "../support/sites";
 import { startedByEachTest } from "../support/started";
 import type { SourceWorth } from "../../server/funnel-report";
@@ -29,15 +32,27 @@ async function lastWeek(metricsPort: number) {
   return ["Step 2", "Step 3", "Step 4", "Step 5", "Sent"].map((step, i) => `${step} ${figures[i]}`).join(", ");
 }
 
-const { site } = startedByEachTest();
+const { fakeService, site } = startedByEachTest();
+/** The longest company name and email address the site takes (app/forms/limits.ts). */
+const company120 = (token: string) => `Gauteng Freight ${token} `.padEnd(120, "C");
+const email254 = `${"a".repeat(64)}@${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(53)}.example`;
 
-/** One visit: where it lands (and from where), with JavaScript or not, and how far it goes. */
+/**
+ * One visit: where it lands (and from where), with JavaScript or not, and how far it goes. `reload`:
+ * reloaded at step 3 (its own address, the campaign's values gone from it), so the landing comes
+ * from the tab's session storage; `mistake`: a contact message first sent with a wrong email (a
+ * page of its own without JavaScript); `longest`: the longest company and email the site takes.
+ * Its lead is marked `src-<n>-`.
+ */
 interface Visit {
   js: boolean;
   landing?: string;
   referer?: string;
   to: "step 2" | "send" | "contact";
   userAgent?: string;
+  reload?: boolean;
+  mistake?: boolean;
+  longest?: boolean;
 }
 
 /**
@@ -62,10 +77,15 @@ async function visit(browser: Browser, url: string, v: Visit, n: number) {
     if (v.to === "contact") {
       const form = page.locator("#contact");
       await form.getByLabel("Name").fill("Lerato Mokoena");
-      await form.getByLabel("Email").fill("lerato@mokoena.co.za");
+      await form.getByLabel("Email").fill(v.mistake ? "lerato@" : "lerato@mokoena.co.za");
       await form.getByLabel("Service").selectOption("seo");
-      await form.getByLabel("Message").fill(`Per-source funnel visit ${n}`);
+      await form.getByLabel("Message").fill(`Per-source funnel visit (src-${n}-)`);
       await form.getByRole("button", { name: "Send Message" }).click();
+      if (v.mistake) {
+        if (!v.js) await expect(page).toHaveURL(/\/\?contact=[\w-]{22}#contact-error-summary$/);
+        await form.getByLabel("Email").fill("lerato@mokoena.co.za");
+        await form.getByRole("button", { name: "Send Message" }).click();
+      }
       await expect(form.getByRole("status")).toHaveText(messages.contactSent);
       return;
     }
@@ -74,12 +94,19 @@ async function visit(browser: Browser, url: string, v: Visit, n: number) {
     await expect(progress(page)).toHaveText("Step 2 of 5");
     if (v.to === "send") {
       await calc.getByRole("button", { name: dispatchApp.timeframe, exact: true }).click();
+      await expect(progress(page)).toHaveText("Step 3 of 5");
+      if (v.reload) {
+        await page.reload();
+        await hydrated(page);
+        await expect(progress(page)).toHaveText("Step 3 of 5");
+        expect(page.url()).not.toContain("utm_");
+      }
       await calc.getByRole("button", { name: dispatchApp.complexity, exact: true }).click();
       await calc.getByLabel("Project description").fill(dispatchApp.description);
       await calc.getByRole("button", { name: "Continue" }).click();
       await expect(progress(page)).toHaveText("Step 5 of 5");
-      await calc.getByLabel("Company name").fill(`Per-source visit ${n} Ltd`);
-      await calc.getByLabel("Email").fill("ada@example.com");
+      await calc.getByLabel("Company name").fill(v.longest ? company120(`src-${n}-`) : `Per-source visit (src-${n}-) Ltd`);
+      await calc.getByLabel("Email").fill(v.longest ? email254 : "ada@example.com");
       await calc.getByLabel("Phone").fill("+27 11 555 1234");
       await calc.getByRole("button", { name: "Send My Request" }).click();
       await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
@@ -159,14 +186,16 @@ test("one address's beacons never cost its send, nor crowd another's campaign ou
   await expect.poll(counted, { timeout: 30_000 }).toEqual([61, 1, 57]);
 });
 
-test("what each source brought: visits from a campaign, a listed site, a search engine, an unnamed campaign, direct and not known, with JavaScript and without, counted per source and day with the step-2-to-send rate as hand-counted; bots and scripts not at all", async ({
+test("what each source brought: visits from a campaign, a listed site, a search engine, an unnamed campaign, direct and not known, with JavaScript and without, counted per source and day with the step-2-to-send rate as hand-counted; bots and scripts not at all; the webhook's JSON carries each lead's source as parts and its message the line in words; a value that may name someone never passed on", async ({
   browser,
 }) => {
-  // Twelve browser visits, one after another, and the command run a few times: 20-30 s here beside
+  // Thirteen browser visits, one after another, and the command run a few times: 20-30 s here beside
   // the file's other tests; four times that and room to spare on a machine four times slower.
   test.setTimeout(240_000);
   const dir = dataDir();
-  const server = site(opsPort(155), { DATA_DIR: dir, CAMPAIGNS: "spring", REFERRER_SITES: "example.co.za", TRUST_PROXY: "1" });
+  const fake = await fakeService();
+  const settings = { CAMPAIGNS: "spring", REFERRER_SITES: "example.co.za", TRUST_PROXY: "1", FORM_PROVIDER: "webhook" };
+  const server = site(opsPort(155), keyed(fake, dir, settings));
   const leads = leadsCommand(dir);
   await server.listening;
   const spring = "/?utm_source=newsletter&utm_medium=email&utm_campaign=spring";
@@ -174,9 +203,9 @@ test("what each source brought: visits from a campaign, a listed site, a search 
   // page's address on the way to an http one (this server), as it should.
   const visits: Visit[] = [
     { js: true, landing: spring, to: "step 2" },
-    { js: true, landing: spring, to: "send" },
-    { js: false, landing: spring, to: "send" },
-    { js: false, landing: spring, to: "contact" },
+    { js: true, landing: spring, to: "send", reload: true },
+    { js: false, landing: spring, to: "send", longest: true },
+    { js: false, landing: spring, to: "contact", mistake: true },
     { js: true, referer: "http://example.co.za/blog", to: "step 2" },
     { js: true, referer: "http://blog.example.co.za/post", to: "contact" },
     { js: true, referer: "http://www.google.com/", to: "send" },
@@ -191,6 +220,7 @@ test("what each source brought: visits from a campaign, a listed site, a search 
       userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/140.0.0.0 Safari/537.36",
     },
     { js: true, landing: spring, to: "step 2", userAgent: "curl/8.5.0" },
+    { js: true, landing: "/?utm_source=newsletter&utm_medium=email&utm_campaign=jane@x.co", to: "contact" }, // it may name someone
   ];
   for (const [n, v] of visits.entries()) await visit(browser, server.url, v, n);
   expect((await postContact(server.url, "a script's contact message (funnel)", { forwardedFor: "203.0.113.99" })).status).toBe(303); // no user agent at all
@@ -200,7 +230,7 @@ test("what each source brought: visits from a campaign, a listed site, a search 
     "newsletter/email/spring": ["newsletter · email · spring", 3, 2, 1, 2 / 3],
     "site:example.co.za": ["A link on example.co.za", 1, 0, 1, 0],
     "search:google": ["Google search", 1, 1, 0, 1],
-    other: ["Other (not named)", 1, 0, 0, 0],
+    other: ["Other (not named)", 1, 0, 1, 0],
     unknown: ["Not known (no JavaScript)", 1, 0, 0, 0],
     direct: ["Direct", 1, 0, 0, 0],
   } as const;
@@ -222,4 +252,28 @@ test("what each source brought: visits from a campaign, a listed site, a search 
         ]),
       ),
     );
+
+  // Each lead's source as the webhook's JSON gives it whole: its parts, and the message's line in words before the reference.
+  const line = (words: string) => new RegExp(`\\n\\nCame from: ${words.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\n\\nReference: \\d{8}-\\w{8}$`);
+  const arrived = async (n: number) => {
+    await expect.poll(() => fake.accepted(`src-${n}-`).length, { timeout: 30_000, message: `src-${n}- delivered` }).toBe(1);
+    return fake.accepted(`src-${n}-`)[0] as { source: unknown; message: string };
+  };
+  for (const n of [1, 2, 3]) {
+    const { source, message } = await arrived(n);
+    expect([source, message], `src-${n}-`).toEqual([
+      { kind: "campaign", utm_source: "newsletter", utm_medium: "email", utm_campaign: "spring", referrer: "", text: "newsletter, email, spring" },
+      expect.stringMatching(line("newsletter, email, spring")),
+    ]);
+  }
+  // The whole company and address, as typed: a form service takes them as they are.
+  const { message } = await arrived(2);
+  expect([message.includes(`Company: ${company120("src-2-")}\n`), message.includes(`Email: ${email254}\n`)]).toEqual([true, true]);
+  const listed = await arrived(5);
+  expect(listed.source).toEqual({ kind: "site", utm_source: "", utm_medium: "", utm_campaign: "", referrer: "example.co.za", text: "a link on example.co.za" });
+  expect(listed.message).toMatch(line("a link on example.co.za"));
+  const other = await arrived(12);
+  expect(other.source).toMatchObject({ kind: "other", utm_source: "", utm_campaign: "" });
+  expect(other.message).toMatch(line("a campaign or link the site does not name"));
+  expect(JSON.stringify(fake.received()), "a value that may name someone is never passed on").not.toContain("jane@x.co");
 });
