@@ -8,7 +8,7 @@ import { expect, test } from "@playwright/test";
 import { calculatorLead } from "../../app/calculator/lead.server";
 import { type FakeZohoCrm, startFakeZohoCrm, zohoEnv } from "../support/fake-zoho-crm";
 import { freePort } from "../support/ports";
-import { dataDir, events, leadsCommand, postContact, type Served, sleep } from "../support/server";
+import { dataDir, events, listed, postContact, type Served, sleep } from "../support/server";
 import { opsPort } from "../support/sites";
 import { startedByEachTest } from "../support/started";
 import { atStep5, calculator, dispatchApp, progress } from "../support/wizard";
@@ -22,14 +22,8 @@ async function fakeZoho(options?: Parameters<typeof startFakeZohoCrm>[0]) {
   return { zoho, dir: dataDir() };
 }
 
-/** `npm run -s leads -- list`: each row's reference, and its status, age and reason (between them: when it arrived). */
-const list = async (dir: string) =>
-  (await leadsCommand(dir)("list")).stdout
-    .trim()
-    .split("\n")
-    .slice(1)
-    .map((line) => line.split("\t"))
-    .map((row) => [row[0], [row[2], row[3], row[5]].join(" ")] as const);
+/** `leads -- list`: each row's reference, and its status, age and reason. */
+const list = async (dir: string) => (await listed(dir)).map((row) => [row[0], [row[2], row[3], row[5]].join(" ")] as const);
 
 /** The one record of the lead marked `token`, once the server's log says it delivered it. */
 async function delivered(zoho: FakeZohoCrm, server: Served, token: string) {

@@ -50,6 +50,14 @@ export const leadsCommand =
     return promisify(execFile)(program, words, { cwd: REPO, env: vars });
   };
 
+/** `leads -- list`'s rows on a data folder, each its columns (id, kind, status, age, arrived, reason, address). */
+export const listed = async (dir: string) =>
+  (await leadsCommand(dir)("list")).stdout
+    .trim()
+    .split("\n")
+    .slice(1)
+    .map((line) => line.split("\t"));
+
 /** Whether a TCP connection to 127.0.0.1:port is accepted right now. */
 export const accepts = (port: number) =>
   new Promise<boolean>((resolve) => {
