@@ -8,7 +8,6 @@
  * rules, at a budget of a few records, on both engines: server/drafts.test.ts.) Servers on
  * opsPort 180-181; the flood's addresses are loopback ones (127.0.40.x).
  */
-import { request } from "node:http";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { expect, test } from "@playwright/test";
@@ -16,7 +15,7 @@ import pg from "pg";
 import { calculatorText } from "../../app/content/calculator";
 import { DRAFT_MEMORY } from "../../server/drafts";
 import { biggestDraft } from "../support/biggest-draft";
-import { dataDir, keyed } from "../support/server";
+import { dataDir, keyed, postForm } from "../support/server";
 import { opsPort } from "../support/sites";
 import { said, SOAK, startedByEachTest } from "../support/started";
 
@@ -32,24 +31,10 @@ const valid = (company: string) => ({
   "state.description": "A shop.",
 });
 
-/** A no-JavaScript post to the home page's action from `localAddress`, with `cookie` if given. */
-function post(url: string, fields: Record<string, string>, localAddress: string, cookie = ""): Promise<{ status: number; location: string; cookie: string }> {
-  const body = new URLSearchParams(fields).toString();
-  const headers = {
-    Origin: url,
-    "Content-Type": "application/x-www-form-urlencoded",
-    "Content-Length": Buffer.byteLength(body),
-    ...(cookie ? { cookie } : {}),
-  };
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}/?index`, { method: "POST", localAddress, headers }, (res) => {
-      res.resume();
-      const given = res.headers["set-cookie"]?.[0]?.split(";")[0];
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, location: res.headers.location ?? "", cookie: given ?? cookie }));
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
+/** A no-JavaScript post to the home page's action from `localAddress`, with `cookie` if given: where it redirects, and the cookie it leaves. */
+async function post(url: string, fields: Record<string, string>, localAddress: string, cookie = "") {
+  const { status, headers } = await postForm(`${url}/?index`, fields, { Origin: url, ...(cookie ? { cookie } : {}) }, localAddress);
+  return { status, location: headers.location ?? "", cookie: headers["set-cookie"]?.[0]?.split(";")[0] ?? cookie };
 }
 
 const page = async (url: string, location: string, cookie: string) => (await fetch(url + location, { headers: { cookie } })).text();

@@ -8,7 +8,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { expect, test } from "@playwright/test";
-import { accepts, dataDir, deliveredOnce, events, keyed, leadsCommand, postContact, sleep } from "../support/server";
+import { accepts, dataDir, deliveredOnce, events, keyed, leadsCommand, listed, postContact, sleep } from "../support/server";
 import { opsPort } from "../support/sites";
 import { startedByEachTest } from "../support/started";
 
@@ -58,11 +58,7 @@ test("past LEADS_PER_HOUR leads are thanked and stored but held, with one line; 
   // From here nothing may send a held lead: the loop's next look (every 2 s, pollMs) falls within
   // the 3 s the commands below take at the least, and would claim them if it took held leads for pending ones.
   const heldSince = Date.now();
-  const rows = (await leads("list")).stdout
-    .trim()
-    .split("\n")
-    .slice(1)
-    .map((line) => line.split("\t"));
+  const rows = await listed(dir);
   // No lead pending; each held one with the rule that held it and its address's code (a keyed hash, never the address); the parked one with the service's status.
   expect(rows.map(([, kind, status, age, , reason]) => `${kind} ${status} ${age} ${reason}`).sort()).toEqual([
     "contact held 0m ceiling",

@@ -21,7 +21,7 @@ test("find and erase a person's delivered message, the draft of one with a mista
   const dir = dataDir();
   // No key: each message is delivered to the outbox, a file in the data folder.
   const server = site(opsPort(130), { DATA_DIR: dir });
-  const leads = leadsCommand(dir);
+  const leads = leadsCommand(dir, {}, { npm: true });
   const outbox = join(dir, "outbox.jsonl");
   await server.listening;
   const thandi = { name: "Thandi Nkosi", email: "thandi.nkosi@example.co.za" };

@@ -4,10 +4,10 @@
  * browser only; one site killed -9 while its sends hang or fail leaves every lead to the other,
  * delivered once; PostgreSQL shut down at once, then unreachable (paused), costs visitors the failure
  * text within seconds and nothing thanked, delivery resumes by itself, and a site still stops
- * cleanly once it is gone. Decision 0046; docs/operations.md, "How leads flow" and "Scaling out".
- * Servers on opsPort 13-14 and 76-77.
+ * cleanly once it is gone; the funnel's counts from both add to one total. Decision 0046;
+ * docs/operations.md, "How leads flow" and "Scaling out". Servers on opsPort 13-14 and 76-77.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import pg from "pg";
@@ -16,7 +16,7 @@ import { CONTACT_SENT } from "../../app/contact/action.server";
 import { calculatorText } from "../../app/content/calculator";
 import { messages } from "../../app/content/messages";
 import { type FakeFormService } from "../support/fake-form-service";
-import { accepts, type Answer, dataDir, deliveredOnce, keyed, postContact, type Served, sleep } from "../support/server";
+import { accepts, type Answer, beacon, dataDir, deliveredOnce, keyed, leadsCommand, postContact, type Served, sleep } from "../support/server";
 import { opsPort } from "../support/sites";
 import { said, SOAK, startedByEachTest } from "../support/started";
 
@@ -52,10 +52,9 @@ const stillUp = (...sites: Served[]) =>
     "each site's exit",
   ).toEqual(sites.map(() => null));
 
-/** Two sites of the test's own on one database, each its own data folder. */
-async function twoSites(fake: FakeFormService, db: string, ports: [number, number], timeoutMs: number) {
-  const env = () => keyed(fake, dataDir(), { DATABASE_URL: db, FORM_TIMEOUT_MS: String(timeoutMs) });
-  const sites = ports.map((port) => site(opsPort(port), env()));
+/** Two sites of the test's own on one database, each its own data folder (`dirs`). */
+async function twoSites(fake: FakeFormService, db: string, ports: [number, number], timeoutMs: number, dirs = [dataDir(), dataDir()]) {
+  const sites = ports.map((port, i) => site(opsPort(port), keyed(fake, dirs[i]!, { DATABASE_URL: db, FORM_TIMEOUT_MS: String(timeoutMs) })));
   await Promise.all(sites.map((s) => s.listening));
   return sites as [Served, Served];
 }
@@ -155,13 +154,14 @@ test("PostgreSQL shut down at once, then unreachable (paused): posts meanwhile g
   expect(said(sites[0]).at(-1)).toBe("stopped");
 });
 
-test("two sites on one PostgreSQL: a calculator step posted to one is rendered by the other for the same browser only; one killed -9 while its sends hang or fail, the other delivers every lead exactly once", async () => {
+test("two sites on one PostgreSQL: a calculator step posted to one is rendered by the other for the same browser only; their funnel counts add to one total there, which npm run -s leads -- funnel reads with DATABASE_URL, neither data folder keeping any; one killed -9 while its sends hang or fail, the other delivers every lead exactly once", async () => {
   // Over 30 s: the leads the killed site had claimed wait for their claims to run out
   // (FORM_TIMEOUT_MS + 5 s), the others for retries on the real schedule; then a claim's length to show a second send.
   test.setTimeout(120_000);
   const db = await (await postgres()).database("sites");
   const fake = await fakeService();
-  const [a, b] = await twoSites(fake, db, [13, 14], 2_000);
+  const dirs = [dataDir(), dataDir()];
+  const [a, b] = await twoSites(fake, db, [13, 14], 2_000, dirs);
 
   const step = await fetch(`${a.url}/?index`, {
     method: "POST",
@@ -180,6 +180,14 @@ test("two sites on one PostgreSQL: a calculator step posted to one is rendered b
   ]).toEqual([true, true, false]);
   // Any other browser, on either site, gets nothing of it.
   for (const s of [a, b]) expect(await (await fetch(s.url + next)).text()).toContain(calculatorText.expired);
+
+  expect(await Promise.all([beacon(a.url, "2"), beacon(b.url, "2"), beacon(b.url, "3")]), "the funnel's beacons").toEqual([204, 204, 204]);
+  // The server counts a step without waiting for it: the last count may land a moment after the answer.
+  const funnel = async () => JSON.parse((await leadsCommand(dirs[0]!, { DATABASE_URL: db })("funnel", "--json", "--days", "1")).stdout).days[0].reached;
+  await expect.poll(funnel, { timeout: 30_000 }).toEqual({ 2: 2, 3: 1, 4: 0, 5: 0 });
+  // Without DATABASE_URL the command would read a data folder's own file: the sites kept no counts there.
+  const folderCounts = dirs.filter((dir) => existsSync(join(dir, "funnel.db")));
+  expect(folderCounts, "data folders with a funnel.db").toEqual([]);
 
   const tokens = Array.from({ length: 6 }, (_, i) => `pg-shared-${i}-`);
   // Each site takes a lead that hangs and one that fails, so each holds claims (a hanging send one for 2 s).

@@ -15,13 +15,13 @@
  * when a site is stopped or fails. Visitors are a real browser and clients from loopback addresses
  * of their own (127.0.0.2, …). Ports: opsPort(115-116, 120-123).
  */
-import { createServer, request } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test as base, expect } from "@playwright/test";
 import { LIMITS } from "../../server/rate-limits";
 import { freePort } from "../support/ports";
 import { sendForms, startNginx, startShipped } from "../support/proxies";
-import { dataDir, deliveredOnce, events, keyed, postContact, sleep } from "../support/server";
+import { dataDir, deliveredOnce, events, keyed, postContact, postForm, sleep } from "../support/server";
 import { opsPort } from "../support/sites";
 import { startedByEachTest } from "../support/started";
 
@@ -84,15 +84,8 @@ test("through a plain proxy_pass, a browser without Fetch Metadata sends both fo
  * `from`, through `proxy`, as a browser before 2023 sends it: no Sec-Fetch-Site, so only its
  * Origin, with the proxy's port, vouches for it. Resolves with the status.
  */
-function smallPost(proxy: string, from: string, headers: Record<string, string> = {}) {
-  const body = "formName=newsletter&email=";
-  return new Promise<number>((resolve, reject) => {
-    const options = { method: "POST", localAddress: from, headers: { Origin: proxy, "Content-Type": "application/x-www-form-urlencoded", ...headers } };
-    request(`${proxy}/?index`, options, (res) => res.resume().on("end", () => resolve(res.statusCode ?? 0)))
-      .on("error", reject)
-      .end(body);
-  });
-}
+const smallPost = async (proxy: string, from: string, headers: Record<string, string> = {}) =>
+  (await postForm(`${proxy}/?index`, { formName: "newsletter", email: "" }, { Origin: proxy, ...headers }, from)).status;
 
 for (const [i, proxy] of (["nginx", "Caddy"] as const).entries()) {
   const file = proxy === "nginx" ? "deploy/nginx.conf" : "deploy/Caddyfile";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { expect, test } from "@playwright/test";
 import { owned } from "../../scripts/test-run.mjs";
-import { dataDir, keyed, postContact, type Served, sleep } from "../support/server";
+import { beacon, dataDir, keyed, postContact, type Served, sleep } from "../support/server";
 import { opsPort } from "../support/sites";
 import { said, startedByEachTest } from "../support/started";
 
@@ -72,14 +72,9 @@ test("another process holds the write locks of leads.db and funnel.db for good: 
   fake.setMode("fail500", undefined, "locked-stored");
   const server = site(opsPort(160), keyed(fake, dir, { METRICS_PORT: String(opsPort(163)) }));
   await server.listening;
-  const agent = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36";
-  const beacon = () =>
-    fetch(`${server.url}/steps`, {
-      method: "POST",
-      headers: { Origin: server.url, "Content-Type": "application/x-www-form-urlencoded", "User-Agent": agent },
-      body: new URLSearchParams({ event: "2", "visit.landing": "" }),
-    });
-  expect((await beacon()).status, "the first count opens funnel.db").toBe(204);
+  /** Five beacons at once, each answered with its status or its error. */
+  const fiveBeacons = () => Promise.allSettled(Array.from({ length: 5 }, () => beacon(server.url, "2")));
+  expect(await beacon(server.url, "2"), "the first count opens funnel.db").toBe(204);
   expect((await postContact(server.url, "Stored before the lock (locked-stored).")).status).toBe(303);
   await expect.poll(() => fake.received("locked-stored").length, { message: "its first attempt" }).toBeGreaterThan(0);
   const holder = await holdWriteLocks(join(dir, "leads.db"), join(dir, "funnel.db"));
@@ -90,7 +85,7 @@ test("another process holds the write locks of leads.db and funnel.db for good: 
     ["a", "b"].map((x, i) => postContact(server.url, `Posted while locked (locked-waiting-${x}).`, { localAddress: `127.0.5.${i + 1}` })),
   );
   waiting.catch(() => undefined); // awaited below, unless the test has failed first
-  const beacons = Promise.allSettled(Array.from({ length: 5 }, beacon));
+  const beacons = fiveBeacons();
   await sleep(500);
   await turns(opsPort(163));
   await sleep(1_500);
@@ -100,15 +95,15 @@ test("another process holds the write locks of leads.db and funnel.db for good: 
     (await waiting).map((a) => a.status),
     "the failure text, with what was typed",
   ).toEqual([503, 503]);
-  const statuses = async (answers: Promise<PromiseSettledResult<{ status: number }>[]>) =>
-    (await answers).map((a) => (a.status === "fulfilled" ? a.value.status : String(a.reason)));
+  const statuses = async (answers: Promise<PromiseSettledResult<number>[]>) =>
+    (await answers).map((a) => (a.status === "fulfilled" ? a.value : String(a.reason)));
   expect(await statuses(beacons)).toEqual([204, 204, 204, 204, 204]);
 
   // Six more post and five more beacons come, and the server is stopped while they wait: they are answered, and it exits in time.
   const posts = Array.from({ length: 6 }, (_, i) =>
     postContact(server.url, `Posted as it stops (locked-waiting-${i}).`, { localAddress: `127.0.5.${i + 10}` }),
   );
-  const [answers, stopBeacons] = [Promise.allSettled(posts), Promise.allSettled(Array.from({ length: 5 }, beacon))];
+  const [answers, stopBeacons] = [Promise.allSettled(posts.map(async (post) => (await post).status)), fiveBeacons()];
   await sleep(1_000); // each in the server's hands, with 2 s of its wait left
   const exit = await stopped(server);
   expect(exit.code, `exit code, ${exit.afterMs} ms after SIGTERM`).toBe(0);

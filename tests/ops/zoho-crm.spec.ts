@@ -8,7 +8,7 @@ import { expect, test } from "@playwright/test";
 import { calculatorLead } from "../../app/calculator/lead.server";
 import { type FakeZohoCrm, startFakeZohoCrm, zohoEnv } from "../support/fake-zoho-crm";
 import { freePort } from "../support/ports";
-import { dataDir, events, leadsCommand, postContact, type Served, sleep } from "../support/server";
+import { dataDir, events, listed, postContact, type Served, sleep } from "../support/server";
 import { opsPort } from "../support/sites";
 import { startedByEachTest } from "../support/started";
 import { atStep5, calculator, dispatchApp, progress } from "../support/wizard";
@@ -22,14 +22,8 @@ async function fakeZoho(options?: Parameters<typeof startFakeZohoCrm>[0]) {
   return { zoho, dir: dataDir() };
 }
 
-/** `npm run -s leads -- list`: each row's reference, and its status, age and reason (between them: when it arrived). */
-const list = async (dir: string) =>
-  (await leadsCommand(dir)("list")).stdout
-    .trim()
-    .split("\n")
-    .slice(1)
-    .map((line) => line.split("\t"))
-    .map((row) => [row[0], [row[2], row[3], row[5]].join(" ")] as const);
+/** `leads -- list`: each row's reference, and its status, age and reason. */
+const list = async (dir: string) => (await listed(dir)).map((row) => [row[0], [row[2], row[3], row[5]].join(" ")] as const);
 
 /** The one record of the lead marked `token`, once the server's log says it delivered it. */
 async function delivered(zoho: FakeZohoCrm, server: Served, token: string) {
@@ -53,7 +47,6 @@ function keptSecret(server: Served, zoho: FakeZohoCrm, ...others: string[]) {
   for (const secret of [zoho.clientSecret, zoho.refreshToken, ...zoho.issued(), ...others]) expect(said, "a secret in the log").not.toContain(secret);
   events(server.stdout());
 }
-const failures = (server: Served) => events(server.stdout()).filter((e) => e.event === "lead_delivery_failed");
 
 test("a calculator send and a contact message each become one Zoho CRM Lead with every field and its visit's source in the mapped fields, and the store keeps which record", async ({
   page,
@@ -113,11 +106,11 @@ test("a calculator send and a contact message each become one Zoho CRM Lead with
   keptSecret(server, zoho);
 });
 
-test("one record each, delivered, whatever comes between: the site killed -9 while Zoho had the lead but had not answered, an answer lost after Zoho took the lead, an access token Zoho calls expired", async () => {
+test("one record, delivered, when the site is killed -9 while Zoho had the lead but had not answered: the next site's send updates it", async () => {
   const { zoho, dir } = await fakeZoho();
-  // The killed site's claim (FORM_TIMEOUT_MS + 5 s) is what the next one waits out, meanwhile
-  // taking the other two leads; 4 s hold a token refresh and the upsert on a busy machine, so
-  // the kill comes while the send waits for its answer.
+  // The killed site's claim (FORM_TIMEOUT_MS + 5 s) is what the next one waits out; 4 s hold a
+  // token refresh and the upsert on a busy machine, so the kill comes while the send waits for its
+  // answer. (An answer lost, an expired token: server/leads/zoho-crm.test.ts, on the same transport.)
   const env = zohoEnv(zoho, dir, { FORM_TIMEOUT_MS: "4000" });
   zoho.setMode("storeThenHang", 1, "zc-killed");
   const first = site(opsPort(112), env);
@@ -130,22 +123,10 @@ test("one record each, delivered, whatever comes between: the site killed -9 whi
 
   const second = site(opsPort(112), env);
   await second.listening;
-  zoho.setMode("storeThenClose", 1, "zc-lost");
-  expect((await postContact(second.url, "Lost answer (zc-lost).", { localAddress: "127.0.21.1" })).status).toBe(303);
-  const lost = await delivered(zoho, second, "zc-lost");
-  expect(lost.updates, "the second send updated the record the first one made").toBe(1);
-  expect(failures(second)).toEqual([expect.objectContaining({ reason: "network" })]);
-
-  const refreshes = zoho.tokenRequests();
-  zoho.expireTokens();
-  expect((await postContact(second.url, "Expired token (zc-expired).", { localAddress: "127.0.21.2" })).status).toBe(303);
-  const expired = await delivered(zoho, second, "zc-expired");
-  expect([expired.updates, zoho.tokenRequests() - refreshes], "one refresh, then the same attempt went through").toEqual([0, 1]);
-
   const killed = await delivered(zoho, second, "zc-killed");
   expect(killed.updates, "the send again after the restart updated the record").toBe(1);
-  expect(failures(second), "no failed attempt for the expired token or the killed site's lead").toHaveLength(1);
-  await listedAs(dir, [lost, expired, killed]);
+  expect(second.stdout(), "no failed attempt for the killed site's lead").not.toContain('"event":"lead_delivery_failed"');
+  await listedAs(dir, [killed]);
   keptSecret(first, zoho);
   keptSecret(second, zoho);
 });
@@ -171,7 +152,7 @@ test("a refresh token Zoho refuses parks the lead with Zoho's word, for the aler
   expect((await list(dir)).map(([, said]) => said)).toEqual(["parked 0m zoho:invalid_code"]);
   // Never looping: a refusal taken for a passing failure would ask Zoho again at the lead's first
   // retry, 1-2 s after it (schedule.ts); 3 s hold that retry and the loop's next look (every 2 s).
-  await sleep(3_000 - (Date.now() - parkedAt));
+  await sleep(Math.max(0, 3_000 - (Date.now() - parkedAt)));
   expect([zoho.tokenRequests(), zoho.upserts(), zoho.records().length], "asked once, never sent, no record").toEqual([1, 0, 0]);
   keptSecret(server, zoho, revoked);
   expect(server.stdout()).not.toMatch(/confidential launch|Ada Lovelace|ada@example\.com/);

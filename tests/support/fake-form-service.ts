@@ -1,9 +1,8 @@
 /**
- * A fake form-submission service on loopback for end-to-end tests. Submissions: `POST /submit`.
- * Control over HTTP (for Playwright workers): `POST /__mode {mode, delayMs?}`, `GET /__received`,
- * `GET /__accepted`, `POST /__clear`, each optionally scoped with `?match=<token>` to submissions
- * containing it. tests/support/global-setup.ts starts one per site under test, each site's
- * FORM_ENDPOINT its `/submit`.
+ * A fake form-submission service on loopback for end-to-end tests. Submissions: `POST /submit`;
+ * what arrived, for a Playwright worker: `GET /__received?match=<token>` (the submissions holding
+ * it). tests/support/global-setup.ts starts one per site under test, each site's FORM_ENDPOINT its
+ * `/submit`.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,8 +13,7 @@ import type { AddressInfo } from "node:net";
  * 401 (a wrong key); hang: never answers; slow: answers ok after `delayMs`; refuse: destroys each
  * submission's connection at once; hold: answers when `answer()` says how.
  */
-const FAKE_MODES = ["ok", "fail500", "successFalse", "successFalseString", "html200", "unauthorized", "hang", "slow", "refuse", "hold"] as const;
-export type FakeMode = (typeof FAKE_MODES)[number];
+export type FakeMode = "ok" | "fail500" | "successFalse" | "successFalseString" | "html200" | "unauthorized" | "hang" | "slow" | "refuse" | "hold";
 /** The modes that answer at once, with a status and a JSON body. */
 const ANSWERS: Partial<Record<FakeMode, [number, unknown]>> = {
   fail500: [500, { success: false, message: "Internal Server Error" }],
@@ -52,7 +50,6 @@ export async function startFakeFormService(opts: { port?: number; delayMs?: numb
   const timers = new Set<ReturnType<typeof setTimeout>>();
   let held: { raw: string; answer: (status: number) => void }[] = [];
   const setMode = (m: FakeMode, delay?: number, match?: string) => {
-    if (!FAKE_MODES.includes(m)) throw new Error(`unknown mode ${String(m)}`);
     if (match) scoped.set(match, m);
     else mode = m;
     if (delay !== undefined) delayMs = delay;
@@ -63,10 +60,9 @@ export async function startFakeFormService(opts: { port?: number; delayMs?: numb
   const received = (match?: string) => matching(match).map((b) => b.parsed);
   /** The same, only those this service answered as accepted (delivered). */
   const accepted = (match?: string) => matching(match).flatMap((b) => (b.accepted ? [b.parsed] : []));
-  const clear = (match?: string) => {
-    bodies = match ? bodies.filter((b) => !b.raw.includes(match)) : [];
-    if (match) scoped.delete(match);
-    else scoped.clear();
+  const clear = () => {
+    bodies = [];
+    scoped.clear();
   };
 
   const server = createServer((req, res) => {
@@ -93,18 +89,7 @@ export async function startFakeFormService(opts: { port?: number; delayMs?: numb
         const timer = setTimeout(() => (timers.delete(timer), ok()), delayMs);
         return void timers.add(timer);
       }
-      if (req.method === "POST" && url.pathname === "/__mode") {
-        const body = parse(await readBody(req)) as { mode?: FakeMode; delayMs?: number } | null;
-        if (!body?.mode || !FAKE_MODES.includes(body.mode)) return send(res, 400, { error: "unknown mode" });
-        setMode(body.mode, typeof body.delayMs === "number" ? body.delayMs : undefined, match);
-        return send(res, 200, { mode: body.mode, delayMs });
-      }
       if (req.method === "GET" && url.pathname === "/__received") return send(res, 200, received(match));
-      if (req.method === "GET" && url.pathname === "/__accepted") return send(res, 200, accepted(match));
-      if (req.method === "POST" && url.pathname === "/__clear") {
-        clear(match);
-        return send(res, 204);
-      }
       send(res, 404, { error: "not found" });
     };
     handle().catch(() => res.destroy());
@@ -113,10 +98,8 @@ export async function startFakeFormService(opts: { port?: number; delayMs?: numb
   await new Promise<void>((resolve, reject) => server.once("error", reject).listen(opts.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
     /** Where the app should post. */
     submitUrl: `http://127.0.0.1:${port}/submit`,
-    port,
     received,
     accepted,
     /** The request headers of each submission `received(match)` lists, in the same order. */
@@ -142,18 +125,13 @@ export async function startFakeFormService(opts: { port?: number; delayMs?: numb
 
 export type FakeFormService = Awaited<ReturnType<typeof startFakeFormService>>;
 
-/** Drives a running fake service from another process (e.g. a Playwright test) over HTTP. */
-export function fakeFormClient(url: string, match?: string) {
-  const q = match ? `?match=${encodeURIComponent(match)}` : "";
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${url}${path}${q}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
-    if (!res.ok) throw new Error(`fake form service: ${method} ${path} -> ${res.status}`);
-    return res.status === 204 ? undefined : ((await res.json()) as unknown);
-  };
+/** What a running fake service received holding `match`, asked from another process (a Playwright test) over HTTP. */
+export function fakeFormClient(url: string, match: string) {
   return {
-    setMode: async (mode: FakeMode, delayMs?: number) => void (await call("POST", "/__mode", { mode, delayMs })),
-    received: async () => (await call("GET", "/__received")) as unknown[],
-    accepted: async () => (await call("GET", "/__accepted")) as unknown[],
-    clear: async () => void (await call("POST", "/__clear")),
+    async received() {
+      const res = await fetch(`${url}/__received?match=${encodeURIComponent(match)}`);
+      if (!res.ok) throw new Error(`fake form service: GET /__received -> ${res.status}`);
+      return (await res.json()) as unknown[];
+    },
   };
 }

@@ -25,8 +25,8 @@ export function startedByEachTest() {
       started.push(() => server.stop());
       return server;
     },
-    async fakeService(port?: number) {
-      const fake = await startFakeFormService({ port: port ?? (await freePort()) });
+    async fakeService() {
+      const fake = await startFakeFormService({ port: await freePort() });
       started.push(() => fake.close());
       return fake;
     },
