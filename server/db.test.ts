@@ -1,5 +1,9 @@
 /** server/db.ts on both engines: what a transaction's work may call, and what a lost connection does to the server. */
-import { expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { expect, it, onTestFinished } from "vitest";
 import { ENGINES, leadDatabases } from "../tests/support/engines";
 
 const { place, open } = leadDatabases();
@@ -31,3 +35,21 @@ it("a connection PostgreSQL ends while a transaction holds it fails that transac
   await expect(failed).rejects.toThrow();
   expect(await db.get("SELECT 2 AS two")).toEqual({ two: 2 });
 });
+
+it("a new SQLite file another process is writing is opened once its lock goes: two servers started at once on one new folder both start", async () => {
+  const { file } = await place("sqlite");
+  mkdirSync(dirname(file), { recursive: true });
+  // The other process has the file in its first write, before WAL: SQLite refuses the change to WAL
+  // at once, without its wait for a lock (one start in about 15 of two at once, before this wait).
+  const holder = spawn(process.execPath, ["-e", HOLDS_A_WRITE_FOR_HALF_A_SECOND, file], { stdio: ["ignore", "pipe", "inherit"] });
+  onTestFinished(() => void holder.kill());
+  await once(holder.stdout, "data");
+  const db = open({ file });
+  expect(await db.get("PRAGMA journal_mode")).toEqual({ journal_mode: "wal" });
+});
+
+const HOLDS_A_WRITE_FOR_HALF_A_SECOND = `
+  const db = new (require("node:sqlite").DatabaseSync)(process.argv[1]);
+  db.exec("BEGIN IMMEDIATE; CREATE TABLE t (n)");
+  process.stdout.write("holding");
+  setTimeout(() => db.exec("COMMIT"), 500);`;

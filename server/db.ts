@@ -223,12 +223,20 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version, 
     }
   }
   const db = opened(false);
-  try {
-    db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous}; PRAGMA secure_delete = ON;`);
-    db.exec(`PRAGMA busy_timeout = ${timeout}`); // then its own wait: the server's calls wait on timers instead
-  } catch (error) {
-    db.close();
-    throw failed(error, "it cannot be opened");
+  // Turning a file to WAL while another process writes it (two servers starting on a new folder)
+  // is refused at once, without SQLite's own wait: waited for here, as long.
+  for (const until = Date.now() + Math.max(timeout, BUSY_WAIT_MS); ;) {
+    try {
+      db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous}; PRAGMA secure_delete = ON;`);
+      db.exec(`PRAGMA busy_timeout = ${timeout}`); // then its own wait: the server's calls wait on timers instead
+      break;
+    } catch (error) {
+      if (isBusy(error) && Date.now() < until) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+      else {
+        db.close();
+        throw failed(error, "it cannot be opened");
+      }
+    }
   }
 
   const statement = (sql: string) => db.prepare(dialect(sql, "sqlite"));
