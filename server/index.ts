@@ -111,7 +111,7 @@ const app = express().disable("x-powered-by").set("trust proxy", config.trustPro
 const server = createServer({ headersTimeout: 10_000, requestTimeout: 20_000, connectionsCheckingInterval: 1_000, keepAliveTimeout: 5_000 });
 if (metrics) server.on("request", metrics.timeRequests);
 server.on("request", requestLogger(log));
-server.on("request", keptPagesFirst(pageCache, app, log));
+server.on("request", keptPagesFirst(pageCache, app));
 app.use(everyAnswersHeaders({ dev: config.dev }));
 app.use(rejectMalformed(app.get("trust proxy fn")));
 app.use(oneAddress(new Set(pagePaths)));

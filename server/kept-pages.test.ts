@@ -4,7 +4,6 @@ import type { AddressInfo } from "node:net";
 import express from "express";
 import { expect, it } from "vitest";
 import { keptPagesFirst } from "./kept-pages";
-import { quietLog } from "../tests/support/quiet-log";
 import { createPageCache } from "./page-cache";
 
 // What else keptPagesFirst leaves to Express, the real server shows by Express's answers: a post
@@ -15,7 +14,7 @@ it("leaves a page whose render failed to Express, which renders it for the reque
   const render = () => Promise.reject(new Error("render failed"));
   const pages = createPageCache({ pagePaths: ["/broken"], variants: {}, privateParams: [], commonHeaders: [], render });
   const app = express().use((req, res) => void res.send(`express ${req.method} ${req.url}`));
-  const server = createServer(keptPagesFirst(pages, app, quietLog)).listen(0, "127.0.0.1");
+  const server = createServer(keptPagesFirst(pages, app)).listen(0, "127.0.0.1");
   onTestFinished(() => void server.close());
   await once(server, "listening");
   const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/broken?utm_source=x`);

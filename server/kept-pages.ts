@@ -6,11 +6,10 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TLSSocket } from "node:tls";
 import type { Express } from "express";
 import { HSTS_HEADER } from "./headers";
-import type { Logger } from "./log";
 import type { Page, PageCache } from "./page-cache";
 import { wellFormedHost } from "./reject-malformed";
 
-export function keptPagesFirst(pages: PageCache, app: Express, log: Logger): (req: IncomingMessage, res: ServerResponse) => void {
+export function keptPagesFirst(pages: PageCache, app: Express): (req: IncomingMessage, res: ServerResponse) => void {
   const secure = (req: IncomingMessage) => {
     if ((req.socket as TLSSocket).encrypted) return true;
     const proto = req.headers["x-forwarded-proto"];
@@ -24,12 +23,8 @@ export function keptPagesFirst(pages: PageCache, app: Express, log: Logger): (re
     const page = route && pages.lookup(route.key);
     if (!page) return void app(req, res);
     if (!(page instanceof Promise)) return send(req, res, page);
-    page.then(
-      (kept) => (kept ? send(req, res, kept) : app(req, res)),
-      (error: unknown) => {
-        log.error({ err: error, method: req.method, path: route.key.split("?")[0] }, "error");
-        app(req, res);
-      },
-    );
+    // A render that failed resolves undefined (lru-cache's allowStaleOnFetchRejection): Remix renders
+    // the request itself, and logs what fails there.
+    void page.then((kept) => (kept ? send(req, res, kept) : app(req, res)));
   };
 }
