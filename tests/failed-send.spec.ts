@@ -12,7 +12,7 @@ import type { Page, Route } from "@playwright/test";
 import { messages } from "../app/content/messages";
 import { SEND_DEADLINE_MS } from "../app/forms/failed-send";
 import { expect, forTheEye, test } from "./support/fixtures";
-import { atStep5, calculator, dispatchApp, progress } from "./support/wizard";
+import { atStep5, calculator, dispatchApp, expectValues, fillDetails, progress } from "./support/wizard";
 
 // The specification's words for the calculator (the contact form has its own: messages.contactFailed).
 const FAILED = "There was an error submitting your request. Please try again.";
@@ -34,19 +34,15 @@ function consoleErrors(page: Page) {
 async function filledStep5(page: Page, token: string) {
   await atStep5(page, dispatchApp);
   const calc = calculator(page);
-  const details = {
-    "Your name (optional)": "Thandi Nkosi",
-    "Company name": `Gauteng Freight ${token}`,
-    Email: "ops@gautengfreight.co.za",
-    Phone: "+27 11 555 0101",
-  };
-  for (const [label, value] of Object.entries(details)) await calc.getByLabel(label).fill(value);
+  const typed = { name: "Thandi Nkosi", company: `Gauteng Freight ${token}`, email: "ops@gautengfreight.co.za", phone: "+27 11 555 0101" };
+  await fillDetails(page, typed);
+  const details = { "Your name (optional)": typed.name, "Company name": typed.company, Email: typed.email, Phone: typed.phone };
   const send = () => calc.getByRole("button", { name: "Send My Request" }).click();
   /** Step 5, every value, the failure text, no error page. */
   const kept = async () => {
     await expect(calc.getByRole("alert")).toHaveText(FAILED);
     await expect(progress(page)).toHaveText("Step 5 of 5");
-    for (const [label, value] of Object.entries(details)) await expect(calc.getByLabel(label)).toHaveValue(value);
+    await expectValues(calc, details);
     await expect(calc.locator(".summary-value")).toHaveText(["Software Development", "Urgent (1-2 weeks)", "Complex", dispatchApp.description]);
     await expect(calc.getByRole("button", { name: "Send My Request" })).toBeEnabled();
     await expect(page.getByText(ERROR_PAGE)).toHaveCount(0);
@@ -66,10 +62,7 @@ async function typedContact(page: Page, token: string, { open = true } = {}) {
   const typed = { Name: `Lerato Mokoena ${token}`, Email: "lerato@example.co.za", Message: "A booking system for 3 salons" };
   for (const [label, value] of Object.entries(typed)) await form.getByLabel(label).fill(value);
   await form.getByLabel("Service").selectOption({ label: "AI Solutions" });
-  const stillTyped = async () => {
-    for (const [label, value] of Object.entries(typed)) await expect(form.getByLabel(label)).toHaveValue(value);
-    await expect(form.getByLabel("Service")).toHaveValue("ai");
-  };
+  const stillTyped = () => expectValues(form, { ...typed, Service: "ai" });
   return { form, typed, stillTyped, send: () => form.getByRole("button", { name: "Send Message" }).click() };
 }
 
@@ -111,7 +104,7 @@ test.describe("a failed send", { tag: "@needs-js" }, () => {
     // A reload of the page the failure left keeps step 5 and every value too.
     await page.reload();
     await expect(progress(page)).toHaveText("Step 5 of 5");
-    for (const [label, value] of Object.entries(details)) await expect(calc.getByLabel(label)).toHaveValue(value);
+    await expectValues(calc, details);
     // Offline at Send: the page sends by itself once the browser is online, once.
     const posts: string[] = [];
     page.on("request", (r) => r.method() === "POST" && posts.push(r.url()));
@@ -295,29 +288,4 @@ test("with JavaScript, a reload mid-wizard shows the right step without showing 
   await expect(progress(page)).toBeVisible();
   await expect(calc.getByRole("button", { name: "Software Development", exact: true })).toBeVisible();
   expect(problems).toEqual([]);
-});
-
-// The server's answer to a repeated form (decision 0012), end to end in a browser without
-// JavaScript: this held before decision 0028 too, and is kept here beside its JavaScript twin.
-test("without JavaScript, a lost reply's send sent again gets the first one's thanks, one lead", { tag: "@without-js" }, async ({ page, formService }) => {
-  let lose = true;
-  // The browser's own post of step 5 (a navigation): the server takes it, the reply is lost.
-  await page.route(isSend, async (route) => {
-    if (!lose || !route.request().postData()?.includes("intent=Send+My+Request")) return route.fallback();
-    lose = false;
-    await route.fetch();
-    await route.abort("connectionreset");
-  });
-  const { details, send } = await filledStep5(page, formService.token);
-  await send().catch(() => undefined); // the browser shows its own error page
-  await expect.poll(async () => (await formService.settled()).length).toBe(1);
-  // The visitor starts again, in a new tab, with the same answers and sends them. (The first
-  // tab is still on its way to the browser's error page: a navigation there would race it.)
-  const again = await filledStep5(await page.context().newPage(), formService.token);
-  expect(again.details).toEqual(details);
-  await again.send();
-  const reference = await again.thanked();
-  const leads = await formService.settled();
-  expect(leads).toHaveLength(1);
-  expect(referenceOf(leads[0])).toBe(reference);
 });

@@ -1,4 +1,4 @@
-import { expect, test as base, type Locator, type Page } from "@playwright/test";
+import { type APIRequestContext, expect, test as base, type Locator, type Page } from "@playwright/test";
 import { randomUUID } from "node:crypto";
 import { fakeFormClient } from "./fake-form-service";
 import { sites } from "./sites";
@@ -13,7 +13,7 @@ let clients = 0;
 /** A client of its own: a documentation-range IPv6 address (RFC 3849) in its own /64, so its own rate-limit bucket on the sites (which trust X-Forwarded-For). */
 export const newClient = () => `2001:db8:${base.info().workerIndex.toString(16)}:${(++clients).toString(16)}::1`;
 
-export const test = base.extend<{ formService: FormService }>({
+export const test = base.extend<{ formService: FormService; stranger: APIRequestContext }>({
   // Every test's page and request context come from a client of their own.
   extraHTTPHeaders: async ({ extraHTTPHeaders }, use) => {
     await use({ ...extraHTTPHeaders, "X-Forwarded-For": newClient() });
@@ -32,6 +32,12 @@ export const test = base.extend<{ formService: FormService }>({
       return client.received();
     };
     await use({ ...client, token, settled });
+  },
+  /** Someone else's client: its own address and its own cookies. */
+  stranger: async ({ playwright, baseURL }, use) => {
+    const other = await playwright.request.newContext({ baseURL, extraHTTPHeaders: { "X-Forwarded-For": newClient() } });
+    await use(other);
+    await other.dispose();
   },
 });
 
