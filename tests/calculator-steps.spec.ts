@@ -303,20 +303,27 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
   });
 
   // Where a step lands matters most where the wizard is far down a narrow page.
-  test("at 390 px each step lands at the wizard's card under the header with focus on its heading, never at the top of the page", async ({ page }) => {
+  test("at 390 px steps 1-4 advance without a request, each landing at the wizard's card under the header, focus on its heading", async ({ page }) => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto("/#calculator");
+    const posts = postsOf(page);
     const calc = calculator(page);
-    for (const [choice, step] of [
-      ["Mobile App Development", 2],
-      ["Standard (3-4 weeks)", 3],
-    ] as const) {
-      await calc.getByRole("button", { name: choice }).click();
-      await expect(calc.getByRole("heading", { name: calculatorText.headings[step] })).toBeFocused();
+    const step = async (click: string, heading: string, landed = true) => {
+      await calc.getByRole("button", { name: click }).click();
+      await expect(calc.getByRole("heading", { name: heading })).toBeFocused();
+      if (!landed) return;
       await underHeader(page);
       expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(1000);
-    }
-    await calc.getByRole("button", { name: "Back" }).click();
-    await expect(calc.getByRole("heading", { name: calculatorText.headings[2] })).toBeFocused();
+    };
+    await step("SEO & Digital Marketing", calculatorText.headings[2]);
+    await step("Standard (3-4 weeks)", calculatorText.headings[3]);
+    await step("Back", calculatorText.headings[2], false);
+    await calc.getByRole("button", { name: "Standard (3-4 weeks)" }).click();
+    await calc.getByRole("button", { name: "Medium" }).click();
+    await calc.getByLabel("Project description").fill("Local SEO for three branches");
+    await step("Continue", calculatorText.headings[5], false);
+    expect(posts.forms).toEqual([]);
+    // Only the funnel's beacons: each step once, the one taken again after Back not again.
+    await expect.poll(() => posts.beacons).toEqual(["2", "3", "4", "5"]);
   });
 });
