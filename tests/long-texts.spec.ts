@@ -13,7 +13,7 @@ import { messages } from "../app/content/messages";
 import { calculatorText } from "../app/content/calculator";
 import { LIMITS } from "../app/forms/limits";
 import { expect, test } from "./support/fixtures";
-import { calculator, progress } from "./support/wizard";
+import { calculator, contactForm, fillDetails, progress } from "./support/wizard";
 
 /** A text of exactly `count` characters: lines of sentences, then emoji to the end (each two UTF-16 units). */
 function textOf(count: number, emoji = 40) {
@@ -28,7 +28,6 @@ const receivedWhole = (received: string, text: string) => {
   for (const line of text.split("\n")) expect(received).toContain(line.trim());
 };
 
-const contactForm = (page: Page) => page.locator("#contact");
 /** What a long text's box says of its bound until the visitor types (all it says without JavaScript). */
 const BOUND = `At most ${LIMITS.description.toLocaleString("en")} characters.`;
 /** The box's count, and the polite live region a screen reader hears it from. */
@@ -74,9 +73,7 @@ test("a description past the bound is kept and refused with its length; 5,000 ch
   if (javaScriptEnabled) await expect(countOf(box)).toHaveText("0 characters left");
   await calc.getByRole("button", { name: "Continue" }).click();
   await expect(progress(page)).toHaveText("Step 5 of 5");
-  await calc.getByLabel("Company name").fill(`Spares Co ${formService.token}`);
-  await calc.getByLabel("Email").fill("orders@spares.example");
-  await calc.getByLabel("Phone").fill("011 555 0142");
+  await fillDetails(page, { company: `Spares Co ${formService.token}`, email: "orders@spares.example", phone: "011 555 0142" });
   await calc.getByRole("button", { name: "Send My Request" }).click();
   await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
   const [received] = (await formService.settled()) as { message: string }[];

@@ -52,19 +52,14 @@ test.describe("WebKit (WebKitGTK through WebDriver)", { tag: "@once" }, () => {
   }
 
   /**
-   * Clicks an element after bringing it into view at once. WebDriver's own scroll-into-view is
-   * animated in WebKit by the page's `scroll-behavior: smooth`, and the click then lands where the
-   * element was before the scroll ended (on nothing), leaving the session stuck.
+   * Clicks an element, or types `value` into it, after bringing it into view at once. WebDriver's
+   * own scroll-into-view is animated in WebKit by the page's `scroll-behavior: smooth`, and the
+   * click then lands where the element was before the scroll ended (on nothing), leaving the
+   * session stuck (setValue clicks the field first).
    */
-  async function press(element: ReturnType<Browser["$"]>) {
+  async function press(element: ReturnType<Browser["$"]>, value?: string) {
     await browser.execute((el) => el.scrollIntoView({ block: "center", behavior: "instant" }), await element);
-    await element.click();
-  }
-
-  /** Types into a field brought into view the same way (setValue clicks it first). */
-  async function type(element: ReturnType<Browser["$"]>, value: string) {
-    await browser.execute((el) => el.scrollIntoView({ block: "center", behavior: "instant" }), await element);
-    await element.setValue(value);
+    await (value === undefined ? element.click() : element.setValue(value));
   }
 
   const mainNavLink = (name: string) => browser.$(`nav[aria-label="Main"]`).$(`a=${name}`);
@@ -132,13 +127,13 @@ test.describe("WebKit (WebKitGTK through WebDriver)", { tag: "@once" }, () => {
     expect(await wizard.$(".estimate").getText()).toContain(
       priceOf({ service: "Software Development", timeframe: "Standard (3-4 weeks)", complexity: "Complex" }),
     );
-    await type(wizard.$("textarea"), "A customer portal for our 300 tenants, tested in WebKit.");
+    await press(wizard.$("textarea"), "A customer portal for our 300 tenants, tested in WebKit.");
     await press(control("Continue"));
     await step(5);
-    await type(wizard.$('input[name="name"]'), "Wendy Kit");
-    await type(wizard.$('input[name="companyName"]'), "WebKit Smoke Test (Pty) Ltd");
-    await type(wizard.$('input[type="email"]'), "webkit@example.com");
-    await type(wizard.$('input[type="tel"]'), "+27 11 555 0100");
+    await press(wizard.$('input[name="name"]'), "Wendy Kit");
+    await press(wizard.$('input[name="companyName"]'), "WebKit Smoke Test (Pty) Ltd");
+    await press(wizard.$('input[type="email"]'), "webkit@example.com");
+    await press(wizard.$('input[type="tel"]'), "+27 11 555 0100");
     await press(control("Send My Request"));
     await browser.waitUntil(async () => (await wizard.$('[role="status"]').getText()) === messages.calculatorSent, {
       timeout: 15_000,
