@@ -1,10 +1,4 @@
-/**
- * Caching end to end, over HTTP (once): public pages with a strong ETag a coding and the same bytes
- * for every visitor and every campaign parameter (their CSP allows each inline script by its hash,
- * no nonce), sent precompressed, 304s and HEAD; build files immutable and precompressed; and the
- * same through a real caching proxy (Varnish), which keeps the public pages and never a
- * per-visitor one, with a browser behind it that reports no CSP violation on any page or step.
- */
+/** Caching end to end over HTTP, once: the server's own answers, and through a real caching proxy (Varnish). */
 import { readFileSync } from "node:fs";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { brotliCompressSync, brotliDecompressSync, constants } from "node:zlib";

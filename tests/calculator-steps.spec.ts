@@ -1,11 +1,7 @@
 /**
- * The wizard's steps as a visitor moves through them. Without JavaScript (decision 0016) each
- * step's post is answered 303 with a page of the step (`/?draft=<id>&step=<n>#wizard`), its
- * visitor's own, so reload, Back and Forward never send a form again; with JavaScript (decision
- * 0025) each step is an address and a history entry all the same, Back and Forward showing the
- * latest answers, which stay in the tab and never reach an address. Either way a step lands at
- * the wizard's card, Estimate This opens step 2 with its service chosen, and an unknown or
- * expired step page starts again with a note.
+ * The wizard's steps as a visitor moves through them: without JavaScript each a page of its own,
+ * answered 303 (decision 0016); with JavaScript an address and a history entry all the same, whose
+ * answers stay in the tab and never reach an address (decision 0025).
  */
 import type { Page } from "@playwright/test";
 import { calculatorText } from "../app/content/calculator";

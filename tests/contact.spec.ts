@@ -1,10 +1,4 @@
-/**
- * The contact form on the home page, with JavaScript on and off: every field required with its
- * message beside it, none moving another field, a bad email kept and not sent; without
- * JavaScript a form with mistakes as a page of its own (and only its maker's); a valid message
- * stored, confirmed and delivered with its own subject and reference; the failure text when it
- * cannot be stored; and a bot's honeypot.
- */
+/** The contact form on the home page, with JavaScript on and off. */
 import type { Locator } from "@playwright/test";
 import { messages } from "../app/content/messages";
 import { site } from "../app/content/site";

@@ -1,11 +1,6 @@
 /**
- * Mistakes are seen at once: a form the server or the browser refuses shows an error summary above
- * it ("There is a problem", each message a link to its field, the GOV.UK pattern), each field keeps
- * its value and its own message, and nothing is sent. Without JavaScript the refused post's page
- * opens at the summary, in view at every width from a small phone to a desktop, and is a GET that
- * a reload shows again; with JavaScript focus goes to the first field in error, and a summary link
- * moves focus to its field. With SCREENSHOTS=1, the no-JavaScript summary after a refused step 5
- * at three widths, to look at.
+ * A refused form shows an error summary above it (GOV.UK's pattern), each message a link to its
+ * field: without JavaScript on a GET page opened at the summary, with JavaScript by moving focus.
  */
 import type { Locator, Page } from "@playwright/test";
 import { wcagViolations } from "./support/axe";

@@ -1,12 +1,7 @@
 /**
- * A send whose request fails, with JavaScript on (decision 0028): the visitor's own request is
- * dropped (offline, a reset, a timeout, a proxy's 5xx, a server that is not there), or it reaches
- * the server and only the reply is lost, or no answer comes before the page's deadline (decision
- * 0038). The wizard stays on step 5 and the contact form stays filled, with the specification's
- * failure text in the alert region, never the error page; a second send, by a click or by the page
- * itself once the browser is online again, makes one lead. What was typed stays in the tab; a
- * reload mid-wizard shows the right step without step 1 first. With SCREENSHOTS=1, step 5 after a
- * failed send, to look at.
+ * A send whose request fails or goes unanswered, with JavaScript on (decisions 0028, 0038): both
+ * forms keep what was typed and say so with the specification's failure text, never the error
+ * page, and a second send, by a click or by the page once online again, makes one lead.
  */
 import type { Page, Route } from "@playwright/test";
 import { messages } from "../app/content/messages";

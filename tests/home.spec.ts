@@ -1,9 +1,4 @@
-/**
- * The home page, with JavaScript on and off: the hero (its claims, its two buttons, its visual only
- * where there is room, no layout shift as it loads), the services tabs (click, arrow keys with
- * JavaScript, Learn More), the testimonials and the featured projects, and the agency described
- * in JSON-LD. The calculator and the contact form on it have specs of their own.
- */
+/** The home page beyond its calculator and contact form (specs of their own), with JavaScript on and off. */
 import { expect, hydrated, test } from "./support/fixtures";
 import { featuredProjects } from "../app/content/projects";
 import { site } from "../app/content/site";

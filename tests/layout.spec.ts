@@ -1,10 +1,4 @@
-/**
- * The layout at the widths visitors bring, with JavaScript on and off: nothing scrolls sideways at
- * 320 and 390 px, on any page or at any step of the calculator, the largest figure included; the
- * header keeps one line from 768 px, and at 400% zoom takes no more than a quarter of the screen
- * and never covers the wizard's progress; Get Started and the menu's short way land on the
- * calculator's first choice; the hero's illustration draws no control.
- */
+/** The layout at the widths visitors bring, 320 px and 400% zoom included, with JavaScript on and off. */
 import type { Locator, Page } from "@playwright/test";
 import { COMPLEXITIES, estimate, SERVICES, TIMEFRAMES } from "../app/calculator/pricing";
 import { hero } from "../app/content/claims";

@@ -1,12 +1,8 @@
 /**
- * A long text as a prospect writes it, with JavaScript on and off: the calculator's description and
- * the contact form's message, at their bound of 5,000 characters with line breaks and emoji (two
- * UTF-16 units each, which a box's maxLength counted twice; a break is posted as two characters
- * without JavaScript and counted as one), and past it. No box cuts what is typed or pasted; with
- * JavaScript the box says how much room is left, and a screen reader hears it once typing stops;
- * past the bound the check, the browser's or the server's, says how long a text may be and how
- * long it is, and the text stays for the visitor to shorten (decision 0044). What reaches the
- * agency is the whole text.
+ * A long text at its bound of 5,000 characters and past it, with line breaks and emoji (two UTF-16
+ * units each, which a maxLength counted twice; a break posted without JavaScript is two characters,
+ * counted as one). No box cuts a text (decision 0044): the check says how long it may be and how
+ * long it is, and the agency receives it whole.
  */
 import type { Locator, Page } from "@playwright/test";
 import { messages } from "../app/content/messages";

@@ -1,10 +1,6 @@
 /**
- * The site's header and its menu, with JavaScript on and off: every link reachable at 320, 390
- * and 1280 px and the toggle only where the links fold away (it opens and closes; with JavaScript,
- * Escape closes it), the brand and toggle on one line, Contact Us reaching the contact form from
- * any page, a link into a page landing below the fixed header, and a header opaque over the hero.
- * With JavaScript, a page change moves focus to its target (keyboard and screen-reader visitors
- * are not left behind); without it the browser follows a link's fragment itself.
+ * The header and its menu at phone and desktop widths, with JavaScript on and off. With JavaScript
+ * a page change moves focus to its target; without it the browser follows a link's fragment itself.
  */
 import { expect, test } from "./support/fixtures";
 

@@ -1,9 +1,7 @@
 /**
- * What every page has: its heading, the current link marked in the header, the footer and meta tags
- * (axe checks every page in accessibility.spec.ts); what the pages that hold no behaviour of their
- * own show (/services, /about, /privacy: what is collected, why, where and for how long, who
- * receives it, the rights and whom to ask); the 404; and the files around the pages (robots.txt,
- * the sitemap, the icons, the Open Graph image). Each page's own behaviour has a spec of its own.
+ * What every page has, what the pages without behaviour of their own show, the 404, and the files
+ * around the pages. Each page's own behaviour has a spec of its own; axe checks every page
+ * (accessibility.spec.ts).
  */
 import type { Page } from "@playwright/test";
 import { expect, test } from "./support/fixtures";

@@ -26,18 +26,7 @@ function dump(browser: keyof typeof BROWSERS, html: string): string {
 }
 
 /** Codes a control must never show: the choices' values, the old intents, step numbers, and lynx's "(BUTTON)" for a button without one. */
-const CODES: string[] = [
-  ...[...SERVICES, ...TIMEFRAMES, ...COMPLEXITIES].map((o) => o.value),
-  "continue",
-  "back",
-  "send",
-  "BUTTON",
-  "SUBMIT",
-  "1",
-  "2",
-  "3",
-  "4",
-];
+const CODES = [...[...SERVICES, ...TIMEFRAMES, ...COMPLEXITIES].map((o) => o.value), ..."continue back send BUTTON SUBMIT 1 2 3 4".split(" ")];
 const SHOWS_A_CODE = new RegExp(`[([](${CODES.join("|")})[)\\]]`);
 
 /** A calculator step's page without JavaScript, reached by posting the step before it as its button would. */

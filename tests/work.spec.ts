@@ -1,11 +1,6 @@
 /**
- * /work, the portfolio: the filter by category through the address, with JavaScript on and off
- * (default All, a shared link opens filtered); every picture there when the page loads, not
- * after a scroll; a card that reveals its description, tags and links on hover and on keyboard
- * focus within it on a device that can hover, its picture filling their place until then (on the
- * home page too), and shows them always on a touch screen, never moving the grid; a card's focus
- * ring drawn whole, link names that begin with their visible text, and a call to action that
- * offers the team rather than the page itself.
+ * /work, the portfolio: its filter through the address, and cards that reveal their details on
+ * hover and keyboard focus (always on a touch screen) without moving the grid.
  */
 import type { Page } from "@playwright/test";
 import { projects } from "../app/content/work";
