@@ -1,41 +1,6 @@
 /** The home page beyond its calculator and contact form (specs of their own), with JavaScript on and off. */
 import { expect, hydrated, test } from "./support/fixtures";
-import { featuredProjects } from "../app/content/projects";
 import { site } from "../app/content/site";
-import { testimonials } from "../app/content/testimonials";
-
-test("at 320, 390 and 1280 px: testimonials, featured work, the hero's visual only with room", { tag: "@once" }, async ({ page }) => {
-  const fetched: string[] = [];
-  page.on("request", (r) => fetched.push(new URL(r.url()).pathname));
-  for (const width of [320, 390, 1280]) {
-    await page.setViewportSize({ width, height: 800 });
-    fetched.length = 0;
-    await page.goto("/");
-    const said = page.getByRole("region", { name: "What our clients say" });
-    await expect(said.getByRole("img", { name: "Rated 5 out of 5" })).toHaveCount(testimonials.length);
-    await expect(said.locator("blockquote")).toHaveCount(testimonials.length);
-    const work = page.getByRole("region", { name: "Systems our clients use every day" });
-    await expect(work.locator("article.project-card")).toHaveCount(featuredProjects.length);
-    await expect(work.getByRole("link", { name: "See All Our Work" })).toHaveAttribute("href", "/work");
-
-    const visual = page.locator(".hero-visual");
-    await expect(visual).toHaveAttribute("width", "480");
-    await expect(visual).toHaveAttribute("height", "400");
-    if (width >= 1024) {
-      await expect(visual).toBeVisible();
-      await expect(visual).toHaveAttribute("alt", /estimate/);
-      const [text, image] = [await page.locator("#hero-title").boundingBox(), await visual.boundingBox()];
-      expect(image!.x).toBeGreaterThan(text!.x + text!.width - 1); // the right half
-      await expect.poll(() => visual.evaluate((img: HTMLImageElement) => img.currentSrc)).toMatch(/\/images\/hero-estimate\.svg$/);
-      await expect.poll(() => visual.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(480);
-    } else {
-      await expect(visual).toBeHidden();
-      // Hidden, and its source does not match: a phone never downloads it.
-      await page.waitForLoadState("load");
-      expect(fetched, `${width} px`).not.toContain("/images/hero-estimate.svg");
-    }
-  }
-});
 
 // The page's CSP and a browser's violations on it are caching.spec's (through a proxy, the same bytes).
 test("the hero, the services tabs and Learn More, and the agency in JSON-LD", async ({ page }) => {

@@ -125,13 +125,10 @@ test("an unknown path and /steps answer the site's 404 page, private, no stack t
 });
 
 test.describe("over HTTP", { tag: "@once" }, () => {
-  test("GET and HEAD of /steps get the 404 page; a post to a read-only address a 405", async ({ request, baseURL }) => {
-    for (const method of ["GET", "HEAD"]) {
-      const response = await request.fetch("/steps", { method, maxRedirects: 0 });
-      expect(response.status(), method).toBe(404);
-      expect(response.headers()["content-type"], method).toMatch(/^text\/html/);
-      if (method === "GET") expect(await response.text()).toContain("We can’t find that page");
-    }
+  // GET /steps is the 404 test's above.
+  test("HEAD of /steps gets the 404 page; a post to a read-only address a 405", async ({ request, baseURL }) => {
+    const head = await request.head("/steps", { maxRedirects: 0 });
+    expect([head.status(), head.headers()["content-type"]]).toEqual([404, expect.stringMatching(/^text\/html/)]);
     // Never Remix's own error as JSON.
     for (const path of ["/healthz", "/robots.txt", "/sitemap.xml"]) {
       const response = await request.post(path, { form: { a: "b" }, headers: { Origin: baseURL! }, maxRedirects: 0 });

@@ -64,7 +64,7 @@ test.describe("WebKit (WebKitGTK through WebDriver)", { tag: "@once" }, () => {
 
   const mainNavLink = (name: string) => browser.$(`nav[aria-label="Main"]`).$(`a=${name}`);
 
-  test("every page renders its heading and hydrates", async () => {
+  test("every page renders its heading and hydrates; the menu's toggle only on a phone-sized window, where it opens the links", async () => {
     expect(String(browser.capabilities.browserName)).toMatch(/MiniBrowser|WebKit/i);
     for (const [path, heading] of [
       ["/", "Software, search and automation that pull their weight"],
@@ -77,9 +77,8 @@ test.describe("WebKit (WebKitGTK through WebDriver)", { tag: "@once" }, () => {
       expect(await browser.$("h1").getText(), path).toBe(heading);
       expect(await browser.getTitle(), path).toMatch(/Kopano Digital/);
     }
-  });
 
-  test("on a wide window the links show without a toggle; on a phone-sized one the toggle opens them", async () => {
+    // On a wide window the links show without a toggle; on a phone-sized one the toggle opens them.
     await browser.setWindowSize(1280, 900);
     await open("/about");
     expect(await browser.$(".nav-menu > summary").isDisplayed()).toBe(false);
