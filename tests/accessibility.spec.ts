@@ -132,6 +132,7 @@ for (const { name, open, withoutJs, sameMarkup } of PAGES) {
           const body = await page.locator("body").evaluate((b) => `${getComputedStyle(b).backgroundColor} on ${getComputedStyle(b).color}`);
           if (scheme === "dark" && body !== "rgb(18, 17, 42) on rgb(236, 235, 255)") found.push(`${width} px, dark: the body is ${body}`);
           for (const v of await wcagViolations(page)) found.push(`${width} px, ${scheme}: ${v}`);
+          if (scheme === "dark") await forTheEye(page, `dark ${name} ${width}`.replace(/\W+/g, "-"), { fullPage: true });
         }
       }
       if (MEASURED.includes(name) && testInfo.project.name === "js") found.push(...(await lowContrasts(page, name)));
@@ -216,15 +217,4 @@ test.describe("print, and the dark scheme on a small phone", { tag: "@once" }, (
       .boundingBox();
     expect(figure!.height).toBeLessThan(60);
   });
-
-  for (const width of [320, 390, 1280]) {
-    test(`every page in the dark scheme (${width} px)`, { tag: "@for-the-eye" }, async ({ page }) => {
-      await page.setViewportSize({ width, height: 900 });
-      await page.emulateMedia({ colorScheme: "dark" });
-      for (const path of MEASURED) {
-        await page.goto(path);
-        await forTheEye(page, `dark${path === "/" ? "-home" : path.replace("/", "-")}-${width}`, { fullPage: true });
-      }
-    });
-  }
 });

@@ -1,12 +1,11 @@
 /** Caching end to end over HTTP, once: the server's own answers, and through a real caching proxy (Varnish). */
 import { readFileSync } from "node:fs";
-import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { brotliCompressSync, brotliDecompressSync, constants } from "node:zlib";
 import type { Page } from "@playwright/test";
 import { messages } from "../app/content/messages";
 import { expectHashedScripts, watchCsp } from "./support/csp";
 import { calculator, fillDetails, progress } from "./support/wizard";
-import { expect, test } from "./support/fixtures";
+import { expect, raw, test } from "./support/fixtures";
 import { type Proxy, startVarnish } from "./support/proxies";
 import { sites } from "./support/sites";
 
@@ -15,23 +14,9 @@ const PUBLIC_PAGE = /^public, max-age=0, s-maxage=[1-9]\d*, stale-while-revalida
 const PRIVATE = "private, no-store";
 const PAGES = ["/", "/services", "/about", "/work"];
 
-/** One request as a client sends it, the body as it crossed the wire (not decoded). */
-function raw(url: string, headers: Record<string, string> = {}, method = "GET") {
-  return new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
-    httpRequest(url, { method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c)).on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-    })
-      .on("error", reject)
-      .end();
-  });
-}
-
 // HTTP only: once is enough. The rules (which address is which page, what is kept) are
 // server/page-cache.test.ts's and app/utils/cache-headers.test.ts's; here, the server's answers.
 test.describe("caching, end to end", { tag: "@once" }, () => {
-  const site = sites.js.url;
-
   test("a page (a tab, a category) is public, one strong ETag a coding, the same bytes for any campaign or unknown parameter, precompressed; 304 and HEAD", async () => {
     // Each page, then addresses whose extra parameters, or choices outside their lists, change nothing.
     for (const [path, ...links] of [
@@ -42,40 +27,40 @@ test.describe("caching, end to end", { tag: "@once" }, () => {
       ["/?service=seo", "/?service=seo&utm_source=x", "/?utm_source=x&service=seo"],
       ["/work?category=ai", "/work?gclid=3&category=ai"],
     ] as [string, ...string[]][]) {
-      const identity = await raw(`${site}${path}`);
+      const identity = await raw(path);
       expect(identity.headers["cache-control"], path).toMatch(PUBLIC_PAGE);
       expectHashedScripts(String(identity.headers["content-security-policy"]), identity.body.toString(), path);
-      const br = await raw(`${site}${path}`, { "Accept-Encoding": "gzip, deflate, br, zstd" });
+      const br = await raw(path, { headers: { "Accept-Encoding": "gzip, deflate, br, zstd" } });
       expect([br.headers["content-encoding"], brotliDecompressSync(br.body).equals(identity.body)], path).toEqual(["br", true]);
       const best = brotliCompressSync(identity.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
       expect(br.body.length, `${path}: ${br.body.length} B against brotli-11's ${best} B`).toBeLessThanOrEqual(Math.ceil(best * 1.03));
-      expect((await raw(`${site}${path}`, { "Accept-Encoding": "br;q=0, gzip" })).headers["content-encoding"], path).toBe("gzip");
+      expect((await raw(path, { headers: { "Accept-Encoding": "br;q=0, gzip" } })).headers["content-encoding"], path).toBe("gzip");
       const etags = new Set<string>();
       for (const accept of ["br", "gzip", "identity"]) {
-        const first = await raw(`${site}${path}`, { "Accept-Encoding": accept });
+        const first = await raw(path, { headers: { "Accept-Encoding": accept } });
         const [etag, what] = [first.headers.etag!, `${path} ${accept}`];
         etags.add(etag);
         const sent = [first.status, first.headers.vary, first.headers["transfer-encoding"], Number(first.headers["content-length"])];
         expect(sent, what).toEqual([200, "Accept-Encoding", undefined, first.body.length]);
         expect(etag, what).toMatch(/^"[A-Za-z0-9_-]+"$/);
-        const kept = await raw(`${site}${path}`, { "Accept-Encoding": accept, "If-None-Match": etag });
+        const kept = await raw(path, { headers: { "Accept-Encoding": accept, "If-None-Match": etag } });
         expect([kept.status, kept.body.length, kept.headers.etag, kept.headers["cache-control"]], what).toEqual([304, 0, etag, first.headers["cache-control"]]);
-        expect((await raw(`${site}${path}`, { "Accept-Encoding": accept, "If-None-Match": `"other", W/${etag}` })).status, what).toBe(304);
-        expect((await raw(`${site}${path}`, { "Accept-Encoding": accept, "If-None-Match": '"not-this-one"' })).status, what).toBe(200);
-        const head = await raw(`${site}${path}`, { "Accept-Encoding": accept }, "HEAD");
+        expect((await raw(path, { headers: { "Accept-Encoding": accept, "If-None-Match": `"other", W/${etag}` } })).status, what).toBe(304);
+        expect((await raw(path, { headers: { "Accept-Encoding": accept, "If-None-Match": '"not-this-one"' } })).status, what).toBe(200);
+        const head = await raw(path, { headers: { "Accept-Encoding": accept }, method: "HEAD" });
         expect([head.status, head.body.length], what).toEqual([200, 0]);
         for (const name of ["etag", "content-length", "content-security-policy", "cache-control", "content-encoding"])
           expect(head.headers[name], `${what} ${name}`).toEqual(first.headers[name]);
         // The same bytes each time, and for every other address of the page.
         for (const link of [path, ...links]) {
-          const got = await raw(`${site}${link}`, { "Accept-Encoding": accept });
+          const got = await raw(link, { headers: { "Accept-Encoding": accept } });
           expect([got.status, got.body.equals(first.body), got.headers.etag], `${link} (${accept}) is ${path}`).toEqual([200, true, etag]);
           expect(got.headers["content-security-policy"], link).toBe(first.headers["content-security-policy"]);
         }
       }
       expect(etags.size, `${path}: a validator a coding`).toBe(3);
     }
-    expect((await raw(`${site}/?utm_source=x`)).body.toString()).toMatch(/<link rel="canonical" href="[^"?]+\/"/);
+    expect((await raw("/?utm_source=x")).body.toString()).toMatch(/<link rel="canonical" href="[^"?]+\/"/);
   });
 
   test("static build files are immutable, and sent as the brotli or gzip file made at build time", async ({ request }) => {

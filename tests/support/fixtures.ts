@@ -1,5 +1,6 @@
 import { type APIRequestContext, expect, test as base, type Locator, type Page } from "@playwright/test";
 import { randomUUID } from "node:crypto";
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { fakeFormClient } from "./fake-form-service";
 import { sites } from "./sites";
 
@@ -42,6 +43,20 @@ export const test = base.extend<{ formService: FormService; stranger: APIRequest
 });
 
 export { expect };
+
+/**
+ * One request to the JavaScript project's site from a client of its own, the path sent as written
+ * (node:http sends it as given; a browser or fetch would tidy some), the body as it crossed the wire.
+ */
+export function raw(path: string, { method = "GET", headers = {}, body }: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
+  return new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+    const req = httpRequest(`${sites.js.url}/`, { method, path, headers: { "X-Forwarded-For": newClient(), ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c)).on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on("error", reject).end(body);
+  });
+}
 
 /** A screenshot to look at (in the test's folder under test-results/), only with SCREENSHOTS=1: it asserts nothing. */
 export async function forTheEye(target: Page | Locator, name: string, { fullPage = false } = {}) {
