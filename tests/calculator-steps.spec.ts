@@ -200,21 +200,40 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
     for (const url of seen) for (const typed of [dispatchApp.description, ...Object.values(details)]) expect(decodeURIComponent(url)).not.toContain(typed);
   });
 
-  test("a reload keeps the step; a new tab starts at step 1; a step past the answers shows the furthest", async ({ page, context }) => {
+  test("a reload keeps the step, never drawing step 1 first; a new tab starts at step 1; a step past the answers shows the furthest", async ({
+    page,
+    context,
+  }) => {
+    // Hydration finds the page React rendered: no error, no recovered mismatch, in either tab.
+    const problems: string[] = [];
+    context.on("weberror", (e) => problems.push(e.error().message));
+    context.on("console", (m) => m.type() === "error" && problems.push(m.text()));
     await page.goto("/");
     const calc = calculator(page);
     await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
     await calc.getByRole("button", { name: "Relaxed (5-8 weeks)" }).click();
     await expect(page).toHaveURL(STEP_URL(3));
-    await page.reload();
+    // The page's scripts held back: what the visitor sees between the server's page and hydration.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/build\/.*\.js$/, async (route) => (await held, route.fallback()));
+    await page.reload({ waitUntil: "commit" });
+    await expect(progress(page)).toBeAttached();
+    await expect(progress(page)).toBeHidden();
+    await expect(calc.getByRole("button", { name: "AI Solutions", exact: true })).toBeHidden();
+    release();
     await expect(progress(page)).toHaveText("Step 3 of 5");
+    await expect(progress(page)).toBeVisible();
     const figure = priceOf({ service: "AI Solutions", timeframe: "Relaxed (5-8 weeks)" });
     await expect(calc.locator(".estimate")).toContainText(figure);
+    // The page stays marked, and the wizard's own step 1 shows at once.
     await calc.getByRole("button", { name: "Back" }).click();
     await expect(calc.getByRole("button", { name: "Relaxed (5-8 weeks)" })).toHaveAttribute("aria-current", "true");
+    await calc.getByRole("button", { name: "Back" }).click();
+    await expect(progress(page)).toHaveText("Step 1 of 5");
+    await expect(progress(page)).toBeVisible();
+    await expect(calc.getByRole("button", { name: "AI Solutions", exact: true })).toBeVisible();
     const other = await context.newPage();
-    const problems: string[] = [];
-    other.on("pageerror", (e) => problems.push(e.message));
     await other.goto(page.url().replace(/step=\d/, "step=3"));
     await expect(progress(other)).toHaveText("Step 1 of 5");
     await expect(calculator(other).getByRole("button", { name: "AI Solutions", exact: true })).not.toHaveAttribute("aria-current", "true");

@@ -241,33 +241,3 @@ test.describe("a send with no answer", { tag: "@needs-js" }, () => {
     expect(referenceOf(leads[0])).toBe(reference);
   });
 });
-
-test("with JavaScript, a reload mid-wizard shows the right step without showing step 1 first", { tag: "@needs-js" }, async ({ page }) => {
-  // Hydration finds the page React rendered: no error, no recovered mismatch.
-  const problems = consoleErrors(page);
-  page.on("pageerror", (e) => problems.push(e.message));
-  await page.goto("/");
-  const calc = calculator(page);
-  await calc.getByRole("button", { name: dispatchApp.service, exact: true }).click();
-  await calc.getByRole("button", { name: dispatchApp.timeframe, exact: true }).click();
-  await expect(progress(page)).toHaveText("Step 3 of 5");
-  // The page's scripts held back: what the visitor sees between the server's page and hydration.
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  await page.route(/\/build\/.*\.js$/, async (route) => (await held, route.fallback()));
-  await page.reload({ waitUntil: "commit" });
-  await expect(progress(page)).toBeAttached();
-  await expect(progress(page)).toBeHidden();
-  await expect(calc.getByRole("button", { name: "Software Development", exact: true })).toBeHidden();
-  release();
-  await expect(progress(page)).toHaveText("Step 3 of 5");
-  await expect(progress(page)).toBeVisible();
-  // The page stays marked, and the wizard's own step 1 shows at once.
-  await calc.getByRole("button", { name: "Back" }).click();
-  await expect(progress(page)).toHaveText("Step 2 of 5");
-  await calc.getByRole("button", { name: "Back" }).click();
-  await expect(progress(page)).toHaveText("Step 1 of 5");
-  await expect(progress(page)).toBeVisible();
-  await expect(calc.getByRole("button", { name: "Software Development", exact: true })).toBeVisible();
-  expect(problems).toEqual([]);
-});
