@@ -120,7 +120,6 @@ test("step 5 explains the estimate; Change keeps what was typed; the wizard then
   await expect(summary.locator("dt")).toHaveText(["Service", "Timeframe", "Complexity", "Project description"]);
   await expect(summary.locator(".summary-value")).toHaveText([dispatchApp.service, dispatchApp.timeframe, dispatchApp.complexity, dispatchApp.description]);
   for (const what of ["service", "timeframe", "complexity", "description"]) await expect(summary.getByRole("button", { name: `Change ${what}` })).toBeVisible();
-  // The privacy notice beside the send button.
   await expect(calc.getByRole("link", { name: "How we handle your data" })).toHaveAttribute("href", "/privacy");
   await fillDetails(page, { company, email: "ops@gautengfreight.co.za", phone: "+27 11 555 0101" });
   /** At the step; with JavaScript, focus on its heading (moved by script). */

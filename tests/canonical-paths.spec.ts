@@ -16,7 +16,6 @@ function strayLinks(html: string): string[] {
   return values.filter((value) => !/^(?:\/(?![/\\])|#|https:\/\/|mailto:|tel:|data:)/.test(value));
 }
 
-// HTTP only: once is enough.
 test.describe("one address per path", { tag: "@once" }, () => {
   test("another spelling of a path is a 301 to its one address in one hop, query kept; a post there is refused unread", async ({ formService, baseURL }) => {
     for (const [path, location] of [

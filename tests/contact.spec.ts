@@ -54,7 +54,6 @@ test("at 390 and 1280 px each field's message, summed up; a bad email kept, not 
       "Zoho Solutions",
     ]);
     expect(await select.locator("option").evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(["", "low-code", "seo", "ai", "zoho"]);
-    // The privacy notice beside the send button.
     await expect(form.getByRole("link", { name: "How we handle your data" })).toHaveAttribute("href", "/privacy");
     const [empty, sent] = [await layout(form), posts.length];
     await fillIn(form, `${typed.name} ${formService.token}`);

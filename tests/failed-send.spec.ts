@@ -191,7 +191,6 @@ test.describe("a send with no answer", { tag: "@needs-js" }, () => {
     expect(await formService.settled()).toEqual(first);
     expect(referenceOf(first[0])).toBe(reference);
 
-    // The contact form, on the same page.
     const contact = await typedContact(page, formService.token, { open: false });
     ({ held } = await holdNextSend(page));
     await contact.send();

@@ -27,7 +27,6 @@ test("the hero, the services tabs and Learn More, and the agency in JSON-LD", as
   });
   expect(data.logo).toMatch(/^https:\/\/.+\.png$/);
   expect((data.areaServed as { name: string }[]).map((a) => a.name)).toContain(site.address.city);
-  // The logo it names is served.
   expect((await page.request.get(new URL(data.logo as string).pathname)).status()).toBe(200);
   await page.waitForLoadState("load");
   expect(problems).toEqual([]);
