@@ -6,6 +6,8 @@ import { expect, test } from "./support/fixtures";
 import { sites, TEST_ACCESS_KEY } from "./support/sites";
 import { contactForm, expectValues } from "./support/wizard";
 
+/** Each required field's message when the form is sent empty. */
+const REQ = { Name: /Please enter your name/, Email: /Please enter your email address/, Service: "Please choose a service", Message: /Please enter a message/ };
 const typed = { name: "Lerato Mokoena", email: "lerato@", service: "seo", message: "We need help with local search." };
 
 /** The form filled in with `name`, an email (by default a bad one), a service and a message. */
@@ -65,25 +67,15 @@ test("at 390 and 1280 px each field's message, summed up; a bad email kept, not 
     expect(posts.length - sent).toBe(javaScriptEnabled ? 0 : 1);
     await fillIn(form, "", { email: "", service: "", message: "" });
     await form.getByRole("button", { name: "Send Message" }).click();
-    await expect(form.getByLabel("Name")).toHaveAccessibleDescription(/Please enter your name/);
-    await expect(form.getByLabel("Email")).toHaveAccessibleDescription(/Please enter your email address/);
-    await expect(select).toHaveAccessibleDescription("Please choose a service");
-    await expect(form.getByLabel("Message")).toHaveAccessibleDescription(/Please enter a message/);
-    for (const name of ["Name", "Email", "Service", "Message"]) await expect(form.getByLabel(name)).toHaveAttribute("aria-invalid", "true");
+    for (const [label, message] of Object.entries(REQ)) {
+      await expect(form.getByLabel(label)).toHaveAccessibleDescription(message);
+      await expect(form.getByLabel(label)).toHaveAttribute("aria-invalid", "true");
+    }
     // Summed up above the form ("There is a problem"), each message a link to its field, where focus goes with JavaScript.
     const summary = form.getByRole("region", { name: "There is a problem" });
-    await expect(summary.getByRole("link")).toHaveText([
-      /Please enter your name/,
-      /Please enter your email address/,
-      "Please choose a service",
-      /Please enter a message/,
-    ]);
-    expect(await summary.getByRole("link").evaluateAll((as) => as.map((a) => a.getAttribute("href")))).toEqual([
-      "#contact-name",
-      "#contact-email",
-      "#contact-service",
-      "#contact-message",
-    ]);
+    await expect(summary.getByRole("link")).toHaveText(Object.values(REQ));
+    const hrefs = Object.keys(REQ).map((label) => `#contact-${label.toLowerCase()}`);
+    expect(await summary.getByRole("link").evaluateAll((as) => as.map((a) => a.getAttribute("href")))).toEqual(hrefs);
     expect((await summary.boundingBox())!.y + (await summary.boundingBox())!.height).toBeLessThanOrEqual((await form.getByLabel("Name").boundingBox())!.y);
     if (javaScriptEnabled) await expect(form.getByLabel("Name")).toBeFocused();
     await summary.getByRole("link", { name: "Please choose a service" }).click();
