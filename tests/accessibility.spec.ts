@@ -1,11 +1,7 @@
 /**
- * What the eye relies on, with JavaScript on and off. WCAG 2.2 AA: on every page at a phone's and a
- * desktop's width, in the light and the dark scheme, no violation of any impact of axe's WCAG 2.2
- * A and AA rules, none serious of its best-practice rules, and no footer or standalone link under
- * 24 × 24 px (measured here); the pages include step 5 and those that exist only without
- * JavaScript (a calculator step, the contact form with mistakes). Contrast measured here where
- * axe does not reach (gradients, focus rings, portraits' rings). The dark scheme's own surfaces
- * and text; at 320 px too. Print: no navigation, buttons or form, black on white.
+ * What the eye relies on, with JavaScript on and off: WCAG 2.2 AA by axe on every page (those
+ * only a browser without JavaScript gets too), and what axe does not reach measured here: target
+ * sizes, contrast on gradients, focus rings and portraits' rings; the dark scheme; print.
  *
  * axe needs script. Without JavaScript it runs in the page itself, a scripting page whose app
  * scripts are refused: the server's markup, never hydrated, as the visitor without JavaScript

@@ -190,9 +190,7 @@ test("Back keeps all that was chosen and typed; step 5 prints as its estimate an
   }
   await expect(calc.getByRole("button", { name: "Back" })).toHaveCount(0);
   for (const choice of [order.service, order.timeframe, order.complexity, "Continue"]) await calc.getByRole("button", { name: choice }).click();
-  await expect(calc.getByLabel("Your name (optional)")).toHaveValue(order.name);
-  await expect(calc.getByLabel("Company name")).toHaveValue(order.company);
-  await expect(calc.getByLabel("Phone")).toHaveValue(order.phone);
+  await expectValues(calc, { "Your name (optional)": order.name, "Company name": order.company, Phone: order.phone });
 
   // The home page at step 5, printed: one A4 page with the breakdown, the answers and the estimate's address.
   expect(pdfPages(await page.pdf(A4))).toBe(1);
