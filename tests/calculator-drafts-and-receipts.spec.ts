@@ -7,7 +7,7 @@ import type { Page } from "@playwright/test";
 import { calculatorText } from "../app/content/calculator";
 import { messages } from "../app/content/messages";
 import { expect, test } from "./support/fixtures";
-import { atStep5, calculator, fillDetails } from "./support/wizard";
+import { atStep5, calculator, fillDetails, progress } from "./support/wizard";
 
 const MALLORY = "mallory@evil.example";
 
@@ -62,10 +62,16 @@ test.describe("without JavaScript, a visitor's draft", { tag: "@without-js" }, (
   });
 });
 
-test("the thanks show only a reference the server issued to this browser", async ({ page, stranger: mallory, formService }) => {
+test("an unknown step page starts over with a note; the thanks show only this browser's reference", async ({ page, stranger: mallory, formService }) => {
+  await page.goto(`/?draft=${"x".repeat(22)}#wizard`);
+  const calc = calculator(page);
+  await expect(calc.getByText(calculatorText.expired)).toBeVisible();
+  await expect(progress(page)).toHaveText("Step 1 of 5");
+  await calc.getByRole("button", { name: "Zoho Solutions", exact: true }).click();
+  await expect(progress(page)).toHaveText("Step 2 of 5");
+  await expect(calc.getByText(calculatorText.expired)).toHaveCount(0);
   // A reference-shaped text in the address is never shown.
   await page.goto("/?sent=calculator&ref=PAY-DEPOSIT-TO-ACCT-4711&reference=PAY-4711#wizard");
-  const calc = calculator(page);
   await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
   await expect(calc.locator(".reference")).toHaveCount(0);
   await showsNothingOf(page, "PAY-DEPOSIT", "PAY-4711");

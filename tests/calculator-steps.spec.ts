@@ -63,16 +63,6 @@ test.describe("without JavaScript, every step is a page of its own", { tag: "@wi
   });
 });
 
-test("an unknown or expired step page starts the calculator again, with a short note", async ({ page }) => {
-  await page.goto(`/?draft=${"x".repeat(22)}#wizard`);
-  const calc = calculator(page);
-  await expect(calc.getByText(calculatorText.expired)).toBeVisible();
-  await expect(progress(page)).toHaveText("Step 1 of 5");
-  await calc.getByRole("button", { name: "Zoho Solutions", exact: true }).click();
-  await expect(progress(page)).toHaveText("Step 2 of 5");
-  await expect(calc.getByText(calculatorText.expired)).toHaveCount(0);
-});
-
 test("Estimate this on /services opens step 2 with its service, landing at the wizard's card with choices in view, at 320, 390 and 1280 px", async ({
   page,
   javaScriptEnabled,

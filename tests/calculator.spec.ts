@@ -312,16 +312,13 @@ test("the access key appears in no HTML or JavaScript the site serves", { tag: "
   for (const body of bodies) expect(body).not.toContain(TEST_ACCESS_KEY);
 });
 
-/** The estimate's page the button test starts from. */
-const simpleAi = { service: "AI Solutions", timeframe: "Relaxed (5-8 weeks)", complexity: "Simple" };
-
 test("the page's button starts a request with its answers at step 4, with JavaScript in the browser", async ({ page, context, javaScriptEnabled }) => {
-  await page.goto("/estimate?service=ai&timeframe=relaxed&complexity=simple");
+  await page.goto(ESTIMATE);
   const posts = postsOf(page);
   await page.getByRole("button", { name: estimateText.start }).click();
   const calc = calculator(page);
   await expect(progress(page)).toHaveText("Step 4 of 5");
-  await expect(calc.locator(".estimate")).toContainText(priceOf(simpleAi));
+  await expect(calc.locator(".estimate")).toContainText(price);
   if (javaScriptEnabled) {
     await expect(page).toHaveURL(/\/\?step=4#wizard$/);
     await expect(calc.getByRole("heading", { name: calculatorText.headings[4] })).toBeFocused();
@@ -329,14 +326,14 @@ test("the page's button starts a request with its answers at step 4, with JavaSc
   await calc.getByLabel("Project description").fill("Invoice capture for a practice of 12");
   await calc.getByRole("button", { name: "Continue" }).click();
   await expect(progress(page)).toHaveText("Step 5 of 5");
-  await expect(calc.locator(".summary-value")).toHaveText(["AI Solutions", "Relaxed (5-8 weeks)", "Simple", "Invoice capture for a practice of 12"]);
-  await expect(calc.locator("tfoot")).toContainText(priceOf(simpleAi));
+  await expect(calc.locator(".summary-value")).toHaveText([order.service, order.timeframe, order.complexity, "Invoice capture for a practice of 12"]);
+  await expect(calc.locator("tfoot")).toContainText(price);
   if (!javaScriptEnabled) return;
   await expect(page).toHaveURL(/\/\?step=5#wizard$/);
   await page.goBack();
   await expect(progress(page)).toHaveText("Step 4 of 5");
   await expect(calc.getByLabel("Project description")).toHaveValue("Invoice capture for a practice of 12");
-  await expect(calc.locator(".estimate")).toContainText(priceOf(simpleAi));
+  await expect(calc.locator(".estimate")).toContainText(price);
   expect(posts.forms).toEqual([]);
   // The funnel's beacons only: steps 2-4 reached at once (the estimate's three answers), then 5.
   await expect.poll(() => posts.beacons).toEqual(["2", "3", "4", "5"]);
