@@ -47,12 +47,8 @@ test.describe("one address per path", { tag: "@once" }, () => {
       raw(path, { method: "POST", body: form.toString(), headers: { Origin: baseURL!, "Content-Type": "application/x-www-form-urlencoded" } });
     for (const path of ["//?index", "/%2e/?index", "/\\?index"]) {
       const answer = await post(path);
-      expect([answer.status, answer.headers["cache-control"], answer.headers.connection, String(answer.body)], path).toEqual([
-        404,
-        "private, no-store",
-        "close",
-        "Not found",
-      ]);
+      const said = [answer.status, answer.headers["cache-control"], answer.headers.connection, String(answer.body)];
+      expect(said, path).toEqual([404, "private, no-store", "close", "Not found"]);
     }
     // A page in odd case takes the post on to its route, whose action there is none (405), not a 301 that would lose it.
     expect((await post("/About")).status).toBe(405);

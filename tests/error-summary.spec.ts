@@ -5,7 +5,7 @@
 import type { Locator, Page } from "@playwright/test";
 import { wcagViolations } from "./support/axe";
 import { expect, forTheEye, test } from "./support/fixtures";
-import { atStep5, calculator, contactForm, dispatchApp, progress, WIZARD_VIEWPORTS } from "./support/wizard";
+import { atStep5, calculator, contactForm, dispatchApp, fillDetails, progress, WIZARD_VIEWPORTS } from "./support/wizard";
 
 const TITLE = "There is a problem";
 const summaryOf = (scope: Locator) => scope.getByRole("region", { name: TITLE });
@@ -31,10 +31,7 @@ test("a refused step 5: the summary above, links to the fields, values and messa
   await expect(summaryOf(page.locator("main"))).toHaveCount(0);
   await expect(page.getByText(TITLE)).toHaveCount(0);
   const calc = calculator(page);
-  await calc.getByLabel("Your name (optional)").fill(`Thandi ${formService.token}`);
-  await calc.getByLabel("Company name").fill("   ");
-  await calc.getByLabel("Email").fill("ops@gautengfreight");
-  await calc.getByLabel("Phone").fill("011 555 O1O1");
+  await fillDetails(page, { name: `Thandi ${formService.token}`, company: "   ", email: "ops@gautengfreight", phone: "011 555 O1O1" });
   await calc.getByRole("button", { name: "Send My Request" }).click();
   await expect(progress(page)).toHaveText("Step 5 of 5");
   const summary = summaryOf(calc);

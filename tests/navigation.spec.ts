@@ -4,7 +4,10 @@
  */
 import { expect, test } from "./support/fixtures";
 
-test("at 320, 390 and 1280 px every link is reachable, the toggle only where links fold away", async ({ page, javaScriptEnabled }) => {
+test("at 320, 390 and 1280 px every link is reachable, the toggle only where links fold away; Contact Us reaches the contact form", async ({
+  page,
+  javaScriptEnabled,
+}) => {
   const nav = page.getByRole("navigation", { name: "Main" });
   const toggle = page.locator(".nav-menu > summary");
   for (const width of [320, 390, 1280]) {
@@ -57,18 +60,14 @@ test("at 320, 390 and 1280 px every link is reachable, the toggle only where lin
       await expect(page.locator("main h1")).toHaveAccessibleName(/.+/);
     }
   }
-});
-
-test("Contact Us lands on the home page's contact section, from the home page and from another", async ({ page }) => {
-  await page.goto("/");
-  await page.getByRole("link", { name: "Contact Us" }).click();
-  await expect(page.locator("#contact")).toBeInViewport();
-  await page.goto("/about");
-  const contact = page.getByRole("link", { name: "Contact Us" });
-  await expect(contact).toHaveAttribute("href", "/#contact");
-  await contact.click();
-  await expect(page).toHaveURL(/\/(#contact)?$/);
-  await expect(page.locator("#contact")).toBeInViewport();
+  // Contact Us reaches the home page's contact section, from the home page and from another.
+  for (const path of ["/", "/about"]) {
+    await page.goto(path);
+    await expect(page.getByRole("link", { name: "Contact Us" })).toHaveAttribute("href", "/#contact");
+    await page.getByRole("link", { name: "Contact Us" }).click();
+    await expect(page).toHaveURL(/\/(#contact)?$/);
+    await expect(page.locator("#contact")).toBeInViewport();
+  }
 });
 
 test("a link into a page lands below the fixed header, focus on its heading with JavaScript", async ({ page, javaScriptEnabled }) => {
