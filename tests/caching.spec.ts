@@ -120,9 +120,7 @@ test.describe("behind a caching proxy (Varnish)", { tag: "@once" }, () => {
     await varnish?.stop();
   });
 
-  test("every answer the same bytes, no nonce, its inline scripts allowed by its CSP; public pages kept, per-visitor ones (private, no ETag) never", async ({
-    playwright,
-  }) => {
+  test("every answer the same bytes, inline scripts allowed by hash; public pages kept, per-visitor ones (private, no ETag) never", async ({ playwright }) => {
     const client = await playwright.request.newContext({ baseURL: varnish.url });
     try {
       const perVisitor = ["/?sent=contact", "/?sent=calculator", "/?sent=", "/?service=ai&sent=contact", "/?sent=contact&utm_source=x", "/no-such-page"];

@@ -63,10 +63,7 @@ test.describe("without JavaScript, every step is a page of its own", { tag: "@wi
   });
 });
 
-test("Estimate this on /services opens step 2 with its service, landing at the wizard's card with choices in view, at 320, 390 and 1280 px", async ({
-  page,
-  javaScriptEnabled,
-}) => {
+test("Estimate this on /services opens step 2 with its service at the wizard's card, choices in view, at three widths", async ({ page, javaScriptEnabled }) => {
   for (const [width, height] of WIZARD_VIEWPORTS) {
     await page.setViewportSize({ width, height });
     // A new wizard each time: the last one's answers stay in the tab.
@@ -183,10 +180,7 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
     for (const url of seen) for (const typed of [dispatchApp.description, ...Object.values(details)]) expect(decodeURIComponent(url)).not.toContain(typed);
   });
 
-  test("a reload keeps the step, never drawing step 1 first; a new tab starts at step 1; a step past the answers shows the furthest", async ({
-    page,
-    context,
-  }) => {
+  test("a reload keeps the step, never drawing step 1 first; a new tab starts at 1; a step past the answers shows the furthest", async ({ page, context }) => {
     // Hydration finds the page React rendered: no error, no recovered mismatch, in either tab.
     const problems: string[] = [];
     context.on("weberror", (e) => problems.push(e.error().message));

@@ -4,10 +4,7 @@
  */
 import { expect, test } from "./support/fixtures";
 
-test("at 320, 390 and 1280 px every link is reachable, the toggle only where links fold away; Contact Us reaches the contact form", async ({
-  page,
-  javaScriptEnabled,
-}) => {
+test("every link reachable at 320, 390 and 1280 px, a toggle only where links fold away; Contact Us reaches #contact", async ({ page, javaScriptEnabled }) => {
   const nav = page.getByRole("navigation", { name: "Main" });
   const toggle = page.locator(".nav-menu > summary");
   for (const width of [320, 390, 1280]) {
