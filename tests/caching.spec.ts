@@ -1,7 +1,6 @@
 /** Caching end to end over HTTP, once: the server's own answers, and through a real caching proxy (Varnish). */
 import { readFileSync } from "node:fs";
 import { brotliCompressSync, brotliDecompressSync, constants } from "node:zlib";
-import type { Page } from "@playwright/test";
 import { messages } from "../app/content/messages";
 import { expectHashedScripts, watchCsp } from "./support/csp";
 import { calculator, fillDetails, progress } from "./support/wizard";
@@ -82,33 +81,6 @@ test.describe("caching, end to end", { tag: "@once" }, () => {
   });
 });
 
-/**
- * Every page, each taken over by Remix by its load event (its modules load beside it), the services
- * tabs, the work filter (a link within the same document), then the whole wizard sent (JavaScript on).
- */
-async function walkTheSite(page: Page, paths: string[], company: string) {
-  for (const path of paths) {
-    await page.goto(path);
-    expect(await page.evaluate(() => "__remixRouter" in window), path).toBe(true);
-  }
-  await page.goto("/work");
-  await page.evaluate(() => Object.assign(window, { sameDocument: true }));
-  await page.getByRole("navigation", { name: "Filter projects by category" }).getByRole("link", { name: "AI Solutions" }).click();
-  await expect(page).toHaveURL(/category=ai/);
-  expect(await page.evaluate(() => "sameDocument" in window)).toBe(true);
-  await page.goto("/?utm_source=newsletter&gclid=abc");
-  await page.getByRole("tab", { name: "Zoho Solutions" }).click();
-  await expect(page.getByRole("tab", { name: "Zoho Solutions" })).toHaveAttribute("aria-selected", "true");
-  const calc = calculator(page);
-  for (const choice of ["AI Solutions", "Standard (3-4 weeks)", "Medium"]) await calc.getByRole("button", { name: choice, exact: true }).click();
-  await calc.getByLabel("Project description").fill("A support chat assistant");
-  await calc.getByRole("button", { name: "Continue" }).click();
-  await fillDetails(page, { company, email: "csp@example.co.za", phone: "+27 11 555 0199" });
-  await calc.getByRole("button", { name: "Send My Request" }).click();
-  await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
-  await expect(progress(page)).toHaveText("Step 1 of 5");
-}
-
 // One proxy in front of the JavaScript site is enough.
 test.describe("behind a caching proxy (Varnish)", { tag: "@once" }, () => {
   test.describe.configure({ mode: "serial" });
@@ -155,7 +127,28 @@ test.describe("behind a caching proxy (Varnish)", { tag: "@once" }, () => {
     try {
       const page = await context.newPage();
       const violations = await watchCsp(page);
-      await walkTheSite(page, [...PAGES, "/?service=ai", "/work?category=software", "/no-such-page"], `Proxy ${formService.token}`);
+      // Every page, each taken over by Remix by its load event (its modules load beside it), the
+      // services tabs, the work filter (a link within the same document), then the wizard sent.
+      for (const path of [...PAGES, "/?service=ai", "/work?category=software", "/no-such-page"]) {
+        await page.goto(path);
+        expect(await page.evaluate(() => "__remixRouter" in window), path).toBe(true);
+      }
+      await page.goto("/work");
+      await page.evaluate(() => Object.assign(window, { sameDocument: true }));
+      await page.getByRole("navigation", { name: "Filter projects by category" }).getByRole("link", { name: "AI Solutions" }).click();
+      await expect(page).toHaveURL(/category=ai/);
+      expect(await page.evaluate(() => "sameDocument" in window)).toBe(true);
+      await page.goto("/?utm_source=newsletter&gclid=abc");
+      await page.getByRole("tab", { name: "Zoho Solutions" }).click();
+      await expect(page.getByRole("tab", { name: "Zoho Solutions" })).toHaveAttribute("aria-selected", "true");
+      const calc = calculator(page);
+      for (const choice of ["AI Solutions", "Standard (3-4 weeks)", "Medium"]) await calc.getByRole("button", { name: choice, exact: true }).click();
+      await calc.getByLabel("Project description").fill("A support chat assistant");
+      await calc.getByRole("button", { name: "Continue" }).click();
+      await fillDetails(page, { company: `Proxy ${formService.token}`, email: "csp@example.co.za", phone: "+27 11 555 0199" });
+      await calc.getByRole("button", { name: "Send My Request" }).click();
+      await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+      await expect(progress(page)).toHaveText("Step 1 of 5");
       await page.getByRole("link", { name: "Contact Us" }).first().click();
       // Reloads come from the proxy's copy now: still no violation.
       for (const path of PAGES) await page.goto(path);
