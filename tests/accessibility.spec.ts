@@ -186,12 +186,7 @@ test.describe("print, and the dark scheme on a small phone", { tag: "@once" }, (
       await expect(page.locator(".filter")).toBeHidden();
       await expect(page.locator("article.project-card").first()).toBeVisible();
       // A card's details, revealed on hover on a screen, print always.
-      expect(
-        await page
-          .locator(".project-details")
-          .first()
-          .evaluate((el) => getComputedStyle(el).opacity),
-      ).toBe("1");
+      await expect(page.locator(".project-details").first()).toHaveCSS("opacity", "1");
       await forTheEye(page, `print-work-${width}`, { fullPage: true });
     }
   });
@@ -207,10 +202,8 @@ test.describe("print, and the dark scheme on a small phone", { tag: "@once" }, (
       expect(await wcagViolations(page), path).toEqual([]);
     }
     // The figure on one line, under "Estimate:" if need be, never split after "USD"; step 5's is layout.spec.ts's.
-    const figure = await page
-      .getByRole("heading", { level: 1 })
-      .getByText(/USD\s11,250/)
-      .boundingBox();
+    const heading = page.getByRole("heading", { level: 1 });
+    const figure = await heading.getByText(/USD\s11,250/).boundingBox();
     expect(figure!.height).toBeLessThan(60);
   });
 });
