@@ -41,10 +41,8 @@ test("the hero, the services tabs and Learn More, and the agency in JSON-LD", as
   await expect(page.getByRole("tabpanel")).toHaveAccessibleName("SEO & Digital Marketing");
   await expect(page.getByRole("tabpanel").getByRole("listitem")).toHaveCount(6);
   await expect(page).toHaveURL(/service=seo/);
-  await page
-    .getByRole("tabpanel")
-    .getByRole("link", { name: /Learn more/i })
-    .click();
+  const panel = page.getByRole("tabpanel");
+  await panel.getByRole("link", { name: /Learn more/i }).click();
   await expect(page).toHaveURL(/\/services#/);
   const id = new URL(page.url()).hash.slice(1);
   await expect(page.locator(`[id="${id}"]`).getByRole("heading", { level: 2 })).toHaveText("SEO & Digital Marketing");

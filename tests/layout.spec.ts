@@ -91,9 +91,8 @@ test.describe("at 320 px", () => {
       }
       // Step 4 has no error a browser can make (the description is optional, its box bounded).
       // A long address without spaces, as a description can hold.
-      await calc
-        .getByLabel("Project description")
-        .fill("Dispatch for 40 drivers, like https://example.co.za/dispatch-board-with-live-tracking-and-proof-of-delivery");
+      const description = calc.getByLabel("Project description");
+      await description.fill("Dispatch for 40 drivers, like https://example.co.za/dispatch-board-with-live-tracking-and-proof-of-delivery");
       await calc.getByRole("button", { name: "Continue" }).click();
       await expect(progress(page)).toHaveText("Step 5 of 5");
       await check(`${name}, step 5`);
