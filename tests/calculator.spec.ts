@@ -269,12 +269,8 @@ test("without a key a send lands in the outbox; with BOOKING_URL the thanks offe
   expect(booking.origin + booking.pathname).toBe(sites.outbox.env.BOOKING_URL);
   expect([booking.searchParams.get("notes"), booking.searchParams.get("a1")]).toEqual([`Reference ${reference}`, reference]);
   // Stored first, then written to the outbox a moment later.
-  const mine = async () =>
-    (await readFile(sites.outbox.env.OUTBOX_FILE!, "utf8").catch(() => ""))
-      .split("\n")
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as Record<string, string>)
-      .filter((l) => l.from_name === `${order.company} ${token}`);
+  const lines = async () => (await readFile(sites.outbox.env.OUTBOX_FILE!, "utf8").catch(() => "")).split("\n").filter(Boolean);
+  const mine = async () => (await lines()).map((l) => JSON.parse(l) as Record<string, string>).filter((l) => l.from_name === `${order.company} ${token}`);
   await expect.poll(async () => (await mine()).length).toBe(1);
   const [lead] = await mine();
   expect(lead!.message).toContain(`Estimated cost: ${price}`);
