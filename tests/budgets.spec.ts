@@ -1,8 +1,7 @@
 /**
  * The home page's JavaScript within perf/budgets.json, counted as `npm run perf` counts it, with
- * no form rules in the first load; an estimate's page without the wizard's code (decision 0024);
- * and the hydration modules loading beside the page, so Remix has taken it over by the load event.
- * With JavaScript only.
+ * no form rules in the first load; an estimate's page without the wizard's code (decision 0024).
+ * Remix taking every page over by the load event is caching.spec's browser walk.
  */
 import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
@@ -19,7 +18,6 @@ interface ScriptTransfer {
   bodyBytes: number;
 }
 
-// Counts the scripts a browser with JavaScript loads.
 test.describe("budgets", { tag: "@needs-js" }, () => {
   test("the home page's JavaScript, compressed as sent to a browser, stays within perf/budgets.json", async ({ browser, baseURL }) => {
     const scripts = (await pageScripts(browser, `${baseURL}/`)) as ScriptTransfer[];
@@ -42,20 +40,5 @@ test.describe("budgets", { tag: "@needs-js" }, () => {
       expect(code, url).not.toContain("Send My Request");
       expect(code, url).not.toContain(calculatorText.headings[1]);
     }
-  });
-
-  test("the hydration modules load beside the page, and Remix has taken it over by the load event", async ({ page }) => {
-    const problems: string[] = [];
-    page.on("pageerror", (e) => problems.push(e.message));
-    page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
-    // goto returns at the load event, with no wait for hydration: the scripts load beside the page.
-    await page.goto("/");
-    expect(await page.evaluate(() => "__remixRouter" in window)).toBe(true);
-    // Hydrated: a link now navigates inside the same document (the marker survives).
-    await page.evaluate(() => Object.assign(window, { sameDocument: true }));
-    await page.getByRole("link", { name: "About", exact: true }).first().click();
-    await expect(page).toHaveURL(/\/about$/);
-    expect(await page.evaluate(() => "sameDocument" in window)).toBe(true);
-    expect(problems).toEqual([]);
   });
 });

@@ -1,17 +1,13 @@
 /**
- * The wizard's steps as a visitor moves through them. Without JavaScript (decision 0016) each
- * step's post is answered 303 with a page of the step (`/?draft=<id>&step=<n>#wizard`), its
- * visitor's own, so reload, Back and Forward never send a form again; with JavaScript (decision
- * 0025) each step is an address and a history entry all the same, Back and Forward showing the
- * latest answers, which stay in the tab and never reach an address. Either way a step lands at
- * the wizard's card, Estimate This opens step 2 with its service chosen, and an unknown or
- * expired step page starts again with a note.
+ * The wizard's steps as a visitor moves through them: without JavaScript each a page of its own,
+ * answered 303 (decision 0016); with JavaScript an address and a history entry all the same, whose
+ * answers stay in the tab and never reach an address (decision 0025).
  */
 import type { Page } from "@playwright/test";
 import { calculatorText } from "../app/content/calculator";
 import { messages } from "../app/content/messages";
 import { clickStill, expect, forTheEye, test } from "./support/fixtures";
-import { atStep5, calculator, dispatchApp, DRAFT_URL, fillDetails, postsOf, priceOf, progress, WIZARD_VIEWPORTS } from "./support/wizard";
+import { atStep5, calculator, dispatchApp, DRAFT_URL, expectValues, fillDetails, postsOf, priceOf, progress, WIZARD_VIEWPORTS } from "./support/wizard";
 
 const details = { name: "Thandi Nkosi", company: "Gauteng Freight", email: "ops@gautengfreight.co.za", phone: "+27 11 555 0101" };
 const STEP_URL = (step: number) => new RegExp(`/\\?step=${step}#wizard$`);
@@ -52,7 +48,8 @@ test.describe("without JavaScript, every step is a page of its own", { tag: "@wi
     expect(posts).toEqual([303, 303, 303, 303, 303]);
   });
 
-  test("a step's page is one visitor's own (private, no-store); the home page without one stays the same for everyone", async ({ request }) => {
+  // The home page without a draft, public and the same for everyone, is caching.spec's.
+  test("a step's page is one visitor's own (private, no-store), its data too", async ({ request }) => {
     const posted = await request.post("/?index", { form: { formName: "calculator", "state.step": "1", service: "ai" }, maxRedirects: 0 });
     expect(posted.status()).toBe(303);
     const location = posted.headers()["location"]!;
@@ -63,44 +60,10 @@ test.describe("without JavaScript, every step is a page of its own", { tag: "@wi
     const data = await request.get(`${location.split("#")[0]}&_data=routes%2F_index`);
     expect(data.headers()["cache-control"]).toBe("private, no-store");
     expect(((await data.json()) as { draft: { state: { service: string } } }).draft.state.service).toBe("ai");
-    const [one, two] = [await request.get("/"), await request.get("/")];
-    expect(one.headers()["cache-control"]).toMatch(/^public/);
-    expect(await one.text()).toBe(await two.text());
-  });
-
-  // With JavaScript steps 1-4 stay where they are (below).
-  test("at 320, 390 and 1280 px a step page lands at the wizard's card with the step's choices in view", async ({ page }) => {
-    for (const [width, height] of WIZARD_VIEWPORTS) {
-      await page.setViewportSize({ width, height });
-      await page.goto("/#calculator");
-      await calculator(page).getByRole("button", { name: "Mobile App Development" }).click();
-      await expect(progress(page)).toHaveText("Step 2 of 5");
-      // There at once, not by a smooth scroll from the top of the page: read as it loads, no retry.
-      await page.waitForLoadState("load");
-      const top = await page.evaluate(() => document.querySelector("#wizard")!.getBoundingClientRect().top);
-      expect(top >= 0 && top < height / 2, `${width} px: ${top}`).toBe(true);
-      await underHeader(page);
-      await expect(calculator(page).getByRole("button", { name: "Urgent (1-2 weeks)" })).toBeInViewport();
-      await calculator(page).getByRole("button", { name: "Back" }).click();
-      await expect(progress(page)).toHaveText("Step 1 of 5");
-      const services = ["Software Development", "Mobile App Development", "SEO & Digital Marketing", "AI Solutions", "Zoho Solutions"];
-      for (const name of width < 390 ? services.slice(0, 1) : services)
-        await expect(calculator(page).getByRole("button", { name, exact: true })).toBeInViewport();
-    }
   });
 });
 
-test("an unknown or expired step page starts the calculator again, with a short note", async ({ page }) => {
-  await page.goto(`/?draft=${"x".repeat(22)}#wizard`);
-  const calc = calculator(page);
-  await expect(calc.getByText(calculatorText.expired)).toBeVisible();
-  await expect(progress(page)).toHaveText("Step 1 of 5");
-  await calc.getByRole("button", { name: "Zoho Solutions", exact: true }).click();
-  await expect(progress(page)).toHaveText("Step 2 of 5");
-  await expect(calc.getByText(calculatorText.expired)).toHaveCount(0);
-});
-
-test("Estimate this on /services opens step 2 with its service, choices in view, at 320, 390 and 1280 px", async ({ page, javaScriptEnabled }) => {
+test("Estimate this on /services opens step 2 with its service at the wizard's card, choices in view, at three widths", async ({ page, javaScriptEnabled }) => {
   for (const [width, height] of WIZARD_VIEWPORTS) {
     await page.setViewportSize({ width, height });
     // A new wizard each time: the last one's answers stay in the tab.
@@ -111,6 +74,12 @@ test("Estimate this on /services opens step 2 with its service, choices in view,
     // With JavaScript the browser takes the step itself and the server keeps nothing (decision 0025)
     // but the funnel's count of step 2 (decision 0036).
     await expect(page).toHaveURL(javaScriptEnabled ? STEP_URL(2) : DRAFT_URL);
+    if (!javaScriptEnabled) {
+      // A page of its own, there at once, not by a smooth scroll from the top of the page: read as it loads, no retry.
+      await page.waitForLoadState("load");
+      const top = await page.evaluate(() => document.querySelector("#wizard")!.getBoundingClientRect().top);
+      expect(top >= 0 && top < height / 2, `${width} px: ${top}`).toBe(true);
+    }
     expect(posts.forms).toHaveLength(javaScriptEnabled ? 0 : 1);
     await expect.poll(() => posts.beacons).toEqual(javaScriptEnabled ? ["2"] : []);
     const calc = calculator(page);
@@ -122,6 +91,11 @@ test("Estimate this on /services opens step 2 with its service, choices in view,
     // On the smallest phones the first choice is in view; from 390 px all of them are.
     for (const name of width < 390 ? choices.slice(0, 1) : choices) await expect(calc.getByRole("button", { name })).toBeInViewport();
     await forTheEye(page, `estimate-this-${width}`);
+    if (javaScriptEnabled) continue;
+    await calc.getByRole("button", { name: "Back" }).click();
+    await expect(progress(page)).toHaveText("Step 1 of 5");
+    const services = ["Software Development", "Mobile App Development", "SEO & Digital Marketing", "AI Solutions", "Zoho Solutions"];
+    for (const name of width < 390 ? services.slice(0, 1) : services) await expect(calc.getByRole("button", { name, exact: true })).toBeInViewport();
   }
 });
 
@@ -206,21 +180,37 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
     for (const url of seen) for (const typed of [dispatchApp.description, ...Object.values(details)]) expect(decodeURIComponent(url)).not.toContain(typed);
   });
 
-  test("a reload keeps the step; a new tab starts at step 1; a step past the answers shows the furthest", async ({ page, context }) => {
+  test("a reload keeps the step, never drawing step 1 first; a new tab starts at 1; a step past the answers shows the furthest", async ({ page, context }) => {
+    // Hydration finds the page React rendered: no error, no recovered mismatch, in either tab.
+    const problems: string[] = [];
+    context.on("weberror", (e) => problems.push(e.error().message));
+    context.on("console", (m) => m.type() === "error" && problems.push(m.text()));
     await page.goto("/");
     const calc = calculator(page);
     await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
     await calc.getByRole("button", { name: "Relaxed (5-8 weeks)" }).click();
     await expect(page).toHaveURL(STEP_URL(3));
-    await page.reload();
+    // The page's scripts held back: what the visitor sees between the server's page and hydration.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/build\/.*\.js$/, async (route) => (await held, route.fallback()));
+    await page.reload({ waitUntil: "commit" });
+    await expect(progress(page)).toBeAttached();
+    await expect(progress(page)).toBeHidden();
+    await expect(calc.getByRole("button", { name: "AI Solutions", exact: true })).toBeHidden();
+    release();
     await expect(progress(page)).toHaveText("Step 3 of 5");
+    await expect(progress(page)).toBeVisible();
     const figure = priceOf({ service: "AI Solutions", timeframe: "Relaxed (5-8 weeks)" });
     await expect(calc.locator(".estimate")).toContainText(figure);
+    // The page stays marked, and the wizard's own step 1 shows at once.
     await calc.getByRole("button", { name: "Back" }).click();
     await expect(calc.getByRole("button", { name: "Relaxed (5-8 weeks)" })).toHaveAttribute("aria-current", "true");
+    await calc.getByRole("button", { name: "Back" }).click();
+    await expect(progress(page)).toHaveText("Step 1 of 5");
+    await expect(progress(page)).toBeVisible();
+    await expect(calc.getByRole("button", { name: "AI Solutions", exact: true })).toBeVisible();
     const other = await context.newPage();
-    const problems: string[] = [];
-    other.on("pageerror", (e) => problems.push(e.message));
     await other.goto(page.url().replace(/step=\d/, "step=3"));
     await expect(progress(other)).toHaveText("Step 1 of 5");
     await expect(calculator(other).getByRole("button", { name: "AI Solutions", exact: true })).not.toHaveAttribute("aria-current", "true");
@@ -287,13 +277,7 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
       await back();
       await expect(page).toHaveURL(STEP_URL(5));
       await expect(progress(page)).toHaveText("Step 5 of 5");
-      for (const [label, value] of Object.entries({
-        "Your name (optional)": details.name,
-        "Company name": details.company,
-        Email: details.email,
-        Phone: details.phone,
-      }))
-        await expect(calc.getByLabel(label)).toHaveValue(value);
+      await expectValues(calc, { "Your name (optional)": details.name, "Company name": details.company, Email: details.email, Phone: details.phone });
     }
     await expect(calc.locator(".estimate")).toContainText(priceOf(dispatchApp));
     // Still nothing typed in an address; the answers before step 5 are there too.
@@ -303,20 +287,27 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
   });
 
   // Where a step lands matters most where the wizard is far down a narrow page.
-  test("at 390 px each step lands at the wizard's card under the header with focus on its heading, never at the top of the page", async ({ page }) => {
+  test("at 390 px steps 1-4 advance without a request, each landing at the wizard's card under the header, focus on its heading", async ({ page }) => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto("/#calculator");
+    const posts = postsOf(page);
     const calc = calculator(page);
-    for (const [choice, step] of [
-      ["Mobile App Development", 2],
-      ["Standard (3-4 weeks)", 3],
-    ] as const) {
-      await calc.getByRole("button", { name: choice }).click();
-      await expect(calc.getByRole("heading", { name: calculatorText.headings[step] })).toBeFocused();
+    const step = async (click: string, heading: string, landed = true) => {
+      await calc.getByRole("button", { name: click }).click();
+      await expect(calc.getByRole("heading", { name: heading })).toBeFocused();
+      if (!landed) return;
       await underHeader(page);
       expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(1000);
-    }
-    await calc.getByRole("button", { name: "Back" }).click();
-    await expect(calc.getByRole("heading", { name: calculatorText.headings[2] })).toBeFocused();
+    };
+    await step("SEO & Digital Marketing", calculatorText.headings[2]);
+    await step("Standard (3-4 weeks)", calculatorText.headings[3]);
+    await step("Back", calculatorText.headings[2], false);
+    await calc.getByRole("button", { name: "Standard (3-4 weeks)" }).click();
+    await calc.getByRole("button", { name: "Medium" }).click();
+    await calc.getByLabel("Project description").fill("Local SEO for three branches");
+    await step("Continue", calculatorText.headings[5], false);
+    expect(posts.forms).toEqual([]);
+    // Only the funnel's beacons: each step once, the one taken again after Back not again.
+    await expect.poll(() => posts.beacons).toEqual(["2", "3", "4", "5"]);
   });
 });

@@ -4,24 +4,9 @@
  * to another host, is server/canonical-path.test.ts's), whatever answers there (a page, a 404,
  * robots.txt, health, a build file); a form posted to one is refused unread, one to a page in odd
  * case goes on; and every link a page renders is site-relative to the real root. Requests go out
- * as written (node:http sends the path as it is given; a browser or fetch would tidy some of them).
+ * as written (`raw`).
  */
-import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
-import { expect, newClient, test } from "./support/fixtures";
-import { sites } from "./support/sites";
-
-const site = sites.js.url;
-
-function raw(path: string, { method = "GET", headers = {}, body }: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
-  return new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
-    const req = httpRequest(`${site}/`, { method, path, headers: { "X-Forwarded-For": newClient(), ...headers } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (text += chunk)).on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-    });
-    req.on("error", reject).end(body);
-  });
-}
+import { expect, raw, test } from "./support/fixtures";
 
 /** Every URL-valued attribute in a page, and the ones that would not stay on this site's root. */
 function strayLinks(html: string): string[] {
@@ -31,7 +16,6 @@ function strayLinks(html: string): string[] {
   return values.filter((value) => !/^(?:\/(?![/\\])|#|https:\/\/|mailto:|tel:|data:)/.test(value));
 }
 
-// HTTP only: once is enough.
 test.describe("one address per path", { tag: "@once" }, () => {
   test("another spelling of a path is a 301 to its one address in one hop, query kept; a post there is refused unread", async ({ formService, baseURL }) => {
     for (const [path, location] of [
@@ -52,7 +36,7 @@ test.describe("one address per path", { tag: "@once" }, () => {
       for (const method of ["GET", "HEAD"]) {
         const answer = await raw(path!, { method });
         const { location: to, "cache-control": cacheControl, "content-length": length } = answer.headers;
-        expect([answer.status, to, cacheControl, length, answer.body], `${method} ${path}`).toEqual([301, location, "public, max-age=3600", "0", ""]);
+        expect([answer.status, to, cacheControl, length, String(answer.body)], `${method} ${path}`).toEqual([301, location, "public, max-age=3600", "0", ""]);
       }
       expect((await raw(location!)).status, `${path} → ${location}`).not.toBe(301);
     }
@@ -63,12 +47,8 @@ test.describe("one address per path", { tag: "@once" }, () => {
       raw(path, { method: "POST", body: form.toString(), headers: { Origin: baseURL!, "Content-Type": "application/x-www-form-urlencoded" } });
     for (const path of ["//?index", "/%2e/?index", "/\\?index"]) {
       const answer = await post(path);
-      expect([answer.status, answer.headers["cache-control"], answer.headers.connection, answer.body], path).toEqual([
-        404,
-        "private, no-store",
-        "close",
-        "Not found",
-      ]);
+      const said = [answer.status, answer.headers["cache-control"], answer.headers.connection, String(answer.body)];
+      expect(said, path).toEqual([404, "private, no-store", "close", "Not found"]);
     }
     // A page in odd case takes the post on to its route, whose action there is none (405), not a 301 that would lose it.
     expect((await post("/About")).status).toBe(405);
@@ -84,7 +64,7 @@ test.describe("one address per path", { tag: "@once" }, () => {
       for (let hops = 0; answer.status === 301 && hops < 3; hops++) answer = await raw((path = answer.headers.location!));
       expect(answer.status, asked).not.toBe(301);
       expect(answer.status, asked).toBeLessThan(500);
-      expect(strayLinks(answer.body), `${asked}, answered at ${path}`).toEqual([]);
+      expect(strayLinks(String(answer.body)), `${asked}, answered at ${path}`).toEqual([]);
     }
   });
 });

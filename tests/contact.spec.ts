@@ -1,17 +1,13 @@
-/**
- * The contact form on the home page, with JavaScript on and off: every field required with its
- * message beside it, none moving another field, a bad email kept and not sent; without
- * JavaScript a form with mistakes as a page of its own (and only its maker's); a valid message
- * stored, confirmed and delivered with its own subject and reference; the failure text when it
- * cannot be stored; and a bot's honeypot.
- */
-import type { Locator, Page } from "@playwright/test";
+/** The contact form on the home page, with JavaScript on and off. */
+import type { Locator } from "@playwright/test";
 import { messages } from "../app/content/messages";
 import { site } from "../app/content/site";
-import { expect, newClient, test } from "./support/fixtures";
+import { expect, test } from "./support/fixtures";
 import { sites, TEST_ACCESS_KEY } from "./support/sites";
+import { contactForm, expectValues } from "./support/wizard";
 
-const contactForm = (page: Page) => page.locator("#contact");
+/** Each required field's message when the form is sent empty. */
+const REQ = { Name: /Please enter your name/, Email: /Please enter your email address/, Service: "Please choose a service", Message: /Please enter a message/ };
 const typed = { name: "Lerato Mokoena", email: "lerato@", service: "seo", message: "We need help with local search." };
 
 /** The form filled in with `name`, an email (by default a bad one), a service and a message. */
@@ -25,13 +21,7 @@ async function fillIn(form: Locator, name: string, { email = typed.email, servic
 /** The form as a refused send leaves it: what was typed, and the email's message. */
 async function showsTheMistake(form: Locator, name: string) {
   await expect(form.getByLabel("Email")).toHaveAccessibleDescription("Please enter a valid email address");
-  for (const [label, value] of [
-    ["Name", name],
-    ["Email", typed.email],
-    ["Service", typed.service],
-    ["Message", typed.message],
-  ])
-    await expect(form.getByLabel(label!)).toHaveValue(value!);
+  await expectValues(form, { Name: name, Email: typed.email, Service: typed.service, Message: typed.message });
 }
 
 /**
@@ -66,7 +56,6 @@ test("at 390 and 1280 px each field's message, summed up; a bad email kept, not 
       "Zoho Solutions",
     ]);
     expect(await select.locator("option").evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(["", "low-code", "seo", "ai", "zoho"]);
-    // The privacy notice beside the send button.
     await expect(form.getByRole("link", { name: "How we handle your data" })).toHaveAttribute("href", "/privacy");
     const [empty, sent] = [await layout(form), posts.length];
     await fillIn(form, `${typed.name} ${formService.token}`);
@@ -78,25 +67,15 @@ test("at 390 and 1280 px each field's message, summed up; a bad email kept, not 
     expect(posts.length - sent).toBe(javaScriptEnabled ? 0 : 1);
     await fillIn(form, "", { email: "", service: "", message: "" });
     await form.getByRole("button", { name: "Send Message" }).click();
-    await expect(form.getByLabel("Name")).toHaveAccessibleDescription(/Please enter your name/);
-    await expect(form.getByLabel("Email")).toHaveAccessibleDescription(/Please enter your email address/);
-    await expect(select).toHaveAccessibleDescription("Please choose a service");
-    await expect(form.getByLabel("Message")).toHaveAccessibleDescription(/Please enter a message/);
-    for (const name of ["Name", "Email", "Service", "Message"]) await expect(form.getByLabel(name)).toHaveAttribute("aria-invalid", "true");
+    for (const [label, message] of Object.entries(REQ)) {
+      await expect(form.getByLabel(label)).toHaveAccessibleDescription(message);
+      await expect(form.getByLabel(label)).toHaveAttribute("aria-invalid", "true");
+    }
     // Summed up above the form ("There is a problem"), each message a link to its field, where focus goes with JavaScript.
     const summary = form.getByRole("region", { name: "There is a problem" });
-    await expect(summary.getByRole("link")).toHaveText([
-      /Please enter your name/,
-      /Please enter your email address/,
-      "Please choose a service",
-      /Please enter a message/,
-    ]);
-    expect(await summary.getByRole("link").evaluateAll((as) => as.map((a) => a.getAttribute("href")))).toEqual([
-      "#contact-name",
-      "#contact-email",
-      "#contact-service",
-      "#contact-message",
-    ]);
+    await expect(summary.getByRole("link")).toHaveText(Object.values(REQ));
+    const hrefs = Object.keys(REQ).map((label) => `#contact-${label.toLowerCase()}`);
+    expect(await summary.getByRole("link").evaluateAll((as) => as.map((a) => a.getAttribute("href")))).toEqual(hrefs);
     expect((await summary.boundingBox())!.y + (await summary.boundingBox())!.height).toBeLessThanOrEqual((await form.getByLabel("Name").boundingBox())!.y);
     if (javaScriptEnabled) await expect(form.getByLabel("Name")).toBeFocused();
     await summary.getByRole("link", { name: "Please choose a service" }).click();
@@ -110,60 +89,50 @@ test("at 390 and 1280 px each field's message, summed up; a bad email kept, not 
   expect(await formService.settled()).toEqual([]);
 });
 
-test("without JavaScript a form with mistakes is a page of its own, GETs only, gone once sent", { tag: "@without-js" }, async ({ page, formService }) => {
-  const posts: number[] = [];
-  page.on("response", (r) => r.request().isNavigationRequest() && r.request().method() === "POST" && posts.push(r.status()));
-  await page.goto("/");
-  const form = contactForm(page);
-  const name = `${typed.name} ${formService.token}`;
-  await fillIn(form, name);
-  await form.getByRole("button", { name: "Send Message" }).click();
-  await expect(page).toHaveURL(/\/\?contact=[\w-]{22}#contact-error-summary$/);
-  await showsTheMistake(form, name);
-  const errorPage = page.url();
-  expect((await page.reload())?.request().method()).toBe("GET");
-  await showsTheMistake(form, name);
-  expect((await page.goBack())?.request().method()).toBe("GET");
-  // The page before it (the browser may put back what was typed there, as it does for any form).
-  await expect(page).toHaveURL(/\/$/);
-  await expect(form.getByLabel("Email")).not.toHaveAttribute("aria-invalid");
-  expect((await page.goForward())?.request().method()).toBe("GET");
-  await showsTheMistake(form, name);
-  expect(posts).toEqual([303]);
-  await form.getByLabel("Email").fill("lerato@mokoena.co.za");
-  await form.getByRole("button", { name: "Send Message" }).click();
-  await expect(form.getByRole("status")).toHaveText(messages.contactSent);
-  expect(await formService.settled()).toHaveLength(1);
-  // Sent: its page is gone, even for the browser that made it.
-  await page.goto(errorPage);
-  await expect(form.getByLabel("Name")).toHaveValue("");
-  await expect(form.getByLabel("Email")).not.toHaveAttribute("aria-invalid");
-});
+test(
+  "without JavaScript a form with mistakes is its maker's own page, GETs only, gone once sent",
+  { tag: "@without-js" },
+  async ({ page, stranger, formService }) => {
+    const posts: number[] = [];
+    page.on("response", (r) => r.request().isNavigationRequest() && r.request().method() === "POST" && posts.push(r.status()));
+    await page.goto("/");
+    const form = contactForm(page);
+    const name = `${typed.name} ${formService.token}`;
+    await fillIn(form, name);
+    await form.getByRole("button", { name: "Send Message" }).click();
+    await expect(page).toHaveURL(/\/\?contact=[\w-]{22}#contact-error-summary$/);
+    await showsTheMistake(form, name);
+    const errorPage = page.url();
+    expect((await page.reload())?.request().method()).toBe("GET");
+    await showsTheMistake(form, name);
+    expect((await page.goBack())?.request().method()).toBe("GET");
+    // The page before it (the browser may put back what was typed there, as it does for any form).
+    await expect(page).toHaveURL(/\/$/);
+    await expect(form.getByLabel("Email")).not.toHaveAttribute("aria-invalid");
+    expect((await page.goForward())?.request().method()).toBe("GET");
+    await showsTheMistake(form, name);
+    expect(posts).toEqual([303]);
+    // Someone else with its link sees nothing of it, and a post naming it makes a draft of their own.
+    const link = errorPage.replace(/^https?:\/\/[^/]+/, "");
+    const read = await (await stranger.get(link)).text();
+    for (const text of [name, typed.email, typed.message, "Please enter a valid email address", 'name="draft"']) expect(read).not.toContain(text);
+    const id = /contact=([\w-]{22})/.exec(link)![1]!;
+    const bait = { formName: "contact", name: "Mallory Billing", email: "mallory@evil", service: "seo", message: "Pay invoice 4711", draft: id };
+    expect((await stranger.post("/?index", { form: bait, maxRedirects: 0 })).headers()["location"]).not.toContain(id);
+    await page.reload();
+    await showsTheMistake(form, name);
+    await form.getByLabel("Email").fill("lerato@mokoena.co.za");
+    await form.getByRole("button", { name: "Send Message" }).click();
+    await expect(form.getByRole("status")).toHaveText(messages.contactSent);
+    expect(await formService.settled()).toHaveLength(1);
+    // Sent: its page is gone, even for the browser that made it.
+    await page.goto(errorPage);
+    await expect(form.getByLabel("Name")).toHaveValue("");
+    await expect(form.getByLabel("Email")).not.toHaveAttribute("aria-invalid");
+  },
+);
 
-test("someone else's link to a form with mistakes shows nothing of it, nor joins it", async ({ page, playwright, baseURL }) => {
-  const mallory = await playwright.request.newContext({ baseURL, extraHTTPHeaders: { "X-Forwarded-For": newClient() } });
-  const bait = { formName: "contact", name: "Mallory Billing", email: "mallory@evil", service: "seo", message: "Pay invoice 4711 to account 123" };
-  const posted = await mallory.post("/?index", { form: bait, maxRedirects: 0 });
-  expect(posted.status()).toBe(303);
-  const link = posted.headers()["location"]!;
-  expect(link).toMatch(/^\/\?contact=[\w-]{22}#contact-error-summary$/);
-  expect(await (await mallory.get(link)).text()).toContain(bait.message); // its maker sees it
-  await page.goto(link);
-  const form = contactForm(page);
-  await expect(form.getByLabel("Name")).toHaveValue("");
-  await expect(form.getByLabel("Email")).not.toHaveAttribute("aria-invalid");
-  const html = await page.content();
-  for (const text of [bait.name, bait.email, bait.message, "Please enter a valid email address"]) expect(html).not.toContain(text);
-  await expect(form.locator('input[name="draft"]')).toHaveCount(0);
-  // The visitor's own mistakes never join the maker's draft, and a post naming it makes a new one.
-  const id = /contact=([\w-]{22})/.exec(link)![1]!;
-  const other = await page.request.post("/?index", { form: { ...bait, name: "Vusi Visitor-4711", draft: id }, maxRedirects: 0 });
-  expect(other.headers()["location"]).not.toContain(id);
-  expect(await (await mallory.get(link)).text()).not.toContain("Vusi Visitor-4711");
-  await mallory.dispose();
-});
-
-test("a bot's honeypot sends nothing; a message is stored, thanked and delivered", async ({ page, playwright, baseURL, formService, javaScriptEnabled }) => {
+test("a bot's honeypot sends nothing; a message is stored, thanked and delivered", async ({ page, stranger, formService, javaScriptEnabled }) => {
   await page.goto("/");
   const form = contactForm(page);
   // The honeypot is hidden from assistive technology.
@@ -202,14 +171,12 @@ test("a bot's honeypot sends nothing; a message is stored, thanked and delivered
   expect(own.headers()["cache-control"]).toBe("private, no-store");
   expect(await own.text()).toContain(reference);
   // Shared, the address shows nothing of it to another browser.
-  const someoneElse = await playwright.request.newContext({ baseURL, extraHTTPHeaders: { "X-Forwarded-For": newClient() } });
-  const shared = await someoneElse.get(thanks.pathname + thanks.search);
+  const shared = await stranger.get(thanks.pathname + thanks.search);
   expect(shared.headers()["cache-control"]).toBe("private, no-store");
   const html = await shared.text();
   expect(html).toContain(messages.contactSent);
   expect(html).not.toContain(reference);
   expect(html).not.toContain('class="reference"');
-  await someoneElse.dispose();
 });
 
 test("a message that cannot be stored: the failure text, what was typed kept, its draft too", async ({ page, javaScriptEnabled }) => {
@@ -224,13 +191,7 @@ test("a message that cannot be stored: the failure text, what was typed kept, it
   await form.getByLabel("Email").fill("lerato@mokoena.co.za");
   await form.getByRole("button", { name: "Send Message" }).click();
   await expect(form.getByRole("alert")).toHaveText(messages.contactFailed);
-  for (const [label, value] of [
-    ["Name", typed.name],
-    ["Email", "lerato@mokoena.co.za"],
-    ["Message", "Keep me."],
-    ["Service", typed.service],
-  ])
-    await expect(form.getByLabel(label!)).toHaveValue(value!);
+  await expectValues(form, { Name: typed.name, Email: "lerato@mokoena.co.za", Message: "Keep me.", Service: typed.service });
   // …so the send that then goes through deletes it.
   if (id) await expect(form.locator('input[name="draft"]')).toHaveValue(id);
 });

@@ -1,49 +1,18 @@
 /**
- * Mistakes are seen at once: a form the server or the browser refuses shows an error summary above
- * it ("There is a problem", each message a link to its field, the GOV.UK pattern), each field keeps
- * its value and its own message, and nothing is sent. Without JavaScript the refused post's page
- * opens at the summary, in view at every width from a small phone to a desktop, and is a GET that
- * a reload shows again; with JavaScript focus goes to the first field in error, and a summary link
- * moves focus to its field. With SCREENSHOTS=1, the no-JavaScript summary after a refused step 5
- * at three widths, to look at.
+ * A refused form shows an error summary above it (GOV.UK's pattern), each message a link to its
+ * field: without JavaScript on a GET page opened at the summary, with JavaScript by moving focus.
  */
 import type { Locator, Page } from "@playwright/test";
 import { wcagViolations } from "./support/axe";
 import { expect, forTheEye, test } from "./support/fixtures";
-import { atStep5, calculator, dispatchApp, progress, WIZARD_VIEWPORTS } from "./support/wizard";
+import { atStep5, calculator, contactForm, dispatchApp, fillDetails, progress, WIZARD_VIEWPORTS } from "./support/wizard";
 
 const TITLE = "There is a problem";
 const summaryOf = (scope: Locator) => scope.getByRole("region", { name: TITLE });
-const contactForm = (page: Page) => page.locator("#contact");
 
 const COMPANY = "Please enter your company name";
 const EMAIL = "Please enter a valid email address";
 const PHONE = "Phone number may only contain digits, spaces and + ( ) -";
-
-/** Step 5 sent with a blank company name, a mistyped email and phone (letter O for zero); `name` carries the test's token. */
-async function refusedSend(page: Page, name = "Thandi") {
-  await atStep5(page, dispatchApp);
-  // A form without mistakes shows no summary.
-  await expect(summaryOf(page.locator("main"))).toHaveCount(0);
-  await expect(page.getByText(TITLE)).toHaveCount(0);
-  const calc = calculator(page);
-  await calc.getByLabel("Your name (optional)").fill(name);
-  await calc.getByLabel("Company name").fill("   ");
-  await calc.getByLabel("Email").fill("ops@gautengfreight");
-  await calc.getByLabel("Phone").fill("011 555 O1O1");
-  await calc.getByRole("button", { name: "Send My Request" }).click();
-  await expect(progress(page)).toHaveText("Step 5 of 5");
-}
-
-/** The contact form sent with a bad email and no service chosen. */
-async function refusedMessage(page: Page) {
-  await page.goto("/");
-  const form = contactForm(page);
-  await form.getByLabel("Name").fill("Lerato Mokoena");
-  await form.getByLabel("Email").fill("lerato@");
-  await form.getByLabel("Message").fill("We need help with local search.");
-  await form.getByRole("button", { name: "Send Message" }).click();
-}
 
 /** The summary's links: their text and where they point. */
 const links = (summary: Locator) => summary.getByRole("link").evaluateAll((as) => as.map((a) => [a.textContent, a.getAttribute("href")]));
@@ -56,8 +25,15 @@ async function inView(page: Page, target: Locator) {
 }
 
 test("a refused step 5: the summary above, links to the fields, values and messages kept, nothing sent", async ({ page, formService, javaScriptEnabled }) => {
-  await refusedSend(page, `Thandi ${formService.token}`);
+  // Step 5 sent with a blank company name, a mistyped email and phone (letter O for zero).
+  await atStep5(page, dispatchApp);
+  // A form without mistakes shows no summary.
+  await expect(summaryOf(page.locator("main"))).toHaveCount(0);
+  await expect(page.getByText(TITLE)).toHaveCount(0);
   const calc = calculator(page);
+  await fillDetails(page, { name: `Thandi ${formService.token}`, company: "   ", email: "ops@gautengfreight", phone: "011 555 O1O1" });
+  await calc.getByRole("button", { name: "Send My Request" }).click();
+  await expect(progress(page)).toHaveText("Step 5 of 5");
   const summary = summaryOf(calc);
   await expect(summary.getByRole("heading", { name: TITLE })).toBeVisible();
   expect(await links(summary)).toEqual([
@@ -118,9 +94,13 @@ test("any step's mistake is summed up the same way: a choice missing from step 2
 test("with JavaScript but no form checks loaded, the server's summary opens, focus on the field", { tag: "@needs-js" }, async ({ page }) => {
   // The contact form's rules load lazily (app/forms/README.md); without them the server checks.
   await page.route(/\/build\/.*schema-[\w-]+\.js$/, (route) => route.abort());
-  await refusedMessage(page);
-  await expect(page).toHaveURL(/\/\?contact=[\w-]{22}#contact-error-summary$/);
+  await page.goto("/");
   const form = contactForm(page);
+  await form.getByLabel("Name").fill("Lerato Mokoena");
+  await form.getByLabel("Email").fill("lerato@");
+  await form.getByLabel("Message").fill("We need help with local search.");
+  await form.getByRole("button", { name: "Send Message" }).click();
+  await expect(page).toHaveURL(/\/\?contact=[\w-]{22}#contact-error-summary$/);
   await expect(summaryOf(form).getByRole("link")).toHaveText([EMAIL, "Please choose a service"]);
   await expect(form.getByLabel("Email")).toBeFocused();
 });

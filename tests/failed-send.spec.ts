@@ -1,18 +1,13 @@
 /**
- * A send whose request fails, with JavaScript on (decision 0028): the visitor's own request is
- * dropped (offline, a reset, a timeout, a proxy's 5xx, a server that is not there), or it reaches
- * the server and only the reply is lost, or no answer comes before the page's deadline (decision
- * 0038). The wizard stays on step 5 and the contact form stays filled, with the specification's
- * failure text in the alert region, never the error page; a second send, by a click or by the page
- * itself once the browser is online again, makes one lead. What was typed stays in the tab; a
- * reload mid-wizard shows the right step without step 1 first. With SCREENSHOTS=1, step 5 after a
- * failed send, to look at.
+ * A send whose request fails or goes unanswered, with JavaScript on (decisions 0028, 0038): both
+ * forms keep what was typed and say so with the specification's failure text, never the error
+ * page, and a second send, by a click or by the page once online again, makes one lead.
  */
 import type { Page, Route } from "@playwright/test";
 import { messages } from "../app/content/messages";
 import { SEND_DEADLINE_MS } from "../app/forms/failed-send";
 import { expect, forTheEye, test } from "./support/fixtures";
-import { atStep5, calculator, dispatchApp, progress } from "./support/wizard";
+import { atStep5, calculator, dispatchApp, expectValues, fillDetails, progress } from "./support/wizard";
 
 // The specification's words for the calculator (the contact form has its own: messages.contactFailed).
 const FAILED = "There was an error submitting your request. Please try again.";
@@ -34,19 +29,15 @@ function consoleErrors(page: Page) {
 async function filledStep5(page: Page, token: string) {
   await atStep5(page, dispatchApp);
   const calc = calculator(page);
-  const details = {
-    "Your name (optional)": "Thandi Nkosi",
-    "Company name": `Gauteng Freight ${token}`,
-    Email: "ops@gautengfreight.co.za",
-    Phone: "+27 11 555 0101",
-  };
-  for (const [label, value] of Object.entries(details)) await calc.getByLabel(label).fill(value);
+  const typed = { name: "Thandi Nkosi", company: `Gauteng Freight ${token}`, email: "ops@gautengfreight.co.za", phone: "+27 11 555 0101" };
+  await fillDetails(page, typed);
+  const details = { "Your name (optional)": typed.name, "Company name": typed.company, Email: typed.email, Phone: typed.phone };
   const send = () => calc.getByRole("button", { name: "Send My Request" }).click();
   /** Step 5, every value, the failure text, no error page. */
   const kept = async () => {
     await expect(calc.getByRole("alert")).toHaveText(FAILED);
     await expect(progress(page)).toHaveText("Step 5 of 5");
-    for (const [label, value] of Object.entries(details)) await expect(calc.getByLabel(label)).toHaveValue(value);
+    await expectValues(calc, details);
     await expect(calc.locator(".summary-value")).toHaveText(["Software Development", "Urgent (1-2 weeks)", "Complex", dispatchApp.description]);
     await expect(calc.getByRole("button", { name: "Send My Request" })).toBeEnabled();
     await expect(page.getByText(ERROR_PAGE)).toHaveCount(0);
@@ -66,10 +57,7 @@ async function typedContact(page: Page, token: string, { open = true } = {}) {
   const typed = { Name: `Lerato Mokoena ${token}`, Email: "lerato@example.co.za", Message: "A booking system for 3 salons" };
   for (const [label, value] of Object.entries(typed)) await form.getByLabel(label).fill(value);
   await form.getByLabel("Service").selectOption({ label: "AI Solutions" });
-  const stillTyped = async () => {
-    for (const [label, value] of Object.entries(typed)) await expect(form.getByLabel(label)).toHaveValue(value);
-    await expect(form.getByLabel("Service")).toHaveValue("ai");
-  };
+  const stillTyped = () => expectValues(form, { ...typed, Service: "ai" });
   return { form, typed, stillTyped, send: () => form.getByRole("button", { name: "Send Message" }).click() };
 }
 
@@ -111,7 +99,7 @@ test.describe("a failed send", { tag: "@needs-js" }, () => {
     // A reload of the page the failure left keeps step 5 and every value too.
     await page.reload();
     await expect(progress(page)).toHaveText("Step 5 of 5");
-    for (const [label, value] of Object.entries(details)) await expect(calc.getByLabel(label)).toHaveValue(value);
+    await expectValues(calc, details);
     // Offline at Send: the page sends by itself once the browser is online, once.
     const posts: string[] = [];
     page.on("request", (r) => r.method() === "POST" && posts.push(r.url()));
@@ -141,26 +129,18 @@ test.describe("a failed send", { tag: "@needs-js" }, () => {
     await expect(page).toHaveURL(/\/about$/);
     await page.goBack();
     await stillTyped();
-    let mode: "drop" | "lose" | "pass" = "drop";
+    // The first send dropped before the server; a reply lost after it is the no-answer test's, below.
+    let dropped = false;
     await page.route(isSend, async (route) => {
-      if (route.request().method() !== "POST" || mode === "pass") return route.fallback();
-      if (mode === "lose") await route.fetch();
-      mode = mode === "drop" ? "lose" : "pass";
+      if (route.request().method() !== "POST" || dropped) return route.fallback();
+      dropped = true;
       await route.abort("connectionreset");
     });
-    const kept = async () => {
-      await expect(form.getByRole("alert")).toHaveText(messages.contactFailed);
-      await stillTyped();
-      await expect(page.getByText(ERROR_PAGE)).toHaveCount(0);
-    };
-    // Dropped before the server: nothing stored.
     await send();
-    await kept();
-    // Reached the server, the reply lost: one message stored.
-    await send();
-    await expect.poll(async () => (await formService.settled()).length).toBe(1);
-    await kept();
-    // Sent again: the thanks, and still one message; the form forgets what was typed.
+    await expect(form.getByRole("alert")).toHaveText(messages.contactFailed);
+    await stillTyped();
+    await expect(page.getByText(ERROR_PAGE)).toHaveCount(0);
+    // Sent again: the thanks, one message; the form forgets what was typed.
     await send();
     await expect(form.getByRole("status")).toHaveText(messages.contactSent);
     expect(await formService.settled()).toHaveLength(1);
@@ -170,17 +150,8 @@ test.describe("a failed send", { tag: "@needs-js" }, () => {
   });
 });
 
-/**
- * Ways a send goes unanswered: held before the server, or passed on (the server stores the lead
- * and answers Playwright) with its answer kept from the browser. Neither ever answers the page.
- */
-const holds: [name: string, hold: (route: Route) => Promise<unknown>, arrives: boolean][] = [
-  ["never reaches the server", async () => undefined, false],
-  ["reaches the server and its answer never comes", (route) => route.fetch(), true],
-];
-
-/** Holds the page's next send with `hold` and lets every later one through; resolves once it is held (once the server has answered Playwright, when passed on). */
-async function holdNextSend(page: Page, hold: (route: Route) => Promise<unknown>) {
+/** Passes the page's next send on to the server and keeps its answer from the browser (every later one goes through); resolves once the server has answered. */
+async function holdNextSend(page: Page) {
   await page.unrouteAll();
   let held!: () => void;
   const arrived = new Promise<void>((resolve) => (held = resolve));
@@ -188,7 +159,7 @@ async function holdNextSend(page: Page, hold: (route: Route) => Promise<unknown>
   await page.route(isSend, async (route) => {
     if (!first || route.request().method() !== "POST") return route.fallback();
     first = false;
-    await hold(route);
+    await route.fetch();
     held();
   });
   return { held: arrived };
@@ -199,47 +170,42 @@ async function holdNextSend(page: Page, hold: (route: Route) => Promise<unknown>
 test.describe("a send with no answer", { tag: "@needs-js" }, () => {
   test.use({ viewport: { width: 390, height: 844 } });
 
-  for (const [name, hold, arrives] of holds) {
-    test(`a send that ${name}: past the deadline both forms keep all and say so; one lead each`, async ({ page, formService }) => {
-      await page.clock.install();
-      const logged = consoleErrors(page);
-      const { calc, send, kept, thanked } = await filledStep5(page, formService.token);
-      let { held } = await holdNextSend(page, hold);
-      await send();
-      await held;
-      await expect(calc.getByRole("button", { name: "Sending…" })).toBeDisabled();
-      await page.clock.fastForward(SEND_DEADLINE_MS + 1_000);
-      await kept();
-      expect(logged.join("\n")).toContain("timeout");
-      // The first send's lead, if it arrived; sent again, it is thanked with that one's reference: still its one lead.
-      const first = await formService.settled();
-      expect(first).toHaveLength(arrives ? 1 : 0);
-      await send();
-      const reference = await thanked();
-      const leads = await formService.settled();
-      expect(leads).toHaveLength(1);
-      expect(referenceOf(leads[0])).toBe(reference);
-      if (arrives) expect(leads).toEqual(first);
+  // The page cannot tell a send held before the server from one whose answer is lost: it hears
+  // nothing either way. The one the server took is the harder case, sent again as one lead.
+  test("a send whose answer never comes: past the deadline both forms keep all and say so; one lead each", async ({ page, formService }) => {
+    await page.clock.install();
+    const logged = consoleErrors(page);
+    const { calc, send, kept, thanked } = await filledStep5(page, formService.token);
+    let { held } = await holdNextSend(page);
+    await send();
+    await held;
+    await expect(calc.getByRole("button", { name: "Sending…" })).toBeDisabled();
+    await page.clock.fastForward(SEND_DEADLINE_MS + 1_000);
+    await kept();
+    expect(logged.join("\n")).toContain("timeout");
+    // Sent again, it is thanked with the first one's reference: still its one lead.
+    const first = await formService.settled();
+    expect(first).toHaveLength(1);
+    await send();
+    const reference = await thanked();
+    expect(await formService.settled()).toEqual(first);
+    expect(referenceOf(first[0])).toBe(reference);
 
-      // The contact form, on the same page.
-      const contact = await typedContact(page, formService.token, { open: false });
-      ({ held } = await holdNextSend(page, hold));
-      await contact.send();
-      await held;
-      await expect(contact.form.getByRole("button", { name: "Sending…" })).toBeDisabled();
-      await page.clock.fastForward(SEND_DEADLINE_MS + 1_000);
-      await expect(contact.form.getByRole("alert")).toHaveText(messages.contactFailed);
-      await contact.stillTyped();
-      await expect(contact.form.getByRole("button", { name: "Send Message" })).toBeEnabled();
-      const firstMessage = await formService.settled();
-      expect(firstMessage).toHaveLength(arrives ? 2 : 1);
-      await contact.send();
-      await expect(contact.form.getByRole("status")).toHaveText(messages.contactSent);
-      const sent = await formService.settled();
-      expect(sent).toHaveLength(2);
-      if (arrives) expect(sent).toEqual(firstMessage);
-    });
-  }
+    const contact = await typedContact(page, formService.token, { open: false });
+    ({ held } = await holdNextSend(page));
+    await contact.send();
+    await held;
+    await expect(contact.form.getByRole("button", { name: "Sending…" })).toBeDisabled();
+    await page.clock.fastForward(SEND_DEADLINE_MS + 1_000);
+    await expect(contact.form.getByRole("alert")).toHaveText(messages.contactFailed);
+    await contact.stillTyped();
+    await expect(contact.form.getByRole("button", { name: "Send Message" })).toBeEnabled();
+    const firstMessage = await formService.settled();
+    expect(firstMessage).toHaveLength(2);
+    await contact.send();
+    await expect(contact.form.getByRole("status")).toHaveText(messages.contactSent);
+    expect(await formService.settled()).toEqual(firstMessage);
+  });
 
   test("a slow server is still heard: an answer after the server's own request timeout, within the deadline, is the thanks", async ({ page, formService }) => {
     await page.clock.install();
@@ -265,59 +231,4 @@ test.describe("a send with no answer", { tag: "@needs-js" }, () => {
     expect(leads).toHaveLength(1);
     expect(referenceOf(leads[0])).toBe(reference);
   });
-});
-
-test("with JavaScript, a reload mid-wizard shows the right step without showing step 1 first", { tag: "@needs-js" }, async ({ page }) => {
-  // Hydration finds the page React rendered: no error, no recovered mismatch.
-  const problems = consoleErrors(page);
-  page.on("pageerror", (e) => problems.push(e.message));
-  await page.goto("/");
-  const calc = calculator(page);
-  await calc.getByRole("button", { name: dispatchApp.service, exact: true }).click();
-  await calc.getByRole("button", { name: dispatchApp.timeframe, exact: true }).click();
-  await expect(progress(page)).toHaveText("Step 3 of 5");
-  // The page's scripts held back: what the visitor sees between the server's page and hydration.
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  await page.route(/\/build\/.*\.js$/, async (route) => (await held, route.fallback()));
-  await page.reload({ waitUntil: "commit" });
-  await expect(progress(page)).toBeAttached();
-  await expect(progress(page)).toBeHidden();
-  await expect(calc.getByRole("button", { name: "Software Development", exact: true })).toBeHidden();
-  release();
-  await expect(progress(page)).toHaveText("Step 3 of 5");
-  await expect(progress(page)).toBeVisible();
-  // The page stays marked, and the wizard's own step 1 shows at once.
-  await calc.getByRole("button", { name: "Back" }).click();
-  await expect(progress(page)).toHaveText("Step 2 of 5");
-  await calc.getByRole("button", { name: "Back" }).click();
-  await expect(progress(page)).toHaveText("Step 1 of 5");
-  await expect(progress(page)).toBeVisible();
-  await expect(calc.getByRole("button", { name: "Software Development", exact: true })).toBeVisible();
-  expect(problems).toEqual([]);
-});
-
-// The server's answer to a repeated form (decision 0012), end to end in a browser without
-// JavaScript: this held before decision 0028 too, and is kept here beside its JavaScript twin.
-test("without JavaScript, a lost reply's send sent again gets the first one's thanks, one lead", { tag: "@without-js" }, async ({ page, formService }) => {
-  let lose = true;
-  // The browser's own post of step 5 (a navigation): the server takes it, the reply is lost.
-  await page.route(isSend, async (route) => {
-    if (!lose || !route.request().postData()?.includes("intent=Send+My+Request")) return route.fallback();
-    lose = false;
-    await route.fetch();
-    await route.abort("connectionreset");
-  });
-  const { details, send } = await filledStep5(page, formService.token);
-  await send().catch(() => undefined); // the browser shows its own error page
-  await expect.poll(async () => (await formService.settled()).length).toBe(1);
-  // The visitor starts again, in a new tab, with the same answers and sends them. (The first
-  // tab is still on its way to the browser's error page: a navigation there would race it.)
-  const again = await filledStep5(await page.context().newPage(), formService.token);
-  expect(again.details).toEqual(details);
-  await again.send();
-  const reference = await again.thanked();
-  const leads = await formService.settled();
-  expect(leads).toHaveLength(1);
-  expect(referenceOf(leads[0])).toBe(reference);
 });

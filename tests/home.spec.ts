@@ -1,59 +1,16 @@
-/**
- * The home page, with JavaScript on and off: the hero (its claims, its two buttons, its visual only
- * where there is room, no layout shift as it loads), the services tabs (click, arrow keys with
- * JavaScript, Learn More), the testimonials and the featured projects, and the agency described
- * in JSON-LD. The calculator and the contact form on it have specs of their own.
- */
+/** The home page beyond its calculator and contact form (specs of their own), with JavaScript on and off. */
 import { expect, hydrated, test } from "./support/fixtures";
-import { featuredProjects } from "../app/content/projects";
 import { site } from "../app/content/site";
-import { testimonials } from "../app/content/testimonials";
 
-test("at 320, 390 and 1280 px: testimonials, featured work, the hero's visual only with room", { tag: "@once" }, async ({ page }) => {
-  const fetched: string[] = [];
-  page.on("request", (r) => fetched.push(new URL(r.url()).pathname));
-  for (const width of [320, 390, 1280]) {
-    await page.setViewportSize({ width, height: 800 });
-    fetched.length = 0;
-    await page.goto("/");
-    const said = page.getByRole("region", { name: "What our clients say" });
-    await expect(said.getByRole("img", { name: "Rated 5 out of 5" })).toHaveCount(testimonials.length);
-    await expect(said.locator("blockquote")).toHaveCount(testimonials.length);
-    const work = page.getByRole("region", { name: "Systems our clients use every day" });
-    await expect(work.locator("article.project-card")).toHaveCount(featuredProjects.length);
-    await expect(work.getByRole("link", { name: "See All Our Work" })).toHaveAttribute("href", "/work");
-
-    const visual = page.locator(".hero-visual");
-    await expect(visual).toHaveAttribute("width", "480");
-    await expect(visual).toHaveAttribute("height", "400");
-    if (width >= 1024) {
-      await expect(visual).toBeVisible();
-      await expect(visual).toHaveAttribute("alt", /estimate/);
-      const [text, image] = [await page.locator("#hero-title").boundingBox(), await visual.boundingBox()];
-      expect(image!.x).toBeGreaterThan(text!.x + text!.width - 1); // the right half
-      await expect.poll(() => visual.evaluate((img: HTMLImageElement) => img.currentSrc)).toMatch(/\/images\/hero-estimate\.svg$/);
-      await expect.poll(() => visual.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(480);
-    } else {
-      await expect(visual).toBeHidden();
-      // Hidden, and its source does not match: a phone never downloads it.
-      await page.waitForLoadState("load");
-      expect(fetched, `${width} px`).not.toContain("/images/hero-estimate.svg");
-    }
-  }
-});
-
-test("the hero, the services tabs and Learn More, and the agency in JSON-LD the CSP allows", async ({ page, javaScriptEnabled }) => {
+// The page's CSP and a browser's violations on it are caching.spec's (through a proxy, the same bytes).
+test("the hero, the services tabs and Learn More, and the agency in JSON-LD", async ({ page }) => {
   const problems: string[] = [];
   page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
-  if (javaScriptEnabled) {
-    await page.addInitScript(() => document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP: ${e.violatedDirective} ${e.blockedURI}`)));
-  }
-  const response = await page.goto("/");
+  await page.goto("/");
   const hero = page.locator(".hero");
   for (const text of ["10+", "Projects completed", "80%", "Client satisfaction", "2+", "Years experience"]) await expect(hero).toContainText(text);
   await expect(hero.getByRole("link", { name: "Get Started" })).toHaveAttribute("href", /#wizard$/);
 
-  expect(response?.headers()["content-security-policy"]).toMatch(/script-src/);
   const blocks = page.locator('script[type="application/ld+json"]');
   await expect(blocks).toHaveCount(1);
   const data = JSON.parse((await blocks.textContent())!) as Record<string, unknown>;
@@ -70,7 +27,6 @@ test("the hero, the services tabs and Learn More, and the agency in JSON-LD the 
   });
   expect(data.logo).toMatch(/^https:\/\/.+\.png$/);
   expect((data.areaServed as { name: string }[]).map((a) => a.name)).toContain(site.address.city);
-  // The logo it names is served.
   expect((await page.request.get(new URL(data.logo as string).pathname)).status()).toBe(200);
   await page.waitForLoadState("load");
   expect(problems).toEqual([]);
@@ -85,10 +41,8 @@ test("the hero, the services tabs and Learn More, and the agency in JSON-LD the 
   await expect(page.getByRole("tabpanel")).toHaveAccessibleName("SEO & Digital Marketing");
   await expect(page.getByRole("tabpanel").getByRole("listitem")).toHaveCount(6);
   await expect(page).toHaveURL(/service=seo/);
-  await page
-    .getByRole("tabpanel")
-    .getByRole("link", { name: /Learn more/i })
-    .click();
+  const panel = page.getByRole("tabpanel");
+  await panel.getByRole("link", { name: /Learn more/i }).click();
   await expect(page).toHaveURL(/\/services#/);
   const id = new URL(page.url()).hash.slice(1);
   await expect(page.locator(`[id="${id}"]`).getByRole("heading", { level: 2 })).toHaveText("SEO & Digital Marketing");

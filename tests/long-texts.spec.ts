@@ -1,19 +1,15 @@
 /**
- * A long text as a prospect writes it, with JavaScript on and off: the calculator's description and
- * the contact form's message, at their bound of 5,000 characters with line breaks and emoji (two
- * UTF-16 units each, which a box's maxLength counted twice; a break is posted as two characters
- * without JavaScript and counted as one), and past it. No box cuts what is typed or pasted; with
- * JavaScript the box says how much room is left, and a screen reader hears it once typing stops;
- * past the bound the check, the browser's or the server's, says how long a text may be and how
- * long it is, and the text stays for the visitor to shorten (decision 0044). What reaches the
- * agency is the whole text.
+ * A long text at its bound of 5,000 characters and past it, with line breaks and emoji (two UTF-16
+ * units each, which a maxLength counted twice; a break posted without JavaScript is two characters,
+ * counted as one). No box cuts a text (decision 0044): the check says how long it may be and how
+ * long it is, and the agency receives it whole.
  */
 import type { Locator, Page } from "@playwright/test";
 import { messages } from "../app/content/messages";
 import { calculatorText } from "../app/content/calculator";
 import { LIMITS } from "../app/forms/limits";
 import { expect, test } from "./support/fixtures";
-import { calculator, progress } from "./support/wizard";
+import { calculator, contactForm, fillDetails, progress } from "./support/wizard";
 
 /** A text of exactly `count` characters: lines of sentences, then emoji to the end (each two UTF-16 units). */
 function textOf(count: number, emoji = 40) {
@@ -28,7 +24,6 @@ const receivedWhole = (received: string, text: string) => {
   for (const line of text.split("\n")) expect(received).toContain(line.trim());
 };
 
-const contactForm = (page: Page) => page.locator("#contact");
 /** What a long text's box says of its bound until the visitor types (all it says without JavaScript). */
 const BOUND = `At most ${LIMITS.description.toLocaleString("en")} characters.`;
 /** The box's count, and the polite live region a screen reader hears it from. */
@@ -74,9 +69,7 @@ test("a description past the bound is kept and refused with its length; 5,000 ch
   if (javaScriptEnabled) await expect(countOf(box)).toHaveText("0 characters left");
   await calc.getByRole("button", { name: "Continue" }).click();
   await expect(progress(page)).toHaveText("Step 5 of 5");
-  await calc.getByLabel("Company name").fill(`Spares Co ${formService.token}`);
-  await calc.getByLabel("Email").fill("orders@spares.example");
-  await calc.getByLabel("Phone").fill("011 555 0142");
+  await fillDetails(page, { company: `Spares Co ${formService.token}`, email: "orders@spares.example", phone: "011 555 0142" });
   await calc.getByRole("button", { name: "Send My Request" }).click();
   await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
   const [received] = (await formService.settled()) as { message: string }[];

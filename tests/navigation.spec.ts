@@ -1,14 +1,10 @@
 /**
- * The site's header and its menu, with JavaScript on and off: every link reachable at 320, 390
- * and 1280 px and the toggle only where the links fold away (it opens and closes; with JavaScript,
- * Escape closes it), the brand and toggle on one line, Contact Us reaching the contact form from
- * any page, a link into a page landing below the fixed header, and a header opaque over the hero.
- * With JavaScript, a page change moves focus to its target (keyboard and screen-reader visitors
- * are not left behind); without it the browser follows a link's fragment itself.
+ * The header and its menu at phone and desktop widths, with JavaScript on and off. With JavaScript
+ * a page change moves focus to its target; without it the browser follows a link's fragment itself.
  */
 import { expect, test } from "./support/fixtures";
 
-test("at 320, 390 and 1280 px every link is reachable, the toggle only where links fold away", async ({ page, javaScriptEnabled }) => {
+test("every link reachable at 320, 390 and 1280 px, a toggle only where links fold away; Contact Us reaches #contact", async ({ page, javaScriptEnabled }) => {
   const nav = page.getByRole("navigation", { name: "Main" });
   const toggle = page.locator(".nav-menu > summary");
   for (const width of [320, 390, 1280]) {
@@ -61,18 +57,14 @@ test("at 320, 390 and 1280 px every link is reachable, the toggle only where lin
       await expect(page.locator("main h1")).toHaveAccessibleName(/.+/);
     }
   }
-});
-
-test("Contact Us lands on the home page's contact section, from the home page and from another", async ({ page }) => {
-  await page.goto("/");
-  await page.getByRole("link", { name: "Contact Us" }).click();
-  await expect(page.locator("#contact")).toBeInViewport();
-  await page.goto("/about");
-  const contact = page.getByRole("link", { name: "Contact Us" });
-  await expect(contact).toHaveAttribute("href", "/#contact");
-  await contact.click();
-  await expect(page).toHaveURL(/\/(#contact)?$/);
-  await expect(page.locator("#contact")).toBeInViewport();
+  // Contact Us reaches the home page's contact section, from the home page and from another.
+  for (const path of ["/", "/about"]) {
+    await page.goto(path);
+    await expect(page.getByRole("link", { name: "Contact Us" })).toHaveAttribute("href", "/#contact");
+    await page.getByRole("link", { name: "Contact Us" }).click();
+    await expect(page).toHaveURL(/\/(#contact)?$/);
+    await expect(page.locator("#contact")).toBeInViewport();
+  }
 });
 
 test("a link into a page lands below the fixed header, focus on its heading with JavaScript", async ({ page, javaScriptEnabled }) => {

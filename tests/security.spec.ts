@@ -25,16 +25,8 @@ test("tampered forms are answered with messages, and markup typed in a field is 
     return (await request.get(posted.headers()["location"]!, { headers: { "X-Forwarded-For": client } })).text();
   };
   expect(await step({ formName: "calculator", "state.step": "1", service: "rocket-science" })).toContain("Please choose a service");
-  const tampered = {
-    formName: "calculator",
-    "state.step": "5",
-    "state.service": "hacker",
-    intent: "send",
-    companyName: "A",
-    email: "a@b.co",
-    phone: "0115550100",
-  };
-  expect(await step(tampered)).toMatch(/Step (<!-- -->)?1(<!-- -->)? of/);
+  const tampered = { formName: "calculator", "state.step": "5", "state.service": "hacker", intent: "send" };
+  expect(await step({ ...tampered, companyName: "A", email: "a@b.co", phone: "0115550100" })).toMatch(/Step (<!-- -->)?1(<!-- -->)? of/);
   const injected = `<script>alert("${formService.token}")</script>`;
   const html = await step({ ...contactFields(injected), email: "bad" });
   expect(html).not.toContain(injected);

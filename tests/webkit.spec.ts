@@ -52,24 +52,19 @@ test.describe("WebKit (WebKitGTK through WebDriver)", { tag: "@once" }, () => {
   }
 
   /**
-   * Clicks an element after bringing it into view at once. WebDriver's own scroll-into-view is
-   * animated in WebKit by the page's `scroll-behavior: smooth`, and the click then lands where the
-   * element was before the scroll ended (on nothing), leaving the session stuck.
+   * Clicks an element, or types `value` into it, after bringing it into view at once. WebDriver's
+   * own scroll-into-view is animated in WebKit by the page's `scroll-behavior: smooth`, and the
+   * click then lands where the element was before the scroll ended (on nothing), leaving the
+   * session stuck (setValue clicks the field first).
    */
-  async function press(element: ReturnType<Browser["$"]>) {
+  async function press(element: ReturnType<Browser["$"]>, value?: string) {
     await browser.execute((el) => el.scrollIntoView({ block: "center", behavior: "instant" }), await element);
-    await element.click();
-  }
-
-  /** Types into a field brought into view the same way (setValue clicks it first). */
-  async function type(element: ReturnType<Browser["$"]>, value: string) {
-    await browser.execute((el) => el.scrollIntoView({ block: "center", behavior: "instant" }), await element);
-    await element.setValue(value);
+    await (value === undefined ? element.click() : element.setValue(value));
   }
 
   const mainNavLink = (name: string) => browser.$(`nav[aria-label="Main"]`).$(`a=${name}`);
 
-  test("every page renders its heading and hydrates", async () => {
+  test("every page renders its heading and hydrates; the menu's toggle only on a phone-sized window, where it opens the links", async () => {
     expect(String(browser.capabilities.browserName)).toMatch(/MiniBrowser|WebKit/i);
     for (const [path, heading] of [
       ["/", "Software, search and automation that pull their weight"],
@@ -82,9 +77,8 @@ test.describe("WebKit (WebKitGTK through WebDriver)", { tag: "@once" }, () => {
       expect(await browser.$("h1").getText(), path).toBe(heading);
       expect(await browser.getTitle(), path).toMatch(/Kopano Digital/);
     }
-  });
 
-  test("on a wide window the links show without a toggle; on a phone-sized one the toggle opens them", async () => {
+    // On a wide window the links show without a toggle; on a phone-sized one the toggle opens them.
     await browser.setWindowSize(1280, 900);
     await open("/about");
     expect(await browser.$(".nav-menu > summary").isDisplayed()).toBe(false);
@@ -132,13 +126,13 @@ test.describe("WebKit (WebKitGTK through WebDriver)", { tag: "@once" }, () => {
     expect(await wizard.$(".estimate").getText()).toContain(
       priceOf({ service: "Software Development", timeframe: "Standard (3-4 weeks)", complexity: "Complex" }),
     );
-    await type(wizard.$("textarea"), "A customer portal for our 300 tenants, tested in WebKit.");
+    await press(wizard.$("textarea"), "A customer portal for our 300 tenants, tested in WebKit.");
     await press(control("Continue"));
     await step(5);
-    await type(wizard.$('input[name="name"]'), "Wendy Kit");
-    await type(wizard.$('input[name="companyName"]'), "WebKit Smoke Test (Pty) Ltd");
-    await type(wizard.$('input[type="email"]'), "webkit@example.com");
-    await type(wizard.$('input[type="tel"]'), "+27 11 555 0100");
+    await press(wizard.$('input[name="name"]'), "Wendy Kit");
+    await press(wizard.$('input[name="companyName"]'), "WebKit Smoke Test (Pty) Ltd");
+    await press(wizard.$('input[type="email"]'), "webkit@example.com");
+    await press(wizard.$('input[type="tel"]'), "+27 11 555 0100");
     await press(control("Send My Request"));
     await browser.waitUntil(async () => (await wizard.$('[role="status"]').getText()) === messages.calculatorSent, {
       timeout: 15_000,

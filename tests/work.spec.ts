@@ -1,13 +1,10 @@
 /**
- * /work, the portfolio: the filter by category through the address, with JavaScript on and off
- * (default All, a shared link opens filtered); every picture there when the page loads, not
- * after a scroll; a card that reveals its description, tags and links on hover and on keyboard
- * focus within it on a device that can hover, its picture filling their place until then (on the
- * home page too), and shows them always on a touch screen, never moving the grid; a card's focus
- * ring drawn whole, link names that begin with their visible text, and a call to action that
- * offers the team rather than the page itself.
+ * /work, the portfolio: its filter through the address, and cards that reveal their details on
+ * hover and keyboard focus (always on a touch screen) without moving the grid.
  */
 import type { Page } from "@playwright/test";
+import { featuredProjects } from "../app/content/projects";
+import { testimonials } from "../app/content/testimonials";
 import { projects } from "../app/content/work";
 import { expect, test } from "./support/fixtures";
 
@@ -124,10 +121,37 @@ for (const width of WIDTHS) {
   });
 }
 
-test("the home page's featured cards at 320, 390 and 1280 px: pictures loaded before any scroll, no empty band for a card's details", async ({ page }) => {
+// Without scripting Chrome loads lazy pictures at once, and the cards are CSS alone: with JavaScript, once.
+test("the home page at 320, 390 and 1280 px: its cards as on /work, its testimonials, the hero's visual only with room", { tag: "@once" }, async ({ page }) => {
+  const fetched: string[] = [];
+  page.on("request", (r) => fetched.push(new URL(r.url()).pathname));
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: 800 });
+    fetched.length = 0;
     await loadedAndAtRest(page, "/");
+    const said = page.getByRole("region", { name: "What our clients say" });
+    await expect(said.getByRole("img", { name: "Rated 5 out of 5" })).toHaveCount(testimonials.length);
+    await expect(said.locator("blockquote")).toHaveCount(testimonials.length);
+    const work = page.getByRole("region", { name: "Systems our clients use every day" });
+    await expect(work.locator("article.project-card")).toHaveCount(featuredProjects.length);
+    await expect(work.getByRole("link", { name: "See All Our Work" })).toHaveAttribute("href", "/work");
+
+    const visual = page.locator(".hero-visual");
+    await expect(visual).toHaveAttribute("width", "480");
+    await expect(visual).toHaveAttribute("height", "400");
+    if (width >= 1024) {
+      await expect(visual).toBeVisible();
+      await expect(visual).toHaveAttribute("alt", /estimate/);
+      const [text, image] = [await page.locator("#hero-title").boundingBox(), await visual.boundingBox()];
+      expect(image!.x).toBeGreaterThan(text!.x + text!.width - 1); // the right half
+      await expect.poll(() => visual.evaluate((img: HTMLImageElement) => img.currentSrc)).toMatch(/\/images\/hero-estimate\.svg$/);
+      await expect.poll(() => visual.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(480);
+    } else {
+      await expect(visual).toBeHidden();
+      // Hidden, and its source does not match: a phone never downloads it.
+      await page.waitForLoadState("load");
+      expect(fetched, `${width} px`).not.toContain("/images/hero-estimate.svg");
+    }
   }
 });
 

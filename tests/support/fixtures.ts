@@ -1,5 +1,6 @@
-import { expect, test as base, type Locator, type Page } from "@playwright/test";
+import { type APIRequestContext, expect, test as base, type Locator, type Page } from "@playwright/test";
 import { randomUUID } from "node:crypto";
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { fakeFormClient } from "./fake-form-service";
 import { sites } from "./sites";
 
@@ -13,7 +14,7 @@ let clients = 0;
 /** A client of its own: a documentation-range IPv6 address (RFC 3849) in its own /64, so its own rate-limit bucket on the sites (which trust X-Forwarded-For). */
 export const newClient = () => `2001:db8:${base.info().workerIndex.toString(16)}:${(++clients).toString(16)}::1`;
 
-export const test = base.extend<{ formService: FormService }>({
+export const test = base.extend<{ formService: FormService; stranger: APIRequestContext }>({
   // Every test's page and request context come from a client of their own.
   extraHTTPHeaders: async ({ extraHTTPHeaders }, use) => {
     await use({ ...extraHTTPHeaders, "X-Forwarded-For": newClient() });
@@ -33,9 +34,29 @@ export const test = base.extend<{ formService: FormService }>({
     };
     await use({ ...client, token, settled });
   },
+  /** Someone else's client: its own address and its own cookies. */
+  stranger: async ({ playwright, baseURL }, use) => {
+    const other = await playwright.request.newContext({ baseURL, extraHTTPHeaders: { "X-Forwarded-For": newClient() } });
+    await use(other);
+    await other.dispose();
+  },
 });
 
 export { expect };
+
+/**
+ * One request to the JavaScript project's site from a client of its own, the path sent as written
+ * (node:http sends it as given; a browser or fetch would tidy some), the body as it crossed the wire.
+ */
+export function raw(path: string, { method = "GET", headers = {}, body }: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
+  return new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+    const req = httpRequest(`${sites.js.url}/`, { method, path, headers: { "X-Forwarded-For": newClient(), ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c)).on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on("error", reject).end(body);
+  });
+}
 
 /** A screenshot to look at (in the test's folder under test-results/), only with SCREENSHOTS=1: it asserts nothing. */
 export async function forTheEye(target: Page | Locator, name: string, { fullPage = false } = {}) {

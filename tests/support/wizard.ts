@@ -1,4 +1,4 @@
-import { expect, type Page, test } from "@playwright/test";
+import { expect, type Locator, type Page, test } from "@playwright/test";
 import { COMPLEXITIES, estimate, estimateParts, formatUsd, SERVICES, TIMEFRAMES } from "../../app/calculator/pricing";
 import { breakdownText } from "../../app/content/breakdown";
 
@@ -7,6 +7,12 @@ export type Choices = { service: string; timeframe: string; complexity: string; 
 
 export const calculator = (page: Page) => page.locator("#calculator");
 export const progress = (page: Page) => calculator(page).getByText(/^Step \d of 5$/);
+export const contactForm = (page: Page) => page.locator("#contact");
+
+/** Each field of `scope`, by its label, holds its value. */
+export async function expectValues(scope: Locator, values: Record<string, string>) {
+  for (const [label, value] of Object.entries(values)) await expect(scope.getByLabel(label)).toHaveValue(value);
+}
 
 /** Choices for a test that needs step 5 and nothing particular of it. */
 export const dispatchApp: Choices = {
