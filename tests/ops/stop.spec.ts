@@ -153,8 +153,7 @@ test("SIGTERM mid-delivery, posts arriving and PostgreSQL paused late in the dra
   exits.catch(() => undefined); // awaited below; meanwhile a failure is not an unhandled rejection
   await expect.poll(() => accepts(server.port), { message: "a new connection after SIGTERM" }).toBe(false);
   expect(fake.accepted("stop-slow"), "the slow send, still in flight").toHaveLength(0);
-  // Well within the drain (8 s): the slow one delivered and written, the visitors' posts stored, with
-  // connections the server's pool keeps; then PostgreSQL stops answering before the hanging delivery is cut.
+  // Within the drain (8 s): the slow one written, the posts stored; then PostgreSQL stops before the hanging one is cut.
   await expect.poll(() => said(server)).toContain("lead_delivered");
   for (const post of late) post.finish();
   expect(await Promise.all(late.map((post) => post.status)), "thanked: stored before the pause").toEqual([303, 303, 303]);
@@ -185,9 +184,7 @@ for (const { via, pipe, output, port } of [
 ] as const) {
   test(`${via === "npm" ? "npm start" : "the server"} with stdout and stderr on a ${pipe === "fifo" ? "pipe" : "socket"} ${output === "unread" ? "nobody reads" : "whose reader has gone"}: after 400 KB of log lines SIGTERM ends it within 15 s, exit 0`, async () => {
     const server = await start(port, { via, pipe });
-    // 100 requests for a page not found at a 4 KB path, each logged with its path: 400 KB, past
-    // what a pipe (64 KB) or a socket (about 200 KB) holds unread, in a second (1,500 short
-    // requests wrote half as much in five).
+    // 100 not-found requests at a 4 KB path, each logged: 400 KB, past what a pipe (64 KB) or socket (200 KB) holds.
     for (let i = 0; i < 10; i++)
       await Promise.all(Array.from({ length: 10 }, async () => expect((await fetch(`${server.url}/${"x".repeat(4_000)}`)).status).toBe(404)));
     if (output === "reader gone") server.readerGoes();

@@ -86,10 +86,8 @@ export async function pauseBetweenWrites(child: ChildProcess, dir: string) {
 
 /**
  * Every lead marked with one of `tokens` reaches the fake service within `within` ms, and after
- * `settle` ms more still only once. The window is what would send a lead again: a retry, due 1-2 s
- * after a failed attempt (schedule.ts), or any server's next look at the folder (every 2 s, sooner
- * when a lead comes due); 3 s hold both and the send. A test whose second send would come later
- * (a claim's lease) passes a longer `settle` and says why.
+ * `settle` ms more still only once: 3 s hold a retry (1-2 s after a failure) or any server's next
+ * look (every 2 s); a test whose second send would come later (a claim's) passes more, saying why.
  */
 export async function deliveredOnce(fake: { accepted(token: string): unknown[] }, tokens: string[], { within = 30_000, settle = 3_000 } = {}) {
   const counts = () => tokens.map((t) => fake.accepted(t).length);
