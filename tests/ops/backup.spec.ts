@@ -1,10 +1,9 @@
 /**
- * Backups never resend (issue 41, decision 0048): a backup taken with `npm run -s leads -- backup`
- * while visitors send, the service then confirming every lead, then the store replaced by the
- * backup: the service (which, like Web3Forms, does not dedupe) gets nothing twice, and every lead
- * thanked before the backup began is in the restored store, parked as "restored" for the operator.
- * SQLite as an operator in the issue restored it (the file copied over leads.db), and PostgreSQL
- * lost and restored into a new database with `restore`. Servers from build/ on opsPort 63-66.
+ * Backups never resend (issue 41, decision 0048): a backup taken mid-traffic, every lead then
+ * confirmed, the store replaced by the backup: the service (no dedupe, like Web3Forms) gets nothing
+ * twice, and every lead thanked before the backup is restored, parked as "restored". SQLite by the
+ * file copied over leads.db, as the issue's operator did; PostgreSQL by `restore` into a new
+ * database. opsPort 63-66.
  */
 import { copyFileSync, rmSync } from "node:fs";
 import { join } from "node:path";

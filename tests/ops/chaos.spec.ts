@@ -1,30 +1,22 @@
 /**
- * The chaos run (issue 30): mixed traffic against real site processes while random faults hit
- * them, then a count of every lead. Visitors send calculator requests and contact messages, with
- * JavaScript and without, valid and not, and send a form again after a failure until thanked.
- * Each site's data folder is a small tmpfs. Two variants, side by side:
- * - SQLite alone: kill -9 of the site (restarted), SIGSTOP, a full disk, a second server on the
- *   same folder (its wall clock 30 s behind), and a form service slow, failing, hanging, refusing
- *   or lying (a 200 that is not success);
- * - two sites on one PostgreSQL, a post going to either: kill -9 or SIGSTOP of a site, PostgreSQL
- *   restarted with an immediate shutdown or paused for seconds, and the same service faults.
- * Then the pending leads drain, and the run asserts "thanked N, delivered once N, twice 0, never 0,
- * delivered but never thanked 0", a lead counted by its reference (a lead sent again where no server
- * can know whether the service took it carries the same one: decision 0046).
+ * The chaos run (issue 30): mixed traffic (both forms, with JavaScript and without, valid and not,
+ * sent again after a failure until thanked) against real sites on small tmpfs folders while random
+ * faults hit them, then "thanked N, delivered once N, twice 0, never 0, delivered but never thanked
+ * 0", a lead counted by its reference (decision 0046). SQLite alone: kill -9, SIGSTOP, a full disk,
+ * a second server on the folder with its clock 30 s behind, and a slow, failing, hanging, refusing
+ * or lying form service; two sites on one PostgreSQL: kill -9 or SIGSTOP of a site, PostgreSQL shut
+ * down at once or paused, and the same service faults.
  *
- * The faulty phase runs by thanked leads, not by time (a fault every 1.5-4 s, at most one per three
- * leads thanked), so a busy machine puts as many leads through as many faults as a fast one. Each
- * fault is of a kind met least so far: the default run ends once 15 leads are thanked and every
- * kind was met, which puts leads through each fault, each also proven alone (exactly-once,
- * lead-store, lead-delivery, postgres.spec); the soak (SOAK=1: 100 leads, or CHAOS_LEADS) meets
- * each about seven times, in more of their overlaps. No lead thanked for two minutes fails the run.
- * `CHAOS_SEED=<n>` replays the random choices printed at start. Ports: opsPort 184-185 and 187-188.
+ * Faults go by thanked leads, not time (one every 1.5-4 s, at most one per three leads), so a busy
+ * machine puts as many leads through as many faults as a fast one; each of a kind met least so far.
+ * 15 leads with every kind met is enough here, as each fault is also proven alone (exactly-once,
+ * lead-store, lead-delivery, postgres.spec); the soak (SOAK=1: 100, or CHAOS_LEADS) meets their
+ * overlaps. `CHAOS_SEED=<n>` replays a run. opsPort 184-185 and 187-188.
  */
 import { rmSync } from "node:fs";
-import { request } from "node:http";
 import { expect, test } from "@playwright/test";
 import type { FakeMode } from "../support/fake-form-service";
-import { keyed, type Served, sleep } from "../support/server";
+import { keyed, postForm, type Served, sleep } from "../support/server";
 import { opsPort } from "../support/sites";
 import { SOAK, startedByEachTest } from "../support/started";
 import { fill } from "../support/tmpfs.mjs";
@@ -35,7 +27,7 @@ const SEED = Number(process.env.CHAOS_SEED ?? Math.floor(Math.random() * 2 ** 31
 const CHAOS_LEADS = Number(process.env.CHAOS_LEADS ?? (SOAK ? 100 : 15));
 /** A fault starts no sooner than this many leads after the one before. */
 const LEADS_PER_FAULT = 3;
-/** No lead thanked for this long, with faults that each undo themselves within seconds: the sites stopped thanking. */
+/** No lead thanked for this long, with faults undone within seconds: the sites stopped thanking. */
 const STALL_MS = 120_000;
 /** FORM_TIMEOUT_MS: a claim lasts it and 5 s more, the longest a second send can come after a first. */
 const TIMEOUT_MS = 2_000;
@@ -69,33 +61,18 @@ function form(n: number, kind: "calculator" | "contact", valid: boolean): Record
 }
 
 /** One post, as a browser without JavaScript (a 303) or Remix's fetch with it (a 204 naming the redirect). */
-function post(s: Site, fields: Record<string, string>, js: boolean, localAddress: string): Promise<"thanked" | "answered" | "retry"> {
-  const body = new URLSearchParams(fields).toString();
+async function post(s: Site, fields: Record<string, string>, js: boolean, localAddress: string): Promise<"thanked" | "answered" | "retry"> {
   const url = `http://127.0.0.1:${s.port}`;
-  const headers = {
-    Origin: url,
-    "Sec-Fetch-Site": "same-origin",
-    "Content-Type": "application/x-www-form-urlencoded",
-    "Content-Length": Buffer.byteLength(body),
-  };
-  return new Promise((resolve) => {
-    const req = request(`${url}/?index${js ? "&_data=routes%2F_index" : ""}`, { method: "POST", localAddress, headers, timeout: 6_000 }, (res) => {
-      res.resume();
-      const thanked = res.statusCode === (js ? 204 : 303) && String(res.headers[js ? "x-remix-redirect" : "location"]).includes("sent=");
-      res.on("end", () => resolve(thanked ? "thanked" : res.statusCode! >= 500 || res.statusCode === 429 ? "retry" : "answered"));
-      res.on("error", () => resolve("retry"));
-    });
-    req.on("timeout", () => req.destroy());
-    req.on("error", () => resolve("retry"));
-    req.end(body);
-  });
+  const headers = { Origin: url, "Sec-Fetch-Site": "same-origin" };
+  const answer = await postForm(`${url}/?index${js ? "&_data=routes%2F_index" : ""}`, fields, headers, localAddress, 6_000).catch(() => undefined);
+  if (!answer || answer.status >= 500 || answer.status === 429) return "retry";
+  const thanked = answer.status === (js ? 204 : 303) && String(answer.headers[js ? "x-remix-redirect" : "location"]).includes("sent=");
+  return thanked ? "thanked" : "answered";
 }
 
 for (const [index, variant] of (["SQLite alone", "two sites on one PostgreSQL"] as const).entries()) {
   test(`chaos run, ${variant}: every thanked lead is delivered exactly once, and nothing else is`, async ({}, testInfo) => {
-    // Over 30 s: the faulty phase (0.5-1.1 s a lead on a core shared with a busy loop; 3 s a lead
-    // allowed, and a minute for the faults), the drain (retries wait up to a minute after a run of
-    // failures; 180 s allowed), then a claim's length in which a second send would show.
+    // Over 30 s: 3 s a lead and a minute for the faults, 180 s for the drain, then a claim's length.
     test.setTimeout(CHAOS_LEADS * 3_000 + 300_000);
     const random = generator(SEED + index);
     console.log(`chaos run (${variant}): CHAOS_SEED=${SEED}`);
@@ -113,20 +90,19 @@ for (const [index, variant] of (["SQLite alone", "two sites on one PostgreSQL"] 
       env: keyed(fake, dir, { FORM_TIMEOUT_MS: String(TIMEOUT_MS), LEADS_PER_HOUR: "100000", ...store, ...extra }),
     });
     const sites = [newSite("a", opsPort(index === 0 ? 184 : 187), folder), ...(cluster ? [newSite("b", opsPort(188), tmpfs("32m"))] : [])];
-    // SQLite: a second server on a's folder, started and stopped by its fault, its wall clock 30 s
-    // behind (claims are on the host's monotonic clock, which both read alike).
+    // SQLite: a second server on a's folder, its wall clock 30 s behind (claims use the monotonic clock).
     const behind = { NODE_OPTIONS: "--import=data:text/javascript,Date.now=((now)=>()=>now()-30000)(Date.now)" };
     const second = newSite("second", opsPort(185), folder, behind);
     /** Every site a visitor may reach: on PostgreSQL either of the two, as behind a load balancer. */
     const reachable = () => [...sites, second].filter(up);
 
-    /** Set when the run ends, however: no fault restarts anything after it, no visitor posts again. */
+    /** Set when the run ends: no fault restarts anything after it, no visitor posts again. */
     let over = false;
     /** What a fault holds (a site by name, the disk, the service, PostgreSQL) until it is undone: one fault on each at a time. */
     const busy = new Set<string>();
-    /** Sites that ended with no fault on them (a crash, or a signal from outside the test): the run stops at once, and fails naming them. */
+    /** Sites that ended with no fault on them: the run stops at once, and fails naming them. */
     const exitedAlone: string[] = [];
-    /** (Re)starts a site, again until it listens (a full disk may stop a start, a loaded machine delay it). */
+    /** (Re)starts a site until it listens (a full disk may stop a start). */
     async function start(s: Site) {
       while (!over) {
         const served = (s.served = site(s.port, s.env));
@@ -241,8 +217,7 @@ for (const [index, variant] of (["SQLite alone", "two sites on one PostgreSQL"] 
     /** Nobody thanked for two minutes, or a site gone: waiting on would only reach the test's timeout. */
     const broken = () => stalled() || exitedAlone.length > 0;
     const faulty = () => (thanked.size < CHAOS_LEADS || kinds.some((kind) => !acted.get(kind))) && !broken();
-    // Three visitors at a time at a steady pace (about 150 a minute on an idle machine): six as fast
-    // as the sites answered met no more faults for more CPU (perf/test-suite.md).
+    // Three visitors at a steady pace: six as fast as the sites answered met no more faults for more CPU (perf/test-suite.md).
     const traffic = Array.from({ length: 3 }, async () => {
       while (faulty()) {
         await visitor();
@@ -253,14 +228,12 @@ for (const [index, variant] of (["SQLite alone", "two sites on one PostgreSQL"] 
       // Of the kinds met least so far, so every kind is met before any is met again.
       const least = Math.min(...kinds.map((kind) => acted.get(kind) ?? 0));
       const started = faults[random.pick(kinds.filter((kind) => (acted.get(kind) ?? 0) === least))!]!();
-      // Awaited once the faults are over, where one that failed (a PostgreSQL that would not start
-      // again) fails the run; unhandled until then, it would end the worker mid-run instead.
+      // Awaited once the faults are over, where one that failed fails the run; unhandled, it would end the worker.
       started.catch(() => undefined);
       running.push(started);
       const after = thanked.size;
       await sleep(random.between(1_500, 4_000));
-      // Where leads go through slowly, the next fault waits for its leads, so the faults met per lead
-      // stay what they are on a fast machine, and one that stops every site is not followed by more.
+      // The next fault waits for its leads: as many faults a lead as on a fast machine.
       while (faulty() && thanked.size < after + LEADS_PER_FAULT) await sleep(100);
     }
     const stalledFor = stalled() ? Date.now() - lastThanked : 0;
@@ -271,11 +244,7 @@ for (const [index, variant] of (["SQLite alone", "two sites on one PostgreSQL"] 
     fake.setMode("ok");
     await Promise.all(traffic);
 
-    /**
-     * The references the service took each token's lead under (the key a receiver drops a repeat
-     * by): a lead sent again (killed after the service took it, or paused past its claim) is one
-     * reference twice; one form taken as two leads is two references, which nobody can undo.
-     */
+    /** The references each token's lead was taken under: a lead sent again is one reference twice, one form taken as two leads two. */
     const counts = () => {
       const seen = new Map<number, string[]>();
       for (const body of fake.accepted()) {
@@ -284,8 +253,7 @@ for (const [index, variant] of (["SQLite alone", "two sites on one PostgreSQL"] 
       }
       return seen;
     };
-    // The pending leads drain, then a claim's length and more in which a second send would show
-    // (the longest way one starts after the first is a killed or paused process's claim running out).
+    // The pending leads drain, then a claim's length in which a second send (a dead claim's) would show.
     const pending = () => [...thanked].filter((n) => !counts().has(n)).length;
     await expect.poll(pending, { timeout: 180_000, intervals: [1_000], message: `CHAOS_SEED=${SEED}: leads still pending` }).toBe(0).catch(() => undefined); // prettier-ignore
     await sleep(TIMEOUT_MS + 6_000);

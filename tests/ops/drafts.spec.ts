@@ -1,12 +1,8 @@
 /**
- * A flood of drafts (decision 0034): many addresses post maximum-size step-5 mistakes, each at its
- * post limit, with no JavaScript, against a server whose drafts are in its database: SQLite's
- * leads.db, and the PostgreSQL containers share (DATABASE_URL). The flood charges the drafts'
- * budget past its 16 MB, so records are evicted, the heaviest client's oldest first: an honest
- * visitor's draft and receipt, made before the flood, outlive it, the database holds no more than
- * the budget, and leads sent during and after the flood are thanked and delivered. (Eviction's
- * rules, at a budget of a few records, on both engines: server/drafts.test.ts.) Servers on
- * opsPort 180-181; the flood's addresses are loopback ones (127.0.40.x).
+ * A flood of maximum-size drafts (decision 0034) from many addresses, each at its post limit,
+ * without JavaScript, into the drafts' 16 MB budget in the database: an honest visitor's draft and
+ * receipt outlive it, the database stays within the budget, leads sent meanwhile are delivered.
+ * (Eviction's rules on both engines: server/drafts.test.ts.) opsPort 180-181.
  */
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -59,18 +55,14 @@ async function draftsHeld(where: { dir: string } | { url: string }) {
 }
 
 /**
- * 29 posts an address (one under its limit a minute) of about 9 KB charged each: 70 addresses
- * charge about 18 MB, past the budget's 16 MB, so the eviction runs for the flood's last part
- * while leads are sent. The soak's 120 charge 31 MB, eviction for half the flood, on PostgreSQL
- * too; the default run floods SQLite, where drafts and leads share one file's write lock (the
- * rules on PostgreSQL, its containers' saves at once included: server/drafts.test.ts).
+ * 29 posts an address (one under its limit a minute) of about 9 KB each: 70 addresses charge about
+ * 18 MB, past the 16 MB budget, enough for eviction to run while leads are sent. The default run
+ * floods SQLite, where drafts and leads share one write lock; the soak's 120, PostgreSQL too.
  */
 const ADDRESSES = SOAK ? 120 : 70;
 for (const [n, engine] of (SOAK ? (["SQLite", "PostgreSQL"] as const) : (["SQLite"] as const)).entries()) {
   test(`drafts on ${engine}: a flood of maximum-size drafts from ${ADDRESSES} addresses evicts the flooders' drafts, keeps an honest visitor's draft and receipt and the database within the budget, and leads sent during and after it are delivered`, async () => {
-    // Over 30 s: a budget by the flood's posts (29 an address, 9 KB each): 1.2-1.3 ms a post in memory
-    // on an idle machine, 5-8.5 ms with every process of the test on half a core (four times
-    // slower), more on a machine as busy as a full test run makes it; 40 ms a post allowed.
+    // Over 30 s: 1.2 ms a post idle, 8.5 ms on half a core, more in a busy full run; 40 ms allowed.
     test.setTimeout(30_000 + ADDRESSES * 29 * 40);
     const dir = dataDir();
     const databaseUrl = n ? await (await postgres()).database("site") : undefined;
@@ -96,26 +88,21 @@ for (const [n, engine] of (SOAK ? (["SQLite", "PostgreSQL"] as const) : (["SQLit
       }),
     );
     expect((await during)?.location).toMatch(/receipt=/);
-    expect(
-      statuses.filter((status) => status !== 303),
-      "flood posts answered otherwise than 303",
-    ).toEqual([]);
+    const odd = statuses.filter((status) => status !== 303);
+    expect(odd, "flood posts answered otherwise than 303").toEqual([]);
     const after = await draftsHeld(databaseUrl ? { url: databaseUrl } : { dir });
     test.info().annotations.push({ type: `${engine}: drafts after the flood`, description: `${JSON.stringify(after)} (budget ${DRAFT_MEMORY} charged)` });
-    // Evicted: fewer records than were saved, charged within the budget. The heaviest client loses
-    // its oldest record each time, so the flooders keep some each (and the honest visitor hers).
+    // Evicted within the budget, the heaviest client's oldest first: every flooder keeps some, the honest visitor hers.
     expect([after.records! < ADDRESSES * 29, after.charged! <= DRAFT_MEMORY, after.clients! > ADDRESSES]).toEqual([true, true, true]);
 
     expect(await page(server.url, draft.location, sent.cookie), "the honest draft").toContain("Honest Draft Co");
     const thanks = await page(server.url, sent.location, sent.cookie);
-    expect([thanks.includes(calculatorText.referenceLabel), thanks.includes(calculatorText.expired)], "the honest receipt: its reference, not expired").toEqual(
-      [true, false],
-    );
+    const receipt = [thanks.includes(calculatorText.referenceLabel), thanks.includes(calculatorText.expired)];
+    expect(receipt, "the honest receipt: its reference, not expired").toEqual([true, false]);
     // A lead after the flood: thanked, and both delivered without waiting for the drafts to expire.
     expect((await post(server.url, valid("After The Flood Co"), "127.0.30.3")).location).toMatch(/receipt=/);
     await expect.poll(() => ["During The Flood Co", "After The Flood Co"].map((co) => fake.accepted(co).length), { timeout: 15_000 }).toEqual([1, 1]);
-    // No lead's write and no limit failed. A save that waits over a second is kept in memory
-    // instead (drafts.ts), by design: on a busy machine a flood's post takes up to near that here.
+    // No lead's write and no limit failed (a draft's save that waits over a second is kept in memory, by design).
     expect(said(server).filter((e) => ["lead_store_write_failed", "rate_limit_error"].includes(e))).toEqual([]);
   });
 }

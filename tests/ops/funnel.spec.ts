@@ -1,11 +1,9 @@
 /**
  * The calculator's funnel as the agency reads it (decision 0036): visitors with and without
- * JavaScript counted once per step, a bot not at all, nothing kept that names anyone, and the
- * operator's views (the command, the metrics port's page), and what each source brought; and the
- * same visits' leads carrying their source to where the agency works (decision 0042: the webhook's
- * JSON, where it shows whole; how each provider puts it: server/leads/transport.test.ts, Zoho CRM's
- * fields: zoho-crm.test.ts and zoho-crm.spec). Each test starts its own server from build/ (opsPort
- * 150-151, 154-155). Two sites counting into one PostgreSQL: postgres.spec.ts.
+ * JavaScript counted once per step, a bot not at all, nothing kept that names anyone, the
+ * operator's views, what each source brought, and the same visits' leads carrying their source
+ * (decision 0042; each provider's fields: transport.test.ts, zoho-crm.test.ts). opsPort 150-151,
+ * 154-155; two sites counting into one PostgreSQL: postgres.spec.ts.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -19,12 +17,7 @@ import { messages } from "../../app/content/messages";
 import { calculator, dispatchApp, progress } from "../support/wizard";
 
 const today = async (leads: ReturnType<typeof leadsCommand>) => JSON.parse((await leads("funnel", "--json", "--days", "1")).stdout).days[0];
-/**
- * The last 7 days' five figures on the operator's page (the metrics port's /funnel, read from the
- * store the command reads: the first table's Total row): what the test waits on, a request each
- * look, where each look of the command starts npm and Node (seconds on a busy machine, longer
- * than a poll's wait).
- */
+/** The last 7 days' five figures on the operator's page (metrics port's /funnel, Total row): a cheaper look than the command. */
 async function lastWeek(metricsPort: number) {
   const page = await (await fetch(`http://127.0.0.1:${metricsPort}/funnel`)).text();
   const total = /<tr><th scope="row">Total<\/th>(.*?)<\/tr>/.exec(page)?.[1] ?? "";
@@ -38,11 +31,9 @@ const company120 = (token: string) => `Gauteng Freight ${token} `.padEnd(120, "C
 const email254 = `${"a".repeat(64)}@${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(53)}.example`;
 
 /**
- * One visit: where it lands (and from where), with JavaScript or not, and how far it goes. `reload`:
- * reloaded at step 3 (its own address, the campaign's values gone from it), so the landing comes
- * from the tab's session storage; `mistake`: a contact message first sent with a wrong email (a
- * page of its own without JavaScript); `longest`: the longest company and email the site takes.
- * Its lead is marked `src-<n>-`.
+ * One visit, its lead marked `src-<n>-`. `reload`: at step 3, the campaign gone from the address,
+ * so the landing comes from session storage; `mistake`: a wrong email first; `longest`: the
+ * longest company and email the site takes.
  */
 interface Visit {
   js: boolean;
@@ -55,10 +46,7 @@ interface Visit {
   longest?: boolean;
 }
 
-/**
- * A visit in a browser of its own. With JavaScript the steps are counted by the page's beacons,
- * which a closed context could cut off: the visit ends once each step's beacon has been answered.
- */
+/** A visit in a browser of its own, ended once each step's beacon is answered (a closed context could cut one off). */
 async function visit(browser: Browser, url: string, v: Visit, n: number) {
   // Each visit a client of its own (behind a pretend proxy): one address adds only a few new sources a day (decision 0041).
   const context = await browser.newContext({
@@ -71,8 +59,7 @@ async function visit(browser: Browser, url: string, v: Visit, n: number) {
     let beacons = 0;
     page.on("requestfinished", (r) => void (new URL(r.url()).pathname === "/steps" && beacons++));
     await page.goto(`${url}${v.landing ?? "/"}`, v.referer ? { referer: v.referer } : {});
-    // The page keeps its landing once hydrated (root.tsx): a click before that is a post without
-    // JavaScript, which knows the page's utm values but not the referring site.
+    // The landing is kept once hydrated: a click before that is a post without JavaScript, blind to the referrer.
     if (v.js) await page.waitForFunction(() => sessionStorage.getItem("visit-landing") !== null);
     if (v.to === "contact") {
       const form = page.locator("#contact");
@@ -117,11 +104,10 @@ async function visit(browser: Browser, url: string, v: Visit, n: number) {
   }
 }
 
-test("a visitor with JavaScript who chooses a service and a timeframe, reloads and leaves, and one without who sends: 2 = 2, 3 = 2, 4 = 1, 5 = 1, sent = 1; a bot counts nothing; no cookie, no address, no agent kept", async ({
+test("one visitor with JavaScript reloads and leaves at step 3, one without sends: 2 = 2, 3 = 2, 4 = 1, 5 = 1, sent 1; a bot not counted; nothing kept", async ({
   browser,
 }) => {
-  // Over 60 s: a server and three browser visits, two walking the calculator, took 12-19 s alone
-  // with the test on a busy core, 37 s on half a core beside other operational tests.
+  // Over 60 s: three browser visits took 37 s on half a core beside other operational tests.
   test.setTimeout(90_000);
   const dir = dataDir();
   const server = site(opsPort(150), { DATA_DIR: dir, METRICS_PORT: String(opsPort(151)) });
@@ -167,12 +153,11 @@ test("a visitor with JavaScript who chooses a service and a timeframe, reloads a
   expect(metrics).toMatch(/^funnel_steps_total\{[^}]*event="2",device="desktop"[^}]*\} 2$/m);
 });
 
-test("one address's beacons never cost its send, nor crowd another's campaign out: sixty made-up sources from it (no proxy in front: the socket's address counts), then its contact form still goes through, and another address's campaign counts as itself", async () => {
+test("sixty made-up sources from one address cost neither its send nor another address's campaign its own count", async () => {
   const dir = dataDir();
   const server = site(opsPort(154), { DATA_DIR: dir, CAMPAIGNS: "spring" });
   await server.listening;
-  // Sixty sources the rule names (common utm words, combined): the kind a flood would have to use
-  // (decision 0041), and twice the posts an address may send a minute.
+  // Sixty sources of common utm words, what a flood would use (decision 0041): twice an address's posts a minute.
   for (const source of ["google", "bing", "yahoo", "facebook", "instagram", "linkedin"])
     for (const medium of ["cpc", "ppc", "cpm", "paid", "display", "banner", "email", "social", "organic", "referral"])
       expect(await beacon(server.url, "2", { landing: `?utm_source=${source}&utm_medium=${medium} `, localAddress: "127.0.0.2" })).toBe(204);
@@ -186,11 +171,10 @@ test("one address's beacons never cost its send, nor crowd another's campaign ou
   await expect.poll(counted, { timeout: 30_000 }).toEqual([61, 1, 57]);
 });
 
-test("what each source brought: visits from a campaign, a listed site, a search engine, an unnamed campaign, direct and not known, with JavaScript and without, counted per source and day with the step-2-to-send rate as hand-counted; bots and scripts not at all; the webhook's JSON carries each lead's source as parts and its message the line in words; a value that may name someone never passed on", async ({
+test("what each source brought, per day with its send rate, bots not counted; each lead's webhook JSON carries its source, never a value that may name someone", async ({
   browser,
 }) => {
-  // Thirteen browser visits, one after another, and the command run a few times: 20-30 s here beside
-  // the file's other tests; four times that and room to spare on a machine four times slower.
+  // Thirteen browser visits: 20-30 s here; four times that and room to spare on a slower machine.
   test.setTimeout(240_000);
   const dir = dataDir();
   const fake = await fakeService();
@@ -199,8 +183,7 @@ test("what each source brought: visits from a campaign, a listed site, a search 
   const leads = leadsCommand(dir);
   await server.listening;
   const spring = "/?utm_source=newsletter&utm_medium=email&utm_campaign=spring";
-  // A link's Referer as the browser sends it: over http here, since a browser drops an https
-  // page's address on the way to an http one (this server), as it should.
+  // Referers over http: a browser drops an https page's address on the way to this http server.
   const visits: Visit[] = [
     { js: true, landing: spring, to: "step 2" },
     { js: true, landing: spring, to: "send", reload: true },
@@ -241,17 +224,10 @@ test("what each source brought: visits from a campaign, a listed site, a search 
       sources.map(({ key, name, step2, sent, contactSent, sendRate, days }) => [key, [name, step2, sent, contactSent, sendRate, days]]),
     );
   };
+  const perDay = ([key, [name, step2, sent, contact, rate]]: [string, (typeof expected)[keyof typeof expected]]) =>
+    [key, [name, step2, sent, contact, rate, [{ date, step2, sent, contactSent: contact, sendRate: rate }]]] as const;
   // The server counts a step without waiting for it: the last counts may land a moment after the answer.
-  await expect
-    .poll(counted, { timeout: 30_000 })
-    .toEqual(
-      Object.fromEntries(
-        Object.entries(expected).map(([key, [name, step2, sent, contact, rate]]) => [
-          key,
-          [name, step2, sent, contact, rate, [{ date, step2, sent, contactSent: contact, sendRate: rate }]],
-        ]),
-      ),
-    );
+  await expect.poll(counted, { timeout: 30_000 }).toEqual(Object.fromEntries(Object.entries(expected).map(perDay)));
 
   // Each lead's source as the webhook's JSON gives it whole: its parts, and the message's line in words before the reference.
   const line = (words: string) => new RegExp(`\\n\\nCame from: ${words.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\n\\nReference: \\d{8}-\\w{8}$`);

@@ -1,9 +1,8 @@
 /**
  * The SQLite lead store under what a machine does to it, with real processes: a disk that fills
- * (a small tmpfs as DATA_DIR), with leads waiting and with none, and a damaged file at start.
- * Every thanked lead is delivered exactly once. (A second server on the folder, one paused:
- * exactly-once.spec.ts; another process's lock: stop-sqlite-locked.spec.ts.) Servers on opsPort 70
- * (metrics on 72) and 71.
+ * (a small tmpfs), with leads waiting and with none, and a damaged file at start; every thanked
+ * lead delivered exactly once. (A second or paused server: exactly-once.spec; another process's
+ * lock: stop-sqlite-locked.spec.) opsPort 70 (metrics 72) and 71.
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -17,10 +16,7 @@ import { fill } from "../support/tmpfs.mjs";
 
 const { fakeService, site, tmpfs } = startedByEachTest();
 
-/**
- * The reads and writes (system calls) a process has made so far: a count of work done that no
- * machine's speed changes, where CPU seconds grow with a slower or busier core.
- */
+/** The reads and writes (system calls) a process has made: work done, which no machine's speed changes. */
 const ioCalls = (pid: number) => {
   const io = Object.fromEntries(
     readFileSync(`/proc/${pid}/io`, "utf8")
@@ -31,17 +27,15 @@ const ioCalls = (pid: number) => {
   return Number(io.syscr) + Number(io.syscw);
 };
 
-test("a disk that fills mid-traffic: posts past it get the failure text, the delivery loop waits instead of spinning (one line, a metric), the thanked leads outlive a kill -9 and go out once; full again with no lead waiting, the store is reported failing until the space comes back, then says so", async () => {
-  // Over 30 s: two windows of 4 s in which the loop is watched on a full disk, a restart, and
-  // the loop's back-off (from 1 s, doubling) running out before it sees the space come back.
+test("a disk that fills: posts get the failure text, the loop waits (one line, a metric), thanked leads outlive a kill -9 and go out once; with none waiting, failing until the space is back", async () => {
+  // Over 30 s: two 4 s windows watching the loop on a full disk, a restart, and the loop's back-off.
   test.setTimeout(90_000);
   const dir = tmpfs("2m");
   const fake = await fakeService();
   fake.setMode("fail500");
   const metrics = async () => (await fetch(`http://127.0.0.1:${opsPort(72)}/metrics`)).text();
   const failing = async () => /^lead_store_failing\{[^}]*\} (\d)$/m.exec(await metrics())?.[1];
-  // FORM_TIMEOUT_MS as by default: the service answers at once, and a shorter deadline, counted on a
-  // server its own synchronous writes hold up, passes on a slow machine before the answer is read.
+  // FORM_TIMEOUT_MS as by default: a shorter one, held up by the server's own writes, passes on a slow machine.
   const env = keyed(fake, dir, { METRICS_PORT: String(opsPort(72)) });
   const first = site(opsPort(70), env);
   await first.listening;
@@ -59,10 +53,7 @@ test("a disk that fills mid-traffic: posts past it get the failure text, the del
   await expect.poll(() => said(first).filter((e) => e === "lead_not_stored").length).toBe(refused.length);
   fillers.push(fill(dir)); // the last bytes too: no write of the loop's fits
 
-  // The thanked leads wait (the service fails), so the loop meets the full disk. Counted from then,
-  // 4 s hold its waits from 1 s, doubling (looks at 1 and 3 s), each a few reads and writes of the
-  // store, where a loop that did not wait made 26,000 in 8 s (its waits set to 0 in the build),
-  // however fast or busy the machine.
+  // The thanked leads wait, so the loop meets the full disk: in 4 s two looks, where one not waiting made 26,000 calls in 8 s.
   const faults = () => events(first.stdout()).filter((e) => String(e.event).startsWith("lead_store_"));
   await expect.poll(() => faults().length, { timeout: 8_000, message: "the loop met the full disk" }).toBe(1);
   const callsBefore = ioCalls(first.child.pid!);
@@ -79,10 +70,8 @@ test("a disk that fills mid-traffic: posts past it get the failure text, the del
   const second = site(opsPort(70), env);
   await second.listening;
   await deliveredOnce(fake, thanked, { within: 60_000 });
-  expect(
-    refused.map((t) => fake.received(t).length),
-    "never stored, never sent",
-  ).toEqual(refused.map(() => 0));
+  const sent = refused.map((t) => fake.received(t).length);
+  expect(sent, "never stored, never sent").toEqual(refused.map(() => 0));
 
   // Full again with no lead waiting: a look that writes nothing would prove nothing cleared.
   const filler = fill(dir);
@@ -100,8 +89,7 @@ test("a disk that fills mid-traffic: posts past it get the failure text, the del
 const sha = (file: string) => (existsSync(file) ? createHash("sha256").update(readFileSync(file)).digest("hex") : "absent");
 
 test("a store the server cannot read stops the start with one JSON line and exit 1, its bytes unchanged; once fixed, all its leads are delivered once", async () => {
-  // Over 30 s: three server starts (stored, refused, fixed), and the fixed one delivers leads that
-  // already failed, on the real retry schedule.
+  // Over 30 s: three starts, and the fixed one delivers leads that already failed on the real retry schedule.
   test.setTimeout(90_000);
   const dir = dataDir();
   const db = join(dir, "leads.db");
@@ -117,8 +105,7 @@ test("a store the server cannot read stops the start with one JSON line and exit
   first.child.kill("SIGKILL"); // the WAL still holds them
   await first.exited;
 
-  // The header damaged in the file and in the WAL, which holds a newer page 1 (the start's own
-  // writes), so SQLite cannot read it from either.
+  // The header damaged in the file and in the WAL, which holds a newer page 1: SQLite reads neither.
   const [good, wal] = [readFileSync(db), readFileSync(`${db}-wal`)];
   writeFileSync(db, Buffer.concat([Buffer.from("not SQLite here!"), good.subarray(16)]));
   writeFileSync(`${db}-wal`, Buffer.concat([Buffer.from("not a WAL header"), wal.subarray(16)]));

@@ -1,10 +1,8 @@
 /**
- * What an operator sets and runs, with real processes: a setting that cannot work stops the
- * server before it listens, with one line naming it; past LEADS_PER_HOUR leads are held, and
- * `npm run -s leads` lists, discards, releases and re-queues leads beside the running
- * server; the privacy notice names the form service and the retention the server is started with.
- * (Each setting's own refusal: server/config.test.ts; the log and the metrics: metrics.spec.)
- * Servers on opsPort 10-11, 24 and 75.
+ * What an operator sets and runs, with real processes: a setting that cannot work stops the start
+ * with one line naming it; past LEADS_PER_HOUR leads are held, and `npm run -s leads` lists,
+ * discards, releases and re-queues beside the running server; the privacy notice names the form
+ * service and retention. (Each setting: config.test.ts; log and metrics: metrics.spec.) opsPort 10-11, 24, 75.
  */
 import { execFileSync } from "node:child_process";
 import { expect, test } from "@playwright/test";
@@ -23,8 +21,7 @@ test("a setting that cannot work stops the server with exit code 1 and one line 
   await Promise.all(
     cases.map(async ({ port, env, named }) => {
       const server = site(port, env);
-      // The port is tried until the process has exited, however long its start takes: what counts
-      // is that it never listened, not how soon it stopped (one that never stops fails at the timeout).
+      // Tried until it exits: what counts is that it never listened, not how soon it stopped.
       let [accepted, done] = [false, false];
       void server.exited.then(() => (done = true));
       while (!done) {
@@ -55,8 +52,7 @@ test("past LEADS_PER_HOUR leads are thanked and stored but held, with one line; 
   const said = (event: string) => events(server.stdout()).filter((e) => e.event === event);
   await expect.poll(() => said("leads_held")).toEqual([expect.objectContaining({ level: "error", perHour: 3 })]);
   await expect.poll(() => said("lead_parked")).toEqual([expect.objectContaining({ reason: "http", status: 401 })]);
-  // From here nothing may send a held lead: the loop's next look (every 2 s, pollMs) falls within
-  // the 3 s the commands below take at the least, and would claim them if it took held leads for pending ones.
+  // From here nothing may send a held lead: the loop's next look (every 2 s) falls in the next 3 s.
   const heldSince = Date.now();
   const rows = await listed(dir);
   // No lead pending; each held one with the rule that held it and its address's code (a keyed hash, never the address); the parked one with the service's status.

@@ -1,8 +1,7 @@
 /**
- * A person's request (POPIA), as an operator meets it: a real server from build/ keeps running,
- * its store (SQLite in its data folder: leads, drafts and receipts) open, while `npm run -s leads --
- * find` and `erase` (personal-data.ts) run beside it as separate processes, without a terminal, as
- * a script or `docker exec` without -t runs them. opsPort 130-131.
+ * A person's request (POPIA) as an operator meets it: `npm run -s leads -- find` and `erase` run
+ * beside a running server with its SQLite store open, without a terminal, as a script or
+ * `docker exec` without -t runs them. opsPort 130-131.
  */
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";

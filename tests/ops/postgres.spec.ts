@@ -1,11 +1,7 @@
 /**
- * Two sites on one PostgreSQL (DATABASE_URL; a cluster of each test's own: tests/support/postgres.ts),
- * in compose.yaml's shape: a calculator step posted to one is rendered by the other for the same
- * browser only; one site killed -9 while its sends hang or fail leaves every lead to the other,
- * delivered once; PostgreSQL shut down at once, then unreachable (paused), costs visitors the failure
- * text within seconds and nothing thanked, delivery resumes by itself, and a site still stops
- * cleanly once it is gone; the funnel's counts from both add to one total. Decision 0046;
- * docs/operations.md, "How leads flow" and "Scaling out". Servers on opsPort 13-14 and 76-77.
+ * Two sites on one PostgreSQL, in compose.yaml's shape (decision 0046; docs/operations.md, "How
+ * leads flow" and "Scaling out"): drafts and funnel counts shared, a site killed -9 mid-send, and
+ * PostgreSQL shut down at once, then paused. opsPort 13-14 and 76-77.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -26,11 +22,7 @@ const { fakeService, postgres, site, stop, undo } = startedByEachTest();
 const thanked = (answer: Answer, js: boolean) =>
   answer.status === (js ? 204 : 303) && CONTACT_SENT.test(String(answer.headers[js ? "x-remix-redirect" : "location"] ?? ""));
 
-/**
- * The failure text with everything typed kept (docs/product.md, "What the visitor is told"):
- * without JavaScript the form again, saying it (503); with it, the action's answer the page says it
- * from (503, `problem: "failed"`, the values).
- */
+/** The failure text with everything typed kept: the page again (503), or with JavaScript the action's JSON it is said from. */
 function toldItFailed(answer: Answer, js: boolean, message: string) {
   expect(answer.status, `${message}: the answer's status`).toBe(503);
   if (js) expect(JSON.parse(answer.body), message).toMatchObject({ problem: "failed", values: { message } });
@@ -46,11 +38,8 @@ async function sentOnce(fake: FakeFormService, tokens: string[], options: { with
 }
 
 /** Each site still runs: a database that fails or goes away costs visitors the failure text, never a site. */
-const stillUp = (...sites: Served[]) =>
-  expect(
-    sites.map((s) => s.child.exitCode ?? s.child.signalCode),
-    "each site's exit",
-  ).toEqual(sites.map(() => null));
+const stillUp = (...sites: Served[]) => expect(sites.map(exitOf), "each site's exit").toEqual(sites.map(() => null));
+const exitOf = (s: Served) => s.child.exitCode ?? s.child.signalCode;
 
 /** Two sites of the test's own on one database, each its own data folder (`dirs`). */
 async function twoSites(fake: FakeFormService, db: string, ports: [number, number], timeoutMs: number, dirs = [dataDir(), dataDir()]) {
@@ -59,10 +48,10 @@ async function twoSites(fake: FakeFormService, db: string, ports: [number, numbe
   return sites as [Served, Served];
 }
 
-/** How long PostgreSQL stays paused: past a post's bounds (2 s to connect, 3 s a statement) twice; the soak, a minute (the loops' waits double to it). */
+/** How long PostgreSQL stays paused: twice a post's bounds (2 s to connect, 3 s a statement); the soak, a minute. */
 const PAUSE_MS = SOAK ? 60_000 : 12_000;
 
-test("PostgreSQL shut down at once, then unreachable (paused): posts meanwhile get the failure text within seconds, with JavaScript and without, on both sites; nothing thanked is lost, delivery resumes by itself, each lead once; and with PostgreSQL killed a site still stops cleanly", async () => {
+test("PostgreSQL shut down at once, then paused: posts get the failure text within seconds, nothing thanked is lost, delivery resumes, each lead once; killed, a site still stops cleanly", async () => {
   // Over 30 s: the outage and the pause, then the leads' retries on the real schedule.
   test.setTimeout(90_000 + PAUSE_MS * 2);
   const cluster = await postgres();
@@ -113,8 +102,7 @@ test("PostgreSQL shut down at once, then unreachable (paused): posts meanwhile g
   cluster.pause();
   fake.setMode("ok");
   const pausedAt = Date.now();
-  // The docs say about 5 s; 20 s is far past that on a slow, busy machine, and far short of a
-  // visitor left waiting on a store that does not answer. A round every 20 s of the pause.
+  // The docs say about 5 s; 20 s allows a slow, busy machine. A round every 20 s of the pause.
   const waits: number[] = [];
   for (let at = 0; at < PAUSE_MS - 5_000; at += 20_000) {
     await sleep(Math.max(0, pausedAt + at - Date.now()));
@@ -154,9 +142,8 @@ test("PostgreSQL shut down at once, then unreachable (paused): posts meanwhile g
   expect(said(sites[0]).at(-1)).toBe("stopped");
 });
 
-test("two sites on one PostgreSQL: a calculator step posted to one is rendered by the other for the same browser only; their funnel counts add to one total there, which npm run -s leads -- funnel reads with DATABASE_URL, neither data folder keeping any; one killed -9 while its sends hang or fail, the other delivers every lead exactly once", async () => {
-  // Over 30 s: the leads the killed site had claimed wait for their claims to run out
-  // (FORM_TIMEOUT_MS + 5 s), the others for retries on the real schedule; then a claim's length to show a second send.
+test("two sites on one PostgreSQL share a browser's draft and one funnel total (none in a data folder); one killed -9 mid-send, the other delivers every lead once", async () => {
+  // Over 30 s: the killed site's claims run out (FORM_TIMEOUT_MS + 5 s), then a claim's length to show a second send.
   test.setTimeout(120_000);
   const db = await (await postgres()).database("sites");
   const fake = await fakeService();

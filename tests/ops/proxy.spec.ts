@@ -1,19 +1,12 @@
 /**
- * The site behind a reverse proxy. First nginx with nothing but `proxy_pass`, as operators first
- * set one up, reached over plain HTTP by a host name: a current Chromium sends no Sec-Fetch-Site
- * there (Fetch Metadata goes only to potentially trustworthy origins: https, localhost, 127.0.0.1),
- * so only the Origin vouches for its posts, and nginx has made Host the site's own address. The
- * browser reaches nginx as `site.test` (mapped to 127.0.0.1 by Chromium's host resolver rules). Two
- * sites: one started with SITE_ORIGIN naming that address; one with TRUST_PROXY=1, behind the plain
- * block (refused, loudly) and behind a block that adds X-Forwarded-Host and -Proto (accepted).
- * (A client that writes X-Forwarded-Host itself, past the proxy: server/form-posts.test.ts.)
- *
- * Then the proxies whose configurations the site ships, run as written (tests/support/proxies.ts):
- * nginx with deploy/nginx.conf and Caddy with deploy/Caddyfile, on loopback ports that are not 80
- * (so Host carries a port), the sites started with TRUST_PROXY=1. The same cases for both, as the
- * two really differ: in how each passes Host and X-Forwarded-For, and in what each does with a post
- * when a site is stopped or fails. Visitors are a real browser and clients from loopback addresses
- * of their own (127.0.0.2, …). Ports: opsPort(115-116, 120-123).
+ * The site behind a reverse proxy. nginx with nothing but `proxy_pass`, reached over plain HTTP by
+ * a host name (`site.test`, Chromium's host resolver rules): Chromium sends no Sec-Fetch-Site there
+ * (only to https, localhost, 127.0.0.1), so only the Origin vouches for a post, and Host is the
+ * site's own address: a site with SITE_ORIGIN, and one with TRUST_PROXY=1 behind the plain block
+ * (refused, loudly) and one adding X-Forwarded-Host and -Proto. Then the shipped deploy/nginx.conf
+ * and deploy/Caddyfile as written (tests/support/proxies.ts), on ports that are not 80, the same
+ * cases for both: they differ in how each passes Host and X-Forwarded-For and handles a post to a
+ * stopped or failing site. opsPort 115-116, 120-123.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -34,9 +27,7 @@ const test = base.extend({
 });
 const { fakeService, site, stop, undo } = startedByEachTest();
 
-test("through a plain proxy_pass, a browser without Fetch Metadata sends both forms, with JavaScript and without, to a site whose SITE_ORIGIN names the address, or that trusts the proxy's X-Forwarded-Host and -Proto; to one that has neither, each is refused with 403, never silently: an error line naming both hosts, and the alert's counter", async ({
-  browser,
-}) => {
+test("plain proxy_pass, no Fetch Metadata: both forms go with SITE_ORIGIN or X-Forwarded-Host; else 403, an error line and a count", async ({ browser }) => {
   const [named, trusting] = [opsPort(115), opsPort(116)].map((port) => `http://127.0.0.1:${port}`) as [string, string];
   const nginx = await startNginx([
     (listen) => `server { listen ${listen}; location / { proxy_pass ${named}; } }`,
@@ -79,11 +70,7 @@ test("through a plain proxy_pass, a browser without Fetch Metadata sends both fo
   expect(new Set(sameSite().map((e) => `${e.level} ${e.origin} ${e.host}`))).toEqual(new Set([`error ${new URL(plain).host} ${new URL(trusting).host}`]));
 });
 
-/**
- * A small post (an empty newsletter form, answered 400 by its action) from the loopback address
- * `from`, through `proxy`, as a browser before 2023 sends it: no Sec-Fetch-Site, so only its
- * Origin, with the proxy's port, vouches for it. Resolves with the status.
- */
+/** An empty newsletter form (answered 400) from `from` through `proxy`, vouched for by its Origin alone: its status. */
 const smallPost = async (proxy: string, from: string, headers: Record<string, string> = {}) =>
   (await postForm(`${proxy}/?index`, { formName: "newsletter", email: "" }, { Origin: proxy, ...headers }, from)).status;
 
@@ -95,7 +82,7 @@ for (const [i, proxy] of (["nginx", "Caddy"] as const).entries()) {
     return (undo(stop), url);
   };
 
-  test(`through ${proxy} with ${file}: a browser's forms go; each visitor has a limit of its own (its X-Forwarded-For no escape, Host with its port); no error or refused visitor. In front of two sites, one stopped or failing before it answers: each post taken once, never sent to both`, async ({
+  test(`${proxy} with ${file}: forms go, a limit per visitor, no error; before two sites, one stopped or failing, each post taken once`, async ({
     browser,
   }) => {
     const fake = await fakeService();
@@ -126,9 +113,7 @@ for (const [i, proxy] of (["nginx", "Caddy"] as const).entries()) {
     // A clean stop, as `docker stop` does: the proxy then meets a refused connection.
     await stop(sites[1]!);
     for (let n = 2; n < tokens.length; n++) {
-      // nginx tries a refused connection at the other site. Caddy, with no copy of the body
-      // (deploy/Caddyfile says why), answers 502 until its health check leaves the stopped site
-      // out: the visitor sends again, as the page lets them, and it is still one lead.
+      // nginx tries the other site; Caddy, keeping no copy of the body, answers 502 until its health check leaves it out.
       const statuses = [(await post(n)).status];
       while (proxy === "Caddy" && statuses.at(-1) === 502 && statuses.length < 20) {
         await sleep(500);
@@ -149,8 +134,7 @@ for (const [i, proxy] of (["nginx", "Caddy"] as const).entries()) {
     await new Promise<void>((resolve) => failing.listen(0, "127.0.0.1", resolve));
     undo(() => (failing.close(), failing.closeAllConnections()));
     const failingUrl = await shippedProxy([`http://127.0.0.1:${(failing.address() as AddressInfo).port}`, sites[0]!.url]);
-    // Posts until one reaches the failing site (nginx takes turns and then leaves it out for
-    // 10 s; Caddy picks at random), then two more.
+    // Posts until one reaches the failing site (nginx takes turns, Caddy picks at random), then two more.
     const [more, statuses]: [string[], number[]] = [[], []];
     for (let n = 0; n < 20 && (reached.length === 0 || more.length < statuses.indexOf(502) + 3); n++) {
       more.push(`failing-site-${proxy}-${n}`);

@@ -1,11 +1,8 @@
 /**
- * Several people behind one address (an office router, a carrier's CGNAT) against a real server:
- * past an address's share their leads are thanked and held, not refused (decision 0031). Only a
- * flood that fills its address's bound is told so: server/leads/address-share.test.ts (not
- * stored), tests/security.spec.ts (the visitor's 429 and words). One server for both ways
- * in: two proxies it trusts (TRUST_PROXY lists 127.0.0.5 and .6), whose visitors count by the
- * address the proxy reports, and clients that reach it directly, which count by their socket's
- * address, as every client does with no proxy in front. Server on opsPort 35.
+ * Several people behind one address (an office router, CGNAT): past an address's share their leads
+ * are thanked and held, not refused (decision 0031; a flood's 429: address-share.test.ts,
+ * security.spec). Visitors through two trusted proxies count by the address reported, direct
+ * clients by their socket's. opsPort 35.
  */
 import { expect, test } from "@playwright/test";
 import { CONTACT_SENT } from "../../app/contact/action.server";

@@ -1,13 +1,9 @@
 /**
- * The stop's promise (docs/operations.md#stopping): on SIGTERM the server is gone within 15 s with
- * exit code 0, whichever process gets the signal (`npm start`'s, its process group, or the server's
- * own), with its output on a pipe or socket that nobody reads or whose reader has gone, with
- * deliveries in flight (a slow one completes, a hanging one, or a Zoho token refresh, is cut short)
- * while visitors' posts arrive and PostgreSQL stops answering (decision 0040). Real processes:
- * `npm start` (the README's command) or `node build/server/index.js`, each in a process group of its
- * own, so "gone" means no process of the group is left. Each test allows the 15 s and 10 s more, for
- * a machine four times slower. Servers on opsPort 170-178 (PostgreSQL with DATABASE_URL stopped with
- * its cluster killed: postgres.spec.ts).
+ * The stop's promise (docs/operations.md#stopping): on SIGTERM, to `npm start`'s process, its
+ * process group or the server, it is gone within 15 s with exit code 0, whatever its output's pipe
+ * does, with deliveries in flight while posts arrive and PostgreSQL stops answering (decision
+ * 0040). Each server a process group of its own, so "gone" means none of the group is left; 10 s
+ * more for a machine four times slower. opsPort 170-178.
  */
 import { type ChildProcess, execFileSync, spawn, type StdioOptions } from "node:child_process";
 import { closeSync, constants, mkdtempSync, openSync } from "node:fs";
@@ -27,10 +23,8 @@ const PROMISE_MS = 15_000;
 const MARGIN_MS = 10_000;
 
 /**
- * Starts the built server, by `npm start` or `node build/server/index.js`, as the leader of a
- * process group of its own (killed should this worker die first: scripts/test-run.mjs). Its stdout
- * and stderr: a socket the test reads (`reading`) or never reads, as Node's child_process makes
- * them, or a named pipe (mkfifo) the test holds open and never reads.
+ * The built server, by `npm start` or node, leading a process group of its own; its output on a
+ * socket the test reads (`reading`) or never reads, or a named pipe held open and never read.
  */
 async function start(n: number, { via = "node", pipe = "socket", env = {} }: { via?: "npm" | "node"; pipe?: "socket" | "fifo"; env?: Record<string, string> }) {
   const [port, url] = [opsPort(n), `http://127.0.0.1:${opsPort(n)}`];
@@ -80,11 +74,7 @@ async function start(n: number, { via = "node", pipe = "socket", env = {} }: { v
 }
 type Started = Awaited<ReturnType<typeof start>>;
 
-/**
- * SIGTERM to `target` (a process, or a process group by its leader's negative id): the process
- * started exits within the promise and the margin, and no process of its group is left (a server
- * orphaned by npm's shell would be). Resolves with the exit.
- */
+/** SIGTERM to `target` (a process, or a group by its leader's negative id): it exits in time and none of its group is left. */
 async function stopped(server: Started, target = server.child.pid!) {
   process.kill(target, "SIGTERM");
   const exit = await Promise.race([server.exited, sleep(PROMISE_MS + MARGIN_MS).then(() => null)]);
@@ -93,13 +83,11 @@ async function stopped(server: Started, target = server.child.pid!) {
   return exit!;
 }
 
-/** What the server said, by event name, from its output read so far (npm's own lines left out). */
-const said = (server: Started) => events(server.log().replace(/^(?!\{).*$/gm, "")).map((e) => String(e.event));
+/** What the server logged, from its output read so far (npm's own lines left out). */
+const logged = (server: Started) => events(server.log().replace(/^(?!\{).*$/gm, ""));
+const said = (server: Started) => logged(server).map((e) => String(e.event));
 
-/**
- * A contact post whose body arrives in two parts: the server reads its headers now and handles it
- * once `finish()` sends the rest, so it is a visitor's request still in flight during a stop.
- */
+/** A contact post whose body's rest `finish()` sends: a visitor's request in flight during a stop. */
 function postInTwoParts(url: string, localAddress: string, message: string) {
   const body = new URLSearchParams({ formName: "contact", name: "Ada Lovelace", email: "ada@example.com", service: "seo", message }).toString();
   const headers = { Origin: url, "Content-Type": "application/x-www-form-urlencoded", "Content-Length": Buffer.byteLength(body) };
@@ -115,13 +103,11 @@ function postInTwoParts(url: string, localAddress: string, message: string) {
 }
 
 /**
- * The stop's worst case, on PostgreSQL: deliveries in flight at SIGTERM (one slow, which completes;
- * one hanging, cut at the drain's end, whose outcome's write waits out PostgreSQL's 3 s), while the
- * pool still holds connections (visitors' posts during the drain) that calls the stop gives up on
- * take and keep for their own 3 s (db.ts's close). Beside it, stopped at the same moment, a server
- * whose Zoho token refresh hangs.
+ * The worst case, on PostgreSQL: the hanging delivery's outcome write waits out PostgreSQL's 3 s,
+ * and connections the drain's posts hold are kept their own 3 s by calls the stop gave up on
+ * (db.ts's close). Beside it, a server whose Zoho token refresh hangs.
  */
-test("SIGTERM with deliveries in flight, visitors' posts arriving during the drain and PostgreSQL paused late in it: a slow delivery completes, a hanging one (or Zoho's token refresh) is cut short, the stop ends within 15 s, exit 0, and every lead goes out once after the restart", async () => {
+test("SIGTERM mid-delivery, posts arriving and PostgreSQL paused late in the drain: a slow send completes, a hanging one or Zoho's token refresh is cut, exit 0 within 15 s, every lead out once after", async () => {
   // Over 30 s: the drain (8 s), then the restarted server sends the hanging lead once its claim's lease runs out.
   test.setTimeout(120_000);
   const seen: string[] = [];
@@ -129,7 +115,9 @@ test("SIGTERM with deliveries in flight, visitors' posts arriving during the dra
   const accounts = createServer((req) => void seen.push(new URL(req.url ?? "/", "http://x").pathname));
   await new Promise<void>((resolve) => accounts.listen(0, "127.0.0.1", resolve));
   undo(() => new Promise((resolve) => (accounts.closeAllConnections(), accounts.close(resolve))));
+  // By npm start, stopped by a SIGTERM to its whole process group: npm passes it on to the server, which got it too.
   const zoho = await start(178, {
+    via: "npm",
     env: {
       FORM_PROVIDER: "zoho-crm",
       ZOHO_CLIENT_ID: "1000.FAKECLIENTID",
@@ -161,12 +149,11 @@ test("SIGTERM with deliveries in flight, visitors' posts arriving during the dra
   );
   await Promise.all(late.map((post) => post.connected));
   await sleep(500); // for the server to read their headers: a request begun is one the stop waits for
-  const exits = Promise.all([stopped(server), stopped(zoho)]);
+  const exits = Promise.all([stopped(server), stopped(zoho, -zoho.child.pid!)]);
   exits.catch(() => undefined); // awaited below; meanwhile a failure is not an unhandled rejection
   await expect.poll(() => accepts(server.port), { message: "a new connection after SIGTERM" }).toBe(false);
   expect(fake.accepted("stop-slow"), "the slow send, still in flight").toHaveLength(0);
-  // Well within the drain (8 s): the slow one delivered and written, the visitors' posts stored, with
-  // connections the server's pool keeps; then PostgreSQL stops answering before the hanging delivery is cut.
+  // Within the drain (8 s): the slow one written, the posts stored; then PostgreSQL stops before the hanging one is cut.
   await expect.poll(() => said(server)).toContain("lead_delivered");
   for (const post of late) post.finish();
   expect(await Promise.all(late.map((post) => post.status)), "thanked: stored before the pause").toEqual([303, 303, 303]);
@@ -176,8 +163,9 @@ test("SIGTERM with deliveries in flight, visitors' posts arriving during the dra
     { code: 0, signal: null },
   ]);
   expect([fake.accepted("stop-slow").length, said(server).includes("shutdown_error"), said(server).at(-1)]).toEqual([1, false, "stopped"]);
-  expect([events(zoho.log()).find((e) => e.event === "lead_delivery_failed"), said(zoho).at(-1)]).toEqual([
+  expect([logged(zoho).find((e) => e.event === "lead_delivery_failed"), said(zoho).filter((e) => /^stop|shutdown/.test(e)), said(zoho).at(-1)]).toEqual([
     expect.objectContaining({ reason: "stopped", provider: "zoho-crm" }),
+    ["stopping", "stopped"],
     "stopped",
   ]);
   // Nothing lost: PostgreSQL back, the next server sends each lead once (the hanging one after its claim's lease).
@@ -196,9 +184,7 @@ for (const { via, pipe, output, port } of [
 ] as const) {
   test(`${via === "npm" ? "npm start" : "the server"} with stdout and stderr on a ${pipe === "fifo" ? "pipe" : "socket"} ${output === "unread" ? "nobody reads" : "whose reader has gone"}: after 400 KB of log lines SIGTERM ends it within 15 s, exit 0`, async () => {
     const server = await start(port, { via, pipe });
-    // 100 requests for a page not found at a 4 KB path, each logged with its path: 400 KB, past
-    // what a pipe (64 KB) or a socket (about 200 KB) holds unread, in a second (1,500 short
-    // requests wrote half as much in five).
+    // 100 not-found requests at a 4 KB path, each logged: 400 KB, past what a pipe (64 KB) or socket (200 KB) holds.
     for (let i = 0; i < 10; i++)
       await Promise.all(Array.from({ length: 10 }, async () => expect((await fetch(`${server.url}/${"x".repeat(4_000)}`)).status).toBe(404)));
     if (output === "reader gone") server.readerGoes();
@@ -206,12 +192,3 @@ for (const { via, pipe, output, port } of [
     expect(await accepts(server.port)).toBe(false);
   });
 }
-
-test("npm start, SIGTERM to npm's process or to its whole process group: the server logs stopping and stopped, and npm exits 0 once the server has", async () => {
-  const servers = [(await start(174, { via: "npm" })).reading(), (await start(175, { via: "npm" })).reading()];
-  const exits = await Promise.all([stopped(servers[0]!), stopped(servers[1]!, -servers[1]!.child.pid!)]);
-  expect(exits).toEqual([exits[0], exits[0]].map(() => ({ code: 0, signal: null })));
-  // npm passes the group's signal on to the server, which got it too: one stop all the same.
-  for (const server of servers)
-    expect([said(server).filter((e) => /^stop|shutdown/.test(e)), said(server).at(-1)]).toEqual([["stopping", "stopped"], "stopped"]);
-});

@@ -1,13 +1,10 @@
 /**
- * Upgrading and rolling back lose nothing (docs/operations.md, "Upgrading and rolling back"), from
- * the release before, the only one upgrades are supported from (tests/support/previous-release.ts,
- * built from this repository's history). On SQLite and on PostgreSQL, side by side: the release
- * before writes the store, this one takes it over, the release before runs on it again, then this
- * one; at each step the next takes over what the one before left pending (a 500), parked (a 401,
- * listed with it, then retried) and held (past its address's share, released at the end), and a
- * new lead: a service that keeps every copy gets each lead exactly once. SQLite's folder then meets
- * DATABASE_URL (one container becoming several: store.test.ts proves the move's rules): its leads
- * move into PostgreSQL in their states and go on from there. Servers on opsPort 67 and 68.
+ * Upgrading and rolling back lose nothing (docs/operations.md), from the release before, the only
+ * one upgrades are supported from (previous-release.ts). On SQLite and PostgreSQL side by side: the
+ * release before, this one, the release before, this one, each taking over what the one before
+ * left pending (a 500), parked (a 401) and held, and a new lead: each delivered exactly once. Then
+ * SQLite's folder meets DATABASE_URL (the move's rules: store.test.ts) and its leads move into
+ * PostgreSQL in their states. opsPort 67 and 68.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -20,8 +17,7 @@ import { startedByEachTest } from "../support/started";
 const { fakeService, postgres, site, stop } = startedByEachTest();
 
 test("upgraded from the release before, rolled back to it, upgraded again, on SQLite (then moved into PostgreSQL) and on PostgreSQL: leads pending, held and parked at each step, and new ones at each, each delivered once, none lost", async () => {
-  // Over 30 s: the release before is built once a run (10-20 s), then each chain starts four or
-  // five servers in turn, each waiting for its leads' first attempts and deliveries.
+  // Over 30 s: the release before is built once a run (10-20 s), then each chain starts five servers in turn.
   test.setTimeout(240_000);
   const previous = await previousRelease();
   const fake = await fakeService();
@@ -68,10 +64,9 @@ test("upgraded from the release before, rolled back to it, upgraded again, on SQ
         for (const name of [`pending-${step - 1}`, `parked-${step - 1}`]) fake.setMode("ok", undefined, marker(name));
         await delivered(`pending-${step - 1}`);
         if (ours)
-          expect(
-            (await leads("list")).match(new RegExp(`^${reference(`parked-${step - 1}`)}\\t\\w+\\tparked\\t.*\\thttp 401\\t`, "m")),
-            "listed, with the service's answer",
-          ).not.toBeNull();
+          expect(await leads("list"), "listed, with the service's answer").toMatch(
+            new RegExp(`^${reference(`parked-${step - 1}`)}\\t\\w+\\tparked\\t.*\\thttp 401\\t`, "m"),
+          );
         expect(await leads("retry"), `${engine}, step ${step}`).toContain("re-queued 1 lead(s)");
         await delivered(`parked-${step - 1}`);
       }

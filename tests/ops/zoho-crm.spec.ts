@@ -1,8 +1,7 @@
 /**
- * FORM_PROVIDER=zoho-crm against a fake Zoho CRM (tests/support/fake-zoho-crm.ts), with the built
- * server as a real process: each lead becomes one CRM Lead with every field, its visit's source
- * in the fields the operator maps, and stays one whatever happens to the answer, the process or
- * the token (decision 0035). Each test starts its own servers (opsPort 110-113) and fake.
+ * FORM_PROVIDER=zoho-crm against a fake Zoho CRM (tests/support/fake-zoho-crm.ts), the built server
+ * a real process: each lead one CRM Lead with every field and its source in the mapped fields,
+ * one whatever happens to the process or the token (decision 0035). opsPort 110-113.
  */
 import { expect, test } from "@playwright/test";
 import { calculatorLead } from "../../app/calculator/lead.server";
@@ -33,7 +32,7 @@ async function delivered(zoho: FakeZohoCrm, server: Served, token: string) {
   return zoho.find(token)[0]!;
 }
 
-/** The store lists each of `records` as delivered as that record (read once: each look starts npm and Node, seconds on a busy machine). */
+/** The store lists each of `records` as delivered as that record. */
 async function listedAs(dir: string, records: { id: string; fields: Record<string, unknown> }[]) {
   const rows = new Map(await list(dir));
   expect(records.map((r) => rows.get(r.fields.Website_Reference as string))).toEqual(
@@ -48,9 +47,7 @@ function keptSecret(server: Served, zoho: FakeZohoCrm, ...others: string[]) {
   events(server.stdout());
 }
 
-test("a calculator send and a contact message each become one Zoho CRM Lead with every field and its visit's source in the mapped fields, and the store keeps which record", async ({
-  page,
-}) => {
+test("a calculator send and a contact message each become one Lead, every field and the source mapped; the store keeps which record", async ({ page }) => {
   const { zoho, dir } = await fakeZoho();
   const map =
     '{"service":"Service_Wanted","timeframe":"Timeframe","complexity":"Complexity","estimate":"Estimate","source":"Came_From","source_kind":"Source_Kind"}';
@@ -108,9 +105,7 @@ test("a calculator send and a contact message each become one Zoho CRM Lead with
 
 test("one record, delivered, when the site is killed -9 while Zoho had the lead but had not answered: the next site's send updates it", async () => {
   const { zoho, dir } = await fakeZoho();
-  // The killed site's claim (FORM_TIMEOUT_MS + 5 s) is what the next one waits out; 4 s hold a
-  // token refresh and the upsert on a busy machine, so the kill comes while the send waits for its
-  // answer. (An answer lost, an expired token: server/leads/zoho-crm.test.ts, on the same transport.)
+  // 4 s hold a token refresh and the upsert: killed while it waits. (An answer lost, an expired token: zoho-crm.test.ts.)
   const env = zohoEnv(zoho, dir, { FORM_TIMEOUT_MS: "4000" });
   zoho.setMode("storeThenHang", 1, "zc-killed");
   const first = site(opsPort(112), env);
@@ -131,7 +126,7 @@ test("one record, delivered, when the site is killed -9 while Zoho had the lead 
   keptSecret(second, zoho);
 });
 
-test("a refresh token Zoho refuses parks the lead with Zoho's word, for the alert's metric and in one error line, /healthz still a bare 200; asked once, never looping; nothing secret or typed in any line", async () => {
+test("a refresh token Zoho refuses parks the lead with Zoho's word (metric, one error line), /healthz 200; asked once; nothing secret or typed logged", async () => {
   const { zoho, dir } = await fakeZoho();
   const revoked = "1000.revoked-refresh-token-9d1e";
   const metricsPort = await freePort();
@@ -150,8 +145,7 @@ test("a refresh token Zoho refuses parks the lead with Zoho's word, for the aler
   const health = await fetch(`${server.url}/healthz`);
   expect([health.status, health.headers.get("cache-control"), await health.json()]).toEqual([200, "no-store", { status: "ok" }]);
   expect((await list(dir)).map(([, said]) => said)).toEqual(["parked 0m zoho:invalid_code"]);
-  // Never looping: a refusal taken for a passing failure would ask Zoho again at the lead's first
-  // retry, 1-2 s after it (schedule.ts); 3 s hold that retry and the loop's next look (every 2 s).
+  // A refusal taken for a passing failure would ask again at the first retry (1-2 s) or the next look (2 s).
   await sleep(Math.max(0, 3_000 - (Date.now() - parkedAt)));
   expect([zoho.tokenRequests(), zoho.upserts(), zoho.records().length], "asked once, never sent, no record").toEqual([1, 0, 0]);
   keptSecret(server, zoho, revoked);

@@ -1,8 +1,4 @@
-/**
- * Every box of step 5 at its longest, the email and phone wrong: the biggest draft a post can
- * leave (about 6 KB). tests/ops/drafts.spec.ts floods with it, and `npm run perf` (scripts/perf/
- * lead-wait.mjs) measures a lead's wait beside such a flood.
- */
+/** Every box of step 5 at its longest, the email and phone wrong: the biggest draft a post leaves (about 6 KB). */
 export const biggestDraft = (company: string) => ({
   formName: "calculator",
   "state.step": "5",

@@ -1,18 +1,8 @@
-/**
- * A fake form-submission service on loopback for end-to-end tests. Submissions: `POST /submit`;
- * what arrived, for a Playwright worker: `GET /__received?match=<token>` (the submissions holding
- * it). tests/support/global-setup.ts starts one per site under test, each site's FORM_ENDPOINT its
- * `/submit`.
- */
+/** A fake form service on loopback: `POST /submit`; what arrived holding a token, for a Playwright worker: `GET /__received?match=`. */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
-/**
- * ok: 200 {success:true}; fail500: 500; successFalse: 200 {success:false}; successFalseString:
- * 200 {success:"false"}; html200: 200 with an HTML page (a captive portal, a WAF); unauthorized:
- * 401 (a wrong key); hang: never answers; slow: answers ok after `delayMs`; refuse: destroys each
- * submission's connection at once; hold: answers when `answer()` says how.
- */
+/** html200: a captive portal's page; hang: never answers; slow: ok after `delayMs`; refuse: the connection cut; hold: answered by `answer()`. */
 export type FakeMode = "ok" | "fail500" | "successFalse" | "successFalseString" | "html200" | "unauthorized" | "hang" | "slow" | "refuse" | "hold";
 /** The modes that answer at once, with a status and a JSON body. */
 const ANSWERS: Partial<Record<FakeMode, [number, unknown]>> = {

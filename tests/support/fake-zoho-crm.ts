@@ -1,21 +1,16 @@
 /**
- * A fake Zoho CRM on loopback, built from Zoho's documentation, for the tests that deliver to it
- * (FORM_PROVIDER=zoho-crm). Both of Zoho's servers in one, answering as Zoho does: the token
- * (`POST /oauth/v2/token`, a refresh token or client it does not know: 200 with invalid_code or
- * invalid_client), and `POST /crm/v8/Leads/upsert`: 401 INVALID_TOKEN for a token it did not issue
- * or that expired; the record checked as the standard Leads layout is (Last_Name and Company
- * mandatory; no value past its field's published length, LENGTHS, else a custom field's `fields`
- * or a Single Line's 255; with `leadSources`, Lead_Source a picklist of those; no second record
- * with a `unique` field's value), then inserted, or the record whose `duplicate_check_fields` value
- * matches updated. `setDelay(ms)`: every answer that late (a slow network). Modes, for the next
- * `times` upserts whose body holds `match`: tooMany (429), fail500 (500), storeThenClose (stores,
- * then closes the connection: the answer is lost), storeThenHang (stores, never answers).
+ * A fake Zoho CRM on loopback, both of Zoho's servers in one, built from Zoho's documentation: the
+ * token (`POST /oauth/v2/token`: invalid_code or invalid_client for what it does not know) and
+ * `POST /crm/v8/Leads/upsert` (401 INVALID_TOKEN for a token it did not issue or that expired; the
+ * standard Leads layout's checks: Last_Name and Company mandatory, LENGTHS, a Lead_Source picklist,
+ * `unique` fields; then inserted, or the `duplicate_check_fields` match updated). Modes, for the
+ * next `times` upserts holding `match`: tooMany (429), fail500, storeThenHang (stores, never answers).
  */
 import { randomBytes, randomInt } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
-type ZohoMode = "ok" | "tooMany" | "fail500" | "storeThenClose" | "storeThenHang";
+type ZohoMode = "ok" | "tooMany" | "fail500" | "storeThenHang";
 type ZohoRecord = { id: string; fields: Record<string, unknown>; updates: number }; // updates: since it was inserted
 export type FakeZohoCrm = Awaited<ReturnType<typeof startFakeZohoCrm>>;
 
@@ -90,7 +85,6 @@ export async function startFakeZohoCrm({ unique = [], expiresIn = 3600, fields =
     if (!existing) records.push(record);
     Object.assign(record.fields, input);
     record.updates += 1;
-    if (current === "storeThenClose") return void req.socket.destroy();
     if (current === "storeThenHang") return;
     const [at, who] = [new Date().toISOString().replace(/\.\d+Z$/, "+00:00"), { name: "Agency Admin", id: "5725767000000411001" }];
     const details = { Modified_Time: at, Modified_By: who, Created_Time: at, id: record.id, Created_By: who };

@@ -1,9 +1,7 @@
 /**
- * The e2e site whose lead store opens and then cannot be written: its DATA_DIR is a small tmpfs
- * (mounted here; this needs root, as the tests run), the server starts and opens its database,
- * then a filler file takes every byte left. Every lead posted to it fails to store for real
- * (SQLITE_FULL), so the browser tests see the failure text. Once full, it answers on READY_PORT,
- * which is what Playwright waits for; on SIGTERM it stops the server and unmounts.
+ * The e2e site whose lead store opens and then cannot be written: its DATA_DIR a small tmpfs, filled
+ * once the server has opened its database, so every lead fails to store for real (SQLITE_FULL).
+ * Ready on READY_PORT once full; on SIGTERM it stops the server and unmounts.
  */
 import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
@@ -22,13 +20,8 @@ process.on("SIGINT", () => server.kill("SIGTERM"));
 server.on("exit", (code) => (unmountTmpfs(dir), process.exit(code ?? 0)));
 
 const health = `http://127.0.0.1:${process.env.PORT}/healthz`;
-while (
-  (await fetch(health).then(
-    (r) => r.status,
-    () => 0,
-  )) !== 200
-)
-  await new Promise((r) => setTimeout(r, 100));
+const status = () => fetch(health).then((r) => r.status, () => 0); // prettier-ignore
+while ((await status()) !== 200) await new Promise((r) => setTimeout(r, 100));
 
 fill(dir); // every byte left
 createServer((_req, res) => res.end("full")).listen(ready, "127.0.0.1");

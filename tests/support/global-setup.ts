@@ -5,11 +5,7 @@ import { reap, runAlive } from "../../scripts/test-run.mjs";
 import { startFakeFormService } from "./fake-form-service";
 import { e2eRoot, sites } from "./sites";
 
-/**
- * Starts one fake form service per site that has a key, and removes the data folders of runs
- * that have ended (unmounting a full-disk site's tmpfs a killed run left behind); a run beside
- * this one, from another checkout, keeps its own.
- */
+/** One fake form service per site with a key; the data folders (and tmpfs mounts) of ended runs removed. */
 export default async function globalSetup() {
   await reap(); // what a killed run left (the test command does this too, before it builds)
   const mounts = (await readFile("/proc/mounts", "utf8").catch(() => "")).split("\n").map((line) => line.split(" ")[1] ?? "");

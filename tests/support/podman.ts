@@ -1,8 +1,6 @@
 /**
- * The real image, for tests/ops/image.spec.ts and compose.spec.ts, built by
- * scripts/container/test-image.mjs (which scripts/test.sh runs before the tests, so here it is
- * found in podman's cache), and run as an operator would run it, with the flags every podman call
- * needs on these machines.
+ * The real image (scripts/container/test-image.mjs builds it before the tests) for image.spec and
+ * compose.spec, run as an operator would, with the flags every podman call needs on these machines.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -35,8 +33,7 @@ export type Container = Awaited<ReturnType<typeof startContainer>>;
 
 /**
  * The image started as an operator starts it, with `env`: read-only root, a named volume on
- * /app/data (a fresh one, or `volume`: a container's before it), the image's own ENTRYPOINT and
- * CMD. It and a fresh volume are removed by `undo` (startedByEachTest's) after the test.
+ * /app/data (fresh, or `volume`, a container's before it); it and a fresh volume removed by `undo`.
  */
 export async function startContainer(image: string, id: string, env: Record<string, string>, undo: (f: () => unknown) => void, volume?: string) {
   const name = `${PREFIX}-${id}`;

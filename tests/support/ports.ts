@@ -1,11 +1,9 @@
 import { createServer } from "node:net";
 
 /**
- * A free loopback port below the kernel's ephemeral range (32768 and up on Linux), so a port a
- * test frees and takes again (a PostgreSQL restarted on it) is never handed meanwhile to
- * an outgoing connection as its own, nor to a client reconnecting to it (TCP's self-connect).
- * Above the E2E port bases (3100-19999). Never the same one twice in a process, so a port whose
- * server is down for a moment is not given to another.
+ * A free loopback port between the E2E port bases and the kernel's ephemeral range (32768 up), so
+ * a port freed and taken again (a PostgreSQL restarted) is never an outgoing connection's
+ * meanwhile; never the same twice in a process.
  */
 const given = new Set<number>();
 export async function freePort(): Promise<number> {

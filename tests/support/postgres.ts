@@ -1,11 +1,8 @@
 /**
- * A real PostgreSQL for a test (Debian's `postgresql` package): a cluster of its own, made by
- * initdb in a temporary folder, on a free loopback port; stop() shuts it down and removes the
- * folder. It dies with the process that started it (owned(): setpriv's death signal; the backends
- * follow their postmaster). initdb and postgres refuse to run as root, so when the tests are root
- * both run as the `postgres` user Debian's package makes, in a folder given to it. Used by vitest
- * (use-postgres.ts), Playwright (started.ts) and Node itself (scripts/perf/lead-wait.mjs, by type
- * stripping: so its own imports name their files whole).
+ * A real PostgreSQL for a test (Debian's `postgresql`): a cluster of its own, made by initdb in a
+ * temporary folder, on a free loopback port, dying with the process that started it (owned()). As
+ * root, initdb and postgres run as Debian's `postgres` user. Used by vitest (use-postgres.ts),
+ * Playwright (started.ts) and Node's type stripping (scripts/perf/lead-wait.mjs: imports name files whole).
  */
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -25,11 +22,11 @@ export interface Postgres {
   dir: string;
   /** Creates a database in this cluster; resolves with its URL. */
   database(name: string): Promise<string>;
-  /** Shuts the postmaster down, "fast" (SIGINT, a checkpoint) or "immediate" (SIGQUIT: the start recovers from the WAL, as after a crash), and starts it again on its port; after kill(), only starts it. */
+  /** Shuts it down "fast" (SIGINT) or "immediate" (SIGQUIT: a crash's recovery from the WAL) and starts it again; after kill(), only starts it. */
   restart(options?: { mode?: "fast" | "immediate" }): Promise<void>;
   /** kill -9 of the postmaster and all its processes, as a crash; restart() starts it again. */
   kill(): Promise<void>;
-  /** SIGSTOP to every process of the cluster: the kernel still accepts connections, nothing answers. resume() sends SIGCONT. */
+  /** SIGSTOP to every process of the cluster: connections accepted, nothing answers; resume() undoes it. */
   pause(): void;
   resume(): void;
   /** Shuts it down and removes its folder. Safe to call twice. */
@@ -39,11 +36,7 @@ export interface Postgres {
 export interface PostgresOptions {
   /** Settings beyond the tests' own (postgresql.conf names), e.g. `{ max_connections: 20 }`. */
   settings?: Record<string, string | number>;
-  /**
-   * Where to make its folder: the temporary folder unless named (Playwright passes its run's,
-   * whose leftovers the next run removes). As root, the folders between the temporary folder and
-   * this one are made passable (o+x, not readable) for the postgres user.
-   */
+  /** Where to make its folder (default: the temporary folder); as root, the folders above it are made passable (o+x). */
   parent?: string;
 }
 
@@ -54,7 +47,7 @@ const BIN = globSync("/usr/lib/postgresql/*/bin/postgres")
 const program = (name: string) => (BIN ? join(BIN, name) : name);
 const USER = "postgres";
 const asRoot = process.getuid?.() === 0;
-/** initdb's, a start's and a shutdown's limits, for a machine four times slower than an idle one of ours (start: 0.4 s). */
+/** initdb's, a start's and a shutdown's limits, for a machine four times slower than ours. */
 const [INITDB_MS, READY_MS, SHUTDOWN_MS] = [120_000, 30_000, 30_000];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -134,9 +127,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
       listen_addresses: "127.0.0.1",
       port,
       unix_socket_directories: dir,
-      // Off: a process crash (kill -9, immediate shutdown) loses nothing committed, the WAL being in
-      // the kernel's cache already; only an OS crash would, and then the folder is gone anyway.
-      // synchronous_commit stays on: off would lose the last commits with the postmaster.
+      // Without fsync a process crash loses nothing committed (the WAL is in the kernel's cache); synchronous_commit stays on.
       fsync: "off",
       // In the cluster's folder, not /dev/shm: nothing left behind by a killed cluster, and no container's small /dev/shm to fill.
       dynamic_shared_memory_type: "mmap",
@@ -173,10 +164,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
     await Promise.all([gone(all, SHUTDOWN_MS), exited]);
   }
 
-  /**
-   * Removes the folder and, after a kill, the SysV segment the postmaster left (56 bytes, but a
-   * machine has 4,096), which its next start would have removed: its pid file names it (line 7).
-   */
+  /** Removes the folder and, after a kill, the SysV segment the postmaster left (a machine has 4,096): its pid file's line 7. */
   async function release() {
     const pidFile = join(data, "postmaster.pid");
     const id = existsSync(pidFile) && readFileSync(pidFile, "utf8").split("\n")[6]?.trim().split(/\s+/)[1];

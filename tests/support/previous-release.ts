@@ -1,13 +1,8 @@
 /**
- * The release before this one, built from this repository's history for the upgrade test: a fresh
- * clone has it, so the test never depends on a build left on one machine. Upgrades are supported
- * from the release before only (docs/operations.md, "Upgrading and rolling back"): move
- * PREVIOUS_RELEASE on with each release.
- *
- * Built once per test run, into the run's folder (which the next run removes): `git archive` of the
- * commit, the checkout's node_modules linked when the commit asks for the same packages (else its
- * own `npm ci`, which needs the registry), then its own `npm run build`. A worker that needs it
- * while another builds it waits (a lock folder).
+ * The release before, the only one upgrades are supported from (move PREVIOUS_RELEASE on with each
+ * release), built once a run from this repository's history (`git archive`, the checkout's
+ * node_modules linked when its packages are the same, else `npm ci`; then `npm run build`), so
+ * a fresh clone has it. A worker that needs it while another builds it waits on a lock folder.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";

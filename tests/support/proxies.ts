@@ -1,9 +1,7 @@
 /**
- * The proxies operators put in front of the site, as processes of a test's own on loopback:
- * Debian's nginx, Caddy and Varnish in the foreground, their files in a folder of their own. The
- * shipped files (deploy/nginx.conf, deploy/Caddyfile) run as written, but for the addresses.
- * Stopped by the test (SIGTERM, which takes nginx's worker and Varnish's cache process with their
- * manager), or when the process that started them dies. And a browser's forms through them.
+ * The proxies operators put in front of the site, on loopback: Debian's nginx, Caddy and Varnish
+ * in the foreground, their files in a folder of their own; deploy/nginx.conf and deploy/Caddyfile
+ * as written but for the addresses. SIGTERMed by the test, or when their starter dies.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -50,10 +48,7 @@ async function started(command: string, args: string[], url: string, dir: string
   throw new Error(`${command} did not answer on ${url}:\n${output}`);
 }
 
-/**
- * One nginx for several server blocks: each of `blocks` gives a block's text for the loopback
- * address it is to listen on (a free port of its own). `urls`: each block's, in order.
- */
+/** One nginx, each of `blocks` a server block's text for its own loopback address; `urls` in order. */
 export async function startNginx(blocks: ((listen: string) => string)[]) {
   const dir = mkdtempSync(join(tmpdir(), "e2e-nginx-"));
   const urls = await Promise.all(blocks.map(async () => `http://127.0.0.1:${await freePort()}`));
@@ -66,10 +61,7 @@ export async function startNginx(blocks: ((listen: string) => string)[]) {
   return { ...(await started("nginx", args, urls[0]!, dir)), urls };
 }
 
-/**
- * deploy/nginx.conf (its upstream and server block) in front of the sites at `sites`: a `server`
- * line each, with the parameters of the file's two (compose.yaml's sites, 127.0.0.1:3001 and :3002).
- */
+/** deploy/nginx.conf in front of `sites`: a `server` line each, with the parameters of the file's two. */
 const shippedNginx = (sites: string[]) => (listen: string) => {
   const text = shipped("deploy/nginx.conf", [["listen 80;", `listen ${listen};`]]);
   const upstream = /^(?<line> *server )127\.0\.0\.1:3001(?<parameters>.*)\n\k<line>127\.0\.0\.1:3002\k<parameters>\n/m.exec(text);
@@ -105,11 +97,9 @@ export async function startVarnish(backend: string): Promise<Proxy> {
 }
 
 /**
- * A visitor's forms through a proxy at `baseURL`: without JavaScript the contact form, a post
- * answered with a redirect; with it the calculator, a fetch of the action's data. Both forms post
- * to one action with the same headers, so between them they show each way of posting. Each
- * thanked, or with `refused` answered 403 (without JavaScript, with the site's words). Resolves
- * with every post's status and Sec-Fetch-Site, the funnel's beacons' too.
+ * A visitor's forms through a proxy at `baseURL`: the contact form without JavaScript, the
+ * calculator with it (each way of posting), thanked or with `refused` answered 403. Resolves with
+ * every post's status and Sec-Fetch-Site, the funnel's beacons' too.
  */
 export async function sendForms(browser: Browser, baseURL: string, { refused = false } = {}) {
   const posts: Promise<[number, string | null]>[] = [];

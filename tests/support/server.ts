@@ -1,7 +1,4 @@
-/**
- * Helpers for tests that start their own server (scripts/serve.mjs starts it) and talk to it
- * over plain HTTP, as a browser without JavaScript or an attacker would.
- */
+/** Helpers for tests that start their own server (scripts/serve.mjs) and talk to it over plain HTTP. */
 import { expect } from "@playwright/test";
 import { type ChildProcess, execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync } from "node:fs";
@@ -37,11 +34,7 @@ export const keyed = (fake: { submitUrl: string }, dir: string, extra: Record<st
   ...extra,
 });
 
-/**
- * The operator's command on a data folder: what `npm run -s leads -- …` runs (package.json), on
- * this very node without npm, whose own start nearly doubles a call's CPU (0.29 s against 0.15 s
- * idle here); with `npm`, through npm as the docs write it (personal-data.spec).
- */
+/** The operator's `npm run -s leads -- …` on a data folder, run without npm (whose start doubles a call's CPU) unless `npm`. */
 export const leadsCommand =
   (dir: string, env: Record<string, string> = {}, { npm = false } = {}) =>
   (...args: string[]) => {
@@ -69,10 +62,9 @@ export const accepts = (port: number) =>
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Pauses a server (SIGSTOP) at a moment it holds no write lock on the lead store in `dir`: one
- * paused mid-write keeps every other writer on the folder out until it wakes (docs/operations.md),
- * a fault of its own. Stopped, this process takes the lock and lets it go, else the server is let
- * finish its write and stopped again.
+ * SIGSTOP a server while it holds no write lock on `dir`'s lead store (one paused mid-write keeps
+ * every writer out, a fault of its own): stopped, this process takes the lock and lets it go, or
+ * lets the server finish its write and tries again.
  */
 export async function pauseBetweenWrites(child: ChildProcess, dir: string) {
   const db = new DatabaseSync(join(dir, "leads.db"), { timeout: 0 });
@@ -94,10 +86,8 @@ export async function pauseBetweenWrites(child: ChildProcess, dir: string) {
 
 /**
  * Every lead marked with one of `tokens` reaches the fake service within `within` ms, and after
- * `settle` ms more still only once. The window is what would send a lead again: a retry, due 1-2 s
- * after a failed attempt (schedule.ts), or any server's next look at the folder (every 2 s, sooner
- * when a lead comes due); 3 s hold both and the send. A test whose second send would come later
- * (a claim's lease) passes a longer `settle` and says why.
+ * `settle` ms more still only once: 3 s hold a retry (1-2 s after a failure) or any server's next
+ * look (every 2 s); a test whose second send would come later (a claim's) passes more, saying why.
  */
 export async function deliveredOnce(fake: { accepted(token: string): unknown[] }, tokens: string[], { within = 30_000, settle = 3_000 } = {}) {
   const counts = () => tokens.map((t) => fake.accepted(t).length);
@@ -109,29 +99,28 @@ export async function deliveredOnce(fake: { accepted(token: string): unknown[] }
 /** An answer: its body (the page with the failure text, when a lead was not stored), and Date.now() when it arrived. */
 export type Answer = { status: number; headers: IncomingHttpHeaders; body: string; at: number };
 
-/** POSTs `fields` urlencoded to `url` with `headers`, from `localAddress` if given; redirects not followed. */
-export function postForm(url: string, fields: Record<string, string>, headers: Record<string, string>, localAddress?: string): Promise<Answer> {
+/** POSTs `fields` urlencoded to `url` with `headers`, from `localAddress` if given; redirects not followed; cut after `timeout` ms idle. */
+export function postForm(url: string, fields: Record<string, string>, headers: Record<string, string>, localAddress?: string, timeout?: number) {
   const body = new URLSearchParams(fields).toString();
   const all = { ...headers, "Content-Type": "application/x-www-form-urlencoded", "Content-Length": Buffer.byteLength(body) };
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", localAddress, headers: all }, (res) => {
+  return new Promise<Answer>((resolve, reject) => {
+    const req = request(url, { method: "POST", localAddress, headers: all, timeout }, (res) => {
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (chunk: string) => (text += chunk));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, at: Date.now() }));
+      res.on("error", reject);
     });
+    req.on("timeout", () => req.destroy());
     req.on("error", reject);
     req.end(body);
   });
 }
 
 /**
- * POSTs a valid contact form to the home page's action as a browser without JavaScript would
- * (same-origin, urlencoded), redirects not followed. `message` should carry a token to find the
- * submission at the fake form service; `localAddress` (127.0.0.2, …) makes the post come from a
- * client of its own; `forwardedFor` is the client a proxy in front would report. `js`: as Remix's
- * fetch posts it (`_data`): thanked with a 204 naming the thanks in X-Remix-Redirect; not taken,
- * the action's JSON (the problem, everything typed), from which the page shows the failure text.
+ * A valid contact form posted as a browser without JavaScript would, or with `js` as Remix's fetch
+ * does (`_data`: a 204 naming the thanks in X-Remix-Redirect, or the action's JSON); `message`
+ * carries a token to find it at the fake service; `localAddress` (127.0.0.2, …) is a client of its own.
  */
 export function postContact(
   url: string,

@@ -6,10 +6,7 @@ import { newRun, owned } from "../../scripts/test-run.mjs";
 /** The access key the tests configure: it must never appear in anything the site serves. */
 export const TEST_ACCESS_KEY = "test-key-3b7f0c1e-never-in-html";
 
-/**
- * The run's id (scripts/test-run.mjs): the test command's, or this runner's when Playwright runs
- * alone. Set once in the runner, which loads this first; its workers and the sites inherit it.
- */
+/** The run's id (scripts/test-run.mjs), set once in the runner: its workers and the sites inherit it. */
 const run = (process.env.AGENCY_TEST_RUN ??= newRun());
 
 const SPAN = 400;
@@ -25,10 +22,9 @@ function freeBase(): number {
 }
 
 /**
- * Ports: E2E_PORT_BASE (default: the first free range from 3100, chosen once by the runner) and
- * the next three for sites, +10 and +11 for the two browser sites' metrics, +90 and +91 for fake
- * services; tests/ops start their own servers at +200 to +398 (`opsPort(n)`, n up to 198); the
- * full-disk site answers its readiness check on +399.
+ * Ports from E2E_PORT_BASE (the first free range, chosen once by the runner): +0 to +3 sites, +10
+ * and +11 their metrics, +90 and +91 fake services, +200 to +398 tests/ops' own servers
+ * (`opsPort(n)`), +399 the full-disk site's readiness.
  */
 const base = Number((process.env.E2E_PORT_BASE ??= String(freeBase())));
 export const opsPort = (n: number) => {
@@ -37,11 +33,7 @@ export const opsPort = (n: number) => {
   return base + 200 + n;
 };
 
-/**
- * Where the sites keep their data (lead database, outbox): a fresh folder for every run, named by
- * the run, since Playwright starts the sites before global setup could empty one. Global setup
- * removes the folders of runs that have ended.
- */
+/** The sites' data: a folder per run, since Playwright starts the sites before global setup could empty one. */
 export const e2eRoot = join(tmpdir(), "agency-site-e2e");
 export const e2eDir = join(e2eRoot, run);
 
@@ -80,9 +72,7 @@ function site(port: number, formServicePort: number | null, extra: Record<string
 
 /**
  * One site per Playwright project (each with its own fake form service), one with no key (the
- * outbox) and the only one with a booking page (BOOKING_URL), and one whose lead store cannot be
- * written: its data folder a full file system (full-disk-site.mjs, SIGTERMed should Playwright die
- * first, to stop its server and unmount), ready once full.
+ * outbox) and a booking page, and one whose lead store cannot be written (full-disk-site.mjs).
  */
 export const sites = {
   js: site(base, base + 90, { METRICS_PORT: String(base + 10) }),

@@ -1,7 +1,4 @@
-/**
- * A small tmpfs as a server's DATA_DIR, to run out of space for real (mounting needs root, as the
- * tests run). Shared by the full-disk e2e site and the operational tests.
- */
+/** A small tmpfs as a server's DATA_DIR, to run out of space for real (mounting needs root, as the tests run). */
 import { execFileSync } from "node:child_process";
 import { closeSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
@@ -20,11 +17,7 @@ export function unmountTmpfs(dir) {
   }
 }
 
-/**
- * Fills `dir` with a file of its own and answers its path (removing it gives the space back): to
- * about `leave` bytes free in 16 KB writes, or with no `leave` to the last byte, big writes first,
- * then smaller ones until the file system says no more.
- */
+/** Fills `dir` to about `leave` bytes free, or to the last byte, with a file of its own: its path, to remove. */
 export function fill(dir, leave = 0) {
   const filler = join(dir, `filler-${fillers++}`);
   const fd = openSync(filler, "w");
