@@ -7,6 +7,7 @@ import { formPosts, MAX_FORM_BYTES } from "./form-posts";
 import { createLogger } from "./log";
 import { createRateLimits, LIMITS } from "./rate-limits";
 import { rejectMalformed } from "./reject-malformed";
+import { FUNNEL_PATH } from "~/funnel/visit";
 
 /**
  * The middleware in a real Express app, with SITE_ORIGIN naming SITE_ORIGINS; the handler after
@@ -151,6 +152,13 @@ it("a trusted proxy that names no client: each such post is a client of its own,
   const clients = [((await first.json()) as { client: string }).client, ((await second.json()) as { client: string }).client];
   expect(clients[0]).toMatch(/^unknown:/);
   expect(clients[1]).not.toBe(clients[0]);
+});
+
+it("a client's beacons past the funnel's limit are refused, never counted; its forms still go", async () => {
+  const client = { "X-Forwarded-For": "198.51.100.120" };
+  for (let i = 0; i < LIMITS.funnel.points; i++) expect((await post("event=2", client, FUNNEL_PATH)).status).toBe(200);
+  expect((await post("event=2", client, FUNNEL_PATH)).status).toBe(429);
+  expect(await status(client)).toBe(200);
 });
 
 describe("formPosts: the body", () => {

@@ -7,6 +7,7 @@ import { leadDatabases } from "../tests/support/engines";
 import { type Db, openDb } from "./db";
 import { dayOf, deviceOfAgent, hitOf, importCounts, lastDays, NEW_SOURCES_A_CLIENT, openFunnel, SOURCES_A_DAY, summarise } from "./funnel";
 import type { FunnelEvent } from "~/funnel/visit";
+import { FUNNEL_KEEP_DAYS } from "~/content/privacy";
 import { funnelPage, funnelReport, NAMED_SOURCES, namedSources, sourceName, sourceWorth } from "./funnel-report";
 
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
@@ -84,6 +85,14 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("the counters on
     for (const source of always) expect(today!.bySource[source]?.reached[2], source).toBe(1);
     expect(Object.keys(today!.bySource)).toHaveLength(SOURCES_A_DAY + 1 + always.length);
   });
+});
+
+it("the days past FUNNEL_KEEP_DAYS are deleted", async () => {
+  const db = await ENGINES.sqlite();
+  const ago = (days: number) => Date.now() - days * 86_400_000;
+  for (const days of [FUNNEL_KEEP_DAYS + 1, FUNNEL_KEEP_DAYS]) await funnelOn(db).add({ event: "2", device: "phone", source: "direct" }, undefined, ago(days));
+  const kept = (await funnelOn(db).read(lastDays(FUNNEL_KEEP_DAYS + 2))).filter((day) => day.reached[2] > 0);
+  expect(kept.map((day) => day.date)).toEqual([dayOf(ago(FUNNEL_KEEP_DAYS))]);
 });
 
 /** A data folder's funnel.db, as a server on SQLite leaves it. */
