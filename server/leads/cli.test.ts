@@ -1,4 +1,6 @@
 /** `npm run leads` on a store a server keeps open: SQLite in a data folder, and a real PostgreSQL (Debian's, a cluster of this file's own). */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -259,6 +261,22 @@ describe("npm run leads, on SQLite alone", () => {
     const { code, err } = await leads(["retry"], { DATA_DIR: dir });
     expect(code).toBe(1);
     expect(err.join("\n")).toMatch(/cannot be used.*nothing was changed/);
+  });
+
+  it("waits up to 3 s for a server's lock; held longer, says the store could not be used and changes nothing", async () => {
+    const { store, env, dir } = await serverStore("sqlite");
+    await store.insert(lead("Message: held"), { id: "H1", key: "h", now: HOURS_AGO, perHour: 0 });
+    const server = new DatabaseSync(join(dir, "leads.db"));
+    server.exec("BEGIN IMMEDIATE");
+    expect(await leads(["release"], env)).toMatchObject({ code: 1, err: [expect.stringMatching(/could not be used.*; nothing was changed$/)] });
+    server.exec("COMMIT");
+    server.close();
+    expect(await store.stats(Date.now())).toMatchObject({ held: 1 });
+    // Another process, as a server is: this one's wait blocks its own event loop.
+    const hold = `const db = new (require("node:sqlite").DatabaseSync)(process.argv[1]); db.exec("BEGIN IMMEDIATE"); console.log("held"); setTimeout(() => db.exec("COMMIT"), 1000);`;
+    const other = spawn(process.execPath, ["-e", hold, join(dir, "leads.db")]);
+    await once(other.stdout, "data");
+    expect(await leads(["release"], env)).toMatchObject({ code: 0, out: [expect.stringMatching(/^released 1 lead/)] });
   });
 
   it("a data folder with no store yet: list and status say so, exit 0, and make none", async () => {

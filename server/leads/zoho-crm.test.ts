@@ -178,6 +178,17 @@ describe("delivery to Zoho CRM", () => {
     expect(await transport.deliver(contact("A"))).toMatchObject({ ok: false, retry: true, status: 500 });
   });
 
+  it("a record deleted in the CRM while its lead is retried is made again", async () => {
+    zoho = await startFakeZohoCrm();
+    const transport = createZohoTransport(settings(zoho), 2_000);
+    const first = await transport.deliver(contact("A"));
+    zoho.records().splice(0);
+    const again = await transport.deliver(contact("A"));
+    expect(again).toMatchObject({ ok: true, record: zoho.records()[0]!.id });
+    expect(again).not.toEqual(first);
+    expect(zoho.records().map((r) => r.fields.Website_Reference)).toEqual(["A"]);
+  });
+
   it("a refused refresh token, data Zoho refuses, a mandatory field missing, or a duplicate on another unique field: refused for good, with Zoho's word", async () => {
     zoho = await startFakeZohoCrm({ unique: ["Email"], leadSources: ["Website"], fields: { Project: 2000 } });
     const refused = (reason: string) => ({ ok: false, retry: false, reason: `zoho:${reason}`, status: reason.startsWith("invalid") ? 200 : 400 });
