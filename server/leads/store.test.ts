@@ -17,7 +17,7 @@ import { describe, expect, it } from "vitest";
 import { ENGINES, leadDatabases, type Place } from "../../tests/support/engines";
 import { causeOf, openDb, StoreUnusable, type Db } from "../db";
 import { DEDUPE_WINDOW_MS, MAX_DELAY_MS } from "./schedule";
-import { leadStore, moveIntoPostgres, prepareStore, type LeadStore } from "./store";
+import { copyLeads, leadStore, moveIntoPostgres, prepareStore, type LeadStore } from "./store";
 import type { Lead } from "./types";
 
 const lead = (text = "Message: our secret plans"): Lead => ({
@@ -327,6 +327,17 @@ it("a claim on SQLite made before the host restarted (another boot, whose clock 
   await add(before, "across a reboot");
   expect(await before.claimDue(T, 1, 30_000)).toHaveLength(1);
   expect(await (await booted(1_000, "boot-2/")).claimDue(T, 1, 30_000)).toHaveLength(1);
+});
+
+it("restore writes 500 leads a transaction: cut short, it keeps what it added; run again, it adds the rest", async () => {
+  const where = await place("sqlite");
+  const db = open(where);
+  await add(await storeAt(where, db), "one");
+  const [row] = await db.all("SELECT * FROM leads");
+  const rows = Array.from({ length: 1200 }, (_, i) => ({ ...row, id: `R${i}` }));
+  await expect(copyLeads(rows.with(700, { ...row, id: "R700", kind: null }), db, T)).rejects.toThrow(/NOT NULL/);
+  expect(await db.get("SELECT count(*) AS n FROM leads")).toEqual({ n: 501 });
+  expect(await copyLeads(rows, db, T)).toBe(700);
 });
 
 describe("a data folder's SQLite store met with DATABASE_URL", () => {
