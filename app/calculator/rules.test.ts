@@ -17,12 +17,8 @@ describe("steps 1–3: a choice", () => {
   });
 
   it.each([
-    [1, { service: "blockchain" }, { service: ["Please choose a service"] }],
-    [1, { service: "web" }, { service: ["Please choose a service"] }],
-    [1, { service: "SEO" }, { service: ["Please choose a service"] }],
-    [1, { service: "" }, { service: ["Please choose a service"] }],
+    ...["blockchain", "web", "SEO", "", "Software"].map((service) => [1, { service }, { service: ["Please choose a service"] }] as const),
     [1, {}, { service: ["Please choose a service"] }],
-    [1, { service: "Software" }, { service: ["Please choose a service"] }],
     [2, { timeframe: "yesterday" }, { timeframe: ["Please choose a timeframe"] }],
     [3, { complexity: "" }, { complexity: ["Please choose a complexity"] }],
     [3, { complexity: "huge" }, { complexity: ["Please choose a complexity"] }],
@@ -166,18 +162,7 @@ describe("the hidden fields", () => {
     expect(resetState()).toEqual({ step: 1, reached: 1, complexity: "medium", description: "", name: "", companyName: "", email: "", phone: "" });
     expect(resetState()).not.toBe(resetState());
     expect(stateToFields(resetState())).toEqual({ "state.step": "1", "state.complexity": "medium" });
-    expect(stateToFields(full)).toEqual({
-      "state.step": "5",
-      "state.service": "softwareDev",
-      "state.timeframe": "urgent",
-      "state.complexity": "complex",
-      "state.description": "A booking app",
-      "state.name": "Thandi Nkosi",
-      "state.companyName": "Acme Ltd",
-      "state.email": "ada@acme.example",
-      "state.phone": "+27 11 555 1234",
-      "state.reached": "5",
-    });
+    expect(stateToFields(full)).toEqual(Object.fromEntries(Object.entries(full).map(([name, value]) => [`state.${name}`, String(value)])));
   });
 
   it("read back, every reachable state is itself; no fields (or unprefixed ones) are a fresh wizard", () => {
