@@ -322,11 +322,8 @@ describe("on SQLite alone", () => {
   it("a line a crash tore (no closing brace, the next line on its own) is read as text: found and erased too", async () => {
     const { env, dir } = await seeded("sqlite");
     const outbox = join(dir, "outbox.jsonl");
-    const whole = JSON.stringify({
-      id: "20261122-TTTTTTT1",
-      reply_to: "torn.person@example.com",
-      message: `Phone: 082 777 8888\nDescription: TORN-TEXT ${"and more ".repeat(20)}\n\nReference: x`,
-    });
+    const message = `Phone: 082 777 8888\nDescription: TORN-TEXT ${"and more ".repeat(20)}\n\nReference: x`;
+    const whole = JSON.stringify({ id: "20261122-TTTTTTT1", reply_to: "torn.person@example.com", message });
     const later = JSON.stringify({ id: "20261122-TTTTTTT2", reply_to: "ada@example.com", message: "later" });
     writeFileSync(outbox, `${whole.slice(0, Math.floor((whole.length * 2) / 3))}\n${later}\n`, { mode: 0o600 });
     for (const who of ["Torn.Person@example.com", "082-777-8888", "20261122-TTTTTTT1"])
