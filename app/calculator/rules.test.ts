@@ -166,15 +166,9 @@ describe("the hidden fields", () => {
   });
 
   it("read back, every reachable state is itself; no fields (or unprefixed ones) are a fresh wizard", () => {
-    const states: WizardState[] = [
-      resetState(),
-      { ...resetState(), step: 2, service: "seo" },
-      { ...resetState(), step: 3, service: "seo", timeframe: "standard" },
-      { ...resetState(), step: 4, service: "seo", timeframe: "standard", complexity: "simple", description: "draft" },
-      full,
-      at(1),
-      at(4, { email: "half" }),
-    ];
+    const early = (state: Partial<WizardState>): WizardState => ({ ...resetState(), service: "seo", ...state });
+    const states = [resetState(), early({ step: 2 }), early({ step: 3, timeframe: "standard" }), full, at(1), at(4, { email: "half" })];
+    states.push(early({ step: 4, timeframe: "standard", complexity: "simple", description: "draft" }));
     for (const s of states) expect(parseState(stateToFields(s))).toEqual(s);
     expect(parseState({})).toEqual(resetState());
     expect(parseState({ service: "seo", step: "3" })).toEqual(resetState());
@@ -184,12 +178,8 @@ describe("the hidden fields", () => {
     expect(parseState({ "state.step": "5" })).toEqual(resetState());
     expect(parseState({ "state.step": "3", "state.service": "hacking", "state.timeframe": "urgent" })).toEqual({ ...resetState(), timeframe: "urgent" });
     expect(parseState({ "state.step": "3", "state.service": "ai" })).toEqual({ ...resetState(), step: 2, service: "ai" });
-    expect(parseState({ "state.step": "4", "state.service": "ai", "state.timeframe": "urgent", "state.complexity": "extreme" })).toEqual({
-      ...resetState(),
-      step: 4,
-      service: "ai",
-      timeframe: "urgent",
-    });
+    const extreme = { "state.step": "4", "state.service": "ai", "state.timeframe": "urgent", "state.complexity": "extreme" };
+    expect(parseState(extreme)).toEqual({ ...resetState(), step: 4, service: "ai", timeframe: "urgent" });
     // step 5 needs a service and a timeframe, not a description (it is optional)
     expect(parseState({ ...stateToFields(full), "state.description": "   " }).step).toBe(5);
     expect(parseState({ ...stateToFields(full), "state.timeframe": "" }).step).toBe(2);
