@@ -11,15 +11,13 @@ import { visitor, visitorOwner } from "~/forms/visitor.server";
 import { loader } from "./home.server";
 import { bookingHref } from "~/forms/draft.server";
 
+const contact = { name: "", companyName: "Gauteng Freight", email: "ops@gautengfreight.co.za", phone: "+27 11 555 0101" };
 const sent: CalculatorRequest = {
   service: "softwareDev",
   timeframe: "urgent",
   complexity: "complex",
   description: "A dispatch app for 40 drivers",
-  name: "",
-  companyName: "Gauteng Freight",
-  email: "ops@gautengfreight.co.za",
-  phone: "+27 11 555 0101",
+  ...contact,
 };
 /** The store's contract (server/drafts.ts keeps it, and is tested there): records by owner and id. */
 function memoryDrafts(): DraftStore {

@@ -10,21 +10,22 @@ afterEach(() => {
   for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 });
 
-/** Running: not gone, and not a zombie waiting to be reaped. */
-const alive = (pid: number) => {
+const read = (path: string) => {
   try {
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    return readFileSync(path, "utf8");
   } catch {
-    return false;
+    return "";
   }
 };
+/** Running: not gone, and not a zombie waiting to be reaped. */
+const alive = (pid: number) => /\) [^Z] /.test(read(`/proc/${pid}/stat`));
 const until = async (check: () => boolean) => {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
   return check();
 };
-/** A process that would run for a minute, carrying `run` as a test run's processes do. */
-function marked(run: string) {
-  const child = spawn("sleep", ["60"], { env: { ...process.env, AGENCY_TEST_RUN: run }, stdio: "ignore" });
+/** A process that would run for a minute, carrying `run` (if given) as a test run's processes do. */
+function marked(run?: string) {
+  const child = spawn("sleep", ["60"], { env: run ? { ...process.env, AGENCY_TEST_RUN: run } : process.env, stdio: "ignore" });
   started.push(child);
   return child;
 }
@@ -37,13 +38,10 @@ const script = (...args: string[]) =>
 
 describe("a test run's processes (scripts/test-run.mjs)", () => {
   it("the end-of-run check names what the run still has running, stops it and fails; a second check passes", async () => {
-    const owner = spawn("sleep", ["60"], { stdio: "ignore" });
-    started.push(owner);
+    const owner = marked();
     const run = newRun(owner.pid);
     const left = marked(run);
-    const otherOwner = spawn("sleep", ["60"], { stdio: "ignore" });
-    started.push(otherOwner);
-    const other = marked(newRun(otherOwner.pid)); // another live run's: not this check's business
+    const other = marked(newRun(marked().pid)); // another live run's: not this check's business
     const { code, stdout } = await script("check", run);
     expect(code).toBe(1);
     expect(stdout).toContain(`pid ${left.pid}: sleep 60`);
@@ -66,8 +64,7 @@ describe("a test run's processes (scripts/test-run.mjs)", () => {
   });
 
   it("a run is alive while its owner runs (a reused pid is not taken for it); reap stops what a run whose owner is gone left, not a live run's", async () => {
-    const owner = spawn("sleep", ["60"], { stdio: "ignore" });
-    started.push(owner);
+    const owner = marked();
     const deadRun = newRun(owner.pid);
     expect([runAlive(deadRun), runAlive(`${owner.pid}.1`)], "alive; the same pid with another start time").toEqual([true, false]);
     owner.kill("SIGKILL");
@@ -97,14 +94,7 @@ describe("a test run's processes (scripts/test-run.mjs)", () => {
       const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once("data", (d) => resolve(String(d)))));
       // Until setpriv has set the death signal and become the sleep: a parent killed before that
       // (a busy machine) leaves setpriv nothing to act on, which no wrapper can close.
-      const command = () => {
-        try {
-          return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
-        } catch {
-          return "";
-        }
-      };
-      expect(await until(() => command() === "sleep")).toBe(true);
+      expect(await until(() => read(`/proc/${pid}/comm`).trim() === "sleep")).toBe(true);
       parent.kill("SIGKILL");
       expect(await until(() => !alive(pid)), "the owned child outlived its parent").toBe(true);
     },

@@ -23,9 +23,8 @@ it.each(ENGINES)("inside a transaction, a call on the database itself throws Tra
 it("a connection PostgreSQL ends while a transaction holds it fails that transaction, not the process, and the next call connects again", async () => {
   const where = await place("postgres");
   const [db, other] = [open(where), open(where)];
-  // Between two statements of a transaction (its connection out of the pool), the server ends
-  // the connection (a restart, an administrator, a failover): the client says so with an
-  // 'error' event, which with no listener of its own is an uncaught exception, the end of the server.
+  // The server ends a transaction's connection between two statements (a restart, a failover): the client's 'error'
+  // event, with no listener of its own, would be an uncaught exception, the end of the server.
   const failed = db.transaction(async (tx) => {
     const pid = Number((await tx.get("SELECT pg_backend_pid() AS pid"))?.pid);
     await other.get("SELECT pg_terminate_backend(?::int)", [pid]);
@@ -39,8 +38,7 @@ it("a connection PostgreSQL ends while a transaction holds it fails that transac
 it("a new SQLite file another process is writing is opened once its lock goes: two servers started at once on one new folder both start", async () => {
   const { file } = await place("sqlite");
   mkdirSync(dirname(file), { recursive: true });
-  // The other process has the file in its first write, before WAL: SQLite refuses the change to WAL
-  // at once, without its wait for a lock (one start in about 15 of two at once, before this wait).
+  // The other process is in the file's first write, before WAL: SQLite refuses the change to WAL at once, without its lock wait.
   const holder = spawn(process.execPath, ["-e", HOLDS_A_WRITE_FOR_HALF_A_SECOND, file], { stdio: ["ignore", "pipe", "inherit"] });
   onTestFinished(() => void holder.kill());
   await once(holder.stdout, "data");

@@ -44,7 +44,6 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("on %s", (engine
     const loaded = await drafts.load(alice, a);
     expect(loaded).toEqual(draft);
     expect(loaded).not.toBe(draft);
-    // The id of the owner's earlier draft replaces it; any other id gets a fresh one.
     expect(await drafts.save(alice, { fields: {} }, a)).toBe(a);
     expect(await drafts.load(alice, a)).toEqual({ fields: {} });
     for (const other of ["not-an-id", "A".repeat(22)]) {
@@ -88,7 +87,7 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("on %s", (engine
 
   it("stays within its budget, dropping the oldest", async () => {
     const drafts = store(await database(), { maxMemory: 30_000 });
-    const ids = [];
+    const ids: string[] = [];
     for (let i = 0; i < 10; i++) ids.push(await drafts.save(alice, draft));
     expect(await drafts.load(alice, ids[0]!)).toBeUndefined();
     expect(await drafts.load(alice, ids[9]!)).toEqual(draft);
@@ -172,20 +171,14 @@ describe("what the forms keep", () => {
     // A paste a little too long (no box cuts one): kept whole, with how long it is.
     const over = { ...step4, description: `${"x".repeat(7_000)}${"🙂".repeat(250)}` };
     const some = await keptBy(context, await step(over), "draft");
-    expect(some.kept).toMatchObject({
-      fields: { "state.step": "4", "state.description": over.description },
-      errors: { description: ["Description must be at most 5,000 characters; this one has 7,250"] },
-    });
+    const tooLong = "Description must be at most 5,000 characters; this one has";
+    expect(some.kept).toMatchObject({ fields: { "state.step": "4", "state.description": over.description }, errors: { description: [`${tooLong} 7,250`] } });
     expect(some.size * perClient).toBeLessThan(DRAFT_MEMORY);
     // Far too long: not kept, and its message says so.
     const far = { ...step4, description: "x".repeat(60_000), "state.name": "n".repeat(60_000) };
     const { kept, size } = await keptBy(context, await step(far), "draft");
-    expect(kept).toMatchObject({
-      fields: { "state.step": "4" },
-      errors: { description: ["Description must be at most 5,000 characters; this one has 60,000, too many to keep here"] },
-    });
-    expect(JSON.stringify(kept)).not.toContain("xxxxxxxxxx");
-    expect(JSON.stringify(kept)).not.toContain("nnnnnnnnnn");
+    expect(kept).toMatchObject({ fields: { "state.step": "4" }, errors: { description: [`${tooLong} 60,000, too many to keep here`] } });
+    expect(JSON.stringify(kept)).not.toMatch(/xxxxxxxxxx|nnnnnnnnnn/);
     expect(size * perClient).toBeLessThan(DRAFT_MEMORY);
   });
 
@@ -194,10 +187,8 @@ describe("what the forms keep", () => {
     const values = { name: "Ann", email: "ann@", service: "s".repeat(20_000), message: "x".repeat(40_000) };
     const errors = { email: ["Please enter a valid email address"], message: ["Message must be at most 5,000 characters; this one has 40,000"] };
     const { kept, size } = await keptBy(context, await toContactErrors(post(), context, values, errors, undefined, "x".repeat(60_000)), "contact");
-    expect(kept).toEqual({
-      values: { name: "Ann", email: "ann@", service: "", message: "" },
-      errors: { ...errors, message: ["Message must be at most 5,000 characters; this one has 40,000, too many to keep here"] },
-    });
+    const message = ["Message must be at most 5,000 characters; this one has 40,000, too many to keep here"];
+    expect(kept).toEqual({ values: { name: "Ann", email: "ann@", service: "", message: "" }, errors: { ...errors, message } });
     expect(size * perClient).toBeLessThan(DRAFT_MEMORY);
     const whole = await keptBy(context, await toContactErrors(post(), context, { ...values, message: "y".repeat(7_500) }, errors, undefined, ""), "contact");
     expect(whole.kept).toMatchObject({ values: { message: "y".repeat(7_500) } });

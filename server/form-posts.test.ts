@@ -7,11 +7,9 @@ import { formPosts, MAX_FORM_BYTES } from "./form-posts";
 import { createLogger } from "./log";
 import { createRateLimits, LIMITS } from "./rate-limits";
 import { rejectMalformed } from "./reject-malformed";
+import { FUNNEL_PATH } from "~/funnel/visit";
 
-/**
- * The middleware in a real Express app, with SITE_ORIGIN naming SITE_ORIGINS; the handler after
- * it echoes what an action would get. Its log lines and its metric events are kept for the tests to read.
- */
+/** The middleware in a real Express app (SITE_ORIGIN: SITE_ORIGINS), then what an action would get; its log lines and metric events kept. */
 const SITE_ORIGINS = ["https://www.kopano.example", "http://site.test:8080"];
 let url = "";
 /** The same without TRUST_PROXY, behind the server's own rejectMalformed: a client that talks to the site directly. */
@@ -82,9 +80,7 @@ describe("formPosts: the cross-site check", () => {
   it("lets through what the browser calls same-origin or the visitor's own (none), whatever its Origin says of the host, and a client that says nothing", async () => {
     // What a browser sends through a proxy that rewrites Host (nginx's plain proxy_pass) or drops its port ($host).
     for (const origin of ["https://kopano.example", "http://127.0.0.1:8443", "null"])
-      expect([await status({ "Sec-Fetch-Site": "same-origin", Origin: origin }), await status({ "Sec-Fetch-Site": "none", Origin: origin })]).toEqual([
-        200, 200,
-      ]);
+      for (const site of ["same-origin", "none"]) expect(await status({ "Sec-Fetch-Site": site, Origin: origin }), `${site} ${origin}`).toBe(200);
     expect(await status({})).toBe(200);
   });
 
@@ -130,9 +126,9 @@ describe("formPosts: a refusal is never silent", () => {
 
   it("without Fetch Metadata, an Origin naming another host (or SITE_ORIGIN's host in another scheme): an error with both hosts, counted as looking same-site", async () => {
     // A browser without Fetch Metadata (Safari before 16.4) behind a proxy that rewrote Host looks exactly like this.
-    const { lines, events } = await watch(
-      async () => (await post("name=Ann", { Origin: "https://kopano.example" }), await post("name=Ann", { Origin: "http://www.kopano.example" })),
-    );
+    const { lines, events } = await watch(async () => {
+      for (const Origin of ["https://kopano.example", "http://www.kopano.example"]) await post("name=Ann", { Origin });
+    });
     expect(lines).toEqual([
       expect.objectContaining({ level: "error", event: "post_refused_same_site", status: 403, origin: "kopano.example", host: host(), path: "/" }),
       expect.objectContaining({ level: "error", event: "post_refused_same_site", origin: "www.kopano.example", host: host() }),
@@ -151,6 +147,13 @@ it("a trusted proxy that names no client: each such post is a client of its own,
   const clients = [((await first.json()) as { client: string }).client, ((await second.json()) as { client: string }).client];
   expect(clients[0]).toMatch(/^unknown:/);
   expect(clients[1]).not.toBe(clients[0]);
+});
+
+it("a client's beacons past the funnel's limit are refused, never counted; its forms still go", async () => {
+  const client = { "X-Forwarded-For": "198.51.100.120" };
+  for (let i = 0; i < LIMITS.funnel.points; i++) expect((await post("event=2", client, FUNNEL_PATH)).status).toBe(200);
+  expect((await post("event=2", client, FUNNEL_PATH)).status).toBe(429);
+  expect(await status(client)).toBe(200);
 });
 
 describe("formPosts: the body", () => {

@@ -7,6 +7,7 @@ import { leadDatabases } from "../tests/support/engines";
 import { type Db, openDb } from "./db";
 import { dayOf, deviceOfAgent, hitOf, importCounts, lastDays, NEW_SOURCES_A_CLIENT, openFunnel, SOURCES_A_DAY, summarise } from "./funnel";
 import type { FunnelEvent } from "~/funnel/visit";
+import { FUNNEL_KEEP_DAYS } from "~/content/privacy";
 import { funnelPage, funnelReport, NAMED_SOURCES, namedSources, sourceName, sourceWorth } from "./funnel-report";
 
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
@@ -37,11 +38,8 @@ async function bySource(funnel: ReturnType<typeof openFunnel>) {
 
 describe("what one request counts", () => {
   it("the user agent's device class, and the source's key", () => {
-    expect(hitOf("3", headers(CHROME), { kind: "campaign", source: "newsletter", medium: "email", campaign: "spring" })).toEqual({
-      event: "3",
-      device: "desktop",
-      source: "newsletter/email/spring",
-    });
+    const spring = { kind: "campaign", source: "newsletter", medium: "email", campaign: "spring" } as const;
+    expect(hitOf("3", headers(CHROME), spring)).toEqual({ event: "3", device: "desktop", source: "newsletter/email/spring" });
     expect(hitOf("3", headers(CHROME), { kind: "search", name: "google" })).toEqual({ event: "3", device: "desktop", source: "search:google" });
     expect(hitOf("sent", headers("Mozilla/5.0 (Linux; Android 14; Pixel 8) Mobile Safari/537.36"), direct)?.device).toBe("phone");
     expect(hitOf("sent", headers("Mozilla/5.0 (X11; Linux x86_64)", { "sec-ch-ua-mobile": "?1" }), direct)?.device).toBe("phone");
@@ -86,21 +84,26 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("the counters on
   });
 });
 
+it("the days past FUNNEL_KEEP_DAYS are deleted", async () => {
+  const db = await ENGINES.sqlite();
+  const ago = (days: number) => Date.now() - days * 86_400_000;
+  for (const days of [FUNNEL_KEEP_DAYS + 1, FUNNEL_KEEP_DAYS]) await funnelOn(db).add({ event: "2", device: "phone", source: "direct" }, undefined, ago(days));
+  const kept = (await funnelOn(db).read(lastDays(FUNNEL_KEEP_DAYS + 2))).filter((day) => day.reached[2] > 0);
+  expect(kept.map((day) => day.date)).toEqual([dayOf(ago(FUNNEL_KEEP_DAYS))]);
+});
+
 /** A data folder's funnel.db, as a server on SQLite leaves it. */
-async function folderCounts(counts: [string, number][]) {
+async function folderCounts(counts: Record<string, number>) {
   const file = join(await folder(), "funnel.db");
   const funnel = funnelOn(sqlite(file));
-  for (const [source, n] of counts) for (let i = 0; i < n; i++) await funnel.add({ event: "2", device: "phone", source });
+  for (const [source, n] of Object.entries(counts)) for (let i = 0; i < n; i++) await funnel.add({ event: "2", device: "phone", source });
   await funnel.close();
   return file;
 }
 
 describe("one container becoming several", () => {
   it("importCounts adds a data folder's counts to PostgreSQL's, once, and empties the file", async () => {
-    const file = await folderCounts([
-      ["search:google", 3],
-      ["newsletter/email/spring", 4],
-    ]);
+    const file = await folderCounts({ "search:google": 3, "newsletter/email/spring": 4 });
     const shared = await postgres();
     await funnelOn(shared).add({ event: "2", device: "phone", source: "search:google" });
     expect(await importCounts(sqlite(file), shared)).toBe(2);
@@ -133,33 +136,20 @@ describe("reading", () => {
   });
 
   it("a source in the words a marketer reads", () => {
-    expect(
-      [
-        "newsletter/email/spring",
-        "newsletter//spring",
-        "newsletter",
-        "google/cpc",
-        "search:google",
-        "social:linkedin",
-        "assistant:chatgpt",
-        "site:example.co.za",
-        "link",
-        "direct",
-        "other",
-      ].map(sourceName),
-    ).toEqual([
-      "newsletter · email · spring",
-      "newsletter · – · spring",
-      "newsletter",
-      "google · cpc",
-      "Google search",
-      "LinkedIn (social)",
-      "ChatGPT (AI assistant)",
-      "A link on example.co.za",
-      "A link on another site",
-      "Direct",
-      "Other (not named)",
-    ]);
+    const names = {
+      "newsletter/email/spring": "newsletter · email · spring",
+      "newsletter//spring": "newsletter · – · spring",
+      newsletter: "newsletter",
+      "google/cpc": "google · cpc",
+      "search:google": "Google search",
+      "social:linkedin": "LinkedIn (social)",
+      "assistant:chatgpt": "ChatGPT (AI assistant)",
+      "site:example.co.za": "A link on example.co.za",
+      link: "A link on another site",
+      direct: "Direct",
+      other: "Other (not named)",
+    };
+    expect(Object.keys(names).map(sourceName)).toEqual(Object.values(names));
   });
 
   it("what each source brought, per day and over the range: step-2 visits, sends, contact messages and sends per step-2 visit; the most visits at step 2 and messages first", () => {
@@ -242,16 +232,12 @@ describe("reading", () => {
     const [week, steps, devices, sources] = tables.map((table) => table.rows);
     expect(week!.at(-1)).toEqual(["Total", "14", "3", "0", "0", "2", "3"]);
     expect(steps![2]).toEqual(["Step 3", "█".repeat(9), "3", "21% of Step 2"]);
-    expect(devices!.slice(1)).toEqual([
-      ["phone", "14", "0", "0", "0", "2", "3"],
-      ["tablet", "0", "0", "0", "0", "0", "0"],
-      ["desktop", "0", "3", "0", "0", "0", "0"],
-    ]);
+    expect(devices!.slice(1).map((row) => row.join(" "))).toEqual(["phone 14 0 0 0 2 3", "tablet 0 0 0 0 0 0", "desktop 0 3 0 0 0 0"]);
     const newsletter = sources!.findIndex(([name]) => name === "newsletter · email · spring");
-    expect(sources!.slice(newsletter, newsletter + 3)).toEqual([
-      ["newsletter · email · spring", "3", "2", "67%", "1"],
-      [yesterday, "2", "0", "0%", "0"],
-      [today, "1", "2", "200%", "1"],
+    expect(sources!.slice(newsletter, newsletter + 3).map((row) => row.join("|"))).toEqual([
+      "newsletter · email · spring|3|2|67%|1",
+      `${yesterday}|2|0|0%|0`,
+      `${today}|1|2|200%|1`,
     ]);
     expect(sources).toContainEqual(["Direct", "0", "0", "–", "2"]);
     expect(sources).toContainEqual(["A link on example.co.za", "1", "0", "0%", "0"]);
@@ -263,16 +249,10 @@ describe("reading", () => {
     const dir = await folder();
     const funnel = funnelOn(sqlite(join(dir, "funnel.db")));
     const yesterday = Date.now() - 86_400_000;
-    for (const [event, source, at] of [
-      ["2", "newsletter/email/spring", yesterday],
-      ["2", "newsletter/email/spring", undefined],
-      ["2", "newsletter/email/spring", undefined],
-      ["3", "newsletter/email/spring", undefined],
-      ["sent", "newsletter/email/spring", undefined],
-      ["contact", "newsletter/email/spring", undefined],
-      ["2", "search:google", undefined],
-    ] as const)
-      await funnel.add({ event, device: "phone", source }, undefined, at);
+    const spring = "newsletter/email/spring";
+    await funnel.add({ event: "2", device: "phone", source: spring }, undefined, yesterday);
+    for (const event of ["2", "2", "3", "sent", "contact"] as const) await funnel.add({ event, device: "phone", source: spring });
+    await funnel.add({ event: "2", device: "phone", source: "search:google" });
     await funnel.close();
     const lines: string[] = [];
     expect(await runCli(["funnel"], { DATA_DIR: dir }, (line) => lines.push(line))).toBe(0);
@@ -280,13 +260,20 @@ describe("reading", () => {
     expect(lines.find((line) => line.startsWith("Step 2"))).toMatch(/█{40} +4$/);
     expect(lines.find((line) => line.startsWith("Step 3"))).toMatch(/█{10} +1 +25% of Step 2$/);
     const from = lines.findIndex((line) => line.startsWith("What each source brought, last 7 days"));
-    expect(lines.slice(from + 1).map((line) => line.trim().split(/\s{2,}/))).toEqual([
-      ["Source / day", "Step 2", "Sent", "Step 2 → sent", "Contact"],
-      ["newsletter · email · spring", "3", "1", "33%", "1"],
-      [dayOf(yesterday), "1", "0", "0%", "0"],
-      [dayOf(Date.now()), "2", "1", "50%", "1"],
-      ["Google search", "1", "0", "0%", "0"],
-      [dayOf(Date.now()), "1", "0", "0%", "0"],
+    expect(
+      lines.slice(from + 1).map((line) =>
+        line
+          .trim()
+          .split(/\s{2,}/)
+          .join("|"),
+      ),
+    ).toEqual([
+      "Source / day|Step 2|Sent|Step 2 → sent|Contact",
+      "newsletter · email · spring|3|1|33%|1",
+      `${dayOf(yesterday)}|1|0|0%|0`,
+      `${dayOf(Date.now())}|2|1|50%|1`,
+      "Google search|1|0|0%|0",
+      `${dayOf(Date.now())}|1|0|0%|0`,
     ]);
     const json: string[] = [];
     expect(await runCli(["funnel", "--json", "--days", "2"], { DATA_DIR: dir }, (line) => json.push(line))).toBe(0);

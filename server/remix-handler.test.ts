@@ -14,10 +14,8 @@ async function action({ request }: ActionFunctionArgs) {
 }
 /** A loader that answers what Remix was given, with two cookies and a status of its own. */
 function loader({ request }: LoaderFunctionArgs) {
-  const headers = new Headers([
-    ["Set-Cookie", "a=1"],
-    ["Set-Cookie", "b=2"],
-  ]);
+  const headers = new Headers({ "Set-Cookie": "a=1" });
+  headers.append("Set-Cookie", "b=2");
   return json({ url: request.url, method: request.method, test: request.headers.get("x-test") }, { status: 203, headers });
 }
 const build = {
@@ -43,16 +41,10 @@ let close = () => {};
 const errors: Error[] = [];
 beforeAll(async () => {
   const log = createLogger();
+  const drafts = { save: async () => "", load: async () => undefined, delete: async () => undefined };
   const remix = remixHandler(build, "production", () => ({
-    clientAddress: undefined,
-    submitLead: async () => ({ ok: true }),
-    countVisit: async () => undefined,
-    sources: { names: new Set(), sites: [] },
-    serving: () => true,
-    drafts: { save: async () => "", load: async () => undefined, delete: async () => undefined },
-    privacy: { formService: null, retentionDays: 30 },
-    bookingUrl: undefined,
-    log,
+    ...{ clientAddress: undefined, submitLead: async () => ({ ok: true }), countVisit: async () => undefined, sources: { names: new Set(), sites: [] } },
+    ...{ serving: () => true, drafts, privacy: { formService: null, retentionDays: 30 }, bookingUrl: undefined, log },
   }));
   const app = express();
   app.post("/checked", formPosts({ limits: createRateLimits(undefined, log), log }), remix);

@@ -24,31 +24,20 @@ describe("an estimate's address", () => {
   });
 
   it("takes the choices whatever their order or the parameters beside them", () => {
-    expect(fromQuery("complexity=simple&utm_source=chat&timeframe=relaxed&service=seo")).toEqual({
-      service: "seo",
-      timeframe: "relaxed",
-      complexity: "simple",
-    });
+    const choices = { service: "seo", timeframe: "relaxed", complexity: "simple" };
+    expect(fromQuery("complexity=simple&utm_source=chat&timeframe=relaxed&service=seo")).toEqual(choices);
   });
 
+  const rest = "&timeframe=urgent&complexity=simple";
   it.each([
-    "",
-    "service=seo&timeframe=urgent",
-    "service=seo&complexity=simple",
-    "timeframe=urgent&complexity=simple",
-    "service=SEO&timeframe=urgent&complexity=simple",
-    "service=seo&timeframe=urgent&complexity=%3Cscript%3E",
-    "service=seo&timeframe=soon&complexity=simple",
-    "service=&timeframe=urgent&complexity=simple",
-    "service=toString&timeframe=urgent&complexity=simple",
+    ...["", "service=seo&timeframe=urgent", "service=seo&complexity=simple", "timeframe=urgent&complexity=simple"],
+    ...[`service=SEO${rest}`, "service=seo&timeframe=urgent&complexity=%3Cscript%3E", "service=seo&timeframe=soon&complexity=simple"],
+    ...[`service=${rest}`, `service=toString${rest}`],
   ])("names no estimate for %j", (query) => expect(fromQuery(query)).toBeNull());
 
   it("reads a stored record the same way (anything but a known value is no choice)", () => {
-    expect(choicesFrom((name) => ({ service: "ai", timeframe: "standard", complexity: "medium" })[name])).toEqual({
-      service: "ai",
-      timeframe: "standard",
-      complexity: "medium",
-    });
+    const stored = { service: "ai", timeframe: "standard", complexity: "medium" };
+    expect(choicesFrom((name) => stored[name as keyof typeof stored])).toEqual(stored);
     expect(choicesFrom((name) => ({ service: ["ai"], timeframe: "standard", complexity: "medium" })[name])).toBeNull();
   });
 });

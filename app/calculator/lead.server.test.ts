@@ -5,16 +5,8 @@ import { calculatorLead } from "./lead.server";
 import { estimate, formatUsd } from "./pricing";
 import type { CalculatorRequest } from "./rules";
 
-const request: CalculatorRequest = {
-  service: "softwareDev",
-  timeframe: "urgent",
-  complexity: "complex",
-  description: "A booking app for salons",
-  name: "",
-  companyName: "Acme Ltd",
-  email: "ada@acme.example",
-  phone: "+27 11 555 1234",
-};
+const contact = { name: "", companyName: "Acme Ltd", email: "ada@acme.example", phone: "+27 11 555 1234" };
+const request: CalculatorRequest = { service: "softwareDev", timeframe: "urgent", complexity: "complex", description: "A booking app for salons", ...contact };
 /** The figure the estimate rule gives this request (app/calculator/pricing.test.ts checks the rule). */
 const price = formatUsd(estimate(request));
 

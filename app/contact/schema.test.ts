@@ -12,11 +12,7 @@ const errorsOf = (data: unknown) => {
 
 describe("contactSchema", () => {
   it("accepts a valid form and trims texts", () => {
-    expect(contactSchema.parse({ ...valid, name: "  Ada ", message: " Hi \n", extra: "ignored" })).toEqual({
-      ...valid,
-      name: "Ada",
-      message: "Hi",
-    });
+    expect(contactSchema.parse({ ...valid, name: "  Ada ", message: " Hi \n", extra: "ignored" })).toEqual({ ...valid, name: "Ada", message: "Hi" });
     for (const { value } of CONTACT_SERVICES) expect(errorsOf({ ...valid, service: value })).toBeUndefined();
     expect(errorsOf({ ...valid, name: "n".repeat(100), message: "m".repeat(5000) })).toBeUndefined();
   });
@@ -38,9 +34,7 @@ describe("contactSchema", () => {
 
   it("rejects too long texts, a bad email and an unknown service", () => {
     expect(errorsOf({ ...valid, name: "n".repeat(101) })).toEqual({ name: ["Name must be at most 100 characters; this one has 101"] });
-    expect(errorsOf({ ...valid, message: "m".repeat(5001) })).toEqual({
-      message: ["Message must be at most 5,000 characters; this one has 5,001"],
-    });
+    expect(errorsOf({ ...valid, message: "m".repeat(5001) })).toEqual({ message: ["Message must be at most 5,000 characters; this one has 5,001"] });
     expect(errorsOf({ ...valid, email: "ada.example.com" })).toEqual({ email: ["Please enter a valid email address"] });
     expect(errorsOf({ ...valid, service: "softwareDev" })).toEqual({ service: ["Please choose a service"] });
     expect(errorsOf({ ...valid, service: "LOW-CODE" })).toEqual({ service: ["Please choose a service"] });

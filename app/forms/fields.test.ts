@@ -16,13 +16,8 @@ describe("emailSchema", () => {
     expect(messages(emailSchema, "first.last+tag@sub.example.co.za")).toBe("ok");
   });
   it.each([
-    [undefined, "Please enter your email address"],
-    ["", "Please enter your email address"],
-    ["   ", "Please enter your email address"],
-    ["ada", "Please enter a valid email address"],
-    ["ada@", "Please enter a valid email address"],
-    ["ada@example", "Please enter a valid email address"],
-    ["ada @example.com", "Please enter a valid email address"],
+    ...[undefined, "", "   "].map((value) => [value, "Please enter your email address"]),
+    ...["ada", "ada@", "ada@example", "ada @example.com"].map((value) => [value, "Please enter a valid email address"]),
     [`${"a".repeat(64)}@${"b".repeat(186)}.com`, "Email address must be at most 254 characters"],
     [`${"a".repeat(65)}@example.com`, "Please enter a valid email address"], // a mailbox name holds 64 (RFC 5321)
   ])("rejects %j with one clear message", (value, message) => {
@@ -38,14 +33,9 @@ describe("phoneSchema", () => {
     expect(phoneSchema.parse(" 011 555 1234 ")).toBe("011 555 1234");
   });
   it.each([
-    [undefined, "Please enter your phone number"],
-    ["", "Please enter your phone number"],
-    ["   ", "Please enter your phone number"],
-    ["123456", "Phone number must contain at least 7 digits"],
-    ["+(1) 2-3-4 5", "Phone number must contain at least 7 digits"],
-    ["011 555 123x", "Phone number may only contain digits, spaces and + ( ) -"],
-    ["011.555.1234", "Phone number may only contain digits, spaces and + ( ) -"],
-    ["011\n5551234", "Phone number may only contain digits, spaces and + ( ) -"],
+    ...[undefined, "", "   "].map((value) => [value, "Please enter your phone number"]),
+    ...["123456", "+(1) 2-3-4 5"].map((value) => [value, "Phone number must contain at least 7 digits"]),
+    ...["011 555 123x", "011.555.1234", "011\n5551234"].map((value) => [value, "Phone number may only contain digits, spaces and + ( ) -"]),
     ["1".repeat(31), "Phone number must be at most 30 characters"],
   ])("rejects %j with one clear message", (value, message) => {
     expect(messages(phoneSchema, value)).toEqual([message]);

@@ -18,32 +18,22 @@ describe("oneLine", () => {
 
 describe("leadText", () => {
   it("writes one 'Label: value' line per row", () => {
-    expect(
-      leadText([
-        ["Service", "SEO"],
-        ["Company", "Acme"],
-      ]),
-    ).toBe("Service: SEO\nCompany: Acme");
+    const rows: Parameters<typeof leadText>[0] = [["Service", "SEO"]];
+    expect(leadText([...rows, ["Company", "Acme"]])).toBe("Service: SEO\nCompany: Acme");
   });
 
   it("keeps a multi-line value's breaks, of every kind, and quotes each later line so none passes for the message's own", () => {
     const typed = ["First line", "Estimated cost: $1", "", "Company: Someone else"].join("\u2028");
-    expect(
-      leadText([
-        ["Description", typed, "multiLine"],
-        ["Estimated cost", "$5,625"],
-      ]),
-    ).toBe(["Description: First line", "  > Estimated cost: $1", "  >", "  > Company: Someone else", "Estimated cost: $5,625"].join("\n"));
+    const description: Parameters<typeof leadText>[0] = [["Description", typed, "multiLine"]];
+    expect(leadText([...description, ["Estimated cost", "$5,625"]])).toBe(
+      ["Description: First line", "  > Estimated cost: $1", "  >", "  > Company: Someone else", "Estimated cost: $5,625"].join("\n"),
+    );
     for (const c of SEPARATORS) expect(leadText([["Message", `a${c}b`, "multiLine"]])).toBe("Message: a\n  > b");
   });
 
   it("strips controls and bidi overrides inside a multi-line value, and keeps single-line values on one line", () => {
-    expect(
-      leadText([
-        ["Message", "pay \u202eevil\u202c now\u0000", "multiLine"],
-        ["Phone", "011\n555"],
-      ]),
-    ).toBe("Message: pay evil now\nPhone: 011 555");
+    const message: Parameters<typeof leadText>[0] = [["Message", "pay \u202eevil\u202c now\u0000", "multiLine"]];
+    expect(leadText([...message, ["Phone", "011\n555"]])).toBe("Message: pay evil now\nPhone: 011 555");
   });
 });
 
@@ -96,16 +86,8 @@ describe("senderName", () => {
   });
 
   it("never passes for the agency, however it is spelled", () => {
-    for (const name of [
-      "Kopano Digital Billing <billing@kopanodigital.co.za>",
-      "kopano digital",
-      "K0pano D1gital",
-      "KOPANO-DIGITAL Accounts",
-      "Кораnо Digital",
-      "Kopáno Digítal",
-      "Kopano\u200bDigital",
-    ])
-      expect(senderName(name), name).toBe(VISITOR);
+    const names = ["Kopano Digital Billing <billing@kopanodigital.co.za>", "kopano digital", "K0pano D1gital", "KOPANO-DIGITAL Accounts"];
+    for (const name of [...names, "Кораnо Digital", "Kopáno Digítal", "Kopano\u200bDigital"]) expect(senderName(name), name).toBe(VISITOR);
   });
 
   it("never passes for the agency in letters of other scripts that look Latin, beyond a short list (Unicode's confusables)", () => {

@@ -13,17 +13,10 @@ describe("a visit's source is a name the agency gave or a kind of place, never f
     expect(utm("linkedin", "paid social", "Spring Offer")).toEqual({ kind: "campaign", source: "linkedin", medium: "paid-social", campaign: "spring-offer" });
   });
   it("an unlisted or personal-looking value makes the whole source other, written nowhere", () => {
-    for (const values of [
-      ["newsletter", "email", "jane@x.co"],
-      ["", "", "jane@x.co"],
-      ["newsletter", "email", "john.smith-082-555-1234"],
-      ["thandi.nkosi(at)gmail.com", "", ""],
-      ["newsletter", "email", "thandi＠gmail.com"],
-      ["newsletter", "email", "summer"],
-      ["", "email", "spring"], // a campaign names its source
-      ["direct", "", ""],
-    ])
-      expect(utm(...values)).toEqual({ kind: "other" });
+    const other = ["newsletter|email|jane@x.co", "||jane@x.co", "newsletter|email|john.smith-082-555-1234", "thandi.nkosi(at)gmail.com||"];
+    // "|email|spring": a campaign names its source.
+    for (const values of [...other, "newsletter|email|thandi＠gmail.com", "newsletter|email|summer", "|email|spring", "direct||"])
+      expect(utm(...values.split("|")), values).toEqual({ kind: "other" });
     // A full-width letter is the letter: the listed name, not a new one.
     expect(utm("ｎｅｗｓｌｅｔｔｅｒ", "email", "spring")).toMatchObject({ source: "newsletter" });
   });
@@ -58,20 +51,13 @@ describe("a visit's source is a name the agency gave or a kind of place, never f
     expect(sourceOfKey("evil:thing")).toBeUndefined();
   });
   it("in words for the agency, and as parts for a CRM or webhook", () => {
-    expect(sourceWords({ kind: "campaign", source: "newsletter", medium: "email", campaign: "spring-offer" })).toBe(
-      "Came from: newsletter, email, spring-offer",
-    );
+    const spring = { kind: "campaign", source: "newsletter", medium: "email", campaign: "spring-offer" } as const;
+    expect(sourceWords(spring)).toBe("Came from: newsletter, email, spring-offer");
     expect(sourceWords({ kind: "link" })).toBe("Came from: a link on another site");
     expect(sourceWords({ kind: "direct" })).toBe("Came directly");
     expect(sourceWords({ kind: "search", name: "google" })).toBe("Came from: a search on google");
-    expect(sourceParts({ kind: "campaign", source: "newsletter", medium: "email" })).toEqual({
-      kind: "campaign",
-      utm_source: "newsletter",
-      utm_medium: "email",
-      utm_campaign: "",
-      referrer: "",
-      text: "newsletter, email",
-    });
+    const parts = { kind: "campaign", utm_source: "newsletter", utm_medium: "email", utm_campaign: "", referrer: "", text: "newsletter, email" };
+    expect(sourceParts({ kind: "campaign", source: "newsletter", medium: "email" })).toEqual(parts);
     expect(sourceParts({ kind: "site", host: "example.co.za" })).toMatchObject({ referrer: "example.co.za", text: "a link on example.co.za" });
   });
 });
@@ -79,40 +65,34 @@ describe("a visit's source is a name the agency gave or a kind of place, never f
 describe("a visit's landing", () => {
   // An action's request, as the server hands it to Remix: without its Origin (server/remix-handler.ts).
   const on = (headers: Record<string, string> = {}) => new Request("http://site.example/steps", { method: "POST", headers });
+  const land = (landing: string | undefined) => sourceOfLanding(landing, on(), settings);
+  const page = (query: string) => landingOfReferer(on({ referer: `http://site.example/${query}` }));
   it("posted with JavaScript; without it, the utm values of the page the form was on", () => {
-    expect(sourceOfLanding("?utm_source=google&utm_medium=cpc ", on(), settings)).toEqual({ kind: "campaign", source: "google", medium: "cpc" });
-    expect(sourceOfLanding(" news.example.org", on(), settings)).toEqual({ kind: "link" });
-    expect(sourceOfLanding("?draft=x site.example", on(), settings)).toEqual({ kind: "direct" });
-    expect(sourceOfLanding(undefined, on(), settings)).toEqual({ kind: "direct" });
-    expect(sourceOfLanding(`?utm_source=${"x".repeat(2001)}`, on(), settings)).toEqual({ kind: "other" });
-    const page = (query: string) => landingOfReferer(on({ referer: `http://site.example/${query}` }));
-    expect(sourceOfLanding(page("?utm_source=flyer&utm_medium=print&gclid=abc"), on(), settings)).toEqual({
-      kind: "campaign",
-      source: "flyer",
-      medium: "print",
-    });
-    expect(sourceOfLanding(page("?utm_source=news/letter"), on(), settings)).toEqual({ kind: "other" });
+    expect(land("?utm_source=google&utm_medium=cpc ")).toEqual({ kind: "campaign", source: "google", medium: "cpc" });
+    expect(land(" news.example.org")).toEqual({ kind: "link" });
+    expect(land("?draft=x site.example")).toEqual({ kind: "direct" });
+    expect(land(undefined)).toEqual({ kind: "direct" });
+    expect(land(`?utm_source=${"x".repeat(2001)}`)).toEqual({ kind: "other" });
+    expect(land(page("?utm_source=flyer&utm_medium=print&gclid=abc"))).toEqual({ kind: "campaign", source: "flyer", medium: "print" });
+    expect(land(page("?utm_source=news/letter"))).toEqual({ kind: "other" });
     // A space or slash inside a value stays inside it (a query has no space): "Spring Offer" is spring-offer, "spring/2026" no campaign.
-    expect(sourceOfLanding("?utm_source=newsletter&utm_medium=email&utm_campaign=Spring+Offer www.example.co.za", on(), settings)).toMatchObject({
-      campaign: "spring-offer",
-    });
-    expect(sourceOfLanding("?utm_source=newsletter&utm_campaign=spring%2F2026 ", on(), settings)).toEqual({ kind: "other" });
-    expect(sourceOfLanding("?utm_campaign=%20google.com ", on(), settings)).toEqual({ kind: "other" });
+    expect(land("?utm_source=newsletter&utm_medium=email&utm_campaign=Spring+Offer www.example.co.za")).toMatchObject({ campaign: "spring-offer" });
+    expect(land("?utm_source=newsletter&utm_campaign=spring%2F2026 ")).toEqual({ kind: "other" });
+    expect(land("?utm_campaign=%20google.com ")).toEqual({ kind: "other" });
     // Without JavaScript only the utm values and the ad click id's name are kept (the calculator's draft carries the landing).
     expect(page("?utm_source=flyer&email=jane%40x.co&gclid=Cj0KCQ-secret")).toBe("?utm_source=flyer&gclid= ?");
     // Without a script the referring site is not known: a visit without utm values is "unknown", never "direct".
-    expect(sourceOfLanding(page("?draft=abc&step=2"), on(), settings)).toEqual({ kind: "unknown" });
-    expect(sourceOfLanding(landingOfReferer(on()), on(), settings)).toEqual({ kind: "unknown" });
+    expect(land(page("?draft=abc&step=2"))).toEqual({ kind: "unknown" });
+    expect(land(landingOfReferer(on()))).toEqual({ kind: "unknown" });
   });
   it("an ad click id's presence, never its value, makes an untagged visit the ad network's paid click", () => {
-    const page = (query: string) => landingOfReferer(on({ referer: `http://site.example/${query}` }));
     expect(page("?gclid=Cj0KCQ-secret")).not.toContain("Cj0KCQ");
-    expect(sourceOfLanding(page("?gclid=Cj0KCQ-secret"), on(), settings)).toEqual({ kind: "campaign", source: "google", medium: "cpc" });
-    expect(sourceOfLanding("?msclkid=abc www.bing.com", on(), settings)).toEqual({ kind: "campaign", source: "bing", medium: "cpc" });
+    expect(land(page("?gclid=Cj0KCQ-secret"))).toEqual({ kind: "campaign", source: "google", medium: "cpc" });
+    expect(land("?msclkid=abc www.bing.com")).toEqual({ kind: "campaign", source: "bing", medium: "cpc" });
     // fbclid rides on every link out of Facebook, paid or not: the referrer says more.
-    expect(sourceOfLanding("?fbclid=IwAR0 m.facebook.com", on(), settings)).toEqual({ kind: "social", name: "facebook" });
+    expect(land("?fbclid=IwAR0 m.facebook.com")).toEqual({ kind: "social", name: "facebook" });
     // Tagged links say what they are, whatever the click id.
-    expect(sourceOfLanding("?utm_source=newsletter&utm_medium=email&utm_campaign=spring&gclid=x ", on(), settings)).toMatchObject({ source: "newsletter" });
+    expect(land("?utm_source=newsletter&utm_medium=email&utm_campaign=spring&gclid=x ")).toMatchObject({ source: "newsletter" });
   });
   it("is the same for an action and the beacon behind a proxy that rewrites Host: this site is the request's host and SITE_ORIGIN's", () => {
     // The proxy passes the site 127.0.0.1:3000 as Host; the visitor's browser knows it as www.kopano.example.

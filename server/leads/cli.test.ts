@@ -1,4 +1,6 @@
 /** `npm run leads` on a store a server keeps open: SQLite in a data folder, and a real PostgreSQL (Debian's, a cluster of this file's own). */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -53,12 +55,11 @@ describe.each(ENGINES)("npm run leads, on %s", (engine) => {
       `T1\tcontact\tparked\t3h\t${at(HOURS_AGO + 9)}\ttimeout\t`,
       `Z1\tcontact\tdelivered\t3h\t${at(HOURS_AGO + 10)}\trecord 5725767000000524157\t`,
     ]);
-    expect(
-      out
-        .filter((line) => line.startsWith("F"))
-        .map((line) => line.split("\t"))
-        .map(([id, , status, , , reason, code]) => [id, status, reason, code]),
-    ).toEqual([...[1, 2, 3, 4, 5].map((i) => [`F${i}`, "pending", "", "code-f"]), ["F6", "held", "address", "code-f"]]);
+    const flood = out.filter((line) => line.startsWith("F")).map((line) => line.split("\t"));
+    expect(flood.map(([id, , status, , , reason, code]) => `${id} ${status} ${reason} ${code}`)).toEqual([
+      ...[1, 2, 3, 4, 5].map((i) => `F${i} pending  code-f`),
+      "F6 held address code-f",
+    ]);
   });
 
   it("discard: removes held leads named by id or address code (every name a name, one starting with '-' too: base64url), each written out first as export writes it; the rest stay", async () => {
@@ -79,11 +80,8 @@ describe.each(ENGINES)("npm run leads, on %s", (engine) => {
     ]);
     // Every name is a name, one that starts with "-" too (an address code may: base64url).
     await store.insert(lead("Message: flood"), { id: "F9", key: "f9", now: HOURS_AGO + 5, perHour: 0, group: "-3aiNT1HDXBdBEM4rzDDye" });
-    for (const argv of [
-      ["discard", "-3aiNT1HDXBdBEM4rzDDye"],
-      ["discard", "--", "H2"],
-    ])
-      expect(await leads(argv, env)).toMatchObject({ code: 0, err: ["discarded 1 lead(s)"] });
+    for (const names of [["-3aiNT1HDXBdBEM4rzDDye"], ["--", "H2"]])
+      expect(await leads(["discard", ...names], env)).toMatchObject({ code: 0, err: ["discarded 1 lead(s)"] });
     expect(await store.stats(Date.now())).toMatchObject({ held: 0 });
   });
 
@@ -163,10 +161,8 @@ describe.each(ENGINES)("npm run leads, on %s", (engine) => {
     expect((await leads(["backup", join(shared, "bk.db")], env)).code).toBe(0);
     expect(statSync(shared).mode & 0o7777, "the folder's mode, after a backup into it").toBe(0o1777);
     // A name as the operator's shell sees it: npm runs the command in the package's folder, and says where the shell was.
-    expect(await leads(["backup", "relative.db"], { ...env, INIT_CWD: join(dir, "backups") })).toMatchObject({
-      code: 0,
-      out: [expect.stringContaining(` to ${join(dir, "backups", "relative.db")};`)],
-    });
+    const relative = await leads(["backup", "relative.db"], { ...env, INIT_CWD: join(dir, "backups") });
+    expect(relative).toMatchObject({ code: 0, out: [expect.stringContaining(` to ${join(dir, "backups", "relative.db")};`)] });
     // Restored into the store it came from, what the store knows wins: a lead delivered since stays delivered.
     await store.claimDue(Date.now(), 10, 60_000);
     await store.delivered("P1", Date.now(), 86_400_000);
@@ -206,10 +202,8 @@ describe.each(ENGINES)("npm run leads, on %s", (engine) => {
     ]);
     expect((await leads(["retry", "P1"], empty.env)).out[0]).toMatch(/^re-queued 1 lead/);
     expect((await empty.store.claimDue(Date.now(), 10, 60_000)).map((row) => row.id).sort()).toEqual(["P1", "X1"]);
-    expect(await leads(["restore", file], empty.env)).toMatchObject({
-      code: 0,
-      out: [expect.stringMatching(/^restored 0 of 3 lead\(s\)/), expect.stringMatching(/^2 lead/)],
-    });
+    const again = await leads(["restore", file], empty.env);
+    expect(again).toMatchObject({ code: 0, out: [expect.stringMatching(/^restored 0 of 3 lead\(s\)/), expect.stringMatching(/^2 lead/)] });
     // A lead parked as restored may be discarded (found at the receiver, or a flood's back from a backup); one parked for a refusal may not.
     expect(await leads(["discard", "K1"], empty.env)).toMatchObject({ code: 0, err: ["discarded 1 lead(s)"] });
     expect(await leads(["discard", "K1"], env)).toMatchObject({ code: 1 });
@@ -223,18 +217,16 @@ describe.each(ENGINES)("npm run leads, on %s", (engine) => {
     db.exec("CREATE TABLE notes (x TEXT)");
     db.close();
     const lost = await mkdtemp(join(tmpdir(), "lost-"));
-    const env: Record<string, string> =
-      engine === "sqlite" ? { DATA_DIR: lost } : { DATA_DIR: lost, DATABASE_URL: (await serverStore("postgres")).env.DATABASE_URL! };
-    expect(await leads(["restore", other], env)).toMatchObject({ code: 1, err: [expect.stringMatching(/holds no leads table: it is no lead store's backup/)] });
+    const env = { ...(await serverStore(engine)).env, DATA_DIR: lost };
+    const refused = [expect.stringMatching(/holds no leads table: it is no lead store's backup/)];
+    expect(await leads(["restore", other], env)).toMatchObject({ code: 1, err: refused });
     expect(existsSync(join(lost, "leads.db"))).toBe(false);
   });
 
   it("restore --in-place: a store brought back by other means (a snapshot, a copied file) parks what it cannot know to be delivered", async () => {
     const { store, env } = await seeded();
-    expect(await leads(["restore", "--in-place"], env)).toMatchObject({
-      code: 0,
-      out: [expect.stringMatching(/^3 lead\(s\) not known to be delivered are parked as "restored"/)],
-    });
+    const parked = [expect.stringMatching(/^3 lead\(s\) not known to be delivered are parked as "restored"/)];
+    expect(await leads(["restore", "--in-place"], env)).toMatchObject({ code: 0, out: parked });
     expect(await store.claimDue(Date.now(), 10, 60_000)).toEqual([]);
     expect(await store.stats(Date.now())).toMatchObject({ pending: 0, held: 0, parked: 3 });
     expect(await leads(["restore", "--in-place", "x.db"], env)).toMatchObject({ code: 2 });
@@ -261,14 +253,26 @@ describe("npm run leads, on SQLite alone", () => {
     expect(err.join("\n")).toMatch(/cannot be used.*nothing was changed/);
   });
 
+  it("waits up to 3 s for a server's lock; held longer, says the store could not be used and changes nothing", async () => {
+    const { store, env, dir } = await serverStore("sqlite");
+    await store.insert(lead("Message: held"), { id: "H1", key: "h", now: HOURS_AGO, perHour: 0 });
+    const server = new DatabaseSync(join(dir, "leads.db"));
+    server.exec("BEGIN IMMEDIATE");
+    expect(await leads(["release"], env)).toMatchObject({ code: 1, err: [expect.stringMatching(/could not be used.*; nothing was changed$/)] });
+    server.exec("COMMIT");
+    server.close();
+    expect(await store.stats(Date.now())).toMatchObject({ held: 1 });
+    // Another process, as a server is: this one's wait blocks its own event loop.
+    const hold = `const db = new (require("node:sqlite").DatabaseSync)(process.argv[1]); db.exec("BEGIN IMMEDIATE"); console.log("held"); setTimeout(() => db.exec("COMMIT"), 1000);`;
+    const other = spawn(process.execPath, ["-e", hold, join(dir, "leads.db")]);
+    await once(other.stdout, "data");
+    expect(await leads(["release"], env)).toMatchObject({ code: 0, out: [expect.stringMatching(/^released 1 lead/)] });
+  });
+
   it("a data folder with no store yet: list and status say so, exit 0, and make none", async () => {
     const dir = await mkdtemp(join(tmpdir(), "cli-"));
-    for (const command of ["list", "status"])
-      expect(await leads([command], { DATA_DIR: dir })).toMatchObject({
-        code: 0,
-        out: [],
-        err: [`leads: no lead store at ${join(dir, "leads.db")} yet (DATA_DIR=${dir})`],
-      });
+    const none = [`leads: no lead store at ${join(dir, "leads.db")} yet (DATA_DIR=${dir})`];
+    for (const command of ["list", "status"]) expect(await leads([command], { DATA_DIR: dir })).toMatchObject({ code: 0, out: [], err: none });
     expect((await leads(["retry"], { DATA_DIR: dir })).code).toBe(1);
     expect(existsSync(join(dir, "leads.db"))).toBe(false);
   });
@@ -284,15 +288,12 @@ describe("npm run leads, on SQLite alone", () => {
     expect(table.out).toHaveLength(2 + 7 + 1 + 1 + (2 + 5) + 1 + (2 + 3) + 1 + 2);
     expect(table.out.at(-1)).toBe("No source brought a visit to step 2 or a message in the last 7 days.");
     expect(await leads(["funnel", "--days", "0"], { DATA_DIR: dir })).toMatchObject({ code: 2, err: ["leads: --days must be a whole number from 1 to 400"] });
-    expect(await leads(["funnel", "--days"], { DATA_DIR: dir })).toMatchObject({
-      code: 2,
-      err: [expect.stringMatching(/^leads: Option '--days <value>' argument missing/)],
-    });
-    expect(await leads(["funnel", "--weeks", "2"], { DATA_DIR: dir })).toMatchObject({
-      code: 2,
-      err: [expect.stringMatching(/^leads: Unknown option '--weeks'/)],
-    });
-    expect(await leads(["funnel", "7"], { DATA_DIR: dir })).toMatchObject({ code: 2, err: [expect.stringMatching(/^leads: Unexpected argument '7'/)] });
+    for (const [argv, said] of [
+      [["--days"], /^leads: Option '--days <value>' argument missing/],
+      [["--weeks", "2"], /^leads: Unknown option '--weeks'/],
+      [["7"], /^leads: Unexpected argument '7'/],
+    ] as const)
+      expect(await leads(["funnel", ...argv], { DATA_DIR: dir })).toMatchObject({ code: 2, err: [expect.stringMatching(said)] });
   });
 
   it("answers anything else with its usage and exit code 2", async () => {

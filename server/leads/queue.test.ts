@@ -1,11 +1,6 @@
 /**
- * The lead queue (decision 0046) on real databases. Its own rules (delivery once, retries, the
- * retry window, the ceiling, a stop) run once, on SQLite: the store's SQL under them behaves alike
- * on both engines, which store.test.ts proves on each. What differs by engine runs on that engine:
- * SQLite's lock held by another process; PostgreSQL shared by two containers; an outcome the store
- * could not take, or written past its claim, on both. Whole sites (a lead refused for good, a
- * restart, PostgreSQL paused or shut down, a site killed -9 mid-send, the stop) are tests/ops/'s:
- * operator.spec, zoho-crm.spec, lead-delivery.spec, postgres.spec and stop.spec.
+ * The lead queue (decision 0046): its own rules once, on SQLite (store.test.ts proves the SQL under them on both engines);
+ * what differs by engine on that engine. Whole sites are tests/ops/'s (operator, zoho-crm, lead-delivery, postgres, stop).
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -21,13 +16,8 @@ import { RETRY_WINDOW_MS } from "./schedule";
 import { leadStore, prepareStore } from "./store";
 import type { DeliveryOutcome, Lead, LeadEvents, StoredLead, Transport } from "./types";
 
-const lead: Lead = {
-  kind: "contact",
-  subject: "New contact form message from Ada",
-  fromName: "Ada",
-  replyTo: "ada@example.com",
-  text: "Name: Ada\nMessage: our secret plans",
-};
+const [subject, text] = ["New contact form message from Ada", "Name: Ada\nMessage: our secret plans"];
+const lead: Lead = { kind: "contact", subject, fromName: "Ada", replyTo: "ada@example.com", text };
 const another = (text: string): Lead => ({ ...lead, text });
 const failed: DeliveryOutcome = { ok: false, retry: true, reason: "http", status: 500 };
 const refused: DeliveryOutcome = { ok: false, retry: false, reason: "http", status: 401 };
@@ -61,10 +51,7 @@ const defaults = { retentionMs: 30 * 86_400_000, perHour: 60, leaseMs: 40_000 };
 /** The queue looks at its database, and retries, every few milliseconds instead of seconds (the schedule itself: schedule.test.ts). */
 const fast = { pollMs: 50, backoff: () => 50 };
 
-/**
- * `done`, after moving `time` a second on: a loop waiting out a failing store (1 s, doubling to a
- * minute: faults.ts) looks again at once, instead of the test waiting for its wait to pass.
- */
+/** `done`, after moving `time` a second on: a loop waiting out a failing store (faults.ts) looks again at once. */
 const passing = (time: ReturnType<typeof testClock>, done: boolean) => (time.advance(1_000), done);
 
 /** Resolves once the queue's loop has gone to sleep `n` more times on `time`: it has looked again, at least `n - 1` times. */
@@ -96,10 +83,8 @@ describe("the lead queue", () => {
     expect(queue.stats()).toMatchObject({ store: "sqlite", failing: false, parked: 0, held: 0 });
     await until(() => attempts.length === 3);
     await reports(queue, { pending: 0 });
-    expect([attempts.map((a) => a.id), retries]).toEqual([
-      [id, id, id],
-      [1, 2],
-    ]);
+    expect(attempts.map((a) => a.id)).toEqual([id, id, id]);
+    expect(retries).toEqual([1, 2]);
     expect(await reader(where).get(id)).toMatchObject({ status: "delivered", attempts: 3 });
   });
 
@@ -109,10 +94,7 @@ describe("the lead queue", () => {
     const queue = await queueAt(await place("sqlite"), { transport, clock: time.clock });
     const answers = await Promise.all([queue.accept(lead), queue.accept({ ...lead }), queue.accept(lead)]);
     expect(new Set(answers.map(({ id }) => id)).size).toBe(1);
-    expect(
-      answers.filter(({ first }) => first),
-      "one of them stored it",
-    ).toHaveLength(1);
+    expect(answers.filter(({ first }) => first)).toHaveLength(1);
     await until(() => attempts.length === 1);
     await reports(queue, { pending: 0 });
     expect(await queue.accept(lead)).toEqual({ id: answers[0]!.id, first: false });
@@ -204,11 +186,8 @@ describe("the lead queue", () => {
     await closing;
     expect(attempts[0]!.stop?.aborted).toBe(true);
     expect(lines.filter((l) => l.event === "lead_delivery_failed")).toEqual([expect.objectContaining({ id, reason: "stopped" })]);
-    expect(await open(where).get("SELECT status, attempts, claimed_by FROM leads WHERE id = ?", [id])).toEqual({
-      status: "pending",
-      attempts: 1,
-      claimed_by: null,
-    });
+    const row = { status: "pending", attempts: 1, claimed_by: null };
+    expect(await open(where).get("SELECT status, attempts, claimed_by FROM leads WHERE id = ?", [id])).toEqual(row);
     const { transport: next, attempts: sentAgain } = scripted(taken);
     await queueAt(where, { transport: next });
     await until(() => sentAgain.length === 1);
@@ -271,7 +250,6 @@ describe("on SQLite", () => {
   it("leads posted while another process holds the write lock wait for it, and are stored once the lock goes (the event loop meanwhile: stop-sqlite-locked.spec)", async () => {
     const where = await place("sqlite");
     const queue = await queueAt(where, { transport: scripted(taken).transport });
-    // Takes the write lock, says "locked", holds it 2 s, then commits.
     const { child, exited } = other(where, `db.exec("BEGIN IMMEDIATE"); process.stdout.write("locked\\n"); setTimeout(() => db.exec("COMMIT"), 2000);`);
     await new Promise((resolve) => child.stdout.once("data", resolve));
     const accepting = Promise.all([queue.accept(another("first visitor")), queue.accept(another("second visitor"))]);
@@ -296,8 +274,7 @@ describe.each(ENGINES)("a lead the service confirmed whose outcome could not be 
       name: "fake",
       async deliver(l) {
         attempts.push(l);
-        // The service has it; then, before the queue can write so, the store stops taking writes
-        // past every wait (as a full disk refuses every write).
+        // The service has it; then the store stops taking writes past every wait (as a full disk does).
         if (blocked === "no") {
           if (engine === "sqlite") {
             const other = new DatabaseSync(where.file);
@@ -314,8 +291,7 @@ describe.each(ENGINES)("a lead the service confirmed whose outcome could not be 
     };
     onTestFinished(() => (blocked === "yes" ? letGo() : undefined));
     const time = testClock();
-    // A claim longer than the test: the outcome is written while the claim holds, not once it runs
-    // out, when another process (another container) could take the lead and send it again.
+    // A claim longer than the test: the outcome is written while it holds, not once another process could send the lead again.
     const queue = await queueAt(where, { transport, log, leaseMs: 60_000, clock: time.clock });
     const { id } = await queue.accept(lead);
     await until(() => blocked === "yes");
@@ -334,11 +310,7 @@ describe.each(ENGINES)("a lead the service confirmed whose outcome could not be 
 });
 
 describe.each(ENGINES)("an outcome is written under its claim, a confirmation whoever learns it (%s)", (engine) => {
-  /**
-   * Two processes on one store, A's claim a moment long: A's send is in flight when its claim runs
-   * out (a process paused: SIGSTOP), B claims the lead and sends it too; the service then answers
-   * each as `answers` says, A first or B first.
-   */
+  /** A's send in flight when its short claim runs out (paused: SIGSTOP), B claims and sends too; then each is answered, `first` first. */
   async function twoSenders(answers: { a: DeliveryOutcome; b: DeliveryOutcome; first: "a" | "b" }) {
     const where = await place(engine);
     const [a, b] = [waiting(), waiting()];
@@ -392,8 +364,7 @@ describe("on PostgreSQL", () => {
     await until(() => attempts.length === 2);
     const held = [await a.accept(another("c")), await b.accept(another("d"))];
     await Promise.all([reports(a, { held: 2 }), reports(b, { held: 2 })]);
-    // A look that meets the other container's release lock for longer than PostgreSQL's
-    // lock_timeout waits as a failed look does (faults.ts): on a loaded machine, seconds.
+    // A look meeting the other's release lock past lock_timeout waits as a failed look does (faults.ts): seconds, loaded.
     time.advance(3_600_000);
     await until(() => attempts.length === 3, 30_000);
     await lookedAgain(time);
@@ -407,12 +378,8 @@ describe("on PostgreSQL", () => {
   }, 90_000);
 
   it("a store that cannot be reached stops the start (StoreUnusable), takes no lead, and is reported failing", async () => {
-    const queue = createLeadQueue({
-      ...defaults,
-      db: open({ file: "/nonexistent", databaseUrl: "postgres://postgres@127.0.0.1:1/leads" }),
-      transport: scripted(taken).transport,
-      log: quietLog,
-    });
+    const db = open({ file: "/nonexistent", databaseUrl: "postgres://postgres@127.0.0.1:1/leads" });
+    const queue = createLeadQueue({ ...defaults, db, transport: scripted(taken).transport, log: quietLog });
     await expect(queue.start()).rejects.toBeInstanceOf(StoreUnusable);
     await expect(queue.accept(lead)).rejects.toThrow(/not open/);
     expect(queue.stats()).toMatchObject({ failing: true });

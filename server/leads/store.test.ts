@@ -1,11 +1,6 @@
 /**
- * The lead store against real databases: a file of its own (SQLite) and a database of its own in
- * a real PostgreSQL (tests/support/postgres.ts). Each rule of the store runs on both, as the same
- * SQL must behave alike on each (decision 0046): the dedupe, the ceiling, claims between two
- * processes, clock jumps, retention. SQLite's own failures (a damaged or foreign file at start, a
- * read-only file system on a real tmpfs when the test may mount one, a store of another release;
- * a full disk: tests/ops/lead-store.spec.ts) run on SQLite; a data folder's store moving into
- * PostgreSQL on both at once.
+ * The lead store on SQLite and a real PostgreSQL: each rule on both, as the same SQL must behave alike (decision 0046).
+ * SQLite's own failures run on SQLite (a full disk: tests/ops/lead-store.spec.ts); a move into PostgreSQL on both.
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -17,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { ENGINES, leadDatabases, type Place } from "../../tests/support/engines";
 import { causeOf, openDb, StoreUnusable, type Db } from "../db";
 import { DEDUPE_WINDOW_MS, MAX_DELAY_MS } from "./schedule";
-import { leadStore, moveIntoPostgres, prepareStore, type LeadStore } from "./store";
+import { copyLeads, leadStore, moveIntoPostgres, prepareStore, type LeadStore } from "./store";
 import type { Lead } from "./types";
 
 const lead = (text = "Message: our secret plans"): Lead => ({
@@ -109,11 +104,11 @@ describe.each(ENGINES)("writing (%s)", (engine) => {
     const store = await storeAt(await place(engine));
     const results = [];
     for (const [i, t] of ["a", "b", "c", "d"].entries()) results.push(await add(store, t, T + i, 2));
-    expect(results.map((r) => [r.held, r.firstHeld, r.heldFor])).toEqual([
-      [false, false, undefined],
-      [false, false, undefined],
-      [true, true, "ceiling"],
-      [true, false, "ceiling"],
+    expect(results.map((r) => `${r.held} ${r.firstHeld} ${r.heldFor}`)).toEqual([
+      "false false undefined",
+      "false false undefined",
+      "true true ceiling",
+      "true false ceiling",
     ]);
     expect(await store.stats(T)).toMatchObject({ pending: 2, held: 2 });
     expect(await store.requeue("held", [results[2]!.id], T + 10)).toBe(1);
@@ -132,10 +127,7 @@ describe.each(ENGINES)("writing (%s)", (engine) => {
     for (const code of ["code-a", "code-b", "code-c"]) results.push(await add(store, code, T + 10, 7, code));
     expect(results.map((r) => r.heldFor ?? "-")).toEqual(["-", "-", "-", "-", "-", "address", "-", "-", "ceiling"]);
     expect(await store.stats(T + 10)).toMatchObject({ held: 2, heldFor: { address: 1, ceiling: 1 }, heldAddresses: 2 });
-    expect((await store.list(["held"])).map((r) => [r.group, r.parkedReason])).toEqual([
-      ["code-office", "address"],
-      ["code-c", "ceiling"],
-    ]);
+    expect((await store.list(["held"])).map((r) => `${r.group} ${r.parkedReason}`)).toEqual(["code-office address", "code-c ceiling"]);
     // Let go by the ceiling, or by the operator: pending, with no reason left to show.
     expect(await store.releaseHeld(T + HOUR + 20, 7)).toBeDefined();
     expect(await store.requeue("held", [], T + HOUR + 20)).toBe(1);
@@ -329,18 +321,25 @@ it("a claim on SQLite made before the host restarted (another boot, whose clock 
   expect(await (await booted(1_000, "boot-2/")).claimDue(T, 1, 30_000)).toHaveLength(1);
 });
 
+it("restore writes 500 leads a transaction: cut short, it keeps what it added; run again, it adds the rest", async () => {
+  const where = await place("sqlite");
+  const db = open(where);
+  await add(await storeAt(where, db), "one");
+  const [row] = await db.all("SELECT * FROM leads");
+  const rows = (broken?: number) => Array.from({ length: 1200 }, (_, i) => ({ ...row, id: `R${i}`, kind: i === broken ? null : row!.kind }));
+  await expect(copyLeads(rows(700), db, T)).rejects.toThrow(/NOT NULL/);
+  expect(await db.get("SELECT count(*) AS n FROM leads")).toEqual({ n: 501 });
+  expect(await copyLeads(rows(), db, T)).toBe(700);
+});
+
 describe("a data folder's SQLite store met with DATABASE_URL", () => {
   it("moves each lead into PostgreSQL once, with its status, and renames the file; started again, nothing moves twice", async () => {
     const where = await place("postgres");
     // The data folder as a single container left it: one lead of each status.
     const sqlite = openDb({ file: where.file });
     const old = await storeAt({ file: where.file }, sqlite);
-    const [pending, held, parked, delivered] = [
-      await add(old, "pending"),
-      await add(old, "held", T, 0, "office"),
-      await add(old, "parked"),
-      await add(old, "delivered"),
-    ];
+    const [pending, held] = [await add(old, "pending"), await add(old, "held", T, 0, "office")];
+    const [parked, delivered] = [await add(old, "parked"), await add(old, "delivered")];
     await old.claimDue(T, 10, 30_000); // a claim the stopped process left: it holds nothing in PostgreSQL
     await old.retryLater(pending.id, T, 2_000);
     await old.park(parked.id, T + 1, "http", 401);
@@ -352,12 +351,8 @@ describe("a data folder's SQLite store met with DATABASE_URL", () => {
     expect([existsSync(where.file), existsSync(`${where.file}.moved-to-postgresql`)]).toEqual([false, true]);
     const store = leadStore(db);
     const all = await store.list(["pending", "held", "parked", "delivered"]);
-    expect(all.map((r) => [r.id, r.status, r.lead?.text])).toEqual([
-      [pending.id, "pending", "pending"],
-      [held.id, "held", "held"],
-      [parked.id, "parked", "parked"],
-      [delivered.id, "delivered", "delivered"],
-    ]);
+    expect(all.map((r) => r.id)).toEqual([pending.id, held.id, parked.id, delivered.id]);
+    expect(all.map((r) => `${r.status} ${r.lead?.text}`)).toEqual(["pending pending", "held held", "parked parked", "delivered delivered"]);
     expect(all.find((r) => r.id === pending.id)).toMatchObject({ attempts: 1, retryMs: 2_000, firstAcceptedAt: T });
     expect(all.find((r) => r.id === parked.id)).toMatchObject({ parkedReason: "http", parkedStatus: 401 });
     expect(all.find((r) => r.id === delivered.id)).toMatchObject({ deliveredAt: T + 2, record: "5725767000000524157" });

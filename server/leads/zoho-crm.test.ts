@@ -13,14 +13,8 @@ afterEach(async () => void (await zoho?.close()));
 
 /** The operator's settings for `at` (a fake's URL, or a record's test where none is asked). */
 const settings = (at: { url: string; clientSecret?: string; refreshToken?: string; clientId?: string }, extra: Partial<ZohoSettings> = {}): ZohoSettings => ({
-  clientId: at.clientId ?? "1000.CLIENT",
-  clientSecret: at.clientSecret ?? "secret",
-  refreshToken: at.refreshToken ?? "1000.refresh",
-  accountsUrl: at.url,
-  referenceField: "Website_Reference",
-  leadSource: "Website",
-  fieldMap: {},
-  ...extra,
+  ...{ clientId: at.clientId ?? "1000.CLIENT", clientSecret: at.clientSecret ?? "secret", refreshToken: at.refreshToken ?? "1000.refresh" },
+  ...{ accountsUrl: at.url, referenceField: "Website_Reference", leadSource: "Website", fieldMap: {}, ...extra },
 });
 const noFake = { url: "http://x" };
 const stored = (lead: Omit<StoredLead, "id" | "acceptedAt">, id = "20261126-ABCDEFGH"): StoredLead => ({ ...lead, id, acceptedAt: Date.now() });
@@ -29,15 +23,8 @@ const contact = (id: string, message = "Please call back.") =>
 const calculator = (request: Partial<CalculatorRequest>) =>
   stored(
     calculatorLead({
-      service: "zoho",
-      timeframe: "urgent",
-      complexity: "complex",
-      description: "Move our sales\nfrom spreadsheets",
-      name: "Thandi Nkosi",
-      companyName: "Gauteng Freight",
-      email: "thandi@freight.example",
-      phone: "+27 11 555 0100",
-      ...request,
+      ...{ service: "zoho", timeframe: "urgent", complexity: "complex", description: "Move our sales\nfrom spreadsheets", name: "Thandi Nkosi" },
+      ...{ companyName: "Gauteng Freight", email: "thandi@freight.example", phone: "+27 11 555 0100", ...request },
     }),
   );
 const spring = { kind: "campaign", source: "newsletter", medium: "email", campaign: "spring" } as const;
@@ -91,13 +78,17 @@ describe("every value within Zoho's published limits (decision 0042)", () => {
 
   it("the source's parts go to the fields the map names, each within its field; a lead stored before sources has none", () => {
     const host = `${"sub.".repeat(60)}example.co.za`;
+    const [source, source_kind, utm_source, utm_medium, utm_campaign, referrer] = [
+      "Came_From",
+      "Source_Kind",
+      "UTM_Source",
+      "UTM_Medium",
+      "UTM_Campaign",
+      "Referrer",
+    ];
+    const fields = { source, source_kind, utm_source, utm_medium, utm_campaign, referrer };
     const fieldMap = {
-      source: { field: "Came_From", max: 255 },
-      source_kind: { field: "Source_Kind", max: 255 },
-      utm_source: { field: "UTM_Source", max: 255 },
-      utm_medium: { field: "UTM_Medium", max: 255 },
-      utm_campaign: { field: "UTM_Campaign", max: 255 },
-      referrer: { field: "Referrer", max: 255 },
+      ...Object.fromEntries(Object.entries(fields).map(([part, field]) => [part, { field, max: 255 }])),
       message: { field: "Project", max: 2000 },
     };
     const base = settings(noFake, { fieldMap });
@@ -120,26 +111,17 @@ describe("every value within Zoho's published limits (decision 0042)", () => {
 
   it("Lead_Source is ZOHO_LEAD_SOURCE unless the operator names a picklist value for the source: by its key, a campaign's first parts, then its kind", () => {
     const map = { "search:google": "Google", newsletter: "Newsletter", "newsletter/email/spring": "Spring offer", campaign: "Campaign", link: "Referral" };
-    const sources: Parameters<typeof leadSourceOf>[0][] = [
-      { kind: "search", name: "google" },
-      { kind: "search", name: "bing" },
-      spring,
-      { ...spring, campaign: "autumn" },
-      { kind: "campaign", source: "google", medium: "cpc" },
-      { kind: "link" },
-      { kind: "other" },
-      undefined,
+    const sources: [Parameters<typeof leadSourceOf>[0], string][] = [
+      [{ kind: "search", name: "google" }, "Google"],
+      [{ kind: "search", name: "bing" }, "Website"],
+      [spring, "Spring offer"],
+      [{ ...spring, campaign: "autumn" }, "Newsletter"],
+      [{ kind: "campaign", source: "google", medium: "cpc" }, "Campaign"],
+      [{ kind: "link" }, "Referral"],
+      [{ kind: "other" }, "Website"],
+      [undefined, "Website"],
     ];
-    expect(sources.map((source) => leadSourceOf(source, { leadSource: "Website", leadSourceMap: map }))).toEqual([
-      "Google",
-      "Website",
-      "Spring offer",
-      "Newsletter",
-      "Campaign",
-      "Referral",
-      "Website",
-      "Website",
-    ]);
+    for (const [source, named] of sources) expect(leadSourceOf(source, { leadSource: "Website", leadSourceMap: map }), JSON.stringify(source)).toBe(named);
     expect(leadSourceOf({ kind: "link" }, { leadSource: "Website" })).toBe("Website");
   });
 });
@@ -176,6 +158,17 @@ describe("delivery to Zoho CRM", () => {
     expect(await transport.deliver(contact("A"))).toEqual({ ok: false, retry: true, reason: "zoho:TOO_MANY_REQUESTS", status: 429 });
     zoho.setMode("fail500", 1);
     expect(await transport.deliver(contact("A"))).toMatchObject({ ok: false, retry: true, status: 500 });
+  });
+
+  it("a record deleted in the CRM while its lead is retried is made again", async () => {
+    zoho = await startFakeZohoCrm();
+    const transport = createZohoTransport(settings(zoho), 2_000);
+    const first = await transport.deliver(contact("A"));
+    zoho.records().splice(0);
+    const again = await transport.deliver(contact("A"));
+    expect(again).toMatchObject({ ok: true, record: zoho.records()[0]!.id });
+    expect(again).not.toEqual(first);
+    expect(zoho.records().map((r) => r.fields.Website_Reference)).toEqual(["A"]);
   });
 
   it("a refused refresh token, data Zoho refuses, a mandatory field missing, or a duplicate on another unique field: refused for good, with Zoho's word", async () => {

@@ -26,10 +26,8 @@ export function leadDatabases() {
   return {
     cluster,
     /**
-     * A fresh, empty store's place: a data folder of its own, and for PostgreSQL a role of its own
-     * in the file's one database, whose schema of the same name PostgreSQL's default search_path
-     * ("$user", public) puts first. A database each would cost most of a second a test on a busy
-     * machine (CREATE DATABASE copies its template).
+     * A fresh store's place: a data folder of its own, and for PostgreSQL a role of its own whose schema the default
+     * search_path ("$user", public) puts first: a database each would cost most of a second a test (CREATE DATABASE copies).
      */
     async place(engine: Engine): Promise<Place> {
       const file = join(mkdtempSync(join(tmpdir(), "leads-")), "data", "leads.db");
@@ -56,11 +54,7 @@ export function leadDatabases() {
   };
 }
 
-/**
- * Waits until a queue reports `expected` (its counts are read after each look and each lead, so
- * /metrics never waits on the store: they follow in a moment), then asserts it, naming what it
- * reported if it never did.
- */
+/** Waits until a queue reports `expected` (its counts follow each look in a moment), then asserts it, naming what it reported. */
 export async function reports(queue: { stats(): LeadStats }, expected: Partial<LeadStats>, ms = 8_000) {
   const matches = () => Object.entries(expected).every(([name, value]) => queue.stats()[name as keyof LeadStats] === value);
   await until(matches, ms).catch(() => undefined);

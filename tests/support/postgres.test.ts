@@ -5,10 +5,7 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { usePostgres } from "./use-postgres";
 
-/**
- * Runs `text` on a fresh connection to `url`, the client's own limit on waiting for its answer being `timeout`.
- * (pause() and resume() are server/leads/queue.test.ts's and server/drafts.test.ts's: what PostgreSQL could not take while paused is written once resumed.)
- */
+/** Runs `text` on a fresh connection to `url`, waiting `timeout` at most. (pause() and resume(): queue.test.ts's and drafts.test.ts's.) */
 async function query(url: string, text: string, timeout = 10_000) {
   const client = new pg.Client({ connectionString: url, query_timeout: timeout, connectionTimeoutMillis: timeout });
   client.on("error", () => {}); // a cut connection: the query's own rejection says so
@@ -20,28 +17,24 @@ async function query(url: string, text: string, timeout = 10_000) {
   }
 }
 
-/** Running: in /proc and not a zombie (dead, its parent not having collected it). */
-function running(pid: number) {
+const read = (path: string) => {
   try {
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    return readFileSync(path, "utf8");
   } catch {
-    return false;
+    return "";
   }
-}
+};
+/** Running: in /proc and not a zombie (dead, its parent not having collected it). */
+const running = (pid: number) => /\) [^Z] /.test(read(`/proc/${pid}/stat`));
 
 /** Running processes of the cluster in `dir`: its postmaster (its command line names the folder) and the postmaster's children. */
 function clusterProcesses(dir: string) {
   const stats = readdirSync("/proc")
     .filter((name) => /^\d+$/.test(name))
     .flatMap((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-        const [state, parent] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        const command = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-        return state === "Z" ? [] : [{ pid: Number(pid), parent: Number(parent), command }];
-      } catch {
-        return [];
-      }
+      const [stat, command] = [read(`/proc/${pid}/stat`), read(`/proc/${pid}/cmdline`)];
+      const [state, parent] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      return stat === "" || command === "" || state === "Z" ? [] : [{ pid: Number(pid), parent: Number(parent), command }];
     });
   const postmasters = stats.filter((p) => p.command.includes(join(dir, "data"))).map((p) => p.pid);
   return stats.filter((p) => postmasters.includes(p.pid) || postmasters.includes(p.parent)).map((p) => p.pid);
