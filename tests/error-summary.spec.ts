@@ -2,10 +2,10 @@
  * A refused form shows an error summary above it (GOV.UK's pattern), each message a link to its
  * field: without JavaScript on a GET page opened at the summary, with JavaScript by moving focus.
  */
-import type { Locator, Page } from "@playwright/test";
+import type { Locator } from "@playwright/test";
 import { wcagViolations } from "./support/axe";
-import { expect, forTheEye, test } from "./support/fixtures";
-import { atStep5, calculator, contactForm, dispatchApp, fillDetails, progress, WIZARD_VIEWPORTS } from "./support/wizard";
+import { expect, expectBelowHeader, forTheEye, test } from "./support/fixtures";
+import { atStep5, calculator, contactForm, dispatchApp, fillDetails, fillValues, progress, WIZARD_VIEWPORTS } from "./support/wizard";
 
 const TITLE = "There is a problem";
 const summaryOf = (scope: Locator) => scope.getByRole("region", { name: TITLE });
@@ -16,13 +16,6 @@ const PHONE = "Phone number may only contain digits, spaces and + ( ) -";
 
 /** The summary's links: their text and where they point. */
 const links = (summary: Locator) => summary.getByRole("link").evaluateAll((as) => as.map((a) => [a.textContent, a.getAttribute("href")]));
-
-/** Wholly in the viewport and not under the fixed header. */
-async function inView(page: Page, target: Locator) {
-  await expect(target).toBeInViewport({ ratio: 1 });
-  const header = (await page.locator(".site-header").boundingBox())!;
-  expect((await target.boundingBox())!.y).toBeGreaterThanOrEqual(header.y + header.height);
-}
 
 test("a refused step 5: the summary above, links to the fields, values and messages kept, nothing sent", async ({ page, formService, javaScriptEnabled }) => {
   // Step 5 sent with a blank company name, a mistyped email and phone (letter O for zero).
@@ -66,7 +59,7 @@ test("a refused step 5: the summary above, links to the fields, values and messa
   }
   const at = page.url();
   await summaryOf(calc).getByRole("link", { name: PHONE }).click();
-  await inView(page, calc.getByLabel("Phone"));
+  await expectBelowHeader(calc.getByLabel("Phone"));
   // The field keeps its message after the jump; with JavaScript the page itself moves focus there, on the same page.
   await expect(calc.getByLabel("Phone")).toHaveAccessibleDescription(PHONE);
   if (javaScriptEnabled) {
@@ -77,8 +70,8 @@ test("a refused step 5: the summary above, links to the fields, values and messa
   expect(await formService.settled()).toEqual([]);
 });
 
-test("any step's mistake is summed up the same way: a choice missing from step 2 links to the step's first option", async ({ page }) => {
-  // No browser posts step 2 without a choice; a hand-made post is answered like any other.
+test("a choice missing from step 2 is summed up the same way, linked to the step's first option", { tag: "@without-js" }, async ({ page }) => {
+  // A step page, as a browser without JavaScript gets it; none posts step 2 without a choice, a hand-made post is answered like any other.
   const answer = await page.request.post("/?index", {
     form: { formName: "calculator", "state.step": "2", "state.service": "seo", "state.complexity": "medium" },
     maxRedirects: 0,
@@ -96,9 +89,7 @@ test("with JavaScript but no form checks loaded, the server's summary opens, foc
   await page.route(/\/build\/.*schema-[\w-]+\.js$/, (route) => route.abort());
   await page.goto("/");
   const form = contactForm(page);
-  await form.getByLabel("Name").fill("Lerato Mokoena");
-  await form.getByLabel("Email").fill("lerato@");
-  await form.getByLabel("Message").fill("We need help with local search.");
+  await fillValues(form, { Name: "Lerato Mokoena", Email: "lerato@", Message: "We need help with local search." });
   await form.getByRole("button", { name: "Send Message" }).click();
   await expect(page).toHaveURL(/\/\?contact=[\w-]{22}#contact-error-summary$/);
   await expect(summaryOf(form).getByRole("link")).toHaveText([EMAIL, "Please choose a service"]);
@@ -122,12 +113,12 @@ test("without JavaScript, at 320, 390 and 1280 px, a refused form opens at its s
       /^\/\?draft=[\w-]{22}&step=5#calc-error-summary$/,
     );
     await expect(summaryOf(calculator(page)).getByRole("link")).toHaveText([COMPANY, EMAIL, PHONE]);
-    await inView(page, summaryOf(calculator(page)));
+    await expectBelowHeader(summaryOf(calculator(page)));
     await forTheEye(page, `error-summary-${width}`);
     await refused(
       { formName: "contact", name: "Lerato Mokoena", email: "lerato@", service: "", message: "We need help." },
       /^\/\?contact=[\w-]{22}#contact-error-summary$/,
     );
-    await inView(page, summaryOf(contactForm(page)));
+    await expectBelowHeader(summaryOf(contactForm(page)));
   }
 });

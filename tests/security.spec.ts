@@ -10,6 +10,7 @@ import { messages } from "../app/content/messages";
 import { PER_ADDRESS } from "../server/leads/schedule";
 import { LIMITS } from "../server/rate-limits";
 import { expect, newClient, test } from "./support/fixtures";
+import { fillValues } from "./support/wizard";
 
 const contactFields = (name: string) => ({ formName: "contact", name, email: "thabo@example.co.za", service: "seo", message: "Hello" });
 /** A post to the home page's actions from a client of its own (or `client`). */
@@ -39,10 +40,7 @@ async function sendContact(page: Page, client: string, name: string) {
   await page.setExtraHTTPHeaders({ "X-Forwarded-For": client });
   await page.goto("/");
   const form = page.locator("#contact");
-  await form.getByLabel("Name").fill(name);
-  await form.getByLabel("Email").fill("busy@example.co.za");
-  await form.getByLabel("Service").selectOption("ai");
-  await form.getByLabel("Message").fill("One more");
+  await fillValues(form, { Name: name, Email: "busy@example.co.za", Service: "ai", Message: "One more" });
   const answer = page.waitForResponse((r) => r.request().method() === "POST");
   await form.getByRole("button", { name: "Send Message" }).click();
   return { form, answer: await answer };
