@@ -186,7 +186,10 @@ test("step 5 explains the estimate; Change keeps what was typed; the wizard then
   await expect(calc.locator(".estimate")).toContainText(priceOf({ service: "AI Solutions", timeframe: "Standard (3-4 weeks)", complexity: "Medium" }));
 });
 
-test("Back keeps all that was chosen and typed; step 5 prints as its estimate and links to its page, in USD, one A4 page", async ({ page }) => {
+test("Back keeps all that was chosen and typed; step 5 prints as its estimate and links to its page, in USD, one A4 page", async ({
+  page,
+  javaScriptEnabled,
+}) => {
   const calc = await upToDetails(page);
   const back = () => calc.getByRole("button", { name: "Back" }).click();
   await back();
@@ -242,6 +245,20 @@ test("Back keeps all that was chosen and typed; step 5 prints as its estimate an
   await expect(sheet.getByText(site.email)).toBeVisible();
   await expect(page.getByRole("table", { name: breakdownText.caption })).toBeVisible();
   await namesTheCurrency(sheet, ["2,500", "5,625"]);
+  await page.emulateMedia({ media: null });
+  if (javaScriptEnabled) {
+    // What was typed on step 5 stays through Back from its estimate and a reload, kept in the tab.
+    for (const back of [() => page.goBack(), () => page.reload()]) {
+      await back();
+      await expect(page).toHaveURL(/\/\?step=5#wizard$/);
+      await expect(progress(page)).toHaveText("Step 5 of 5");
+      await expectValues(calc, { "Your name (optional)": order.name, "Company name": order.company, Email: order.email, Phone: order.phone });
+    }
+    await expect(calc.locator(".estimate")).toContainText(price);
+    expect(decodeURIComponent(page.url())).not.toContain(order.email);
+    await calc.getByRole("button", { name: "Back" }).click();
+    await expect(calc.getByLabel("Project description")).toHaveValue(order.description);
+  }
   // The count is of pages, not a constant: a long page makes several.
   await page.goto("/privacy");
   expect(pdfPages(await page.pdf(A4))).toBeGreaterThan(1);

@@ -46,9 +46,8 @@ for (const browser of ["lynx", "w3m"] as const) {
       expect(page).toContain("Estimate My Project Contact Us");
       expect(page).toContain("Get Started View Our Work");
       expect(page).toContain("Software Development SEO & Digital Marketing AI Solutions Zoho Solutions");
-      expect(page.replace(/[[\]]/g, "")).toMatch(/Software Development Mobile App Development SEO & Digital Marketing AI Solutions Zoho Solutions/);
-      expect(page.replace(/[[\]]/g, "")).toMatch(/Estimate This/);
-      expect(page.replace(/[[\]]/g, "")).toContain("Send Message");
+      for (const words of ["Software Development Mobile App Development SEO & Digital Marketing AI Solutions Zoho Solutions", "Estimate This", "Send Message"])
+        expect(page.replace(/[[\]]/g, "")).toContain(words);
       const work = dump(browser, await (await request.get("/work")).text());
       expect(work).toContain("Estimate My Project Meet the Team");
       expect(work).toMatch(/Live site of SpazaStock offline stocktake app Code repository of SpazaStock offline stocktake app/);
