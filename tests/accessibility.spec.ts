@@ -22,10 +22,7 @@ test.beforeEach(async ({ page }, testInfo) => {
  */
 const PAGES: { name: string; open: (page: Page) => Promise<unknown>; withoutJs?: true; sameMarkup?: true }[] = [
   { name: "/", open: (page) => page.goto("/") },
-  { name: "/services", open: (page) => page.goto("/services"), sameMarkup: true },
-  { name: "/work", open: (page) => page.goto("/work"), sameMarkup: true },
-  { name: "/about", open: (page) => page.goto("/about"), sameMarkup: true },
-  { name: "/privacy", open: (page) => page.goto("/privacy"), sameMarkup: true },
+  ...["/services", "/work", "/about", "/privacy"].map((name) => ({ name, open: (page: Page) => page.goto(name), sameMarkup: true as const })),
   { name: "an estimate", open: (page) => page.goto("/estimate?service=softwareDev&timeframe=urgent&complexity=complex"), sameMarkup: true },
   {
     name: "a calculator step",

@@ -1,8 +1,4 @@
-/**
- * The home page's JavaScript within perf/budgets.json, counted as `npm run perf` counts it, with
- * no form rules in the first load; an estimate's page without the wizard's code (decision 0024).
- * Remix taking every page over by the load event is caching.spec's browser walk.
- */
+/** The home page's JavaScript within perf/budgets.json, as `npm run perf` counts it; an estimate's page without the wizard's code (decision 0024). */
 import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
 import { calculatorText } from "../app/content/calculator";

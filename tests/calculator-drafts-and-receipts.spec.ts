@@ -1,8 +1,4 @@
-/**
- * What the server keeps for a visitor is theirs alone: a calculator draft (the steps without
- * JavaScript) or a receipt (the reference after a send) opens only in the browser it was made
- * for, whoever made the link; and the thanks show no reference the server did not issue there.
- */
+/** A calculator draft or a receipt opens only in the browser it was made for, whoever has the link; the thanks show no other reference. */
 import type { Page } from "@playwright/test";
 import { calculatorText } from "../app/content/calculator";
 import { messages } from "../app/content/messages";

@@ -10,8 +10,7 @@ const STEP_URL = (step: number) => new RegExp(`/\\?step=${step}#wizard$`);
 
 test.describe("without JavaScript, every step is a page of its own", { tag: "@without-js" }, () => {
   test("each step's post is answered 303 with a GET of the step, so reload and Back never send a form again", async ({ page }) => {
-    const posts: number[] = [];
-    page.on("response", (r) => r.request().isNavigationRequest() && r.request().method() === "POST" && posts.push(r.status()));
+    const posts = postsOf(page).pages;
     await atStep5(page, dispatchApp, { walk: true });
     expect(posts).toEqual([303, 303, 303, 303]);
     await expect(page).toHaveURL(DRAFT_URL);
@@ -58,8 +57,7 @@ test("Estimate this on /services opens step 2 with its service at the wizard's c
     await page.goto("/services");
     const posts = postsOf(page);
     await page.getByRole("button", { name: "Estimate this for AI Solutions" }).click();
-    // With JavaScript the browser takes the step itself and the server keeps nothing (decision 0025)
-    // but the funnel's count of step 2 (decision 0036).
+    // With JavaScript the server keeps nothing (decision 0025) but the funnel's count of step 2 (0036).
     await expect(page).toHaveURL(javaScriptEnabled ? STEP_URL(2) : DRAFT_URL);
     if (!javaScriptEnabled) {
       // A page of its own, there at once, not by a smooth scroll from the top of the page: read as it loads, no retry.
@@ -144,7 +142,6 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
     await expect(calc.getByRole("button", { name: "Software Development", exact: true })).toHaveAttribute("aria-current", "true");
     await page.goBack();
     await expect(page).toHaveURL(/\/about$/);
-    // Nothing went to the server, and no address held anything typed.
     expect(requests.filter((r) => !r.startsWith("GET") || r.includes("_data="))).toEqual([]);
     expect(posts.beacons).not.toContain("unexpected fields");
     expect(seen.length).toBeGreaterThan(8);

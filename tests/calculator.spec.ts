@@ -1,7 +1,6 @@
 /**
  * The calculator's send end to end and an estimate's own page, with JavaScript on and off. Figures
- * are written out (2,500 × 1.5 × 1.5 = 5,625), not made by the formatter under test. The steps as
- * pages and history, and the fields' messages, have specs of their own (calculator-steps, error-summary).
+ * are written out (2,500 × 1.5 × 1.5 = 5,625), not made by the formatter under test.
  */
 import { readFile } from "node:fs/promises";
 import type { Locator, Page } from "@playwright/test";

@@ -4,7 +4,7 @@ import { messages } from "../app/content/messages";
 import { site } from "../app/content/site";
 import { expect, expectBelowHeader, test } from "./support/fixtures";
 import { TEST_ACCESS_KEY } from "./support/sites";
-import { contactForm, expectValues, fillValues } from "./support/wizard";
+import { contactForm, expectValues, fillValues, postsOf } from "./support/wizard";
 
 /** Each required field's message when the form is sent empty. */
 const REQ = { Name: /Please enter your name/, Email: /Please enter your email address/, Service: "Please choose a service", Message: /Please enter a message/ };
@@ -36,8 +36,7 @@ const layout = (form: Locator) =>
   });
 
 test("at 390 and 1280 px each field's message, summed up; a bad email kept, not sent; no field moves", async ({ page, formService, javaScriptEnabled }) => {
-  const posts: string[] = [];
-  page.on("request", (r) => r.method() === "POST" && posts.push(r.url()));
+  const posts = postsOf(page).forms;
   for (const width of [390, 1280]) {
     await page.setViewportSize({ width, height: 900 });
     await page.goto("/#contact");
@@ -84,8 +83,7 @@ test("at 390 and 1280 px each field's message, summed up; a bad email kept, not 
 });
 
 test("a form with mistakes is a page of its maker's own: GETs only, gone once sent", { tag: "@without-js" }, async ({ page, stranger, formService }) => {
-  const posts: number[] = [];
-  page.on("response", (r) => r.request().isNavigationRequest() && r.request().method() === "POST" && posts.push(r.status()));
+  const posts = postsOf(page).pages;
   await page.goto("/");
   const form = contactForm(page);
   const name = `${typed.name} ${formService.token}`;

@@ -20,7 +20,6 @@ const links = (summary: Locator) => summary.getByRole("link").evaluateAll((as) =
 test("a refused step 5: the summary above, links to the fields, values and messages kept, nothing sent", async ({ page, formService, javaScriptEnabled }) => {
   // Step 5 sent with a blank company name, a mistyped email and phone (letter O for zero).
   await atStep5(page, dispatchApp);
-  // A form without mistakes shows no summary.
   await expect(summaryOf(page.locator("main"))).toHaveCount(0);
   await expect(page.getByText(TITLE)).toHaveCount(0);
   const calc = calculator(page);
@@ -70,20 +69,6 @@ test("a refused step 5: the summary above, links to the fields, values and messa
   expect(await formService.settled()).toEqual([]);
 });
 
-test("a choice missing from step 2 is summed up the same way, linked to the step's first option", { tag: "@without-js" }, async ({ page }) => {
-  // A step page, as a browser without JavaScript gets it; none posts step 2 without a choice, a hand-made post is answered like any other.
-  const answer = await page.request.post("/?index", {
-    form: { formName: "calculator", "state.step": "2", "state.service": "seo", "state.complexity": "medium" },
-    maxRedirects: 0,
-  });
-  expect(answer.status()).toBe(303);
-  expect(answer.headers()["location"]).toMatch(/^\/\?draft=[\w-]{22}&step=2#calc-error-summary$/);
-  await page.goto(answer.headers()["location"]!);
-  expect(await links(summaryOf(calculator(page)))).toEqual([["Please choose a timeframe", "#calc-timeframe"]]);
-  await expect(page.locator("#calc-timeframe")).toHaveAccessibleName("Urgent (1-2 weeks)");
-  await expect(page.locator("#calc-timeframe")).toHaveAccessibleDescription("Please choose a timeframe");
-});
-
 test("with JavaScript but no form checks loaded, the server's summary opens, focus on the field", { tag: "@needs-js" }, async ({ page }) => {
   // The contact form's rules load lazily (app/forms/README.md); without them the server checks.
   await page.route(/\/build\/.*schema-[\w-]+\.js$/, (route) => route.abort());
@@ -96,12 +81,11 @@ test("with JavaScript but no form checks loaded, the server's summary opens, foc
   await expect(form.getByLabel("Email")).toBeFocused();
 });
 
-// With JavaScript focus goes to the first field in error instead (above). The refused posts as the
-// browser makes them are the tests' above; here the pages they are answered with, loaded at each width.
-test("without JavaScript, at 320, 390 and 1280 px, a refused form opens at its summary, in view", { tag: "@without-js" }, async ({ page }) => {
+// The pages the refused posts are answered with, loaded at each width (with JavaScript focus moves instead: above).
+test("without JavaScript, at 320, 390 and 1280 px, a refused form, or step, opens at its summary, in view", { tag: "@without-js" }, async ({ page }) => {
   const refused = async (form: Record<string, string>, at: RegExp) => {
     const answer = await page.request.post("/?index", { form, maxRedirects: 0 });
-    expect(answer.headers()["location"]).toMatch(at);
+    expect([answer.status(), answer.headers()["location"]]).toEqual([303, expect.stringMatching(at)]);
     // There at once, as the page loads: not found by scrolling.
     await page.goto(answer.headers()["location"]!);
   };
@@ -120,5 +104,14 @@ test("without JavaScript, at 320, 390 and 1280 px, a refused form opens at its s
       /^\/\?contact=[\w-]{22}#contact-error-summary$/,
     );
     await expectBelowHeader(summaryOf(contactForm(page)));
+    // Any step's mistake the same way (no browser posts step 2 without a choice): linked to the step's first option.
+    await refused(
+      { formName: "calculator", "state.step": "2", "state.service": "seo", "state.complexity": "medium" },
+      /^\/\?draft=[\w-]{22}&step=2#calc-error-summary$/,
+    );
+    expect(await links(summaryOf(calculator(page)))).toEqual([["Please choose a timeframe", "#calc-timeframe"]]);
+    await expectBelowHeader(summaryOf(calculator(page)));
+    await expect(page.locator("#calc-timeframe")).toHaveAccessibleName("Urgent (1-2 weeks)");
+    await expect(page.locator("#calc-timeframe")).toHaveAccessibleDescription("Please choose a timeframe");
   }
 });

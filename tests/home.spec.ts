@@ -48,7 +48,6 @@ test("the hero, the services tabs, Learn More and Estimate this, and the agency 
   const id = new URL(page.url()).hash.slice(1);
   await expect(page.locator(`[id="${id}"]`).getByRole("heading", { level: 2 })).toHaveText("SEO & Digital Marketing");
   await expect(page.locator(`[id="${id}"]`)).toBeInViewport();
-  // Only the home page carries the JSON-LD.
   await expect(page.locator('script[type="application/ld+json"]')).toHaveCount(0);
 
   // Back at the SEO tab, its Estimate this opens step 2 with it chosen, ticked, the tab kept.

@@ -78,8 +78,7 @@ test.describe("at 320 px", () => {
         await expect(progress(page)).toHaveText(`Step ${i + 2} of 5`);
         await check(`${name}, step ${i + 2}`);
       }
-      // Step 4 has no error a browser can make (the description is optional, its box bounded).
-      // A long address without spaces, as a description can hold.
+      // A long address without spaces (step 4 has no error a browser can make).
       const description = calc.getByLabel("Project description");
       await description.fill("Dispatch for 40 drivers, like https://example.co.za/dispatch-board-with-live-tracking-and-proof-of-delivery");
       await calc.getByRole("button", { name: "Continue" }).click();

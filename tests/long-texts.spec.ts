@@ -1,8 +1,6 @@
 /**
- * A long text at its bound of 5,000 characters and past it, with line breaks and emoji (two UTF-16
- * units each, which a maxLength counted twice; a break posted without JavaScript is two characters,
- * counted as one). No box cuts a text (decision 0044): the check says how long it may be and how
- * long it is, and the agency receives it whole.
+ * Texts at and past their bound of 5,000 characters, with line breaks and emoji (two UTF-16 units
+ * each; a break posted without JavaScript is two characters): no box cuts one (decision 0044).
  */
 import type { Locator, Page } from "@playwright/test";
 import { messages } from "../app/content/messages";

@@ -1,8 +1,4 @@
-/**
- * What every page has, what the pages without behaviour of their own show, the 404, and the files
- * around the pages. Each page's own behaviour has a spec of its own; axe checks every page
- * (accessibility.spec.ts).
- */
+/** What every page has, the pages without behaviour of their own, the 404, and the files around the pages. */
 import type { Page } from "@playwright/test";
 import { expect, test } from "./support/fixtures";
 import { services } from "../app/content/services";
@@ -15,7 +11,6 @@ const pages: { path: string; heading: string | RegExp; nav: string | null; shows
     path: "/services",
     heading: "What we build for you",
     nav: "Services",
-    // Testimonials with accessible five-star ratings, and a call to action.
     shows: async (page) => {
       for (const name of ["Software Development", "SEO & Digital Marketing", "AI Solutions", "Zoho Solutions"])
         await expect(page.getByRole("heading", { level: 2, name })).toBeVisible();
@@ -30,7 +25,6 @@ const pages: { path: string; heading: string | RegExp; nav: string | null; shows
     path: "/about",
     heading: /./,
     nav: "About",
-    // The story, the values and the team.
     shows: async (page) => {
       await expect(page.getByRole("heading", { name: "Our story" })).toBeVisible();
       await expect(page.getByRole("heading", { name: "How we work" })).toBeVisible();

@@ -1,9 +1,6 @@
 /**
- * The site's defences as a visitor or an attacker meets them in a browser or over HTTP: tampered
- * forms answered with messages, the rate limits' answers in the page, and Remix v2 with single
- * fetch off (decision 0021). The headers every answer carries are tests/ops/server.spec.ts's, on a
- * server whose trusted proxy is known; the form-post rules (cross-site, too big, not a form, a
- * method other than GET, HEAD and POST) server/form-posts.test.ts's.
+ * Tampered forms, the rate limits' answers in the page, and single fetch off (decision 0021). The
+ * headers are tests/ops/server.spec.ts's; the form-post rules server/form-posts.test.ts's.
  */
 import type { APIRequestContext, Page } from "@playwright/test";
 import { messages } from "../app/content/messages";

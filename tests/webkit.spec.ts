@@ -87,7 +87,6 @@ test.describe("WebKit (WebKitGTK through WebDriver)", { tag: "@once" }, () => {
     await mainNavLink("Services").click();
     await browser.waitUntil(async () => (await browser.getUrl()).endsWith("/services"));
     await browser.waitUntil(async () => (await browser.$("h1").getText()) === "What we build for you");
-    // Closed again after the navigation.
     expect(await mainNavLink("Services").isDisplayed()).toBe(false);
     await browser.setWindowSize(1280, 900);
   });

@@ -36,9 +36,7 @@ const shown = async (page: Page, card: number) => (await cardsSeen(page))[card]!
 const grid = (page: Page) =>
   page
     .locator("article.project-card, .grid--3")
-    .evaluateAll((els) =>
-      els.map((e) => [(e as HTMLElement).offsetLeft, (e as HTMLElement).offsetTop, (e as HTMLElement).offsetWidth, (e as HTMLElement).offsetHeight].join()),
-    );
+    .evaluateAll((els) => (els as HTMLElement[]).map((e) => [e.offsetLeft, e.offsetTop, e.offsetWidth, e.offsetHeight].join()));
 
 /**
  * The page loaded with no scroll, every picture decoded (a lazy one would not be); no card at rest
@@ -49,9 +47,7 @@ async function loadedAndAtRest(page: Page, path: string) {
   await page.goto(path);
   const pictures = page.locator("article.project-card img");
   expect(await pictures.count()).toBeGreaterThanOrEqual(3);
-  await expect
-    .poll(() => pictures.evaluateAll((imgs) => imgs.filter((i) => !((i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0)).length))
-    .toBe(0);
+  await expect.poll(() => pictures.evaluateAll((imgs) => (imgs as HTMLImageElement[]).filter((i) => !(i.complete && i.naturalWidth > 0)).length)).toBe(0);
   expect(await page.evaluate(() => scrollY)).toBe(0);
   await page.mouse.move(0, 0);
   for (const card of await cardsSeen(page)) expect(card.band).toBeLessThanOrEqual(1);

@@ -35,10 +35,12 @@ export const WIZARD_VIEWPORTS = [
 
 /**
  * A page's posts from now on: forms (their addresses), and the funnel's beacons (POST /steps,
- * decision 0036) by their event, or "unexpected fields" for one carrying more than that and the landing.
+ * decision 0036) by their event, or "unexpected fields" for one carrying more than that and the
+ * landing; `pages`, the statuses of the posts that navigated (a form sent without JavaScript).
  */
 export function postsOf(page: Page) {
-  const posts = { forms: [] as string[], beacons: [] as string[] };
+  const posts = { forms: [] as string[], beacons: [] as string[], pages: [] as number[] };
+  page.on("response", (r) => r.request().isNavigationRequest() && r.request().method() === "POST" && posts.pages.push(r.status()));
   page.on("request", (r) => {
     if (r.method() !== "POST") return;
     if (new URL(r.url()).pathname !== "/steps") return void posts.forms.push(r.url());
