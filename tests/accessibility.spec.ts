@@ -150,8 +150,7 @@ test.describe("print, and the dark scheme on a small phone", { tag: "@once" }, (
       await page.evaluate(() => sessionStorage.clear()).catch(() => undefined);
       await page.goto("/");
       const wizard = page.locator("#calculator");
-      await wizard.getByRole("button", { name: "Zoho Solutions" }).click();
-      await wizard.getByRole("button", { name: "Urgent (1-2 weeks)" }).click();
+      for (const choice of ["Zoho Solutions", "Urgent (1-2 weeks)"]) await wizard.getByRole("button", { name: choice }).click();
       await page.emulateMedia({ media: "print" });
       await expect(page.locator(".site-header")).toBeHidden();
       await expect(page.getByRole("contentinfo").getByRole("navigation")).toBeHidden();

@@ -155,8 +155,7 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
     context.on("console", (m) => m.type() === "error" && problems.push(m.text()));
     await page.goto("/");
     const calc = calculator(page);
-    await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
-    await calc.getByRole("button", { name: "Relaxed (5-8 weeks)" }).click();
+    for (const choice of ["AI Solutions", "Relaxed (5-8 weeks)"]) await calc.getByRole("button", { name: choice, exact: true }).click();
     await expect(page).toHaveURL(STEP_URL(3));
     // The page's scripts held back: what the visitor sees between the server's page and hydration.
     let release!: () => void;

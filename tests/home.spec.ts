@@ -104,8 +104,7 @@ test("with JavaScript, a clicked tab keeps focus, arrow keys move between tabs, 
 test("the home page does not shift as it loads, the hero's visual included (1280 px)", { tag: "@needs-js" }, async ({ page }) => {
   await page.goto("/");
   await page.waitForLoadState("load");
-  // Once all that could move it has happened (loaded, the hero's image decoded, hydrated, the
-  // fonts in), two frames later every shift they caused is among the entries.
+  // Loaded, the hero's image decoded, hydrated, the fonts in: two frames later every shift is among the entries.
   await expect.poll(() => page.locator(".hero-visual").evaluate((img: HTMLImageElement) => img.complete)).toBe(true);
   await hydrated(page);
   const shift = await page.evaluate(async () => {

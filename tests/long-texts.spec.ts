@@ -30,9 +30,7 @@ const countOf = (field: Locator) => field.locator("xpath=following-sibling::p[co
 async function toStep4(page: Page) {
   await page.goto("/");
   const calc = calculator(page);
-  await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
-  await calc.getByRole("button", { name: "Relaxed (5-8 weeks)" }).click();
-  await calc.getByRole("button", { name: "Simple" }).click();
+  for (const choice of ["AI Solutions", "Relaxed (5-8 weeks)", "Simple"]) await calc.getByRole("button", { name: choice, exact: true }).click();
   await expect(progress(page)).toHaveText("Step 4 of 5");
   return calc.getByLabel("Project description");
 }

@@ -33,7 +33,6 @@ test("every link reachable at 320, 390 and 1280 px, a toggle only where links fo
       await toggle.click();
       await expect(nav.getByRole("link", { name: "Services" })).toBeHidden();
       if (javaScriptEnabled) {
-        // Escape-to-close is a JavaScript enhancement.
         await toggle.click();
         await expect(nav.getByRole("link", { name: "About" })).toBeVisible();
         await page.keyboard.press("Escape");

@@ -45,8 +45,7 @@ async function sendContact(page: Page, client: string, name: string) {
 
 test("past its limits a visitor is told so (429, Retry-After): 20 leads held, then 30 posts a minute", async ({ page, request, formService }) => {
   const client = newClient();
-  // Different messages (the same form posted again is one lead: decision 0012): five go at once,
-  // twenty are held, all of them thanked.
+  // Different messages (one form posted twice is one lead: decision 0012): five go at once, twenty held, all thanked.
   const leads = PER_ADDRESS.letThrough + PER_ADDRESS.held;
   for (let i = 0; i < leads; i++) expect((await post(request, { form: contactFields(`Busy ${formService.token} ${i}`) }, client)).status()).toBe(303);
   const held = await sendContact(page, client, `Busy ${formService.token}`);
@@ -55,8 +54,7 @@ test("past its limits a visitor is told so (429, Retry-After): 20 leads held, th
   await expect(held.form.getByRole("alert")).toHaveText(messages.rateLimited);
   await expect(held.form.getByLabel("Message")).toHaveValue("One more");
   await expect.poll(async () => (await formService.received()).length).toBe(5);
-  // That send was this minute's post number leads + 1: calculator steps (each answered with a
-  // redirect to its page: decision 0016) up to the post limit, whose 429 comes before a form is read.
+  // That send was this minute's post number leads + 1: calculator steps (303s) up to the post limit, whose 429 comes before a form is read.
   for (let i = leads + 1; i < LIMITS.posts.points; i++)
     expect((await post(request, { form: { formName: "calculator", "state.step": "1", service: "seo" } }, client)).status()).toBe(303);
   const { answer } = await sendContact(page, client, "Thabo");
@@ -65,8 +63,7 @@ test("past its limits a visitor is told so (429, Retry-After): 20 leads held, th
   await expect(page.getByText(messages.rateLimited)).toBeVisible();
 });
 
-// Remix v2 gets no security fix; turbo-stream 2.4.1 (CVE-2026-34077) is reached only through single
-// fetch, which is off (decision 0021). These are the doors single fetch would open.
+// Remix v2 gets no fix for turbo-stream 2.4.1 (CVE-2026-34077), reached only through single fetch: the doors it would open.
 test("single fetch is off: .data URLs and /__manifest are the 404 page, no turbo-stream, ?_data= is JSON", { tag: "@once" }, async ({ request, baseURL }) => {
   const reads = ["/_root.data", "/index.data", "/_index.data", "/services.data", "/about.data", "/work.data?category=ai", "/privacy.data", "/healthz.data"];
   const answers = await Promise.all(

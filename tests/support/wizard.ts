@@ -88,9 +88,7 @@ export async function atStep5(page: Page, c: Choices, { site = "", walk = false 
     const form = {
       formName: "calculator",
       "state.step": "4",
-      "state.service": valueOf(SERVICES, c.service),
-      "state.timeframe": valueOf(TIMEFRAMES, c.timeframe),
-      "state.complexity": valueOf(COMPLEXITIES, c.complexity),
+      ...Object.fromEntries(Object.entries(valuesOf(c)).map(([name, value]) => [`state.${name}`, value])),
       description: c.description,
       intent: "continue",
     };
