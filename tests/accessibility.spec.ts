@@ -1,14 +1,9 @@
 /**
- * What the eye relies on, with JavaScript on and off: WCAG 2.2 AA by axe on every page (those
- * only a browser without JavaScript gets too), and what axe does not reach measured here: target
- * sizes, contrast on gradients, focus rings and portraits' rings; the dark scheme; print.
- *
- * axe needs script. Without JavaScript it runs in the page itself, a scripting page whose app
- * scripts are refused: the server's markup, never hydrated, as the visitor without JavaScript
- * gets it (the site has no <noscript> and no `scripting` media query, so nothing else differs).
- * Each page state is opened once: the width and the scheme are CSS alone (no script of the site
- * reads either), so the test resizes the page and switches the scheme on it, and lets their
- * transitions end before anything measures a colour.
+ * WCAG 2.2 AA by axe on every page, with JavaScript on and off, and what axe does not reach:
+ * target sizes, contrast on gradients, focus and portraits' rings; the dark scheme; print. axe
+ * needs script: for the `no-js` project the page's own scripts are refused instead (the site has no
+ * <noscript> and no `scripting` media query). Width and scheme are CSS alone, so each page state is
+ * opened once, resized and switched, its transitions ended before a colour is measured.
  */
 import type { Page } from "@playwright/test";
 import { expect, forTheEye, hydrated, test } from "./support/fixtures";
@@ -22,17 +17,12 @@ test.beforeEach(async ({ page }, testInfo) => {
 });
 
 /**
- * Each page by how a visitor reaches it; `withoutJs` ones only exist for a browser without it.
- * `sameMarkup` ones are the same markup with JavaScript and without it (the test checks that), and
- * the site's CSS does not ask whether scripts run: what axe and the target sizes find is then the
- * same for both visitors, so they are checked once, with JavaScript (`@once`).
+ * Each page by how a visitor reaches it; `withoutJs` ones exist only without JavaScript; `sameMarkup`
+ * ones are the same markup either way (checked), so what axe finds is checked once (`@once`).
  */
 const PAGES: { name: string; open: (page: Page) => Promise<unknown>; withoutJs?: true; sameMarkup?: true }[] = [
   { name: "/", open: (page) => page.goto("/") },
-  { name: "/services", open: (page) => page.goto("/services"), sameMarkup: true },
-  { name: "/work", open: (page) => page.goto("/work"), sameMarkup: true },
-  { name: "/about", open: (page) => page.goto("/about"), sameMarkup: true },
-  { name: "/privacy", open: (page) => page.goto("/privacy"), sameMarkup: true },
+  ...["/services", "/work", "/about", "/privacy"].map((name) => ({ name, open: (page: Page) => page.goto(name), sameMarkup: true as const })),
   { name: "an estimate", open: (page) => page.goto("/estimate?service=softwareDev&timeframe=urgent&complexity=complex"), sameMarkup: true },
   {
     name: "a calculator step",
@@ -59,9 +49,8 @@ const PAGES: { name: string; open: (page: Page) => Promise<unknown>; withoutJs?:
 ];
 
 /**
- * WCAG 2.2's 2.5.8 (Target Size, Minimum), measured: the links smaller than 24 × 24 CSS px among
- * those in the footer and those standing alone (a link in a sentence is exempt). axe's own rule
- * lets a small target pass when nothing else is near, so it misses a list of short links.
+ * WCAG 2.2's 2.5.8: links under 24 × 24 CSS px in the footer or standing alone (one in a sentence is
+ * exempt). axe passes a small target with nothing near, so it misses a list of short links.
  */
 const smallLinks = (page: Page) =>
   page.locator("a[href]").evaluateAll((links) =>
@@ -82,10 +71,7 @@ const smallLinks = (page: Page) =>
       .map(({ a, box }) => `"${a.textContent!.trim()}" (${a.getAttribute("href")}): ${box.width.toFixed(1)} × ${box.height.toFixed(1)}`),
   );
 
-/**
- * What hydration changed in the page's body (scripts aside), against the server's markup for the
- * same address, which is what a browser without JavaScript shows: "" when nothing.
- */
+/** What hydration changed in the body (scripts aside) against the server's markup, which a browser without JavaScript shows: "" when nothing. */
 const hydrationChanges = async (page: Page) => {
   await hydrated(page);
   return page.evaluate(async () => {
@@ -108,40 +94,34 @@ const MEASURED = ["/", "/services", "/work", "/about", "/privacy"];
 
 for (const { name, open, withoutJs, sameMarkup } of PAGES) {
   const tag = withoutJs ? "@without-js" : sameMarkup ? "@once" : [];
-  test(
-    `${name} at 390 and 1280 px, light and dark: no WCAG 2.2 AA violation, no link under 24 px${MEASURED.includes(name) ? ", contrast" : ""}`,
-    { tag },
-    async ({ page }, testInfo) => {
-      // Four axe runs (up to 1.3 CPU-seconds each): near a minute with the run's workers on half a
-      // core (a machine four times slower), the default 60 s.
-      test.slow();
-      await page.setViewportSize({ width: 390, height: 900 });
-      await open(page);
-      if (sameMarkup) expect(await hydrationChanges(page), "the same markup without JavaScript").toBe("");
-      const found: string[] = [];
-      for (const width of [390, 1280]) {
-        await page.setViewportSize({ width, height: 900 });
-        for (const scheme of ["light", "dark"] as const) {
-          await page.emulateMedia({ colorScheme: scheme });
-          await transitionsEnded(page);
-          if (scheme === "light") for (const link of await smallLinks(page)) found.push(`${width} px, target size: ${link}`);
-          const body = await page.locator("body").evaluate((b) => `${getComputedStyle(b).backgroundColor} on ${getComputedStyle(b).color}`);
-          if (scheme === "dark" && body !== "rgb(18, 17, 42) on rgb(236, 235, 255)") found.push(`${width} px, dark: the body is ${body}`);
-          for (const v of await wcagViolations(page)) found.push(`${width} px, ${scheme}: ${v}`);
-          if (scheme === "dark") await forTheEye(page, `dark ${name} ${width}`.replace(/\W+/g, "-"), { fullPage: true });
-        }
+  const measured = MEASURED.includes(name);
+  test(`${name} at 390 and 1280 px, light and dark: WCAG 2.2 AA, 24 px links${measured ? ", contrast" : ""}`, { tag }, async ({ page }, testInfo) => {
+    // Four axe runs (up to 1.3 CPU-seconds each): near the default 60 s on a machine four times slower.
+    test.slow();
+    await page.setViewportSize({ width: 390, height: 900 });
+    await open(page);
+    if (sameMarkup) expect(await hydrationChanges(page), "the same markup without JavaScript").toBe("");
+    const found: string[] = [];
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const scheme of ["light", "dark"] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await transitionsEnded(page);
+        if (scheme === "light") for (const link of await smallLinks(page)) found.push(`${width} px, target size: ${link}`);
+        const body = await page.locator("body").evaluate((b) => `${getComputedStyle(b).backgroundColor} on ${getComputedStyle(b).color}`);
+        if (scheme === "dark" && body !== "rgb(18, 17, 42) on rgb(236, 235, 255)") found.push(`${width} px, dark: the body is ${body}`);
+        for (const v of await wcagViolations(page)) found.push(`${width} px, ${scheme}: ${v}`);
+        if (scheme === "dark") await forTheEye(page, `dark ${name} ${width}`.replace(/\W+/g, "-"), { fullPage: true });
       }
-      if (MEASURED.includes(name) && testInfo.project.name === "js") found.push(...(await lowContrasts(page, name)));
-      expect(found).toEqual([]);
-    },
-  );
+    }
+    if (measured && testInfo.project.name === "js") found.push(...(await lowContrasts(page, name)));
+    expect(found).toEqual([]);
+  });
 }
 
 /**
- * Contrast the eye can rely on, measured against every colour a text or a ring is drawn on
- * (gradients included; axe skips them): eyebrow labels under 4.5:1, focus indicators under 3:1 or
- * missing, in either scheme, and in the dark one the portraits' rings (their navy discs would
- * vanish into the navy cards without one) under 3:1. Tabs through the page in each scheme.
+ * Against every colour behind (gradients included; axe skips them): eyebrows under 4.5:1, focus
+ * indicators missing or under 3:1 in either scheme, dark portraits' rings (navy discs on navy cards) under 3:1.
  */
 async function lowContrasts(page: Page, path: string) {
   const low: string[] = [];
@@ -170,8 +150,7 @@ test.describe("print, and the dark scheme on a small phone", { tag: "@once" }, (
       await page.evaluate(() => sessionStorage.clear()).catch(() => undefined);
       await page.goto("/");
       const wizard = page.locator("#calculator");
-      await wizard.getByRole("button", { name: "Zoho Solutions" }).click();
-      await wizard.getByRole("button", { name: "Urgent (1-2 weeks)" }).click();
+      for (const choice of ["Zoho Solutions", "Urgent (1-2 weeks)"]) await wizard.getByRole("button", { name: choice }).click();
       await page.emulateMedia({ media: "print" });
       await expect(page.locator(".site-header")).toBeHidden();
       await expect(page.getByRole("contentinfo").getByRole("navigation")).toBeHidden();

@@ -1,8 +1,4 @@
-/**
- * The home page's JavaScript within perf/budgets.json, counted as `npm run perf` counts it, with
- * no form rules in the first load; an estimate's page without the wizard's code (decision 0024).
- * Remix taking every page over by the load event is caching.spec's browser walk.
- */
+/** The home page's JavaScript within perf/budgets.json, as `npm run perf` counts it; an estimate's page without the wizard's code (decision 0024). */
 import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
 import { calculatorText } from "../app/content/calculator";
@@ -11,12 +7,7 @@ import { pageScripts } from "../scripts/perf/page-scripts.mjs";
 
 const budgets = JSON.parse(readFileSync(new URL("../perf/budgets.json", import.meta.url), "utf8")) as { homeJsBytes: number };
 
-interface ScriptTransfer {
-  url: string;
-  status: number;
-  encoding: string;
-  bodyBytes: number;
-}
+type ScriptTransfer = { url: string; status: number; encoding: string; bodyBytes: number };
 
 test.describe("budgets", { tag: "@needs-js" }, () => {
   test("the home page's JavaScript, compressed as sent to a browser, stays within perf/budgets.json", async ({ browser, baseURL }) => {
@@ -24,9 +15,8 @@ test.describe("budgets", { tag: "@needs-js" }, () => {
     const total = scripts.reduce((sum, s) => sum + s.bodyBytes, 0);
     const listing = scripts.map((s) => `${s.bodyBytes} ${s.encoding} ${new URL(s.url).pathname}`).join("\n");
     expect(scripts.length, listing).toBeGreaterThan(3);
-    for (const s of scripts) expect(s.status, s.url).toBe(200);
     // Chromium accepts brotli: every script comes as the brotli file made at build time.
-    for (const s of scripts) expect(s.encoding, s.url).toBe("br");
+    for (const s of scripts) expect([s.status, s.encoding], s.url).toEqual([200, "br"]);
     // The forms' rules (zod) load only when a visitor reaches for a form (app/forms/README.md).
     expect(listing).not.toMatch(/\/(rules|schema)-[A-Z0-9]+\.js/);
     expect(total, `home page scripts (bytes on the wire):\n${listing}`).toBeLessThanOrEqual(budgets.homeJsBytes);

@@ -1,9 +1,8 @@
 /** Caching end to end over HTTP, once: the server's own answers, and through a real caching proxy (Varnish). */
 import { readFileSync } from "node:fs";
 import { brotliCompressSync, brotliDecompressSync, constants } from "node:zlib";
-import { messages } from "../app/content/messages";
 import { expectHashedScripts, watchCsp } from "./support/csp";
-import { calculator, fillDetails, progress } from "./support/wizard";
+import { calculator, fillDetails, progress, sendRequest } from "./support/wizard";
 import { expect, raw, test } from "./support/fixtures";
 import { type Proxy, startVarnish } from "./support/proxies";
 import { sites } from "./support/sites";
@@ -13,8 +12,7 @@ const PUBLIC_PAGE = /^public, max-age=0, s-maxage=[1-9]\d*, stale-while-revalida
 const PRIVATE = "private, no-store";
 const PAGES = ["/", "/services", "/about", "/work"];
 
-// HTTP only: once is enough. The rules (which address is which page, what is kept) are
-// server/page-cache.test.ts's and app/utils/cache-headers.test.ts's; here, the server's answers.
+// The rules are server/page-cache.test.ts's and app/utils/cache-headers.test.ts's; here, the answers.
 test.describe("caching, end to end", { tag: "@once" }, () => {
   test("a page (a tab, a category) is public, one strong ETag a coding, the same bytes for any campaign or unknown parameter, precompressed; 304 and HEAD", async () => {
     // Each page, then addresses whose extra parameters, or choices outside their lists, change nothing.
@@ -81,7 +79,6 @@ test.describe("caching, end to end", { tag: "@once" }, () => {
   });
 });
 
-// One proxy in front of the JavaScript site is enough.
 test.describe("behind a caching proxy (Varnish)", { tag: "@once" }, () => {
   test.describe.configure({ mode: "serial" });
   let varnish: Proxy;
@@ -127,8 +124,7 @@ test.describe("behind a caching proxy (Varnish)", { tag: "@once" }, () => {
     try {
       const page = await context.newPage();
       const violations = await watchCsp(page);
-      // Every page, each taken over by Remix by its load event (its modules load beside it), the
-      // services tabs, the work filter (a link within the same document), then the wizard sent.
+      // Every page hydrated by its load event, a tab, the work filter (same document), the wizard sent.
       for (const path of [...PAGES, "/?service=ai", "/work?category=software", "/no-such-page"]) {
         await page.goto(path);
         expect(await page.evaluate(() => "__remixRouter" in window), path).toBe(true);
@@ -146,8 +142,7 @@ test.describe("behind a caching proxy (Varnish)", { tag: "@once" }, () => {
       await calc.getByLabel("Project description").fill("A support chat assistant");
       await calc.getByRole("button", { name: "Continue" }).click();
       await fillDetails(page, { company: `Proxy ${formService.token}`, email: "csp@example.co.za", phone: "+27 11 555 0199" });
-      await calc.getByRole("button", { name: "Send My Request" }).click();
-      await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+      await sendRequest(page);
       await expect(progress(page)).toHaveText("Step 1 of 5");
       await page.getByRole("link", { name: "Contact Us" }).first().click();
       // Reloads come from the proxy's copy now: still no violation.

@@ -1,37 +1,23 @@
-/**
- * The wizard's steps as a visitor moves through them: without JavaScript each a page of its own,
- * answered 303 (decision 0016); with JavaScript an address and a history entry all the same, whose
- * answers stay in the tab and never reach an address (decision 0025).
- */
+/** The wizard's steps: without JavaScript pages answered 303 (decision 0016); with it addresses and history entries, answers kept in the tab (0025). */
 import type { Page } from "@playwright/test";
 import { calculatorText } from "../app/content/calculator";
 import { messages } from "../app/content/messages";
-import { clickStill, expect, forTheEye, test } from "./support/fixtures";
-import { atStep5, calculator, dispatchApp, DRAFT_URL, expectValues, fillDetails, postsOf, priceOf, progress, WIZARD_VIEWPORTS } from "./support/wizard";
+import { clickStill, expect, expectBelowHeader, forTheEye, test } from "./support/fixtures";
+import { atStep5, calculator, dispatchApp, DRAFT_URL, fillDetails, postsOf, priceOf, progress, WIZARD_VIEWPORTS } from "./support/wizard";
 
 const details = { name: "Thandi Nkosi", company: "Gauteng Freight", email: "ops@gautengfreight.co.za", phone: "+27 11 555 0101" };
 const STEP_URL = (step: number) => new RegExp(`/\\?step=${step}#wizard$`);
 
-/** The step's progress in view, below the fixed header. */
-async function underHeader(page: Page) {
-  await expect(progress(page)).toBeInViewport();
-  const bar = (await page.locator(".site-header").boundingBox())!;
-  expect((await progress(page).boundingBox())!.y).toBeGreaterThanOrEqual(bar.y + bar.height - 1);
-}
-
 test.describe("without JavaScript, every step is a page of its own", { tag: "@without-js" }, () => {
   test("each step's post is answered 303 with a GET of the step, so reload and Back never send a form again", async ({ page }) => {
-    const posts: number[] = [];
-    page.on("response", (r) => r.request().isNavigationRequest() && r.request().method() === "POST" && posts.push(r.status()));
+    const posts = postsOf(page).pages;
     await atStep5(page, dispatchApp, { walk: true });
     expect(posts).toEqual([303, 303, 303, 303]);
     await expect(page).toHaveURL(DRAFT_URL);
     expect((await page.reload())?.request().method()).toBe("GET");
     await expect(progress(page)).toHaveText("Step 5 of 5");
     await expect(calculator(page).locator(".estimate")).toContainText(priceOf(dispatchApp));
-    // A history entry made by a POST would need the form again (Chrome: ERR_CACHE_MISS), since
-    // the step pages are no-store; these are GETs, so Back simply shows the earlier step, with
-    // everything chosen and typed since (the visit's latest answers, like the wizard's own Back).
+    // A POST's history entry would need the form again (ERR_CACHE_MISS: no-store); a GET's shows the latest answers.
     const back = await page.goBack();
     if (back) expect(back.request().method()).toBe("GET");
     await expect(progress(page)).toHaveText("Step 4 of 5");
@@ -71,8 +57,7 @@ test("Estimate this on /services opens step 2 with its service at the wizard's c
     await page.goto("/services");
     const posts = postsOf(page);
     await page.getByRole("button", { name: "Estimate this for AI Solutions" }).click();
-    // With JavaScript the browser takes the step itself and the server keeps nothing (decision 0025)
-    // but the funnel's count of step 2 (decision 0036).
+    // With JavaScript the server keeps nothing (decision 0025) but the funnel's count of step 2 (0036).
     await expect(page).toHaveURL(javaScriptEnabled ? STEP_URL(2) : DRAFT_URL);
     if (!javaScriptEnabled) {
       // A page of its own, there at once, not by a smooth scroll from the top of the page: read as it loads, no retry.
@@ -86,7 +71,7 @@ test("Estimate this on /services opens step 2 with its service at the wizard's c
     await expect(progress(page)).toHaveText("Step 2 of 5");
     await expect(calc.locator(".estimate")).toContainText(priceOf({ service: "AI Solutions" }));
     if (javaScriptEnabled) await expect(calc.getByRole("heading", { name: calculatorText.headings[2] })).toBeFocused();
-    await underHeader(page);
+    await expectBelowHeader(progress(page));
     const choices = ["Urgent (1-2 weeks)", "Standard (3-4 weeks)", "Relaxed (5-8 weeks)"];
     // On the smallest phones the first choice is in view; from 390 px all of them are.
     for (const name of width < 390 ? choices.slice(0, 1) : choices) await expect(calc.getByRole("button", { name })).toBeInViewport();
@@ -97,21 +82,6 @@ test("Estimate this on /services opens step 2 with its service at the wizard's c
     const services = ["Software Development", "Mobile App Development", "SEO & Digital Marketing", "AI Solutions", "Zoho Solutions"];
     for (const name of width < 390 ? services.slice(0, 1) : services) await expect(calc.getByRole("button", { name, exact: true })).toBeInViewport();
   }
-});
-
-test("Estimate this on the home page's tab opens step 2 with it chosen and ticked, the tab kept", async ({ page, javaScriptEnabled }) => {
-  await page.goto("/");
-  const seo = calculator(page).getByRole("button", { name: "SEO & Digital Marketing" });
-  await page.getByRole("tab", { name: "SEO & Digital Marketing" }).click();
-  await page.getByRole("button", { name: "Estimate this for SEO & Digital Marketing" }).click();
-  await expect(progress(page)).toHaveText("Step 2 of 5");
-  if (javaScriptEnabled) await expect(page.getByRole("tab", { name: "SEO & Digital Marketing" })).toHaveAttribute("aria-selected", "true");
-  await expect(calculator(page).locator(".estimate")).toContainText(priceOf({ service: "SEO & Digital Marketing" }));
-  await calculator(page).getByRole("button", { name: "Back" }).click();
-  await expect(seo).toHaveAttribute("aria-current", "true");
-  // Marked by more than colour: a tick, which a submit input can only have as a picture.
-  await expect(seo).toHaveCSS("background-image", /^url\("data:image\/svg\+xml/);
-  await expect(calculator(page).getByRole("button", { name: "AI Solutions", exact: true })).toHaveCSS("background-image", "none");
 });
 
 test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-js" }, () => {
@@ -146,8 +116,7 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
     // without JavaScript, keeps only what was sent with a button).
     await calc.getByRole("button", { name: "Back" }).click();
     await expect(page).toHaveURL(STEP_URL(4));
-    // The address changes before the step is drawn: a Back pressed in between (no visitor is that
-    // quick) returns to a step 5 that never left the screen, where focus rightly stays put.
+    // The address changes before the step is drawn: wait for it, as a visitor would, before Back.
     await at(4);
     await page.goBack();
     await expect(page).toHaveURL(STEP_URL(5));
@@ -173,7 +142,6 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
     await expect(calc.getByRole("button", { name: "Software Development", exact: true })).toHaveAttribute("aria-current", "true");
     await page.goBack();
     await expect(page).toHaveURL(/\/about$/);
-    // Nothing went to the server, and no address held anything typed.
     expect(requests.filter((r) => !r.startsWith("GET") || r.includes("_data="))).toEqual([]);
     expect(posts.beacons).not.toContain("unexpected fields");
     expect(seen.length).toBeGreaterThan(8);
@@ -187,8 +155,7 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
     context.on("console", (m) => m.type() === "error" && problems.push(m.text()));
     await page.goto("/");
     const calc = calculator(page);
-    await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
-    await calc.getByRole("button", { name: "Relaxed (5-8 weeks)" }).click();
+    for (const choice of ["AI Solutions", "Relaxed (5-8 weeks)"]) await calc.getByRole("button", { name: choice, exact: true }).click();
     await expect(page).toHaveURL(STEP_URL(3));
     // The page's scripts held back: what the visitor sees between the server's page and hydration.
     let release!: () => void;
@@ -248,44 +215,6 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
     expect(await formService.settled()).toHaveLength(1);
   });
 
-  test("the services tab keeps its place through the steps, and changing it adds no history entry", async ({ page }) => {
-    await page.goto("/");
-    const tab = (name: string) => page.getByRole("tab", { name });
-    await tab("AI Solutions").click();
-    await expect(page).toHaveURL(/\/\?service=ai$/);
-    await calculator(page).getByRole("button", { name: "Zoho Solutions", exact: true }).click();
-    await expect(page).toHaveURL(/\/\?service=ai&step=2#wizard$/);
-    await expect(tab("AI Solutions")).toHaveAttribute("aria-selected", "true");
-    await tab("SEO & Digital Marketing").click();
-    await expect(page).toHaveURL(/\/\?service=seo&step=2$/);
-    await expect(progress(page)).toHaveText("Step 2 of 5");
-    await calculator(page).getByRole("button", { name: "Standard (3-4 weeks)" }).click();
-    await expect(page).toHaveURL(/\/\?service=seo&step=3#wizard$/);
-    await page.goBack();
-    await expect(progress(page)).toHaveText("Step 2 of 5");
-    await page.goBack();
-    await expect(page).toHaveURL(/\/\?service=ai$/);
-    await expect(progress(page)).toHaveText("Step 1 of 5");
-  });
-
-  test("what is typed on step 5 stays through its own estimate link and Back, and a reload, as the pages without JavaScript keep it", async ({ page }) => {
-    await page.goto("/");
-    const calc = await walkToDetails(page);
-    await clickStill(calc.getByRole("link", { name: calculatorText.keepLink }));
-    await expect(page).toHaveURL(/\/estimate\?/);
-    for (const back of [() => page.goBack(), () => page.reload()]) {
-      await back();
-      await expect(page).toHaveURL(STEP_URL(5));
-      await expect(progress(page)).toHaveText("Step 5 of 5");
-      await expectValues(calc, { "Your name (optional)": details.name, "Company name": details.company, Email: details.email, Phone: details.phone });
-    }
-    await expect(calc.locator(".estimate")).toContainText(priceOf(dispatchApp));
-    // Still nothing typed in an address; the answers before step 5 are there too.
-    expect(decodeURIComponent(page.url())).not.toContain(details.email);
-    await calc.getByRole("button", { name: "Back" }).click();
-    await expect(calc.getByLabel("Project description")).toHaveValue(dispatchApp.description);
-  });
-
   // Where a step lands matters most where the wizard is far down a narrow page.
   test("at 390 px steps 1-4 advance without a request, each landing at the wizard's card under the header, focus on its heading", async ({ page }) => {
     await page.setViewportSize({ width: 390, height: 844 });
@@ -296,7 +225,7 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
       await calc.getByRole("button", { name: click }).click();
       await expect(calc.getByRole("heading", { name: heading })).toBeFocused();
       if (!landed) return;
-      await underHeader(page);
+      await expectBelowHeader(progress(page));
       expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(1000);
     };
     await step("SEO & Digital Marketing", calculatorText.headings[2]);

@@ -1,10 +1,6 @@
 /**
- * One address per path, as the server answers it: another spelling of a path is sent to its one
- * address with a 301 before anything renders (which spelling becomes which, and that none leads
- * to another host, is server/canonical-path.test.ts's), whatever answers there (a page, a 404,
- * robots.txt, health, a build file); a form posted to one is refused unread, one to a page in odd
- * case goes on; and every link a page renders is site-relative to the real root. Requests go out
- * as written (`raw`).
+ * One address per path, as the server answers requests sent as written (`raw`); which spelling
+ * becomes which, and that none leads to another host, is server/canonical-path.test.ts's.
  */
 import { expect, raw, test } from "./support/fixtures";
 

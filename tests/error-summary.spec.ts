@@ -2,10 +2,10 @@
  * A refused form shows an error summary above it (GOV.UK's pattern), each message a link to its
  * field: without JavaScript on a GET page opened at the summary, with JavaScript by moving focus.
  */
-import type { Locator, Page } from "@playwright/test";
+import type { Locator } from "@playwright/test";
 import { wcagViolations } from "./support/axe";
-import { expect, forTheEye, test } from "./support/fixtures";
-import { atStep5, calculator, contactForm, dispatchApp, fillDetails, progress, WIZARD_VIEWPORTS } from "./support/wizard";
+import { expect, expectBelowHeader, forTheEye, test } from "./support/fixtures";
+import { atStep5, calculator, contactForm, dispatchApp, fillDetails, fillValues, progress, WIZARD_VIEWPORTS } from "./support/wizard";
 
 const TITLE = "There is a problem";
 const summaryOf = (scope: Locator) => scope.getByRole("region", { name: TITLE });
@@ -17,17 +17,9 @@ const PHONE = "Phone number may only contain digits, spaces and + ( ) -";
 /** The summary's links: their text and where they point. */
 const links = (summary: Locator) => summary.getByRole("link").evaluateAll((as) => as.map((a) => [a.textContent, a.getAttribute("href")]));
 
-/** Wholly in the viewport and not under the fixed header. */
-async function inView(page: Page, target: Locator) {
-  await expect(target).toBeInViewport({ ratio: 1 });
-  const header = (await page.locator(".site-header").boundingBox())!;
-  expect((await target.boundingBox())!.y).toBeGreaterThanOrEqual(header.y + header.height);
-}
-
 test("a refused step 5: the summary above, links to the fields, values and messages kept, nothing sent", async ({ page, formService, javaScriptEnabled }) => {
   // Step 5 sent with a blank company name, a mistyped email and phone (letter O for zero).
   await atStep5(page, dispatchApp);
-  // A form without mistakes shows no summary.
   await expect(summaryOf(page.locator("main"))).toHaveCount(0);
   await expect(page.getByText(TITLE)).toHaveCount(0);
   const calc = calculator(page);
@@ -66,7 +58,7 @@ test("a refused step 5: the summary above, links to the fields, values and messa
   }
   const at = page.url();
   await summaryOf(calc).getByRole("link", { name: PHONE }).click();
-  await inView(page, calc.getByLabel("Phone"));
+  await expectBelowHeader(calc.getByLabel("Phone"));
   // The field keeps its message after the jump; with JavaScript the page itself moves focus there, on the same page.
   await expect(calc.getByLabel("Phone")).toHaveAccessibleDescription(PHONE);
   if (javaScriptEnabled) {
@@ -77,40 +69,23 @@ test("a refused step 5: the summary above, links to the fields, values and messa
   expect(await formService.settled()).toEqual([]);
 });
 
-test("any step's mistake is summed up the same way: a choice missing from step 2 links to the step's first option", async ({ page }) => {
-  // No browser posts step 2 without a choice; a hand-made post is answered like any other.
-  const answer = await page.request.post("/?index", {
-    form: { formName: "calculator", "state.step": "2", "state.service": "seo", "state.complexity": "medium" },
-    maxRedirects: 0,
-  });
-  expect(answer.status()).toBe(303);
-  expect(answer.headers()["location"]).toMatch(/^\/\?draft=[\w-]{22}&step=2#calc-error-summary$/);
-  await page.goto(answer.headers()["location"]!);
-  expect(await links(summaryOf(calculator(page)))).toEqual([["Please choose a timeframe", "#calc-timeframe"]]);
-  await expect(page.locator("#calc-timeframe")).toHaveAccessibleName("Urgent (1-2 weeks)");
-  await expect(page.locator("#calc-timeframe")).toHaveAccessibleDescription("Please choose a timeframe");
-});
-
 test("with JavaScript but no form checks loaded, the server's summary opens, focus on the field", { tag: "@needs-js" }, async ({ page }) => {
   // The contact form's rules load lazily (app/forms/README.md); without them the server checks.
   await page.route(/\/build\/.*schema-[\w-]+\.js$/, (route) => route.abort());
   await page.goto("/");
   const form = contactForm(page);
-  await form.getByLabel("Name").fill("Lerato Mokoena");
-  await form.getByLabel("Email").fill("lerato@");
-  await form.getByLabel("Message").fill("We need help with local search.");
+  await fillValues(form, { Name: "Lerato Mokoena", Email: "lerato@", Message: "We need help with local search." });
   await form.getByRole("button", { name: "Send Message" }).click();
   await expect(page).toHaveURL(/\/\?contact=[\w-]{22}#contact-error-summary$/);
   await expect(summaryOf(form).getByRole("link")).toHaveText([EMAIL, "Please choose a service"]);
   await expect(form.getByLabel("Email")).toBeFocused();
 });
 
-// With JavaScript focus goes to the first field in error instead (above). The refused posts as the
-// browser makes them are the tests' above; here the pages they are answered with, loaded at each width.
-test("without JavaScript, at 320, 390 and 1280 px, a refused form opens at its summary, in view", { tag: "@without-js" }, async ({ page }) => {
+// The pages the refused posts are answered with, loaded at each width (with JavaScript focus moves instead: above).
+test("without JavaScript, at 320, 390 and 1280 px, a refused form, or step, opens at its summary, in view", { tag: "@without-js" }, async ({ page }) => {
   const refused = async (form: Record<string, string>, at: RegExp) => {
     const answer = await page.request.post("/?index", { form, maxRedirects: 0 });
-    expect(answer.headers()["location"]).toMatch(at);
+    expect([answer.status(), answer.headers()["location"]]).toEqual([303, expect.stringMatching(at)]);
     // There at once, as the page loads: not found by scrolling.
     await page.goto(answer.headers()["location"]!);
   };
@@ -122,12 +97,21 @@ test("without JavaScript, at 320, 390 and 1280 px, a refused form opens at its s
       /^\/\?draft=[\w-]{22}&step=5#calc-error-summary$/,
     );
     await expect(summaryOf(calculator(page)).getByRole("link")).toHaveText([COMPANY, EMAIL, PHONE]);
-    await inView(page, summaryOf(calculator(page)));
+    await expectBelowHeader(summaryOf(calculator(page)));
     await forTheEye(page, `error-summary-${width}`);
     await refused(
       { formName: "contact", name: "Lerato Mokoena", email: "lerato@", service: "", message: "We need help." },
       /^\/\?contact=[\w-]{22}#contact-error-summary$/,
     );
-    await inView(page, summaryOf(contactForm(page)));
+    await expectBelowHeader(summaryOf(contactForm(page)));
+    // Any step's mistake the same way (no browser posts step 2 without a choice): linked to the step's first option.
+    await refused(
+      { formName: "calculator", "state.step": "2", "state.service": "seo", "state.complexity": "medium" },
+      /^\/\?draft=[\w-]{22}&step=2#calc-error-summary$/,
+    );
+    expect(await links(summaryOf(calculator(page)))).toEqual([["Please choose a timeframe", "#calc-timeframe"]]);
+    await expectBelowHeader(summaryOf(calculator(page)));
+    await expect(page.locator("#calc-timeframe")).toHaveAccessibleName("Urgent (1-2 weeks)");
+    await expect(page.locator("#calc-timeframe")).toHaveAccessibleDescription("Please choose a timeframe");
   }
 });

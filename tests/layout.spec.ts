@@ -3,9 +3,8 @@ import type { Locator, Page } from "@playwright/test";
 import { COMPLEXITIES, estimate, SERVICES, TIMEFRAMES } from "../app/calculator/pricing";
 import { hero } from "../app/content/claims";
 import { calculatorText } from "../app/content/calculator";
-import { messages } from "../app/content/messages";
-import { expect, test } from "./support/fixtures";
-import { calculator, fillDetails, progress } from "./support/wizard";
+import { expect, shownWords, test } from "./support/fixtures";
+import { calculator, fillDetails, progress, sendRequest } from "./support/wizard";
 
 const PAGES = ["/", "/services", "/work", "/about", "/privacy", "/estimate?service=mobileApp&timeframe=urgent&complexity=complex", "/no-such-page"];
 
@@ -48,17 +47,7 @@ test.describe("at 320 px", () => {
         if (over > 0) wide.push(`${path} at ${width} px: ${over} px`);
       }
       // The visible words only (a link's visually hidden rest, e.g. " about AI Solutions", is not shown; a submit control shows its value).
-      const labels = await page.locator(".btn").evaluateAll((els) =>
-        els.map((el) =>
-          el instanceof HTMLInputElement
-            ? el.value
-            : [...el.childNodes]
-                .filter((n) => n.nodeType === Node.TEXT_NODE)
-                .map((n) => n.textContent)
-                .join("")
-                .trim(),
-        ),
-      );
+      const labels = await shownWords(page.locator(".btn"));
       expect(labels.length, path).toBeGreaterThan(0);
       for (const label of labels) if (!inTitleCase(label)) cased.push(`${path}: ${label}`);
     }
@@ -89,8 +78,7 @@ test.describe("at 320 px", () => {
         await expect(progress(page)).toHaveText(`Step ${i + 2} of 5`);
         await check(`${name}, step ${i + 2}`);
       }
-      // Step 4 has no error a browser can make (the description is optional, its box bounded).
-      // A long address without spaces, as a description can hold.
+      // A long address without spaces (step 4 has no error a browser can make).
       const description = calc.getByLabel("Project description");
       await description.fill("Dispatch for 40 drivers, like https://example.co.za/dispatch-board-with-live-tracking-and-proof-of-delivery");
       await calc.getByRole("button", { name: "Continue" }).click();
@@ -108,8 +96,7 @@ test.describe("at 320 px", () => {
     }
     const company = `Sibanye Freight and Logistics (Pty) Ltd ${formService.token}`;
     await fillDetails(page, { company, email: "operations.director@sibanyefreightandlogistics.co.za", phone: "+27 11 555 0101" });
-    await calc.getByRole("button", { name: /^Send/ }).click();
-    await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+    await sendRequest(page);
     await check("the thanks");
     expect(seen).toEqual([]);
   });

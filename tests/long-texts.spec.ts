@@ -1,15 +1,13 @@
 /**
- * A long text at its bound of 5,000 characters and past it, with line breaks and emoji (two UTF-16
- * units each, which a maxLength counted twice; a break posted without JavaScript is two characters,
- * counted as one). No box cuts a text (decision 0044): the check says how long it may be and how
- * long it is, and the agency receives it whole.
+ * Texts at and past their bound of 5,000 characters, with line breaks and emoji (two UTF-16 units
+ * each; a break posted without JavaScript is two characters): no box cuts one (decision 0044).
  */
 import type { Locator, Page } from "@playwright/test";
 import { messages } from "../app/content/messages";
 import { calculatorText } from "../app/content/calculator";
 import { LIMITS } from "../app/forms/limits";
 import { expect, test } from "./support/fixtures";
-import { calculator, contactForm, fillDetails, progress } from "./support/wizard";
+import { calculator, contactForm, fillDetails, fillValues, progress, sendRequest } from "./support/wizard";
 
 /** A text of exactly `count` characters: lines of sentences, then emoji to the end (each two UTF-16 units). */
 function textOf(count: number, emoji = 40) {
@@ -32,14 +30,12 @@ const countOf = (field: Locator) => field.locator("xpath=following-sibling::p[co
 async function toStep4(page: Page) {
   await page.goto("/");
   const calc = calculator(page);
-  await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
-  await calc.getByRole("button", { name: "Relaxed (5-8 weeks)" }).click();
-  await calc.getByRole("button", { name: "Simple" }).click();
+  for (const choice of ["AI Solutions", "Relaxed (5-8 weeks)", "Simple"]) await calc.getByRole("button", { name: choice, exact: true }).click();
   await expect(progress(page)).toHaveText("Step 4 of 5");
   return calc.getByLabel("Project description");
 }
 
-test("a description past the bound is kept and refused with its length; 5,000 characters go whole", async ({ page, formService, javaScriptEnabled }) => {
+test("a description or message past the bound: kept, refused with its length; at it: sent whole", async ({ page, formService, javaScriptEnabled }) => {
   const box = await toStep4(page);
   await expect(box).not.toHaveAttribute("maxlength");
   await expect(box).toHaveAccessibleDescription(`${calculatorText.descriptionHint} ${BOUND}`);
@@ -70,10 +66,25 @@ test("a description past the bound is kept and refused with its length; 5,000 ch
   await calc.getByRole("button", { name: "Continue" }).click();
   await expect(progress(page)).toHaveText("Step 5 of 5");
   await fillDetails(page, { company: `Spares Co ${formService.token}`, email: "orders@spares.example", phone: "011 555 0142" });
-  await calc.getByRole("button", { name: "Send My Request" }).click();
-  await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
+  await sendRequest(page);
   const [received] = (await formService.settled()) as { message: string }[];
   receivedWhole(received!.message, description);
+
+  // The contact form's message the same, on the page of the thanks.
+  const form = contactForm(page);
+  const message = form.getByLabel("Message");
+  await expect(message).not.toHaveAttribute("maxlength");
+  await expect(message).toHaveAccessibleDescription(BOUND);
+  await fillValues(form, { Name: `Lerato Mokoena ${formService.token}`, Email: "lerato@mokoena.co.za", Service: "ai", Message: tooLong });
+  await expect(message).toHaveValue(tooLong);
+  if (javaScriptEnabled) await expect(countOf(message)).toHaveText("100 characters too many");
+  await form.getByRole("button", { name: "Send Message" }).click();
+  await expect(message).toHaveAccessibleDescription(/Message must be at most 5,000 characters; this one has 5,100$/);
+  await expect(message).toHaveValue(tooLong);
+  await message.fill(description);
+  await form.getByRole("button", { name: "Send Message" }).click();
+  await expect(form.getByRole("status")).toHaveText(messages.contactSent);
+  receivedWhole(((await formService.settled()) as { message: string }[])[1]!.message, description);
 });
 
 test("with JavaScript the room left counts down, an emoji one, heard once typing stops", { tag: "@needs-js" }, async ({ page }) => {
@@ -96,29 +107,4 @@ test("with JavaScript the room left counts down, an emoji one, heard once typing
   await expect(heard).toHaveText("");
   await page.clock.runFor(200);
   await expect(heard).toHaveText("4,991 characters left");
-});
-
-test("a message past the bound is kept and refused with its length; 5,000 characters go whole", async ({ page, formService, javaScriptEnabled }) => {
-  await page.goto("/");
-  const form = contactForm(page);
-  const box = form.getByLabel("Message");
-  await expect(box).not.toHaveAttribute("maxlength");
-  await expect(box).toHaveAccessibleDescription(BOUND);
-  await form.getByLabel("Name").fill(`Lerato Mokoena ${formService.token}`);
-  await form.getByLabel("Email").fill("lerato@mokoena.co.za");
-  await form.getByLabel("Service").selectOption("ai");
-  const tooLong = textOf(5_100);
-  await box.fill(tooLong);
-  await expect(box).toHaveValue(tooLong);
-  if (javaScriptEnabled) await expect(countOf(box)).toHaveText("100 characters too many");
-  await form.getByRole("button", { name: "Send Message" }).click();
-  await expect(box).toHaveAccessibleDescription(/Message must be at most 5,000 characters; this one has 5,100$/);
-  await expect(box).toHaveValue(tooLong);
-
-  const message = textOf(5_000);
-  await box.fill(message);
-  await form.getByRole("button", { name: "Send Message" }).click();
-  await expect(form.getByRole("status")).toHaveText(messages.contactSent);
-  const [received] = (await formService.settled()) as { message: string }[];
-  receivedWhole(received!.message, message);
 });

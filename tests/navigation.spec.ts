@@ -33,7 +33,6 @@ test("every link reachable at 320, 390 and 1280 px, a toggle only where links fo
       await toggle.click();
       await expect(nav.getByRole("link", { name: "Services" })).toBeHidden();
       if (javaScriptEnabled) {
-        // Escape-to-close is a JavaScript enhancement.
         await toggle.click();
         await expect(nav.getByRole("link", { name: "About" })).toBeVisible();
         await page.keyboard.press("Escape");
@@ -47,7 +46,6 @@ test("every link reachable at 320, 390 and 1280 px, a toggle only where links fo
     await nav.getByRole("link", { name: "Our Work" }).click();
     await expect(page).toHaveURL(/\/work$/);
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Projects we are proud of");
-    // Closed again after the navigation.
     if (width < 768) await expect(nav.getByRole("link", { name: "Services" })).toBeHidden();
     if (javaScriptEnabled) {
       // A client-side page change moves focus to the new page's h1, which names it; Back too.
@@ -57,7 +55,6 @@ test("every link reachable at 320, 390 and 1280 px, a toggle only where links fo
       await expect(page.locator("main h1")).toHaveAccessibleName(/.+/);
     }
   }
-  // Contact Us reaches the home page's contact section, from the home page and from another.
   for (const path of ["/", "/about"]) {
     await page.goto(path);
     await expect(page.getByRole("link", { name: "Contact Us" })).toHaveAttribute("href", "/#contact");

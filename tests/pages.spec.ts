@@ -1,8 +1,4 @@
-/**
- * What every page has, what the pages without behaviour of their own show, the 404, and the files
- * around the pages. Each page's own behaviour has a spec of its own; axe checks every page
- * (accessibility.spec.ts).
- */
+/** What every page has, the pages without behaviour of their own, the 404, and the files around the pages. */
 import type { Page } from "@playwright/test";
 import { expect, test } from "./support/fixtures";
 import { services } from "../app/content/services";
@@ -15,7 +11,6 @@ const pages: { path: string; heading: string | RegExp; nav: string | null; shows
     path: "/services",
     heading: "What we build for you",
     nav: "Services",
-    // Testimonials with accessible five-star ratings, and a call to action.
     shows: async (page) => {
       for (const name of ["Software Development", "SEO & Digital Marketing", "AI Solutions", "Zoho Solutions"])
         await expect(page.getByRole("heading", { level: 2, name })).toBeVisible();
@@ -30,7 +25,6 @@ const pages: { path: string; heading: string | RegExp; nav: string | null; shows
     path: "/about",
     heading: /./,
     nav: "About",
-    // The story, the values and the team.
     shows: async (page) => {
       await expect(page.getByRole("heading", { name: "Our story" })).toBeVisible();
       await expect(page.getByRole("heading", { name: "How we work" })).toBeVisible();
@@ -132,9 +126,7 @@ test.describe("over HTTP", { tag: "@once" }, () => {
   });
 
   test("robots.txt, the sitemap, the Open Graph image and the icons are linked and served", async ({ page, request }) => {
-    const robots = await request.get("/robots.txt");
-    expect(robots.status()).toBe(200);
-    expect(await robots.text()).toMatch(/Sitemap: https:\/\/.+\/sitemap\.xml/);
+    expect(await (await request.get("/robots.txt")).text()).toMatch(/Sitemap: https:\/\/.+\/sitemap\.xml/);
     const sitemap = await request.get("/sitemap.xml");
     expect(sitemap.headers()["content-type"]).toContain("xml");
     const xml = await sitemap.text();
@@ -143,14 +135,12 @@ test.describe("over HTTP", { tag: "@once" }, () => {
     await page.goto("/about");
     const image = await page.locator('meta[property="og:image"]').getAttribute("content");
     const og = await request.get(new URL(image!).pathname);
-    expect(og.status()).toBe(200);
-    expect(og.headers()["content-type"]).toBe("image/jpeg");
+    expect([og.status(), og.headers()["content-type"]]).toEqual([200, "image/jpeg"]);
     await expect(page.locator('head link[rel="icon"][href="/favicon.ico"]')).toHaveCount(1);
     await expect(page.locator('head link[rel="icon"][type="image/svg+xml"]')).toHaveCount(1);
     await expect(page.locator('head link[rel="apple-touch-icon"]')).toHaveAttribute("href", "/apple-touch-icon.png");
     const ico = await request.get("/favicon.ico");
-    expect(ico.status()).toBe(200);
-    expect(ico.headers()["content-type"]).toMatch(/image\/(x-icon|vnd\.microsoft\.icon)/);
+    expect([ico.status(), ico.headers()["content-type"]]).toEqual([200, expect.stringMatching(/image\/(x-icon|vnd\.microsoft\.icon)/)]);
     expect((await ico.body()).subarray(0, 4)).toEqual(Buffer.from([0, 0, 1, 0])); // ICO header
     const touch = await request.get("/apple-touch-icon.png");
     expect(touch.headers()["content-type"]).toBe("image/png");

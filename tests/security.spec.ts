@@ -1,15 +1,13 @@
 /**
- * The site's defences as a visitor or an attacker meets them in a browser or over HTTP: tampered
- * forms answered with messages, the rate limits' answers in the page, and Remix v2 with single
- * fetch off (decision 0021). The headers every answer carries are tests/ops/server.spec.ts's, on a
- * server whose trusted proxy is known; the form-post rules (cross-site, too big, not a form, a
- * method other than GET, HEAD and POST) server/form-posts.test.ts's.
+ * Tampered forms, the rate limits' answers in the page, and single fetch off (decision 0021). The
+ * headers are tests/ops/server.spec.ts's; the form-post rules server/form-posts.test.ts's.
  */
 import type { APIRequestContext, Page } from "@playwright/test";
 import { messages } from "../app/content/messages";
 import { PER_ADDRESS } from "../server/leads/schedule";
 import { LIMITS } from "../server/rate-limits";
 import { expect, newClient, test } from "./support/fixtures";
+import { fillValues } from "./support/wizard";
 
 const contactFields = (name: string) => ({ formName: "contact", name, email: "thabo@example.co.za", service: "seo", message: "Hello" });
 /** A post to the home page's actions from a client of its own (or `client`). */
@@ -39,10 +37,7 @@ async function sendContact(page: Page, client: string, name: string) {
   await page.setExtraHTTPHeaders({ "X-Forwarded-For": client });
   await page.goto("/");
   const form = page.locator("#contact");
-  await form.getByLabel("Name").fill(name);
-  await form.getByLabel("Email").fill("busy@example.co.za");
-  await form.getByLabel("Service").selectOption("ai");
-  await form.getByLabel("Message").fill("One more");
+  await fillValues(form, { Name: name, Email: "busy@example.co.za", Service: "ai", Message: "One more" });
   const answer = page.waitForResponse((r) => r.request().method() === "POST");
   await form.getByRole("button", { name: "Send Message" }).click();
   return { form, answer: await answer };
@@ -50,8 +45,7 @@ async function sendContact(page: Page, client: string, name: string) {
 
 test("past its limits a visitor is told so (429, Retry-After): 20 leads held, then 30 posts a minute", async ({ page, request, formService }) => {
   const client = newClient();
-  // Different messages (the same form posted again is one lead: decision 0012): five go at once,
-  // twenty are held, all of them thanked.
+  // Different messages (one form posted twice is one lead: decision 0012): five go at once, twenty held, all thanked.
   const leads = PER_ADDRESS.letThrough + PER_ADDRESS.held;
   for (let i = 0; i < leads; i++) expect((await post(request, { form: contactFields(`Busy ${formService.token} ${i}`) }, client)).status()).toBe(303);
   const held = await sendContact(page, client, `Busy ${formService.token}`);
@@ -60,8 +54,7 @@ test("past its limits a visitor is told so (429, Retry-After): 20 leads held, th
   await expect(held.form.getByRole("alert")).toHaveText(messages.rateLimited);
   await expect(held.form.getByLabel("Message")).toHaveValue("One more");
   await expect.poll(async () => (await formService.received()).length).toBe(5);
-  // That send was this minute's post number leads + 1: calculator steps (each answered with a
-  // redirect to its page: decision 0016) up to the post limit, whose 429 comes before a form is read.
+  // That send was this minute's post number leads + 1: calculator steps (303s) up to the post limit, whose 429 comes before a form is read.
   for (let i = leads + 1; i < LIMITS.posts.points; i++)
     expect((await post(request, { form: { formName: "calculator", "state.step": "1", service: "seo" } }, client)).status()).toBe(303);
   const { answer } = await sendContact(page, client, "Thabo");
@@ -70,8 +63,7 @@ test("past its limits a visitor is told so (429, Retry-After): 20 leads held, th
   await expect(page.getByText(messages.rateLimited)).toBeVisible();
 });
 
-// Remix v2 gets no security fix; turbo-stream 2.4.1 (CVE-2026-34077) is reached only through single
-// fetch, which is off (decision 0021). These are the doors single fetch would open.
+// Remix v2 gets no fix for turbo-stream 2.4.1 (CVE-2026-34077), reached only through single fetch: the doors it would open.
 test("single fetch is off: .data URLs and /__manifest are the 404 page, no turbo-stream, ?_data= is JSON", { tag: "@once" }, async ({ request, baseURL }) => {
   const reads = ["/_root.data", "/index.data", "/_index.data", "/services.data", "/about.data", "/work.data?category=ai", "/privacy.data", "/healthz.data"];
   const answers = await Promise.all(

@@ -1,8 +1,6 @@
 /**
- * A second browser engine: Debian's WebKitGTK (the engine of Safari, through its WebDriver,
- * WebKitWebDriver, on a virtual display) loads every page, uses the menu at phone and desktop
- * widths and sends the calculator with JavaScript, against the same production server as the
- * `js` project. Driven by webdriverio; Chromium covers the rest.
+ * A second engine, Safari's: Debian's WebKitGTK, driven by webdriverio through WebKitWebDriver on a
+ * virtual display, against the `js` project's site. Chromium covers the rest.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { remote } from "webdriverio";
@@ -21,14 +19,11 @@ let browser: Browser;
 
 // One engine run is enough: it drives the site with JavaScript on.
 test.describe("WebKit (WebKitGTK through WebDriver)", { tag: "@once" }, () => {
-  // WebKit on a virtual display, every page loaded and hydrated: 8 s alone with the run on half a
-  // core (a machine four times slower), up to 45 s beside the other browser tests there, too near
-  // the default 60 s.
+  // Every page loaded and hydrated: up to 45 s beside the other tests on a machine four times slower.
   test.describe.configure({ mode: "serial", timeout: 90_000 });
   test.beforeAll(async () => {
     const port = await freePort();
-    // WebKitGTK needs a display: xvfb-run gives it a virtual one (-a: the first free number).
-    // Its own process group, so the driver, the display and the browser all stop together.
+    // A virtual display (xvfb-run -a), in a process group of its own so that all of it stops together.
     driver = spawn("xvfb-run", ["-a", "WebKitWebDriver", `--port=${port}`], { detached: true, stdio: "ignore" });
     browser = await remote({
       hostname: "127.0.0.1",
@@ -52,10 +47,8 @@ test.describe("WebKit (WebKitGTK through WebDriver)", { tag: "@once" }, () => {
   }
 
   /**
-   * Clicks an element, or types `value` into it, after bringing it into view at once. WebDriver's
-   * own scroll-into-view is animated in WebKit by the page's `scroll-behavior: smooth`, and the
-   * click then lands where the element was before the scroll ended (on nothing), leaving the
-   * session stuck (setValue clicks the field first).
+   * Clicks an element, or types `value` into it, once scrolled into view at once: WebDriver's own
+   * scroll is smooth here (`scroll-behavior`), and its click would land where the element was.
    */
   async function press(element: ReturnType<Browser["$"]>, value?: string) {
     await browser.execute((el) => el.scrollIntoView({ block: "center", behavior: "instant" }), await element);
@@ -78,7 +71,6 @@ test.describe("WebKit (WebKitGTK through WebDriver)", { tag: "@once" }, () => {
       expect(await browser.getTitle(), path).toMatch(/Kopano Digital/);
     }
 
-    // On a wide window the links show without a toggle; on a phone-sized one the toggle opens them.
     await browser.setWindowSize(1280, 900);
     await open("/about");
     expect(await browser.$(".nav-menu > summary").isDisplayed()).toBe(false);
@@ -95,7 +87,6 @@ test.describe("WebKit (WebKitGTK through WebDriver)", { tag: "@once" }, () => {
     await mainNavLink("Services").click();
     await browser.waitUntil(async () => (await browser.getUrl()).endsWith("/services"));
     await browser.waitUntil(async () => (await browser.$("h1").getText()) === "What we build for you");
-    // Closed again after the navigation.
     expect(await mainNavLink("Services").isDisplayed()).toBe(false);
     await browser.setWindowSize(1280, 900);
   });
@@ -117,22 +108,17 @@ test.describe("WebKit (WebKitGTK through WebDriver)", { tag: "@once" }, () => {
     const step = (n: number) => browser.waitUntil(async () => (await wizard.$(".wizard-progress p").getText()).toLowerCase() === `step ${n} of 5`);
     // The wizard's controls are <input type="submit">, whose value is their label (decision 0044).
     const control = (label: string) => wizard.$(`input[type="submit"][value="${label}"]`);
-    await press(control("Software Development"));
-    await step(2);
-    await press(control("Standard (3-4 weeks)"));
-    await step(3);
-    await press(control("Complex"));
-    await step(4);
-    expect(await wizard.$(".estimate").getText()).toContain(
-      priceOf({ service: "Software Development", timeframe: "Standard (3-4 weeks)", complexity: "Complex" }),
-    );
+    const choices = { service: "Software Development", timeframe: "Standard (3-4 weeks)", complexity: "Complex" };
+    for (const [i, label] of Object.values(choices).entries()) {
+      await press(control(label));
+      await step(i + 2);
+    }
+    expect(await wizard.$(".estimate").getText()).toContain(priceOf(choices));
     await press(wizard.$("textarea"), "A customer portal for our 300 tenants, tested in WebKit.");
     await press(control("Continue"));
     await step(5);
-    await press(wizard.$('input[name="name"]'), "Wendy Kit");
-    await press(wizard.$('input[name="companyName"]'), "WebKit Smoke Test (Pty) Ltd");
-    await press(wizard.$('input[type="email"]'), "webkit@example.com");
-    await press(wizard.$('input[type="tel"]'), "+27 11 555 0100");
+    const details = { name: "Wendy Kit", companyName: "WebKit Smoke Test (Pty) Ltd", email: "webkit@example.com", phone: "+27 11 555 0100" };
+    for (const [name, value] of Object.entries(details)) await press(wizard.$(`input[name="${name}"]`), value);
     await press(control("Send My Request"));
     await browser.waitUntil(async () => (await wizard.$('[role="status"]').getText()) === messages.calculatorSent, {
       timeout: 15_000,

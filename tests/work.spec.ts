@@ -1,12 +1,9 @@
-/**
- * /work, the portfolio: its filter through the address, and cards that reveal their details on
- * hover and keyboard focus (always on a touch screen) without moving the grid.
- */
+/** /work: its filter through the address, and cards that reveal their details on hover, focus and touch screens, the grid still. */
 import type { Page } from "@playwright/test";
 import { featuredProjects } from "../app/content/projects";
 import { testimonials } from "../app/content/testimonials";
 import { projects } from "../app/content/work";
-import { expect, test } from "./support/fixtures";
+import { expect, shownWords, test } from "./support/fixtures";
 
 const WIDTHS = [320, 390, 1280];
 
@@ -39,24 +36,18 @@ const shown = async (page: Page, card: number) => (await cardsSeen(page))[card]!
 const grid = (page: Page) =>
   page
     .locator("article.project-card, .grid--3")
-    .evaluateAll((els) =>
-      els.map((e) => [(e as HTMLElement).offsetLeft, (e as HTMLElement).offsetTop, (e as HTMLElement).offsetWidth, (e as HTMLElement).offsetHeight].join()),
-    );
+    .evaluateAll((els) => (els as HTMLElement[]).map((e) => [e.offsetLeft, e.offsetTop, e.offsetWidth, e.offsetHeight].join()));
 
 /**
- * The page as it loads: every project picture decoded with its own size (a lazy one below the fold
- * has none) with no scroll; each card at rest shows no empty band for its details (at most its
- * border: on main, 1280 px left about 300 px under each title); the first, hovered, shows them,
- * its picture whole, the grid unmoved.
+ * The page loaded with no scroll, every picture decoded (a lazy one would not be); no card at rest
+ * keeps an empty band for its details (once 300 px); the first, hovered, shows them, the grid unmoved.
  */
 async function loadedAndAtRest(page: Page, path: string) {
   await page.goto("about:blank"); // a new page at the top, not one that keeps the last one's scroll
   await page.goto(path);
   const pictures = page.locator("article.project-card img");
   expect(await pictures.count()).toBeGreaterThanOrEqual(3);
-  await expect
-    .poll(() => pictures.evaluateAll((imgs) => imgs.filter((i) => !((i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0)).length))
-    .toBe(0);
+  await expect.poll(() => pictures.evaluateAll((imgs) => (imgs as HTMLImageElement[]).filter((i) => !(i.complete && i.naturalWidth > 0)).length)).toBe(0);
   expect(await page.evaluate(() => scrollY)).toBe(0);
   await page.mouse.move(0, 0);
   for (const card of await cardsSeen(page)) expect(card.band).toBeLessThanOrEqual(1);
@@ -81,9 +72,8 @@ for (const width of WIDTHS) {
     await first.locator("h3").hover();
     await expect.poll(() => shown(page, 0)).toBe(1);
     expect(await shown(page, 1)).toBe(0);
-    // Hoverable (WCAG 1.4.13): the pointer may move onto the revealed links, which stay.
+    // Hoverable (WCAG 1.4.13): the revealed links stay under the pointer (after any scroll it caused).
     await first.getByRole("link", { name: /^Live site of / }).hover();
-    // (Reaching them may scroll the page under the pointer, which then fades them in again.)
     await expect.poll(() => shown(page, 0)).toBe(1);
     await second.locator("img").hover();
     await expect.poll(() => shown(page, 1)).toBe(1);
@@ -187,18 +177,10 @@ test("a shared filter link opens filtered; links named by their words; the call 
   await expect(page.getByRole("link", { name: /^Live site of / })).toHaveCount(projects.length);
   await expect(page.getByRole("link", { name: /^Code repository of / })).toHaveCount(repos);
   const links = page.locator(".project-links a");
-  // Every card's live site and the repositories there are: the loop below checks them all.
   await expect(links).toHaveCount(projects.filter((p) => p.liveUrl).length + repos);
-  for (const link of await links.all()) {
-    const visible = await link.evaluate((el) =>
-      [...el.childNodes]
-        .filter((n) => n.nodeType === Node.TEXT_NODE)
-        .map((n) => n.textContent)
-        .join("")
-        .trim(),
-    );
+  for (const [i, visible] of (await shownWords(links)).entries()) {
     expect(["Live site", "Code repository"]).toContain(visible);
-    await expect(link).toHaveAccessibleName(new RegExp(`^${visible} of .+`));
+    await expect(links.nth(i)).toHaveAccessibleName(new RegExp(`^${visible} of .+`));
   }
   // No page links to itself from its call to action.
   const cta = (p: Page) => p.getByRole("region", { name: "Know what your project will cost before we talk" });

@@ -5,21 +5,14 @@ import { expect, type Page } from "@playwright/test";
 const WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
 
 /**
- * Every violation of a WCAG 2.2 A or AA rule, whatever its impact, and the serious and critical
- * ones of axe's best-practice rules, each as "rule: its elements": all that axe's default rules
- * (those two kinds; the rest are AAA or deprecated) find of any weight. axe needs script in the
- * page: for what a browser without JavaScript sees, the page's own scripts are blocked instead
- * (accessibility.spec.ts).
+ * Every violation of a WCAG 2.2 A or AA rule, and the serious and critical ones of axe's
+ * best-practice rules, each as "rule: its elements": all of weight that axe's default rules find.
  */
 export async function wcagViolations(page: Page) {
-  // axe.run in the page itself (legacy mode). The default runs each frame apart and then merges
-  // their results in a blank page of its own, with axe injected a second time: about 30 % of the
-  // WCAG spec's CPU (perf/test-suite.md). What legacy mode gives up is cross-origin frames, and
-  // the site has no frame: asserted, so that an embed added later is not left unchecked.
+  // Legacy mode (axe.run in the page) saves about 30 % of the WCAG spec's CPU (perf/test-suite.md);
+  // it is blind to cross-origin frames, and the site has none: asserted, for an embed added later.
   expect(page.frames(), "no frame in the page: axe runs in legacy mode, blind to cross-origin ones").toHaveLength(1);
-  // axe leaves its experimental rules out unless their tag is asked for; those of these tags count.
-  // axe is put in the page once: a page checked again (another width, the other scheme) runs the
-  // copy already there, and only violations are gathered in full (passes are never read).
+  // Experimental rules of these tags count; axe is injected once a page, and passes are never read.
   const there = await page.evaluate(() => "axe" in window);
   const results = await new AxeBuilder({ page, ...(there ? { axeSource: ";" } : {}) })
     .setLegacyMode()

@@ -60,10 +60,7 @@ function measure({ selector, kind }: { selector: string | null; kind: "text" | "
 /** The contrast of the text, or the outline (a ring around an image), of each element matching `selector` against what lies behind it. */
 export const contrasts = (page: Page, selector: string, kind: "text" | "outline") => page.evaluate(measure, { selector, kind });
 
-/**
- * Tabs through the whole page from the top and measures each focused control's focus indicator
- * against the background around it; `missing`: the controls whose indicator is missing or thin.
- */
+/** Tabs through the page from the top, measuring each focus indicator; `missing`: those missing or thin. */
 export async function focusRingContrasts(page: Page): Promise<{ rings: Contrast[]; missing: string[] }> {
   await page.evaluate(() => ((document.activeElement as HTMLElement | null)?.blur(), window.scrollTo(0, 0)));
   const [rings, missing, seen] = [[] as Contrast[], [] as string[], new Set<string>()];
@@ -78,10 +75,7 @@ export async function focusRingContrasts(page: Page): Promise<{ rings: Contrast[
   return { rings, missing };
 }
 
-/**
- * Resolves once a style change (a colour scheme, a width) has been applied and every transition it
- * started has ended: a colour measured halfway through one is neither scheme's.
- */
+/** Resolves once a style change has applied and its transitions ended: a colour halfway is neither scheme's. */
 export const transitionsEnded = (page: Page) =>
   page.evaluate(async () => {
     void getComputedStyle(document.body).color; // applies the change, starting its transitions

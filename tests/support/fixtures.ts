@@ -19,10 +19,7 @@ export const test = base.extend<{ formService: FormService; stranger: APIRequest
   extraHTTPHeaders: async ({ extraHTTPHeaders }, use) => {
     await use({ ...extraHTTPHeaders, "X-Forwarded-For": newClient() });
   },
-  /**
-   * The fake form service behind this project's site, scoped to this test: each test puts `token`
-   * in what it submits (e.g. in the company name); `received()` then holds only its own leads.
-   */
+  /** The project's fake form service for this test: what carries `token` (say in a company name) is `received()`. */
   formService: async ({}, use, testInfo) => {
     const site = testInfo.project.name === "no-js" ? sites.noJs : sites.js;
     const token = `t${randomUUID().slice(0, 8)}`;
@@ -44,10 +41,7 @@ export const test = base.extend<{ formService: FormService; stranger: APIRequest
 
 export { expect };
 
-/**
- * One request to the JavaScript project's site from a client of its own, the path sent as written
- * (node:http sends it as given; a browser or fetch would tidy some), the body as it crossed the wire.
- */
+/** One request to the `js` site from a client of its own, the path as written (fetch tidies some), the body as on the wire. */
 export function raw(path: string, { method = "GET", headers = {}, body }: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
   return new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
     const req = httpRequest(`${sites.js.url}/`, { method, path, headers: { "X-Forwarded-For": newClient(), ...headers } }, (res) => {
@@ -65,16 +59,32 @@ export async function forTheEye(target: Page | Locator, name: string, { fullPage
   await ("goto" in target ? target.screenshot({ path, fullPage }) : target.screenshot({ path }));
 }
 
-/**
- * Clicks `target` on a still page. `fill` on a field out of view scrolls smoothly (the site's
- * `html:focus-within { scroll-behavior: smooth }`) on after it returns, and on a busy machine that
- * can move a link between press and release: no click. Bringing the target into view at once ends
- * that scroll, as a visitor's click comes after the page has stopped.
- */
+/** Clicks `target` on a still page: a `fill` out of view leaves a smooth scroll running that can move a link between press and release. */
 export async function clickStill(target: Locator) {
   await target.evaluate((el) => el.scrollIntoView({ block: "center", behavior: "instant" }));
   await target.click();
 }
+
+/** Wholly in view and not under the fixed header. */
+export async function expectBelowHeader(target: Locator) {
+  await expect(target).toBeInViewport({ ratio: 1 });
+  const header = (await target.page().locator(".site-header").boundingBox())!;
+  expect((await target.boundingBox())!.y).toBeGreaterThanOrEqual(header.y + header.height);
+}
+
+/** The words each match shows: its own text, not a visually hidden part in a child; a submit input's value. */
+export const shownWords = (targets: Locator) =>
+  targets.evaluateAll((els) =>
+    els.map((el) =>
+      el instanceof HTMLInputElement
+        ? el.value
+        : [...el.childNodes]
+            .filter((n) => n.nodeType === Node.TEXT_NODE)
+            .map((n) => n.textContent)
+            .join("")
+            .trim(),
+    ),
+  );
 
 /** Resolves once React has hydrated the page: it marks the elements it owns. */
 export const hydrated = (page: Page) =>

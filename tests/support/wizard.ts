@@ -1,6 +1,7 @@
 import { expect, type Locator, type Page, test } from "@playwright/test";
 import { COMPLEXITIES, estimate, estimateParts, formatUsd, SERVICES, TIMEFRAMES } from "../../app/calculator/pricing";
 import { breakdownText } from "../../app/content/breakdown";
+import { messages } from "../../app/content/messages";
 
 /** The choices of steps 1-4, as the visitor sees them (labels). */
 export type Choices = { service: string; timeframe: string; complexity: string; description: string };
@@ -33,12 +34,13 @@ export const WIZARD_VIEWPORTS = [
 ] as const;
 
 /**
- * A page's posts from now on: forms (their addresses), and apart from them the funnel's beacons
- * (POST /steps, decision 0036) by their event. A beacon that carries anything but its event and
- * the visit's landing is listed as "unexpected fields", so nothing typed can ride along unseen.
+ * A page's posts from now on: forms (their addresses), and the funnel's beacons (POST /steps,
+ * decision 0036) by their event, or "unexpected fields" for one carrying more than that and the
+ * landing; `pages`, the statuses of the posts that navigated (a form sent without JavaScript).
  */
 export function postsOf(page: Page) {
-  const posts = { forms: [] as string[], beacons: [] as string[] };
+  const posts = { forms: [] as string[], beacons: [] as string[], pages: [] as number[] };
+  page.on("response", (r) => r.request().isNavigationRequest() && r.request().method() === "POST" && posts.pages.push(r.status()));
   page.on("request", (r) => {
     if (r.method() !== "POST") return;
     if (new URL(r.url()).pathname !== "/steps") return void posts.forms.push(r.url());
@@ -59,19 +61,12 @@ const valuesOf = (c: { service: string; timeframe?: string; complexity?: string 
     complexity: c.complexity && valueOf(COMPLEXITIES, c.complexity),
   }) as Parameters<typeof estimateParts>[0];
 
-/**
- * The figure the calculator shows for these choices (an unchosen complexity is Medium), worked
- * out by the estimate rule itself: the specs check that a page shows the rule's figure, and only
- * app/calculator/pricing.test.ts writes the prices down.
- */
+/** The rule's figure for these choices (an unchosen complexity is Medium): only pricing.test.ts writes prices down. */
 export const priceOf = (choices: { service: string; timeframe?: string; complexity?: string }) => formatUsd(estimate(valuesOf(choices)));
 
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/**
- * The breakdown of these choices, row by row, as step 5 and an estimate's page show it: the base
- * price, each multiplier, and the sum with its total, from the rule (estimateParts).
- */
+/** The breakdown's rows for these choices, as step 5 and an estimate's page show them, from the rule. */
 export function breakdownRows(choices: { service: string; timeframe: string; complexity: string }): RegExp[] {
   const { base, factors, total } = estimateParts(valuesOf(choices));
   const multipliers = factors.map((f) => escaped(String(f.multiplier)));
@@ -84,10 +79,8 @@ export function breakdownRows(choices: { service: string; timeframe: string; com
 }
 
 /**
- * The wizard at step 5 with these choices, on `site` (default: the project's). With JavaScript,
- * steps 1-4 are clicks in the page. Without it each step is a post and a page of its own; walking
- * them is what `walk: true` (calculator-steps.spec's 303s) tests, so other tests arrive at step 5
- * as that walk ends: step 4's post, answered with the address of the step-5 page, then opened.
+ * The wizard at step 5 with these choices, on `site` (default: the project's): clicks with
+ * JavaScript; without it, unless `walk` (calculator-steps.spec's 303s), step 4's post alone.
  */
 export async function atStep5(page: Page, c: Choices, { site = "", walk = false } = {}) {
   const calc = calculator(page);
@@ -95,9 +88,7 @@ export async function atStep5(page: Page, c: Choices, { site = "", walk = false 
     const form = {
       formName: "calculator",
       "state.step": "4",
-      "state.service": valueOf(SERVICES, c.service),
-      "state.timeframe": valueOf(TIMEFRAMES, c.timeframe),
-      "state.complexity": valueOf(COMPLEXITIES, c.complexity),
+      ...Object.fromEntries(Object.entries(valuesOf(c)).map(([name, value]) => [`state.${name}`, value])),
       description: c.description,
       intent: "continue",
     };
@@ -120,11 +111,26 @@ export async function atStep5(page: Page, c: Choices, { site = "", walk = false 
   await expect(progress(page)).toHaveText("Step 5 of 5");
 }
 
+/** Each field of `scope`, by its label, given its value (an option's value for a select). */
+export async function fillValues(scope: Locator, values: Record<string, string>) {
+  for (const [label, value] of Object.entries(values)) {
+    const field = scope.getByLabel(label);
+    await ((await field.evaluate((el) => el.tagName === "SELECT")) ? field.selectOption(value) : field.fill(value));
+  }
+}
+
 /** Step 5's fields filled in: the name where one is given, the company, the email and the phone. */
-export async function fillDetails(page: Page, d: { name?: string; company: string; email: string; phone: string }) {
-  const calc = calculator(page);
-  if (d.name !== undefined) await calc.getByLabel("Your name (optional)").fill(d.name);
-  await calc.getByLabel("Company name").fill(d.company);
-  await calc.getByLabel("Email").fill(d.email);
-  await calc.getByLabel("Phone").fill(d.phone);
+export const fillDetails = async (page: Page, d: { name?: string; company: string; email: string; phone: string }) =>
+  fillValues(calculator(page), {
+    ...(d.name === undefined ? {} : { "Your name (optional)": d.name }),
+    "Company name": d.company,
+    Email: d.email,
+    Phone: d.phone,
+  });
+
+/** Step 5 sent and thanked: its reference. */
+export async function sendRequest(page: Page) {
+  await calculator(page).getByRole("button", { name: "Send My Request" }).click();
+  await expect(calculator(page).getByRole("status")).toHaveText(messages.calculatorSent);
+  return (await calculator(page).locator(".reference").textContent())!;
 }
