@@ -102,6 +102,8 @@ describe("parseConfig", () => {
     // A provider set explicitly delivers as set, or the start stops: never the outbox, quietly.
     [{ FORM_PROVIDER: "webhook", FORM_ENDPOINT: "https://hooks.example.net/leads" }, "FORM_ACCESS_KEY must be set when FORM_PROVIDER is webhook"],
     [{ FORM_PROVIDER: "web3forms" }, "FORM_ACCESS_KEY must be set when FORM_PROVIDER is web3forms"],
+    [{ FORM_ACCESS_KEY: "sk-secret\u200b" }, "FORM_ACCESS_KEY must be printable ASCII with no spaces"],
+    [{ FORM_ACCESS_KEY: "sk secret" }, "FORM_ACCESS_KEY must be printable ASCII with no spaces"],
     [{ FORM_INBOX: "sales" }, "FORM_INBOX must be an email address"],
     [{ FORM_TIMEOUT_MS: "500" }, "FORM_TIMEOUT_MS must be 1000 to 30000"],
     [{ TRUST_PROXY: "true" }, "TRUST_PROXY must be a number of proxy hops or a list of proxy addresses/CIDRs"],

@@ -82,7 +82,11 @@ const schema = z
     HOST: z.string().optional(),
     FORM_PROVIDER: z.enum(PROVIDERS, { error: `must be one of ${PROVIDERS.join(", ")}` }).optional(),
     FORM_ENDPOINT: httpUrl.optional(),
-    FORM_ACCESS_KEY: z.string().optional(),
+    // It goes into a header (Authorization): a pasted invisible character would fail every delivery.
+    FORM_ACCESS_KEY: z
+      .string()
+      .regex(/^[\x21-\x7e]+$/, { error: "must be printable ASCII with no spaces" })
+      .optional(),
     FORM_INBOX: z.email({ error: "must be an email address" }).default(site.email),
     FORM_TIMEOUT_MS: z.coerce.number().int().min(1000, timeout).max(30_000, timeout).default(10_000),
     DATA_DIR: z.string().default("data"),

@@ -88,6 +88,19 @@ describe("the lead queue", () => {
     expect(await reader(where).get(id)).toMatchObject({ status: "delivered", attempts: 3 });
   });
 
+  it("a transport that throws has failed that attempt: retried, not the end of the process", async () => {
+    const where = await place("sqlite");
+    const { transport, attempts } = scripted(taken);
+    let calls = 0;
+    const throwsFirst: Transport = { name: "fake", deliver: (l) => (calls++ ? transport.deliver(l) : Promise.reject(new TypeError("a bug"))) };
+    const queue = await queueAt(where, { transport: throwsFirst });
+    const { id } = await queue.accept(lead);
+    await until(() => attempts.length === 1);
+    await reports(queue, { pending: 0 });
+    expect(calls).toBe(2);
+    expect(await reader(where).get(id)).toMatchObject({ status: "delivered", attempts: 2 });
+  });
+
   it("the same form posted again answers the same id and is delivered once", async () => {
     const { transport, attempts } = scripted(taken);
     const time = testClock();

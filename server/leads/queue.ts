@@ -9,6 +9,7 @@ import type { Logger } from "../log";
 import { systemClock, type Clock } from "./clock";
 import { storeFaults } from "./faults";
 import { expired, leadKey, newLeadId, retryDelay } from "./schedule";
+import { unanswered } from "./send";
 import { AddressFull, leadStore, prepareStore, type LeadRow } from "./store";
 import type { DeliveryOutcome, Lead, LeadEvents, LeadStats, Transport } from "./types";
 
@@ -154,7 +155,10 @@ export function createLeadQueue(options: QueueOptions) {
     const started = clock.now();
     // Confirmed before, its outcome not written (the store failing): written now, never sent again.
     const known = confirmed.get(row.id);
-    const outcome: DeliveryOutcome = known ? { ok: true, record: known.record } : await transport.deliver(row.lead, cutShort.signal);
+    // A transport that throws (a bug, an answer no check foresaw) has failed this attempt: never the process.
+    const outcome: DeliveryOutcome = known
+      ? { ok: true, record: known.record }
+      : await transport.deliver(row.lead, cutShort.signal).catch((error: unknown) => unanswered({ kind: "error", error }));
     const durationMs = clock.now() - started;
     const verdict = verdictOf(outcome, row, clock.now());
     const delay = verdict.result === "retried" ? backoff(row.attempts + 1) : undefined;
