@@ -1,5 +1,5 @@
 /** What every transport shares: the message the agency reads, one POST with a deadline, how an answer is read. */
-import { type ClientRequest, request as httpRequest } from "node:http";
+import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { sourceWords } from "~/funnel/source";
 import { causeOf } from "../log";
@@ -43,8 +43,9 @@ const MAX_ANSWER_BYTES = 256 * 1024;
 export function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number, stop?: AbortSignal): Promise<Answer> {
   if (stop?.aborted) return Promise.resolve({ kind: "stopped" });
   return new Promise((resolve) => {
+    const target = new URL(url);
+    const request = target.protocol === "https:" ? httpsRequest : httpRequest;
     let settled = false;
-    let req: ClientRequest | undefined;
     const settle = (answer: Answer) => {
       if (settled) return;
       settled = true;
@@ -55,34 +56,24 @@ export function post(url: string, headers: Record<string, string>, body: string,
     const giveUp = (answer: Answer) => {
       if (settled) return;
       settle(answer);
-      req?.destroy();
+      req.destroy();
     };
     const stopped = () => giveUp({ kind: "stopped" });
+    const req = request(target, { method: "POST", headers: { ...headers, "Content-Length": Buffer.byteLength(body) } }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= MAX_ANSWER_BYTES) chunks.push(chunk);
+      });
+      res.on("end", () => settle({ kind: "response", status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", (error) => settle({ kind: "error", error }));
+    });
+    req.on("error", (error) => settle({ kind: "error", error }));
+    // Set once the request is made: an address or header Node refuses throws above, a failed attempt to the queue.
     // A process paused past the deadline (SIGSTOP) runs timers before reading sockets: setImmediate lets one round of
     // I/O pass first, so an answer that came counts.
     const timer = setTimeout(() => setImmediate(() => giveUp({ kind: "timeout" })), timeoutMs);
-    try {
-      const target = new URL(url);
-      req = (target.protocol === "https:" ? httpsRequest : httpRequest)(
-        target,
-        { method: "POST", headers: { ...headers, "Content-Length": Buffer.byteLength(body) } },
-        (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on("data", (chunk: Buffer) => {
-            size += chunk.length;
-            if (size <= MAX_ANSWER_BYTES) chunks.push(chunk);
-          });
-          res.on("end", () => settle({ kind: "response", status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-          res.on("error", (error) => settle({ kind: "error", error }));
-        },
-      );
-    } catch (error) {
-      // An address or header Node refuses (a token or domain a service handed back with a space or a
-      // line break in it): a failed attempt, where a throw here would end the server.
-      return settle({ kind: "error", error });
-    }
-    req.on("error", (error) => settle({ kind: "error", error }));
     req.end(body);
     stop?.addEventListener("abort", stopped, { once: true });
   });

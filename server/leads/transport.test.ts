@@ -98,10 +98,9 @@ describe("what a service's answer means", () => {
     expect(service.headers().map((h) => `${h.authorization} ${h["idempotency-key"]}`)).toEqual([`Bearer k-123 ${lead.id}`, `Bearer k-123 ${lead.id}`]);
   });
 
-  it("a header or address Node refuses (a token with a line break, a domain with a space) is a failed attempt, not a throw that ends the server", async () => {
-    const refused = { ok: false, retry: true, reason: "network", cause: "ERR_INVALID_CHAR" };
-    expect(await createTransport({ ...config, provider: "webhook", accessKey: "k\n1" }).deliver(lead)).toMatchObject(refused);
-    expect(await createTransport({ ...config, endpoint: "http://a b/" }).deliver(lead)).toMatchObject({ ...refused, cause: "ERR_INVALID_URL" });
+  it("a header or address Node refuses (a key with a line break, a domain with a space) rejects at once: the queue counts a failed attempt", async () => {
+    await expect(createTransport({ ...config, provider: "webhook", accessKey: "k\n1" }).deliver(lead)).rejects.toMatchObject({ code: "ERR_INVALID_CHAR" });
+    await expect(createTransport({ ...config, endpoint: "http://a b/" }).deliver(lead)).rejects.toMatchObject({ code: "ERR_INVALID_URL" });
   });
 
   it("an answer past 256 KiB is read to its end but kept only in part: not the service's answer", async () => {
