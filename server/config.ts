@@ -82,7 +82,6 @@ const schema = z
     HOST: z.string().optional(),
     FORM_PROVIDER: z.enum(PROVIDERS, { error: `must be one of ${PROVIDERS.join(", ")}` }).optional(),
     FORM_ENDPOINT: httpUrl.optional(),
-    // It goes into a header (Authorization): a pasted invisible character would fail every delivery.
     FORM_ACCESS_KEY: z
       .string()
       .regex(/^[\x21-\x7e]+$/, { error: "must be printable ASCII with no spaces" })

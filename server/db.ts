@@ -223,19 +223,16 @@ function openSqlite(file: string, { synchronous = "FULL", timeout = 0, version, 
     }
   }
   const db = opened(false);
-  // Turning a file to WAL while another process writes it (two servers starting on a new folder)
-  // is refused at once, without SQLite's own wait: waited for here, as long.
-  for (const until = Date.now() + Math.max(timeout, BUSY_WAIT_MS); ;) {
+  // Turning a new file to WAL while another process writes it (two servers starting on one new folder) is refused at once,
+  // without SQLite's wait: waited for here, as long. Then busy_timeout: the server's calls wait on timers instead.
+  for (const until = Date.now() + Math.max(timeout, BUSY_WAIT_MS); ; Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20)) {
     try {
-      db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous}; PRAGMA secure_delete = ON;`);
-      db.exec(`PRAGMA busy_timeout = ${timeout}`); // then its own wait: the server's calls wait on timers instead
+      db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous}; PRAGMA secure_delete = ON; PRAGMA busy_timeout = ${timeout}`);
       break;
     } catch (error) {
-      if (isBusy(error) && Date.now() < until) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
-      else {
-        db.close();
-        throw failed(error, "it cannot be opened");
-      }
+      if (isBusy(error) && Date.now() < until) continue;
+      db.close();
+      throw failed(error, "it cannot be opened");
     }
   }
 

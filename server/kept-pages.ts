@@ -23,8 +23,7 @@ export function keptPagesFirst(pages: PageCache, app: Express): (req: IncomingMe
     const page = route && pages.lookup(route.key);
     if (!page) return void app(req, res);
     if (!(page instanceof Promise)) return send(req, res, page);
-    // A render that failed resolves undefined (lru-cache's allowStaleOnFetchRejection): Remix renders
-    // the request itself, and logs what fails there.
+    // A failed render resolves undefined (lru-cache's allowStaleOnFetchRejection): Remix renders the request, and logs what fails there.
     void page.then((kept) => (kept ? send(req, res, kept) : app(req, res)));
   };
 }

@@ -155,10 +155,9 @@ export function createLeadQueue(options: QueueOptions) {
     const started = clock.now();
     // Confirmed before, its outcome not written (the store failing): written now, never sent again.
     const known = confirmed.get(row.id);
-    // A transport that throws (a bug, an answer no check foresaw) has failed this attempt: never the process.
-    const outcome: DeliveryOutcome = known
-      ? { ok: true, record: known.record }
-      : await transport.deliver(row.lead, cutShort.signal).catch((error: unknown) => unanswered({ kind: "error", error }));
+    const attempt = known ? Promise.resolve<DeliveryOutcome>({ ok: true, record: known.record }) : transport.deliver(row.lead, cutShort.signal);
+    // A transport that throws (an address or header Node refuses, a bug) has failed this attempt: never the process.
+    const outcome = await attempt.catch((error: unknown) => unanswered({ kind: "error", error }));
     const durationMs = clock.now() - started;
     const verdict = verdictOf(outcome, row, clock.now());
     const delay = verdict.result === "retried" ? backoff(row.attempts + 1) : undefined;
