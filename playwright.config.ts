@@ -17,7 +17,8 @@ import { sites } from "./tests/support/sites";
  * - `@once`: the same for every browser (HTTP, headers, CSS): js only.
  * - `@for-the-eye`: screenshots to look at, no assertion of their own: only with SCREENSHOTS=1.
  * Operational tests (tests/ops: real processes, the image, PostgreSQL, trickles) are the `ops` project,
- * listed first so its long tests start first, on at most half the workers.
+ * listed first so its long tests start first, on at most three workers in four: it is the run's long pole
+ * (most of its time waiting on processes), and the rest keep the browser tests going beside it.
  */
 const eye = process.env.SCREENSHOTS ? [] : [/@for-the-eye/];
 /**
@@ -72,7 +73,7 @@ export default defineConfig({
     // (perf/test-suite.md). Playwright takes the files in name order, each file's tests in its
     // own, so a spec puts its longest test first; and none lasts much past a minute (the long
     // runs at full length are `npm run soak`'s), so no operational test is left alone at the end.
-    { name: "ops", testMatch: OPS, workers: Math.max(1, availableParallelism() * (WORKERS_PER_CORE / 2)), use: { baseURL: sites.js.url } },
+    { name: "ops", testMatch: OPS, workers: Math.max(1, Math.ceil((availableParallelism() * WORKERS_PER_CORE * 3) / 4)), use: { baseURL: sites.js.url } },
     { name: "js", testIgnore: OPS, grepInvert: [/@without-js/, ...eye], use: { baseURL: sites.js.url, javaScriptEnabled: true } },
     { name: "no-js", testIgnore: OPS, grepInvert: [/@needs-js|@once/, ...eye], use: { baseURL: sites.noJs.url, javaScriptEnabled: false } },
   ],
