@@ -23,7 +23,9 @@ export default function ServicesPage() {
       </PageHeader>
       {services.map((service, index) => (
         <section key={service.key} id={service.slug} className={`section${index % 2 ? " section--alt" : ""}`} aria-labelledby={`${service.slug}-title`}>
-          <div className="container tabpanel">
+          {/* Two columns as tall as each other at 1280 px (issue 48): the story and its button beside
+              what we build (the home page's tab lists it) and what the client gets. */}
+          <div className="container tabpanel service-detail">
             <div>
               <img className="service-icon" src={service.icon} alt="" width={48} height={48} />
               <h2 id={`${service.slug}-title`}>{service.name}</h2>
@@ -32,8 +34,14 @@ export default function ServicesPage() {
               <EstimateThis service={service.key} name={service.name} />
             </div>
             <div className="card">
+              <h3>What we build</h3>
+              <ul className="checklist checklist--2">
+                {service.details.map((item) => (
+                  <li key={item}>{item}</li>
+                ))}
+              </ul>
               <h3>What you get</h3>
-              <ul className="checklist">
+              <ul className="checklist checklist--2">
                 {servicePages[service.key].deliverables.map((item) => (
                   <li key={item}>{item}</li>
                 ))}
