@@ -3,8 +3,9 @@ import type { Locator, Page } from "@playwright/test";
 import { COMPLEXITIES, estimate, SERVICES, TIMEFRAMES } from "../app/calculator/pricing";
 import { hero } from "../app/content/claims";
 import { calculatorText } from "../app/content/calculator";
+import { estimateText } from "../app/content/estimate";
 import { expect, shownWords, test } from "./support/fixtures";
-import { calculator, fillDetails, progress, sendRequest } from "./support/wizard";
+import { calculator, fillDetails, priceOf, progress, sendRequest } from "./support/wizard";
 
 const PAGES = ["/", "/services", "/work", "/about", "/privacy", "/estimate?service=mobileApp&timeframe=urgent&complexity=complex", "/no-such-page"];
 
@@ -152,13 +153,22 @@ test("from 768 to 1280 px the header's brand, links and Contact Us each keep one
   expect(wrapped).toEqual([]);
 });
 
-test("the hero's illustration is an image, and draws no button (no words on a pill, the site's button shape)", { tag: "@once" }, async ({ page }) => {
+test("the hero's example estimate opens that estimate's page when pressed, and draws no button (no words on a pill, the site's button shape)", async ({
+  page,
+}) => {
   await page.goto("/");
   const visual = page.locator(".hero-visual");
   await expect(visual).toBeVisible();
   await expect(visual).toHaveRole("img");
   await expect(visual).toHaveAccessibleName(hero.visual.alt);
-  expect(await visual.evaluate((el) => el.closest(`a, button, [role=button], [tabindex]:not([tabindex="-1"])`) === null)).toBe(true);
+  // The card looks like the calculator's step 5: pressed, it shows that estimate, whose page starts a request with its answers.
+  const card = page.getByRole("link", { name: hero.visual.alt });
+  await card.click();
+  await expect(page).toHaveURL(hero.visual.href);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(
+    `Estimate: ${priceOf({ service: "Software Development", timeframe: "Urgent (1-2 weeks)", complexity: "Complex" })}`,
+  );
+  await expect(page.getByRole("button", { name: estimateText.start })).toBeVisible();
 
   await page.setContent(await (await page.request.get(hero.visual.src)).text());
   const buttons = await page.evaluate(() => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { hero } from "../content/claims";
 import { services } from "../content/services";
+import { choicesFrom, estimateHref } from "./choices";
 import { COMPLEXITIES, estimate, estimateParts, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
 
 /** Every combination the wizard can reach, "no timeframe chosen yet" included, with what the estimate rule (docs/product.md) makes of it. */
@@ -88,7 +89,8 @@ describe("the site's copy agrees with the calculator", () => {
   });
 
   it("the hero's example estimate is what the calculator works out", () => {
-    const example = { service: "softwareDev", timeframe: "urgent", complexity: "complex" } as const;
+    const example = choicesFrom((name) => new URL(hero.visual.href, "http://x").searchParams.get(name))!;
+    expect(estimateHref(example)).toBe(hero.visual.href);
     const parts = estimateParts(example);
     expect(hero.visual.alt).toContain(`${parts.base.label} at ${formatUsd(parts.base.amount)}`);
     for (const f of parts.factors) expect(hero.visual.alt).toContain(`${f.multiplier} for`);

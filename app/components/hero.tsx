@@ -35,11 +35,14 @@ export function Hero() {
         </div>
         {/* Wide screens only: below 64rem the source does not match, so phones fetch only the empty
             placeholder (lazy loading would not do: browsers load everything when scripting is off).
-            Sized, so nothing shifts when it arrives. */}
-        <picture>
-          <source media="(min-width: 64rem)" srcSet={hero.visual.src} />
-          <img className="hero-visual" src={PLACEHOLDER} alt={hero.visual.alt} width={hero.visual.width} height={hero.visual.height} decoding="async" />
-        </picture>
+            Sized, so nothing shifts when it arrives. The example opens its estimate's page, which
+            starts a request with its answers. */}
+        <Link className="hero-card" to={hero.visual.href}>
+          <picture>
+            <source media="(min-width: 64rem)" srcSet={hero.visual.src} />
+            <img className="hero-visual" src={PLACEHOLDER} alt={hero.visual.alt} width={hero.visual.width} height={hero.visual.height} decoding="async" />
+          </picture>
+        </Link>
       </div>
     </section>
   );

@@ -14,11 +14,16 @@ export const hero = {
     "We are a Johannesburg team that builds custom software, grows your search traffic, " +
     "puts AI to work on repetitive tasks and sets Zoho up properly. One partner, clear quotes " +
     "and results you can measure.",
-  /** Beside the text on wide screens: what the calculator gives a visitor. */
+  /**
+   * Beside the text on wide screens: what the calculator gives a visitor, an example that opens its
+   * estimate's own page (issue 48: a card that looked live did nothing), `href`. Its alt names the
+   * link; pricing.test.ts checks both against the calculator.
+   */
   visual: {
     src: "/images/hero-estimate.svg",
-    alt: "An example estimate from our cost calculator: Software Development at USD 2,500, times 1.5 for an urgent timeframe and 1.5 for a complex project, makes USD 5,625, followed by a written quote within one business day.",
+    alt: "Open this example estimate: Software Development at USD 2,500, times 1.5 for urgent and 1.5 for complex, makes USD 5,625.",
     width: 480,
     height: 400,
+    href: "/estimate?service=softwareDev&timeframe=urgent&complexity=complex",
   },
-} as const satisfies { eyebrow: string; heading: string; lead: string; visual: Image };
+} as const satisfies { eyebrow: string; heading: string; lead: string; visual: Image & { href: string } };
