@@ -11,6 +11,10 @@ import { pageTitle } from "~/utils/seo";
 
 export const headers = pageHeaders;
 
+export { loader } from "~/root.server";
+/** Never asked again: the rate is the process's, and a step or tab in the browser costs no request (decision 0025). */
+export const shouldRevalidate = () => false;
+
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },
   { rel: "icon", href: "/favicon.ico", sizes: "32x32" },

@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import type { Locator, Page } from "@playwright/test";
 import { breakdownText } from "../app/content/breakdown";
-import { calculatorText, sentSummary } from "../app/content/calculator";
+import { calculatorText, nextSteps, sentSummary } from "../app/content/calculator";
 import { estimateText } from "../app/content/estimate";
 import { messages } from "../app/content/messages";
 import { site } from "../app/content/site";
@@ -157,7 +157,7 @@ test("step 5 explains the estimate; Change keeps what was typed; the wizard then
   await expect(calc.locator("tfoot")).toContainText(priceOf(changed));
   await expect(calc.getByLabel("Email")).toHaveValue("ops@gautengfreight.co.za");
   const reference = await sendRequest(page);
-  await expect(calc.getByText(calculatorText.nextSteps)).toBeVisible();
+  await expect(calc.getByText(nextSteps)).toBeVisible();
   const [payload] = (await formService.settled()) as Record<string, string>[];
   for (const line of [
     "Service: AI Solutions",

@@ -3,12 +3,13 @@ import { calculatorText as text } from "~/content/calculator";
 import { messages } from "~/content/messages";
 import { ErrorSummary, Field, FormNotices, Honeypot } from "~/forms/field";
 import type { roomLeft } from "~/forms/room";
+import { NextStep } from "~/forms/next-step";
 import { PrivacyNote } from "~/forms/privacy-note";
 import type { FieldErrors } from "~/forms/limits";
 import { type Choices, estimateHref } from "./choices";
-import { Breakdown } from "./estimate-this";
+import { Breakdown, Figure } from "./estimate-this";
 import type { Receipt } from "~/forms/draft.server";
-import { COMPLEXITIES, estimate, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
+import { COMPLEXITIES, estimate, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
 import { BACK, CHANGE_FIELD, CHOICES, INTENT_FIELD, STEP_COUNT, stateToFields, WIZARD_ID, type WizardState } from "./state";
 import { POST, SEND, useWizard, type WizardProps } from "./use-wizard";
 
@@ -36,15 +37,11 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
               {sent.summary} <a href={sent.estimate}>{text.keepLink}</a>
             </p>
           ) : null}
-          <p>{text.nextSteps}</p>
-          {sent?.booking ? (
-            <a className="btn" href={sent.booking}>
-              {text.bookCall}
-            </a>
-          ) : null}
+          {sent?.next ? <p>{sent.next}</p> : null}
+          <NextStep booking={sent?.booking} />
         </div>
       ) : null}
-      {view.expired ? <p className="wizard-note">{text.expired}</p> : null}
+      {view.expired ? <p className="wizard-note">{view.expired}</p> : null}
       <ErrorSummary form="calc" errors={errors} />
       <div className="wizard-progress">
         <p id="wizard-progress-label">
@@ -81,7 +78,7 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
         <StepFields state={state} errors={errors} count={{ bound: text.descriptionBound, load: checks.load }} />
         {state.step >= 2 && state.step < 5 ? (
           <p className="estimate" aria-live="polite">
-            Estimate so far: <strong>{formatUsd(estimate(state))}</strong>
+            Estimate so far: <Figure usd={estimate(state)} />
           </p>
         ) : null}
         <div className="wizard-actions">

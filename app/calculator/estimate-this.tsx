@@ -1,7 +1,8 @@
-import { Form } from "@remix-run/react";
+import { Form, useRouteLoaderData } from "@remix-run/react";
 import { breakdownText } from "~/content/breakdown";
 import { countSteps, landing } from "~/funnel/visit";
-import { estimateParts, formatUsd, type ServiceValue } from "./pricing";
+import type { loader as rootLoader } from "~/root.server";
+import { estimateParts, formatUsd, inRand, type ServiceValue } from "./pricing";
 import { saveAnswers, savedAnswers, useShowStep } from "./session";
 import { newlyReached, parseState, resetState, type Step, stateToFields, WIZARD_ID, type WizardState } from "./state";
 
@@ -96,10 +97,21 @@ export function Breakdown({ state }: { state: Pick<WizardState, "service" | "tim
             Your estimate <span className="estimate-sum">({sum})</span>
           </th>
           <td>
-            <strong>{formatUsd(total)}</strong>
+            <Figure usd={total} />
           </td>
         </tr>
       </tfoot>
     </table>
+  );
+}
+
+/** An estimate's figure in dollars, and beside it in rand when the operator set a rate (the root's loader). */
+export function Figure({ usd }: { usd: number }) {
+  const zar = useRouteLoaderData<typeof rootLoader>("root");
+  return (
+    <>
+      <strong>{formatUsd(usd)}</strong>
+      {zar ? <span className="zar">{` (about ${inRand(usd, zar.rate)} ${zar.note})`}</span> : null}
+    </>
   );
 }

@@ -11,6 +11,7 @@ import { ErrorSummary, Field, focusFirstInvalid, FormNotices, Honeypot } from "~
 import type { LazyChecks } from "~/forms/lazy-checks";
 import type { roomLeft } from "~/forms/room";
 import type { FieldErrors } from "~/forms/limits";
+import { NextStep } from "~/forms/next-step";
 import { PrivacyNote } from "~/forms/privacy-note";
 import { keep, kept } from "~/forms/tab-storage";
 import { useHydrated } from "~/utils/use-hydrated";
@@ -39,7 +40,7 @@ export function ContactForm({
   result: Answer | FailedSend<"contact"> | undefined;
   draft: SerializeFrom<ContactDraft>;
   /** After a send: the message's reference, from the receipt the server kept for this browser. */
-  sent: { reference?: string } | null;
+  sent: { reference?: string; booking?: string } | null;
   /** The rules, loaded when the visitor first reaches for the form (app/forms/README.md). */
   checks: LazyChecks<{ contactSchema: typeof contactSchema; fieldErrors: typeof fieldErrors; roomLeft: typeof roomLeft }>;
 }) {
@@ -127,6 +128,7 @@ export function ContactForm({
           {calculatorText.referenceLabel}: <strong className="reference">{sent.reference}</strong>
         </p>
       ) : null}
+      {status === "sent" ? <NextStep booking={sent?.booking} /> : null}
       <ErrorSummary form="contact" errors={errors} />
       <div className="grid grid--2">
         <Field
