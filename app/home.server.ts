@@ -24,7 +24,7 @@ import { agencyJsonLd } from "~/utils/structured-data.server";
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const [draft, receipt, contact] = await Promise.all([
     loadDraft(request, context),
-    loadReceipt(request, context, (kept, id) => ({ next: nextSteps, ...calculatorSent(kept, id, context) })),
+    loadReceipt(request, context, (kept, id) => (new URL(request.url).searchParams.get("sent") === "calculator" ? calculatorSent(kept, id, context) : {})),
     loadContactDraft(request, context),
   ]);
   // Private whenever the address names a visitor's record, found or not: the answer is that visitor's.
@@ -50,10 +50,10 @@ async function loadDraft(request: Request, context: AppLoadContext): Promise<Dra
  */
 function calculatorSent(kept: Record<string, unknown>, id: string, { zar }: AppLoadContext) {
   const choices = choicesFrom((name) => kept[name]);
-  if (!choices || kept.estimate !== estimate(choices)) return {};
+  if (!choices || kept.estimate !== estimate(choices)) return { next: nextSteps };
   const options = [optionOf(SERVICES, choices.service), optionOf(TIMEFRAMES, choices.timeframe), optionOf(COMPLEXITIES, choices.complexity)];
   const summary = sentSummary(options.map((option) => option.label).join(", "), formatPrice(kept.estimate, zar));
-  return { summary, estimate: `${estimateHref(choices)}&${RECEIPT_PARAM}=${id}` };
+  return { summary, estimate: `${estimateHref(choices)}&${RECEIPT_PARAM}=${id}`, next: nextSteps };
 }
 
 /**

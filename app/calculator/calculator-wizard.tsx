@@ -3,7 +3,7 @@ import { calculatorText as text } from "~/content/calculator";
 import { messages } from "~/content/messages";
 import { ErrorSummary, Field, FormNotices, Honeypot } from "~/forms/field";
 import type { roomLeft } from "~/forms/room";
-import { NextStep } from "~/forms/next-step";
+import { NextStep, Reference } from "~/forms/next-step";
 import { PrivacyNote } from "~/forms/privacy-note";
 import type { FieldErrors } from "~/forms/limits";
 import { type Choices, estimateHref } from "./choices";
@@ -27,18 +27,13 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
       <FormNotices status={status} sent={messages.calculatorSent} failed={messages.calculatorFailed} />
       {status === "sent" ? (
         <div className="wizard-sent" ref={sentRef} tabIndex={-1}>
-          {sent?.reference ? (
-            <p>
-              {text.referenceLabel}: <strong className="reference">{sent.reference}</strong>
-            </p>
-          ) : null}
+          <Reference reference={sent?.reference} />
           {sent?.summary ? (
             <p>
               {sent.summary} <a href={sent.estimate}>{text.keepLink}</a>
             </p>
           ) : null}
-          {sent?.next ? <p>{sent.next}</p> : null}
-          <NextStep booking={sent?.booking} />
+          <NextStep sent={sent} />
         </div>
       ) : null}
       {view.expired ? <p className="wizard-note">{view.expired}</p> : null}

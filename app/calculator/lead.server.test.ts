@@ -43,6 +43,13 @@ describe("calculatorLead", () => {
     expect(other.text).toContain(`Estimated cost: ${formatUsd(estimate(otherRequest))}`);
   });
 
+  it("with the operator's rate, says the estimate in rand too, in its line and its field", () => {
+    const lead = calculatorLead(request, { rate: 18.4, date: "30 Nov 2026" });
+    const figure = "USD 5,625 (about R 103,500 at R 18.40 to the dollar, 30 Nov 2026)";
+    expect(lead.text).toContain(`\nEstimated cost: ${figure}\n`);
+    expect(lead.fields?.estimate).toBe(figure);
+  });
+
   it("says so when no description was given (it is optional)", () => {
     expect(calculatorLead({ ...request, description: "" }).text).toContain(
       `Complexity: Complex\nDescription: ${calculatorText.noDescription}\nEstimated cost: ${price}\n`,

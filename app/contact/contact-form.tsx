@@ -2,16 +2,15 @@ import type { SerializeFrom } from "@remix-run/node";
 import { Form, useLocation, useNavigation, useSubmit } from "@remix-run/react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { flushSync } from "react-dom";
-import { calculatorText } from "~/content/calculator";
 import { CONTACT_SERVICES } from "~/content/services";
 import { messages } from "~/content/messages";
-import type { ContactDraft } from "~/forms/draft.server";
+import type { ContactDraft, Receipt } from "~/forms/draft.server";
 import { type FailedSend, useSendAgainOnline } from "~/forms/failed-send";
 import { ErrorSummary, Field, focusFirstInvalid, FormNotices, Honeypot } from "~/forms/field";
 import type { LazyChecks } from "~/forms/lazy-checks";
 import type { roomLeft } from "~/forms/room";
 import type { FieldErrors } from "~/forms/limits";
-import { NextStep } from "~/forms/next-step";
+import { NextStep, Reference } from "~/forms/next-step";
 import { PrivacyNote } from "~/forms/privacy-note";
 import { keep, kept } from "~/forms/tab-storage";
 import { useHydrated } from "~/utils/use-hydrated";
@@ -40,7 +39,7 @@ export function ContactForm({
   result: Answer | FailedSend<"contact"> | undefined;
   draft: SerializeFrom<ContactDraft>;
   /** After a send: the message's reference, from the receipt the server kept for this browser. */
-  sent: { reference?: string; booking?: string } | null;
+  sent: Partial<Receipt> | null;
   /** The rules, loaded when the visitor first reaches for the form (app/forms/README.md). */
   checks: LazyChecks<{ contactSchema: typeof contactSchema; fieldErrors: typeof fieldErrors; roomLeft: typeof roomLeft }>;
 }) {
@@ -123,12 +122,12 @@ export function ContactForm({
       {hydrated ? <input type="hidden" name={VISIT_FIELDS.landing} ref={landingRef} disabled /> : null}
       {id ? <input type="hidden" name="draft" value={id} /> : null}
       <FormNotices status={status} sent={messages.contactSent} failed={messages.contactFailed} />
-      {status === "sent" && sent?.reference ? (
-        <p>
-          {calculatorText.referenceLabel}: <strong className="reference">{sent.reference}</strong>
-        </p>
+      {status === "sent" ? (
+        <>
+          <Reference reference={sent?.reference} />
+          <NextStep sent={sent} />
+        </>
       ) : null}
-      {status === "sent" ? <NextStep booking={sent?.booking} /> : null}
       <ErrorSummary form="contact" errors={errors} />
       <div className="grid grid--2">
         <Field

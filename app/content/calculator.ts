@@ -26,7 +26,6 @@ export const calculatorText = {
   referenceLabel: "Your reference",
   /** The thanks' link to the agency's booking page, when BOOKING_URL is set; without one, the phone and email follow `talkNow`. */
   bookCall: "Book a Call",
-  talkNow: "Rather talk now? Call or email us, quoting your reference:",
 } as const;
 
 /**
@@ -39,6 +38,9 @@ export const expiredNote =
 /** The thanks' line on what happens next; the server sends it with the receipt (out of calculatorText: the home page's script carries none of it). */
 export const nextSteps =
   "What happens next: a person on our team reads your request and emails a written quote to the address you gave within one business day (Monday to Friday). If something is unclear, we call you first.";
+
+/** Both forms' thanks without a booking page, before the agency's phone and email; sent with the receipt, as `nextSteps`. */
+export const talkNow = "Rather talk now? Call or email us, quoting your reference:";
 
 /** The thanks' line on what was sent, made on the server from the receipt, e.g. "…, Complex, estimated at USD 5,625." */
 export const sentSummary = (choices: string, figure: string) => `You asked about ${choices}, estimated at ${figure}.`;

@@ -1,19 +1,31 @@
 import { ContactDetails } from "~/components/contact-details";
 import { calculatorText as text } from "~/content/calculator";
+import type { Receipt } from "./draft.server";
 
 /**
- * The thanks' next step, at the moment of intent: the booking page when the operator set one
- * (BOOKING_URL, with the reference), else the agency's phone and email, to reach a person now.
+ * The thanks' next step, at the moment of intent: what happens next (the server's words, with the receipt), then the
+ * booking page when the operator set one (BOOKING_URL, with the reference), else the agency's phone and email.
  */
-export function NextStep({ booking }: { booking?: string }) {
-  return booking ? (
-    <a className="btn" href={booking}>
-      {text.bookCall}
-    </a>
-  ) : (
-    <div className="next-step">
-      <p>{text.talkNow}</p>
-      <ContactDetails labelled />
-    </div>
+export function NextStep({ sent }: { sent: Partial<Receipt> | null }) {
+  return (
+    <>
+      {sent?.next ? <p>{sent.next}</p> : null}
+      {sent?.booking ? (
+        <a className="btn" href={sent.booking}>
+          {text.bookCall}
+        </a>
+      ) : (
+        <ContactDetails className="next-step" labelled />
+      )}
+    </>
   );
+}
+
+/** The thanks' reference, which the agency's message ends with (both forms: one component is fewer bytes of the home page's script). */
+export function Reference({ reference }: { reference?: string }) {
+  return reference ? (
+    <p>
+      {text.referenceLabel}: <strong className="reference">{reference}</strong>
+    </p>
+  ) : null;
 }
