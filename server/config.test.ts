@@ -55,8 +55,8 @@ describe("parseConfig", () => {
     expect(parse({ BOOKING_URL: "https://calendly.com/kopano/30min" }).bookingUrl).toBe("https://calendly.com/kopano/30min");
   });
 
-  it("USD_ZAR_RATE and USD_ZAR_RATE_DATE: rand to the dollar and the day, as the pages say it; unset, none", () => {
-    expect(parse({ USD_ZAR_RATE: " 18.4 ", USD_ZAR_RATE_DATE: "2026-11-30" }).zar).toEqual({ rate: 18.4, date: "30 Nov 2026" });
+  it("USD_ZAR_RATE and USD_ZAR_RATE_DATE: rand to the dollar and its day; unset, none", () => {
+    expect(parse({ USD_ZAR_RATE: " 18.4 ", USD_ZAR_RATE_DATE: "2026-11-30" }).zar).toEqual({ rate: 18.4, date: "2026-11-30" });
     expect(parse({}).zar).toBeUndefined();
   });
 

@@ -73,7 +73,6 @@ const HOST = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/
 const timeout = { error: "must be 1000 to 30000" };
 const days = { error: "must be a whole number of days, 0 or more" };
 const perHour = { error: "must be a whole number, 1 or more" };
-const rand = { error: "must be a positive number, rand to the dollar" };
 const ZOHO_REQUIRED = ["ZOHO_CLIENT_ID", "ZOHO_CLIENT_SECRET", "ZOHO_REFRESH_TOKEN", "ZOHO_REFERENCE_FIELD"] as const;
 
 const schema = z
@@ -109,7 +108,7 @@ const schema = z
     APP_VERSION: z.string().optional(),
     BOOKING_URL: z.url({ protocol: /^https$/, error: "must be an https URL" }).optional(),
     METRICS_PORT: port.optional(),
-    USD_ZAR_RATE: z.coerce.number(rand).positive(rand).optional(),
+    USD_ZAR_RATE: z.coerce.number({ error: "must be a positive number" }).positive({ error: "must be a positive number" }).optional(),
     USD_ZAR_RATE_DATE: z.iso.date({ error: "must be a calendar date, YYYY-MM-DD" }).optional(),
     // A container's name, so the alerts' `docker logs <name>` runs as written.
     CONTAINER_NAME: z
@@ -134,11 +133,7 @@ const schema = z
       ctx.addIssue({ code: "custom", path: ["FORM_ACCESS_KEY"], message: `must be set when FORM_PROVIDER is ${provider}` });
     // A rate without its date could be any day's: both or neither.
     if (!env.USD_ZAR_RATE !== !env.USD_ZAR_RATE_DATE)
-      ctx.addIssue({
-        code: "custom",
-        path: [env.USD_ZAR_RATE ? "USD_ZAR_RATE_DATE" : "USD_ZAR_RATE"],
-        message: "must be set too: the rate and its date, or neither",
-      });
+      ctx.addIssue({ code: "custom", path: [env.USD_ZAR_RATE ? "USD_ZAR_RATE_DATE" : "USD_ZAR_RATE"], message: "must be set too, or neither" });
     if (provider !== "zoho-crm") return;
     for (const name of ZOHO_REQUIRED) if (!env[name]) ctx.addIssue({ code: "custom", path: [name], message: "must be set when FORM_PROVIDER is zoho-crm" });
     if (Object.values(env.ZOHO_FIELD_MAP ?? {}).some((target) => target!.field === env.ZOHO_REFERENCE_FIELD))
@@ -168,10 +163,7 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
     siteOrigins: e.SITE_ORIGIN,
     databaseUrl: e.DATABASE_URL,
     bookingUrl: e.BOOKING_URL,
-    // The day as the pages say it, e.g. "30 Nov 2026".
-    zar: e.USD_ZAR_RATE
-      ? { rate: e.USD_ZAR_RATE, date: new Date(e.USD_ZAR_RATE_DATE!).toLocaleDateString("en-ZA", { dateStyle: "medium", timeZone: "UTC" }) }
-      : undefined,
+    zar: e.USD_ZAR_RATE ? { rate: e.USD_ZAR_RATE, date: e.USD_ZAR_RATE_DATE! } : undefined,
     sources: { names: new Set(e.CAMPAIGNS), sites: e.REFERRER_SITES, ownHosts: e.SITE_ORIGIN.map((origin) => new URL(origin).host) },
     dataDir: e.DATA_DIR,
     leadsDb: join(e.DATA_DIR, "leads.db"),
