@@ -111,7 +111,7 @@ export function Figure({ usd }: { usd: number }) {
   return (
     <>
       <strong>{formatUsd(usd)}</strong>
-      {zar ? <span className="zar">{` (about ${inRand(usd, zar.rate)} ${zar.note})`}</span> : null}
+      {zar ? <small>{` (about ${inRand(usd, zar.rate)} ${zar.note})`}</small> : null}
     </>
   );
 }

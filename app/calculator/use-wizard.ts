@@ -55,7 +55,7 @@ export function useWizard({ result, draft, sent, checks }: WizardProps) {
     state,
     errors: checked?.[0] === location.key ? checked[1] : (found?.errors ?? null),
     status: result?.problem ?? (sent ? ("sent" as const) : null),
-    expired: result ? undefined : (draft as { expired?: string } | null)?.expired,
+    expired: !result && (draft as { expired?: string } | null)?.expired,
   };
   const heading = useRef<HTMLHeadingElement>(null);
   const formRef = useRef<HTMLFormElement>(null);

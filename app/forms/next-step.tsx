@@ -9,7 +9,7 @@ import type { Receipt } from "./draft.server";
 export function NextStep({ sent }: { sent: Partial<Receipt> | null }) {
   return (
     <>
-      {sent?.next ? <p>{sent.next}</p> : null}
+      <p>{sent?.next}</p>
       {sent?.booking ? (
         <a className="btn" href={sent.booking}>
           {text.bookCall}
