@@ -3,7 +3,7 @@ import type { AppLoadContext } from "@remix-run/node";
 import type { DraftStore } from "~/context";
 import { describe, expect, it } from "vitest";
 import { calculatorAction } from "~/calculator/action.server";
-import { estimate, formatUsd } from "~/calculator/pricing";
+import { estimate, formatUsd, zarRate } from "~/calculator/pricing";
 import type { CalculatorRequest } from "~/calculator/rules";
 import { resetState, stateToFields } from "~/calculator/state";
 import { nextSteps, sentSummary, talkNow } from "~/content/calculator";
@@ -89,7 +89,7 @@ describe("the thanks' receipt", () => {
   });
 
   it("with the operator's rate, says the figure in rand too", async () => {
-    const context = { ...contextWith(), zar: { rate: 18.4, date: "2026-11-30" } } as AppLoadContext;
+    const context = { ...contextWith(), zar: zarRate(18.4, "2026-11-30") } as AppLoadContext;
     const { receipt } = await thanks(context);
     expect((receipt as { summary: string }).summary).toContain("USD 5,625 (about R 103,500 at R 18.40 to the dollar, 30 Nov 2026).");
   });

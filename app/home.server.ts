@@ -4,7 +4,7 @@ import { choicesFrom, estimateHref } from "~/calculator/choices";
 import { COMPLEXITIES, estimate, formatPrice, optionOf, SERVICES, TIMEFRAMES } from "~/calculator/pricing";
 import { DRAFT_PARAM, parseState, STEP_PARAM, type WizardState } from "~/calculator/state";
 import { contactAction } from "~/contact/action.server";
-import { expiredNote, nextSteps, sentSummary } from "~/content/calculator";
+import { expiredNote, nextSteps, sentSummary, talkNow } from "~/content/calculator";
 import { type DraftView, errorsOf, loadContactDraft, loadReceipt, ownRecord } from "~/forms/draft.server";
 import { RECEIPT_PARAM } from "~/forms/receipt";
 import { cacheHeaders, hasPrivateQuery } from "~/utils/cache-headers";
@@ -47,13 +47,15 @@ async function loadDraft(request: Request, context: AppLoadContext): Promise<Dra
 /**
  * What a calculator's receipt says was sent: only while its choices are the calculator's own and still make the figure the agency
  * received. Its link is the estimate's page with the receipt, which says to this browser alone that it was sent (estimate-page.server.ts).
+ * What happens next, and without a booking page the lead-in to the agency's phone and email: the server's words (next-step.tsx).
  */
-function calculatorSent(kept: Record<string, unknown>, id: string, { zar }: AppLoadContext) {
+function calculatorSent(kept: Record<string, unknown>, id: string, { zar, bookingUrl }: AppLoadContext) {
+  const next = bookingUrl ? nextSteps : `${nextSteps} ${talkNow}`;
   const choices = choicesFrom((name) => kept[name]);
-  if (!choices || kept.estimate !== estimate(choices)) return { next: nextSteps };
+  if (!choices || kept.estimate !== estimate(choices)) return { next };
   const options = [optionOf(SERVICES, choices.service), optionOf(TIMEFRAMES, choices.timeframe), optionOf(COMPLEXITIES, choices.complexity)];
   const summary = sentSummary(options.map((option) => option.label).join(", "), formatPrice(kept.estimate, zar));
-  return { summary, estimate: `${estimateHref(choices)}&${RECEIPT_PARAM}=${id}`, next: nextSteps };
+  return { summary, estimate: `${estimateHref(choices)}&${RECEIPT_PARAM}=${id}`, next };
 }
 
 /**

@@ -56,7 +56,7 @@ describe("parseConfig", () => {
   });
 
   it("USD_ZAR_RATE and USD_ZAR_RATE_DATE: rand to the dollar and its day; unset, none", () => {
-    expect(parse({ USD_ZAR_RATE: " 18.4 ", USD_ZAR_RATE_DATE: "2026-11-30" }).zar).toEqual({ rate: 18.4, date: "2026-11-30" });
+    expect(parse({ USD_ZAR_RATE: " 18.4 ", USD_ZAR_RATE_DATE: "2026-11-30" }).zar).toEqual({ rate: 18.4, note: "at R 18.40 to the dollar, 30 Nov 2026" });
     expect(parse({}).zar).toBeUndefined();
   });
 

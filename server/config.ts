@@ -7,6 +7,7 @@ import { join } from "node:path";
 import ipaddr from "ipaddr.js";
 import proxyAddr from "proxy-addr";
 import { z } from "zod";
+import { zarRate } from "~/calculator/pricing";
 import type { PrivacyFacts } from "~/content/privacy";
 import { site } from "~/content/site";
 import { bareHost, LISTABLE, normalName, RESERVED, SOURCE_KINDS, sourceOfKey } from "~/funnel/source";
@@ -163,7 +164,7 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
     siteOrigins: e.SITE_ORIGIN,
     databaseUrl: e.DATABASE_URL,
     bookingUrl: e.BOOKING_URL,
-    zar: e.USD_ZAR_RATE ? { rate: e.USD_ZAR_RATE, date: e.USD_ZAR_RATE_DATE! } : undefined,
+    zar: e.USD_ZAR_RATE ? zarRate(e.USD_ZAR_RATE, e.USD_ZAR_RATE_DATE!) : undefined,
     sources: { names: new Set(e.CAMPAIGNS), sites: e.REFERRER_SITES, ownHosts: e.SITE_ORIGIN.map((origin) => new URL(origin).host) },
     dataDir: e.DATA_DIR,
     leadsDb: join(e.DATA_DIR, "leads.db"),

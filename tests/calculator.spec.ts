@@ -408,6 +408,9 @@ test.describe("an estimate's page over HTTP", { tag: "@once" }, () => {
     // Rendered as a page renders: the breakdown once in the HTML; the loader hands the page its choices and its path.
     expect((await first.text()).split(breakdownText.caption).length - 1).toBe(1);
     expect(Object.keys(await (await request.get(`${ESTIMATE}&_data=routes%2Festimate`)).json())).toEqual(["choices", "path"]);
+    // With a receipt that is not this browser's: the same answer, private.
+    const foreign = await request.get(`${ESTIMATE}&receipt=${"x".repeat(22)}&_data=routes%2Festimate`);
+    expect([Object.keys(await foreign.json()), foreign.headers()["cache-control"]]).toEqual([["choices", "path"], "private, no-store"]);
     expect(await (await request.get("/sitemap.xml")).text()).not.toContain("/estimate");
 
     await page.goto(ESTIMATE);

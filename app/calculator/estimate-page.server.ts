@@ -18,5 +18,5 @@ export async function loadEstimate(request: Request, context: AppLoadContext) {
   const receipt = await ownRecord(request, context, params.get(RECEIPT_PARAM));
   const of = receipt && choicesFrom((name) => receipt[name]);
   const sent = of && typeof receipt!.reference === "string" && estimateHref(of) === path ? receipt!.reference : null;
-  return json({ choices, path, sent }, receipt === undefined ? {} : { headers: { "Cache-Control": cacheHeaders.private } });
+  return json({ choices, path, ...(sent && { sent }) }, receipt === undefined ? {} : { headers: { "Cache-Control": cacheHeaders.private } });
 }

@@ -1,7 +1,7 @@
 import { Form, useRouteLoaderData } from "@remix-run/react";
 import { breakdownText } from "~/content/breakdown";
 import { countSteps, landing } from "~/funnel/visit";
-import type { loader as rootLoader } from "~/root.server";
+import type { loader as rootLoader } from "~/root";
 import { estimateParts, formatUsd, inRand, type ServiceValue } from "./pricing";
 import { saveAnswers, savedAnswers, useShowStep } from "./session";
 import { newlyReached, parseState, resetState, type Step, stateToFields, WIZARD_ID, type WizardState } from "./state";

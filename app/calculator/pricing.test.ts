@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { hero } from "../content/claims";
 import { services } from "../content/services";
-import { COMPLEXITIES, estimate, estimateParts, formatPrice, formatUsd, inRand, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
+import { COMPLEXITIES, estimate, estimateParts, formatPrice, formatUsd, inRand, optionOf, SERVICES, TIMEFRAMES, zarRate } from "./pricing";
 
 /** Every combination the wizard can reach, "no timeframe chosen yet" included, with what the estimate rule (docs/product.md) makes of it. */
 const everyChoice = SERVICES.flatMap((service) =>
@@ -106,5 +106,5 @@ it.each([
 
 it("formatPrice: dollars alone without a rate; with one, the rand in brackets with the rate and its day", () => {
   expect(formatPrice(4500, undefined)).toBe("USD 4,500");
-  expect(formatPrice(4500, { rate: 18.4, date: "2026-11-30" })).toBe("USD 4,500 (about R 82,800 at R 18.40 to the dollar, 30 Nov 2026)");
+  expect(formatPrice(4500, zarRate(18.4, "2026-11-30"))).toBe("USD 4,500 (about R 82,800 at R 18.40 to the dollar, 30 Nov 2026)");
 });

@@ -4,13 +4,13 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { flushSync } from "react-dom";
 import { CONTACT_SERVICES } from "~/content/services";
 import { messages } from "~/content/messages";
-import type { ContactDraft, Receipt } from "~/forms/draft.server";
+import type { ContactDraft } from "~/forms/draft.server";
 import { type FailedSend, useSendAgainOnline } from "~/forms/failed-send";
 import { ErrorSummary, Field, focusFirstInvalid, FormNotices, Honeypot } from "~/forms/field";
 import type { LazyChecks } from "~/forms/lazy-checks";
 import type { roomLeft } from "~/forms/room";
 import type { FieldErrors } from "~/forms/limits";
-import { NextStep, Reference } from "~/forms/next-step";
+import { Reference } from "~/forms/next-step";
 import { PrivacyNote } from "~/forms/privacy-note";
 import { keep, kept } from "~/forms/tab-storage";
 import { useHydrated } from "~/utils/use-hydrated";
@@ -39,7 +39,7 @@ export function ContactForm({
   result: Answer | FailedSend<"contact"> | undefined;
   draft: SerializeFrom<ContactDraft>;
   /** After a send: the message's reference, from the receipt the server kept for this browser. */
-  sent: Partial<Receipt> | null;
+  sent: { reference?: string } | null;
   /** The rules, loaded when the visitor first reaches for the form (app/forms/README.md). */
   checks: LazyChecks<{ contactSchema: typeof contactSchema; fieldErrors: typeof fieldErrors; roomLeft: typeof roomLeft }>;
 }) {
@@ -122,12 +122,8 @@ export function ContactForm({
       {hydrated ? <input type="hidden" name={VISIT_FIELDS.landing} ref={landingRef} disabled /> : null}
       {id ? <input type="hidden" name="draft" value={id} /> : null}
       <FormNotices status={status} sent={messages.contactSent} failed={messages.contactFailed} />
-      {status === "sent" ? (
-        <>
-          <Reference reference={sent?.reference} />
-          <NextStep sent={sent} />
-        </>
-      ) : null}
+      {/* The agency's phone and email stand beside the form already (the section's introduction). */}
+      {status === "sent" ? <Reference reference={sent?.reference} /> : null}
       <ErrorSummary form="contact" errors={errors} />
       <div className="grid grid--2">
         <Field

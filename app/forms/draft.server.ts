@@ -7,7 +7,6 @@
  * from the URL). What a record holds is read back leniently: the store is trusted, not blindly.
  */
 import { type AppLoadContext, redirect } from "@remix-run/node";
-import { talkNow } from "~/content/calculator";
 import { CONTACT_SERVICES } from "~/content/services";
 import { errorSummaryId } from "./field";
 import { characters, type FieldErrors, LIMITS } from "./limits";
@@ -67,9 +66,8 @@ export async function loadReceipt(
   const id = new URL(request.url).searchParams.get(RECEIPT_PARAM);
   const saved = await ownRecord(request, context, id);
   if (typeof saved?.reference !== "string") return null;
-  const { next, ...shown } = sent(saved, id!);
-  if (context.bookingUrl !== undefined) return { reference: saved.reference, ...shown, next, booking: bookingHref(context.bookingUrl, saved.reference) };
-  return { reference: saved.reference, ...shown, next: next ? `${next} ${talkNow}` : talkNow };
+  const booking = context.bookingUrl === undefined ? {} : { booking: bookingHref(context.bookingUrl, saved.reference) };
+  return { reference: saved.reference, ...sent(saved, id!), ...booking };
 }
 
 /**

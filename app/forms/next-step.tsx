@@ -15,7 +15,7 @@ export function NextStep({ sent }: { sent: Partial<Receipt> | null }) {
           {text.bookCall}
         </a>
       ) : (
-        <ContactDetails className="next-step" labelled />
+        <ContactDetails labelled />
       )}
     </>
   );

@@ -1,7 +1,6 @@
 /**
- * The lead pipeline (decision 0046): a lead is stored before its visitor is thanked; a loop claims
- * the due leads, sends each and writes the outcome into its row (delivered, retried, parked). It
- * looks every few seconds too, so what another process changed needs no signal.
+ * The lead pipeline (decision 0046): a lead is stored before its visitor is thanked; a loop claims the due leads, sends each and writes the outcome into its
+ * row (delivered, retried, parked). It looks every few seconds too, so what another process changed needs no signal.
  */
 import { setTimeout as pause } from "node:timers/promises";
 import { causeOf, type Db, StoreUnusable } from "../db";
