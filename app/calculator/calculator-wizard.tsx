@@ -1,4 +1,5 @@
 import { Form } from "@remix-run/react";
+import type { ReactNode } from "react";
 import { calculatorText as text } from "~/content/calculator";
 import { messages } from "~/content/messages";
 import { ErrorSummary, Field, FormNotices, Honeypot } from "~/forms/field";
@@ -16,9 +17,9 @@ import { POST, SEND, useWizard, type WizardProps } from "./use-wizard";
 /**
  * The five-step cost calculator (its state and behaviour: use-wizard.ts). After a send, `sent`
  * carries what the server kept for this browser: the lead's reference, a line on what was sent
- * with the link to its estimate's page, and the booking page when there is one.
+ * with the link to its estimate's page, and the booking page when there is one; else `reach`, the agency's phone and email.
  */
-export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Partial<Receipt> | null }) {
+export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Partial<Receipt> | null; reach: ReactNode }) {
   const [view, found, sending, heading, formRef, sentRef, onSubmit, onChange] = useWizard(props);
   const { sent, checks } = props;
   const { state, errors, status } = view;
@@ -33,7 +34,7 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
               {sent.summary} <a href={sent.estimate}>{text.keepLink}</a>
             </p>
           ) : null}
-          <NextStep sent={sent} />
+          <NextStep sent={sent} reach={props.reach} />
         </div>
       ) : null}
       {view.expired ? <p className="wizard-note">{view.expired}</p> : null}

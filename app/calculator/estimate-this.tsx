@@ -1,8 +1,7 @@
 import { Form, useRouteLoaderData } from "@remix-run/react";
 import { breakdownText } from "~/content/breakdown";
 import { countSteps, landing } from "~/funnel/visit";
-import type { loader as rootLoader } from "~/root";
-import { estimateParts, formatUsd, inRand, type ServiceValue } from "./pricing";
+import { estimateParts, formatUsd, inRand, type ServiceValue, type ZarRate } from "./pricing";
 import { saveAnswers, savedAnswers, useShowStep } from "./session";
 import { newlyReached, parseState, resetState, type Step, stateToFields, WIZARD_ID, type WizardState } from "./state";
 
@@ -107,7 +106,7 @@ export function Breakdown({ state }: { state: Pick<WizardState, "service" | "tim
 
 /** An estimate's figure in dollars, and beside it in rand when the operator set a rate (the root's loader). */
 export function Figure({ usd }: { usd: number }) {
-  const zar = useRouteLoaderData<typeof rootLoader>("root");
+  const zar = useRouteLoaderData("root") as ZarRate | null;
   return (
     <>
       <strong>{formatUsd(usd)}</strong>

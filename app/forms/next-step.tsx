@@ -1,12 +1,13 @@
-import { ContactDetails } from "~/components/contact-details";
 import { calculatorText as text } from "~/content/calculator";
+import type { ReactNode } from "react";
 import type { Receipt } from "./draft.server";
 
 /**
  * The thanks' next step, at the moment of intent: what happens next (the server's words, with the receipt), then the
- * booking page when the operator set one (BOOKING_URL, with the reference), else the agency's phone and email.
+ * booking page when the operator set one (BOOKING_URL, with the reference), else `reach`: the agency's phone and email (the page
+ * hands them over: app/components is a layer above this one).
  */
-export function NextStep({ sent }: { sent: Partial<Receipt> | null }) {
+export function NextStep({ sent, reach }: { sent: Partial<Receipt> | null; reach: ReactNode }) {
   return (
     <>
       <p>{sent?.next}</p>
@@ -15,7 +16,7 @@ export function NextStep({ sent }: { sent: Partial<Receipt> | null }) {
           {text.bookCall}
         </a>
       ) : (
-        <ContactDetails labelled />
+        reach
       )}
     </>
   );
