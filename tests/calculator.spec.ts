@@ -316,7 +316,9 @@ test("without a key a send lands in the outbox; with BOOKING_URL the thanks offe
   await calculator(page).getByRole("button", { name: order.service, exact: true }).click();
   await expect(calculator(page).locator(".estimate")).toHaveText(`Estimate so far: ${rand("USD 2,500")}`);
   await upToDetails(page, token, { site: sites.outbox.url });
-  await expect(calculator(page).locator("tfoot td")).toHaveText(rand(price));
+  // Step 5: the rand under the breakdown, by its total.
+  await expect(calculator(page).locator("tfoot td")).toHaveText(price);
+  await expect(calculator(page).locator(".estimate-parts + small")).toContainText(rand(price).slice(price.length + 1));
   const reference = await sendRequest(page);
   await expect(calculator(page).locator(".wizard-sent")).toContainText(`estimated at ${rand(price)}.`);
   const booking = new URL((await calculator(page).getByRole("link", { name: calculatorText.bookCall }).getAttribute("href"))!);
@@ -331,7 +333,7 @@ test("without a key a send lands in the outbox; with BOOKING_URL the thanks offe
   expect(JSON.stringify(lead)).not.toContain(TEST_ACCESS_KEY);
   // The estimate's page says its rand too, for everyone alike; its title and meta, dollars alone.
   await page.goto(`${sites.outbox.url}${ESTIMATE}`);
-  await expect(page.locator("tfoot td")).toHaveText(rand(price));
+  await expect(page.locator(".estimate-parts + small")).toContainText(rand(price).slice(price.length + 1));
   await expect(page).toHaveTitle(/^Estimate: USD 5,625 — /);
   expect(await page.locator('meta[name="description"]').getAttribute("content")).not.toContain("about R");
   // The privacy notice says where the reference goes; a site without a booking page says nothing of one.
