@@ -1,3 +1,4 @@
+import type { ZarRate } from "./calculator/pricing";
 import type { PrivacyFacts } from "./content/privacy";
 import type { FunnelEvent } from "./funnel/visit";
 import type { Source, SourceSettings } from "./funnel/source";
@@ -70,6 +71,8 @@ declare module "@remix-run/node" {
     privacy: PrivacyFacts;
     /** BOOKING_URL: the https booking page (Cal.com, Calendly) the thanks offer; undefined when unset. */
     bookingUrl: string | undefined;
+    /** USD_ZAR_RATE with its date: every estimate's figure shown or sent says it in rand too; undefined when unset. */
+    zar: ZarRate | undefined;
     log: { error(fields: object, event: string): void };
     /**
      * Counts one step of the calculator's funnel for this request's visit (server/funnel.ts), by

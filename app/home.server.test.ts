@@ -3,10 +3,10 @@ import type { AppLoadContext } from "@remix-run/node";
 import type { DraftStore } from "~/context";
 import { describe, expect, it } from "vitest";
 import { calculatorAction } from "~/calculator/action.server";
-import { estimate, formatUsd } from "~/calculator/pricing";
+import { estimate, formatUsd, zarRate } from "~/calculator/pricing";
 import type { CalculatorRequest } from "~/calculator/rules";
 import { resetState, stateToFields } from "~/calculator/state";
-import { sentSummary } from "~/content/calculator";
+import { nextSteps, sentSummary, talkNow } from "~/content/calculator";
 import { visitor, visitorOwner } from "~/forms/visitor.server";
 import { loader } from "./home.server";
 import { bookingHref } from "~/forms/draft.server";
@@ -58,12 +58,14 @@ describe("the thanks' receipt", () => {
     const context = contextWith();
     const { location, receipt, owner } = await thanks(context);
     expect(location).toMatch(/^\/\?sent=calculator&receipt=[\w-]{22}#wizard$/);
+    const id = new URL(location, "http://localhost").searchParams.get("receipt")!;
     expect(receipt).toEqual({
       reference: "20261124-AB12CD34",
       summary: sentSummary("Software Development, Urgent (1-2 weeks), Complex", formatUsd(estimate(sent))),
-      estimate: "/estimate?service=softwareDev&timeframe=urgent&complexity=complex",
+      // The estimate's page with the receipt: this browser's own page of the request (estimate-page.server.ts).
+      estimate: `/estimate?service=softwareDev&timeframe=urgent&complexity=complex&receipt=${id}`,
+      next: `${nextSteps} ${talkNow}`,
     });
-    const id = new URL(location, "http://localhost").searchParams.get("receipt")!;
     const stored = JSON.stringify(await context.drafts.load(owner, id));
     expect(stored).toContain(String(estimate(sent)));
     for (const typed of [sent.description, sent.companyName, sent.email, sent.phone]) expect(stored).not.toContain(typed);
@@ -82,8 +84,14 @@ describe("the thanks' receipt", () => {
     ]) {
       const id = await context.drafts.save(owner, tampered);
       const request = new Request(`http://localhost/?sent=calculator&receipt=${id}`, { headers: { cookie } });
-      expect(await receiptOf(request, context)).toEqual({ reference: "20261124-AB12CD34" });
+      expect(await receiptOf(request, context)).toEqual({ reference: "20261124-AB12CD34", next: `${nextSteps} ${talkNow}` });
     }
+  });
+
+  it("with the operator's rate, says the figure in rand too", async () => {
+    const context = { ...contextWith(), zar: zarRate(18.4, "2026-11-30") } as AppLoadContext;
+    const { receipt } = await thanks(context);
+    expect((receipt as { summary: string }).summary).toContain("USD 5,625 (about R 103,500 at R 18.40 to the dollar, 30 Nov 2026).");
   });
 });
 

@@ -1,11 +1,12 @@
 import { type ActionFunctionArgs, type AppLoadContext, json, type LoaderFunctionArgs } from "@remix-run/node";
 import { calculatorAction } from "~/calculator/action.server";
 import { choicesFrom, estimateHref } from "~/calculator/choices";
-import { COMPLEXITIES, estimate, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "~/calculator/pricing";
+import { COMPLEXITIES, estimate, formatPrice, optionOf, SERVICES, TIMEFRAMES } from "~/calculator/pricing";
 import { DRAFT_PARAM, parseState, STEP_PARAM, type WizardState } from "~/calculator/state";
 import { contactAction } from "~/contact/action.server";
-import { sentSummary } from "~/content/calculator";
+import { expiredNote, nextSteps, sentSummary, talkNow } from "~/content/calculator";
 import { type DraftView, errorsOf, loadContactDraft, loadReceipt, ownRecord } from "~/forms/draft.server";
+import { RECEIPT_PARAM } from "~/forms/receipt";
 import { cacheHeaders, hasPrivateQuery } from "~/utils/cache-headers";
 import { agencyJsonLd } from "~/utils/structured-data.server";
 
@@ -23,7 +24,7 @@ import { agencyJsonLd } from "~/utils/structured-data.server";
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const [draft, receipt, contact] = await Promise.all([
     loadDraft(request, context),
-    loadReceipt(request, context, calculatorSent),
+    loadReceipt(request, context, (kept, id) => (new URL(request.url).searchParams.get("sent") === "calculator" ? calculatorSent(kept, id, context) : {})),
     loadContactDraft(request, context),
   ]);
   // Private whenever the address names a visitor's record, found or not: the answer is that visitor's.
@@ -37,18 +38,24 @@ async function loadDraft(request: Request, context: AppLoadContext): Promise<Dra
   const saved = await ownRecord(request, context, id);
   if (saved === undefined) return null;
   const fields = saved?.fields as Record<string, unknown> | undefined;
-  if (typeof fields !== "object" || fields === null) return { expired: true };
+  if (typeof fields !== "object" || fields === null) return { expired: expiredNote };
   const step = params.get(STEP_PARAM);
   const state = parseState(step === null ? fields : { ...fields, "state.step": step });
   return { id: id!, state, errors: String(state.step) === fields["state.step"] ? errorsOf(saved!.errors) : null };
 }
 
-/** What a calculator's receipt says was sent: only while its choices are the calculator's own and still make the figure the agency received. */
-function calculatorSent(kept: Record<string, unknown>) {
+/**
+ * What a calculator's receipt says was sent: only while its choices are the calculator's own and still make the figure the agency
+ * received. Its link is the estimate's page with the receipt, which says to this browser alone that it was sent (estimate-page.server.ts).
+ * What happens next, and without a booking page the lead-in to the agency's phone and email: the server's words (next-step.tsx).
+ */
+function calculatorSent(kept: Record<string, unknown>, id: string, { zar, bookingUrl }: AppLoadContext) {
+  const next = bookingUrl ? nextSteps : `${nextSteps} ${talkNow}`;
   const choices = choicesFrom((name) => kept[name]);
-  if (!choices || kept.estimate !== estimate(choices)) return {};
+  if (!choices || kept.estimate !== estimate(choices)) return { next };
   const options = [optionOf(SERVICES, choices.service), optionOf(TIMEFRAMES, choices.timeframe), optionOf(COMPLEXITIES, choices.complexity)];
-  return { summary: sentSummary(options.map((option) => option.label).join(", "), formatUsd(kept.estimate)), estimate: estimateHref(choices) };
+  const summary = sentSummary(options.map((option) => option.label).join(", "), formatPrice(kept.estimate, zar));
+  return { summary, estimate: `${estimateHref(choices)}&${RECEIPT_PARAM}=${id}`, next };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { LinksFunction, MetaFunction } from "@remix-run/node";
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Links, LiveReload, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useRouteError } from "@remix-run/react";
 import { type ReactNode, useEffect } from "react";
 import { SiteFooter } from "~/components/site-footer";
@@ -10,6 +10,11 @@ import stylesheet from "~/styles/app.css";
 import { pageTitle } from "~/utils/seo";
 
 export const headers = pageHeaders;
+
+/** What every page's scripts need of the server's settings: the rand rate (USD_ZAR_RATE) with its words, the same for every visitor, or null. */
+export const loader = ({ context }: LoaderFunctionArgs) => context.zar ?? null;
+/** Never asked again: the rate is the process's, and a step or tab in the browser costs no request (decision 0025). */
+export const shouldRevalidate = () => false;
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },

@@ -55,6 +55,11 @@ describe("parseConfig", () => {
     expect(parse({ BOOKING_URL: "https://calendly.com/kopano/30min" }).bookingUrl).toBe("https://calendly.com/kopano/30min");
   });
 
+  it("USD_ZAR_RATE and USD_ZAR_RATE_DATE: rand to the dollar and its day; unset, none", () => {
+    expect(parse({ USD_ZAR_RATE: " 18.4 ", USD_ZAR_RATE_DATE: "2026-11-30" }).zar).toEqual({ rate: 18.4, note: "at R 18.40 to the dollar, 30 Nov 2026" });
+    expect(parse({}).zar).toBeUndefined();
+  });
+
   it("CAMPAIGNS and REFERRER_SITES name the sources the agency wants to see: tidied, and refused when they are not plain names or hosts", () => {
     expect(parse({}).sources).toEqual({ names: new Set(), sites: [], ownHosts: [] });
     const { sources } = parse({ CAMPAIGNS: " Spring , spring_offer,, Partner-X ", REFERRER_SITES: "www.Example.co.za, blog.agency.example" });
@@ -112,6 +117,12 @@ describe("parseConfig", () => {
     [{ BOOKING_URL: "cal.com/kopano/intro" }, "BOOKING_URL must be an https URL"],
     [{ BOOKING_URL: "http://cal.com/kopano/intro" }, "BOOKING_URL must be an https URL"],
     [{ BOOKING_URL: "javascript:alert(1)//https://cal.com" }, "BOOKING_URL must be an https URL"],
+    [{ USD_ZAR_RATE: "18.40" }, "USD_ZAR_RATE_DATE must be set too"],
+    [{ USD_ZAR_RATE_DATE: "2026-11-30" }, "USD_ZAR_RATE must be set too"],
+    [{ USD_ZAR_RATE: "R18.40", USD_ZAR_RATE_DATE: "2026-11-30" }, "USD_ZAR_RATE must be a positive number"],
+    [{ USD_ZAR_RATE: "-18", USD_ZAR_RATE_DATE: "2026-11-30" }, "USD_ZAR_RATE must be a positive number"],
+    [{ USD_ZAR_RATE: "18.40", USD_ZAR_RATE_DATE: "2026-02-30" }, "USD_ZAR_RATE_DATE must be a calendar date"],
+    [{ USD_ZAR_RATE: "18.40", USD_ZAR_RATE_DATE: "30/11/2026" }, "USD_ZAR_RATE_DATE must be a calendar date"],
     [{ LEAD_RETENTION_DAYS: "-1" }, "LEAD_RETENTION_DAYS must be"],
     [{ LEAD_RETENTION_DAYS: "1.5" }, "LEAD_RETENTION_DAYS must be"],
     [{ LEADS_PER_HOUR: "0" }, "LEADS_PER_HOUR must be"],

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import ipaddr from "ipaddr.js";
 import proxyAddr from "proxy-addr";
 import { z } from "zod";
+import { zarRate } from "~/calculator/pricing";
 import type { PrivacyFacts } from "~/content/privacy";
 import { site } from "~/content/site";
 import { bareHost, LISTABLE, normalName, RESERVED, SOURCE_KINDS, sourceOfKey } from "~/funnel/source";
@@ -108,6 +109,8 @@ const schema = z
     APP_VERSION: z.string().optional(),
     BOOKING_URL: z.url({ protocol: /^https$/, error: "must be an https URL" }).optional(),
     METRICS_PORT: port.optional(),
+    USD_ZAR_RATE: z.coerce.number({ error: "must be a positive number" }).positive({ error: "must be a positive number" }).optional(),
+    USD_ZAR_RATE_DATE: z.iso.date({ error: "must be a calendar date, YYYY-MM-DD" }).optional(),
     // A container's name, so the alerts' `docker logs <name>` runs as written.
     CONTAINER_NAME: z
       .string()
@@ -129,6 +132,9 @@ const schema = z
       ctx.addIssue({ code: "custom", path: ["FORM_ENDPOINT"], message: `must be set when FORM_PROVIDER is ${provider}` });
     if (provider && KEYED.includes(provider) && !env.FORM_ACCESS_KEY)
       ctx.addIssue({ code: "custom", path: ["FORM_ACCESS_KEY"], message: `must be set when FORM_PROVIDER is ${provider}` });
+    // A rate without its date could be any day's: both or neither.
+    if (!env.USD_ZAR_RATE !== !env.USD_ZAR_RATE_DATE)
+      ctx.addIssue({ code: "custom", path: [env.USD_ZAR_RATE ? "USD_ZAR_RATE_DATE" : "USD_ZAR_RATE"], message: "must be set too, or neither" });
     if (provider !== "zoho-crm") return;
     for (const name of ZOHO_REQUIRED) if (!env[name]) ctx.addIssue({ code: "custom", path: [name], message: "must be set when FORM_PROVIDER is zoho-crm" });
     if (Object.values(env.ZOHO_FIELD_MAP ?? {}).some((target) => target!.field === env.ZOHO_REFERENCE_FIELD))
@@ -158,6 +164,7 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
     siteOrigins: e.SITE_ORIGIN,
     databaseUrl: e.DATABASE_URL,
     bookingUrl: e.BOOKING_URL,
+    zar: e.USD_ZAR_RATE ? zarRate(e.USD_ZAR_RATE, e.USD_ZAR_RATE_DATE!) : undefined,
     sources: { names: new Set(e.CAMPAIGNS), sites: e.REFERRER_SITES, ownHosts: e.SITE_ORIGIN.map((origin) => new URL(origin).host) },
     dataDir: e.DATA_DIR,
     leadsDb: join(e.DATA_DIR, "leads.db"),
@@ -217,6 +224,7 @@ export function describeConfig(config: Config) {
     leadRetentionDays: config.retentionDays,
     leadsPerHour: config.leadsPerHour,
     bookingUrl: config.bookingUrl ?? null,
+    usdZar: config.zar ?? null,
     campaigns: [...config.sources.names],
     referrerSites: config.sources.sites,
     delivery: {

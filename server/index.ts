@@ -84,7 +84,7 @@ if (config.databaseUrl && existsSync(config.funnelDb)) {
 const drafts = createDraftStore({ db, log });
 const funnel = openFunnel({ db: countsDb, log, counted: metrics?.counted, settings: config.sources });
 let stopping = false;
-const context = { serving: () => !stopping, privacy: privacyFacts(config), bookingUrl: config.bookingUrl, log, sources: config.sources };
+const context = { serving: () => !stopping, privacy: privacyFacts(config), bookingUrl: config.bookingUrl, zar: config.zar, log, sources: config.sources };
 // Public pages kept as compressed bytes (decision 0014), none in development. A page renders as a GET of its own,
 // with no visitor's headers, cookie, Host or address.
 const pagePaths = config.dev ? [] : routePaths(build.routes, { pagesOnly: true });

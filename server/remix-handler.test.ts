@@ -44,7 +44,7 @@ beforeAll(async () => {
   const drafts = { save: async () => "", load: async () => undefined, delete: async () => undefined };
   const remix = remixHandler(build, "production", () => ({
     ...{ clientAddress: undefined, submitLead: async () => ({ ok: true }), countVisit: async () => undefined, sources: { names: new Set(), sites: [] } },
-    ...{ serving: () => true, drafts, privacy: { formService: null, retentionDays: 30 }, bookingUrl: undefined, log },
+    ...{ serving: () => true, drafts, privacy: { formService: null, retentionDays: 30 }, bookingUrl: undefined, zar: undefined, log },
   }));
   const app = express();
   app.post("/checked", formPosts({ limits: createRateLimits(undefined, log), log }), remix);

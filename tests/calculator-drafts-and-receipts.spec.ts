@@ -1,11 +1,13 @@
 /** A calculator draft or a receipt opens only in the browser it was made for, whoever has the link; the thanks show no other reference. */
 import type { Page } from "@playwright/test";
-import { calculatorText } from "../app/content/calculator";
+import { calculatorText, expiredNote } from "../app/content/calculator";
+import { estimateText } from "../app/content/estimate";
 import { messages } from "../app/content/messages";
-import { expect, test } from "./support/fixtures";
-import { atStep5, calculator, fillDetails, progress, sendRequest } from "./support/wizard";
+import { expect, newClient, test } from "./support/fixtures";
+import { atStep5, calculator, dispatchApp, fillDetails, progress, sendRequest } from "./support/wizard";
 
 const MALLORY = "mallory@evil.example";
+const ESTIMATE = "/estimate?service=softwareDev&timeframe=urgent&complexity=complex";
 
 const showsNothingOf = async (page: Page, ...texts: string[]) => {
   const html = await page.content();
@@ -26,7 +28,7 @@ test.describe("without JavaScript, a visitor's draft", { tag: "@without-js" }, (
     // The link alone opens nothing…
     const read = await (await mallory.get(mine)).text();
     for (const secret of ["Our secret merger plan", "victim@victim.example", "Victim Co"]) expect(read).not.toContain(secret);
-    expect(read).toContain(calculatorText.expired);
+    expect(read).toContain(expiredNote);
     expect(read).not.toMatch(/name="draft"/);
     // …and a post naming the visitor's draft makes one of the maker's own, never the visitor's.
     const form = { formName: "calculator", draft: id, "state.step": "5", "state.service": "seo", "state.timeframe": "urgent", "state.description": "x" };
@@ -41,7 +43,7 @@ test.describe("without JavaScript, a visitor's draft", { tag: "@without-js" }, (
     expect(await formService.settled()).toHaveLength(1);
     // Sent: the draft is deleted, so even its own browser finds nothing there any more.
     await page.goto(mine);
-    await expect(calc.getByText(calculatorText.expired)).toBeVisible();
+    await expect(calc.getByText(expiredNote)).toBeVisible();
     await showsNothingOf(page, "Our secret merger plan", "victim@victim.example");
   });
 });
@@ -49,11 +51,11 @@ test.describe("without JavaScript, a visitor's draft", { tag: "@without-js" }, (
 test("an unknown step page starts over with a note; the thanks show only this browser's reference", async ({ page, stranger: mallory, formService }) => {
   await page.goto(`/?draft=${"x".repeat(22)}#wizard`);
   const calc = calculator(page);
-  await expect(calc.getByText(calculatorText.expired)).toBeVisible();
+  await expect(calc.getByText(expiredNote)).toBeVisible();
   await expect(progress(page)).toHaveText("Step 1 of 5");
   await calc.getByRole("button", { name: "Zoho Solutions", exact: true }).click();
   await expect(progress(page)).toHaveText("Step 2 of 5");
-  await expect(calc.getByText(calculatorText.expired)).toHaveCount(0);
+  await expect(calc.getByText(expiredNote)).toHaveCount(0);
   // A reference-shaped text in the address is never shown.
   await page.goto("/?sent=calculator&ref=PAY-DEPOSIT-TO-ACCT-4711&reference=PAY-4711#wizard");
   await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);
@@ -77,4 +79,42 @@ test("an unknown step page starts over with a note; the thanks show only this br
   expect(data.headers()["cache-control"]).toBe("private, no-store");
   expect(((await data.json()) as { receipt: unknown }).receipt).toBeNull();
   await formService.settled();
+});
+
+test("after a send, the estimate's page says so in the sending browser, and still offers the request in another", async ({
+  page,
+  browser,
+  baseURL,
+  javaScriptEnabled,
+  formService,
+}) => {
+  await atStep5(page, dispatchApp);
+  await fillDetails(page, { company: `One Request Co ${formService.token}`, email: "ops@one.example", phone: "011 555 0100" });
+  const reference = await sendRequest(page);
+  // The thanks link to this browser's own page of the request: the estimate's, with the receipt, never kept by a cache.
+  const link = calculator(page).locator(".wizard-sent").getByRole("link", { name: calculatorText.keepLink });
+  const own = (await link.getAttribute("href"))!;
+  expect(own).toMatch(new RegExp(`^${ESTIMATE.replaceAll("?", "\\?")}&receipt=[\\w-]{22}$`));
+  expect((await page.request.get(own)).headers()["cache-control"]).toBe("private, no-store");
+  const sent = page.locator(".estimate-sent");
+  const start = page.getByRole("button", { name: estimateText.start });
+  await link.click();
+  await expect(sent).toHaveText(estimateText.sent(reference));
+  await expect(start).toHaveCount(0);
+  // The public page, the same bytes for everyone: with JavaScript, this tab's record says it was sent once hydrated.
+  await page.goto(ESTIMATE);
+  if (javaScriptEnabled) {
+    await expect(sent).toHaveText(estimateText.sent(reference));
+    await expect(start).toHaveCount(0);
+  } else await expect(start).toBeVisible();
+
+  // Another browser, even with the receipt's link: the public page, nothing of the request.
+  const other = await browser.newContext({ baseURL, javaScriptEnabled, extraHTTPHeaders: { "X-Forwarded-For": newClient() } });
+  const elsewhere = await other.newPage();
+  for (const path of [ESTIMATE, own]) {
+    await elsewhere.goto(path);
+    await expect(elsewhere.getByRole("button", { name: estimateText.start })).toBeVisible();
+    expect(await elsewhere.content()).not.toContain(reference);
+  }
+  await other.close();
 });

@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import type { Locator, Page } from "@playwright/test";
 import { breakdownText } from "../app/content/breakdown";
-import { calculatorText, sentSummary } from "../app/content/calculator";
+import { calculatorText, nextSteps, sentSummary, talkNow } from "../app/content/calculator";
 import { estimateText } from "../app/content/estimate";
 import { messages } from "../app/content/messages";
 import { site } from "../app/content/site";
@@ -58,6 +58,8 @@ test(`the wizard sends ${order.service} / ${order.timeframe} / ${order.complexit
   const calc = calculator(page);
   await expect(calc.locator(".estimate")).toContainText(price);
   await namesTheCurrency(calc.getByRole("table"), ["2,500", "5,625"]);
+  // No rand rate set here (the outbox's site has one): dollars alone.
+  await expect(calc).not.toContainText("to the dollar");
   const company = `${order.company} ${formService.token}`;
   await fillDetails(page, { ...order, company });
   const reference = await sendRequest(page);
@@ -68,18 +70,23 @@ test(`the wizard sends ${order.service} / ${order.timeframe} / ${order.complexit
   await expect(thanks).toContainText(summary);
   await namesTheCurrency(thanks, ["5,625"]);
   const keep = thanks.getByRole("link", { name: calculatorText.keepLink });
-  await expect(keep).toHaveAttribute("href", ESTIMATE);
-  // This site has no BOOKING_URL (the outbox's, below, has one).
+  // The estimate's page with the receipt: this browser's own page of the request (calculator-drafts-and-receipts.spec.ts).
+  await expect(keep).toHaveAttribute("href", new RegExp(`^${ESTIMATE.replaceAll("?", "\\?")}&receipt=[\\w-]{22}$`));
+  // This site has no BOOKING_URL (the outbox's, below, has one): what happens next and when, then the phone and email, right there.
   await expect(page.getByRole("link", { name: calculatorText.bookCall })).toHaveCount(0);
+  await expect(thanks).toContainText(`${nextSteps} ${talkNow}`);
+  const [email, phone] = [thanks.getByRole("link", { name: site.email }), thanks.getByRole("link", { name: site.phone })];
+  await expect(phone).toHaveAttribute("href", site.phoneHref);
+  await expect(email).toHaveAttribute("href", `mailto:${site.email}`);
   // The address holds a receipt's id, never the reference or anything sent (calculator-drafts-and-receipts.spec.ts).
   await expect(page).toHaveURL(/\?sent=calculator&receipt=[\w-]{22}#wizard$/);
   if (javaScriptEnabled) {
-    // Focus is moved by script: to the thanks, then Tab reaches the estimate's link and the restarted wizard.
+    // Focus is moved by script: to the thanks, then Tab reaches the estimate's link, the email and phone, and the restarted wizard.
     await expect(thanks).toBeFocused();
-    await page.keyboard.press("Tab");
-    await expect(keep).toBeFocused();
-    await page.keyboard.press("Tab");
-    await expect(calc.getByRole("button", { name: order.service, exact: true })).toBeFocused();
+    for (const next of [keep, email, phone, calc.getByRole("button", { name: order.service, exact: true })]) {
+      await page.keyboard.press("Tab");
+      await expect(next).toBeFocused();
+    }
     expect(await wcagViolations(page)).toEqual([]);
   }
 
@@ -93,6 +100,7 @@ test(`the wizard sends ${order.service} / ${order.timeframe} / ${order.complexit
   ])
     expect(payload!.message).toContain(line);
   expect(payload!.message).toMatch(/^Estimated cost: USD\s5,625$/m);
+  expect(payload!.message).not.toContain("about R");
   expect(payload!.message).not.toContain("$");
   expect(payload!.message).toMatch(new RegExp(`\\nReference: ${reference}$`));
 
@@ -157,7 +165,7 @@ test("step 5 explains the estimate; Change keeps what was typed; the wizard then
   await expect(calc.locator("tfoot")).toContainText(priceOf(changed));
   await expect(calc.getByLabel("Email")).toHaveValue("ops@gautengfreight.co.za");
   const reference = await sendRequest(page);
-  await expect(calc.getByText(calculatorText.nextSteps)).toBeVisible();
+  await expect(calc.getByText(nextSteps)).toBeVisible();
   const [payload] = (await formService.settled()) as Record<string, string>[];
   for (const line of [
     "Service: AI Solutions",
@@ -300,10 +308,19 @@ test("a lead or message that cannot be stored: the failure text, everything kept
   if (id) await expect(form.locator('input[name="draft"]')).toHaveValue(id);
 });
 
-test("without a key a send lands in the outbox; with BOOKING_URL the thanks offer a call", async ({ page }) => {
+test("without a key a send lands in the outbox; with BOOKING_URL the thanks offer a call; with USD_ZAR_RATE every figure says its rand", async ({ page }) => {
   const token = `Outbox ${test.info().project.name} ${Date.now()}`;
+  // 5,625 × 18.40 = 103,500; step 2's 2,500 × 18.40 = 46,000; both to the nearest R100.
+  const rand = (figure: string) => `${figure} (about R ${figure === "USD 5,625" ? "103,500" : "46,000"} at R 18.40 to the dollar, 30 Nov 2026)`;
+  await page.goto(`${sites.outbox.url}/#wizard`);
+  await calculator(page).getByRole("button", { name: order.service, exact: true }).click();
+  await expect(calculator(page).locator(".estimate")).toHaveText(`Estimate so far: ${rand("USD 2,500")}`);
   await upToDetails(page, token, { site: sites.outbox.url });
+  // Step 5: the rand under the breakdown, by its total.
+  await expect(calculator(page).locator("tfoot td")).toHaveText(price);
+  await expect(calculator(page).locator(".estimate-parts + small")).toContainText(rand(price).slice(price.length + 1));
   const reference = await sendRequest(page);
+  await expect(calculator(page).locator(".wizard-sent")).toContainText(`estimated at ${rand(price)}.`);
   const booking = new URL((await calculator(page).getByRole("link", { name: calculatorText.bookCall }).getAttribute("href"))!);
   expect(booking.origin + booking.pathname).toBe(sites.outbox.env.BOOKING_URL);
   expect([booking.searchParams.get("notes"), booking.searchParams.get("a1")]).toEqual([`Reference ${reference}`, reference]);
@@ -312,8 +329,13 @@ test("without a key a send lands in the outbox; with BOOKING_URL the thanks offe
   const mine = async () => (await lines()).map((l) => JSON.parse(l) as Record<string, string>).filter((l) => l.from_name === `${order.company} ${token}`);
   await expect.poll(async () => (await mine()).length).toBe(1);
   const [lead] = await mine();
-  expect(lead!.message).toContain(`Estimated cost: ${price}`);
+  expect(lead!.message).toContain(`\nEstimated cost: ${rand(price)}\n`);
   expect(JSON.stringify(lead)).not.toContain(TEST_ACCESS_KEY);
+  // The estimate's page says its rand too, for everyone alike; its title and meta, dollars alone.
+  await page.goto(`${sites.outbox.url}${ESTIMATE}`);
+  await expect(page.locator(".estimate-parts + small")).toContainText(rand(price).slice(price.length + 1));
+  await expect(page).toHaveTitle(/^Estimate: USD 5,625 — /);
+  expect(await page.locator('meta[name="description"]').getAttribute("content")).not.toContain("about R");
   // The privacy notice says where the reference goes; a site without a booking page says nothing of one.
   await page.goto(`${sites.outbox.url}/privacy`);
   await expect(page.locator("main")).toContainText(`book a call on ${new URL(sites.outbox.env.BOOKING_URL!).host}`);
@@ -388,6 +410,9 @@ test.describe("an estimate's page over HTTP", { tag: "@once" }, () => {
     // Rendered as a page renders: the breakdown once in the HTML; the loader hands the page its choices and its path.
     expect((await first.text()).split(breakdownText.caption).length - 1).toBe(1);
     expect(Object.keys(await (await request.get(`${ESTIMATE}&_data=routes%2Festimate`)).json())).toEqual(["choices", "path"]);
+    // With a receipt that is not this browser's: the same answer, private.
+    const foreign = await request.get(`${ESTIMATE}&receipt=${"x".repeat(22)}&_data=routes%2Festimate`);
+    expect([Object.keys(await foreign.json()), foreign.headers()["cache-control"]]).toEqual([["choices", "path"], "private, no-store"]);
     expect(await (await request.get("/sitemap.xml")).text()).not.toContain("/estimate");
 
     await page.goto(ESTIMATE);

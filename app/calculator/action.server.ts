@@ -30,7 +30,7 @@ export async function calculatorAction(request: Request, fields: Record<string, 
     const record = { fields: stateToFields({ ...outcome.state, ...texts }), errors };
     return keep(request, context, record, fields.draft, (id) => `/?${DRAFT_PARAM}=${id}&${STEP_PARAM}=${outcome.state.step}#${at}`);
   }
-  const taken = await context.submitLead({ ...calculatorLead(outcome.ready), source });
+  const taken = await context.submitLead({ ...calculatorLead(outcome.ready, context.zar), source });
   // Not taken: stay on step 5 with everything typed (503, or 429 with Retry-After).
   if (!taken.ok) return notTaken({ form: "calculator" as const, state: outcome.state, problem: taken.problem }, taken);
   if (taken.first) void context.countVisit(request, "sent", source);

@@ -1,23 +1,25 @@
 import { Form } from "@remix-run/react";
+import type { ReactNode } from "react";
 import { calculatorText as text } from "~/content/calculator";
 import { messages } from "~/content/messages";
 import { ErrorSummary, Field, FormNotices, Honeypot } from "~/forms/field";
 import type { roomLeft } from "~/forms/room";
+import { NextStep, Reference } from "~/forms/next-step";
 import { PrivacyNote } from "~/forms/privacy-note";
 import type { FieldErrors } from "~/forms/limits";
 import { type Choices, estimateHref } from "./choices";
-import { Breakdown } from "./estimate-this";
+import { Breakdown, Figure } from "./estimate-this";
 import type { Receipt } from "~/forms/draft.server";
-import { COMPLEXITIES, estimate, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
+import { COMPLEXITIES, estimate, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
 import { BACK, CHANGE_FIELD, CHOICES, INTENT_FIELD, STEP_COUNT, stateToFields, WIZARD_ID, type WizardState } from "./state";
 import { POST, SEND, useWizard, type WizardProps } from "./use-wizard";
 
 /**
  * The five-step cost calculator (its state and behaviour: use-wizard.ts). After a send, `sent`
  * carries what the server kept for this browser: the lead's reference, a line on what was sent
- * with the link to its estimate's page, and the booking page when there is one.
+ * with the link to its estimate's page, and the booking page when there is one; else `reach`, the agency's phone and email.
  */
-export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Partial<Receipt> | null }) {
+export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Partial<Receipt> | null; reach: ReactNode }) {
   const [view, found, sending, heading, formRef, sentRef, onSubmit, onChange] = useWizard(props);
   const { sent, checks } = props;
   const { state, errors, status } = view;
@@ -26,25 +28,16 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
       <FormNotices status={status} sent={messages.calculatorSent} failed={messages.calculatorFailed} />
       {status === "sent" ? (
         <div className="wizard-sent" ref={sentRef} tabIndex={-1}>
-          {sent?.reference ? (
-            <p>
-              {text.referenceLabel}: <strong className="reference">{sent.reference}</strong>
-            </p>
-          ) : null}
+          <Reference reference={sent?.reference} />
           {sent?.summary ? (
             <p>
               {sent.summary} <a href={sent.estimate}>{text.keepLink}</a>
             </p>
           ) : null}
-          <p>{text.nextSteps}</p>
-          {sent?.booking ? (
-            <a className="btn" href={sent.booking}>
-              {text.bookCall}
-            </a>
-          ) : null}
+          <NextStep sent={sent} reach={props.reach} />
         </div>
       ) : null}
-      {view.expired ? <p className="wizard-note">{text.expired}</p> : null}
+      {view.expired ? <p className="wizard-note">{view.expired}</p> : null}
       <ErrorSummary form="calc" errors={errors} />
       <div className="wizard-progress">
         <p id="wizard-progress-label">
@@ -81,7 +74,7 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
         <StepFields state={state} errors={errors} count={{ bound: text.descriptionBound, load: checks.load }} />
         {state.step >= 2 && state.step < 5 ? (
           <p className="estimate" aria-live="polite">
-            Estimate so far: <strong>{formatUsd(estimate(state))}</strong>
+            Estimate so far: <Figure usd={estimate(state)} />
           </p>
         ) : null}
         <div className="wizard-actions">

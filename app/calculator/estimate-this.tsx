@@ -1,7 +1,7 @@
-import { Form } from "@remix-run/react";
+import { Form, useRouteLoaderData } from "@remix-run/react";
 import { breakdownText } from "~/content/breakdown";
 import { countSteps, landing } from "~/funnel/visit";
-import { estimateParts, formatUsd, type ServiceValue } from "./pricing";
+import { estimateParts, formatUsd, inRand, type ServiceValue, type ZarRate } from "./pricing";
 import { saveAnswers, savedAnswers, useShowStep } from "./session";
 import { newlyReached, parseState, resetState, type Step, stateToFields, WIZARD_ID, type WizardState } from "./state";
 
@@ -73,33 +73,53 @@ export function Breakdown({ state }: { state: Pick<WizardState, "service" | "tim
   const { base, factors, total } = estimateParts({ ...state, service: state.service });
   // A narrow card may wrap the sum before a "×", never between it and its number.
   const sum = [formatUsd(base.amount), ...factors.map((f) => f.multiplier)].join(" ×\u00a0");
+  // The rand under the table, not in its cell: a narrow card's sum and labels keep their width.
   return (
-    <table className="estimate estimate-parts">
-      <caption>{breakdownText.caption}</caption>
-      <tbody>
-        <tr>
-          <th scope="row">
-            {base.label}, {breakdownText.basePrice}
-          </th>
-          <td>{formatUsd(base.amount)}</td>
-        </tr>
-        {factors.map((f) => (
-          <tr key={f.label}>
-            <th scope="row">{f.label}</th>
-            <td>× {f.multiplier}</td>
+    <>
+      <table className="estimate estimate-parts">
+        <caption>{breakdownText.caption}</caption>
+        <tbody>
+          <tr>
+            <th scope="row">
+              {base.label}, {breakdownText.basePrice}
+            </th>
+            <td>{formatUsd(base.amount)}</td>
           </tr>
-        ))}
-      </tbody>
-      <tfoot>
-        <tr>
-          <th scope="row">
-            Your estimate <span className="estimate-sum">({sum})</span>
-          </th>
-          <td>
-            <strong>{formatUsd(total)}</strong>
-          </td>
-        </tr>
-      </tfoot>
-    </table>
+          {factors.map((f) => (
+            <tr key={f.label}>
+              <th scope="row">{f.label}</th>
+              <td>× {f.multiplier}</td>
+            </tr>
+          ))}
+        </tbody>
+        <tfoot>
+          <tr>
+            <th scope="row">
+              Your estimate <span className="estimate-sum">({sum})</span>
+            </th>
+            <td>
+              <strong>{formatUsd(total)}</strong>
+            </td>
+          </tr>
+        </tfoot>
+      </table>
+      <InRand usd={total} />
+    </>
   );
+}
+
+/** An estimate's figure in dollars, and beside it in rand when the operator set a rate (InRand). */
+export function Figure({ usd }: { usd: number }) {
+  return (
+    <>
+      <strong>{formatUsd(usd)}</strong>
+      <InRand usd={usd} />
+    </>
+  );
+}
+
+/** A figure in rand, when the operator set a rate (the root's loader hands it over), e.g. " (about R 103,500 at R 18.40 to the dollar, 30 Nov 2026)". */
+function InRand({ usd }: { usd: number }) {
+  const zar = useRouteLoaderData("root") as ZarRate | null;
+  return zar ? <small>{` (about ${inRand(usd, zar.rate)} ${zar.note})`}</small> : null;
 }

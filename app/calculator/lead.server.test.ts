@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { calculatorText } from "~/content/calculator";
 import { VISITOR } from "~/forms/lead.server";
 import { calculatorLead } from "./lead.server";
-import { estimate, formatUsd } from "./pricing";
+import { estimate, formatUsd, zarRate } from "./pricing";
 import type { CalculatorRequest } from "./rules";
 
 const contact = { name: "", companyName: "Acme Ltd", email: "ada@acme.example", phone: "+27 11 555 1234" };
@@ -41,6 +41,13 @@ describe("calculatorLead", () => {
     const other = calculatorLead(otherRequest);
     expect(other.text).toContain("Service: Mobile App Development\nTimeframe: Relaxed (5-8 weeks)\nComplexity: Simple\n");
     expect(other.text).toContain(`Estimated cost: ${formatUsd(estimate(otherRequest))}`);
+  });
+
+  it("with the operator's rate, says the estimate in rand too, in its line and its field", () => {
+    const lead = calculatorLead(request, zarRate(18.4, "2026-11-30"));
+    const figure = "USD 5,625 (about R 103,500 at R 18.40 to the dollar, 30 Nov 2026)";
+    expect(lead.text).toContain(`\nEstimated cost: ${figure}\n`);
+    expect(lead.fields?.estimate).toBe(figure);
   });
 
   it("says so when no description was given (it is optional)", () => {

@@ -1,11 +1,11 @@
 import { calculatorText } from "~/content/calculator";
 import type { Lead } from "~/context";
 import { leadText, multiLine, oneLine, senderName } from "~/forms/lead.server";
-import { COMPLEXITIES, estimate, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
+import { COMPLEXITIES, estimate, formatPrice, optionOf, SERVICES, TIMEFRAMES, type ZarRate } from "./pricing";
 import type { CalculatorRequest } from "./rules";
 
-/** The estimate request as the agency receives it; the estimate is computed here, never posted. */
-export function calculatorLead(request: CalculatorRequest): Lead {
+/** The estimate request as the agency receives it; the estimate is computed here, never posted (in rand too with the operator's rate). */
+export function calculatorLead(request: CalculatorRequest, zar?: ZarRate): Lead {
   // The sender the agency's mail client shows is the company name entered (the specification's
   // `from_name`); the person's name, when given, is in the message. A company name that cannot
   // stand there (an address, the agency's own name) becomes the placeholder, kept as typed below.
@@ -15,7 +15,7 @@ export function calculatorLead(request: CalculatorRequest): Lead {
     optionOf(TIMEFRAMES, request.timeframe).label,
     optionOf(COMPLEXITIES, request.complexity).label,
   ];
-  const price = formatUsd(estimate(request));
+  const price = formatPrice(estimate(request), zar);
   return {
     kind: "calculator",
     subject: `New cost estimate request from ${from}`,

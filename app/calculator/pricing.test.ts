@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { hero } from "../content/claims";
 import { services } from "../content/services";
 import { choicesFrom, estimateHref } from "./choices";
-import { COMPLEXITIES, estimate, estimateParts, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
+import { COMPLEXITIES, estimate, estimateParts, formatPrice, formatUsd, inRand, optionOf, SERVICES, TIMEFRAMES, zarRate } from "./pricing";
 
 /** Every combination the wizard can reach, "no timeframe chosen yet" included, with what the estimate rule (docs/product.md) makes of it. */
 const everyChoice = SERVICES.flatMap((service) =>
@@ -96,4 +96,17 @@ describe("the site's copy agrees with the calculator", () => {
     for (const f of parts.factors) expect(hero.visual.alt).toContain(`${f.multiplier} for`);
     expect(hero.visual.alt).toContain(`makes ${formatUsd(estimate(example))}`);
   });
+});
+
+it.each([
+  [5625, 18.4, "R 103,500"], // 103,500 exactly
+  [3000, 18.4, "R 55,200"],
+  [800, 18.37, "R 14,700"], // 14,696 to the nearest R100
+  [1000, 18.049, "R 18,000"], // 18,049 rounds down
+  [1000, 18.05, "R 18,100"], // 18,050 rounds up
+])("inRand(%s, %s) is %s", (usd, rate, rand) => expect(inRand(usd, rate)).toBe(rand));
+
+it("formatPrice: dollars alone without a rate; with one, the rand in brackets with the rate and its day", () => {
+  expect(formatPrice(4500, undefined)).toBe("USD 4,500");
+  expect(formatPrice(4500, zarRate(18.4, "2026-11-30"))).toBe("USD 4,500 (about R 82,800 at R 18.40 to the dollar, 30 Nov 2026)");
 });

@@ -96,3 +96,27 @@ export function formatUsd(amount: number): string {
   usd ??= new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", currencyDisplay: "code", minimumFractionDigits: 0, maximumFractionDigits: 0 });
   return usd.format(Math.round(amount) || 0).replace(/\s/u, " "); // `|| 0` avoids "-USD 0"
 }
+
+/**
+ * The operator's rate (USD_ZAR_RATE, USD_ZAR_RATE_DATE), read once at start (server/config.ts): rand to the dollar, and the
+ * words that say it after a figure's rand, made there ("at R 18.40 to the dollar, 30 Nov 2026"): the browser gets them made.
+ */
+export interface ZarRate {
+  rate: number;
+  note: string;
+}
+
+/** The rate and its day (YYYY-MM-DD) as a ZarRate. */
+export const zarRate = (rate: number, date: string): ZarRate => ({
+  rate,
+  note: `at R ${rate.toFixed(2)} to the dollar, ${new Date(date).toLocaleDateString("en-ZA", { dateStyle: "medium", timeZone: "UTC" })}`,
+});
+
+/**
+ * A dollar figure in rand, for a reader who pays in rand (the prices stay in dollars), rounded to
+ * the nearest R100: 4500 at 18.4 -> "R 82,800".
+ */
+export const inRand = (usd: number, rate: number) => formatUsd(Math.round((usd * rate) / 100) * 100).replace("USD", "R");
+
+/** A figure as the thanks and the lead say it: "USD 4,500", and with a rate "USD 4,500 (about R 82,800 at R 18.40 to the dollar, 30 Nov 2026)". */
+export const formatPrice = (usd: number, zar: ZarRate | undefined) => formatUsd(usd) + (zar ? ` (about ${inRand(usd, zar.rate)} ${zar.note})` : "");

@@ -11,6 +11,9 @@ import { type Step, STEP_PARAM, stateToFields, WIZARD_ID, type WizardState } fro
  */
 export const ANSWERS_KEY = "calculator-wizard";
 
+/** The receipt of this tab's latest send (its reference, and its estimate's link with the receipt), for the estimate's page to say so (routes/estimate.tsx). */
+export const SENT_KEY = "sent";
+
 /** The answers as hidden fields (`stateToFields`), for `parseState`; none: `{}`. */
 export const savedAnswers = () => kept(ANSWERS_KEY);
 

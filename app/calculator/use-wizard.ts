@@ -11,7 +11,8 @@ import type { FieldErrors } from "~/forms/limits";
 import { useHydrated } from "~/utils/use-hydrated";
 import type { calculatorAction } from "./action.server";
 import type { takeStep } from "./browser-step";
-import { saveAnswers, savedAnswers, useShowStep } from "./session";
+import { keep } from "~/forms/tab-storage";
+import { saveAnswers, savedAnswers, SENT_KEY, useShowStep } from "./session";
 import { INTENT_FIELD, parseState, resetState, STATE_PREFIX, STEP_PARAM, TEXT_FIELDS, WIZARD_ID, type WizardState } from "./state";
 
 type Answer = SerializeFrom<typeof calculatorAction>;
@@ -20,7 +21,7 @@ export interface WizardProps {
   /** The action's answer, or a send that failed in the browser (no state: the saved answers stand). */
   result: Answer | FailedSend<"calculator"> | undefined;
   draft: Draft;
-  sent: { reference?: string } | null;
+  sent: { reference?: string; estimate?: string } | null;
   /** The rules, loaded when the visitor first reaches for the form (app/forms/README.md). */
   checks: LazyChecks<{ takeStep: typeof takeStep; roomLeft: typeof roomLeft }>;
 }
@@ -54,7 +55,7 @@ export function useWizard({ result, draft, sent, checks }: WizardProps) {
     state,
     errors: checked?.[0] === location.key ? checked[1] : (found?.errors ?? null),
     status: result?.problem ?? (sent ? ("sent" as const) : null),
-    expired: !result && draft !== null && !found,
+    expired: !result && (draft as { expired?: string } | null)?.expired,
   };
   const heading = useRef<HTMLHeadingElement>(null);
   const formRef = useRef<HTMLFormElement>(null);
@@ -76,7 +77,11 @@ export function useWizard({ result, draft, sent, checks }: WizardProps) {
     const [key, before] = shown.current;
     shown.current = [location.key, state.step];
     if (key === location.key) return;
-    if (sent && arrival !== "POP") saveAnswers(null);
+    // The tab keeps the receipt of its latest send: that estimate's page says so, rather than offer the same request again.
+    if (sent && arrival !== "POP") {
+      saveAnswers(null);
+      keep(SENT_KEY, sent);
+    }
     if (view.status === "sent") sentRef.current?.focus();
     else if (view.errors) focusFirstInvalid(formRef.current);
     else if (before !== state.step) heading.current?.focus();

@@ -2,7 +2,6 @@ import type { SerializeFrom } from "@remix-run/node";
 import { Form, useLocation, useNavigation, useSubmit } from "@remix-run/react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { flushSync } from "react-dom";
-import { calculatorText } from "~/content/calculator";
 import { CONTACT_SERVICES } from "~/content/services";
 import { messages } from "~/content/messages";
 import type { ContactDraft } from "~/forms/draft.server";
@@ -11,6 +10,7 @@ import { ErrorSummary, Field, focusFirstInvalid, FormNotices, Honeypot } from "~
 import type { LazyChecks } from "~/forms/lazy-checks";
 import type { roomLeft } from "~/forms/room";
 import type { FieldErrors } from "~/forms/limits";
+import { Reference } from "~/forms/next-step";
 import { PrivacyNote } from "~/forms/privacy-note";
 import { keep, kept } from "~/forms/tab-storage";
 import { useHydrated } from "~/utils/use-hydrated";
@@ -122,11 +122,8 @@ export function ContactForm({
       {hydrated ? <input type="hidden" name={VISIT_FIELDS.landing} ref={landingRef} disabled /> : null}
       {id ? <input type="hidden" name="draft" value={id} /> : null}
       <FormNotices status={status} sent={messages.contactSent} failed={messages.contactFailed} />
-      {status === "sent" && sent?.reference ? (
-        <p>
-          {calculatorText.referenceLabel}: <strong className="reference">{sent.reference}</strong>
-        </p>
-      ) : null}
+      {/* The agency's phone and email stand beside the form already (the section's introduction). */}
+      {status === "sent" ? <Reference reference={sent?.reference} /> : null}
       <ErrorSummary form="contact" errors={errors} />
       <div className="grid grid--2">
         <Field

@@ -24,14 +24,23 @@ export const calculatorText = {
   keepLink: "Keep or share this estimate",
   /** Shown after a send, under the thank-you message. */
   referenceLabel: "Your reference",
-  /** The thanks' link to the agency's booking page, when BOOKING_URL is set. */
+  /** The thanks' link to the agency's booking page, when BOOKING_URL is set; without one, the phone and email follow `talkNow`. */
   bookCall: "Book a Call",
-  nextSteps:
-    "What happens next: a person on our team reads your request and emails you a written quote within one business day. If something is unclear, we call you first. Please quote your reference if you contact us about it.",
-  /** A draft that is gone: expired, sent, another browser's, or on another server without shared storage. */
-  expired:
-    "Those answers are no longer kept here (we delete them once sent, keep them only briefly, and only for the browser that gave them), so the calculator has started again.",
 } as const;
+
+/**
+ * A draft that is gone (expired, sent, another browser's, or on another server without shared storage), as the page says it:
+ * only the server finds one gone, and sends this with its answer (so the home page's script carries none of it).
+ */
+export const expiredNote =
+  "Those answers are no longer kept here (we delete them once sent, keep them only briefly, and only for the browser that gave them), so the calculator has started again.";
+
+/** The thanks' line on what happens next; the server sends it with the receipt (out of calculatorText: the home page's script carries none of it). */
+export const nextSteps =
+  "What happens next: a person on our team reads your request and emails a written quote to the address you gave within one business day (Monday to Friday). If something is unclear, we call you first.";
+
+/** Both forms' thanks without a booking page, before the agency's phone and email; sent with the receipt, as `nextSteps`. */
+export const talkNow = "Rather talk now? Call or email us, quoting your reference:";
 
 /** The thanks' line on what was sent, made on the server from the receipt, e.g. "…, Complex, estimated at USD 5,625." */
 export const sentSummary = (choices: string, figure: string) => `You asked about ${choices}, estimated at ${figure}.`;

@@ -31,6 +31,9 @@ export const estimateText = {
     text: "This is an estimate, not an offer: it follows the prices of the date above, and this page always shows the figure at our current prices. The written quote we send within one business day of your request fixes the price and holds for 30 days.",
   },
   start: "Start a Request with These Answers",
+  /** Instead of the button, to the browser that sent a request with these answers (its receipt, or the tab's record). */
+  sent: (reference: string) =>
+    `You sent a request with these answers, reference ${reference}. A person on our team emails you a written quote within one business day; quote the reference if you contact us about it.`,
   /** Beside the button: what it does. */
   startHint: "Opens our calculator with these three answers chosen: add a few words about the project and your details, and send.",
 } as const;

@@ -42,14 +42,18 @@ export async function toThanks(
   return redirect(`/?sent=${sent.form}${receipt}#${sent.anchor}`, { status: 303, headers });
 }
 
-/** What the home page's loader hands the wizard: its draft's state with the step's errors, one that is gone, or none asked for. */
-export type DraftView<State> = { id: string; state: State; errors: FieldErrors | null } | { expired: true } | null;
+/** What the home page's loader hands the wizard: its draft's state with the step's errors, one that is gone (the note to show), or none asked for. */
+export type DraftView<State> = { id: string; state: State; errors: FieldErrors | null } | { expired: string } | null;
 
-/** What the thanks show: the reference, what was sent in a line and its estimate's page, and the booking page (BOOKING_URL) with the reference. */
+/**
+ * What the thanks show: the reference, what was sent in a line and its estimate's page (with the receipt), what happens next
+ * (text the server sends, so the home page's script carries none of it), and the booking page (BOOKING_URL) with the reference.
+ */
 export interface Receipt {
   reference: string;
   summary?: string;
   estimate?: string;
+  next?: string;
   booking?: string;
 }
 
@@ -57,12 +61,13 @@ export interface Receipt {
 export async function loadReceipt(
   request: Request,
   context: AppLoadContext,
-  sent: (kept: Record<string, unknown>) => Pick<Receipt, "summary" | "estimate">,
+  sent: (kept: Record<string, unknown>, id: string) => Pick<Receipt, "summary" | "estimate" | "next">,
 ): Promise<Receipt | null> {
-  const saved = await ownRecord(request, context, new URL(request.url).searchParams.get(RECEIPT_PARAM));
+  const id = new URL(request.url).searchParams.get(RECEIPT_PARAM);
+  const saved = await ownRecord(request, context, id);
   if (typeof saved?.reference !== "string") return null;
   const booking = context.bookingUrl === undefined ? {} : { booking: bookingHref(context.bookingUrl, saved.reference) };
-  return { reference: saved.reference, ...sent(saved), ...booking };
+  return { reference: saved.reference, ...sent(saved, id!), ...booking };
 }
 
 /**

@@ -83,6 +83,7 @@ export default function Home() {
           draft={draft}
           sent={sent === "calculator" ? (receipt ?? {}) : null}
           checks={checks}
+          reach={<ContactDetails labelled />}
         />
       </Section>
       <Section

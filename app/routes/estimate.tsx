@@ -1,13 +1,16 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
+import { useEffect, useState } from "react";
 import type { Choices } from "~/calculator/choices";
 import { loadEstimate } from "~/calculator/estimate-page.server";
 import { COMPLEXITIES, estimate, estimateParts, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "~/calculator/pricing";
 import { Breakdown, StepButton } from "~/calculator/estimate-this";
+import { SENT_KEY } from "~/calculator/session";
 import { resetState } from "~/calculator/state";
 import { ContactDetails } from "~/components/contact-details";
 import { estimateText as text } from "~/content/estimate";
 import { site } from "~/content/site";
+import { kept } from "~/forms/tab-storage";
 import estimateStyles from "~/styles/estimate.css";
 import { pageTitle, seo } from "~/utils/seo";
 
@@ -16,8 +19,8 @@ import { pageTitle, seo } from "~/utils/seo";
  * the page is the same bytes for everyone who opens it, kept by the server's page cache and any CDN
  * (app/page-variants.server.ts lists the values).
  */
-export function loader({ request }: LoaderFunctionArgs) {
-  return loadEstimate(request);
+export function loader({ request, context }: LoaderFunctionArgs) {
+  return loadEstimate(request, context);
 }
 
 export const links = () => [{ rel: "stylesheet", href: estimateStyles }];
@@ -46,7 +49,16 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => {
 };
 
 export default function EstimatePage() {
-  const { choices } = useLoaderData<typeof loader>();
+  const data = useLoaderData<typeof loader>();
+  const { choices } = data;
+  // The request this browser sent with these choices: its receipt's page (the server's), or this tab's record once hydrated
+  // (useHydrated would cost the home page a script file of its own, shared with this page).
+  const [inTab, setInTab] = useState<unknown>();
+  useEffect(() => {
+    const { estimate, reference } = kept(SENT_KEY);
+    setInTab(typeof estimate === "string" && estimate.startsWith(`${data.path}&`) ? reference : undefined);
+  }, [data.path]);
+  const sent = data.sent ?? inTab;
   const answers = [
     ["Service", optionOf(SERVICES, choices.service).label],
     ["Timeframe", optionOf(TIMEFRAMES, choices.timeframe).label],
@@ -99,8 +111,14 @@ export default function EstimatePage() {
       </div>
       {/* The calculator at step 4, these three answers chosen: the description and details are left. */}
       <div className="estimate-start">
-        <StepButton state={{ ...resetState(), ...choices, step: 4 }} label={text.start} />
-        <p className="muted">{text.startHint}</p>
+        {typeof sent === "string" ? (
+          <p className="estimate-sent">{text.sent(sent)}</p>
+        ) : (
+          <>
+            <StepButton state={{ ...resetState(), ...choices, step: 4 }} label={text.start} />
+            <p className="muted">{text.startHint}</p>
+          </>
+        )}
       </div>
     </article>
   );

@@ -1,7 +1,6 @@
 /**
- * The lead pipeline (decision 0046): a lead is stored before its visitor is thanked; a loop claims
- * the due leads, sends each and writes the outcome into its row (delivered, retried, parked). It
- * looks every few seconds too, so what another process changed needs no signal.
+ * The lead pipeline (decision 0046): a lead is stored before its visitor is thanked; a loop claims the due leads, sends each and writes the outcome into its
+ * row (delivered, retried, parked). It looks every few seconds too, so what another process changed needs no signal.
  */
 import { setTimeout as pause } from "node:timers/promises";
 import { causeOf, type Db, StoreUnusable } from "../db";
@@ -61,9 +60,8 @@ export function createLeadQueue(options: QueueOptions) {
   /** Aborted when close() has waited for the attempts in flight long enough: they end at once. */
   const cutShort = new AbortController();
   /**
-   * Confirmed leads whose outcome the store refused: written at the next look that finds it
-   * working, never sent again by this process (another that takes one once its claim runs out sends
-   * it again, with the same reference).
+   * Confirmed leads whose outcome the store refused: written at the next look that finds it working, never sent again by this process (another that takes one
+   * once its claim runs out sends it again, with the same reference).
    */
   const confirmed = new Map<string, { row: LeadRow; record?: string }>();
 
@@ -129,9 +127,8 @@ export function createLeadQueue(options: QueueOptions) {
   }
 
   /**
-   * Writes an outcome: `late` when no row took it (the lead another's claim now, or delivered, or
-   * erased: store.ts, UNDER_MY_CLAIM), said so and never as done; `failed` when the store failed:
-   * the claim runs out and the lead is tried again (at least once, never zero).
+   * Writes an outcome: `late` when no row took it (the lead another's claim now, or delivered, or erased: store.ts, UNDER_MY_CLAIM), said so and never as
+   * done; `failed` when the store failed: the claim runs out and the lead is tried again (at least once, never zero).
    */
   async function write(outcome: () => Promise<number>, said: Record<string, unknown>, result: string): Promise<"written" | "late" | "failed"> {
     try {

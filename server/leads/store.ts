@@ -97,9 +97,8 @@ export type InsertResult = { id: string; duplicate: boolean; held: boolean; held
 
 const HOUR_MS = 3_600_000;
 /**
- * How far ahead of this process's clock another's admission still counts: containers' clocks (and
- * one process's reads of its own) differ by milliseconds to seconds, and a lead another let through
- * "in the future" must still take the ceiling's room. Further ahead, the clock jumped back: not counted.
+ * How far ahead of this process's clock another's admission still counts: containers' clocks (and one process's reads of its own) differ by milliseconds to
+ * seconds, and a lead another let through "in the future" must still take the ceiling's room. Further ahead, the clock jumped back: not counted.
  */
 const SKEW_MS = 60_000;
 
@@ -134,9 +133,8 @@ const UNDELIVERED = ["pending", "held", "parked"];
 const KEPT = [...COLUMNS.split(", "), "next_attempt_at", "parked_at", "admitted_at"];
 
 /**
- * A data folder's SQLite store met with DATABASE_URL (one container becoming several): its leads
- * move into PostgreSQL, each once, and the file is renamed. A server still running on the file
- * stops the start (leaving WAL mode needs it alone), rather than thank visitors into a file left behind.
+ * A data folder's SQLite store met with DATABASE_URL (one container becoming several): its leads move into PostgreSQL, each once, and the file is renamed. A
+ * server still running on the file stops the start (leaving WAL mode needs it alone), rather than thank visitors into a file left behind.
  */
 export async function moveIntoPostgres(db: Db, file: string): Promise<number | undefined> {
   if (db.engine !== "postgres" || !existsSync(file)) return undefined;
@@ -159,9 +157,8 @@ export async function moveIntoPostgres(db: Db, file: string): Promise<number | u
 }
 
 /**
- * Another store's rows added to `db`'s, each once (a lead `db` has keeps its row). With
- * `restoredAt`, one not delivered in the copy is parked as "restored": it may have gone out since,
- * so it waits for the operator (decision 0048).
+ * Another store's rows added to `db`'s, each once (a lead `db` has keeps its row). With `restoredAt`, one not delivered in the copy is parked as "restored":
+ * it may have gone out since, so it waits for the operator (decision 0048).
  */
 export async function copyLeads(rows: Row[], db: Db, restoredAt?: number): Promise<number> {
   await prepareStore(db);
@@ -198,11 +195,10 @@ export async function copyLeads(rows: Row[], db: Db, restoredAt?: number): Promi
 const CLAIM_HOLDS = "(claimed_by IS NOT NULL AND substr(claimed_by, 1, length(:mine)) = :mine AND coalesce(claimed_until, 0) > :lease)";
 
 /**
- * Who writes an attempt's outcome (decision 0046): a failure (a retry, a park) only the process
- * whose claim the lead is under, so one paused past its claim never parks a lead another is
- * sending; a receiver's confirmation whoever learns it, onto a lead not yet delivered, parked by
- * another's failure included: the receiver has it, and a retry would send it again. An outcome
- * that changes no row came too late (the lead delivered, erased, or another's): the caller says so.
+ * Who writes an attempt's outcome (decision 0046): a failure (a retry, a park) only the process whose claim the lead is under, so one paused past its claim
+ * never parks a lead another is sending; a receiver's confirmation whoever learns it, onto a lead not yet delivered, parked by another's failure included:
+ * the receiver has it, and a retry would send it again. An outcome that changes no row came too late (the lead delivered, erased, or another's): the caller
+ * says so.
  */
 const UNDER_MY_CLAIM = "id = :id AND status = 'pending' AND claimed_by = :owner";
 const NOT_YET_DELIVERED = "id = :id AND status IN ('pending', 'parked')";
@@ -217,10 +213,9 @@ export function leadStore(db: Db) {
     count(sql, "SELECT count(*) FROM leads WHERE admitted_at > ? AND admitted_at <= ?", [now - HOUR_MS, now + SKEW_MS]);
 
   /**
-   * The held lead to let go next, fairly (decision 0031): of each address's oldest held lead
-   * whose address has room in its window, the one with the fewest leads of its address in the
-   * hour before it (a flood's tenth lead waits behind everyone's first), then the address with
-   * fewer held, then the oldest. A lead stored without an address counts as one of its own.
+   * The held lead to let go next, fairly (decision 0031): of each address's oldest held lead whose address has room in its window, the one with the fewest
+   * leads of its address in the hour before it (a flood's tenth lead waits behind everyone's first), then the address with fewer held, then the oldest. A
+   * lead stored without an address counts as one of its own.
    */
   const fairest = async (sql: Sql, now: number) =>
     sql.get(

@@ -5,6 +5,7 @@
  */
 import { expect, test } from "@playwright/test";
 import { calculatorLead } from "../../app/calculator/lead.server";
+import { zarRate } from "../../app/calculator/pricing";
 import { type FakeZohoCrm, startFakeZohoCrm, zohoEnv } from "../support/fake-zoho-crm";
 import { freePort } from "../support/ports";
 import { dataDir, events, listed, postContact, type Served, sleep } from "../support/server";
@@ -51,7 +52,9 @@ test("a calculator send and a contact message each become one Lead, every field 
   const { zoho, dir } = await fakeZoho();
   const map =
     '{"service":"Service_Wanted","timeframe":"Timeframe","complexity":"Complexity","estimate":"Estimate","source":"Came_From","source_kind":"Source_Kind"}';
-  const server = site(opsPort(110), zohoEnv(zoho, dir, { ZOHO_FIELD_MAP: map, ZOHO_LEAD_SOURCE_MAP: '{"direct":"Direct"}' }));
+  // With a rand rate: the estimate in rand too, in the Description (the lead's text) and the mapped field.
+  const rate = { USD_ZAR_RATE: "18.40", USD_ZAR_RATE_DATE: "2026-11-30" };
+  const server = site(opsPort(110), zohoEnv(zoho, dir, { ZOHO_FIELD_MAP: map, ZOHO_LEAD_SOURCE_MAP: '{"direct":"Direct"}', ...rate }));
   await server.listening;
   const details = { name: "Thandi Nkosi", companyName: "Gauteng Freight zc-calc", email: "thandi@freight.example", phone: "+27 11 555 0100" };
   await atStep5(page, dispatchApp, { site: server.url });
@@ -66,8 +69,10 @@ test("a calculator send and a contact message each become one Lead, every field 
 
   const calculatorRecord = await delivered(zoho, server, "zc-calc");
   // The message as the form services get it, worked out by the site's own rule for this request.
-  const expected = calculatorLead({ service: "softwareDev", timeframe: "urgent", complexity: "complex", description: dispatchApp.description, ...details });
+  const chosen = { service: "softwareDev", timeframe: "urgent", complexity: "complex", description: dispatchApp.description, ...details } as const;
+  const expected = calculatorLead(chosen, zarRate(18.4, "2026-11-30"));
   const reference = calculatorRecord.fields.Website_Reference as string;
+  expect(calculatorRecord.fields.Description).toContain("\nEstimated cost: USD 5,625 (about R 103,500 at R 18.40 to the dollar, 30 Nov 2026)\n");
   expect(calculatorRecord.fields).toEqual({
     Last_Name: "Thandi Nkosi",
     Company: "Gauteng Freight zc-calc",

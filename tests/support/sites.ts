@@ -72,12 +72,12 @@ function site(port: number, formServicePort: number | null, extra: Record<string
 
 /**
  * One site per Playwright project (each with its own fake form service), one with no key (the
- * outbox) and a booking page, and one whose lead store cannot be written (full-disk-site.mjs).
+ * outbox), a booking page and a rand rate, and one whose lead store cannot be written (full-disk-site.mjs).
  */
 export const sites = {
   js: site(base, base + 90, { METRICS_PORT: String(base + 10) }),
   noJs: site(base + 1, base + 91, { METRICS_PORT: String(base + 11) }),
-  outbox: site(base + 2, null, { BOOKING_URL: "https://cal.com/kopano-digital/intro" }),
+  outbox: site(base + 2, null, { BOOKING_URL: "https://cal.com/kopano-digital/intro", USD_ZAR_RATE: "18.40", USD_ZAR_RATE_DATE: "2026-11-30" }),
   unwritable: {
     ...site(base + 3, null, { READY_PORT: String(base + 399) }),
     command: command(process.execPath, ["tests/support/full-disk-site.mjs"], "TERM"),
