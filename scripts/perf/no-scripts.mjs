@@ -8,7 +8,7 @@ import { createServer, request } from "node:http";
 import { brotliCompressSync, constants } from "node:zlib";
 
 /** The page without what would run: executable <script> elements and module preloads. */
-export function withoutScripts(html) {
+function withoutScripts(html) {
   return html.replace(/<script\b(?![^>]*type="application\/ld\+json")[^>]*>[\s\S]*?<\/script>/g, "").replace(/<link rel="modulepreload"[^>]*>/g, "");
 }
 
