@@ -1,7 +1,8 @@
 /**
  * Lighthouse (mobile preset, simulated throttling: its defaults) against one URL, through its own
  * CLI in a child process with Debian's Chromium. Returns the four category scores (0-100) and the
- * lab metrics of one run. `skipAudits`: audits a page fails on purpose (perf/budgets.json says which).
+ * lab metrics of one run. `skipAudits`: audits a page fails on purpose (perf/budgets.json says which);
+ * `categories`: fewer than the four, for a run that is only compared (another commit, no scripts).
  *
  * Lighthouse is not one of the site's packages but this folder's, with its own lockfile: it wants
  * Node >= 22, and npm checks that against the node npm itself runs on, often an older one on a
@@ -57,7 +58,7 @@ function installLighthouse() {
   return require.resolve("lighthouse/cli/index.js");
 }
 
-async function lighthouseOnce(cli, url, { chromePath = process.env.CHROME_PATH || "/usr/bin/chromium", skipAudits = [] } = {}) {
+async function lighthouseOnce(cli, url, { chromePath = process.env.CHROME_PATH || "/usr/bin/chromium", skipAudits = [], categories = CATEGORIES } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "perf-lh-"));
   const out = join(dir, "report.json");
   try {
@@ -69,7 +70,7 @@ async function lighthouseOnce(cli, url, { chromePath = process.env.CHROME_PATH |
           url,
           "--quiet",
           `--chrome-flags=${CHROME_FLAGS.join(" ")}`,
-          `--only-categories=${CATEGORIES.join(",")}`,
+          `--only-categories=${categories.join(",")}`,
           "--output=json",
           `--output-path=${out}`,
           ...(skipAudits.length ? [`--skip-audits=${skipAudits.join(",")}`] : []),
@@ -89,13 +90,20 @@ async function lighthouseOnce(cli, url, { chromePath = process.env.CHROME_PATH |
       version: report.lighthouseVersion,
       formFactor: report.configSettings.formFactor,
       throttlingMethod: report.configSettings.throttlingMethod,
-      scores: Object.fromEntries(CATEGORIES.map((id) => [id, Math.round((report.categories[id]?.score ?? 0) * 100)])),
+      scores: Object.fromEntries(categories.map((id) => [id, Math.round((report.categories[id]?.score ?? 0) * 100)])),
       metrics: {
         fcp: metric("first-contentful-paint"),
         lcp: metric("largest-contentful-paint"),
         tbt: metric("total-blocking-time"),
         cls: metric("cumulative-layout-shift"),
         si: metric("speed-index"),
+        // The race behind the simulated LCP (perf/README.md, "What stands between"): the paint
+        // observed unthrottled, and when its last script had arrived.
+        observedLcp: report.audits.metrics?.details?.items?.[0]?.observedLargestContentfulPaint ?? null,
+        scriptsEnd: Math.max(
+          0,
+          ...(report.audits["network-requests"]?.details?.items ?? []).filter((r) => r.resourceType === "Script").map((r) => r.networkEndTime),
+        ),
       },
       failing: [...new Set(failing)],
       warnings: report.runWarnings,
