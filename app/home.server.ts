@@ -5,6 +5,7 @@ import { COMPLEXITIES, estimate, formatUsd, optionOf, SERVICES, TIMEFRAMES } fro
 import { DRAFT_PARAM, parseState, STEP_PARAM, type WizardState } from "~/calculator/state";
 import { contactAction } from "~/contact/action.server";
 import { sentSummary } from "~/content/calculator";
+import { LEVELS } from "~/content/levels";
 import { type DraftView, errorsOf, loadContactDraft, loadReceipt, ownRecord } from "~/forms/draft.server";
 import { cacheHeaders, hasPrivateQuery } from "~/utils/cache-headers";
 import { agencyJsonLd } from "~/utils/structured-data.server";
@@ -27,7 +28,13 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     loadContactDraft(request, context),
   ]);
   // Private whenever the address names a visitor's record, found or not: the answer is that visitor's.
-  return json({ draft, receipt, contact, jsonLd: agencyJsonLd() }, hasPrivateQuery(request.url) ? { headers: { "Cache-Control": cacheHeaders.private } } : {});
+  // A step page's lines on its levels (steps 2 and 3): in the browser they come with the rules.
+  const service = draft && "state" in draft && draft.state.step > 1 && draft.state.step < 4 ? draft.state.service : undefined;
+  const levels = service ? LEVELS[service] : null;
+  return json(
+    { draft, receipt, contact, levels, jsonLd: agencyJsonLd() },
+    hasPrivateQuery(request.url) ? { headers: { "Cache-Control": cacheHeaders.private } } : {},
+  );
 }
 
 /** The calculator's draft the page's URL names, at the page's own step as far as the answers allow; its errors belong to the step they came from. */

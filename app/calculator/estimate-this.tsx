@@ -65,8 +65,8 @@ export function EstimateThis({ service, name }: { service: ServiceValue; name: s
 }
 
 /**
- * The figure as base price × multipliers = total, in the same dollars: step 5 and the estimate's
- * own page.
+ * The figure as base price × multipliers = total, in the same dollars, each multiplier also in
+ * words ("Complex project, 50% more"): step 5 and the estimate's own page.
  */
 export function Breakdown({ state }: { state: Pick<WizardState, "service" | "timeframe" | "complexity"> }) {
   if (!state.service) return null;
@@ -74,7 +74,7 @@ export function Breakdown({ state }: { state: Pick<WizardState, "service" | "tim
   // A narrow card may wrap the sum before a "×", never between it and its number.
   const sum = [formatUsd(base.amount), ...factors.map((f) => f.multiplier)].join(" ×\u00a0");
   return (
-    <table className="estimate estimate-parts">
+    <table className="estimate-parts">
       <caption>{breakdownText.caption}</caption>
       <tbody>
         <tr>
@@ -83,9 +83,12 @@ export function Breakdown({ state }: { state: Pick<WizardState, "service" | "tim
           </th>
           <td>{formatUsd(base.amount)}</td>
         </tr>
-        {factors.map((f) => (
+        {factors.map((f, i) => (
           <tr key={f.label}>
-            <th scope="row">{f.label}</th>
+            <th scope="row">
+              {/* The complexity's is last, the timeframe's (when chosen) before it. */}
+              <span>{f.label}</span> {breakdownText.kinds[factors.length - i - 1]}, {breakdownText.change(f.multiplier)}
+            </th>
             <td>× {f.multiplier}</td>
           </tr>
         ))}

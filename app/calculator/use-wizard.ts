@@ -8,6 +8,7 @@ import { focusFirstInvalid } from "~/forms/field";
 import type { LazyChecks } from "~/forms/lazy-checks";
 import type { roomLeft } from "~/forms/room";
 import type { FieldErrors } from "~/forms/limits";
+import type { Levels } from "~/content/levels";
 import { useHydrated } from "~/utils/use-hydrated";
 import type { calculatorAction } from "./action.server";
 import type { takeStep } from "./browser-step";
@@ -22,7 +23,9 @@ export interface WizardProps {
   draft: Draft;
   sent: { reference?: string } | null;
   /** The rules, loaded when the visitor first reaches for the form (app/forms/README.md). */
-  checks: LazyChecks<{ takeStep: typeof takeStep; roomLeft: typeof roomLeft }>;
+  checks: LazyChecks<{ takeStep: typeof takeStep; roomLeft: typeof roomLeft; LEVELS: Record<string, Levels> }>;
+  /** The lines on the levels of the draft's service, from the server's page (none: the rules' module has them). */
+  levels: Levels | null;
 }
 
 /** What step 5's Send posts under `intent`, its label (state.ts); the wizard's send is known by it. */

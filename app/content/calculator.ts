@@ -11,14 +11,17 @@ export const calculatorText = {
     4: "Tell us about your project",
     5: "Your estimate, and how to reach you",
   },
+  /** The figure: from step 2 to 4 so far, at step 5 the estimate. */
+  soFar: "Estimate so far:",
+  yourEstimate: "Your estimate:",
   /** Step 4's description is optional (the specification); its hint asks for it all the same. */
   descriptionHint: "Optional, but a few lines help us quote closely: what should it do, who will use it, and anything we should know.",
   /** The description's bound (LIMITS.description), under its box until the visitor types, when it counts the room left. */
   descriptionBound: "At most 5,000 characters.",
   /** Step 5's answers and the agency's message when no description was given. */
   noDescription: "Not given",
-  detailsIntro:
-    "Send us your answers and a person on our team emails you a written quote within one business day. Nothing is sent to you automatically, and we use your details only to reply about this project.",
+  /** Short: on a phone "Company name" is in view as step 5 opens (the privacy note, under Send, says what the details are for). */
+  detailsIntro: "A person on our team emails you a written quote within one business day. Nothing is sent to you automatically.",
   summaryTitle: "Your answers",
   /** Step 5's and the thanks' link to the estimate's own page (/estimate?…). */
   keepLink: "Keep or share this estimate",

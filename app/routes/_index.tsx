@@ -36,7 +36,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
  */
 export async function clientLoader({ request, serverLoader }: ClientLoaderFunctionArgs) {
   const params = new URL(request.url).searchParams;
-  if (![DRAFT_PARAM, RECEIPT_PARAM, CONTACT_DRAFT_PARAM].some((name) => params.has(name))) return { draft: null, receipt: null, contact: null };
+  if (![DRAFT_PARAM, RECEIPT_PARAM, CONTACT_DRAFT_PARAM].some((name) => params.has(name))) return { draft: null, receipt: null, contact: null, levels: null };
   return serverLoader<typeof loader>();
 }
 
@@ -50,7 +50,7 @@ const checks = lazyChecks(() => import("~/schema"));
 
 export default function Home() {
   const result = useActionData<typeof clientAction>();
-  const { draft, receipt, contact } = useLoaderData<typeof clientLoader>();
+  const { draft, receipt, contact, levels } = useLoaderData<typeof clientLoader>();
   const sent = new URLSearchParams(useLocation().search).get("sent");
   return (
     <>
@@ -66,7 +66,6 @@ export default function Home() {
         eyebrow="Cost calculator"
         title="Estimate your project"
         alt
-        split
         intro={
           <>
             <p className="lead">Five quick steps, an instant estimate in US dollars, and a written quote from us within one business day.</p>
@@ -81,6 +80,7 @@ export default function Home() {
         <CalculatorWizard
           result={result?.form === "calculator" ? result : undefined}
           draft={draft}
+          levels={levels}
           sent={sent === "calculator" ? (receipt ?? {}) : null}
           checks={checks}
         />
