@@ -4,7 +4,7 @@ import { choicesFrom, estimateHref } from "~/calculator/choices";
 import { COMPLEXITIES, estimate, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "~/calculator/pricing";
 import { DRAFT_PARAM, parseState, STEP_PARAM, type WizardState } from "~/calculator/state";
 import { contactAction } from "~/contact/action.server";
-import { sentSummary } from "~/content/calculator";
+import { expiredNote, sentSummary } from "~/content/calculator";
 import { LEVELS } from "~/content/levels";
 import { type DraftView, errorsOf, loadContactDraft, loadReceipt, ownRecord } from "~/forms/draft.server";
 import { cacheHeaders, hasPrivateQuery } from "~/utils/cache-headers";
@@ -44,7 +44,7 @@ async function loadDraft(request: Request, context: AppLoadContext): Promise<Dra
   const saved = await ownRecord(request, context, id);
   if (saved === undefined) return null;
   const fields = saved?.fields as Record<string, unknown> | undefined;
-  if (typeof fields !== "object" || fields === null) return { expired: true };
+  if (typeof fields !== "object" || fields === null) return { expired: expiredNote };
   const step = params.get(STEP_PARAM);
   const state = parseState(step === null ? fields : { ...fields, "state.step": step });
   return { id: id!, state, errors: String(state.step) === fields["state.step"] ? errorsOf(saved!.errors) : null };

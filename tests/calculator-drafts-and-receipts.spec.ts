@@ -1,6 +1,6 @@
 /** A calculator draft or a receipt opens only in the browser it was made for, whoever has the link; the thanks show no other reference. */
 import type { Page } from "@playwright/test";
-import { calculatorText } from "../app/content/calculator";
+import { expiredNote } from "../app/content/calculator";
 import { messages } from "../app/content/messages";
 import { expect, test } from "./support/fixtures";
 import { atStep5, calculator, fillDetails, progress, sendRequest } from "./support/wizard";
@@ -26,7 +26,7 @@ test.describe("without JavaScript, a visitor's draft", { tag: "@without-js" }, (
     // The link alone opens nothing…
     const read = await (await mallory.get(mine)).text();
     for (const secret of ["Our secret merger plan", "victim@victim.example", "Victim Co"]) expect(read).not.toContain(secret);
-    expect(read).toContain(calculatorText.expired);
+    expect(read).toContain(expiredNote);
     expect(read).not.toMatch(/name="draft"/);
     // …and a post naming the visitor's draft makes one of the maker's own, never the visitor's.
     const form = { formName: "calculator", draft: id, "state.step": "5", "state.service": "seo", "state.timeframe": "urgent", "state.description": "x" };
@@ -41,7 +41,7 @@ test.describe("without JavaScript, a visitor's draft", { tag: "@without-js" }, (
     expect(await formService.settled()).toHaveLength(1);
     // Sent: the draft is deleted, so even its own browser finds nothing there any more.
     await page.goto(mine);
-    await expect(calc.getByText(calculatorText.expired)).toBeVisible();
+    await expect(calc.getByText(expiredNote)).toBeVisible();
     await showsNothingOf(page, "Our secret merger plan", "victim@victim.example");
   });
 });
@@ -49,11 +49,11 @@ test.describe("without JavaScript, a visitor's draft", { tag: "@without-js" }, (
 test("an unknown step page starts over with a note; the thanks show only this browser's reference", async ({ page, stranger: mallory, formService }) => {
   await page.goto(`/?draft=${"x".repeat(22)}#wizard`);
   const calc = calculator(page);
-  await expect(calc.getByText(calculatorText.expired)).toBeVisible();
+  await expect(calc.getByText(expiredNote)).toBeVisible();
   await expect(progress(page)).toHaveText("Step 1 of 5");
   await calc.getByRole("button", { name: "Zoho Solutions", exact: true }).click();
   await expect(progress(page)).toHaveText("Step 2 of 5");
-  await expect(calc.getByText(calculatorText.expired)).toHaveCount(0);
+  await expect(calc.getByText(expiredNote)).toHaveCount(0);
   // A reference-shaped text in the address is never shown.
   await page.goto("/?sent=calculator&ref=PAY-DEPOSIT-TO-ACCT-4711&reference=PAY-4711#wizard");
   await expect(calc.getByRole("status")).toHaveText(messages.calculatorSent);

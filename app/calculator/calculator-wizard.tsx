@@ -50,7 +50,7 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
           ) : null}
         </div>
       ) : null}
-      {view.expired ? <p className="wizard-note">{text.expired}</p> : null}
+      {view.expired ? <p className="wizard-note">{view.expired}</p> : null}
       <ErrorSummary form="calc" errors={errors} />
       <div className="wizard-progress">
         <p id="wizard-progress-label">

@@ -57,7 +57,8 @@ export function useWizard({ result, draft, sent, checks }: WizardProps) {
     state,
     errors: checked?.[0] === location.key ? checked[1] : (found?.errors ?? null),
     status: result?.problem ?? (sent ? ("sent" as const) : null),
-    expired: !result && draft !== null && !found,
+    // The note on a draft that is gone, as the server words it.
+    expired: !result && (draft as { expired?: string } | null)?.expired,
   };
   const heading = useRef<HTMLHeadingElement>(null);
   const formRef = useRef<HTMLFormElement>(null);

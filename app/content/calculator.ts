@@ -31,10 +31,15 @@ export const calculatorText = {
   bookCall: "Book a Call",
   nextSteps:
     "What happens next: a person on our team reads your request and emails you a written quote within one business day. If something is unclear, we call you first. Please quote your reference if you contact us about it.",
-  /** A draft that is gone: expired, sent, another browser's, or on another server without shared storage. */
-  expired:
-    "Those answers are no longer kept here (we delete them once sent, keep them only briefly, and only for the browser that gave them), so the calculator has started again.",
 } as const;
 
 /** The thanks' line on what was sent, made on the server from the receipt, e.g. "…, Complex, estimated at USD 5,625." */
 export const sentSummary = (choices: string, figure: string) => `You asked about ${choices}, estimated at ${figure}.`;
+
+/**
+ * A draft that is gone: expired, sent, another browser's, or on another server without shared
+ * storage. Sent by the server with the page that finds it gone (app/home.server.ts), not in the
+ * page's script.
+ */
+export const expiredNote =
+  "Those answers are no longer kept here (we delete them once sent, keep them only briefly, and only for the browser that gave them), so the calculator has started again.";

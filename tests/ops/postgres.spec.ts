@@ -9,7 +9,7 @@ import { expect, test } from "@playwright/test";
 import pg from "pg";
 import { estimate, formatUsd } from "../../app/calculator/pricing";
 import { CONTACT_SENT } from "../../app/contact/action.server";
-import { calculatorText } from "../../app/content/calculator";
+import { expiredNote } from "../../app/content/calculator";
 import { messages } from "../../app/content/messages";
 import { type FakeFormService } from "../support/fake-form-service";
 import { accepts, type Answer, beacon, dataDir, deliveredOnce, keyed, leadsCommand, postContact, type Served, sleep } from "../support/server";
@@ -163,10 +163,10 @@ test("two sites on one PostgreSQL share a browser's draft and one funnel total (
   expect([
     /Step (<!-- -->)?2(<!-- -->)? of/.test(html),
     html.includes(formatUsd(estimate({ service: "zoho" }))),
-    html.includes(calculatorText.expired),
+    html.includes(expiredNote),
   ]).toEqual([true, true, false]);
   // Any other browser, on either site, gets nothing of it.
-  for (const s of [a, b]) expect(await (await fetch(s.url + next)).text()).toContain(calculatorText.expired);
+  for (const s of [a, b]) expect(await (await fetch(s.url + next)).text()).toContain(expiredNote);
 
   expect(await Promise.all([beacon(a.url, "2"), beacon(b.url, "2"), beacon(b.url, "3")]), "the funnel's beacons").toEqual([204, 204, 204]);
   // The server counts a step without waiting for it: the last count may land a moment after the answer.
