@@ -5,7 +5,7 @@ import { COMPLEXITIES, estimate, formatUsd, optionOf, SERVICES, TIMEFRAMES } fro
 import { DRAFT_PARAM, parseState, STEP_PARAM, type WizardState } from "~/calculator/state";
 import { contactAction } from "~/contact/action.server";
 import { expiredNote, sentSummary } from "~/content/calculator";
-import { LEVELS } from "~/content/levels";
+import { type Levels, LEVELS } from "~/content/levels";
 import { type DraftView, errorsOf, loadContactDraft, loadReceipt, ownRecord } from "~/forms/draft.server";
 import { cacheHeaders, hasPrivateQuery } from "~/utils/cache-headers";
 import { agencyJsonLd } from "~/utils/structured-data.server";
@@ -28,17 +28,11 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     loadContactDraft(request, context),
   ]);
   // Private whenever the address names a visitor's record, found or not: the answer is that visitor's.
-  // A step page's lines on its levels (steps 2 and 3): in the browser they come with the rules.
-  const service = draft && "state" in draft && draft.state.step > 1 && draft.state.step < 4 ? draft.state.service : undefined;
-  const levels = service ? LEVELS[service] : null;
-  return json(
-    { draft, receipt, contact, levels, jsonLd: agencyJsonLd() },
-    hasPrivateQuery(request.url) ? { headers: { "Cache-Control": cacheHeaders.private } } : {},
-  );
+  return json({ draft, receipt, contact, jsonLd: agencyJsonLd() }, hasPrivateQuery(request.url) ? { headers: { "Cache-Control": cacheHeaders.private } } : {});
 }
 
 /** The calculator's draft the page's URL names, at the page's own step as far as the answers allow; its errors belong to the step they came from. */
-async function loadDraft(request: Request, context: AppLoadContext): Promise<DraftView<WizardState>> {
+async function loadDraft(request: Request, context: AppLoadContext): Promise<DraftView<WizardState, { levels?: Levels }>> {
   const params = new URL(request.url).searchParams;
   const id = params.get(DRAFT_PARAM);
   const saved = await ownRecord(request, context, id);
@@ -47,7 +41,9 @@ async function loadDraft(request: Request, context: AppLoadContext): Promise<Dra
   if (typeof fields !== "object" || fields === null) return { expired: expiredNote };
   const step = params.get(STEP_PARAM);
   const state = parseState(step === null ? fields : { ...fields, "state.step": step });
-  return { id: id!, state, errors: String(state.step) === fields["state.step"] ? errorsOf(saved!.errors) : null };
+  const errors = String(state.step) === fields["state.step"] ? errorsOf(saved!.errors) : null;
+  // Steps 2 and 3 show a line on each level for the service chosen: here with the page, in the browser with the rules.
+  return { id: id!, state, errors, ...(state.step === 2 || state.step === 3 ? { levels: LEVELS[state.service!] } : {}) };
 }
 
 /** What a calculator's receipt says was sent: only while its choices are the calculator's own and still make the figure the agency received. */

@@ -1,5 +1,4 @@
 import { Form } from "@remix-run/react";
-import { useEffect, useState } from "react";
 import type { Levels } from "~/content/levels";
 import { calculatorText as text } from "~/content/calculator";
 import { messages } from "~/content/messages";
@@ -88,7 +87,7 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
           </h3>
           {/* Before the fields: on a phone step 5 opens with the figure and "Company name" in view. */}
           {state.step === 5 ? figure : null}
-          <StepFields state={state} errors={errors} levels={props.levels} checks={checks} />
+          <StepFields state={state} errors={errors} levels={view.levels} load={checks.load} />
           <div className="wizard-actions">
             {state.step === 4 ? <input className="btn" type="submit" name={INTENT_FIELD} value="Continue" /> : null}
             {state.step === 5 ? <input className="btn" type="submit" name={INTENT_FIELD} value={sending ? "Sending…" : SEND} disabled={sending} /> : null}{" "}
@@ -140,18 +139,8 @@ function Summary({ state }: { state: WizardState }) {
   );
 }
 
-function StepFields({
-  state,
-  errors,
-  levels,
-  checks,
-}: {
-  state: WizardState;
-  errors: FieldErrors | null;
-  levels: Levels | null;
-  checks: WizardProps["checks"];
-}) {
-  if (state.step <= 3) return <ChoiceStep step={state.step as 1 | 2 | 3} state={state} errors={errors} levels={levels} load={checks.load} />;
+function StepFields({ state, errors, levels, load }: { state: WizardState; errors: FieldErrors | null; levels?: Levels; load: WizardProps["checks"]["load"] }) {
+  if (state.step <= 3) return <ChoiceStep step={state.step as 1 | 2 | 3} state={state} errors={errors} levels={levels} />;
   if (state.step === 4) {
     return (
       <Field
@@ -160,7 +149,7 @@ function StepFields({
         label="Project description (optional)"
         hint={text.descriptionHint}
         errors={errors}
-        count={{ bound: text.descriptionBound, load: checks.load }}
+        count={{ bound: text.descriptionBound, load }}
         render={(props) => <textarea {...props} defaultValue={state.description} rows={6} />}
       />
     );
@@ -202,34 +191,12 @@ function StepFields({
 }
 
 /**
- * Steps 1–3. At steps 2 and 3 each choice has a line on what it means for the service chosen,
- * which describes it (its name stays its label): the server's page has them from its loader
- * (`levels`), the browser's steps from the rules' module, loaded at the latest as such a step shows.
+ * Steps 1–3; at steps 2 and 3 each choice has a line on what it means for the service chosen, which
+ * describes it (its name stays its label).
  */
-function ChoiceStep({
-  step,
-  state,
-  errors,
-  levels,
-  load,
-}: {
-  step: 1 | 2 | 3;
-  state: WizardState;
-  errors: FieldErrors | null;
-  levels: Levels | null;
-  load: WizardProps["checks"]["load"];
-}) {
+function ChoiceStep({ step, state, errors, levels }: { step: 1 | 2 | 3; state: WizardState; errors: FieldErrors | null; levels?: Levels }) {
   const { name, options } = CHOICES[step - 1]!;
   const message = errors?.[name]?.join(" ");
-  const [loaded, setLoaded] = useState<Record<string, Levels>>();
-  useEffect(() => {
-    if (step > 1)
-      load().then(
-        (checks) => setLoaded(checks.LEVELS),
-        () => undefined,
-      );
-  }, [step, load]);
-  const notes = step > 1 ? (levels ?? loaded?.[state.service!]) : undefined;
   return (
     <>
       {message ? (
@@ -239,7 +206,7 @@ function ChoiceStep({
       ) : null}
       <div className="choices">
         {options.map((option, i) => {
-          const note = notes?.[option.value as keyof Levels];
+          const note = levels?.[option.value as keyof Levels]; // none at step 1: no level has a service's value
           const described = [message && "calc-choice-error", note && `calc-note-${option.value}`].filter(Boolean).join(" ");
           return (
             <div key={option.value} className="choice-item">

@@ -16,7 +16,7 @@ import { saveAnswers, savedAnswers, useShowStep } from "./session";
 import { INTENT_FIELD, parseState, resetState, STATE_PREFIX, STEP_PARAM, TEXT_FIELDS, WIZARD_ID, type WizardState } from "./state";
 
 type Answer = SerializeFrom<typeof calculatorAction>;
-type Draft = SerializeFrom<DraftView<WizardState>>;
+type Draft = SerializeFrom<DraftView<WizardState, { levels?: Levels }>>;
 export interface WizardProps {
   /** The action's answer, or a send that failed in the browser (no state: the saved answers stand). */
   result: Answer | FailedSend<"calculator"> | undefined;
@@ -24,8 +24,6 @@ export interface WizardProps {
   sent: { reference?: string } | null;
   /** The rules, loaded when the visitor first reaches for the form (app/forms/README.md). */
   checks: LazyChecks<{ takeStep: typeof takeStep; roomLeft: typeof roomLeft; LEVELS: Record<string, Levels> }>;
-  /** The lines on the levels of the draft's service, from the server's page (none: the rules' module has them). */
-  levels: Levels | null;
 }
 
 /** What step 5's Send posts under `intent`, its label (state.ts); the wizard's send is known by it. */
@@ -53,12 +51,15 @@ export function useWizard({ result, draft, sent, checks }: WizardProps) {
     (hydrated && !sent ? parseState({ ...savedAnswers(), [`${STATE_PREFIX}step`]: step }) : resetState())) as WizardState;
   // Errors the browser found stay with the page they were found on.
   const [checked, setChecked] = useState<[key: string, errors: FieldErrors]>();
+  const [levels, setLevels] = useState<Record<string, Levels>>();
   const view = {
     state,
     errors: checked?.[0] === location.key ? checked[1] : (found?.errors ?? null),
     status: result?.problem ?? (sent ? ("sent" as const) : null),
     // The note on a draft that is gone, as the server words it.
     expired: !result && (draft as { expired?: string } | null)?.expired,
+    // Steps 2 and 3: a line on each level for the service chosen, the server's with its page, else the rules' module's.
+    levels: found?.levels ?? levels?.[state.service!],
   };
   const heading = useRef<HTMLHeadingElement>(null);
   const formRef = useRef<HTMLFormElement>(null);
@@ -77,6 +78,11 @@ export function useWizard({ result, draft, sent, checks }: WizardProps) {
   // changed (not a tab's).
   const shown = useRef([location.key, state.step] as const);
   useEffect(() => {
+    if (state.step > 1)
+      checks.load().then(
+        (loaded) => setLevels(loaded.LEVELS),
+        () => undefined,
+      );
     const [key, before] = shown.current;
     shown.current = [location.key, state.step];
     if (key === location.key) return;

@@ -43,7 +43,7 @@ export async function toThanks(
 }
 
 /** What the home page's loader hands the wizard: its draft's state with the step's errors, one that is gone, or none asked for. */
-export type DraftView<State> = { id: string; state: State; errors: FieldErrors | null } | { expired: string } | null;
+export type DraftView<State, More = object> = ({ id: string; state: State; errors: FieldErrors | null } & More) | { expired: string } | null;
 
 /** What the thanks show: the reference, what was sent in a line and its estimate's page, and the booking page (BOOKING_URL) with the reference. */
 export interface Receipt {

@@ -36,7 +36,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
  */
 export async function clientLoader({ request, serverLoader }: ClientLoaderFunctionArgs) {
   const params = new URL(request.url).searchParams;
-  if (![DRAFT_PARAM, RECEIPT_PARAM, CONTACT_DRAFT_PARAM].some((name) => params.has(name))) return { draft: null, receipt: null, contact: null, levels: null };
+  if (![DRAFT_PARAM, RECEIPT_PARAM, CONTACT_DRAFT_PARAM].some((name) => params.has(name))) return { draft: null, receipt: null, contact: null };
   return serverLoader<typeof loader>();
 }
 
@@ -50,7 +50,7 @@ const checks = lazyChecks(() => import("~/schema"));
 
 export default function Home() {
   const result = useActionData<typeof clientAction>();
-  const { draft, receipt, contact, levels } = useLoaderData<typeof clientLoader>();
+  const { draft, receipt, contact } = useLoaderData<typeof clientLoader>();
   const sent = new URLSearchParams(useLocation().search).get("sent");
   return (
     <>
@@ -66,21 +66,11 @@ export default function Home() {
         eyebrow="Cost calculator"
         title="Estimate your project"
         alt
-        intro={
-          <>
-            <p className="lead">Five quick steps, an instant estimate in US dollars, and a written quote from us within one business day.</p>
-            <ol className="steps-list">
-              <li>Pick a service, a timeframe and how complex it is.</li>
-              <li>Describe the project in a few sentences.</li>
-              <li>Leave your details and we confirm the price in writing.</li>
-            </ol>
-          </>
-        }
+        intro={<p className="lead">Five quick steps, an instant estimate in US dollars, and a written quote from us within one business day.</p>}
       >
         <CalculatorWizard
           result={result?.form === "calculator" ? result : undefined}
           draft={draft}
-          levels={levels}
           sent={sent === "calculator" ? (receipt ?? {}) : null}
           checks={checks}
         />
