@@ -23,7 +23,8 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
   const { state, errors, status } = view;
   const figure = (
     <p className="estimate" aria-live="polite">
-      {state.step === 5 ? text.yourEstimate : text.soFar} <strong>{formatUsd(estimate(state))}</strong>
+      {state.step < 5 ? `${text.soFar} ` : null}
+      <strong>{formatUsd(estimate(state))}</strong>
     </p>
   );
   return (
@@ -87,7 +88,11 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
           </h3>
           {/* Before the fields: on a phone step 5 opens with the figure and "Company name" in view. */}
           {state.step === 5 ? figure : null}
-          <StepFields state={state} errors={errors} levels={view.levels} load={checks.load} />
+          {state.step <= 3 ? (
+            <ChoiceStep state={state} errors={errors} levels={view.levels} />
+          ) : (
+            <StepFields state={state} errors={errors} load={checks.load} />
+          )}
           <div className="wizard-actions">
             {state.step === 4 ? <input className="btn" type="submit" name={INTENT_FIELD} value="Continue" /> : null}
             {state.step === 5 ? <input className="btn" type="submit" name={INTENT_FIELD} value={sending ? "Sending…" : SEND} disabled={sending} /> : null}{" "}
@@ -102,9 +107,9 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
           <div className="wizard-side">
             <Breakdown state={state} />
             {/* At step 5 all three choices are made (parseState and next() see to it). */}
-            <p className="estimate-keep">
-              <a href={estimateHref(state as Choices)}>{text.keepLink}</a>
-            </p>
+            <a className="estimate-keep" href={estimateHref(state as Choices)}>
+              {text.keepLink}
+            </a>
             <Summary state={state} />
           </div>
         ) : null}
@@ -139,8 +144,8 @@ function Summary({ state }: { state: WizardState }) {
   );
 }
 
-function StepFields({ state, errors, levels, load }: { state: WizardState; errors: FieldErrors | null; levels?: Levels; load: WizardProps["checks"]["load"] }) {
-  if (state.step <= 3) return <ChoiceStep step={state.step as 1 | 2 | 3} state={state} errors={errors} levels={levels} />;
+/** Steps 4 and 5. */
+function StepFields({ state, errors, load }: { state: WizardState; errors: FieldErrors | null; load: WizardProps["checks"]["load"] }) {
   if (state.step === 4) {
     return (
       <Field
@@ -194,8 +199,8 @@ function StepFields({ state, errors, levels, load }: { state: WizardState; error
  * Steps 1–3; at steps 2 and 3 each choice has a line on what it means for the service chosen, which
  * describes it (its name stays its label).
  */
-function ChoiceStep({ step, state, errors, levels }: { step: 1 | 2 | 3; state: WizardState; errors: FieldErrors | null; levels?: Levels }) {
-  const { name, options } = CHOICES[step - 1]!;
+function ChoiceStep({ state, errors, levels }: { state: WizardState; errors: FieldErrors | null; levels?: Levels }) {
+  const { name, options } = CHOICES[state.step - 1]!;
   const message = errors?.[name]?.join(" ");
   return (
     <>

@@ -87,7 +87,7 @@ export function Breakdown({ state }: { state: Pick<WizardState, "service" | "tim
           <tr key={f.label}>
             <th scope="row">
               {/* The complexity's is last, the timeframe's (when chosen) before it. */}
-              <span>{f.label}</span> {breakdownText.kinds[factors.length - i - 1]}, {breakdownText.change(f.multiplier)}
+              <span>{f.label}</span> {breakdownText.kinds[factors.length - i - 1]}, {breakdownText.change[f.multiplier]}
             </th>
             <td>× {f.multiplier}</td>
           </tr>

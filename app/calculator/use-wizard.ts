@@ -51,7 +51,7 @@ export function useWizard({ result, draft, sent, checks }: WizardProps) {
     (hydrated && !sent ? parseState({ ...savedAnswers(), [`${STATE_PREFIX}step`]: step }) : resetState())) as WizardState;
   // Errors the browser found stay with the page they were found on.
   const [checked, setChecked] = useState<[key: string, errors: FieldErrors]>();
-  const [levels, setLevels] = useState<Record<string, Levels>>();
+  const [rules, setRules] = useState<{ LEVELS: Record<string, Levels> }>();
   const view = {
     state,
     errors: checked?.[0] === location.key ? checked[1] : (found?.errors ?? null),
@@ -59,7 +59,7 @@ export function useWizard({ result, draft, sent, checks }: WizardProps) {
     // The note on a draft that is gone, as the server words it.
     expired: !result && (draft as { expired?: string } | null)?.expired,
     // Steps 2 and 3: a line on each level for the service chosen, the server's with its page, else the rules' module's.
-    levels: found?.levels ?? levels?.[state.service!],
+    levels: found?.levels ?? rules?.LEVELS[state.service!],
   };
   const heading = useRef<HTMLHeadingElement>(null);
   const formRef = useRef<HTMLFormElement>(null);
@@ -78,11 +78,8 @@ export function useWizard({ result, draft, sent, checks }: WizardProps) {
   // changed (not a tab's).
   const shown = useRef([location.key, state.step] as const);
   useEffect(() => {
-    if (state.step > 1)
-      checks.load().then(
-        (loaded) => setLevels(loaded.LEVELS),
-        () => undefined,
-      );
+    // Steps 2 and 3 show a line on each level: the rules' module has them (loaded by now, unless a step was shown from elsewhere).
+    if (state.step > 1) checks.load().then(setRules, () => undefined);
     const [key, before] = shown.current;
     shown.current = [location.key, state.step];
     if (key === location.key) return;

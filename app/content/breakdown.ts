@@ -8,6 +8,6 @@ export const breakdownText = {
   basePrice: "base price",
   /** What a multiplier applies to, from the last (complexity) back. */
   kinds: ["project", "timeframe"],
-  /** A multiplier in words: 1.5 "50% more", 0.8 "20% less", 1 "no change". */
-  change: (m: number) => (m === 1 ? "no change" : `${Math.round(Math.abs(m - 1) * 100)}% ${m > 1 ? "more" : "less"}`),
+  /** Each multiplier in words (app/calculator/pricing.ts has them). */
+  change: { 1.5: "50% more", 1: "no change", 0.8: "20% less" } as Record<number, string>,
 } as const;

@@ -160,11 +160,11 @@ test("two sites on one PostgreSQL share a browser's draft and one funnel total (
   // The browser that posted, with the cookie it was given (decision 0020): any site renders its draft.
   const [cookie, next] = [step.headers.get("set-cookie")!.split(";")[0]!, step.headers.get("location")!];
   const html = await (await fetch(b.url + next, { headers: { cookie } })).text();
-  expect([
-    /Step (<!-- -->)?2(<!-- -->)? of/.test(html),
-    html.includes(formatUsd(estimate({ service: "zoho" }))),
-    html.includes(expiredNote),
-  ]).toEqual([true, true, false]);
+  expect([/Step (<!-- -->)?2(<!-- -->)? of/.test(html), html.includes(formatUsd(estimate({ service: "zoho" }))), html.includes(expiredNote)]).toEqual([
+    true,
+    true,
+    false,
+  ]);
   // Any other browser, on either site, gets nothing of it.
   for (const s of [a, b]) expect(await (await fetch(s.url + next)).text()).toContain(expiredNote);
 

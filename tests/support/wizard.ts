@@ -76,7 +76,7 @@ export function breakdownRows(choices: { service: string; timeframe: string; com
     ...factors.map(
       (f, i) =>
         new RegExp(
-          `^${escaped(f.label)} ${breakdownText.kinds[factors.length - i - 1]}, ${escaped(breakdownText.change(f.multiplier))}\\s*× ${multipliers[i]}$`,
+          `^${escaped(f.label)} ${breakdownText.kinds[factors.length - i - 1]}, ${escaped(breakdownText.change[f.multiplier]!)}\\s*× ${multipliers[i]}$`,
         ),
     ),
     // A no-break space keeps "×" with its number.
