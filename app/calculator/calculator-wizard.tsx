@@ -23,7 +23,8 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
   const { state, errors, status } = view;
   const figure = (
     <p className="estimate" aria-live="polite">
-      {state.step < 5 ? `${text.soFar} ` : null}
+      {/* At step 5 the figure stands alone under its heading ("Your estimate, …"). */}
+      {state.step < 5 ? "Estimate so far: " : null}
       <strong>{formatUsd(estimate(state))}</strong>
     </p>
   );

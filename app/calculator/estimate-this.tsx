@@ -66,7 +66,7 @@ export function EstimateThis({ service, name }: { service: ServiceValue; name: s
 
 /**
  * The figure as base price × multipliers = total, in the same dollars, each multiplier also in
- * words ("Complex project, 50% more"): step 5 and the estimate's own page.
+ * words ("Complex, 50% more"): step 5 and the estimate's own page.
  */
 export function Breakdown({ state }: { state: Pick<WizardState, "service" | "timeframe" | "complexity"> }) {
   if (!state.service) return null;
@@ -83,11 +83,10 @@ export function Breakdown({ state }: { state: Pick<WizardState, "service" | "tim
           </th>
           <td>{formatUsd(base.amount)}</td>
         </tr>
-        {factors.map((f, i) => (
+        {factors.map((f) => (
           <tr key={f.label}>
             <th scope="row">
-              {/* The complexity's is last, the timeframe's (when chosen) before it. */}
-              <span>{f.label}</span> {breakdownText.kinds[factors.length - i - 1]}, {breakdownText.change[f.multiplier]}
+              <span>{f.label}</span>, {breakdownText.change[f.multiplier]}
             </th>
             <td>× {f.multiplier}</td>
           </tr>

@@ -6,8 +6,6 @@
 export const breakdownText = {
   caption: "How we worked it out",
   basePrice: "base price",
-  /** What a multiplier applies to, from the last (complexity) back. */
-  kinds: ["project", "timeframe"],
   /** Each multiplier in words (app/calculator/pricing.ts has them). */
   change: { 1.5: "50% more", 1: "no change", 0.8: "20% less" } as Record<number, string>,
 } as const;

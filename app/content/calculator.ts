@@ -11,8 +11,6 @@ export const calculatorText = {
     4: "Tell us about your project",
     5: "Your estimate, and how to reach you",
   },
-  /** The figure's words from step 2 to 4 (at step 5 it stands alone, under the heading). */
-  soFar: "Estimate so far:",
   /** Step 4's description is optional (the specification); its hint asks for it all the same. */
   descriptionHint: "Optional, but a few lines help us quote closely: what should it do, who will use it, and anything we should know.",
   /** The description's bound (LIMITS.description), under its box until the visitor types, when it counts the room left. */
