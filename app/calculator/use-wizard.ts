@@ -76,10 +76,14 @@ export function useWizard({ result, draft, sent, checks }: WizardProps) {
   // them again. After a navigation (a step, Back, Forward, the thanks) focus stays in the
   // calculator: on the thanks, on the first field in error, or on the heading of a step that
   // changed (not a tab's).
+  // Steps 2 and 3 show a line on each level: the rules' module has them (loaded by then, unless
+  // the step was opened from elsewhere, "Estimate This", or by a reload).
+  const later = state.step > 1;
+  useEffect(() => {
+    if (later) checks.load().then(setRules, () => undefined);
+  }, [later, checks]);
   const shown = useRef([location.key, state.step] as const);
   useEffect(() => {
-    // Steps 2 and 3 show a line on each level: the rules' module has them (loaded by now, unless a step was shown from elsewhere).
-    if (state.step > 1) checks.load().then(setRules, () => undefined);
     const [key, before] = shown.current;
     shown.current = [location.key, state.step];
     if (key === location.key) return;

@@ -1,17 +1,17 @@
-import type { ComplexityValue, ServiceValue, TimeframeValue } from "~/calculator/pricing";
-
 /**
  * What each timeframe and each complexity means for each of the calculator's services, one line
  * beside its choice at steps 2 and 3 (the choice's name stays its label). In the browser they come
- * with the form's rules (app/schema.ts), not with the page: the home page's script budget.
+ * with the form's rules (app/schema.ts), not with the page: the home page's script budget. Keyed
+ * by app/calculator/pricing.ts's values (content imports nothing of the calculator's: its users
+ * index it with those values, and pricing.test.ts checks each service has all six).
  */
-export type Levels = Record<TimeframeValue | ComplexityValue, string>;
+export type Levels = Record<"urgent" | "standard" | "relaxed" | "simple" | "medium" | "complex", string>;
 
-export const LEVELS: Record<ServiceValue, Levels> = {
+export const LEVELS = {
   softwareDev: {
     urgent: "A working first release in two weeks: one focused feature set, the rest planned for later.",
     standard: "Design, build and testing at a steady pace, with a demo to you every week.",
-    relaxed: "Room for a discovery week and your team's feedback between each stage.",
+    relaxed: "Room for a discovery week and your team’s feedback between each stage.",
     simple: "A few screens or an internal tool: forms, lists and a login, one kind of user.",
     medium: "A web app with several user roles, reports and one or two integrations.",
     complex: "A platform with payments, many integrations or heavy data, built to scale.",
@@ -48,4 +48,4 @@ export const LEVELS: Record<ServiceValue, Levels> = {
     medium: "Several Zoho apps working together, with workflows and reports.",
     complex: "Custom Deluge functions, integrations with other systems and many teams.",
   },
-};
+} satisfies Record<string, Levels>;
