@@ -23,8 +23,7 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
   const { state, errors, status } = view;
   const figure = (
     <p className="estimate" aria-live="polite">
-      {/* At step 5 the figure stands alone under its heading ("Your estimate, …"). */}
-      {state.step < 5 ? "Estimate so far: " : null}
+      {state.step < 5 ? "Estimate so far: " : "Your estimate: "}
       <strong>{formatUsd(estimate(state))}</strong>
     </p>
   );
