@@ -23,7 +23,8 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
   const { state, errors, status } = view;
   const figure = (
     <p className="estimate" aria-live="polite">
-      {state.step < 5 ? "Estimate so far" : "Your estimate"}: <strong>{formatUsd(estimate(state))}</strong>
+      {state.step < 5 ? "Estimate so far: " : "Your estimate: "}
+      <strong>{formatUsd(estimate(state))}</strong>
     </p>
   );
   return (
