@@ -5,6 +5,7 @@ import { COMPLEXITIES, estimate, formatPrice, optionOf, SERVICES, TIMEFRAMES } f
 import { DRAFT_PARAM, parseState, STEP_PARAM, type WizardState } from "~/calculator/state";
 import { contactAction } from "~/contact/action.server";
 import { expiredNote, nextSteps, sentSummary, talkNow } from "~/content/calculator";
+import { type Levels, LEVELS } from "~/content/levels";
 import { type DraftView, errorsOf, loadContactDraft, loadReceipt, ownRecord } from "~/forms/draft.server";
 import { RECEIPT_PARAM } from "~/forms/receipt";
 import { cacheHeaders, hasPrivateQuery } from "~/utils/cache-headers";
@@ -32,7 +33,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 /** The calculator's draft the page's URL names, at the page's own step as far as the answers allow; its errors belong to the step they came from. */
-async function loadDraft(request: Request, context: AppLoadContext): Promise<DraftView<WizardState>> {
+async function loadDraft(request: Request, context: AppLoadContext): Promise<DraftView<WizardState, { levels?: Levels }>> {
   const params = new URL(request.url).searchParams;
   const id = params.get(DRAFT_PARAM);
   const saved = await ownRecord(request, context, id);
@@ -41,7 +42,9 @@ async function loadDraft(request: Request, context: AppLoadContext): Promise<Dra
   if (typeof fields !== "object" || fields === null) return { expired: expiredNote };
   const step = params.get(STEP_PARAM);
   const state = parseState(step === null ? fields : { ...fields, "state.step": step });
-  return { id: id!, state, errors: String(state.step) === fields["state.step"] ? errorsOf(saved!.errors) : null };
+  const errors = String(state.step) === fields["state.step"] ? errorsOf(saved!.errors) : null;
+  // Steps 2 and 3 show a line on each level for the service chosen: here with the page, in the browser with the rules.
+  return { id: id!, state, errors, ...(state.step === 2 || state.step === 3 ? { levels: LEVELS[state.service!] } : {}) };
 }
 
 /**

@@ -11,3 +11,5 @@
 export { takeStep } from "~/calculator/browser-step";
 export { contactSchema, fieldErrors } from "~/contact/schema";
 export { roomLeft } from "~/forms/room";
+// The lines on what each level means for each service, shown at steps 2 and 3 (not the page's script).
+export { LEVELS } from "~/content/levels";

@@ -1,6 +1,8 @@
 /** The wizard's steps: without JavaScript pages answered 303 (decision 0016); with it addresses and history entries, answers kept in the tab (0025). */
 import type { Page } from "@playwright/test";
+import { COMPLEXITIES, TIMEFRAMES } from "../app/calculator/pricing";
 import { calculatorText } from "../app/content/calculator";
+import { LEVELS } from "../app/content/levels";
 import { messages } from "../app/content/messages";
 import { clickStill, expect, expectBelowHeader, forTheEye, test } from "./support/fixtures";
 import { atStep5, calculator, dispatchApp, DRAFT_URL, fillDetails, postsOf, priceOf, progress, WIZARD_VIEWPORTS } from "./support/wizard";
@@ -71,6 +73,8 @@ test("Estimate this on /services opens step 2 with its service at the wizard's c
     await expect(progress(page)).toHaveText("Step 2 of 5");
     await expect(calc.locator(".estimate")).toContainText(priceOf({ service: "AI Solutions" }));
     if (javaScriptEnabled) await expect(calc.getByRole("heading", { name: calculatorText.headings[2] })).toBeFocused();
+    // With JavaScript the lines on the levels come with the rules, loaded as the step shows (nothing loaded them before).
+    await expect(calc.getByRole("button", { name: "Urgent (1-2 weeks)", exact: true })).toHaveAccessibleDescription(LEVELS.ai.urgent);
     await expectBelowHeader(progress(page));
     const choices = ["Urgent (1-2 weeks)", "Standard (3-4 weeks)", "Relaxed (5-8 weeks)"];
     // On the smallest phones the first choice is in view; from 390 px all of them are.
@@ -82,6 +86,68 @@ test("Estimate this on /services opens step 2 with its service at the wizard's c
     const services = ["Software Development", "Mobile App Development", "SEO & Digital Marketing", "AI Solutions", "Zoho Solutions"];
     for (const name of width < 390 ? services.slice(0, 1) : services) await expect(calc.getByRole("button", { name, exact: true })).toBeInViewport();
   }
+});
+
+test.describe("each step grounded in the service, the answers so far in view (issue 48)", () => {
+  test("steps 2 and 3 say beside each choice what it means for the service chosen; the choice's name stays its label", async ({ page }) => {
+    await page.goto("/");
+    const calc = calculator(page);
+    await calc.getByRole("button", { name: "AI Solutions", exact: true }).click();
+    for (const [options, next] of [
+      [TIMEFRAMES, "Standard (3-4 weeks)"],
+      [COMPLEXITIES, "Complex"],
+    ] as const) {
+      for (const { label, value } of options) {
+        await expect(calc.getByRole("button", { name: label, exact: true })).toHaveAccessibleDescription(LEVELS.ai[value]);
+        await expect(calc.getByText(LEVELS.ai[value], { exact: true })).toBeVisible();
+      }
+      await calc.getByRole("button", { name: next, exact: true }).click();
+    }
+    await expect(progress(page)).toHaveText("Step 4 of 5");
+  });
+
+  test("from step 2 to 4 the answers so far are in view on a phone, each with a Change that comes back to the step", async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto("/");
+    const calc = calculator(page);
+    const answers = calc.getByRole("region", { name: calculatorText.summaryTitle });
+    const chosen = ["AI Solutions", "Standard (3-4 weeks)", "Complex"];
+    for (const [i, choice] of chosen.entries()) {
+      await calc.getByRole("button", { name: choice, exact: true }).click();
+      await expect(progress(page)).toHaveText(`Step ${i + 2} of 5`);
+      await expect(answers.locator("dt")).toHaveText(["Service", "Timeframe", "Complexity"].slice(0, i + 1));
+      await expect(answers.locator(".summary-value")).toHaveText(chosen.slice(0, i + 1));
+      await expect(answers).toBeInViewport();
+    }
+    await calc.getByLabel("Project description").fill("A chatbot for our support desk");
+    await calc.getByRole("button", { name: "Change service" }).click();
+    await expect(progress(page)).toHaveText("Step 1 of 5");
+    await calc.getByRole("button", { name: "Zoho Solutions", exact: true }).click();
+    // Back at step 4, not past it, with what was typed there.
+    await expect(progress(page)).toHaveText("Step 4 of 5");
+    await expect(calc.getByLabel("Project description")).toHaveValue("A chatbot for our support desk");
+    await expect(answers.locator(".summary-value")).toHaveText(["Zoho Solutions", ...chosen.slice(1)]);
+    await expect(calc.locator(".estimate")).toContainText(priceOf({ service: "Zoho Solutions", timeframe: chosen[1], complexity: chosen[2] }));
+  });
+
+  test("on a 390 × 844 phone step 5 opens with its figure and Company name within the top 660 px", async ({ page, javaScriptEnabled }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    // With JavaScript step 4's Continue, focus then on the heading; without it, the step's page at #wizard.
+    await atStep5(page, dispatchApp);
+    const calc = calculator(page);
+    if (javaScriptEnabled) await expect(calc.getByRole("heading", { name: calculatorText.headings[5] })).toBeFocused();
+    else await page.waitForLoadState("load");
+    // As the step is shown: read once, no retry (the page, not the test, puts them there).
+    const bottoms = await Promise.all(
+      [calc.locator(".estimate"), calc.getByLabel("Company name")].map((l) => l.evaluate((el) => el.getBoundingClientRect().bottom)),
+    );
+    expect(
+      bottoms.every((bottom) => bottom <= 660),
+      `bottoms ${bottoms.join(", ")}`,
+    ).toBe(true);
+    await expectBelowHeader(calc.locator(".estimate"));
+    await expect(calc.locator(".estimate")).toContainText(priceOf(dispatchApp));
+  });
 });
 
 test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-js" }, () => {

@@ -3,6 +3,7 @@
  * field: without JavaScript on a GET page opened at the summary, with JavaScript by moving focus.
  */
 import type { Locator } from "@playwright/test";
+import { LEVELS } from "../app/content/levels";
 import { wcagViolations } from "./support/axe";
 import { expect, expectBelowHeader, forTheEye, test } from "./support/fixtures";
 import { atStep5, calculator, contactForm, dispatchApp, fillDetails, fillValues, progress, WIZARD_VIEWPORTS } from "./support/wizard";
@@ -112,6 +113,7 @@ test("without JavaScript, at 320, 390 and 1280 px, a refused form, or step, open
     expect(await links(summaryOf(calculator(page)))).toEqual([["Please choose a timeframe", "#calc-timeframe"]]);
     await expectBelowHeader(summaryOf(calculator(page)));
     await expect(page.locator("#calc-timeframe")).toHaveAccessibleName("Urgent (1-2 weeks)");
-    await expect(page.locator("#calc-timeframe")).toHaveAccessibleDescription("Please choose a timeframe");
+    // The message first, then the option's line for the service.
+    await expect(page.locator("#calc-timeframe")).toHaveAccessibleDescription(`Please choose a timeframe ${LEVELS.seo.urgent}`);
   }
 });

@@ -6,6 +6,7 @@
 import { spawnSync } from "node:child_process";
 import type { APIRequestContext } from "@playwright/test";
 import { COMPLEXITIES, SERVICES, TIMEFRAMES } from "../app/calculator/pricing";
+import { LEVELS } from "../app/content/levels";
 import { expect, test } from "./support/fixtures";
 
 const BROWSERS = {
@@ -64,7 +65,8 @@ for (const browser of ["lynx", "w3m"] as const) {
       expect(steps.map((page) => /Step (\d) of 5/.exec(page)?.[1])).toEqual(["2", "3", "4", "5"]);
       for (const page of steps) expect(page).not.toMatch(SHOWS_A_CODE);
       const [two, , four, five] = steps.map((page) => page.replace(/[[\]]/g, ""));
-      expect(two).toContain("Urgent (1-2 weeks) Standard (3-4 weeks) Relaxed (5-8 weeks)");
+      // Each choice with its line for the service chosen after it (docs/product.md).
+      expect(two).toContain(TIMEFRAMES.map((o) => `${o.label} ${LEVELS.ai[o.value]}`).join(" "));
       expect(four).toMatch(/Continue Back/);
       expect(five).toMatch(/Send My Request Back/);
       expect(five).toMatch(/AI Solutions Change/);

@@ -1,9 +1,9 @@
 import { Form } from "@remix-run/react";
 import type { ReactNode } from "react";
+import type { Levels } from "~/content/levels";
 import { calculatorText as text } from "~/content/calculator";
 import { messages } from "~/content/messages";
 import { ErrorSummary, Field, FormNotices, Honeypot } from "~/forms/field";
-import type { roomLeft } from "~/forms/room";
 import { NextStep, Reference } from "~/forms/next-step";
 import { PrivacyNote } from "~/forms/privacy-note";
 import type { FieldErrors } from "~/forms/limits";
@@ -23,6 +23,12 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
   const [view, found, sending, heading, formRef, sentRef, onSubmit, onChange] = useWizard(props);
   const { sent, checks } = props;
   const { state, errors, status } = view;
+  const figure = (
+    <p className="estimate" aria-live="polite">
+      {state.step < 5 ? "Estimate so far: " : "Your estimate: "}
+      <Figure usd={estimate(state)} />
+    </p>
+  );
   return (
     <div className="wizard card" id={WIZARD_ID}>
       <FormNotices status={status} sent={messages.calculatorSent} failed={messages.calculatorFailed} />
@@ -61,37 +67,51 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
         {Object.entries(stateToFields(state)).map(([name, value]) => (
           <input key={name} type="hidden" name={name} value={value} />
         ))}
-        <h3 id="wizard-heading" ref={heading} tabIndex={-1}>
-          {text.headings[state.step]}
-        </h3>
-        {state.step === 5 ? <Breakdown state={state} /> : null}
-        {/* At step 5 all three choices are made (parseState and next() see to it). */}
-        {state.step === 5 ? (
-          <p className="estimate-keep">
-            <a href={estimateHref(state as Choices)}>{text.keepLink}</a>
-          </p>
+        {/* Steps 2–4 open with the answers so far, each with its Change, and the figure they make
+            (a text field's Enter presses none of them: step 4's is a text area). */}
+        {state.step > 1 && state.step < 5 ? (
+          <div className="wizard-so-far">
+            <Summary state={state} />
+            {figure}
+          </div>
         ) : null}
-        <StepFields state={state} errors={errors} count={{ bound: text.descriptionBound, load: checks.load }} />
-        {state.step >= 2 && state.step < 5 ? (
-          <p className="estimate" aria-live="polite">
-            Estimate so far: <Figure usd={estimate(state)} />
-          </p>
-        ) : null}
-        <div className="wizard-actions">
-          {state.step === 4 ? <input className="btn" type="submit" name={INTENT_FIELD} value="Continue" /> : null}
-          {state.step === 5 ? <input className="btn" type="submit" name={INTENT_FIELD} value={sending ? "Sending…" : SEND} disabled={sending} /> : null}{" "}
-          {/* Spaces between controls (a flex box ignores them): a text browser runs them together otherwise. */}
-          {state.step >= 2 ? <input className="btn btn--ghost" type="submit" name={INTENT_FIELD} value={BACK} /> : null}
+        <div className="wizard-main">
+          <h3 id="wizard-heading" ref={heading} tabIndex={-1}>
+            {text.headings[state.step]}
+          </h3>
+          {/* Before the fields: on a phone step 5 opens with the figure and "Company name" in view. */}
+          {state.step === 5 ? figure : null}
+          {state.step <= 3 ? (
+            <ChoiceStep state={state} errors={errors} levels={view.levels} />
+          ) : (
+            <StepFields state={state} errors={errors} load={checks.load} />
+          )}
+          <div className="wizard-actions">
+            {state.step === 4 ? <input className="btn" type="submit" name={INTENT_FIELD} value="Continue" /> : null}
+            {state.step === 5 ? <input className="btn" type="submit" name={INTENT_FIELD} value={sending ? "Sending…" : SEND} disabled={sending} /> : null}{" "}
+            {/* Spaces between controls (a flex box ignores them): a text browser runs them together otherwise. */}
+            {state.step >= 2 ? <input className="btn btn--ghost" type="submit" name={INTENT_FIELD} value={BACK} /> : null}
+          </div>
+          {state.step === 5 ? <PrivacyNote /> : null}
         </div>
-        {state.step === 5 ? <PrivacyNote /> : null}
-        {/* After the buttons: the first submit button is the one Enter in a field presses. */}
-        {state.step === 5 ? <Summary state={state} /> : null}
+        {/* After the buttons: the first submit button is the one Enter in a field presses. Beside
+            the fields on a wide screen. */}
+        {state.step === 5 ? (
+          <div className="wizard-side">
+            <Breakdown state={state} />
+            {/* At step 5 all three choices are made (parseState and next() see to it). */}
+            <a className="estimate-keep" href={estimateHref(state as Choices)}>
+              {text.keepLink}
+            </a>
+            <Summary state={state} />
+          </div>
+        ) : null}
       </Form>
     </div>
   );
 }
 
-/** Step 5: the answers so far, each with a Change button that goes straight to its step. */
+/** The answers so far (from step 2), each with a Change button that goes straight to its step. */
 function Summary({ state }: { state: WizardState }) {
   const rows = [
     [1, "Service", "service", state.service && optionOf(SERVICES, state.service).label],
@@ -103,7 +123,7 @@ function Summary({ state }: { state: WizardState }) {
     <section className="wizard-summary" aria-labelledby="wizard-summary-title">
       <h4 id="wizard-summary-title">{text.summaryTitle}</h4>
       <dl>
-        {rows.map(([step, label, what, value]) => (
+        {rows.slice(0, state.step - 1).map(([step, label, what, value]) => (
           <div key={step}>
             <dt>{label}</dt>
             <dd>
@@ -117,16 +137,8 @@ function Summary({ state }: { state: WizardState }) {
   );
 }
 
-function StepFields({
-  state,
-  errors,
-  count,
-}: {
-  state: WizardState;
-  errors: FieldErrors | null;
-  count: { bound: string; load: () => Promise<{ roomLeft: typeof roomLeft }> };
-}) {
-  if (state.step <= 3) return <ChoiceStep step={state.step as 1 | 2 | 3} state={state} errors={errors} />;
+/** Steps 4 and 5. */
+function StepFields({ state, errors, load }: { state: WizardState; errors: FieldErrors | null; load: WizardProps["checks"]["load"] }) {
   if (state.step === 4) {
     return (
       <Field
@@ -135,7 +147,7 @@ function StepFields({
         label="Project description (optional)"
         hint={text.descriptionHint}
         errors={errors}
-        count={count}
+        count={{ bound: text.descriptionBound, load }}
         render={(props) => <textarea {...props} defaultValue={state.description} rows={6} />}
       />
     );
@@ -176,8 +188,12 @@ function StepFields({
   );
 }
 
-function ChoiceStep({ step, state, errors }: { step: 1 | 2 | 3; state: WizardState; errors: FieldErrors | null }) {
-  const { name, options } = CHOICES[step - 1]!;
+/**
+ * Steps 1–3; at steps 2 and 3 each choice has a line on what it means for the service chosen, which
+ * describes it (its name stays its label).
+ */
+function ChoiceStep({ state, errors, levels }: { state: WizardState; errors: FieldErrors | null; levels?: Levels }) {
+  const { name, options } = CHOICES[state.step - 1]!;
   const message = errors?.[name]?.join(" ");
   return (
     <>
@@ -187,19 +203,28 @@ function ChoiceStep({ step, state, errors }: { step: 1 | 2 | 3; state: WizardSta
         </p>
       ) : null}
       <div className="choices">
-        {options.map((option, i) => [
-          " ",
-          <input
-            key={option.value}
-            id={i === 0 ? `calc-${name}` : undefined}
-            className="choice"
-            type="submit"
-            name={name}
-            value={option.label}
-            aria-current={option.value === state[name] ? "true" : undefined}
-            aria-describedby={message ? "calc-choice-error" : undefined}
-          />,
-        ])}
+        {options.map((option, i) => {
+          const note = levels?.[option.value as keyof Levels]; // none at step 1: no level has a service's value
+          const described = [message && "calc-choice-error", note && `calc-note-${option.value}`].filter(Boolean).join(" ");
+          return (
+            <div key={option.value} className="choice-item">
+              <input
+                id={i === 0 ? `calc-${name}` : undefined}
+                className="choice"
+                type="submit"
+                name={name}
+                value={option.label}
+                aria-current={option.value === state[name] ? "true" : undefined}
+                aria-describedby={described || undefined}
+              />
+              {note ? (
+                <p className="choice-note" id={`calc-note-${option.value}`}>
+                  {note}
+                </p>
+              ) : null}
+            </div>
+          );
+        })}
       </div>
     </>
   );

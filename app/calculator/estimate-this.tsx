@@ -65,8 +65,8 @@ export function EstimateThis({ service, name }: { service: ServiceValue; name: s
 }
 
 /**
- * The figure as base price × multipliers = total, in the same dollars: step 5 and the estimate's
- * own page.
+ * The figure as base price × multipliers = total, in the same dollars, each multiplier also in
+ * words ("Complex, 50% more"): step 5 and the estimate's own page.
  */
 export function Breakdown({ state }: { state: Pick<WizardState, "service" | "timeframe" | "complexity"> }) {
   if (!state.service) return null;
@@ -76,7 +76,7 @@ export function Breakdown({ state }: { state: Pick<WizardState, "service" | "tim
   // The rand under the table, not in its cell: a narrow card's sum and labels keep their width.
   return (
     <>
-      <table className="estimate estimate-parts">
+      <table className="estimate-parts">
         <caption>{breakdownText.caption}</caption>
         <tbody>
           <tr>
@@ -87,7 +87,9 @@ export function Breakdown({ state }: { state: Pick<WizardState, "service" | "tim
           </tr>
           {factors.map((f) => (
             <tr key={f.label}>
-              <th scope="row">{f.label}</th>
+              <th scope="row">
+                <span>{f.label}</span>, {breakdownText.change[f.multiplier]}
+              </th>
               <td>× {f.multiplier}</td>
             </tr>
           ))}

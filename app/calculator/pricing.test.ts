@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { breakdownText } from "../content/breakdown";
 import { hero } from "../content/claims";
+import { LEVELS } from "../content/levels";
 import { services } from "../content/services";
 import { choicesFrom, estimateHref } from "./choices";
 import { COMPLEXITIES, estimate, estimateParts, formatPrice, formatUsd, inRand, optionOf, SERVICES, TIMEFRAMES, zarRate } from "./pricing";
@@ -95,6 +97,16 @@ describe("the site's copy agrees with the calculator", () => {
     expect(hero.visual.alt).toContain(`${parts.base.label} at ${formatUsd(parts.base.amount)}`);
     for (const f of parts.factors) expect(hero.visual.alt).toContain(`${f.multiplier} for`);
     expect(hero.visual.alt).toContain(`makes ${formatUsd(estimate(example))}`);
+  });
+
+  it("each service has a line of its own on each timeframe and complexity, and each multiplier has its words", () => {
+    expect(Object.keys(LEVELS)).toEqual(SERVICES.map((s) => s.value));
+    const lines = SERVICES.flatMap((s) => [...TIMEFRAMES, ...COMPLEXITIES].map((level) => LEVELS[s.value][level.value]));
+    // One sentence beside its button on a phone, not a paragraph; none said twice.
+    expect(lines.filter((line) => line.length > 90 || !line.endsWith("."))).toEqual([]);
+    expect(new Set(lines).size).toBe(30);
+    for (const { multiplier: m } of [...TIMEFRAMES, ...COMPLEXITIES])
+      expect(breakdownText.change[m]).toBe(m === 1 ? "no change" : `${Math.round(Math.abs(m - 1) * 100)}% ${m > 1 ? "more" : "less"}`);
   });
 });
 

@@ -116,10 +116,10 @@ describe("Back", () => {
   });
 });
 
-describe("Change (step 5's summary)", () => {
+describe("Change (the answers shown from step 2 on)", () => {
   it.each([1, 2, 3, 4] as const)("goes straight to step %i, keeping the details typed on step 5", (step) => {
     const r = next(at(5), { [`change${step}`]: "Change", companyName: "Half typed", email: "" });
-    expect(r).toEqual({ state: { ...full, step, review: true, companyName: "Half typed", email: "" } });
+    expect(r).toEqual({ state: { ...full, step, review: 5, companyName: "Half typed", email: "" } });
   });
 
   it("only goes back, to a real step", () => {
@@ -135,12 +135,22 @@ describe("Change (step 5's summary)", () => {
   });
 
   it("stops at the first step still missing, and shows errors where it stands; an empty description is not missing", () => {
-    const noTimeframe = { ...at(1, { timeframe: undefined }), review: true as const };
-    expect(next(noTimeframe, { service: "ai" }).state).toEqual({ ...full, step: 2, service: "ai", timeframe: undefined, review: true });
-    const noDescription = { ...at(2, { description: "" }), review: true as const };
+    const noTimeframe = { ...at(1, { timeframe: undefined }), review: 5 as const };
+    expect(next(noTimeframe, { service: "ai" }).state).toEqual({ ...full, step: 2, service: "ai", timeframe: undefined, review: 5 });
+    const noDescription = { ...at(2, { description: "" }), review: 5 as const };
     expect(next(noDescription, { timeframe: "relaxed" }).state).toEqual({ ...full, step: 5, timeframe: "relaxed", description: "" });
     const changing = next(at(5), { change2: "Change" }).state;
     expect(next(changing, { timeframe: "soon" })).toEqual({ state: changing, errors: { timeframe: ["Please choose a timeframe"] } });
+  });
+
+  it("from steps 2–4, comes back to the step it was pressed on, never past a step not yet seen", () => {
+    const fromStep3 = next(at(3, { complexity: "complex" }), { change1: "Change" }).state;
+    expect(fromStep3).toEqual(at(1, { complexity: "complex", review: 3 }));
+    expect(next(fromStep3, { service: "ai" }).state).toEqual(at(3, { complexity: "complex", service: "ai" }));
+    const fromStep4 = next(next(at(4), { change2: "Change" }).state, { change1: "Change" }).state;
+    expect(next(fromStep4, { service: "zoho" }).state).toEqual(at(4, { service: "zoho" }));
+    // A Change below step 2 is none: step 1 shows no answers.
+    expect(next(at(1), { change1: "Change", service: "zoho" }).state).toEqual(at(2, { service: "zoho" }));
   });
 
   it("Back during a change walks back as usual and ends the change", () => {
@@ -151,9 +161,10 @@ describe("Change (step 5's summary)", () => {
 
   it("travels in the hidden fields, and only before step 5", () => {
     const changing = next(at(5), { change2: "Change" }).state;
-    expect(stateToFields(changing)).toMatchObject({ "state.step": "2", "state.review": "1" });
+    expect(stateToFields(changing)).toMatchObject({ "state.step": "2", "state.review": "5" });
     expect(parseState(stateToFields(changing))).toEqual(changing);
-    expect(parseState({ ...stateToFields(full), "state.review": "1" })).toEqual(full);
+    expect(parseState({ ...stateToFields(full), "state.review": "5" })).toEqual(full);
+    expect(parseState({ ...stateToFields(at(3)), "state.review": "3" })).toEqual(at(3));
   });
 });
 
@@ -210,7 +221,7 @@ describe("the hidden fields", () => {
     // A Change under way ends where step 5 is shown.
     const changing = next(at(5), { change2: "Change" }).state;
     expect(parseState({ ...stateToFields(changing), "state.step": "5" })).toEqual(full);
-    expect(parseState({ ...stateToFields(changing), "state.step": "3" })).toEqual({ ...at(3), review: true });
+    expect(parseState({ ...stateToFields(changing), "state.step": "3" })).toEqual({ ...at(3), review: 5 });
   });
 
   it("carry a whole walk without JavaScript: every post holds the state and one button", () => {

@@ -51,18 +51,18 @@ export interface NextResult {
   ready?: CalculatorRequest;
 }
 
-/** The state at `step`; `review` only while a Change is under way (never on step 5). */
-function at(state: WizardState, step: Step, review: boolean): WizardState {
+/** The state at `step`; `review` only while a Change is under way (below the step it came from). */
+function at(state: WizardState, step: Step, review?: Step): WizardState {
   const { review: _, ...rest } = state;
   const reached = Math.max(state.reached, step) as Step;
-  return review && step < 5 ? { ...rest, step, reached, review: true } : { ...rest, step, reached };
+  return review && step < review ? { ...rest, step, reached, review } : { ...rest, step, reached };
 }
 
 /**
  * One transition. Back goes one step down (never below 1) keeping everything, even what was just
- * typed; Change (`change<N>`, from step 5's summary) goes straight to an earlier step N the same
- * way, and once that step passes the wizard goes on to the first step still missing (step 5 when
- * nothing is). Any other post checks the current step's fields and advances, or stays with
+ * typed; Change (`change<N>`, from the answers shown at steps 2–5) goes straight to an earlier step
+ * N the same way, and once that step passes the wizard goes back to the step the Change was pressed
+ * on, or to the first step still missing before it. Any other post checks the current step's fields and advances, or stays with
  * `errors`. A text field missing from the post keeps the state's value; other steps' fields are
  * ignored.
  */
@@ -70,9 +70,9 @@ export function next(state: WizardState, posted: FormFields): NextResult {
   const draft: WizardState = { ...state };
   if (state.step === 4) draft.description = text(posted, "description") ?? state.description;
   if (state.step === 5) for (const field of ["name", "companyName", "email", "phone"] as const) draft[field] = text(posted, field) ?? state[field];
-  if (text(posted, INTENT_FIELD) === BACK) return { state: at(draft, Math.max(1, state.step - 1) as Step, false) };
+  if (text(posted, INTENT_FIELD) === BACK) return { state: at(draft, Math.max(1, state.step - 1) as Step) };
   const change = ([1, 2, 3, 4] as const).find((step) => step < state.step && text(posted, `${CHANGE_FIELD}${step}`) !== undefined);
-  if (change) return { state: at(draft, change, true) };
+  if (change) return { state: at(draft, change, state.review ?? state.step) };
 
   // A choice as its button posts it, its label, or as a link or a hidden field does, its value.
   const { name: choice, options } = CHOICES[state.step - 1] ?? {};
@@ -81,7 +81,8 @@ export function next(state: WizardState, posted: FormFields): NextResult {
   const parsed = STEPS[state.step - 1]!.safeParse(input);
   if (!parsed.success) return { state: draft, errors: fieldErrors(parsed.error) };
   const updated: WizardState = { ...draft, ...parsed.data };
-  if (state.step < 5) return { state: at(updated, state.review ? reachable(updated) : ((state.step + 1) as Step), state.review === true) };
+  if (state.step < 5)
+    return { state: at(updated, state.review ? (Math.min(state.review, reachable(updated)) as Step) : ((state.step + 1) as Step), state.review) };
 
   const whole = calculatorRequestSchema.safeParse(updated);
   if (whole.success) return { state: updated, ready: whole.data };

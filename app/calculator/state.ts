@@ -29,8 +29,8 @@ export interface WizardState {
   companyName: string;
   email: string;
   phone: string;
-  /** Set by a Change control on step 5: after that step, go straight on to the first one missing. */
-  review?: true;
+  /** The step a Change control was pressed on (2–5): once the changed step passes, the wizard goes back there, or to the first step missing before it. */
+  review?: Step;
   /** The furthest step this visit has reached: the funnel counts each step once a visit (decision 0036). */
   reached: Step;
   /** Where the visit came from: its landing (app/funnel/visit.ts), once a step has been taken. */
@@ -72,7 +72,7 @@ export function stateToFields(state: WizardState): Record<string, string> {
   if (state.service) fields[`${STATE_PREFIX}service`] = state.service;
   if (state.timeframe) fields[`${STATE_PREFIX}timeframe`] = state.timeframe;
   for (const name of TEXT_FIELDS) if (state[name] !== "") fields[`${STATE_PREFIX}${name}`] = state[name];
-  if (state.review) fields[`${STATE_PREFIX}review`] = "1";
+  if (state.review) fields[`${STATE_PREFIX}review`] = String(state.review);
   if (state.reached > 1) fields[`${STATE_PREFIX}reached`] = String(state.reached);
   if (state.landing) fields[`${STATE_PREFIX}landing`] = state.landing;
   return fields;
@@ -113,7 +113,7 @@ export function parseState(fields: Readonly<Record<string, unknown>>): WizardSta
   // Made a source, and checked, where it is counted (app/funnel/count.server.ts); here only bounded.
   const landing = get("landing");
   if (landing && landing.length <= LANDING_MAX) state.landing = landing;
-  if (state.step < 5 && get("review") === "1") state.review = true;
+  if (step("review") > state.step) state.review = step("review");
   return state;
 }
 

@@ -8,6 +8,7 @@ import { focusFirstInvalid } from "~/forms/field";
 import type { LazyChecks } from "~/forms/lazy-checks";
 import type { roomLeft } from "~/forms/room";
 import type { FieldErrors } from "~/forms/limits";
+import type { Levels } from "~/content/levels";
 import { useHydrated } from "~/utils/use-hydrated";
 import type { calculatorAction } from "./action.server";
 import type { takeStep } from "./browser-step";
@@ -16,14 +17,14 @@ import { saveAnswers, savedAnswers, SENT_KEY, useShowStep } from "./session";
 import { INTENT_FIELD, parseState, resetState, STATE_PREFIX, STEP_PARAM, TEXT_FIELDS, WIZARD_ID, type WizardState } from "./state";
 
 type Answer = SerializeFrom<typeof calculatorAction>;
-type Draft = SerializeFrom<DraftView<WizardState>>;
+type Draft = SerializeFrom<DraftView<WizardState, { levels?: Levels }>>;
 export interface WizardProps {
   /** The action's answer, or a send that failed in the browser (no state: the saved answers stand). */
   result: Answer | FailedSend<"calculator"> | undefined;
   draft: Draft;
   sent: { reference?: string; estimate?: string } | null;
   /** The rules, loaded when the visitor first reaches for the form (app/forms/README.md). */
-  checks: LazyChecks<{ takeStep: typeof takeStep; roomLeft: typeof roomLeft }>;
+  checks: LazyChecks<{ takeStep: typeof takeStep; roomLeft: typeof roomLeft; LEVELS: Record<string, Levels> }>;
 }
 
 /** What step 5's Send posts under `intent`, its label (state.ts); the wizard's send is known by it. */
@@ -51,11 +52,15 @@ export function useWizard({ result, draft, sent, checks }: WizardProps) {
     (hydrated && !sent ? parseState({ ...savedAnswers(), [`${STATE_PREFIX}step`]: step }) : resetState())) as WizardState;
   // Errors the browser found stay with the page they were found on.
   const [checked, setChecked] = useState<[key: string, errors: FieldErrors]>();
+  const [rules, setRules] = useState<{ LEVELS: Record<string, Levels> }>();
   const view = {
     state,
     errors: checked?.[0] === location.key ? checked[1] : (found?.errors ?? null),
     status: result?.problem ?? (sent ? ("sent" as const) : null),
+    // The note on a draft that is gone, as the server words it.
     expired: !result && (draft as { expired?: string } | null)?.expired,
+    // Steps 2 and 3: a line on each level for the service chosen, the server's with its page, else the rules' module's.
+    levels: found?.levels ?? rules?.LEVELS[state.service!],
   };
   const heading = useRef<HTMLHeadingElement>(null);
   const formRef = useRef<HTMLFormElement>(null);
@@ -72,6 +77,12 @@ export function useWizard({ result, draft, sent, checks }: WizardProps) {
   // them again. After a navigation (a step, Back, Forward, the thanks) focus stays in the
   // calculator: on the thanks, on the first field in error, or on the heading of a step that
   // changed (not a tab's).
+  // Steps 2 and 3 show a line on each level: the rules' module has them (loaded by then, unless
+  // the step was opened from elsewhere, "Estimate This", or by a reload).
+  const later = state.step > 1;
+  useEffect(() => {
+    if (later) checks.load().then(setRules, () => undefined);
+  }, [later, checks]);
   const shown = useRef([location.key, state.step] as const);
   useEffect(() => {
     const [key, before] = shown.current;

@@ -6,4 +6,6 @@
 export const breakdownText = {
   caption: "How we worked it out",
   basePrice: "base price",
+  /** Each multiplier in words (app/calculator/pricing.ts has them). */
+  change: { 1.5: "50% more", 1: "no change", 0.8: "20% less" } as Record<number, string>,
 } as const;

@@ -17,8 +17,8 @@ export const calculatorText = {
   descriptionBound: "At most 5,000 characters.",
   /** Step 5's answers and the agency's message when no description was given. */
   noDescription: "Not given",
-  detailsIntro:
-    "Send us your answers and a person on our team emails you a written quote within one business day. Nothing is sent to you automatically, and we use your details only to reply about this project.",
+  /** Short: on a phone "Company name" is in view as step 5 opens (the privacy note, under Send, says what the details are for). */
+  detailsIntro: "A person on our team emails you a written quote within one business day. Nothing is sent to you automatically.",
   summaryTitle: "Your answers",
   /** Step 5's and the thanks' link to the estimate's own page (/estimate?…). */
   keepLink: "Keep or share this estimate",

@@ -42,8 +42,8 @@ export async function toThanks(
   return redirect(`/?sent=${sent.form}${receipt}#${sent.anchor}`, { status: 303, headers });
 }
 
-/** What the home page's loader hands the wizard: its draft's state with the step's errors, one that is gone (the note to show), or none asked for. */
-export type DraftView<State> = { id: string; state: State; errors: FieldErrors | null } | { expired: string } | null;
+/** What the home page's loader hands the wizard: its draft's state with the step's errors, one that is gone, or none asked for. */
+export type DraftView<State, More = object> = ({ id: string; state: State; errors: FieldErrors | null } & More) | { expired: string } | null;
 
 /**
  * What the thanks show: the reference, what was sent in a line and its estimate's page (with the receipt), what happens next

@@ -66,17 +66,7 @@ export default function Home() {
         eyebrow="Cost calculator"
         title="Estimate your project"
         alt
-        split
-        intro={
-          <>
-            <p className="lead">Five quick steps, an instant estimate in US dollars, and a written quote from us within one business day.</p>
-            <ol className="steps-list">
-              <li>Pick a service, a timeframe and how complex it is.</li>
-              <li>Describe the project in a few sentences.</li>
-              <li>Leave your details and we confirm the price in writing.</li>
-            </ol>
-          </>
-        }
+        intro={<p className="lead">Five quick steps, an instant estimate in US dollars, and a written quote from us within one business day.</p>}
       >
         <CalculatorWizard
           result={result?.form === "calculator" ? result : undefined}

@@ -72,7 +72,8 @@ export function breakdownRows(choices: { service: string; timeframe: string; com
   const multipliers = factors.map((f) => escaped(String(f.multiplier)));
   return [
     new RegExp(`^${escaped(base.label)}, ${breakdownText.basePrice}\\s*${escaped(formatUsd(base.amount))}$`),
-    ...factors.map((f, i) => new RegExp(`^${escaped(f.label)}\\s*× ${multipliers[i]}$`)),
+    // Each multiplier in words as well ("Complex, 50% more").
+    ...factors.map((f, i) => new RegExp(`^${escaped(f.label)}, ${escaped(breakdownText.change[f.multiplier]!)}\\s*× ${multipliers[i]}$`)),
     // A no-break space keeps "×" with its number.
     new RegExp(`^Your estimate \\(${[escaped(formatUsd(base.amount)), ...multipliers].join(" ×\\s")}\\)\\s*${escaped(formatUsd(total))}$`),
   ];
