@@ -2,6 +2,7 @@ import { type FormEvent, type MouseEvent, type ReactNode, useEffect, useState } 
 import type { FieldErrors } from "./limits";
 import type { roomLeft } from "./room";
 import type { FormProblem } from "~/context";
+import { calculatorText } from "~/content/calculator";
 import { messages } from "~/content/messages";
 import { HONEYPOT_FIELD } from "./honeypot";
 
@@ -174,4 +175,13 @@ export function FormNotices({ status, sent, failed }: { status: "sent" | FormPro
       </div>
     </>
   );
+}
+
+/** The thanks' reference, which the agency's message ends with (both forms). */
+export function Reference({ reference }: { reference?: string }) {
+  return reference ? (
+    <p>
+      {calculatorText.referenceLabel}: <strong className="reference">{reference}</strong>
+    </p>
+  ) : null;
 }
