@@ -1,3 +1,4 @@
+import { Link } from "@remix-run/react";
 import { type FormEvent, type MouseEvent, type ReactNode, useEffect, useState } from "react";
 import type { FieldErrors } from "./limits";
 import type { roomLeft } from "./room";
@@ -184,4 +185,13 @@ export function Reference({ reference }: { reference?: string }) {
       {calculatorText.referenceLabel}: <strong className="reference">{reference}</strong>
     </p>
   ) : null;
+}
+
+/** One line beside a form's send button: where the visitor's details go is explained at /privacy. */
+export function PrivacyNote() {
+  return (
+    <p className="hint privacy-note">
+      We use your details only to answer you. <Link to="/privacy">How we handle your data</Link>
+    </p>
+  );
 }
