@@ -50,7 +50,7 @@ async function loadDraft(request: Request, context: AppLoadContext): Promise<Dra
 /**
  * What a calculator's receipt says was sent: only while its choices are the calculator's own and still make the figure the agency
  * received. Its link is the estimate's page with the receipt, which says to this browser alone that it was sent (estimate-page.server.ts).
- * What happens next, and without a booking page the lead-in to the agency's phone and email: the server's words (next-step.tsx).
+ * What happens next, and without a booking page the lead-in to the agency's phone and email: the server's words (calculator-wizard.tsx).
  */
 function calculatorSent(kept: Record<string, unknown>, id: string, { zar, bookingUrl }: AppLoadContext) {
   const next = bookingUrl ? nextSteps : `${nextSteps} ${talkNow}`;

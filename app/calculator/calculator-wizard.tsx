@@ -3,9 +3,7 @@ import type { ReactNode } from "react";
 import type { Levels } from "~/content/levels";
 import { calculatorText as text } from "~/content/calculator";
 import { messages } from "~/content/messages";
-import { ErrorSummary, Field, FormNotices, Honeypot } from "~/forms/field";
-import { NextStep, Reference } from "~/forms/next-step";
-import { PrivacyNote } from "~/forms/privacy-note";
+import { ErrorSummary, Field, FormNotices, Honeypot, PrivacyNote, Reference } from "~/forms/field";
 import type { FieldErrors } from "~/forms/limits";
 import { type Choices, estimateHref } from "./choices";
 import { Breakdown, Figure } from "./estimate-this";
@@ -40,7 +38,16 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
               {sent.summary} <a href={sent.estimate}>{text.keepLink}</a>
             </p>
           ) : null}
-          <NextStep sent={sent} reach={props.reach} />
+          {/* What happens next (the server's words, with the receipt), then the booking page when the
+              operator set one (BOOKING_URL, with the reference), else the agency's phone and email. */}
+          <p>{sent?.next}</p>
+          {sent?.booking ? (
+            <a className="btn" href={sent.booking}>
+              {text.bookCall}
+            </a>
+          ) : (
+            props.reach
+          )}
         </div>
       ) : null}
       {view.expired ? <p className="wizard-note">{view.expired}</p> : null}

@@ -1,7 +1,9 @@
+import { Link } from "@remix-run/react";
 import { type FormEvent, type MouseEvent, type ReactNode, useEffect, useState } from "react";
 import type { FieldErrors } from "./limits";
 import type { roomLeft } from "./room";
 import type { FormProblem } from "~/context";
+import { calculatorText } from "~/content/calculator";
 import { messages } from "~/content/messages";
 import { HONEYPOT_FIELD } from "./honeypot";
 
@@ -173,5 +175,23 @@ export function FormNotices({ status, sent, failed }: { status: "sent" | FormPro
         {problem}
       </div>
     </>
+  );
+}
+
+/** The thanks' reference, which the agency's message ends with (both forms). */
+export function Reference({ reference }: { reference?: string }) {
+  return reference ? (
+    <p>
+      {calculatorText.referenceLabel}: <strong className="reference">{reference}</strong>
+    </p>
+  ) : null;
+}
+
+/** One line beside a form's send button: where the visitor's details go is explained at /privacy. */
+export function PrivacyNote() {
+  return (
+    <p className="hint privacy-note">
+      We use your details only to answer you. <Link to="/privacy">How we handle your data</Link>
+    </p>
   );
 }
