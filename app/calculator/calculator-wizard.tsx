@@ -1,16 +1,19 @@
 import { Form } from "@remix-run/react";
-import type { ReactNode } from "react";
+import { lazy, type ReactNode, Suspense } from "react";
 import type { Levels } from "~/content/levels";
 import { calculatorText as text } from "~/content/calculator";
 import { messages } from "~/content/messages";
 import { ErrorSummary, Field, FormNotices, Honeypot, PrivacyNote, Reference } from "~/forms/field";
 import type { FieldErrors } from "~/forms/limits";
 import { type Choices, estimateHref } from "./choices";
-import { Breakdown, Figure } from "./estimate-this";
+import { Figure } from "./estimate-this";
 import type { Receipt } from "~/forms/draft.server";
 import { COMPLEXITIES, estimate, optionOf, SERVICES, TIMEFRAMES } from "./pricing";
 import { BACK, CHANGE_FIELD, CHOICES, INTENT_FIELD, STEP_COUNT, stateToFields, WIZARD_ID, type WizardState } from "./state";
 import { POST, SEND, useWizard, type WizardProps } from "./use-wizard";
+
+/** Step 5's breakdown, not in the page's first script (breakdown.tsx; use-wizard.ts loads it from step 2). */
+const Breakdown = lazy(() => import("./breakdown"));
 
 /**
  * The five-step cost calculator (its state and behaviour: use-wizard.ts). After a send, `sent`
@@ -105,7 +108,9 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
             the fields on a wide screen. */}
         {state.step === 5 ? (
           <div className="wizard-side">
-            <Breakdown state={state} />
+            <Suspense>
+              <Breakdown state={state} />
+            </Suspense>
             {/* At step 5 all three choices are made (parseState and next() see to it). */}
             <a className="estimate-keep" href={estimateHref(state as Choices)}>
               {text.keepLink}

@@ -1,16 +1,15 @@
 import { Form, useRouteLoaderData } from "@remix-run/react";
-import { breakdownText } from "~/content/breakdown";
 import { countSteps, landing } from "~/funnel/visit";
-import { estimateParts, formatUsd, inRand, type ServiceValue, type ZarRate } from "./pricing";
+import { formatUsd, inRand, type ServiceValue, type ZarRate } from "./pricing";
 import { saveAnswers, savedAnswers, useShowStep } from "./session";
 import { newlyReached, parseState, resetState, type Step, stateToFields, WIZARD_ID, type WizardState } from "./state";
 
 /*
  * The calculator's parts that pages show beside or without its wizard (decision 0024): a button
  * that opens it at a step with answers chosen (the estimate's page; "Estimate This" on the home
- * page and /services), and an estimate's breakdown (the estimate's page and step 5). One module,
- * so those pages share one file of script: the breakdown in a module of its own was a file of its
- * own for the home page, about 190 B more of its script.
+ * page and /services), and an estimate's figure with its rand. One module, so those pages share
+ * one file of script. The breakdown is a module of its own (breakdown.tsx), loaded by the home
+ * page only once a visitor takes a step.
  */
 
 /**
@@ -64,52 +63,6 @@ export function EstimateThis({ service, name }: { service: ServiceValue; name: s
   return <StepButton state={{ ...resetState(), service, step: 2 }} className="estimate-this" label="Estimate This" name={`Estimate This for ${name}`} />;
 }
 
-/**
- * The figure as base price × multipliers = total, in the same dollars, each multiplier also in
- * words ("Complex, 50% more"): step 5 and the estimate's own page.
- */
-export function Breakdown({ state }: { state: Pick<WizardState, "service" | "timeframe" | "complexity"> }) {
-  if (!state.service) return null;
-  const { base, factors, total } = estimateParts({ ...state, service: state.service });
-  // A narrow card may wrap the sum before a "×", never between it and its number.
-  const sum = [formatUsd(base.amount), ...factors.map((f) => f.multiplier)].join(" ×\u00a0");
-  // The rand under the table, not in its cell: a narrow card's sum and labels keep their width.
-  return (
-    <>
-      <table className="estimate-parts">
-        <caption>{breakdownText.caption}</caption>
-        <tbody>
-          <tr>
-            <th scope="row">
-              {base.label}, {breakdownText.basePrice}
-            </th>
-            <td>{formatUsd(base.amount)}</td>
-          </tr>
-          {factors.map((f) => (
-            <tr key={f.label}>
-              <th scope="row">
-                <span>{f.label}</span>, {breakdownText.change[f.multiplier]}
-              </th>
-              <td>× {f.multiplier}</td>
-            </tr>
-          ))}
-        </tbody>
-        <tfoot>
-          <tr>
-            <th scope="row">
-              Your estimate <span className="estimate-sum">({sum})</span>
-            </th>
-            <td>
-              <strong>{formatUsd(total)}</strong>
-            </td>
-          </tr>
-        </tfoot>
-      </table>
-      <InRand usd={total} />
-    </>
-  );
-}
-
 /** An estimate's figure in dollars, and beside it in rand when the operator set a rate (InRand). */
 export function Figure({ usd }: { usd: number }) {
   return (
@@ -121,7 +74,7 @@ export function Figure({ usd }: { usd: number }) {
 }
 
 /** A figure in rand, when the operator set a rate (the root's loader hands it over), e.g. " (about R 103,500 at R 18.40 to the dollar, 30 Nov 2026)". */
-function InRand({ usd }: { usd: number }) {
+export function InRand({ usd }: { usd: number }) {
   const zar = useRouteLoaderData("root") as ZarRate | null;
   return zar ? <small>{` (about ${inRand(usd, zar.rate)} ${zar.note})`}</small> : null;
 }

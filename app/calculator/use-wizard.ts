@@ -81,7 +81,9 @@ export function useWizard({ result, draft, sent, checks }: WizardProps) {
   // the step was opened from elsewhere, "Estimate This", or by a reload).
   const later = state.step > 1;
   useEffect(() => {
-    if (later) checks.load().then(setRules, () => undefined);
+    if (!later) return;
+    checks.load().then(setRules, () => undefined);
+    void import("./breakdown"); // step 5's, ready by then (calculator-wizard.tsx)
   }, [later, checks]);
   const shown = useRef([location.key, state.step] as const);
   useEffect(() => {
