@@ -88,6 +88,13 @@ describe("the thanks' receipt", () => {
     }
   });
 
+  it("says what happens next even when the receipt cannot be read (another browser, cookies refused, expired)", async () => {
+    const context = contextWith();
+    const { location } = await thanks(context);
+    expect(await receiptOf(new Request(new URL(location, "http://localhost")), context)).toEqual({ next: `${nextSteps} ${talkNow}` });
+    expect(await receiptOf(new Request("http://localhost/?sent=contact"), context)).toBeNull();
+  });
+
   it("with the operator's rate, says the figure in rand too", async () => {
     const context = { ...contextWith(), zar: zarRate(18.4, "2026-11-30") } as AppLoadContext;
     const { receipt } = await thanks(context);

@@ -6,7 +6,7 @@ import { DRAFT_PARAM, parseState, STEP_PARAM, type WizardState } from "~/calcula
 import { contactAction } from "~/contact/action.server";
 import { expiredNote, nextSteps, sentSummary, talkNow } from "~/content/calculator";
 import { type Levels, LEVELS } from "~/content/levels";
-import { type DraftView, errorsOf, loadContactDraft, loadReceipt, ownRecord } from "~/forms/draft.server";
+import { type DraftView, errorsOf, loadContactDraft, loadReceipt, ownRecord, type Receipt } from "~/forms/draft.server";
 import { RECEIPT_PARAM } from "~/forms/receipt";
 import { cacheHeaders, hasPrivateQuery } from "~/utils/cache-headers";
 import { agencyJsonLd } from "~/utils/structured-data.server";
@@ -23,11 +23,13 @@ import { agencyJsonLd } from "~/utils/structured-data.server";
  * everyone.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const [draft, receipt, contact] = await Promise.all([
+  const [draft, found, contact] = await Promise.all([
     loadDraft(request, context),
     loadReceipt(request, context, (kept, id) => (new URL(request.url).searchParams.get("sent") === "calculator" ? calculatorSent(kept, id, context) : {})),
     loadContactDraft(request, context),
   ]);
+  // The thanks say what happens next even when the receipt cannot be read (cookies refused, another browser, expired).
+  const receipt = found ?? (new URL(request.url).searchParams.get("sent") === "calculator" ? ({ next: nextStep(context) } as Partial<Receipt>) : null);
   // Private whenever the address names a visitor's record, found or not: the answer is that visitor's.
   return json({ draft, receipt, contact, jsonLd: agencyJsonLd() }, hasPrivateQuery(request.url) ? { headers: { "Cache-Control": cacheHeaders.private } } : {});
 }
@@ -52,12 +54,14 @@ async function loadDraft(request: Request, context: AppLoadContext): Promise<Dra
  * received. Its link is the estimate's page with the receipt, which says to this browser alone that it was sent (estimate-page.server.ts).
  * What happens next, and without a booking page the lead-in to the agency's phone and email: the server's words (calculator-wizard.tsx).
  */
-function calculatorSent(kept: Record<string, unknown>, id: string, { zar, bookingUrl }: AppLoadContext) {
-  const next = bookingUrl ? nextSteps : `${nextSteps} ${talkNow}`;
+const nextStep = ({ bookingUrl }: AppLoadContext) => (bookingUrl ? nextSteps : `${nextSteps} ${talkNow}`);
+
+function calculatorSent(kept: Record<string, unknown>, id: string, context: AppLoadContext) {
+  const next = nextStep(context);
   const choices = choicesFrom((name) => kept[name]);
   if (!choices || kept.estimate !== estimate(choices)) return { next };
   const options = [optionOf(SERVICES, choices.service), optionOf(TIMEFRAMES, choices.timeframe), optionOf(COMPLEXITIES, choices.complexity)];
-  const summary = sentSummary(options.map((option) => option.label).join(", "), formatPrice(kept.estimate, zar));
+  const summary = sentSummary(options.map((option) => option.label).join(", "), formatPrice(kept.estimate, context.zar));
   return { summary, estimate: `${estimateHref(choices)}&${RECEIPT_PARAM}=${id}`, next };
 }
 

@@ -76,6 +76,8 @@ const days = { error: "must be a whole number of days, 0 or more" };
 const perHour = { error: "must be a whole number, 1 or more" };
 const ZOHO_REQUIRED = ["ZOHO_CLIENT_ID", "ZOHO_CLIENT_SECRET", "ZOHO_REFRESH_TOKEN", "ZOHO_REFERENCE_FIELD"] as const;
 
+/** Rand to the dollar as an operator writes it, 1 to 999.9999: no 0x12, 1e3 or 0.000001 read as some other rate. */
+const RAND_RATE = /^[1-9]\d{0,2}(\.\d{1,4})?$/;
 const schema = z
   .object({
     NODE_ENV: z.enum(["production", "development", "test"]).default("production"),
@@ -109,7 +111,7 @@ const schema = z
     APP_VERSION: z.string().optional(),
     BOOKING_URL: z.url({ protocol: /^https$/, error: "must be an https URL" }).optional(),
     METRICS_PORT: port.optional(),
-    USD_ZAR_RATE: z.coerce.number({ error: "must be a positive number" }).positive({ error: "must be a positive number" }).optional(),
+    USD_ZAR_RATE: z.string().trim().regex(RAND_RATE, "must be rand to the dollar, e.g. 18.45").transform(Number).optional(),
     USD_ZAR_RATE_DATE: z.iso.date({ error: "must be a calendar date, YYYY-MM-DD" }).optional(),
     // A container's name, so the alerts' `docker logs <name>` runs as written.
     CONTAINER_NAME: z

@@ -27,7 +27,7 @@ export default function Breakdown({ state }: { state: Pick<WizardState, "service
         <tbody>
           <tr>
             <th scope="row">
-              {base.label}, {breakdownText.basePrice}
+              <span>{base.label}</span>, {breakdownText.basePrice}
             </th>
             <td>{formatUsd(base.amount)}</td>
           </tr>

@@ -5,7 +5,7 @@ import type { Choices } from "~/calculator/choices";
 import { loadEstimate } from "~/calculator/estimate-page.server";
 import { COMPLEXITIES, estimate, estimateParts, formatUsd, optionOf, SERVICES, TIMEFRAMES } from "~/calculator/pricing";
 import Breakdown from "~/calculator/breakdown";
-import { StepButton } from "~/calculator/estimate-this";
+import { InRand, StepButton } from "~/calculator/estimate-this";
 import { SENT_KEY } from "~/calculator/session";
 import { resetState } from "~/calculator/state";
 import { ContactDetails } from "~/components/contact-details";
@@ -74,9 +74,11 @@ export default function EstimatePage() {
       </header>
       <p className="eyebrow">{text.eyebrow}</p>
       <h1 id="estimate-title">
-        Estimate: <span className="estimate-figure">{formatUsd(estimate(choices))}</span>
+        Estimate: <span className="estimate-figure">{formatUsd(estimate(choices))}</span> <InRand usd={estimate(choices)} />
       </h1>
       <p className="lead">{text.lead}</p>
+      {/* Where the sender looks first: this request is on its way (and no invitation to send it again). */}
+      {typeof sent === "string" ? <p className="estimate-sent">{text.sent(sent)}</p> : null}
       <div className="estimate-grid">
         <section aria-labelledby="estimate-choices">
           <h2 id="estimate-choices">{text.choicesTitle}</h2>
@@ -111,16 +113,12 @@ export default function EstimatePage() {
         </section>
       </div>
       {/* The calculator at step 4, these three answers chosen: the description and details are left. */}
-      <div className="estimate-start">
-        {typeof sent === "string" ? (
-          <p className="estimate-sent">{text.sent(sent)}</p>
-        ) : (
-          <>
-            <StepButton state={{ ...resetState(), ...choices, step: 4 }} label={text.start} />
-            <p className="muted">{text.startHint}</p>
-          </>
-        )}
-      </div>
+      {typeof sent === "string" ? null : (
+        <div className="estimate-start">
+          <StepButton state={{ ...resetState(), ...choices, step: 4 }} label={text.start} />
+          <p className="muted">{text.startHint}</p>
+        </div>
+      )}
     </article>
   );
 }
