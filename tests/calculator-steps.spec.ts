@@ -4,7 +4,7 @@ import { COMPLEXITIES, TIMEFRAMES } from "../app/calculator/pricing";
 import { calculatorText } from "../app/content/calculator";
 import { LEVELS } from "../app/content/levels";
 import { messages } from "../app/content/messages";
-import { clickStill, expect, expectBelowHeader, forTheEye, test } from "./support/fixtures";
+import { clickStill, expect, expectBelowHeader, forTheEye, hydrated, test } from "./support/fixtures";
 import { atStep5, calculator, dispatchApp, DRAFT_URL, fillDetails, postsOf, priceOf, progress, WIZARD_VIEWPORTS } from "./support/wizard";
 
 const details = { name: "Thandi Nkosi", company: "Gauteng Freight", email: "ops@gautengfreight.co.za", phone: "+27 11 555 0101" };
@@ -164,6 +164,30 @@ test.describe("with JavaScript, the wizard's steps are history", { tag: "@needs-
     await fillDetails(page, details);
     return calc;
   }
+
+  test("a step-5 page from the server (a draft) hydrates its breakdown as it arrives, without an error; a Change then runs here", async ({ page }) => {
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    const form = {
+      formName: "calculator",
+      "state.step": "4",
+      "state.service": "ai",
+      "state.timeframe": "standard",
+      "state.complexity": "complex",
+      intent: "continue",
+    };
+    const answer = await page.request.post("/?index", { form, maxRedirects: 0 });
+    expect(answer.headers()["location"]).toMatch(DRAFT_URL);
+    await page.goto(answer.headers()["location"]!);
+    await hydrated(page);
+    const calc = calculator(page);
+    await expect(calc.locator(".estimate-parts tfoot")).toContainText("USD 4,500");
+    await calc.getByRole("button", { name: "Change complexity" }).click();
+    await calc.getByRole("button", { name: "Simple", exact: true }).click();
+    await expect(progress(page)).toHaveText("Step 5 of 5");
+    await expect(calc.locator(".estimate-parts tfoot")).toContainText("USD 2,400");
+    expect(errors).toEqual([]);
+  });
 
   test("each step is an address and a history entry: Back and Forward walk the latest answers", async ({ page }) => {
     await page.goto("/about");

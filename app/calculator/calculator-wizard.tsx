@@ -1,5 +1,5 @@
 import { Form } from "@remix-run/react";
-import { lazy, type ReactNode, Suspense } from "react";
+import { lazy, type ReactNode, Suspense, useMemo } from "react";
 import type { Levels } from "~/content/levels";
 import { calculatorText as text } from "~/content/calculator";
 import { messages } from "~/content/messages";
@@ -24,6 +24,17 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
   const [view, found, sending, heading, formRef, sentRef, onSubmit, onChange] = useWizard(props);
   const { sent, checks } = props;
   const { state, errors, status } = view;
+  // One element while the choices stand: a step-5 page from the server keeps its breakdown until the
+  // module arrives, and a new element before then would throw the server's away (React error 421).
+  const { service, timeframe, complexity } = state;
+  const breakdown = useMemo(
+    () => (
+      <Suspense>
+        <Breakdown state={{ service, timeframe, complexity }} />
+      </Suspense>
+    ),
+    [service, timeframe, complexity],
+  );
   const figure = (
     <p className="estimate" aria-live="polite">
       {state.step < 5 ? "Estimate so far: " : "Your estimate: "}
@@ -108,9 +119,7 @@ export function CalculatorWizard(props: Omit<WizardProps, "sent"> & { sent: Part
             the fields on a wide screen. */}
         {state.step === 5 ? (
           <div className="wizard-side">
-            <Suspense>
-              <Breakdown state={state} />
-            </Suspense>
+            {breakdown}
             {/* At step 5 all three choices are made (parseState and next() see to it). */}
             <a className="estimate-keep" href={estimateHref(state as Choices)}>
               {text.keepLink}
