@@ -88,7 +88,7 @@ test("Estimate this on /services opens step 2 with its service at the wizard's c
   }
 });
 
-test.describe("each step grounded in the service, the answers so far in view (issue 48)", () => {
+test.describe("each step grounded in the service, the answers so far in view", () => {
   test("steps 2 and 3 say beside each choice what it means for the service chosen; the choice's name stays its label", async ({ page }) => {
     await page.goto("/");
     const calc = calculator(page);

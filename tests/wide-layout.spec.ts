@@ -1,11 +1,11 @@
-/** Issue 48: at 1280 px, no section leaves a wide, tall band empty beside its content, with JavaScript on and off. */
+/** At 1280 px, no section leaves a wide, tall band empty beside its content, with JavaScript on and off. */
 import type { Locator } from "@playwright/test";
 import { expect, test } from "./support/fixtures";
 import { tallestBlank } from "./support/blank-area";
 import { calculator, dispatchApp, progress } from "./support/wizard";
 
 const WIDTH = 1280;
-/** A band wider than a third of the screen and taller than 300 px is a blank band (issue 48). */
+/** A band wider than a third of the screen and taller than 300 px is a blank band. */
 const BAND = { width: WIDTH / 3, height: 300 };
 
 /** The blank band in `section`, as a line to read in a failure, or null. */

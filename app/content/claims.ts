@@ -16,7 +16,7 @@ export const hero = {
     "and results you can measure.",
   /**
    * Beside the text on wide screens: what the calculator gives a visitor, an example that opens its
-   * estimate's own page (issue 48: a card that looked live did nothing), `href`. Its alt names the
+   * estimate's own page, `href`. Its alt names the
    * link; pricing.test.ts checks both against the calculator.
    */
   visual: {

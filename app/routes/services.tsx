@@ -23,7 +23,7 @@ export default function ServicesPage() {
       </PageHeader>
       {services.map((service, index) => (
         <section key={service.key} id={service.slug} className={`section${index % 2 ? " section--alt" : ""}`} aria-labelledby={`${service.slug}-title`}>
-          {/* Two columns as tall as each other at 1280 px (issue 48): the story and its button beside
+          {/* Two columns as tall as each other at 1280 px: the story and its button beside
               what we build (the home page's tab lists it) and what the client gets. */}
           <div className="container tabpanel service-detail">
             <div>

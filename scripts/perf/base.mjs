@@ -1,6 +1,6 @@
 /**
  * An earlier commit of the site, built outside the repository, for Lighthouse to measure beside
- * this change in the same run (issue 48: PERF_BASE, default 81d3895). `git archive` of the commit
+ * this change in the same run (PERF_BASE, default 81d3895). `git archive` of the commit
  * into the system's temporary folder, its own `npm ci` and `npm run build` (kept for the next run),
  * and its server started by its own scripts/perf/site.mjs, so it runs as it did then.
  */

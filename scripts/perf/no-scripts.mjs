@@ -1,5 +1,5 @@
 /**
- * The same pages without scripts, for Lighthouse to measure beside the site (issue 48): a proxy
+ * The same pages without scripts, for Lighthouse to measure beside the site: a proxy
  * on loopback that passes every request to the site and answers a page's HTML with its scripts
  * taken out (every <script> that runs, and the modulepreloads; JSON-LD stays, it never runs),
  * brotli-11 as the site sends it. Stylesheet, images and fonts come from the site unchanged.

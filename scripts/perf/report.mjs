@@ -13,7 +13,7 @@ export function table(results) {
       `| ${path} | ${r.scores.performance} | ${r.scores.accessibility} | ${r.scores["best-practices"]} | ${r.scores.seo} | ${(m.fcp / 1000).toFixed(2)} s | ${(m.lcp / 1000).toFixed(2)} s | ${Math.round(m.tbt)} ms | ${m.cls.toFixed(3)} |`,
     );
   }
-  // Side by side: this change, the earlier build, and this change's HTML without scripts (issue 48).
+  // Side by side: this change, the earlier build, and this change's HTML without scripts.
   const cell = (r) => `${r.scores.performance}, LCP ${(r.metrics.lcp / 1000).toFixed(2)} s, TBT ${Math.round(r.metrics.tbt)} ms`;
   lines.push(
     "",

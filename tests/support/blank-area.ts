@@ -5,7 +5,7 @@ export type Blank = { x: number; y: number; width: number; height: number };
 
 /**
  * The tallest rectangle wider than `minWidth` in `section`'s box with no content in it: no text,
- * control, link or image (issue 48: "a box with nothing in it is empty", so backgrounds, borders
+ * control, link or image ("a box with nothing in it is empty", so backgrounds, borders
  * and cards do not count). Null when there is none that wide.
  *
  * A largest empty rectangle has each side on the section's edge or on a piece of content, so its
