@@ -1,6 +1,6 @@
 import { Form, useRouteLoaderData } from "@remix-run/react";
 import { countSteps, landing } from "~/funnel/visit";
-import { formatUsd, inRand, type ServiceValue, type ZarRate } from "./pricing";
+import { aboutRand, formatUsd, type ServiceValue, type ZarRate } from "./pricing";
 import { saveAnswers, savedAnswers, useShowStep } from "./session";
 import { newlyReached, parseState, resetState, type Step, stateToFields, WIZARD_ID, type WizardState } from "./state";
 
@@ -76,5 +76,5 @@ export function Figure({ usd }: { usd: number }) {
 /** A figure in rand, when the operator set a rate (the root's loader hands it over), e.g. " (about R 103,500 at R 18.40 to the dollar, 30 Nov 2026)". */
 export function InRand({ usd }: { usd: number }) {
   const zar = useRouteLoaderData("root") as ZarRate | null;
-  return zar ? <small>{` (about ${inRand(usd, zar.rate)} ${zar.note})`}</small> : null;
+  return zar ? <small>{aboutRand(usd, zar)}</small> : null;
 }

@@ -119,4 +119,7 @@ export const zarRate = (rate: number, date: string): ZarRate => ({
 export const inRand = (usd: number, rate: number) => formatUsd(Math.round((usd * rate) / 100) * 100).replace("USD", "R");
 
 /** A figure as the thanks and the lead say it: "USD 4,500", and with a rate "USD 4,500 (about R 82,800 at R 18.40 to the dollar, 30 Nov 2026)". */
-export const formatPrice = (usd: number, zar: ZarRate | undefined) => formatUsd(usd) + (zar ? ` (about ${inRand(usd, zar.rate)} ${zar.note})` : "");
+export const formatPrice = (usd: number, zar: ZarRate | undefined) => formatUsd(usd) + (zar ? aboutRand(usd, zar) : "");
+
+/** What follows a figure's dollars, in the page (InRand) and in what is sent: " (about R 82,800 at R 18.40 to the dollar, 30 Nov 2026)". */
+export const aboutRand = (usd: number, zar: ZarRate) => ` (about ${inRand(usd, zar.rate)} ${zar.note})`;
