@@ -62,9 +62,9 @@ function at(state: WizardState, step: Step, review?: Step): WizardState {
  * One transition. Back goes one step down (never below 1) keeping everything, even what was just
  * typed; Change (`change<N>`, from the answers shown at steps 2–5) goes straight to an earlier step
  * N the same way, and once that step passes the wizard goes back to the step the Change was pressed
- * on, or to the first step still missing before it. Any other post checks the current step's fields and advances, or stays with
- * `errors`. A text field missing from the post keeps the state's value; other steps' fields are
- * ignored.
+ * on, or to the first step still missing before it. Any other post checks the current step's
+ * fields and advances, or stays with `errors`. A text field missing from the post keeps the
+ * state's value; other steps' fields are ignored.
  */
 export function next(state: WizardState, posted: FormFields): NextResult {
   const draft: WizardState = { ...state };

@@ -60,6 +60,7 @@ export default function EstimatePage() {
     setInTab(typeof estimate === "string" && estimate.startsWith(`${data.path}&`) ? reference : undefined);
   }, [data.path]);
   const sent = data.sent ?? inTab;
+  const total = estimate(choices);
   const answers = [
     ["Service", optionOf(SERVICES, choices.service).label],
     ["Timeframe", optionOf(TIMEFRAMES, choices.timeframe).label],
@@ -74,7 +75,7 @@ export default function EstimatePage() {
       </header>
       <p className="eyebrow">{text.eyebrow}</p>
       <h1 id="estimate-title">
-        Estimate: <span className="estimate-figure">{formatUsd(estimate(choices))}</span> <InRand usd={estimate(choices)} />
+        Estimate: <span className="estimate-figure">{formatUsd(total)}</span> <InRand usd={total} />
       </h1>
       <p className="lead">{text.lead}</p>
       {/* Where the sender looks first: this request is on its way (and no invitation to send it again). */}
