@@ -11,7 +11,12 @@ import { DEVICES, type Device, FUNNEL_EVENTS, type FunnelEvent } from "~/funnel/
 import { preparedOnce, type Db, type Param, type Row } from "./db";
 import type { Logger } from "./log";
 
-export type Hit = { event: FunnelEvent; device: Device; source: string };
+/** What the funnel counts: a landing (a page request from outside the site), then the calculator's events. */
+export const COUNTED = ["landed", ...FUNNEL_EVENTS] as const;
+export type Counted = (typeof COUNTED)[number];
+export type Hit = { event: Counted; device: Device; source: string };
+/** A lead's outcome as the funnel sums it: the day it was sent, its source and device; its value in rand, if given. */
+export type OutcomeCount = { day: string; source: string; device: string; outcome: "won" | "lost"; value: number | null };
 type Count = Hit & { day: string; n: number };
 
 /**
@@ -77,14 +82,29 @@ export function deviceOfAgent(agent: string, mobileHint?: string | null): Device
 }
 
 /** What one request counts; a known bot nothing. */
-export function hitOf(event: FunnelEvent, headers: Headers, source: Source): Hit | null {
+export function hitOf(event: Counted, headers: Headers, source: Source): Hit | null {
   const agent = headers.get("user-agent") ?? "";
   if (agent === "" || isbot(agent)) return null;
   return { event, device: deviceOfAgent(agent, headers.get("sec-ch-ua-mobile")), source: sourceKey(source) };
 }
 
-/** The counts on `db`, which the caller closes after `close`. `counted` reports each count to the metrics. */
-export function openFunnel({ db, log, settings, counted }: { db: Db; log: Pick<Logger, "warn">; settings: SourceSettings; counted?: (hit: Hit) => void }) {
+/**
+ * The counts on `db`, which the caller closes after `close`. `counted` reports each count to the metrics; `outcomes`
+ * reads the leads' outcomes of a range of days (kept in the lead store, which on SQLite is another file).
+ */
+export function openFunnel({
+  db,
+  log,
+  settings,
+  counted,
+  outcomes,
+}: {
+  db: Db;
+  log: Pick<Logger, "warn">;
+  settings: SourceSettings;
+  counted?: (hit: Hit) => void;
+  outcomes?: (from: string, to: string) => Promise<OutcomeCount[]>;
+}) {
   const ready = preparedOnce(
     () => prepare(db),
     () => dayOf(Date.now()), // again each day, so the days past keeping go
@@ -126,26 +146,29 @@ export function openFunnel({ db, log, settings, counted }: { db: Db; log: Pick<L
     async read(days: string[]): Promise<FunnelDay[]> {
       await ready();
       const counts = await db.all(`SELECT ${COLUMNS} FROM counts WHERE day >= ? AND day <= ?`, [days[0]!, days.at(-1)!]);
-      return summarise(days, counts);
+      return summarise(days, counts, (await outcomes?.(days[0]!, days.at(-1)!)) ?? []);
     },
     close: async () => void (await Promise.allSettled(writing)),
   };
 }
 
-export type Steps = { reached: Record<"2" | "3" | "4" | "5", number>; sent: number; contactSent: number };
+/** `won`: leads sent that day (either form) the agency won since; `value`: theirs in rand, where recorded. */
+export type Steps = { landed: number; reached: Record<"2" | "3" | "4" | "5", number>; sent: number; contactSent: number; won: number; value: number };
 export type FunnelDay = Steps & { date: string; byDevice: Record<Device, Steps>; bySource: Record<string, Steps> };
 
-export const emptySteps = (): Steps => ({ reached: { 2: 0, 3: 0, 4: 0, 5: 0 }, sent: 0, contactSent: 0 });
-function addTo(steps: Steps, event: FunnelEvent, n: number) {
-  if (event === "sent") steps.sent += n;
+export const emptySteps = (): Steps => ({ landed: 0, reached: { 2: 0, 3: 0, 4: 0, 5: 0 }, sent: 0, contactSent: 0, won: 0, value: 0 });
+function addTo(steps: Steps, event: Counted, n: number) {
+  if (event === "landed") steps.landed += n;
+  else if (event === "sent") steps.sent += n;
   else if (event === "contact") steps.contactSent += n;
   else steps.reached[event] += n;
 }
 
 /** Days as `funnel --json` prints them, oldest first with zeros. */
-export function summarise(days: string[], rows: Row[]): FunnelDay[] {
+export function summarise(days: string[], rows: Row[], outcomes: OutcomeCount[] = []): FunnelDay[] {
   const counts = rows as unknown as Count[];
-  const valid = counts.filter((c) => (FUNNEL_EVENTS as readonly string[]).includes(c.event) && (DEVICES as readonly string[]).includes(c.device));
+  const isDevice = (device: string): device is Device => (DEVICES as readonly string[]).includes(device);
+  const valid = counts.filter((c) => (COUNTED as readonly string[]).includes(c.event) && isDevice(c.device));
   return days.map((date) => {
     const day: FunnelDay = { date, ...emptySteps(), byDevice: { phone: emptySteps(), tablet: emptySteps(), desktop: emptySteps() }, bySource: {} };
     for (const c of valid) {
@@ -153,6 +176,13 @@ export function summarise(days: string[], rows: Row[]): FunnelDay[] {
       addTo(day, c.event, c.n);
       addTo(day.byDevice[c.device], c.event, c.n);
       addTo((day.bySource[c.source] ??= emptySteps()), c.event, c.n);
+    }
+    for (const o of outcomes) {
+      if (o.day !== date || o.outcome !== "won") continue;
+      for (const steps of [day, ...(isDevice(o.device) ? [day.byDevice[o.device]] : []), (day.bySource[o.source] ??= emptySteps())]) {
+        steps.won += 1;
+        steps.value += o.value ?? 0;
+      }
     }
     return day;
   });
