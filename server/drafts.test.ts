@@ -112,7 +112,7 @@ describe("on PostgreSQL, shared by containers", () => {
     // Production's wait: past it, the memory.
     const [a, b] = [store(open(where), { log, waitMs: 1_000 }), store(open(where))];
     await a.save(alice, draft); // the table made, a connection open
-    cluster().pause();
+    await cluster().pause();
     const id = await a.save(alice, { fields: { "state.step": "3" } });
     expect(await a.load(alice, id)).toEqual({ fields: { "state.step": "3" } });
     expect(await a.load(mallory, id)).toBeUndefined();

@@ -294,7 +294,7 @@ describe.each(ENGINES)("a lead the service confirmed whose outcome could not be 
             other.exec("BEGIN EXCLUSIVE");
             letGo = () => (other.exec("COMMIT"), other.close());
           } else {
-            cluster().pause();
+            await cluster().pause();
             letGo = () => cluster().resume();
           }
           blocked = "yes";

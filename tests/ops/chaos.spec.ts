@@ -164,7 +164,7 @@ for (const [index, variant] of (["SQLite alone", "two sites on one PostgreSQL"] 
               }),
             stall: (ms = random.between(1_000, 6_000)) =>
               fault("stall", "postgres", `PostgreSQL paused (SIGSTOP) for ${ms} ms`, async () => {
-                cluster.pause();
+                await cluster.pause();
                 await sleep(ms);
                 cluster.resume();
               }),

@@ -99,7 +99,7 @@ test("PostgreSQL shut down at once, then paused: posts get the failure text with
   await cluster.restart();
 
   // Then paused (SIGSTOP): connections accepted, nothing answered. The service answers from now on.
-  cluster.pause();
+  await cluster.pause();
   fake.setMode("ok");
   const pausedAt = Date.now();
   // The docs say about 5 s; 20 s allows a slow, busy machine. A round every 20 s of the pause.

@@ -157,7 +157,7 @@ test("SIGTERM mid-delivery, posts arriving and PostgreSQL paused late in the dra
   await expect.poll(() => said(server)).toContain("lead_delivered");
   for (const post of late) post.finish();
   expect(await Promise.all(late.map((post) => post.status)), "thanked: stored before the pause").toEqual([303, 303, 303]);
-  cluster.pause();
+  await cluster.pause();
   expect(await exits).toEqual([
     { code: 0, signal: null },
     { code: 0, signal: null },

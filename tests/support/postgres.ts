@@ -27,7 +27,8 @@ export interface Postgres {
   /** kill -9 of the postmaster and all its processes, as a crash; restart() starts it again. */
   kill(): Promise<void>;
   /** SIGSTOP to every process of the cluster: connections accepted, nothing answers; resume() undoes it. */
-  pause(): void;
+  /** Resolves once the postmaster and every process it had forked are stopped. */
+  pause(): Promise<void>;
   resume(): void;
   /** Shuts it down and removes its folder. Safe to call twice. */
   stop(): Promise<void>;
@@ -205,10 +206,18 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
       await start();
     },
     kill: () => shutDown("SIGKILL"),
-    pause() {
+    async pause() {
       if (!up()) return;
-      signal(postmaster!.pid!, "SIGSTOP"); // first, so it starts no backend the listing misses
-      for (const each of childrenOf(postmaster!.pid!)) signal(each, "SIGSTOP");
+      const pid = postmaster!.pid!;
+      // The postmaster first, so it starts no backend the listing misses. kill() returns before the signal is taken: a
+      // postmaster running on the other core may still finish a fork, so the listing waits until it is stopped ("T").
+      signal(pid, "SIGSTOP");
+      for (let left = 1_000; left > 0 && running(pid) && stat(pid)?.[0] !== "T"; left--) await sleep(5);
+      const stopped = () => childrenOf(pid).every((each) => stat(each)?.[0] === "T");
+      for (let left = 1_000; left > 0 && !stopped(); left--) {
+        for (const each of childrenOf(pid)) signal(each, "SIGSTOP");
+        await sleep(5);
+      }
     },
     resume: () => processes().forEach((each) => signal(each, "SIGCONT")),
     async stop() {
