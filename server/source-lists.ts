@@ -8,7 +8,7 @@ import type { Logger } from "./log";
 
 export type List = "campaigns" | "sites";
 /** How often a server reads the lists again: a change counts everywhere within a minute. */
-export const REFRESH_MS = 15_000;
+const REFRESH_MS = 15_000;
 
 export async function readLists(db: Sql): Promise<Record<List, string[]>> {
   const rows = await db.all("SELECT list, name FROM source_names ORDER BY name");
