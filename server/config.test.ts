@@ -68,6 +68,11 @@ describe("parseConfig", () => {
       expect(() => parse({ CAMPAIGNS: bad })).toThrow(/^Invalid configuration: CAMPAIGNS must be/);
     for (const bad of ["https://example.co.za/blog", "localhost", "a b.com"])
       expect(() => parse({ REFERRER_SITES: bad })).toThrow(/^Invalid configuration: REFERRER_SITES must be/);
+    // By the rule `leads -- campaigns add` keeps (source.test.ts): why, never which (a value may be personal).
+    expect(() => parse({ CAMPAIGNS: "spring, 0825551234" })).toThrow(
+      /^Invalid configuration: CAMPAIGNS must be .*: one has seven or more digits in a row[^0-9]*$/,
+    );
+    expect(() => parse({ CAMPAIGNS: "spring offer" })).toThrow(/: one has a space/);
   });
 
   it("SITE_ORIGIN names the origins the site is served at: tidied, and refused when any is more or less than scheme://host[:port]", () => {
@@ -148,7 +153,7 @@ describe("parseConfig", () => {
     [{ ...zoho, ZOHO_FIELD_MAP: '{"utm_source":"Lead_Source"}' }, "ZOHO_FIELD_MAP must not name a field the site fills itself"],
     [{ ...zoho, ZOHO_FIELD_MAP: '{"source":"Website_Reference"}' }, "ZOHO_FIELD_MAP must not name ZOHO_REFERENCE_FIELD"],
     [{ ...zoho, ZOHO_LEAD_SOURCE_MAP: '{"campaign":""}' }, "ZOHO_LEAD_SOURCE_MAP must map sources to Lead_Source values of 1 to 120 characters"],
-    [{ ...zoho, ZOHO_LEAD_SOURCE_MAP: '{"a/b/c/d":"X"}' }, "ZOHO_LEAD_SOURCE_MAP must name sources by key"],
+    [{ ...zoho, ZOHO_LEAD_SOURCE_MAP: '{"a/b/c/d/e/f":"X"}' }, "ZOHO_LEAD_SOURCE_MAP must name sources by key"],
   ])("%j stops the server with one line naming the variable", (env, message) => {
     const line = problem(env as Record<string, string>);
     expect(line).toMatch(/^Invalid configuration: /);

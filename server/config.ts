@@ -10,7 +10,7 @@ import { z } from "zod";
 import { zarRate } from "~/calculator/pricing";
 import type { PrivacyFacts } from "~/content/privacy";
 import { site } from "~/content/site";
-import { bareHost, LISTABLE, normalName, RESERVED, SOURCE_KINDS, sourceOfKey } from "~/funnel/source";
+import { bareHost, normalName, refusal, SOURCE_KINDS, sourceOfKey } from "~/funnel/source";
 import { defaultMax, MAPPABLE, type Mappable, ZOHO_LIMITS } from "./leads/zoho-crm";
 
 /** Set, a provider delivers as set or the start stops: never a quiet fallback to the outbox (decision 0049). */
@@ -70,7 +70,17 @@ const list = (tidy: (entry: string) => string, ok: (entry: string) => boolean, e
     .transform((value) => value.split(",").map(tidy).filter(Boolean))
     .refine((entries) => entries.every(ok), { error })
     .default([]);
-const HOST = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+/** CAMPAIGNS and REFERRER_SITES: by the rule `leads -- campaigns|sites add` keeps (refusal), saying why one is refused, never which. */
+const names = (kind: "campaigns" | "sites", tidy: (entry: string) => string, error: string) =>
+  z
+    .string()
+    .transform((value, ctx) => {
+      const entries = value.split(",").filter((entry) => entry.trim());
+      const why = entries.map((entry) => refusal(kind, entry)).find(Boolean);
+      if (why) ctx.addIssue({ code: "custom", message: `${error}: ${why.replace(/^it /, "one ")}` });
+      return [...new Set(entries.map(tidy))];
+    })
+    .default([]);
 const timeout = { error: "must be 1000 to 30000" };
 const days = { error: "must be a whole number of days, 0 or more" };
 const perHour = { error: "must be a whole number, 1 or more" };
@@ -101,12 +111,8 @@ const schema = z
       (entry) => /^https?:\/\//.test(entry) && URL.parse(entry)?.origin === entry,
       "must be a comma-separated list of origins, each scheme://host[:port] (no path, no default port)",
     ),
-    CAMPAIGNS: list(
-      normalName,
-      (name) => LISTABLE.test(name) && !RESERVED.has(name),
-      "must be a comma-separated list of names (a-z, 0-9, . and -, up to 40 each; not direct, other or link)",
-    ),
-    REFERRER_SITES: list(bareHost, (host) => HOST.test(host), "must be a comma-separated list of host names"),
+    CAMPAIGNS: names("campaigns", normalName, "must be a comma-separated list of names (a-z, 0-9, . and -, up to 40 each; not direct, other or link)"),
+    REFERRER_SITES: names("sites", bareHost, "must be a comma-separated list of host names"),
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// or postgresql:// URL" }).optional(),
     APP_VERSION: z.string().optional(),
     BOOKING_URL: z.url({ protocol: /^https$/, error: "must be an https URL" }).optional(),

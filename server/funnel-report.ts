@@ -35,7 +35,14 @@ const brand = (name: string) => BRANDS[name] ?? name.charAt(0).toUpperCase() + n
 /** A source's key in a marketer's words: "newsletter · email · spring" ("–" for a value left out), "Google search", "Direct"… */
 export function sourceName(key: string): string {
   const source = sourceOfKey(key);
-  if (source?.kind === "campaign") return [source.source, source.medium ?? (source.campaign && "–"), source.campaign].filter(Boolean).join(" · ");
+  if (source?.kind === "campaign") {
+    // A part left out before a named one shows as "–": "flyer · – · spring".
+    const parts = [source.source, source.medium, source.campaign, source.content, source.term];
+    return parts
+      .map((part) => part ?? "–")
+      .join(" · ")
+      .replace(/( · –)+$/, "");
+  }
   if (source?.kind === "search" || source?.kind === "social" || source?.kind === "assistant")
     return `${brand(source.name)} ${{ search: "search", social: "(social)", assistant: "(AI assistant)" }[source.kind]}`;
   if (source?.kind === "site") return `A link on ${source.host}`;

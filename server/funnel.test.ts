@@ -139,6 +139,8 @@ describe("reading", () => {
     const names = {
       "newsletter/email/spring": "newsletter · email · spring",
       "newsletter//spring": "newsletter · – · spring",
+      "linkedin/social/spring/video": "linkedin · social · spring · video",
+      "google/cpc/spring//banner": "google · cpc · spring · – · banner",
       newsletter: "newsletter",
       "google/cpc": "google · cpc",
       "search:google": "Google search",

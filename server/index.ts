@@ -31,6 +31,7 @@ import { addressCodes, clientKey, createRateLimits } from "./rate-limits";
 import { rejectMalformed } from "./reject-malformed";
 import { remixHandler } from "./remix-handler";
 import { routePaths } from "./route-paths";
+import { liveSources } from "./source-lists";
 
 process.env.NODE_ENV ??= "production"; // before the build (and React) is loaded
 const log = createLogger();
@@ -82,9 +83,11 @@ if (config.databaseUrl && existsSync(config.funnelDb)) {
   if (counters) log.warn({ from: config.funnelDb, to: db.where, counters }, "funnel_moved_into_postgresql");
 }
 const drafts = createDraftStore({ db, log });
-const funnel = openFunnel({ db: countsDb, log, counted: metrics?.counted, settings: config.sources });
+// The campaigns and sites counted by: the settings' and the store's, read again while serving (`leads -- campaigns|sites`).
+const sources = await liveSources(db, config.sources, log);
+const funnel = openFunnel({ db: countsDb, log, counted: metrics?.counted, settings: sources.settings });
 let stopping = false;
-const context = { serving: () => !stopping, privacy: privacyFacts(config), bookingUrl: config.bookingUrl, zar: config.zar, log, sources: config.sources };
+const context = { serving: () => !stopping, privacy: privacyFacts(config), bookingUrl: config.bookingUrl, zar: config.zar, log, sources: sources.settings };
 // Public pages kept as compressed bytes (decision 0014), none in development. A page renders as a GET of its own,
 // with no visitor's headers, cookie, Host or address.
 const pagePaths = config.dev ? [] : routePaths(build.routes, { pagesOnly: true });
@@ -131,7 +134,7 @@ app.use((req, res, next) => (path.extname(req.path) ? publicFiles(req, res, next
 app.post("*", formPosts({ limits, log, events: metrics?.formPosts, siteOrigins: config.siteOrigins }));
 app.post(
   FUNNEL_PATH,
-  funnelBeacon(config.sources, (req, request, event, source) => funnel.count(request, event, source, clientCode(req))),
+  funnelBeacon(sources.settings, (req, request, event, source) => funnel.count(request, event, source, clientCode(req))),
 );
 app.all(
   "*",
@@ -195,6 +198,7 @@ const stop = closeWithGrace(
     drained.addEventListener("abort", cut, { once: true });
     await closed;
     clearInterval(sweep);
+    sources.close();
     await Promise.all([inbox.close(drained), drafts.close(), funnel.close(), metricsListener && new Promise((resolve) => metricsListener.close(resolve))]);
     await Promise.all([db.close(), countsDb !== db && countsDb.close()]);
     log.info({}, "stopped");

@@ -13,7 +13,8 @@ import { AD_CLICKS, classify, NOT_KNOWN, type Source, type SourceSettings } from
  */
 const ownHosts = (request: Request, settings: SourceSettings) => [new URL(request.url).host, ...(settings.ownHosts ?? [])];
 
-const UTM = ["utm_source", "utm_medium", "utm_campaign"];
+/** The only query values read (their order: classify's). */
+const UTM = ["utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term"];
 
 /**
  * The source of a visit's landing: "<the landing page's query> <the referring host>" (root.tsx

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { landingOfReferer, sourceOfLanding } from "./count.server";
-import { classify, sourceKey, sourceOfKey, sourceParts, sourceWords, type Source } from "./source";
+import { classify, refusal, sourceKey, sourceOfKey, sourceParts, sourceWords, type Source } from "./source";
 
 const settings = { names: new Set(["spring", "spring-offer"]), sites: ["example.co.za", "agency-blog.com"] };
 const utm = (...values: string[]) => classify(values, "", ["site.example"], settings);
@@ -20,6 +20,19 @@ describe("a visit's source is a name the agency gave or a kind of place, never f
     // A full-width letter is the letter: the listed name, not a new one.
     expect(utm("ｎｅｗｓｌｅｔｔｅｒ", "email", "spring")).toMatchObject({ source: "newsletter" });
   });
+  it("a campaign's content and term are kept when common vocabulary or listed; otherwise dropped, the campaign still itself", () => {
+    const spring = { kind: "campaign", source: "linkedin", medium: "social", campaign: "spring" } as const;
+    expect(utm("linkedin", "social", "spring", "Spring Offer", "video")).toEqual({ ...spring, content: "spring-offer", term: "video" });
+    expect(utm("linkedin", "social", "spring", "", "banner")).toEqual({ ...spring, term: "banner" });
+    // Free text, or what may name someone, is dropped: never "other" for it, and kept nowhere.
+    for (const [content, term] of [
+      ["post by jane@x.co", "0825551234"],
+      ["summer", "web design agency"],
+    ])
+      expect(utm("linkedin", "social", "spring", content!, term!), `${content} ${term}`).toEqual(spring);
+    // A content or term alone is no campaign: the visit is what its referrer says.
+    expect(classify(["", "", "", "spring", "video"], "www.google.com", ["site.example"], settings)).toEqual({ kind: "search", name: "google" });
+  });
   it("a referring site: listed hosts by name, search engines, social networks and assistants by class, anything else a link", () => {
     expect(from("www.google.co.za")).toEqual({ kind: "search", name: "google" });
     expect(from("duckduckgo.com")).toEqual({ kind: "search", name: "duckduckgo" });
@@ -38,6 +51,8 @@ describe("a visit's source is a name the agency gave or a kind of place, never f
       { kind: "campaign", source: "newsletter", medium: "email", campaign: "spring" },
       { kind: "campaign", source: "partner" },
       { kind: "campaign", source: "flyer", campaign: "spring" },
+      { kind: "campaign", source: "linkedin", medium: "social", campaign: "spring", content: "video" },
+      { kind: "campaign", source: "google", medium: "cpc", campaign: "spring", term: "spring-offer" },
       { kind: "search", name: "google" },
       { kind: "site", host: "example.co.za" },
       { kind: "link" },
@@ -47,18 +62,54 @@ describe("a visit's source is a name the agency gave or a kind of place, never f
     for (const source of sources) expect(sourceOfKey(sourceKey(source))).toEqual(source);
     expect(sourceKey(sources[0]!)).toBe("newsletter/email/spring");
     expect(sourceKey(sources[2]!)).toBe("flyer//spring");
-    expect(sourceOfKey("a/b/c/d")).toBeUndefined();
+    expect(sourceKey(sources[3]!)).toBe("linkedin/social/spring/video");
+    expect(sourceKey(sources[4]!)).toBe("google/cpc/spring//spring-offer");
+    expect(sourceOfKey("a/b/c/d/e/f")).toBeUndefined();
     expect(sourceOfKey("evil:thing")).toBeUndefined();
   });
   it("in words for the agency, and as parts for a CRM or webhook", () => {
     const spring = { kind: "campaign", source: "newsletter", medium: "email", campaign: "spring-offer" } as const;
     expect(sourceWords(spring)).toBe("Came from: newsletter, email, spring-offer");
+    expect(sourceWords({ ...spring, content: "video", term: "banner" })).toBe("Came from: newsletter, email, spring-offer, content video, term banner");
     expect(sourceWords({ kind: "link" })).toBe("Came from: a link on another site");
     expect(sourceWords({ kind: "direct" })).toBe("Came directly");
     expect(sourceWords({ kind: "search", name: "google" })).toBe("Came from: a search on google");
-    const parts = { kind: "campaign", utm_source: "newsletter", utm_medium: "email", utm_campaign: "", referrer: "", text: "newsletter, email" };
+    const parts = {
+      kind: "campaign",
+      utm_source: "newsletter",
+      utm_medium: "email",
+      utm_campaign: "",
+      utm_content: "",
+      utm_term: "",
+      referrer: "",
+      text: "newsletter, email",
+    };
     expect(sourceParts({ kind: "campaign", source: "newsletter", medium: "email" })).toEqual(parts);
+    expect(sourceParts({ ...spring, content: "video" })).toMatchObject({ utm_campaign: "spring-offer", utm_content: "video", utm_term: "" });
     expect(sourceParts({ kind: "site", host: "example.co.za" })).toMatchObject({ referrer: "example.co.za", text: "a link on example.co.za" });
+  });
+});
+
+describe("what the operator may list", () => {
+  it("a campaign name or host the source rule keeps, as typed; anything else refused, saying why", () => {
+    for (const name of ["autumn", "Spring_Offer", "jhb-search.2026", "ｓｐｒｉｎｇ"]) expect(refusal("campaigns", name), name).toBeUndefined();
+    for (const host of ["example.co.za", "www.Agency-Blog.com", "blog.example.org:8080"]) expect(refusal("sites", host), host).toBeUndefined();
+    const refused: [string, "campaigns" | "sites", RegExp][] = [
+      ["jane@x.co", "campaigns", /an @/],
+      ["thandi＠gmail.com", "sites", /an @/],
+      ["call-0825551234", "campaigns", /seven or more digits/],
+      ["ad1234567.example.com", "sites", /seven or more digits/],
+      ["spring offer", "campaigns", /a space/],
+      ["example .co.za", "sites", /a space/],
+      ["x".repeat(41), "campaigns", /longer than 40/],
+      [`${"a".repeat(35)}.co.za`, "sites", /longer than 40/],
+      ["direct", "campaigns", /a word a source's key is made of/],
+      ["spring/2026", "campaigns", /only a-z, 0-9/],
+      ["-spring", "campaigns", /starts with a letter or digit/],
+      ["localhost", "sites", /not a host name/],
+      ["https://example.co.za/blog", "sites", /not a host name/],
+    ];
+    for (const [value, list, why] of refused) expect(refusal(list, value), value).toMatch(why);
   });
 });
 
@@ -74,6 +125,10 @@ describe("a visit's landing", () => {
     expect(land(undefined)).toEqual({ kind: "direct" });
     expect(land(`?utm_source=${"x".repeat(2001)}`)).toEqual({ kind: "other" });
     expect(land(page("?utm_source=flyer&utm_medium=print&gclid=abc"))).toEqual({ kind: "campaign", source: "flyer", medium: "print" });
+    // utm_content and utm_term too, with JavaScript and without; nothing else of the query.
+    const tagged = "?utm_source=linkedin&utm_medium=social&utm_campaign=spring&utm_content=video&utm_term=banner&utm_id=jane";
+    expect(page(tagged)).toBe("?utm_source=linkedin&utm_medium=social&utm_campaign=spring&utm_content=video&utm_term=banner ?");
+    for (const landing of [`${tagged} `, page(tagged)]) expect(land(landing)).toMatchObject({ campaign: "spring", content: "video", term: "banner" });
     expect(land(page("?utm_source=news/letter"))).toEqual({ kind: "other" });
     // A space or slash inside a value stays inside it (a query has no space): "Spring Offer" is spring-offer, "spring/2026" no campaign.
     expect(land("?utm_source=newsletter&utm_medium=email&utm_campaign=Spring+Offer www.example.co.za")).toMatchObject({ campaign: "spring-offer" });

@@ -1,7 +1,8 @@
 /**
  * Where a visit came from (decision 0041): something the agency named, or a kind of place, never
  * free text. A campaign counts by name only when each of its utm values is in the common
- * vocabulary below or in the operator's list (CAMPAIGNS); a referring site only as its class (a
+ * vocabulary below or in the operator's list (CAMPAIGNS and `leads -- campaigns`); its utm_content
+ * and utm_term are kept by the same rule, and dropped otherwise (decision 0052). A referring site only as its class (a
  * search engine, a social network, an AI assistant), as its host where the operator lists it
  * (REFERRER_SITES), or as "a link on another site". Anything else is "other". So nothing a
  * visitor or a link's author typed is kept, and the number of sources is bounded by the settings.
@@ -12,7 +13,7 @@
  */
 
 export type Source =
-  | { kind: "campaign"; source: string; medium?: string; campaign?: string }
+  | { kind: "campaign"; source: string; medium?: string; campaign?: string; content?: string; term?: string }
   | { kind: "search" | "social" | "assistant"; name: string }
   | { kind: "site"; host: string }
   | { kind: "link" }
@@ -22,7 +23,7 @@ export type Source =
 /** Every kind, in the order the settings' errors list them (ZOHO_LEAD_SOURCE_MAP may name one: server/config.ts). */
 export const SOURCE_KINDS = ["campaign", "search", "social", "assistant", "site", "link", "direct", "unknown", "other"] as const satisfies Source["kind"][];
 
-/** What the operator names (server/config.ts): campaign (and source or medium) names, and referring hosts. */
+/** What the operator names (server/source-lists.ts): campaign (and source, medium, content or term) names, and referring hosts. */
 export interface SourceSettings {
   names: ReadonlySet<string>;
   sites: readonly string[];
@@ -76,8 +77,25 @@ export const normalName = (value: string) =>
     .replace(/[\s_]+/g, "-");
 
 /** A name the operator may list: short and plain, and none of the words a source's key is made of (a kind's name but campaign's). */
-export const LISTABLE = /^[a-z0-9][a-z0-9.-]{0,39}$/;
-export const RESERVED = new Set<string>(SOURCE_KINDS.filter((kind) => kind !== "campaign"));
+const LISTABLE = /^[a-z0-9][a-z0-9.-]{0,39}$/;
+const RESERVED = new Set<string>(SOURCE_KINDS.filter((kind) => kind !== "campaign"));
+const HOST = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
+/**
+ * Why the operator's campaign name or referring host would not be kept (undefined: it is), for CAMPAIGNS, REFERRER_SITES
+ * and `leads -- campaigns|sites add` alike: what the source rule would not keep, and what may name a person.
+ */
+export function refusal(list: "campaigns" | "sites", typed: string): string | undefined {
+  const value = typed.normalize("NFKC").trim();
+  if (value.includes("@")) return "it has an @ (an email address names a person)";
+  if (/\d{7}/.test(value)) return "it has seven or more digits in a row (a phone number names a person)";
+  if (/\s/.test(value)) return "it has a space";
+  if (value.length > 40) return "it is longer than 40 characters";
+  if (list === "sites") return HOST.test(bareHost(value)) ? undefined : "it is not a host name (such as example.co.za)";
+  const name = normalName(value);
+  if (RESERVED.has(name)) return `it is a word a source's key is made of (${[...RESERVED].join(", ")})`;
+  return LISTABLE.test(name) ? undefined : "it may have only a-z, 0-9, . and -, and starts with a letter or digit";
+}
 
 /** A landing's referrer when no script could read it (a post without JavaScript): not known, rather than none. */
 export const NOT_KNOWN = "?";
@@ -97,15 +115,24 @@ export const bareHost = (host: string) =>
     .replace(/^www\./, "");
 
 /**
- * The source of a landing's three utm values, referring host (NOT_KNOWN without a script) and ad
+ * The source of a landing's utm values (source, medium, campaign, content, term), referring host (NOT_KNOWN without a script) and ad
  * click id's name (AD_CLICKS). `ownHosts`: this site's (a referrer there is no source).
  */
 export function classify(utm: readonly string[], referrerHost: string, ownHosts: readonly string[], settings: SourceSettings, adClick = ""): Source {
-  if (utm.some((value) => value.trim() !== "")) {
-    const [source = "", medium = "", campaign = ""] = utm.map(normalName);
+  if (utm.slice(0, 3).some((value) => value.trim() !== "")) {
+    const [source = "", medium = "", campaign = "", content = "", term = ""] = utm.map(normalName);
     const named = (value: string) => value === "" || KNOWN_NAMES.has(value) || settings.names.has(value);
     if (source === "" || ![source, medium, campaign].every(named)) return { kind: "other" };
-    return { kind: "campaign", source, ...(medium && { medium }), ...(campaign && { campaign }) };
+    // An unnamed content or term is dropped: the campaign still counts as itself.
+    const kept = (value: string) => value !== "" && named(value);
+    return {
+      kind: "campaign",
+      source,
+      ...(medium && { medium }),
+      ...(campaign && { campaign }),
+      ...(kept(content) && { content }),
+      ...(kept(term) && { term }),
+    };
   }
   if (Object.hasOwn(AD_CLICKS, adClick)) return AD_CLICKS[adClick]!;
   if (referrerHost === NOT_KNOWN) return { kind: "unknown" };
@@ -117,14 +144,18 @@ export function classify(utm: readonly string[], referrerHost: string, ownHosts:
   return place ? { kind: place[0], name: place[1] } : { kind: "link" };
 }
 
+const CAMPAIGN_PARTS = ["source", "medium", "campaign", "content", "term"] as const;
+
 /**
- * A source as the funnel counts it: "newsletter/email/spring" (a campaign's named parts, the
- * missing ones empty), "search:google", "site:example.co.za", "link", "direct" or "other".
+ * A source as the funnel counts it: "newsletter/email/spring" or "linkedin/social/spring/post-a"
+ * (a campaign's named parts, source, medium, campaign, content and term, the missing ones empty), "search:google", "site:example.co.za", "link", "direct" or "other".
  */
 export function sourceKey(source: Source): string {
   switch (source.kind) {
     case "campaign":
-      return [source.source, source.medium ?? "", source.campaign ?? ""].join("/").replace(/\/+$/, "");
+      return CAMPAIGN_PARTS.map((part) => source[part] ?? "")
+        .join("/")
+        .replace(/\/+$/, "");
     case "site":
       return `site:${source.host}`;
     case "search":
@@ -145,9 +176,9 @@ export function sourceOfKey(key: string): Source | undefined {
     if (kind === "search" || kind === "social" || kind === "assistant") return { kind, name };
     return undefined;
   }
-  const [source = "", medium = "", campaign = ""] = key.split("/");
-  if (!source || key.split("/").length > 3) return undefined;
-  return { kind: "campaign", source, ...(medium && { medium }), ...(campaign && { campaign }) };
+  const parts = key.split("/");
+  if (!parts[0] || parts.length > CAMPAIGN_PARTS.length) return undefined;
+  return Object.fromEntries([["kind", "campaign"], ...CAMPAIGN_PARTS.map((part, i) => [part, parts[i]]).filter(([, value]) => value)]) as Source;
 }
 
 const KIND_WORDS = { search: "a search on", social: "a post or profile on", assistant: "an AI assistant," } as const;
@@ -156,7 +187,7 @@ const KIND_WORDS = { search: "a search on", social: "a post or profile on", assi
 export function sourceWords(source: Source): string {
   switch (source.kind) {
     case "campaign":
-      return `Came from: ${[source.source, source.medium, source.campaign].filter(Boolean).join(", ")}`;
+      return `Came from: ${[source.source, source.medium, source.campaign, source.content && `content ${source.content}`, source.term && `term ${source.term}`].filter(Boolean).join(", ")}`;
     case "search":
     case "social":
     case "assistant":
@@ -184,6 +215,8 @@ export function sourceParts(source: Source) {
     utm_source: source.kind === "campaign" ? source.source : "",
     utm_medium: source.kind === "campaign" ? (source.medium ?? "") : "",
     utm_campaign: source.kind === "campaign" ? (source.campaign ?? "") : "",
+    utm_content: source.kind === "campaign" ? (source.content ?? "") : "",
+    utm_term: source.kind === "campaign" ? (source.term ?? "") : "",
     referrer: source.kind === "site" ? source.host : "name" in source ? source.name : "",
     text: sourceWords(source).replace(/^Came from: /, ""),
   };

@@ -300,9 +300,66 @@ describe("npm run leads, on SQLite alone", () => {
     expect(await leads(["delete-everything"], {})).toMatchObject({
       code: 2,
       out: [
-        "usage: npm run -s leads -- list | export | retry [id ...] | release [id ...] | discard <id | address code> ... | status | backup <file> | restore <file> | restore --in-place | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]",
+        "usage: npm run -s leads -- list | export | retry [id ...] | release [id ...] | discard <id | address code> ... | status | backup <file> | restore <file> | restore --in-place | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes] | campaigns add|remove|list [name] | sites add|remove|list [host]",
       ],
     });
     expect((await leads(["--help"], {})).code).toBe(0);
+  });
+});
+
+describe.each(ENGINES)("npm run leads -- campaigns and sites, on %s", (engine) => {
+  it("add, list (one a line) and remove, tidied as the source rule tidies; adding one listed or removing one not says so, exit 0", async () => {
+    const { env } = await serverStore(engine);
+    expect(await leads(["campaigns", "add", "Autumn_Offer"], env)).toMatchObject({
+      code: 0,
+      out: [expect.stringMatching(/^autumn-offer added to the campaigns: /)],
+    });
+    expect(await leads(["campaigns", "add", "autumn-offer"], env)).toMatchObject({
+      code: 0,
+      out: ["autumn-offer is on the campaigns already: nothing was changed"],
+    });
+    expect((await leads(["campaigns", "add", "spring"], env)).code).toBe(0);
+    expect((await leads(["sites", "add", "www.Example.co.za"], env)).code).toBe(0);
+    expect(await leads(["campaigns", "list"], env)).toEqual({ code: 0, out: ["autumn-offer", "spring"], err: [] });
+    expect(await leads(["sites", "list"], env)).toEqual({ code: 0, out: ["example.co.za"], err: [] });
+    expect(await leads(["campaigns", "remove", "spring"], env)).toMatchObject({
+      code: 0,
+      out: [expect.stringMatching(/^spring removed from the campaigns: /)],
+    });
+    expect(await leads(["campaigns", "remove", "spring"], env)).toMatchObject({ code: 0, out: ["spring is not on the campaigns: nothing was changed"] });
+    expect(await leads(["sites", "remove", "example.co.za"], env)).toMatchObject({ code: 0 });
+    expect((await leads(["campaigns", "list"], env)).out).toEqual(["autumn-offer"]);
+    expect((await leads(["sites", "list"], env)).out).toEqual([]);
+  });
+
+  it("removing a name CAMPAIGNS or REFERRER_SITES also names says it comes back at the next start", async () => {
+    const { env } = await serverStore(engine);
+    await leads(["campaigns", "add", "spring"], env);
+    await leads(["sites", "add", "example.co.za"], env);
+    expect((await leads(["campaigns", "remove", "spring"], { ...env, CAMPAIGNS: "spring" })).out[1]).toBe(
+      "CAMPAIGNS names it too: it comes back at the next start unless it is taken out there as well",
+    );
+    expect((await leads(["sites", "remove", "example.co.za"], { ...env, REFERRER_SITES: "example.co.za" })).out[1]).toMatch(/^REFERRER_SITES names it too/);
+  });
+
+  it("refuses, exit 2, writing nothing, a name the source rule would not keep or that may name a person, saying why; a wrong use is exit 2 too", async () => {
+    const { env } = await serverStore(engine);
+    for (const [list, name, why] of [
+      ["campaigns", "jane@x.co", "it has an @"],
+      ["campaigns", "promo-0825551234", "it has seven or more digits in a row"],
+      ["campaigns", "spring offer", "it has a space"],
+      ["campaigns", "x".repeat(41), "it is longer than 40 characters"],
+      ["campaigns", "direct", "it is a word a source's key is made of"],
+      ["sites", "localhost", "it is not a host name"],
+    ])
+      expect(await leads([list!, "add", name!], env), name).toMatchObject({
+        code: 2,
+        out: [],
+        err: [expect.stringMatching(new RegExp(`^leads: ".*" is refused as a (campaign name|host): ${why}.*; nothing was written$`))],
+      });
+    for (const argv of [["campaigns"], ["campaigns", "add"], ["campaigns", "add", "a", "b"], ["sites", "list", "x.com"], ["campaigns", "list", "--json"]])
+      expect((await leads(argv, env)).code, argv.join(" ")).toBe(2);
+    expect((await leads(["campaigns", "list"], env)).out).toEqual([]);
+    expect((await leads(["sites", "list"], env)).out).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { bareHost, normalName, refusal } from "~/funnel/source";
 import { version } from "../../package.json";
 import { type Config, parseConfig } from "../config";
 import { BUSY_WAIT_MS, causeOf, openDb, type Db } from "../db";
@@ -12,11 +13,13 @@ import { lastDays, openFunnel } from "../funnel";
 import { funnelText, sourceWorth } from "../funnel-report";
 import { askOnTerminal, asked, personalData } from "../personal-data";
 import { backup, readBackup } from "./backup";
-import { copyLeads, leadStore, NotHeld, RESTORED, VERSION, type LeadRow } from "./store";
+import { copyLeads, leadStore, NotHeld, prepareStore, RESTORED, VERSION, type LeadRow } from "./store";
+import { addNames, readLists, removeName, type List } from "../source-lists";
 
 const USAGE =
-  "usage: npm run -s leads -- list | export | retry [id ...] | release [id ...] | discard <id | address code> ... | status | backup <file> | restore <file> | restore --in-place | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes]";
-const COMMANDS = ["list", "export", "retry", "release", "discard", "status", "backup", "restore", "funnel", "find", "erase"];
+  "usage: npm run -s leads -- list | export | retry [id ...] | release [id ...] | discard <id | address code> ... | status | backup <file> | restore <file> | restore --in-place | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes] | campaigns add|remove|list [name] | sites add|remove|list [host]";
+const LIST_COMMANDS = ["campaigns", "sites"];
+const COMMANDS = ["list", "export", "retry", "release", "discard", "status", "backup", "restore", "funnel", "find", "erase", ...LIST_COMMANDS];
 const flag = { type: "boolean" } as const;
 const OPTIONS = { help: flag, json: flag, yes: flag, days: { type: "string" }, "in-place": flag } as const;
 type Flags = { json?: boolean; yes?: boolean; days?: string; "in-place"?: boolean };
@@ -45,6 +48,7 @@ function storeOf(config: Config, err: Out): Db | undefined {
 
 /** Why the arguments are wrong, or undefined: a flag another command takes would be swallowed; a discard of no ids would take every held lead. */
 function misuse(command: string, ids: string[], flags: Flags): string | undefined {
+  if (LIST_COMMANDS.includes(command)) return listMisuse(command, ids, flags);
   if (command === "find" || command === "erase") {
     // A --yes that find would ignore may have been meant for erase.
     if (command === "find" ? flags.yes !== undefined : flags.json !== undefined)
@@ -93,6 +97,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   }
   const config = parseConfig(env, version);
   if (command === "funnel") return funnel(flags, config, out, err);
+  if (LIST_COMMANDS.includes(command)) return sourceList(command as List, ids, config, out, err);
   // A file named as the operator's shell sees it (npm runs the command in the package's folder).
   if (command === "backup" || command === "restore") return copies(command, ids[0] && resolve(env.INIT_CWD ?? process.cwd(), ids[0]), config, out, err);
   let db: Db | undefined;
@@ -168,6 +173,51 @@ async function copies(command: "backup" | "restore", file: string | undefined, c
     return 1;
   } finally {
     await db?.close();
+  }
+}
+
+const ONE = { campaigns: "campaign name", sites: "host" };
+
+function listMisuse(command: string, args: string[], flags: Flags): string | undefined {
+  const [action, ...names] = args;
+  if (Object.values(flags).some((value) => value !== undefined)) return `${command} takes no options`;
+  if (action === "list") return names.length === 0 ? undefined : `${command} list takes no ${ONE[command as List]}`;
+  if (action !== "add" && action !== "remove") return `${command} takes add, remove or list`;
+  return names.length === 1 ? undefined : `${command} ${action} takes one ${ONE[command as List]}`;
+}
+
+/**
+ * `campaigns|sites add|remove|list` (decision 0052): the lists every server reads again within REFRESH_MS. A name the
+ * source rule would not keep is refused (exit 2, nothing written); adding one listed, or removing one not, says so (exit 0).
+ */
+async function sourceList(list: List, [action, typed = ""]: string[], config: Config, out: Out, err: Out) {
+  const name = list === "campaigns" ? normalName(typed) : bareHost(typed);
+  const why = action === "add" ? refusal(list, typed) : undefined;
+  if (why) {
+    err(`leads: ${JSON.stringify(typed)} is refused as a ${ONE[list]}: ${why}; nothing was written`);
+    return 2;
+  }
+  const db = storeOf(config, err);
+  if (!db) return action === "list" ? 0 : 1;
+  try {
+    await prepareStore(db); // a store an older release made has no lists yet
+    const fromSettings = list === "campaigns" ? config.sources.names.has(name) : config.sources.sites.includes(name);
+    const every = "every server counts by the change within a minute";
+    if (action === "list") (await readLists(db))[list].forEach((listed) => out(listed));
+    else if (action === "add")
+      out((await addNames(db, list, [name])).length ? `${name} added to the ${list}: ${every}` : `${name} is on the ${list} already: nothing was changed`);
+    else if (!(await removeName(db, list, name))) out(`${name} is not on the ${list}: nothing was changed`);
+    else {
+      out(`${name} removed from the ${list}: ${every}`);
+      if (fromSettings)
+        out(`${list === "campaigns" ? "CAMPAIGNS" : "REFERRER_SITES"} names it too: it comes back at the next start unless it is taken out there as well`);
+    }
+    return 0;
+  } catch (error) {
+    err(`leads: the lead store could not be used (${causeOf(error).cause ?? (error as Error).message})${action === "list" ? "" : "; nothing was changed"}`);
+    return 1;
+  } finally {
+    await db.close();
   }
 }
 

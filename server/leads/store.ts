@@ -45,7 +45,10 @@ CREATE INDEX IF NOT EXISTS leads_by_status ON leads (status, next_attempt_at);
 CREATE INDEX IF NOT EXISTS leads_by_key ON leads (dedupe_key);
 CREATE INDEX IF NOT EXISTS leads_by_time ON leads (first_accepted_at);
 CREATE INDEX IF NOT EXISTS leads_by_admission ON leads (admitted_at);
-CREATE INDEX IF NOT EXISTS leads_by_group ON leads (client_group, first_accepted_at)`;
+CREATE INDEX IF NOT EXISTS leads_by_group ON leads (client_group, first_accepted_at);
+CREATE TABLE IF NOT EXISTS source_names (
+  list TEXT NOT NULL CHECK (list IN ('campaigns', 'sites')), name TEXT NOT NULL, PRIMARY KEY (list, name)
+){strict}`;
 export const VERSION = 4;
 
 const COLUMNS =

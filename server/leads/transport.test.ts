@@ -138,7 +138,16 @@ describe("the visit's source in what the agency receives", () => {
   });
 
   it("the webhook's JSON carries it as parts too, null for a lead stored before sources; the outbox's line as the webhook's", async () => {
-    const parts = { kind: "campaign", utm_source: "newsletter", utm_medium: "email", utm_campaign: "spring", referrer: "", text: "newsletter, email, spring" };
+    const parts = {
+      kind: "campaign",
+      utm_source: "newsletter",
+      utm_medium: "email",
+      utm_campaign: "spring",
+      utm_content: "",
+      utm_term: "",
+      referrer: "",
+      text: "newsletter, email, spring",
+    };
     expect((await sent("webhook", spring)).source).toEqual(parts);
     const site = (await sent("webhook", { ...spring, source: { kind: "site", host: "example.co.za" } })).source;
     expect(site).toMatchObject({ kind: "site", referrer: "example.co.za", text: "a link on example.co.za" });

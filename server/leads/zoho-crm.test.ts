@@ -100,6 +100,13 @@ describe("every value within Zoho's published limits (decision 0042)", () => {
       UTM_Campaign: "spring",
       Project: `${"m".repeat(1999)}…`,
     });
+    // utm_content and utm_term, where the operator maps them.
+    const post = {
+      ...contact("L4"),
+      source: { kind: "campaign", source: "linkedin", medium: "social", campaign: "spring", content: "video", term: "banner" },
+    } as const;
+    const mapped = settings(noFake, { fieldMap: { utm_content: { field: "UTM_Content", max: 255 }, utm_term: { field: "UTM_Term", max: 255 } } });
+    expect(leadRecord(post, mapped)).toMatchObject({ UTM_Content: "video", UTM_Term: "banner" });
     const site = leadRecord({ ...contact("L2"), source: { kind: "site", host } }, base);
     expect(site).toMatchObject({ Source_Kind: "site", Referrer: host, Came_From: `${`a link on ${host}`.slice(0, 254)}…` });
     expect(site.UTM_Source).toBeUndefined();
@@ -116,6 +123,8 @@ describe("every value within Zoho's published limits (decision 0042)", () => {
       [{ kind: "search", name: "bing" }, "Website"],
       [spring, "Spring offer"],
       [{ ...spring, campaign: "autumn" }, "Newsletter"],
+      // A content or term narrows the campaign: the campaign's value still applies.
+      [{ ...spring, content: "video", term: "banner" }, "Spring offer"],
       [{ kind: "campaign", source: "google", medium: "cpc" }, "Campaign"],
       [{ kind: "link" }, "Referral"],
       [{ kind: "other" }, "Website"],

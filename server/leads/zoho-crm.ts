@@ -9,7 +9,7 @@ import type { DeliveryOutcome, StoredLead, Transport } from "./types";
 
 /** What ZOHO_FIELD_MAP may file in fields of their own: the form's parts, and its source's (sourceParts). */
 const FORM_PARTS = ["service", "timeframe", "complexity", "estimate", "message"] as const;
-const SOURCE_PARTS = ["source", "source_kind", "utm_source", "utm_medium", "utm_campaign", "referrer"] as const;
+const SOURCE_PARTS = ["source", "source_kind", "utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term", "referrer"] as const;
 export const MAPPABLE = [...FORM_PARTS, ...SOURCE_PARTS] as const;
 export type Mappable = (typeof MAPPABLE)[number];
 
@@ -56,7 +56,9 @@ export function leadSourceOf(source: Source | undefined, settings: Pick<ZohoSett
   const map = settings.leadSourceMap ?? {};
   if (!source) return settings.leadSource;
   const key = sourceKey(source);
-  const narrower = source.kind === "campaign" ? [key, `${source.source}/${source.medium ?? ""}`, source.source] : [key];
+  // A campaign's content and term narrow it further: a map naming the campaign still applies.
+  const campaign = key.split("/").slice(0, 3).join("/").replace(/\/+$/, "");
+  const narrower = source.kind === "campaign" ? [key, campaign, `${source.source}/${source.medium ?? ""}`, source.source] : [key];
   const named = [...narrower, source.kind].find((candidate) => Object.hasOwn(map, candidate));
   return named === undefined ? settings.leadSource : map[named]!;
 }

@@ -238,7 +238,16 @@ test("what each source brought, per day with its send rate, bots not counted; ea
   for (const n of [1, 2, 3]) {
     const { source, message } = await arrived(n);
     expect([source, message], `src-${n}-`).toEqual([
-      { kind: "campaign", utm_source: "newsletter", utm_medium: "email", utm_campaign: "spring", referrer: "", text: "newsletter, email, spring" },
+      {
+        kind: "campaign",
+        utm_source: "newsletter",
+        utm_medium: "email",
+        utm_campaign: "spring",
+        utm_content: "",
+        utm_term: "",
+        referrer: "",
+        text: "newsletter, email, spring",
+      },
       expect.stringMatching(line("newsletter, email, spring")),
     ]);
   }
@@ -246,7 +255,16 @@ test("what each source brought, per day with its send rate, bots not counted; ea
   const { message } = await arrived(2);
   expect([message.includes(`Company: ${company120("src-2-")}\n`), message.includes(`Email: ${email254}\n`)]).toEqual([true, true]);
   const listed = await arrived(5);
-  expect(listed.source).toEqual({ kind: "site", utm_source: "", utm_medium: "", utm_campaign: "", referrer: "example.co.za", text: "a link on example.co.za" });
+  expect(listed.source).toEqual({
+    kind: "site",
+    utm_source: "",
+    utm_medium: "",
+    utm_campaign: "",
+    utm_content: "",
+    utm_term: "",
+    referrer: "example.co.za",
+    text: "a link on example.co.za",
+  });
   expect(listed.message).toMatch(line("a link on example.co.za"));
   const other = await arrived(12);
   expect(other.source).toMatchObject({ kind: "other", utm_source: "", utm_campaign: "" });
