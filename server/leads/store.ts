@@ -45,7 +45,8 @@ CREATE INDEX IF NOT EXISTS leads_by_status ON leads (status, next_attempt_at);
 CREATE INDEX IF NOT EXISTS leads_by_key ON leads (dedupe_key);
 CREATE INDEX IF NOT EXISTS leads_by_time ON leads (first_accepted_at);
 CREATE INDEX IF NOT EXISTS leads_by_admission ON leads (admitted_at);
-CREATE INDEX IF NOT EXISTS leads_by_group ON leads (client_group, first_accepted_at)`;
+CREATE INDEX IF NOT EXISTS leads_by_group ON leads (client_group, first_accepted_at);
+CREATE TABLE IF NOT EXISTS funnel_link_key (id {int} PRIMARY KEY CHECK (id = 1), secret TEXT NOT NULL){strict}`;
 export const VERSION = 4;
 
 const COLUMNS =
