@@ -176,27 +176,35 @@ export function funnelCsv(days: FunnelDay[]): string[] {
 }
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-function htmlTable({ kind, title, head, rows, note }: Table): string {
+/** A table under its title, in a box that scrolls sideways where the screen is narrower than its columns (a phone). */
+function htmlTable({ kind, title, head, rows, note }: Table, id: string): string {
   const cell = (text: string, c: number) =>
     c === 0 ? `<th scope="row">${escape(text.trim())}</th>` : `<td${head[c] === "" ? ' class="bar"' : ""}>${escape(text)}</td>`;
   const cells = (row: string[]) => row.map(cell).join("");
   const body = rows.map((row) => `<tr${row[0]!.startsWith(" ") ? ' class="day"' : ""}>${cells(row)}</tr>`).join("");
-  const table = `<table class="${kind}"><caption>${escape(title)}</caption><thead><tr>${head.map((h) => `<th scope="col">${escape(h)}</th>`).join("")}</tr></thead><tbody>${body}</tbody></table>`;
-  return `${rows.length > 0 ? table : `<h3>${escape(title)}</h3>`}${note ? `<p>${escape(note)}</p>` : ""}`;
+  const table = `<div class="wide" role="region" aria-labelledby="${id}" tabindex="0"><table class="${kind}" aria-labelledby="${id}"><thead><tr>${head.map((h) => `<th scope="col">${escape(h)}</th>`).join("")}</tr></thead><tbody>${body}</tbody></table></div>`;
+  return `<h3 id="${id}">${escape(title)}</h3>${rows.length > 0 ? table : ""}${note ? `<p>${escape(note)}</p>` : ""}`;
 }
 
-/** The page's one style, hashed by a CSP that allows nothing else (funnel-link.ts). Narrow screens take every column; print fits A4. */
+/** The page's one style, hashed by a CSP that allows nothing else (funnel-link.ts). A phone scrolls a wide table, its names kept in view; print fits A4. */
 export const PAGE_STYLE = `
-body{font:16px/1.5 system-ui,sans-serif;margin:1rem auto;max-width:64rem;padding:0 1rem;color:#1a1a1a}
-table{border-collapse:collapse;margin:1rem 0;width:100%;break-inside:avoid}caption{text-align:left;font-weight:600}
-th,td{border-bottom:1px solid #ccc;padding:.25rem .5rem;text-align:right;font-variant-numeric:tabular-nums}th[scope=row],td.bar{text-align:left}td.bar{color:#1d4ed8;white-space:nowrap}
-tr.day th{font-weight:400;padding-left:1.5rem}table.sources{break-inside:auto}
-@media (max-width:48rem){body{font-size:13px;padding:0 .5rem}th,td{padding:.2rem .2rem}td.bar{font-size:.45em}tr.day th{padding-left:.75rem}th[scope=row]{overflow-wrap:anywhere}}
-@media print{body{margin:0;max-width:none;font-size:10pt}th,td{padding:.1rem .3rem}section+section{break-before:page}}
+body{font:16px/1.5 system-ui,sans-serif;margin:1rem auto;max-width:64rem;padding:0 1rem;color:#1a1a1a;background:#fff}
+h3{font-size:1rem;margin:1.5rem 0 .25rem;break-after:avoid}.wide{overflow-x:auto}
+table{border-collapse:collapse;margin:.25rem 0 1rem;width:100%;break-inside:avoid}table.sources{break-inside:auto}
+th,td{border-bottom:1px solid #ccc;padding:.25rem .5rem;text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
+th[scope=row],th:first-child{text-align:left;position:sticky;left:0;background:#fff}table.sources th[scope=row]{white-space:normal;min-width:9rem}
+td.bar{text-align:left;color:#1d4ed8}tr.day th{font-weight:400;padding-left:1.5rem}
+@media (max-width:48rem){body{font-size:14px;padding:0 .75rem}th,td{padding:.2rem .35rem}td.bar{font-size:.45em}tr.day th{padding-left:1rem}}
+@media print{body{margin:0;max-width:none;font-size:9pt}.wide{overflow:visible}th,td{padding:.1rem .25rem}th[scope=col]{white-space:normal}table.sources th[scope=row]{min-width:6rem}th:first-child{position:static}section+section{break-before:page}}
 `;
 
 /** `days`: the last 30, oldest first. Shown on the metrics port and by a signed link on the public one: noindex either way. */
 export function funnelPage(days: FunnelDay[]): string {
-  const sections = [7, 30].map((n) => `<section><h2>Last ${n} days</h2>${funnelReport(days.slice(-n)).map(htmlTable).join("")}</section>`);
+  const sections = [7, 30].map(
+    (n) =>
+      `<section><h2>Last ${n} days</h2>${funnelReport(days.slice(-n))
+        .map((table) => htmlTable(table, `last${n}-${table.kind}`))
+        .join("")}</section>`,
+  );
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>Calculator funnel</title><style>${PAGE_STYLE}</style></head><body><h1>Calculator funnel</h1><p>Visitors who landed on the site from outside it (a link, a campaign, an address typed), the visits that reached each step of the calculator and sent it, and the clients won of the leads sent, counted per day (Africa/Johannesburg). Counts only: no visitor is identified. A step counts once per visit. Won counts a lead on the day it was sent; Value (R) is what the agency recorded for those clients, in rand. By source, "Step 2 → sent" is the requests sent for each visit that reached step 2 (a service chosen), counted in the same days; it is not a path followed, so a day's share can pass 100% when a visit began the day before. Bots and scripts (curl, a headless browser) are not counted.</p>${sections.join("")}</body></html>`;
 }

@@ -252,7 +252,7 @@ describe("reading", () => {
     expect(html).not.toContain("<script");
     const cells = (row: string) =>
       [...row.matchAll(/<t[hd][^>]*>(.*?)<\/t[hd]>/g)].map((m) => m[1]!.replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(Number(c))));
-    const tables = [...html.matchAll(/<table class="(\w+)">(.*?)<\/table>/g)].map(([, kind, body]) => ({
+    const tables = [...html.matchAll(/<table class="(\w+)"[^>]*>(.*?)<\/table>/g)].map(([, kind, body]) => ({
       kind,
       rows: [...body!.matchAll(/<tr[^>]*>(.*?)<\/tr>/g)].map((m) => cells(m[1]!)),
     }));
