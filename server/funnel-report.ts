@@ -165,7 +165,7 @@ export function funnelText(days: FunnelDay[]): string[] {
 }
 
 /** A field as RFC 4180 quotes it: in double quotes, doubled inside, when it holds a comma, a quote or a line break. */
-export const csvField = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+const csvField = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
 const CSV_HEAD = ["day", "source", "source name", "device", "landed", "step 2", "step 3", "step 4", "step 5", "sent", "contact", "won", "value (rand)"];
 
 /** `funnel --csv`: a header, then a line a day, source and device with any figure (value plain, in rand). Lines end in CRLF, as RFC 4180 has it. */

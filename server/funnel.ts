@@ -156,7 +156,7 @@ export function openFunnel({
 export type Steps = { landed: number; reached: Record<"2" | "3" | "4" | "5", number>; sent: number; contactSent: number; won: number; value: number };
 /** `rows`: the day's figures per source and device, each with any (`funnel --csv`); an outcome's device as the lead had it. */
 export type FunnelDay = Steps & { date: string; byDevice: Record<Device, Steps>; bySource: Record<string, Steps>; rows: FunnelRow[] };
-export type FunnelRow = Steps & { source: string; device: string };
+type FunnelRow = Steps & { source: string; device: string };
 
 export const emptySteps = (): Steps => ({ landed: 0, reached: { 2: 0, 3: 0, 4: 0, 5: 0 }, sent: 0, contactSent: 0, won: 0, value: 0 });
 function addTo(steps: Steps, event: Counted, n: number) {
