@@ -50,7 +50,7 @@ export function funnelLinks(db: Db, page: () => Promise<string>, now = Date.now)
     return kept.key;
   };
   return (req, res, next) => {
-    const token = req.path.slice(LINK_PATH.length);
+    const token = req.path.startsWith(LINK_PATH) ? req.path.slice(LINK_PATH.length) : ""; // Express's routes ignore case: one address
     if (!TOKEN.test(token)) return next();
     key()
       .then(async (secret) => {

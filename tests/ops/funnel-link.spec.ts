@@ -123,7 +123,10 @@ test("funnel-link prints an address that shows the funnel, steps 3-5 per source 
   await store.close();
   const [expires, mac] = link.split("/").pop()!.split(".") as [string, string];
   const forged = `${origin}/funnel/${Number(expires) + 86_400 * 30}.${mac}`;
-  for (const url of [expired, forged, `${origin}/funnel/${expires}`]) expect(await answer(url), url).toEqual(unknown);
+  const otherCase = link.replace("/funnel/", "/Funnel/");
+  for (const url of [expired, forged, `${origin}/funnel/${expires}`, otherCase]) expect(await answer(url), url).toEqual(unknown);
+  const head = await fetch(link, { method: "HEAD" });
+  expect([head.status, head.headers.get("cache-control"), await head.text()]).toEqual([200, "no-store", ""]);
   const page = await browser.newPage();
   await page.goto(`${origin}/no-such-page`);
   const notFound = await page.title();
