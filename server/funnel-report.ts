@@ -1,6 +1,7 @@
 /**
- * The funnel as the operator reads it (decision 0045): `funnelReport` works the tables out once, for `npm run -s leads
- * -- funnel` (`funnelText`) and GET /funnel on the metrics port (`funnelPage`, the last 7 and 30 days, no script).
+ * The funnel as the operator and marketing read it (decisions 0045, 0054): `funnelReport` works the tables out once, for
+ * `npm run -s leads -- funnel` (`funnelText`), and for GET /funnel on the metrics port and a signed link on the public
+ * one (`funnelPage`, the last 7 and 30 days, no script); `funnelCsv` is `funnel --csv`.
  */
 import { sourceOfKey } from "~/funnel/source";
 import { DEVICES } from "~/funnel/visit";
