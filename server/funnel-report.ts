@@ -1,6 +1,7 @@
 /**
- * The funnel as the operator reads it (decision 0045): `funnelReport` works the tables out once, for `npm run -s leads
- * -- funnel` (`funnelText`) and GET /funnel on the metrics port (`funnelPage`, the last 7 and 30 days, no script).
+ * The funnel as the operator and marketing read it (decisions 0045, 0054): `funnelReport` works the tables out once, for
+ * `npm run -s leads -- funnel` (`funnelText`), and for GET /funnel on the metrics port and a signed link on the public
+ * one (`funnelPage`, the last 7 and 30 days, no script); `funnelCsv` is `funnel --csv`.
  */
 import { sourceOfKey } from "~/funnel/source";
 import { DEVICES } from "~/funnel/visit";
@@ -8,13 +9,31 @@ import { emptySteps, type FunnelDay, type Steps } from "./funnel";
 
 /** What a source brought. `sendRate`, sends per step-2 visit (null without one), is of counts, not people: a day's can pass 1. */
 type Worth = { step2: number; sent: number; contactSent: number; sendRate: number | null };
-/** One source over a range (`--json`'s `sources`). */
-export type SourceWorth = Worth & { key: string; name: string; days: (Worth & { date: string })[] };
+/** One source over a range (`--json`'s `sources`); its other figures day by day are in `days[].bySource`. */
+export type SourceWorth = Worth & {
+  key: string;
+  name: string;
+  landed: number;
+  step3: number;
+  step4: number;
+  step5: number;
+  won: number;
+  value: number;
+  days: (Worth & { date: string })[];
+};
 
 const worth = (step2: number, sent: number, contactSent: number): Worth => ({ step2, sent, contactSent, sendRate: step2 > 0 ? sent / step2 : null });
-const sum = (of: Worth[]) => {
-  const total = (figure: "step2" | "sent" | "contactSent") => of.reduce((n, w) => n + w[figure], 0);
-  return worth(total("step2"), total("sent"), total("contactSent"));
+const worthOf = (s: Steps) => worth(s.reached[2], s.sent, s.contactSent);
+const added = (all: Steps[]) =>
+  all.reduce((sum, s) => {
+    for (const step of [2, 3, 4, 5] as const) sum.reached[step] += s.reached[step];
+    for (const figure of ["landed", "sent", "contactSent", "won", "value"] as const) sum[figure] += s[figure];
+    return sum;
+  }, emptySteps());
+/** The sources `keys` together, each day and over the range. */
+const stepsOf = (days: FunnelDay[], keys: string[]) => {
+  const daily = days.map((day) => ({ date: day.date, steps: added(keys.map((key) => day.bySource[key] ?? emptySteps())) }));
+  return { total: added(daily.map((day) => day.steps)), daily };
 };
 
 /** The rest are summed in one row: forged beacons can add hundreds of sources a day, and a printed page must stay a page. */
@@ -50,77 +69,95 @@ export function sourceName(key: string): string {
   return named[source?.kind ?? ""] ?? "Other (not named)";
 }
 
-/** Every source of `days`, most visits at step 2 and contact messages together first, then most sends. */
+/** Every source of `days`, most visits at step 2 and contact messages together first, then most sends, then most landings. */
 export function sourceWorth(days: FunnelDay[]): SourceWorth[] {
   const keys = [...new Set(days.flatMap((day) => Object.keys(day.bySource)))];
   const rows = keys.map((key): SourceWorth => {
-    const daily = days.map((day) => {
-      const steps = day.bySource[key] ?? emptySteps();
-      return { date: day.date, ...worth(steps.reached[2], steps.sent, steps.contactSent) };
-    });
-    return { key, name: sourceName(key), ...sum(daily), days: daily };
+    const { total, daily } = stepsOf(days, [key]);
+    const { landed, reached, won, value } = total;
+    return {
+      key,
+      name: sourceName(key),
+      ...worthOf(total),
+      landed,
+      step3: reached[3],
+      step4: reached[4],
+      step5: reached[5],
+      won,
+      value,
+      days: daily.map((day) => ({ date: day.date, ...worthOf(day.steps) })),
+    };
   });
-  return rows.sort((a, b) => b.step2 + b.contactSent - (a.step2 + a.contactSent) || b.sent - a.sent || a.name.localeCompare(b.name));
+  return rows.sort((a, b) => b.step2 + b.contactSent - (a.step2 + a.contactSent) || b.sent - a.sent || b.landed - a.landed || a.name.localeCompare(b.name));
 }
 
-/** The first NAMED_SOURCES, and the rest summed as one (a single one left is named too). */
-export function namedSources(ranked: SourceWorth[]): { named: SourceWorth[]; rest?: SourceWorth & { sources: number } } {
+/** The first NAMED_SOURCES, and the rest summed as one (a single one left is named too); `keys`, each row's sources. */
+export function namedSources(ranked: SourceWorth[]): { named: SourceWorth[]; rest?: { name: string; sources: number; keys: string[] } } {
   if (ranked.length <= NAMED_SOURCES + 1) return { named: ranked };
-  const [named, others] = [ranked.slice(0, NAMED_SOURCES), ranked.slice(NAMED_SOURCES)];
-  const days = others[0]!.days.map((day, i) => ({ date: day.date, ...sum(others.map((o) => o.days[i]!)) }));
-  return { named, rest: { key: "", name: `${others.length} more sources, summed`, sources: others.length, ...sum(others), days } };
+  const others = ranked.slice(NAMED_SOURCES);
+  return {
+    named: ranked.slice(0, NAMED_SOURCES),
+    rest: { name: `${others.length} more sources, summed`, sources: others.length, keys: others.map((o) => o.key) },
+  };
 }
 
 /** `rows` start with the row's name; a column headed "" is a bar. */
 export type Table = { kind: "days" | "steps" | "devices" | "sources"; title: string; head: string[]; rows: string[][]; note?: string };
 
-const STEPS = ["Step 2", "Step 3", "Step 4", "Step 5", "Sent"];
-function figures(days: FunnelDay[], pick: (day: FunnelDay) => Steps): number[] {
-  const sums = [0, 0, 0, 0, 0, 0];
-  for (const s of days.map(pick)) [s.reached[2], s.reached[3], s.reached[4], s.reached[5], s.sent, s.contactSent].forEach((n, i) => (sums[i]! += n));
-  return sums;
-}
+const STEPS = ["Landed", "Step 2", "Step 3", "Step 4", "Step 5", "Sent"];
+const WON = ["Won", "Value (R)"];
+const rand = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 });
+/** Landed, steps 2-5, sent, contact, won, value: a row's figures. */
+const numbers = (s: Steps) => [s.landed, s.reached[2], s.reached[3], s.reached[4], s.reached[5], s.sent, s.contactSent, s.won, s.value];
+const cells = (s: Steps) => numbers(s).map((n, i) => (i === 8 ? rand.format(n) : String(n)));
 const percent = (rate: number | null) => (rate === null ? "–" : `${Math.round(rate * 100)}%`);
-const worthCells = (w: Worth) => [String(w.step2), String(w.sent), percent(w.sendRate), String(w.contactSent)];
+/** A source's row: its figures with the sends per step-2 visit after Sent. */
+const sourceCells = (s: Steps) => {
+  const row = cells(s);
+  return [...row.slice(0, 6), percent(worthOf(s).sendRate), ...row.slice(6)];
+};
 
 /** The report of `days`, oldest first. */
 export function funnelReport(days: FunnelDay[]): Table[] {
   const range = `last ${days.length} days`;
-  const total = figures(days, (day) => day);
-  const widest = Math.max(1, ...total.slice(0, 5));
-  const kept = (i: number) => (i > 0 && total[i - 1]! > 0 ? `${Math.round((total[i]! / total[i - 1]!) * 100)}% of ${STEPS[i - 1]}` : "");
+  const total = added(days);
+  // The funnel's steps in order, then the clients won of the leads sent (either form).
+  const path = [...numbers(total).slice(0, 6), total.won];
+  const widest = Math.max(1, ...path);
+  const before = (i: number) => (i === 6 ? total.sent + total.contactSent : path[i - 1]!);
+  const kept = (i: number) => (i > 0 && before(i) > 0 ? `${Math.round((path[i]! / before(i)) * 100)}% of ${i === 6 ? "Sent and Contact" : STEPS[i - 1]}` : "");
   const { named, rest } = namedSources(sourceWorth(days));
-  const sources = rest ? [...named, rest] : named;
+  const sources = [...named.map(({ name, key }) => ({ name, ...stepsOf(days, [key]) })), ...(rest ? [{ name: rest.name, ...stepsOf(days, rest.keys) }] : [])];
   return [
     {
       kind: "days",
       title: `The calculator's funnel, ${range} (Africa/Johannesburg)`,
-      head: ["Day", ...STEPS, "Contact"],
-      rows: [...days.map((day) => [day.date, ...figures([day], (d) => d).map(String)]), ["Total", ...total.map(String)]],
+      head: ["Day", ...STEPS, "Contact", ...WON],
+      rows: [...days.map((day) => [day.date, ...cells(day)]), ["Total", ...cells(total)]],
     },
     {
       kind: "steps",
-      title: "Step by step: the visits that reached each step, and what each kept of the step before",
+      title: "Step by step: visitors who landed, the visits that reached each step, and the clients won; what each kept of the step before",
       head: ["Step", "", "Visits", "Kept"],
-      rows: STEPS.map((step, i) => [step, "█".repeat(Math.round((total[i]! / widest) * 40)), String(total[i]), kept(i)]),
+      rows: [...STEPS, "Won"].map((step, i) => [step, "█".repeat(Math.round((path[i]! / widest) * 40)), String(path[i]), kept(i)]),
     },
     {
       kind: "devices",
       title: "By device",
-      head: ["Device", ...STEPS, "Contact"],
-      rows: DEVICES.map((device) => [device, ...figures(days, (day) => day.byDevice[device]).map(String)]),
+      head: ["Device", ...STEPS, "Contact", ...WON],
+      rows: DEVICES.map((device) => [device, ...cells(added(days.map((day) => day.byDevice[device])))]),
     },
     {
       kind: "sources",
-      title: `What each source brought, ${range}: visits that reached step 2, requests sent, sends per step-2 visit, contact messages; then each day it brought any`,
-      head: ["Source / day", "Step 2", "Sent", "Step 2 → sent", "Contact"],
-      rows: sources.flatMap((source) => [
-        [source.name, ...worthCells(source)],
-        ...source.days.filter((day) => day.step2 + day.sent + day.contactSent > 0).map((day) => [`  ${day.date}`, ...worthCells(day)]),
+      title: `What each source brought, ${range}: visitors who landed, visits that reached each step, requests sent, sends per step-2 visit, contact messages, clients won and their value; then each day it brought any`,
+      head: ["Source / day", ...STEPS, "Step 2 → sent", "Contact", ...WON],
+      rows: sources.flatMap(({ name, total, daily }) => [
+        [name, ...sourceCells(total)],
+        ...daily.filter(({ steps }) => numbers(steps).some((n) => n > 0)).map(({ date, steps }) => [`  ${date}`, ...sourceCells(steps)]),
       ]),
       note:
         sources.length === 0
-          ? `No source brought a visit to step 2 or a message in the ${range}.`
+          ? `No source brought a visitor in the ${range}.`
           : rest &&
             `The ${NAMED_SOURCES} sources with the most visits at step 2 and contact messages by name; the other ${rest.sources} summed (--json lists each).`,
     },
@@ -135,24 +172,47 @@ export function funnelText(days: FunnelDay[]): string[] {
   });
 }
 
+/** A field as RFC 4180 quotes it: in double quotes, doubled inside, when it holds a comma, a quote or a line break. */
+const csvField = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+const CSV_HEAD = ["day", "source", "source name", "device", "landed", "step 2", "step 3", "step 4", "step 5", "sent", "contact", "won", "value (rand)"];
+
+/** `funnel --csv`: a header, then a line a day, source and device with any figure (value plain, in rand). Lines end in CRLF, as RFC 4180 has it. */
+export function funnelCsv(days: FunnelDay[]): string[] {
+  const line = (fields: (string | number)[]) => `${fields.map((field) => csvField(String(field))).join(",")}\r`;
+  const rows = days.flatMap((day) => day.rows.map((row) => [day.date, row.source, sourceName(row.source), row.device, ...numbers(row)]));
+  return [line(CSV_HEAD), ...rows.map(line)];
+}
+
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-function htmlTable({ kind, title, head, rows, note }: Table): string {
+/** A table under its title, in a box that scrolls sideways where the screen is narrower than its columns (a phone). */
+function htmlTable({ kind, title, head, rows, note }: Table, id: string): string {
   const cell = (text: string, c: number) =>
     c === 0 ? `<th scope="row">${escape(text.trim())}</th>` : `<td${head[c] === "" ? ' class="bar"' : ""}>${escape(text)}</td>`;
   const cells = (row: string[]) => row.map(cell).join("");
   const body = rows.map((row) => `<tr${row[0]!.startsWith(" ") ? ' class="day"' : ""}>${cells(row)}</tr>`).join("");
-  const table = `<table class="${kind}"><caption>${escape(title)}</caption><thead><tr>${head.map((h) => `<th scope="col">${escape(h)}</th>`).join("")}</tr></thead><tbody>${body}</tbody></table>`;
-  return `${rows.length > 0 ? table : `<h3>${escape(title)}</h3>`}${note ? `<p>${escape(note)}</p>` : ""}`;
+  const table = `<div class="wide" role="region" aria-labelledby="${id}" tabindex="0"><table class="${kind}" aria-labelledby="${id}"><thead><tr>${head.map((h) => `<th scope="col">${escape(h)}</th>`).join("")}</tr></thead><tbody>${body}</tbody></table></div>`;
+  return `<h3 id="${id}">${escape(title)}</h3>${rows.length > 0 ? table : ""}${note ? `<p>${escape(note)}</p>` : ""}`;
 }
 
-/** `days`: the last 30, oldest first. */
+/** The page's one style, hashed by a CSP that allows nothing else (funnel-link.ts). A phone scrolls a wide table, its names kept in view; print fits A4. */
+export const PAGE_STYLE = `
+body{font:16px/1.5 system-ui,sans-serif;margin:1rem auto;max-width:64rem;padding:0 1rem;color:#1a1a1a;background:#fff}
+h3{font-size:1rem;margin:1.5rem 0 .25rem;break-after:avoid}.wide{overflow-x:auto}
+table{border-collapse:collapse;margin:.25rem 0 1rem;width:100%;break-inside:avoid}table.sources{break-inside:auto}
+th,td{border-bottom:1px solid #ccc;padding:.25rem .5rem;text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
+th[scope=row],th:first-child{text-align:left;position:sticky;left:0;background:#fff}table.sources th[scope=row]{white-space:normal;min-width:9rem}
+td.bar{text-align:left;color:#1d4ed8}tr.day th{font-weight:400;padding-left:1.5rem}
+@media (max-width:48rem){body{font-size:14px;padding:0 .75rem}th,td{padding:.2rem .35rem}td.bar{font-size:.45em}tr.day th{padding-left:1rem}}
+@media print{body{margin:0;max-width:none;font-size:9pt}.wide{overflow:visible}th,td{padding:.1rem .25rem}th[scope=col]{white-space:normal}table.sources th[scope=row]{min-width:6rem}th:first-child{position:static}section+section{break-before:page}}
+`;
+
+/** `days`: the last 30, oldest first. Shown on the metrics port and by a signed link on the public one: noindex either way. */
 export function funnelPage(days: FunnelDay[]): string {
-  const sections = [7, 30].map((n) => `<section><h2>Last ${n} days</h2>${funnelReport(days.slice(-n)).map(htmlTable).join("")}</section>`);
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Calculator funnel</title><style>
-body{font:16px/1.5 system-ui,sans-serif;margin:1rem auto;max-width:60rem;padding:0 1rem;color:#1a1a1a}
-table{border-collapse:collapse;margin:1rem 0;width:100%;break-inside:avoid}caption{text-align:left;font-weight:600}
-th,td{border-bottom:1px solid #ccc;padding:.25rem .5rem;text-align:right}th[scope=row],td.bar{text-align:left}td.bar{color:#1d4ed8;white-space:nowrap}
-tr.day th{font-weight:400;padding-left:1.5rem}table.sources{break-inside:auto}
-@media print{body{margin:0;max-width:none}section+section{break-before:page}}
-</style></head><body><h1>Calculator funnel</h1><p>Visits that reached each step of the calculator and sent it, counted per day (Africa/Johannesburg). Counts only: no visitor is identified. A step counts once per visit. By source, "Step 2 → sent" is the requests sent for each visit that reached step 2 (a service chosen), counted in the same days; it is not a path followed, so a day's share can pass 100% when a visit began the day before. Bots and scripts (curl, a headless browser) are not counted.</p>${sections.join("")}</body></html>`;
+  const sections = [7, 30].map(
+    (n) =>
+      `<section><h2>Last ${n} days</h2>${funnelReport(days.slice(-n))
+        .map((table) => htmlTable(table, `last${n}-${table.kind}`))
+        .join("")}</section>`,
+  );
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>Calculator funnel</title><style>${PAGE_STYLE}</style></head><body><h1>Calculator funnel</h1><p>Visitors who landed on the site from outside it (a link, a campaign, an address typed), the visits that reached each step of the calculator and sent it, and the clients won of the leads sent, counted per day (Africa/Johannesburg). Counts only: no visitor is identified. A step counts once per visit. Won counts a lead on the day it was sent; Value (R) is what the agency recorded for those clients, in rand. By source, "Step 2 → sent" is the requests sent for each visit that reached step 2 (a service chosen), counted in the same days; it is not a path followed, so a day's share can pass 100% when a visit began the day before. Bots and scripts (curl, a headless browser) are not counted.</p>${sections.join("")}</body></html>`;
 }

@@ -5,10 +5,21 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { quietLog, recordingLog } from "../tests/support/quiet-log";
 import { leadDatabases } from "../tests/support/engines";
 import { type Db, openDb } from "./db";
-import { dayOf, deviceOfAgent, hitOf, importCounts, lastDays, NEW_SOURCES_A_CLIENT, openFunnel, SOURCES_A_DAY, summarise } from "./funnel";
-import type { FunnelEvent } from "~/funnel/visit";
+import {
+  type Counted,
+  dayOf,
+  deviceOfAgent,
+  emptySteps,
+  hitOf,
+  importCounts,
+  lastDays,
+  NEW_SOURCES_A_CLIENT,
+  openFunnel,
+  SOURCES_A_DAY,
+  summarise,
+} from "./funnel";
 import { FUNNEL_KEEP_DAYS } from "~/content/privacy";
-import { funnelPage, funnelReport, NAMED_SOURCES, namedSources, sourceName, sourceWorth } from "./funnel-report";
+import { funnelCsv, funnelPage, funnelReport, NAMED_SOURCES, namedSources, sourceName, sourceWorth } from "./funnel-report";
 
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
 const settings = { names: new Set(["spring"]), sites: [] };
@@ -154,12 +165,14 @@ describe("reading", () => {
     expect(Object.keys(names).map(sourceName)).toEqual(Object.values(names));
   });
 
-  it("what each source brought, per day and over the range: step-2 visits, sends, contact messages and sends per step-2 visit; the most visits at step 2 and messages first", () => {
+  it("what each source brought, per day and over the range: landings, steps, sends, contact messages, sends per step-2 visit, clients won and their value; the most visits at step 2 and messages first", () => {
     const [d1, d2] = ["2026-11-25", "2026-11-26"];
-    const count = (day: string, event: FunnelEvent, source: string, n: number) => ({ day, event, device: "phone" as const, source, n });
+    const count = (day: string, event: Counted, source: string, n: number) => ({ day, event, device: "phone" as const, source, n });
+    const won = (day: string, source: string, value: number | null, outcome: "won" | "lost" = "won") => ({ day, source, device: "phone", outcome, value });
     const days = summarise(
       [d1, d2],
       [
+        count(d1, "landed", "newsletter/email/spring", 9),
         count(d1, "2", "newsletter/email/spring", 3),
         count(d1, "3", "newsletter/email/spring", 2),
         count(d1, "sent", "newsletter/email/spring", 1),
@@ -169,6 +182,7 @@ describe("reading", () => {
         count(d2, "2", "search:google", 4),
         count(d2, "contact", "direct", 2),
       ],
+      [won(d1, "newsletter/email/spring", 45_000), won(d2, "newsletter/email/spring", null), won(d2, "newsletter/email/spring", 9_000, "lost")],
     );
     const [newsletter, google, direct] = sourceWorth(days);
     expect(google).toMatchObject({ key: "search:google", name: "Google search", step2: 4, sent: 0, contactSent: 0, sendRate: 0 });
@@ -179,6 +193,12 @@ describe("reading", () => {
       sent: 3,
       contactSent: 1,
       sendRate: 0.75,
+      landed: 9,
+      step3: 2,
+      step4: 0,
+      step5: 0,
+      won: 2,
+      value: 45_000,
       days: [
         { date: d1, step2: 3, sent: 1, contactSent: 0, sendRate: 1 / 3 },
         { date: d2, step2: 1, sent: 2, contactSent: 1, sendRate: 2 },
@@ -200,7 +220,12 @@ describe("reading", () => {
       "other",
       ...Array.from({ length: NAMED_SOURCES - 1 }, (_, i) => `site:s${String(i + 1).padStart(2, "0")}.example`),
     ]);
-    expect(rest).toMatchObject({ sources: 3, name: "3 more sources, summed", step2: 10 + 9 + 8, days: [{ step2: 27 }] });
+    expect(rest).toMatchObject({ sources: 3, name: "3 more sources, summed", keys: ["site:s10.example", "site:s11.example", "site:s12.example"] });
+    const rows = funnelReport(summarise(["2026-11-26"], counts)).find((table) => table.kind === "sources")!.rows;
+    expect(rows.slice(-2).map((row) => row.slice(0, 3))).toEqual([
+      ["3 more sources, summed", "0", String(10 + 9 + 8)],
+      ["  2026-11-26", "0", "27"],
+    ]);
     const oneLeft = namedSources(sourceWorth(summarise(["2026-11-26"], counts.slice(0, NAMED_SOURCES + 1))));
     expect([oneLeft.named.length, oneLeft.rest]).toEqual([NAMED_SOURCES + 1, undefined]); // a row of one is named, not summed
   });
@@ -208,22 +233,28 @@ describe("reading", () => {
   it("the operator's page is the command's tables for 7 and 30 days, as HTML with no script: the steps with what each kept, by device, each source named in words and day by day, the rest summed and said so", () => {
     const today = dayOf(Date.now());
     const yesterday = dayOf(Date.now() - 86_400_000);
-    const count = (day: string, event: FunnelEvent, source: string, n: number, device: "phone" | "desktop" = "phone") => ({ day, event, device, source, n });
-    const days = summarise(lastDays(30), [
-      count(yesterday, "2", "newsletter/email/spring", 2),
-      count(today, "2", "newsletter/email/spring", 1),
-      count(today, "3", "newsletter/email/spring", 3, "desktop"),
-      count(today, "sent", "newsletter/email/spring", 2),
-      count(today, "contact", "newsletter/email/spring", 1),
-      count(today, "2", "site:example.co.za", 1),
-      count(today, "contact", "direct", 2),
-      ...Array.from({ length: NAMED_SOURCES }, (_, i) => count(today, "2", `site:s${i}.example`, 1)),
-    ]);
+    const count = (day: string, event: Counted, source: string, n: number, device: "phone" | "desktop" = "phone") => ({ day, event, device, source, n });
+    const won = { day: today, source: "newsletter/email/spring", device: "desktop", outcome: "won", value: 45_000 } as const;
+    const days = summarise(
+      lastDays(30),
+      [
+        count(today, "landed", "newsletter/email/spring", 20),
+        count(yesterday, "2", "newsletter/email/spring", 2),
+        count(today, "2", "newsletter/email/spring", 1),
+        count(today, "3", "newsletter/email/spring", 3, "desktop"),
+        count(today, "sent", "newsletter/email/spring", 2),
+        count(today, "contact", "newsletter/email/spring", 1),
+        count(today, "2", "site:example.co.za", 1),
+        count(today, "contact", "direct", 2),
+        ...Array.from({ length: NAMED_SOURCES }, (_, i) => count(today, "2", `site:s${i}.example`, 1)),
+      ],
+      [won],
+    );
     const html = funnelPage(days);
     expect(html).not.toContain("<script");
     const cells = (row: string) =>
       [...row.matchAll(/<t[hd][^>]*>(.*?)<\/t[hd]>/g)].map((m) => m[1]!.replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(Number(c))));
-    const tables = [...html.matchAll(/<table class="(\w+)">(.*?)<\/table>/g)].map(([, kind, body]) => ({
+    const tables = [...html.matchAll(/<table class="(\w+)"[^>]*>(.*?)<\/table>/g)].map(([, kind, body]) => ({
       kind,
       rows: [...body!.matchAll(/<tr[^>]*>(.*?)<\/tr>/g)].map((m) => cells(m[1]!)),
     }));
@@ -232,19 +263,54 @@ describe("reading", () => {
     expect(tables).toEqual([...report(7), ...report(30)]);
 
     const [week, steps, devices, sources] = tables.map((table) => table.rows);
-    expect(week!.at(-1)).toEqual(["Total", "14", "3", "0", "0", "2", "3"]);
-    expect(steps![2]).toEqual(["Step 3", "█".repeat(9), "3", "21% of Step 2"]);
-    expect(devices!.slice(1).map((row) => row.join(" "))).toEqual(["phone 14 0 0 0 2 3", "tablet 0 0 0 0 0 0", "desktop 0 3 0 0 0 0"]);
+    expect(week![0]).toEqual(["Day", "Landed", "Step 2", "Step 3", "Step 4", "Step 5", "Sent", "Contact", "Won", "Value (R)"]);
+    expect(week!.at(-1)).toEqual(["Total", "20", "14", "3", "0", "0", "2", "3", "1", "45,000"]);
+    expect(steps!.slice(1).map(([step, bar, visits, kept]) => [step, bar!.length, visits, kept])).toEqual([
+      ["Landed", 40, "20", ""],
+      ["Step 2", 28, "14", "70% of Landed"],
+      ["Step 3", 6, "3", "21% of Step 2"],
+      ["Step 4", 0, "0", "0% of Step 3"],
+      ["Step 5", 0, "0", ""],
+      ["Sent", 4, "2", ""],
+      ["Won", 2, "1", "20% of Sent and Contact"],
+    ]);
+    expect(devices!.slice(1).map((row) => row.join(" "))).toEqual(["phone 20 14 0 0 0 2 3 0 0", "tablet 0 0 0 0 0 0 0 0 0", "desktop 0 0 3 0 0 0 0 1 45,000"]);
     const newsletter = sources!.findIndex(([name]) => name === "newsletter · email · spring");
     expect(sources!.slice(newsletter, newsletter + 3).map((row) => row.join("|"))).toEqual([
-      "newsletter · email · spring|3|2|67%|1",
-      `${yesterday}|2|0|0%|0`,
-      `${today}|1|2|200%|1`,
+      "newsletter · email · spring|20|3|3|0|0|2|67%|1|1|45,000",
+      `${yesterday}|0|2|0|0|0|0|0%|0|0|0`,
+      `${today}|20|1|3|0|0|2|200%|1|1|45,000`,
     ]);
-    expect(sources).toContainEqual(["Direct", "0", "0", "–", "2"]);
-    expect(sources).toContainEqual(["A link on example.co.za", "1", "0", "0%", "0"]);
-    expect(sources).toContainEqual(["3 more sources, summed", "3", "0", "0%", "0"]);
+    expect(sources![0]).toEqual(["Source / day", "Landed", "Step 2", "Step 3", "Step 4", "Step 5", "Sent", "Step 2 → sent", "Contact", "Won", "Value (R)"]);
+    expect(sources).toContainEqual(["Direct", "0", "0", "0", "0", "0", "0", "–", "2", "0", "0"]);
+    expect(sources).toContainEqual(["A link on example.co.za", "0", "1", "0", "0", "0", "0", "0%", "0", "0", "0"]);
+    expect(sources).toContainEqual(["3 more sources, summed", "0", "3", "0", "0", "0", "0", "0%", "0", "0", "0"]);
     expect(html).toContain(`The ${NAMED_SOURCES} sources with the most visits at step 2 and contact messages by name; the other 3 summed`);
+  });
+
+  it("funnel --csv: a header, then a row a day, source and device with any figure, a client won under its lead's device; a comma or a quote quoted as RFC 4180 has it", () => {
+    const [d1, d2] = ["2026-11-25", "2026-11-26"];
+    const count = (day: string, event: Counted, source: string, device: "phone" | "desktop", n: number) => ({ day, event, device, source, n });
+    const days = summarise(
+      [d1, d2],
+      [
+        count(d1, "landed", "newsletter/email/spring", "phone", 7),
+        count(d1, "2", "newsletter/email/spring", "phone", 3),
+        count(d1, "sent", "newsletter/email/spring", "desktop", 1),
+        count(d2, "contact", 'a,b/say "hi"', "phone", 1),
+      ],
+      [{ day: d1, source: "newsletter/email/spring", device: "desktop", outcome: "won", value: 12_500.5 }],
+    );
+    expect(days[0]!.rows).toEqual([
+      { source: "newsletter/email/spring", device: "desktop", ...emptySteps(), sent: 1, won: 1, value: 12_500.5 },
+      { source: "newsletter/email/spring", device: "phone", ...emptySteps(), landed: 7, reached: { 2: 3, 3: 0, 4: 0, 5: 0 } },
+    ]);
+    expect(funnelCsv(days)).toEqual([
+      "day,source,source name,device,landed,step 2,step 3,step 4,step 5,sent,contact,won,value (rand)\r",
+      "2026-11-25,newsletter/email/spring,newsletter · email · spring,desktop,0,0,0,0,0,1,0,1,12500.5\r",
+      "2026-11-25,newsletter/email/spring,newsletter · email · spring,phone,7,3,0,0,0,0,0,0,0\r",
+      '2026-11-26,"a,b/say ""hi""","a,b · say ""hi""",phone,0,0,0,0,0,0,1,0,0\r',
+    ]);
   });
 
   it("npm run -s leads -- funnel prints a row a day, a bar per step with what it kept of the step before, and what each source brought, in words and day by day; --json the days", async () => {
@@ -270,12 +336,12 @@ describe("reading", () => {
           .join("|"),
       ),
     ).toEqual([
-      "Source / day|Step 2|Sent|Step 2 → sent|Contact",
-      "newsletter · email · spring|3|1|33%|1",
-      `${dayOf(yesterday)}|1|0|0%|0`,
-      `${dayOf(Date.now())}|2|1|50%|1`,
-      "Google search|1|0|0%|0",
-      `${dayOf(Date.now())}|1|0|0%|0`,
+      "Source / day|Landed|Step 2|Step 3|Step 4|Step 5|Sent|Step 2 → sent|Contact|Won|Value (R)",
+      "newsletter · email · spring|0|3|1|0|0|1|33%|1|0|0",
+      `${dayOf(yesterday)}|0|1|0|0|0|0|0%|0|0|0`,
+      `${dayOf(Date.now())}|0|2|1|0|0|1|50%|1|0|0`,
+      "Google search|0|1|0|0|0|0|0%|0|0|0",
+      `${dayOf(Date.now())}|0|1|0|0|0|0|0%|0|0|0`,
     ]);
     const json: string[] = [];
     expect(await runCli(["funnel", "--json", "--days", "2"], { DATA_DIR: dir }, (line) => json.push(line))).toBe(0);

@@ -154,7 +154,9 @@ export function openFunnel({
 
 /** `won`: leads sent that day (either form) the agency won since; `value`: theirs in rand, where recorded. */
 export type Steps = { landed: number; reached: Record<"2" | "3" | "4" | "5", number>; sent: number; contactSent: number; won: number; value: number };
-export type FunnelDay = Steps & { date: string; byDevice: Record<Device, Steps>; bySource: Record<string, Steps> };
+/** `rows`: the day's figures per source and device, each with any (`funnel --csv`); an outcome's device as the lead had it. */
+export type FunnelDay = Steps & { date: string; byDevice: Record<Device, Steps>; bySource: Record<string, Steps>; rows: FunnelRow[] };
+type FunnelRow = Steps & { source: string; device: string };
 
 export const emptySteps = (): Steps => ({ landed: 0, reached: { 2: 0, 3: 0, 4: 0, 5: 0 }, sent: 0, contactSent: 0, won: 0, value: 0 });
 function addTo(steps: Steps, event: Counted, n: number) {
@@ -170,20 +172,25 @@ export function summarise(days: string[], rows: Row[], outcomes: OutcomeCount[] 
   const isDevice = (device: string): device is Device => (DEVICES as readonly string[]).includes(device);
   const valid = counts.filter((c) => (COUNTED as readonly string[]).includes(c.event) && isDevice(c.device));
   return days.map((date) => {
-    const day: FunnelDay = { date, ...emptySteps(), byDevice: { phone: emptySteps(), tablet: emptySteps(), desktop: emptySteps() }, bySource: {} };
+    const day: FunnelDay = { date, ...emptySteps(), byDevice: { phone: emptySteps(), tablet: emptySteps(), desktop: emptySteps() }, bySource: {}, rows: [] };
+    const rows = new Map<string, FunnelRow>();
+    const row = (source: string, device: string) => {
+      const key = `${source} ${device}`;
+      return rows.get(key) ?? rows.set(key, { source, device, ...emptySteps() }).get(key)!;
+    };
     for (const c of valid) {
       if (c.day !== date) continue;
-      addTo(day, c.event, c.n);
-      addTo(day.byDevice[c.device], c.event, c.n);
-      addTo((day.bySource[c.source] ??= emptySteps()), c.event, c.n);
+      for (const steps of [day, day.byDevice[c.device], (day.bySource[c.source] ??= emptySteps()), row(c.source, c.device)]) addTo(steps, c.event, c.n);
     }
     for (const o of outcomes) {
       if (o.day !== date || o.outcome !== "won") continue;
-      for (const steps of [day, ...(isDevice(o.device) ? [day.byDevice[o.device]] : []), (day.bySource[o.source] ??= emptySteps())]) {
+      const device = isDevice(o.device) ? [day.byDevice[o.device]] : [];
+      for (const steps of [day, ...device, (day.bySource[o.source] ??= emptySteps()), row(o.source, o.device)]) {
         steps.won += 1;
         steps.value += o.value ?? 0;
       }
     }
+    day.rows = [...rows.values()].sort((a, b) => a.source.localeCompare(b.source) || a.device.localeCompare(b.device));
     return day;
   });
 }

@@ -19,6 +19,7 @@ import { createDraftStore } from "./drafts";
 import { formPosts } from "./form-posts";
 import { importCounts, lastDays, openFunnel } from "./funnel";
 import { funnelBeacon } from "./funnel-beacon";
+import { funnelLinks, LINK_PATH } from "./funnel-link";
 import { funnelPage } from "./funnel-report";
 import { createLeadInbox } from "./lead-inbox";
 import { VERSION } from "./leads/store";
@@ -136,6 +137,8 @@ app.post(
   FUNNEL_PATH,
   funnelBeacon(sources.settings, (req, request, event, source) => funnel.count(request, event, source, clientCode(req))),
 );
+const funnelToday = async () => funnelPage(await funnel.read(lastDays(30)));
+app.get(`${LINK_PATH}:token`, funnelLinks(db, funnelToday));
 app.all(
   "*",
   remixHandler(config.dev ? async () => build : build, config.dev ? "development" : "production", (req, res) => ({
@@ -157,7 +160,7 @@ app.use(((error, req, res, _next) => {
 
 server.once("error", (error) => fail({ err: error, port: config.port }, "listen_failed"));
 const metricsServer = metrics
-  ?.listen(config.metricsPort!, config.host, async () => funnelPage(await funnel.read(lastDays(30))))
+  ?.listen(config.metricsPort!, config.host, funnelToday)
   .catch((error: unknown) => fail({ err: error, port: config.metricsPort }, "listen_failed"));
 server.listen(config.port, config.host, () => {
   log.info({ ...describeConfig(config), address: server.address() }, "start");

@@ -10,6 +10,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { ENGINES } from "../../tests/support/engines";
 import { leads, serverStores } from "../../tests/support/leads-cli";
 import { openDb } from "../db";
+import { linkKey, linkValid } from "../funnel-link";
 import { runCli } from "./cli";
 import { leadStore } from "./store";
 import type { Lead } from "./types";
@@ -285,8 +286,8 @@ describe("npm run leads, on SQLite alone", () => {
     const table = await leads(["funnel"], { DATA_DIR: dir });
     expect(table.out[0]).toBe("The calculator's funnel, last 7 days (Africa/Johannesburg)");
     // Each table with its title and heads, a blank line between: a row a day and the total, a bar a step, a row a device, then no source yet.
-    expect(table.out).toHaveLength(2 + 7 + 1 + 1 + (2 + 5) + 1 + (2 + 3) + 1 + 2);
-    expect(table.out.at(-1)).toBe("No source brought a visit to step 2 or a message in the last 7 days.");
+    expect(table.out).toHaveLength(2 + 7 + 1 + 1 + (2 + 7) + 1 + (2 + 3) + 1 + 2);
+    expect(table.out.at(-1)).toBe("No source brought a visitor in the last 7 days.");
     expect(await leads(["funnel", "--days", "0"], { DATA_DIR: dir })).toMatchObject({ code: 2, err: ["leads: --days must be a whole number from 1 to 400"] });
     for (const [argv, said] of [
       [["--days"], /^leads: Option '--days <value>' argument missing/],
@@ -296,11 +297,54 @@ describe("npm run leads, on SQLite alone", () => {
       expect(await leads(["funnel", ...argv], { DATA_DIR: dir })).toMatchObject({ code: 2, err: [expect.stringMatching(said)] });
   });
 
+  it("funnel --csv: the header alone on an empty funnel; with --json, or --csv and --revoke-all on another command, exit 2", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "cli-"));
+    expect(await leads(["funnel", "--csv", "--days", "3"], { DATA_DIR: dir })).toEqual({
+      code: 0,
+      out: ["day,source,source name,device,landed,step 2,step 3,step 4,step 5,sent,contact,won,value (rand)\r"],
+      err: [],
+    });
+    for (const [argv, said] of [
+      [["funnel", "--csv", "--json"], /^leads: --csv or --json, not both/],
+      [["list", "--csv"], /^leads: --csv is the funnel's, not list's/],
+      [["funnel", "--revoke-all"], /^leads: --revoke-all is funnel-link's, not funnel's/],
+    ] as const)
+      expect(await leads([...argv], { DATA_DIR: dir })).toMatchObject({ code: 2, out: [], err: [expect.stringMatching(said)] });
+  });
+
+  it("funnel-link: an address on the public port (SITE_ORIGIN's first, else localhost and PORT) open for --days N (7, at most 90); --revoke-all a new key, so the link before no longer opens", async () => {
+    const { db, env } = await serverStore("sqlite");
+    const link = await leads(["funnel-link"], env);
+    expect(link).toMatchObject({ code: 0, out: [expect.stringMatching(/^http:\/\/localhost:3000\/funnel\/\d+\.[\w-]{43}$/)] });
+    expect(link.err[0]).toMatch(/^anyone holding this address sees the funnel until \d{4}-\d\d-\d\dT\d\d:\d\dZ; /);
+    const token = link.out[0]!.split("/").pop()!;
+    const key = await linkKey(db);
+    expect([6.9, 7].map((days) => linkValid(key, token, Date.now() + days * 86_400_000))).toEqual([true, false]);
+    const site = { ...env, SITE_ORIGIN: "https://www.kopano.example,https://kopano.example", PORT: "8080" };
+    expect((await leads(["funnel-link", "--days", "90"], site)).out[0]).toMatch(/^https:\/\/www\.kopano\.example\/funnel\/\d+\./);
+
+    expect(await leads(["funnel-link", "--revoke-all"], env)).toMatchObject({
+      code: 0,
+      out: [expect.stringMatching(/^every funnel link given so far no longer opens/)],
+    });
+    const renewed = await linkKey(db);
+    expect([linkValid(renewed, token, Date.now()), renewed.equals(key)]).toEqual([false, false]);
+    for (const [argv, said] of [
+      [["--days", "91"], /^leads: --days must be a whole number from 1 to 90$/],
+      [["--days", "0"], /^leads: --days must be a whole number from 1 to 90$/],
+      [["--revoke-all", "--days", "3"], /^leads: --revoke-all gives no link/],
+      [["--json"], /^leads: funnel-link takes --days N or --revoke-all alone/],
+      [["x"], /^leads: Unexpected argument 'x'/],
+    ] as const)
+      expect(await leads(["funnel-link", ...argv], env)).toMatchObject({ code: 2, out: [], err: [expect.stringMatching(said)] });
+    expect((await linkKey(db)).equals(renewed), "a refused command changed nothing").toBe(true);
+  });
+
   it("answers anything else with its usage and exit code 2", async () => {
     expect(await leads(["delete-everything"], {})).toMatchObject({
       code: 2,
       out: [
-        "usage: npm run -s leads -- list | export | retry [id ...] | release [id ...] | discard <id | address code> ... | status | backup <file> | restore <file> | restore --in-place | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes] | campaigns add|remove|list [name] | sites add|remove|list [host]",
+        "usage: npm run -s leads -- list | export | retry [id ...] | release [id ...] | discard <id | address code> ... | status | backup <file> | restore <file> | restore --in-place | funnel [--json | --csv] [--days N] | funnel-link [--days N] | funnel-link --revoke-all | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes] | campaigns add|remove|list [name] | sites add|remove|list [host]",
       ],
     });
     expect((await leads(["--help"], {})).code).toBe(0);

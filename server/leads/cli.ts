@@ -10,19 +10,20 @@ import { version } from "../../package.json";
 import { type Config, parseConfig } from "../config";
 import { BUSY_WAIT_MS, causeOf, openDb, type Db } from "../db";
 import { lastDays, openFunnel } from "../funnel";
-import { funnelText, sourceWorth } from "../funnel-report";
+import { KEY_KEPT_MS, linkKey, LINK_PATH, signLink } from "../funnel-link";
+import { funnelCsv, funnelText, sourceWorth } from "../funnel-report";
 import { askOnTerminal, asked, personalData } from "../personal-data";
 import { backup, readBackup } from "./backup";
 import { copyLeads, leadStore, NotHeld, prepareStore, RESTORED, VERSION, type LeadRow } from "./store";
 import { addNames, readLists, removeName, type List } from "../source-lists";
 
 const USAGE =
-  "usage: npm run -s leads -- list | export | retry [id ...] | release [id ...] | discard <id | address code> ... | status | backup <file> | restore <file> | restore --in-place | funnel [--json] [--days N] | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes] | campaigns add|remove|list [name] | sites add|remove|list [host]";
+  "usage: npm run -s leads -- list | export | retry [id ...] | release [id ...] | discard <id | address code> ... | status | backup <file> | restore <file> | restore --in-place | funnel [--json | --csv] [--days N] | funnel-link [--days N] | funnel-link --revoke-all | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes] | campaigns add|remove|list [name] | sites add|remove|list [host]";
 const LIST_COMMANDS = ["campaigns", "sites"];
-const COMMANDS = ["list", "export", "retry", "release", "discard", "status", "backup", "restore", "funnel", "find", "erase", ...LIST_COMMANDS];
+const COMMANDS = ["list", "export", "retry", "release", "discard", "status", "backup", "restore", "funnel", "funnel-link", "find", "erase", ...LIST_COMMANDS];
 const flag = { type: "boolean" } as const;
-const OPTIONS = { help: flag, json: flag, yes: flag, days: { type: "string" }, "in-place": flag } as const;
-type Flags = { json?: boolean; yes?: boolean; days?: string; "in-place"?: boolean };
+const OPTIONS = { help: flag, json: flag, yes: flag, days: { type: "string" }, "in-place": flag, csv: flag, "revoke-all": flag } as const;
+type Flags = { json?: boolean; yes?: boolean; days?: string; "in-place"?: boolean; csv?: boolean; "revoke-all"?: boolean };
 type Out = (line: string) => unknown;
 type Ask = (question: string) => Promise<boolean>;
 
@@ -49,6 +50,8 @@ function storeOf(config: Config, err: Out): Db | undefined {
 /** Why the arguments are wrong, or undefined: a flag another command takes would be swallowed; a discard of no ids would take every held lead. */
 function misuse(command: string, ids: string[], flags: Flags): string | undefined {
   if (LIST_COMMANDS.includes(command)) return listMisuse(command, ids, flags);
+  const marketing = forMarketingMisuse(command, ids, flags);
+  if (marketing !== null) return marketing;
   if (command === "find" || command === "erase") {
     // A --yes that find would ignore may have been meant for erase.
     if (command === "find" ? flags.yes !== undefined : flags.json !== undefined)
@@ -98,6 +101,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   const config = parseConfig(env, version);
   if (command === "funnel") return funnel(flags, config, out, err);
   if (LIST_COMMANDS.includes(command)) return sourceList(command as List, ids, config, out, err);
+  if (command === "funnel-link") return funnelLink(flags, config, out, err);
   // A file named as the operator's shell sees it (npm runs the command in the package's folder).
   if (command === "backup" || command === "restore") return copies(command, ids[0] && resolve(env.INIT_CWD ?? process.cwd(), ids[0]), config, out, err);
   let db: Db | undefined;
@@ -228,6 +232,7 @@ async function funnel(flags: Flags, config: Config, out: Out, err: Out) {
   try {
     const days = await store.read(lastDays(Number(flags.days ?? 7)));
     if (flags.json) out(JSON.stringify({ days, sources: sourceWorth(days) }, null, 2));
+    else if (flags.csv) funnelCsv(days).forEach((line) => out(line));
     else funnelText(days).forEach((line) => out(line));
     return 0;
   } catch (error) {
@@ -235,6 +240,53 @@ async function funnel(flags: Flags, config: Config, out: Out, err: Out) {
     return 1;
   } finally {
     await store.close();
+    await db.close();
+  }
+}
+
+// The figures for marketing: `funnel --csv` and `funnel-link`.
+const LINK_DAYS = { default: 7, most: 90 };
+
+/** Undefined: these flags are right; null: not these commands' or flags' to judge. */
+function forMarketingMisuse(command: string, ids: string[], flags: Flags): string | undefined | null {
+  if (command === "funnel-link") {
+    if (ids.length > 0) return `Unexpected argument '${ids[0]}'. funnel-link takes no ids`;
+    if (flags.json || flags.csv || flags.yes || flags["in-place"]) return "funnel-link takes --days N or --revoke-all alone";
+    if (flags["revoke-all"] && flags.days !== undefined) return "--revoke-all gives no link: it takes no --days";
+    const days = Number(flags.days ?? LINK_DAYS.default);
+    return Number.isInteger(days) && days >= 1 && days <= LINK_DAYS.most ? undefined : `--days must be a whole number from 1 to ${LINK_DAYS.most}`;
+  }
+  if (flags["revoke-all"]) return `--revoke-all is funnel-link's, not ${command}'s`;
+  if (flags.csv && command !== "funnel") return `--csv is the funnel's, not ${command}'s`;
+  if (flags.csv && flags.json) return "--csv or --json, not both";
+  return null;
+}
+
+/** `funnel-link`: an address on the public port that shows the funnel's page until it expires; `--revoke-all`, a new key. */
+async function funnelLink(flags: Flags, config: Config, out: Out, err: Out) {
+  const db = storeOf(config, err);
+  if (!db) return 1;
+  try {
+    await prepareStore(db);
+    const key = await linkKey(db, flags["revoke-all"]);
+    if (flags["revoke-all"]) {
+      out(`every funnel link given so far no longer opens (each server within ${KEY_KEPT_MS / 1000} s); npm run -s leads -- funnel-link gives a new one`);
+      return 0;
+    }
+    const days = Number(flags.days ?? LINK_DAYS.default);
+    const expires = Date.now() + days * 86_400_000;
+    const origin = config.siteOrigins[0] ?? `http://localhost:${config.port}`;
+    out(`${origin}${LINK_PATH}${signLink(key, expires)}`);
+    err(
+      `anyone holding this address sees the funnel until ${new Date(expires).toISOString().slice(0, 16)}Z; npm run -s leads -- funnel-link --revoke-all ends every link`,
+    );
+    return 0;
+  } catch (error) {
+    err(
+      `leads: the lead store could not be used (${causeOf(error).cause ?? (error as Error).message}); no link was ${flags["revoke-all"] ? "revoked" : "made"}`,
+    );
+    return 1;
+  } finally {
     await db.close();
   }
 }

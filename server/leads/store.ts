@@ -48,7 +48,8 @@ CREATE INDEX IF NOT EXISTS leads_by_admission ON leads (admitted_at);
 CREATE INDEX IF NOT EXISTS leads_by_group ON leads (client_group, first_accepted_at);
 CREATE TABLE IF NOT EXISTS source_names (
   list TEXT NOT NULL CHECK (list IN ('campaigns', 'sites')), name TEXT NOT NULL, PRIMARY KEY (list, name)
-){strict}`;
+){strict};
+CREATE TABLE IF NOT EXISTS funnel_link_key (id {int} PRIMARY KEY CHECK (id = 1), secret TEXT NOT NULL){strict}`;
 export const VERSION = 4;
 
 const COLUMNS =

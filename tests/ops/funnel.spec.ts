@@ -22,7 +22,7 @@ async function lastWeek(metricsPort: number) {
   const page = await (await fetch(`http://127.0.0.1:${metricsPort}/funnel`)).text();
   const total = /<tr><th scope="row">Total<\/th>(.*?)<\/tr>/.exec(page)?.[1] ?? "";
   const figures = [...total.matchAll(/<td>(\d+)<\/td>/g)].map((m) => m[1]);
-  return ["Step 2", "Step 3", "Step 4", "Step 5", "Sent"].map((step, i) => `${step} ${figures[i]}`).join(", ");
+  return ["Step 2", "Step 3", "Step 4", "Step 5", "Sent"].map((step, i) => `${step} ${figures[i + 1]}`).join(", "); // after Landed
 }
 
 const { fakeService, site } = startedByEachTest();
