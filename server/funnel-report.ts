@@ -6,15 +6,25 @@ import { sourceOfKey } from "~/funnel/source";
 import { DEVICES } from "~/funnel/visit";
 import { emptySteps, type FunnelDay, type Steps } from "./funnel";
 
-/** What a source brought. `sendRate`, sends per step-2 visit (null without one), is of counts, not people: a day's can pass 1. */
-type Worth = { step2: number; sent: number; contactSent: number; sendRate: number | null };
+/**
+ * What a source brought. `sendRate`, sends per step-2 visit (null without one), is of counts, not people: a day's can pass 1.
+ * `won`, `value`: its leads sent those days that became clients since, and their value in rand (decision 0053).
+ */
+type Worth = { step2: number; sent: number; contactSent: number; sendRate: number | null; won: number; value: number };
 /** One source over a range (`--json`'s `sources`). */
 export type SourceWorth = Worth & { key: string; name: string; days: (Worth & { date: string })[] };
 
-const worth = (step2: number, sent: number, contactSent: number): Worth => ({ step2, sent, contactSent, sendRate: step2 > 0 ? sent / step2 : null });
+const worth = (step2: number, sent: number, contactSent: number, won = 0, value = 0): Worth => ({
+  step2,
+  sent,
+  contactSent,
+  sendRate: step2 > 0 ? sent / step2 : null,
+  won,
+  value,
+});
 const sum = (of: Worth[]) => {
-  const total = (figure: "step2" | "sent" | "contactSent") => of.reduce((n, w) => n + w[figure], 0);
-  return worth(total("step2"), total("sent"), total("contactSent"));
+  const total = (figure: "step2" | "sent" | "contactSent" | "won" | "value") => of.reduce((n, w) => n + w[figure], 0);
+  return worth(total("step2"), total("sent"), total("contactSent"), total("won"), total("value"));
 };
 
 /** The rest are summed in one row: forged beacons can add hundreds of sources a day, and a printed page must stay a page. */
@@ -49,7 +59,7 @@ export function sourceWorth(days: FunnelDay[]): SourceWorth[] {
   const rows = keys.map((key): SourceWorth => {
     const daily = days.map((day) => {
       const steps = day.bySource[key] ?? emptySteps();
-      return { date: day.date, ...worth(steps.reached[2], steps.sent, steps.contactSent) };
+      return { date: day.date, ...worth(steps.reached[2], steps.sent, steps.contactSent, steps.won, steps.value) };
     });
     return { key, name: sourceName(key), ...sum(daily), days: daily };
   });

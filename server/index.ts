@@ -17,10 +17,12 @@ import { type Config, describeConfig, parseConfig, privacyFacts, proxyExpectedBu
 import { type Db, openDb, type StoreUnusable } from "./db";
 import { createDraftStore } from "./drafts";
 import { formPosts } from "./form-posts";
-import { importCounts, lastDays, openFunnel } from "./funnel";
+import { deviceOfAgent, importCounts, lastDays, openFunnel } from "./funnel";
 import { funnelBeacon } from "./funnel-beacon";
 import { funnelPage } from "./funnel-report";
 import { createLeadInbox } from "./lead-inbox";
+import { scheduleCrmOutcomes } from "./leads/crm-outcomes";
+import { outcomes } from "./leads/outcomes";
 import { VERSION } from "./leads/store";
 import { createLogger, flushLog, output, requestLogger } from "./log";
 import { createMetrics } from "./metrics";
@@ -82,7 +84,9 @@ if (config.databaseUrl && existsSync(config.funnelDb)) {
   if (counters) log.warn({ from: config.funnelDb, to: db.where, counters }, "funnel_moved_into_postgresql");
 }
 const drafts = createDraftStore({ db, log });
-const funnel = openFunnel({ db: countsDb, log, counted: metrics?.counted, settings: config.sources });
+// What became of the leads is kept in the lead store (decision 0053); with Zoho CRM it is read from there, hourly.
+const funnel = openFunnel({ db: countsDb, log, counted: metrics?.counted, settings: config.sources, outcomes: outcomes(db).read });
+const crmOutcomes = config.delivery.zoho && scheduleCrmOutcomes(db, config.delivery.zoho, config.delivery.timeoutMs, log);
 let stopping = false;
 const context = { serving: () => !stopping, privacy: privacyFacts(config), bookingUrl: config.bookingUrl, zar: config.zar, log, sources: config.sources };
 // Public pages kept as compressed bytes (decision 0014), none in development. A page renders as a GET of its own,
@@ -138,7 +142,7 @@ app.all(
   remixHandler(config.dev ? async () => build : build, config.dev ? "development" : "production", (req, res) => ({
     ...context,
     clientAddress: req.ip,
-    submitLead: (lead) => inbox.submit(res.locals.form, lead),
+    submitLead: (lead) => inbox.submit(res.locals.form, lead, deviceOfAgent(req.get("user-agent") ?? "", req.get("sec-ch-ua-mobile"))),
     drafts: drafts.forClient(clientCode(req)),
     countVisit: (request, event, source) => funnel.count(request, event, source, clientCode(req)),
   })),
@@ -195,7 +199,13 @@ const stop = closeWithGrace(
     drained.addEventListener("abort", cut, { once: true });
     await closed;
     clearInterval(sweep);
-    await Promise.all([inbox.close(drained), drafts.close(), funnel.close(), metricsListener && new Promise((resolve) => metricsListener.close(resolve))]);
+    await Promise.all([
+      inbox.close(drained),
+      drafts.close(),
+      funnel.close(),
+      crmOutcomes?.stop(),
+      metricsListener && new Promise((resolve) => metricsListener.close(resolve)),
+    ]);
     await Promise.all([db.close(), countsDb !== db && countsDb.close()]);
     log.info({}, "stopped");
     await flushLog(log, LOG_DRAIN_MS);
