@@ -8,7 +8,7 @@ import { outcomes } from "./outcomes";
 import { leadStore } from "./store";
 import { createZohoTransport, type ZohoSettings } from "./zoho-crm";
 
-export const READ_EVERY_MS = 3_600_000;
+const READ_EVERY_MS = 3_600_000;
 /** Longer than a read can take (two requests per 100 leads, each within FORM_TIMEOUT_MS); let go at its end. */
 const CLAIM_MS = 15 * 60_000;
 

@@ -65,6 +65,17 @@ describe.each(ENGINES)("outcomes (%s)", (engine) => {
     expect(await kept.read(dayOf(T), dayOf(T))).toEqual([]);
   });
 
+  it("a lead stored before outcomes were kept gets its row when the store is next opened, its source from its text", async () => {
+    const { db, store, kept } = await storeOn(open(await place(engine)));
+    await store.insert(lead("old", spring), { id: "20261123-OOOOOOOO", key: "o", now: T, perHour: 60 });
+    await db.run("DELETE FROM outcomes");
+    await prepareStore(db);
+    expect(await kept.mark("20261123-OOOOOOOO", "won", 5_000, T + DAY)).toBe(1);
+    expect(await kept.read(dayOf(T), dayOf(T))).toEqual([
+      { day: dayOf(T), source: "newsletter/email/spring", device: "unknown", outcome: "won", value: 5_000 },
+    ]);
+  });
+
   it("two processes never read the CRM at once: a claim holds until let go, or until its lease runs out on the lease clock", async () => {
     const where = await place(engine);
     let mono = 5_000;

@@ -8,6 +8,7 @@ import { existsSync, renameSync } from "node:fs";
 import { ADDRESS_CODE_HOURS } from "~/content/privacy";
 import { openDb, StoreUnusable, type Db, type Param, type Row, type Sql } from "../db";
 import { eraseOutcome, purgeOutcomes, recordOutcome } from "./outcomes";
+import { answerFields } from "./send";
 import { DEDUPE_WINDOW_MS, MAX_DELAY_MS, PER_ADDRESS } from "./schedule";
 import type { Lead, StoredLead } from "./types";
 
@@ -126,6 +127,13 @@ export async function prepareStore(db: Db) {
       }
       await each(tx, SCHEMA);
       if (db.engine === "sqlite") await tx.run(`PRAGMA user_version = ${VERSION}`);
+      // A lead stored before outcomes were kept, or copied in by a restore, gets its row: its source if its text says it.
+      for (const r of await tx.all(
+        "SELECT id, kind, first_accepted_at, payload FROM leads l WHERE NOT EXISTS (SELECT 1 FROM outcomes WHERE reference = l.id)",
+      )) {
+        const stored = { ...answerFields(String(r.payload)), kind: r.kind } as Lead; // erased text: null, no source
+        await recordOutcome(tx, stored, String(r.id), Number(r.first_accepted_at));
+      }
     },
     { exclusive: true },
   );
