@@ -39,7 +39,7 @@ export interface PrivacySection {
 export const privacy = {
   title: "Privacy notice",
   lead: `What ${site.name} does with the details you give us through this website, and the rights you have over them.`,
-  updated: "2026-11-29",
+  updated: "2026-12-08",
   /** Its sections: what they say of the form service and of retention follows the server’s settings. */
   sections: (facts: PrivacyFacts): readonly PrivacySection[] => [
     {
