@@ -366,14 +366,13 @@ export function leadStore(db: Db) {
 
     /** Delivered: with no retention its text goes at once (the row stays a day, for the dedupe). */
     async delivered(id: string, now: number, retentionMs: number, record?: string) {
-      const changed = await outcome(
+      // First, the CRM's id: it outlives the lead's row with its outcome (crm-outcomes.ts); a confirmation that comes late writes the same again.
+      if (record) await db.run("UPDATE outcomes SET crm_record = ? WHERE reference = ?", [record, id]);
+      return outcome(
         `status = 'delivered', delivered_at = :now, crm_record = coalesce(:record, crm_record), parked_at = NULL, parked_reason = NULL, parked_status = NULL${retentionMs === 0 ? ", payload = NULL" : ""}`,
         NOT_YET_DELIVERED,
         { id, now, record: record ?? null },
       );
-      // The CRM's id outlives the lead's row with its outcome: Zoho's conversion is read by it (outcomes.ts).
-      if (changed > 0 && record) await db.run("UPDATE outcomes SET crm_record = ? WHERE reference = ?", [record, id]);
-      return changed;
     },
     retryLater: (id: string, now: number, delayMs: number) =>
       outcome("next_attempt_at = :next, retry_ms = retry_ms + :delayMs", UNDER_MY_CLAIM, { id, owner, next: now + delayMs, delayMs }),
@@ -385,7 +384,7 @@ export function leadStore(db: Db) {
         reason,
         status: status ?? null,
       }),
-    /** The CRM's read-back (outcomes' `fromCrm`), one process at a time: false while another's claim holds. */
+    /** The CRM's read-back (crm-outcomes.ts), one process at a time: false while another's claim holds. */
     async claimRead(leaseMs: number): Promise<boolean> {
       const lease = await db.leaseNow();
       return db.transaction(
