@@ -211,6 +211,7 @@ describe("Zoho CRM settings", () => {
       leadSource: "Website",
       leadSourceMap: {},
       fieldMap: {},
+      wonStatuses: [],
     });
     const eu = parse({
       ...zoho,
@@ -237,6 +238,16 @@ describe("Zoho CRM settings", () => {
       leadSourceMap: { "search:google": "Google AdWords", newsletter: "Newsletter", link: "External Referral" },
     });
     expect(parse({ ...zoho, ZOHO_FIELD_MAP: '{"message":"Project"}' }).delivery.zoho!.fieldMap).toEqual({ message: { field: "Project", max: 2000 } });
+  });
+
+  it("ZOHO_WON_STATUSES: the Lead_Status values counted as won, as the picklist spells them; one longer than a picklist value is refused", () => {
+    expect(parse({ ...zoho, ZOHO_WON_STATUSES: " Contract Signed, Pre-Qualified ,," }).delivery.zoho!.wonStatuses).toEqual([
+      "Contract Signed",
+      "Pre-Qualified",
+    ]);
+    expect(() => parse({ ...zoho, ZOHO_WON_STATUSES: "x".repeat(121) })).toThrow(
+      "Invalid configuration: ZOHO_WON_STATUSES must be a comma-separated list of Lead_Status values, each up to 120 characters",
+    );
   });
 });
 

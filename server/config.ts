@@ -133,6 +133,12 @@ const schema = z
     ZOHO_LEAD_SOURCE: z.string().max(120, { error: "must be at most 120 characters" }).default("Website"),
     ZOHO_FIELD_MAP: fieldMap,
     ZOHO_LEAD_SOURCE_MAP: leadSourceMap,
+    // Lead_Status values the agency counts as won, beside a converted lead (decision 0053): as the picklist spells them.
+    ZOHO_WON_STATUSES: list(
+      (entry) => entry.trim(),
+      (entry) => entry.length <= 120,
+      "must be a comma-separated list of Lead_Status values, each up to 120 characters",
+    ),
   })
   .superRefine((env, ctx) => {
     const provider = env.FORM_PROVIDER;
@@ -197,6 +203,7 @@ export function parseConfig(env: Record<string, string | undefined>, version: st
               leadSource: e.ZOHO_LEAD_SOURCE,
               leadSourceMap: e.ZOHO_LEAD_SOURCE_MAP ?? {},
               fieldMap: e.ZOHO_FIELD_MAP ?? {},
+              wonStatuses: e.ZOHO_WON_STATUSES,
             }
           : undefined,
     },
@@ -242,7 +249,13 @@ export function describeConfig(config: Config) {
       timeoutMs,
       endpoint: new URL(endpoint).origin,
       to: provider === "outbox" ? "outbox" : "provider",
-      zoho: zoho && { referenceField: zoho.referenceField, leadSource: zoho.leadSource, leadSourceMap: zoho.leadSourceMap, fieldMap: zoho.fieldMap },
+      zoho: zoho && {
+        referenceField: zoho.referenceField,
+        leadSource: zoho.leadSource,
+        leadSourceMap: zoho.leadSourceMap,
+        fieldMap: zoho.fieldMap,
+        wonStatuses: zoho.wonStatuses,
+      },
     },
   };
 }

@@ -7,8 +7,11 @@ import { sourceOfKey } from "~/funnel/source";
 import { DEVICES } from "~/funnel/visit";
 import { emptySteps, type FunnelDay, type Steps } from "./funnel";
 
-/** What a source brought. `sendRate`, sends per step-2 visit (null without one), is of counts, not people: a day's can pass 1. */
-type Worth = { step2: number; sent: number; contactSent: number; sendRate: number | null };
+/**
+ * What a source brought. `sendRate`, sends per step-2 visit (null without one), is of counts, not people: a day's can pass 1.
+ * `won`, `value`: its leads sent those days that became clients since, and their value in rand (decision 0053).
+ */
+type Worth = { step2: number; sent: number; contactSent: number; sendRate: number | null; won: number; value: number };
 /** One source over a range (`--json`'s `sources`); its other figures day by day are in `days[].bySource`. */
 export type SourceWorth = Worth & {
   key: string;
@@ -17,13 +20,17 @@ export type SourceWorth = Worth & {
   step3: number;
   step4: number;
   step5: number;
-  won: number;
-  value: number;
   days: (Worth & { date: string })[];
 };
 
-const worth = (step2: number, sent: number, contactSent: number): Worth => ({ step2, sent, contactSent, sendRate: step2 > 0 ? sent / step2 : null });
-const worthOf = (s: Steps) => worth(s.reached[2], s.sent, s.contactSent);
+const worthOf = (s: Steps): Worth => ({
+  step2: s.reached[2],
+  sent: s.sent,
+  contactSent: s.contactSent,
+  sendRate: s.reached[2] > 0 ? s.sent / s.reached[2] : null,
+  won: s.won,
+  value: s.value,
+});
 const added = (all: Steps[]) =>
   all.reduce((sum, s) => {
     for (const step of [2, 3, 4, 5] as const) sum.reached[step] += s.reached[step];
@@ -74,7 +81,7 @@ export function sourceWorth(days: FunnelDay[]): SourceWorth[] {
   const keys = [...new Set(days.flatMap((day) => Object.keys(day.bySource)))];
   const rows = keys.map((key): SourceWorth => {
     const { total, daily } = stepsOf(days, [key]);
-    const { landed, reached, won, value } = total;
+    const { landed, reached } = total;
     return {
       key,
       name: sourceName(key),
@@ -83,8 +90,6 @@ export function sourceWorth(days: FunnelDay[]): SourceWorth[] {
       step3: reached[3],
       step4: reached[4],
       step5: reached[5],
-      won,
-      value,
       days: daily.map((day) => ({ date: day.date, ...worthOf(day.steps) })),
     };
   });

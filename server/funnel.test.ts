@@ -200,8 +200,8 @@ describe("reading", () => {
       won: 2,
       value: 45_000,
       days: [
-        { date: d1, step2: 3, sent: 1, contactSent: 0, sendRate: 1 / 3 },
-        { date: d2, step2: 1, sent: 2, contactSent: 1, sendRate: 2 },
+        { date: d1, step2: 3, sent: 1, contactSent: 0, sendRate: 1 / 3, won: 1, value: 45_000 },
+        { date: d2, step2: 1, sent: 2, contactSent: 1, sendRate: 2, won: 1, value: 0 },
       ],
     });
     expect(direct).toMatchObject({ key: "direct", step2: 0, contactSent: 2, sendRate: null, days: [{ sendRate: null }, { contactSent: 2 }] });

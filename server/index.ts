@@ -17,11 +17,13 @@ import { type Config, describeConfig, parseConfig, privacyFacts, proxyExpectedBu
 import { type Db, openDb, type StoreUnusable } from "./db";
 import { createDraftStore } from "./drafts";
 import { formPosts } from "./form-posts";
-import { importCounts, lastDays, openFunnel } from "./funnel";
+import { deviceOfAgent, importCounts, lastDays, openFunnel } from "./funnel";
 import { funnelBeacon } from "./funnel-beacon";
 import { funnelLinks, LINK_PATH } from "./funnel-link";
 import { funnelPage } from "./funnel-report";
 import { createLeadInbox } from "./lead-inbox";
+import { scheduleCrmOutcomes } from "./leads/crm-outcomes";
+import { outcomes } from "./leads/outcomes";
 import { VERSION } from "./leads/store";
 import { createLogger, flushLog, output, requestLogger } from "./log";
 import { createMetrics } from "./metrics";
@@ -86,7 +88,9 @@ if (config.databaseUrl && existsSync(config.funnelDb)) {
 const drafts = createDraftStore({ db, log });
 // The campaigns and sites counted by: the settings' and the store's, read again while serving (`leads -- campaigns|sites`).
 const sources = await liveSources(db, config.sources, log);
-const funnel = openFunnel({ db: countsDb, log, counted: metrics?.counted, settings: sources.settings });
+// What became of the leads is kept in the lead store (decision 0053); with Zoho CRM it is read from there, hourly.
+const funnel = openFunnel({ db: countsDb, log, counted: metrics?.counted, settings: sources.settings, outcomes: outcomes(db).read });
+const crmOutcomes = config.delivery.zoho && scheduleCrmOutcomes(db, config.delivery.zoho, config.delivery.timeoutMs, log);
 let stopping = false;
 const context = { serving: () => !stopping, privacy: privacyFacts(config), bookingUrl: config.bookingUrl, zar: config.zar, log, sources: sources.settings };
 // Public pages kept as compressed bytes (decision 0014), none in development. A page renders as a GET of its own,
@@ -144,7 +148,7 @@ app.all(
   remixHandler(config.dev ? async () => build : build, config.dev ? "development" : "production", (req, res) => ({
     ...context,
     clientAddress: req.ip,
-    submitLead: (lead) => inbox.submit(res.locals.form, lead),
+    submitLead: (lead) => inbox.submit(res.locals.form, lead, deviceOfAgent(req.get("user-agent") ?? "", req.get("sec-ch-ua-mobile"))),
     drafts: drafts.forClient(clientCode(req)),
     countVisit: (request, event, source) => funnel.count(request, event, source, clientCode(req)),
   })),
@@ -202,7 +206,13 @@ const stop = closeWithGrace(
     await closed;
     clearInterval(sweep);
     sources.close();
-    await Promise.all([inbox.close(drained), drafts.close(), funnel.close(), metricsListener && new Promise((resolve) => metricsListener.close(resolve))]);
+    await Promise.all([
+      inbox.close(drained),
+      drafts.close(),
+      funnel.close(),
+      crmOutcomes?.stop(),
+      metricsListener && new Promise((resolve) => metricsListener.close(resolve)),
+    ]);
     await Promise.all([db.close(), countsDb !== db && countsDb.close()]);
     log.info({}, "stopped");
     await flushLog(log, LOG_DRAIN_MS);

@@ -29,14 +29,15 @@ export function createLeadInbox(config: Config, db: Db, log: Logger, codeOf: (cl
     },
     stats: () => queue.stats(),
     close: (cut?: AbortSignal) => queue.close(cut),
-    async submit(post: CheckedPost | undefined, lead: Lead): Promise<LeadAnswer> {
+    /** `device`: the sending browser's class, kept with the lead's outcome (decision 0053). */
+    async submit(post: CheckedPost | undefined, lead: Lead, device?: string): Promise<LeadAnswer> {
       if (!post) return { ok: false, problem: "failed" };
       if (post.bot) {
         log.info({ kind: lead.kind }, "bot_dropped");
         return { ok: true };
       }
       try {
-        const { id, first } = await queue.accept(lead, { group: codeOf(post.client) });
+        const { id, first } = await queue.accept(lead, { group: codeOf(post.client), device });
         return { ok: true, reference: id, first };
       } catch (error) {
         if (error instanceof AddressFull) {

@@ -10,6 +10,8 @@ import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { ENGINES, type Engine } from "../tests/support/engines";
 import { quietLog } from "../tests/support/quiet-log";
 import { createDraftStore } from "./drafts";
+import { dayOf } from "./funnel";
+import { outcomes } from "./leads/outcomes";
 import { asked, normalPhone } from "./personal-data";
 import { leads, serverStores } from "../tests/support/leads-cli";
 import type { Lead } from "./leads/types";
@@ -153,6 +155,17 @@ describe.each(ENGINES)("on %s", (engine) => {
       expect(erased.out.join("\n")).toMatch(
         /note: PostgreSQL is shared by every container, but each keeps its own outbox: run this in each\. .*VACUUM.*WAL, archives, replicas and backups/,
       );
+  });
+
+  it("a reference whose lead retention removed is found in the outcomes; erase removes the reference and leaves the count", async () => {
+    const { env, db, store } = await seeded(engine);
+    await store.purge(HOURS_AGO + 2 * 86_400_000, 0); // the delivered leads' rows gone
+    await outcomes(db).mark(ref(5), "won", 85_000, Date.now());
+    const found = await leads(["find", ref(5)], env);
+    expect(rows(found.out)).toEqual([`outcomes ${ref(5)} won`]);
+    expect((await leads(["erase", ref(5)], env)).out[0]).toBe(`erased 1 record(s) holding ${ref(5)} (reference):`);
+    expect((await leads(["find", ref(5)], env)).out[0]).toMatch(/^nothing here holds/);
+    expect(await outcomes(db).read(dayOf(HOURS_AGO), dayOf(Date.now()))).toEqual([expect.objectContaining({ outcome: "won", value: 85_000 })]);
   });
 
   it("erase asks on a terminal before a lead the agency has not received (without one it needs --yes: personal-data.spec); a delivered lead it erases without asking", async () => {

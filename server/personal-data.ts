@@ -10,6 +10,7 @@ import type { Config } from "./config";
 import { causeOf, type Db } from "./db";
 import { draftsIn } from "./drafts";
 import { fieldsOf } from "./leads/send";
+import { outcomes } from "./leads/outcomes";
 import { leadStore } from "./leads/store";
 
 type Asked = { kind: "email" | "phone" | "reference"; value: string };
@@ -49,7 +50,7 @@ const phonesIn = (text: unknown) => [...(asText(text) ?? "").matchAll(/^Phone: (
 
 /** `content`: what `find --json` prints, the person's copy. `erase` says "sending" for a lead whose send may still arrive, "changed" for an outbox line rewritten since. */
 interface Found {
-  where: "leads" | "drafts" | "outbox";
+  where: "leads" | "outcomes" | "drafts" | "outbox";
   id: string;
   kind: string;
   status: string;
@@ -75,6 +76,23 @@ async function look(db: Db | undefined, config: Config, wanted: Asked[]) {
       const note = row.record ? `Zoho CRM record ${row.record}` : lead ? undefined : row.status === "delivered" ? "text erased (retention)" : "text unreadable";
       const erase = async () => ((await store!.erase(row.id)) ? "sending" : "erased");
       found.push({ where: "leads", id: row.id, kind: row.kind, status: row.status, at: row.firstAcceptedAt, note, content: row.lead, erase });
+    }
+  });
+  // A lead's row gone (retention), its outcome still carries the reference for the funnel (decision 0053).
+  await from("the outcomes", async () => {
+    for (const { value } of wanted.filter((w) => w.kind === "reference" && !found.some((f) => f.id === w.value))) {
+      const row = db && (await outcomes(db).of(value));
+      if (!row) continue;
+      const erase = async () => (await outcomes(db!).erase(value), "erased" as const);
+      found.push({
+        where: "outcomes",
+        id: value,
+        kind: String(row.kind),
+        status: String(row.outcome),
+        note: "kept as a count, without it",
+        content: row,
+        erase,
+      });
     }
   });
   await from("the drafts", async () => {

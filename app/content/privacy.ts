@@ -39,7 +39,7 @@ export interface PrivacySection {
 export const privacy = {
   title: "Privacy notice",
   lead: `What ${site.name} does with the details you give us through this website, and the rights you have over them.`,
-  updated: "2026-11-29",
+  updated: "2026-12-08",
   /** Its sections: what they say of the form service and of retention follows the server’s settings. */
   sections: (facts: PrivacyFacts): readonly PrivacySection[] => [
     {
@@ -55,6 +55,7 @@ export const privacy = {
       heading: "What we count",
       paragraphs: [
         `To learn where visitors leave our cost calculator, our server counts, each day, how many visits reached each of its steps, sent it, or sent the contact form, by kind of device (phone, tablet or desktop, from your browser’s type) and by where the visit came from: a campaign we named in the link you followed (such as our newsletter, and which of its posts or adverts, where we named it), the kind of site that linked to ours (a search engine, a social network, an AI assistant, or just “another site”), a site we list by its name, that an advert’s link brought you (from its click identifier’s name alone, never its value), or that you came directly. Any other link counts as “other”: what a link or another site says is never counted or passed on as it is. It keeps only those daily totals, for ${Math.round(FUNNEL_KEEP_DAYS / 30.4)} months: not your address, your browser’s details, a cookie or anything that tells your visit from another’s. Known search-engine robots are not counted.`,
+        `For each request or message you send, it also keeps its reference, the day, where the visit came from, the kind of device and whether it became work for us (and what that work is worth), for the same ${Math.round(FUNNEL_KEEP_DAYS / 30.4)} months, so that we learn which campaigns bring us work: none of what you typed. When you ask us to delete your details, the reference goes too.`,
       ],
     },
     {

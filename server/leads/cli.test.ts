@@ -11,7 +11,9 @@ import { ENGINES } from "../../tests/support/engines";
 import { leads, serverStores } from "../../tests/support/leads-cli";
 import { openDb } from "../db";
 import { linkKey, linkValid } from "../funnel-link";
-import { runCli } from "./cli";
+import { dayOf } from "../funnel";
+import { randOf, runCli } from "./cli";
+import { outcomes } from "./outcomes";
 import { leadStore } from "./store";
 import type { Lead } from "./types";
 
@@ -245,6 +247,108 @@ describe.each(ENGINES)("npm run leads, on %s", (engine) => {
   });
 });
 
+describe.each(ENGINES)("outcomes by reference, on %s", (engine) => {
+  it("won and lost mark a lead by its reference, again to correct it, and funnel --json shows clients won and their value under the lead's day and source; an unknown or erased reference is refused", async () => {
+    const { store, env } = await serverStore(engine);
+    const [ref, now] = ["20261123-7F3KQ9ZA", Date.now()];
+    const source = { kind: "campaign", source: "newsletter", medium: "email", campaign: "spring" } as const;
+    await store.insert({ ...lead("Message: a website"), source }, { id: ref, key: "w", now, perHour: 60, device: "phone" });
+    const funnel = async () => {
+      const { days, sources } = JSON.parse((await leads(["funnel", "--json"], env)).out.join("\n")) as {
+        days: {
+          date: string;
+          won: number;
+          value: number;
+          byDevice: Record<string, { won: number }>;
+          bySource: Record<string, { won: number; value: number }>;
+        }[];
+        sources: { key: string; won: number; value: number }[];
+      };
+      const day = days.at(-1)!;
+      return { date: day.date, won: day.won, phone: day.byDevice.phone!.won, spring: day.bySource["newsletter/email/spring"], worth: sources[0] };
+    };
+    const won = await leads(["won", ref, "--value", "R 85 000"], env);
+    expect(won).toMatchObject({ code: 0, err: [] });
+    expect(won.out[0]).toMatch(/^20261123-7F3KQ9ZA: won, R 85\s000; the funnel counts it on the day the lead was sent$/);
+    expect(await funnel()).toEqual({
+      date: dayOf(now),
+      won: 1,
+      phone: 1,
+      spring: expect.objectContaining({ won: 1, value: 85_000 }),
+      worth: expect.objectContaining({ key: "newsletter/email/spring", won: 1, value: 85_000 }),
+    });
+    expect((await leads(["lost", ref], env)).code).toBe(0);
+    expect(await funnel()).toMatchObject({ won: 0, spring: undefined }); // a lost lead adds nothing
+    expect((await leads(["won", ref, "--value", "90,000"], env)).code).toBe(0);
+    expect(await funnel()).toMatchObject({ won: 1, spring: { won: 1, value: 90_000 } });
+    const refusal = ["leads: 20261123-ZZZZZZZZ is not known, or was erased; nothing was marked"];
+    expect(await leads(["won", "20261123-ZZZZZZZZ"], env)).toMatchObject({ code: 1, out: [], err: refusal });
+    expect((await leads(["erase", ref, "--yes"], env)).code).toBe(0);
+    expect(await leads(["lost", ref], env)).toMatchObject({ code: 1, err: [refusal[0]!.replace("20261123-ZZZZZZZZ", ref)] });
+    expect(await funnel()).toMatchObject({ won: 1, spring: { won: 1, value: 90_000 } }); // still counted, by no reference
+  });
+
+  it("with Zoho CRM, won and lost refuse: its outcomes come from the CRM; without it, outcomes (the CRM's read) refuses", async () => {
+    const { db, store, env } = await serverStore(engine);
+    await store.insert(lead("Message: a website"), { id: "20261123-7F3KQ9ZA", key: "w", now: Date.now(), perHour: 60 });
+    const zoho = {
+      FORM_PROVIDER: "zoho-crm",
+      ZOHO_CLIENT_ID: "1000.X",
+      ZOHO_CLIENT_SECRET: "s",
+      ZOHO_REFRESH_TOKEN: "1000.r",
+      ZOHO_REFERENCE_FIELD: "Website_Reference",
+    };
+    for (const command of ["won", "lost"])
+      expect(await leads([command, "20261123-7F3KQ9ZA"], { ...env, ...zoho })).toMatchObject({
+        code: 1,
+        err: [expect.stringMatching(/^leads: with FORM_PROVIDER=zoho-crm, outcomes come from Zoho CRM, one source of truth/)],
+      });
+    expect(await leads(["outcomes"], env)).toMatchObject({
+      code: 1,
+      err: ["leads: outcomes reads Zoho CRM's; with FORM_PROVIDER=outbox, record them with won and lost"],
+    });
+    expect(await outcomes(db).of("20261123-7F3KQ9ZA")).toMatchObject({ outcome: "none" });
+  });
+});
+
+describe("won's --value, whole rand as people write it", () => {
+  it.each([
+    ["85000", 85_000],
+    ["85 000", 85_000],
+    ["85\u00a0000", 85_000],
+    ["85,000", 85_000],
+    ["R 85 000", 85_000],
+    ["R85,000", 85_000],
+    ["1 250 000", 1_250_000],
+  ])("takes %j as %d", (given, rand) => expect(randOf(given)).toBe(rand));
+
+  it.each([
+    ["85000.50", "is whole rand: leave the cents out"],
+    ["85,50", "is whole rand: leave the cents out"],
+    ["85.000", /^must be whole rand/],
+    ["85k", /^must be whole rand/],
+    ["$85000", /^must be whole rand/],
+    ["1 000,000", /^must be whole rand/],
+    ["R -5", /^must be whole rand/],
+    ["0", /^must be from R 1/],
+  ])("refuses %j, exit 2, saying why", async (given, why) => {
+    expect(randOf(given)).toMatch(why);
+    const { code, err } = await leads(["won", "20261123-7F3KQ9ZA", "--value", given], {});
+    expect({ code, err }).toEqual({ code: 2, err: [expect.stringMatching(/^leads: --value /)] });
+  });
+
+  it("refuses, exit 2, a value with lost, no reference or something else, and a reference with outcomes", async () => {
+    for (const [argv, said] of [
+      [["lost", "20261123-7F3KQ9ZA", "--value", "5"], "leads: --value is won's, not lost's"],
+      [["won"], "leads: won takes one reference, the lead's (such as 20261122-7F3KQ9ZA)"],
+      [["won", "ada@example.com"], "leads: won takes one reference, the lead's (such as 20261122-7F3KQ9ZA)"],
+      [["won", "20261123-7F3KQ9ZA", "--json"], "leads: --json is not won's"],
+      [["outcomes", "20261123-7F3KQ9ZA"], "leads: outcomes takes no references: it reads every lead Zoho CRM holds"],
+    ] as const)
+      expect(await leads([...argv], {})).toMatchObject({ code: 2, err: [said] });
+  });
+});
+
 describe("npm run leads, on SQLite alone", () => {
   it("says so, exit 1, when the store cannot be read, and changes nothing", async () => {
     const dir = await mkdtemp(join(tmpdir(), "cli-"));
@@ -344,7 +448,7 @@ describe("npm run leads, on SQLite alone", () => {
     expect(await leads(["delete-everything"], {})).toMatchObject({
       code: 2,
       out: [
-        "usage: npm run -s leads -- list | export | retry [id ...] | release [id ...] | discard <id | address code> ... | status | backup <file> | restore <file> | restore --in-place | funnel [--json | --csv] [--days N] | funnel-link [--days N] | funnel-link --revoke-all | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes] | campaigns add|remove|list [name] | sites add|remove|list [host]",
+        "usage: npm run -s leads -- list | export | retry [id ...] | release [id ...] | discard <id | address code> ... | status | backup <file> | restore <file> | restore --in-place | funnel [--json | --csv] [--days N] | funnel-link [--days N] | funnel-link --revoke-all | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes] | campaigns add|remove|list [name] | sites add|remove|list [host] | won <reference> [--value <rand>] | lost <reference> | outcomes",
       ],
     });
     expect((await leads(["--help"], {})).code).toBe(0);

@@ -14,16 +14,44 @@ import { KEY_KEPT_MS, linkKey, LINK_PATH, signLink } from "../funnel-link";
 import { funnelCsv, funnelText, sourceWorth } from "../funnel-report";
 import { askOnTerminal, asked, personalData } from "../personal-data";
 import { backup, readBackup } from "./backup";
+import { readCrmOutcomes } from "./crm-outcomes";
+import { type Decided, outcomes } from "./outcomes";
 import { copyLeads, leadStore, NotHeld, prepareStore, RESTORED, VERSION, type LeadRow } from "./store";
 import { addNames, readLists, removeName, type List } from "../source-lists";
 
 const USAGE =
-  "usage: npm run -s leads -- list | export | retry [id ...] | release [id ...] | discard <id | address code> ... | status | backup <file> | restore <file> | restore --in-place | funnel [--json | --csv] [--days N] | funnel-link [--days N] | funnel-link --revoke-all | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes] | campaigns add|remove|list [name] | sites add|remove|list [host]";
+  "usage: npm run -s leads -- list | export | retry [id ...] | release [id ...] | discard <id | address code> ... | status | backup <file> | restore <file> | restore --in-place | funnel [--json | --csv] [--days N] | funnel-link [--days N] | funnel-link --revoke-all | find <email | phone | reference> [--json] | erase <email | phone | reference> [--yes] | campaigns add|remove|list [name] | sites add|remove|list [host] | won <reference> [--value <rand>] | lost <reference> | outcomes";
 const LIST_COMMANDS = ["campaigns", "sites"];
-const COMMANDS = ["list", "export", "retry", "release", "discard", "status", "backup", "restore", "funnel", "funnel-link", "find", "erase", ...LIST_COMMANDS];
+/** What became of the leads: their own block below. */
+const OUTCOME_COMMANDS = ["won", "lost", "outcomes"];
+const COMMANDS = [
+  "list",
+  "export",
+  "retry",
+  "release",
+  "discard",
+  "status",
+  "backup",
+  "restore",
+  "funnel",
+  "funnel-link",
+  "find",
+  "erase",
+  ...LIST_COMMANDS,
+  ...OUTCOME_COMMANDS,
+];
 const flag = { type: "boolean" } as const;
-const OPTIONS = { help: flag, json: flag, yes: flag, days: { type: "string" }, "in-place": flag, csv: flag, "revoke-all": flag } as const;
-type Flags = { json?: boolean; yes?: boolean; days?: string; "in-place"?: boolean; csv?: boolean; "revoke-all"?: boolean };
+const OPTIONS = {
+  help: flag,
+  json: flag,
+  yes: flag,
+  days: { type: "string" },
+  "in-place": flag,
+  csv: flag,
+  "revoke-all": flag,
+  value: { type: "string" },
+} as const;
+type Flags = { json?: boolean; yes?: boolean; days?: string; "in-place"?: boolean; csv?: boolean; "revoke-all"?: boolean; value?: string };
 type Out = (line: string) => unknown;
 type Ask = (question: string) => Promise<boolean>;
 
@@ -50,6 +78,7 @@ function storeOf(config: Config, err: Out): Db | undefined {
 /** Why the arguments are wrong, or undefined: a flag another command takes would be swallowed; a discard of no ids would take every held lead. */
 function misuse(command: string, ids: string[], flags: Flags): string | undefined {
   if (LIST_COMMANDS.includes(command)) return listMisuse(command, ids, flags);
+  if (OUTCOME_COMMANDS.includes(command) || flags.value !== undefined) return outcomeMisuse(command, ids, flags);
   const marketing = forMarketingMisuse(command, ids, flags);
   if (marketing !== null) return marketing;
   if (command === "find" || command === "erase") {
@@ -102,6 +131,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   if (command === "funnel") return funnel(flags, config, out, err);
   if (LIST_COMMANDS.includes(command)) return sourceList(command as List, ids, config, out, err);
   if (command === "funnel-link") return funnelLink(flags, config, out, err);
+  if (OUTCOME_COMMANDS.includes(command)) return outcome(command, ids[0], flags, config, out, err);
   // A file named as the operator's shell sees it (npm runs the command in the package's folder).
   if (command === "backup" || command === "restore") return copies(command, ids[0] && resolve(env.INIT_CWD ?? process.cwd(), ids[0]), config, out, err);
   let db: Db | undefined;
@@ -225,10 +255,11 @@ async function sourceList(list: List, [action, typed = ""]: string[], config: Co
   }
 }
 
-/** `funnel`: the counters of the last days, from PostgreSQL or the data folder's funnel.db. */
+/** `funnel`: the counters of the last days, from PostgreSQL or the data folder's funnel.db, with the leads' outcomes from the lead store, if any. */
 async function funnel(flags: Flags, config: Config, out: Out, err: Out) {
   const db = openDb({ databaseUrl: config.databaseUrl, file: config.funnelDb }, { synchronous: "NORMAL", timeout: BUSY_WAIT_MS });
-  const store = openFunnel({ db, log: { warn: () => undefined }, settings: config.sources });
+  const leads = config.databaseUrl ? db : storeOf(config, () => undefined);
+  const store = openFunnel({ db, log: { warn: () => undefined }, settings: config.sources, outcomes: leads && outcomesOf(leads) });
   try {
     const days = await store.read(lastDays(Number(flags.days ?? 7)));
     if (flags.json) out(JSON.stringify({ days, sources: sourceWorth(days) }, null, 2));
@@ -240,6 +271,77 @@ async function funnel(flags: Flags, config: Config, out: Out, err: Out) {
     return 1;
   } finally {
     await store.close();
+    await db.close();
+    if (leads !== db) await leads?.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What became of the leads (decision 0053): `won`, `lost`, and `outcomes` (Zoho CRM's, read now).
+
+/** The lead store's outcomes as the funnel reads them: the table made first if this release's server has not yet started on it. */
+const outcomesOf = (db: Db) => async (from: string, to: string) => (await prepareStore(db), outcomes(db).read(from, to));
+
+/**
+ * Whole rand as people write it: "85000", "85 000", "85,000", "R 85 000" (a space or comma between each three digits, "R"
+ * before). Cents, other currencies, "85k" and a European "85.000" are refused, with the reason: a value misread would stay.
+ */
+export function randOf(given: string): number | string {
+  const text = given.trim().replace(/[\u00a0\u202f]/g, " ");
+  const figure = /^(?:R\s?)?(\d{1,3}(?:([ ,])\d{3})?(?:\2\d{3})*|\d+)$/i.exec(text)?.[1];
+  if (figure === undefined)
+    return /[.,]\d{1,2}$/.test(text)
+      ? "is whole rand: leave the cents out"
+      : 'must be whole rand, as 85000, 85 000, 85,000 or R 85 000 (digits, grouped in threes by spaces or commas, "R" before)';
+  const rand = Number(figure.replace(/[ ,]/g, ""));
+  return rand >= 1 && rand <= 10_000_000_000 ? rand : "must be from R 1 to R 10 000 000 000 (leave --value out when it is not known)";
+}
+
+function outcomeMisuse(command: string, ids: string[], flags: Flags): string | undefined {
+  if (command !== "won" && flags.value !== undefined) return `--value is won's, not ${command}'s`;
+  const others = Object.keys(flags).filter((name) => name !== "value");
+  if (others.length > 0) return `--${others[0]} is not ${command}'s`;
+  if (command === "outcomes") return ids.length > 0 ? "outcomes takes no references: it reads every lead Zoho CRM holds" : undefined;
+  if (ids.length !== 1 || asked(ids[0]!)?.kind !== "reference") return `${command} takes one reference, the lead's (such as 20261122-7F3KQ9ZA)`;
+  const rand = flags.value === undefined ? 1 : randOf(flags.value);
+  return typeof rand === "string" ? `--value ${rand}` : undefined;
+}
+
+/** `won <reference> [--value R]` and `lost <reference>`, run again to correct; `outcomes` reads Zoho CRM's now. Exit 1: refused or failed. */
+async function outcome(command: string, reference: string | undefined, flags: Flags, config: Config, out: Out, err: Out) {
+  const { provider, zoho, timeoutMs } = config.delivery;
+  if (command !== "outcomes" && zoho) {
+    err(
+      "leads: with FORM_PROVIDER=zoho-crm, outcomes come from Zoho CRM, one source of truth: convert the lead there, or give it a Lead_Status in ZOHO_WON_STATUSES (npm run -s leads -- outcomes reads them now)",
+    );
+    return 1;
+  }
+  if (command === "outcomes" && !zoho) {
+    err(`leads: outcomes reads Zoho CRM's; with FORM_PROVIDER=${provider}, record them with won and lost`);
+    return 1;
+  }
+  const db = storeOf(config, err);
+  if (!db) return 1;
+  try {
+    await prepareStore(db);
+    if (zoho) {
+      const read = await readCrmOutcomes(db, zoho, timeoutMs);
+      if ("busy" in read) err("leads: another process is reading Zoho CRM's outcomes now (its read shows in a moment); nothing was read");
+      else if ("failed" in read) err(`leads: Zoho CRM could not be read (${read.failed}${read.status ? ` ${read.status}` : ""}); nothing was marked`);
+      else out(`asked Zoho CRM about ${read.asked} lead(s) not yet won: ${read.won} now won`);
+      return "asked" in read ? 0 : 1;
+    }
+    const value = flags.value === undefined ? null : (randOf(flags.value) as number);
+    if ((await outcomes(db).mark(reference!, command as Decided, value, Date.now())) === 0) {
+      err(`leads: ${reference} is not known, or was erased; nothing was marked`);
+      return 1;
+    }
+    out(`${reference}: ${command}${value === null ? "" : `, R ${value.toLocaleString("en-ZA")}`}; the funnel counts it on the day the lead was sent`);
+    return 0;
+  } catch (error) {
+    err(`leads: the lead store could not be used (${causeOf(error).cause ?? (error as Error).message}); nothing was changed`);
+    return 1;
+  } finally {
     await db.close();
   }
 }

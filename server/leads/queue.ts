@@ -196,15 +196,15 @@ export function createLeadQueue(options: QueueOptions) {
 
     /**
      * Stores the lead before its visitor is thanked: its id, or the first one's (`first: false`)
-     * when the same form was stored already. `group`: its address's code (decision 0031). Rejects
+     * when the same form was stored already. `group`: its address's code (decision 0031); `device`: its browser's class. Rejects
      * with AddressFull when its address has as many leads held as it may; otherwise, the store failed.
      */
-    async accept(lead: Lead, { group }: { group?: string } = {}): Promise<{ id: string; first: boolean }> {
+    async accept(lead: Lead, { group, device }: { group?: string; device?: string } = {}): Promise<{ id: string; first: boolean }> {
       if (!opened) throw new Error("the lead store is not open");
       const now = clock.now();
       let result;
       try {
-        result = await store.insert(lead, { id: newLeadId(now), key: leadKey(lead), now, perHour, group });
+        result = await store.insert(lead, { id: newLeadId(now), key: leadKey(lead), now, perHour, group, device });
         faults.cleared();
       } catch (error) {
         if (error instanceof AddressFull) throw error;

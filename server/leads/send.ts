@@ -33,6 +33,9 @@ export function answerFields(body: string): Record<string, unknown> {
   }
 }
 
+/** A read (Zoho CRM's outcomes), with the same deadline. */
+export const get = (url: string, headers: Record<string, string>, timeoutMs: number, stop?: AbortSignal) => post(url, headers, "", timeoutMs, stop, "GET");
+
 /** A form service answers with a few hundred bytes: more is read and dropped. */
 const MAX_ANSWER_BYTES = 256 * 1024;
 
@@ -40,7 +43,7 @@ const MAX_ANSWER_BYTES = 256 * 1024;
  * One deadline for the whole exchange, a stalled body included. node:http, not fetch (transport.test.ts): fetch refuses
  * the ports the Fetch standard bars, names a hang-up UND_ERR_SOCKET, and its timeout drops an answer that came during a pause.
  */
-export function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number, stop?: AbortSignal): Promise<Answer> {
+export function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number, stop?: AbortSignal, method = "POST"): Promise<Answer> {
   if (stop?.aborted) return Promise.resolve({ kind: "stopped" });
   return new Promise((resolve) => {
     const target = new URL(url);
@@ -59,7 +62,7 @@ export function post(url: string, headers: Record<string, string>, body: string,
       req.destroy();
     };
     const stopped = () => giveUp({ kind: "stopped" });
-    const req = request(target, { method: "POST", headers: { ...headers, "Content-Length": Buffer.byteLength(body) } }, (res) => {
+    const req = request(target, { method, headers: { ...headers, "Content-Length": Buffer.byteLength(body) } }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on("data", (chunk: Buffer) => {

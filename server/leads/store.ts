@@ -7,6 +7,8 @@ import { randomUUID } from "node:crypto";
 import { existsSync, renameSync } from "node:fs";
 import { ADDRESS_CODE_HOURS } from "~/content/privacy";
 import { openDb, StoreUnusable, type Db, type Param, type Row, type Sql } from "../db";
+import { eraseOutcome, purgeOutcomes, recordOutcome } from "./outcomes";
+import { answerFields } from "./send";
 import { DEDUPE_WINDOW_MS, MAX_DELAY_MS, PER_ADDRESS } from "./schedule";
 import type { Lead, StoredLead } from "./types";
 
@@ -49,7 +51,13 @@ CREATE INDEX IF NOT EXISTS leads_by_group ON leads (client_group, first_accepted
 CREATE TABLE IF NOT EXISTS source_names (
   list TEXT NOT NULL CHECK (list IN ('campaigns', 'sites')), name TEXT NOT NULL, PRIMARY KEY (list, name)
 ){strict};
-CREATE TABLE IF NOT EXISTS funnel_link_key (id {int} PRIMARY KEY CHECK (id = 1), secret TEXT NOT NULL){strict}`;
+CREATE TABLE IF NOT EXISTS funnel_link_key (id {int} PRIMARY KEY CHECK (id = 1), secret TEXT NOT NULL){strict};
+CREATE TABLE IF NOT EXISTS outcomes (
+  reference TEXT UNIQUE, day TEXT NOT NULL, source TEXT NOT NULL, device TEXT NOT NULL, kind TEXT NOT NULL,
+  outcome TEXT NOT NULL DEFAULT 'none' CHECK (outcome IN ('none', 'won', 'lost')), value {int}, decided_at {int}, crm_record TEXT
+){strict};
+CREATE INDEX IF NOT EXISTS outcomes_by_day ON outcomes (day);
+CREATE TABLE IF NOT EXISTS outcome_reads (name TEXT PRIMARY KEY, claimed_by TEXT, claimed_until {int}){strict}`;
 export const VERSION = 4;
 
 const COLUMNS =
@@ -123,6 +131,13 @@ export async function prepareStore(db: Db) {
       }
       await each(tx, SCHEMA);
       if (db.engine === "sqlite") await tx.run(`PRAGMA user_version = ${VERSION}`);
+      // A lead stored before outcomes were kept, or copied in by a restore, gets its row: its source if its text says it.
+      for (const r of await tx.all(
+        "SELECT id, kind, first_accepted_at, payload FROM leads l WHERE NOT EXISTS (SELECT 1 FROM outcomes WHERE reference = l.id)",
+      )) {
+        const stored = { ...answerFields(String(r.payload)), kind: r.kind } as Lead; // erased text: null, no source
+        await recordOutcome(tx, stored, String(r.id), Number(r.first_accepted_at));
+      }
     },
     { exclusive: true },
   );
@@ -247,8 +262,14 @@ export function leadStore(db: Db) {
     db.run(`UPDATE leads SET ${set}, attempts = attempts + 1, claimed_by = NULL, claimed_until = NULL WHERE ${where}`, params);
 
   return {
-    /** Stores a lead, or answers the same form's first id; past the ceiling or its address's share it is held; AddressFull stores nothing. */
-    insert: (lead: Lead, { id, key, now, perHour, group = null }: { id: string; key: string; now: number; perHour: number; group?: string | null }) =>
+    /**
+     * Stores a lead with its outcome's row (`device`: the funnel's class of the sending browser), or answers the same form's first id; past the ceiling or
+     * its address's share it is held; AddressFull stores nothing.
+     */
+    insert: (
+      lead: Lead,
+      { id, key, now, perHour, group = null, device }: { id: string; key: string; now: number; perHour: number; group?: string | null; device?: string },
+    ) =>
       db.transaction(
         async (tx): Promise<InsertResult> => {
           const seen = await tx.get("SELECT id FROM leads WHERE dedupe_key = ? AND first_accepted_at > ? ORDER BY first_accepted_at LIMIT 1", [
@@ -275,6 +296,7 @@ export function leadStore(db: Db) {
             "INSERT INTO leads (id, kind, payload, dedupe_key, status, next_attempt_at, first_accepted_at, admitted_at, client_group, parked_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [id, kind, JSON.stringify(payload), key, held ? "held" : "pending", now, now, held ? null : now, group, heldFor ?? null],
           );
+          await recordOutcome(tx, lead, id, now, device);
           return { id, duplicate: false, held, heldFor, firstHeld };
         },
         { exclusive: true },
@@ -347,12 +369,15 @@ export function leadStore(db: Db) {
     },
 
     /** Delivered: with no retention its text goes at once (the row stays a day, for the dedupe). */
-    delivered: (id: string, now: number, retentionMs: number, record?: string) =>
-      outcome(
+    async delivered(id: string, now: number, retentionMs: number, record?: string) {
+      // First, the CRM's id: it outlives the lead's row with its outcome (crm-outcomes.ts); a confirmation that comes late writes the same again.
+      if (record) await db.run("UPDATE outcomes SET crm_record = ? WHERE reference = ?", [record, id]);
+      return outcome(
         `status = 'delivered', delivered_at = :now, crm_record = coalesce(:record, crm_record), parked_at = NULL, parked_reason = NULL, parked_status = NULL${retentionMs === 0 ? ", payload = NULL" : ""}`,
         NOT_YET_DELIVERED,
         { id, now, record: record ?? null },
-      ),
+      );
+    },
     retryLater: (id: string, now: number, delayMs: number) =>
       outcome("next_attempt_at = :next, retry_ms = retry_ms + :delayMs", UNDER_MY_CLAIM, { id, owner, next: now + delayMs, delayMs }),
     park: (id: string, now: number, reason: string, status?: number) =>
@@ -363,6 +388,19 @@ export function leadStore(db: Db) {
         reason,
         status: status ?? null,
       }),
+    /** The CRM's read-back (crm-outcomes.ts), one process at a time: false while another's claim holds. */
+    async claimRead(leaseMs: number): Promise<boolean> {
+      const lease = await db.leaseNow();
+      return db.transaction(
+        async (tx) => {
+          await tx.run("INSERT INTO outcome_reads (name) VALUES ('crm') ON CONFLICT (name) DO NOTHING");
+          const claim = `UPDATE outcome_reads SET claimed_by = :owner, claimed_until = :until WHERE name = 'crm' AND NOT ${CLAIM_HOLDS}`;
+          return (await tx.run(claim, { owner, until: lease + leaseMs, mine, lease })) > 0;
+        },
+        { exclusive: true },
+      );
+    },
+    releaseRead: () => db.run("UPDATE outcome_reads SET claimed_by = NULL, claimed_until = NULL WHERE name = 'crm' AND claimed_by = ?", [owner]),
     /** Lets this process's claims go (at a clean stop), so another process need not wait. */
     releaseClaims: () => db.run("UPDATE leads SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = ?", [owner]),
 
@@ -402,6 +440,7 @@ export function leadStore(db: Db) {
           "UPDATE leads SET client_group = NULL WHERE client_group IS NOT NULL AND status <> 'held' AND coalesce(admitted_at, first_accepted_at) <= ?",
           [now - ADDRESS_CODE_HOURS * HOUR_MS],
         );
+        await purgeOutcomes(tx, now);
         return erased + removed;
       }),
 
@@ -432,6 +471,7 @@ export function leadStore(db: Db) {
       db.transaction(async (tx) => {
         const sending = await tx.get("SELECT 1 FROM leads WHERE id = ? AND status = 'pending' AND claimed_by IS NOT NULL", [id]);
         await tx.run("DELETE FROM leads WHERE id = ?", [id]);
+        await eraseOutcome(tx, id);
         return sending !== undefined;
       }),
 

@@ -4,8 +4,8 @@
  * makes, takes at most FORM_TIMEOUT_MS (its claim on the lead lasts that).
  */
 import { type Source, sourceKey, sourceParts } from "~/funnel/source";
-import { answerFields, fieldsOf, messageText, post, retryable, unanswered } from "./send";
-import type { DeliveryOutcome, StoredLead, Transport } from "./types";
+import { type Answer, answerFields, fieldsOf, get, messageText, post, retryable, unanswered } from "./send";
+import type { DeliveryOutcome, StoredLead } from "./types";
 
 /** What ZOHO_FIELD_MAP may file in fields of their own: the form's parts, and its source's (sourceParts). */
 const FORM_PARTS = ["service", "timeframe", "complexity", "estimate", "message"] as const;
@@ -27,6 +27,8 @@ export interface ZohoSettings {
   leadSource: string;
   leadSourceMap?: Readonly<Record<string, string>>;
   fieldMap: Partial<Record<Mappable, { field: string; max: number }>>;
+  /** ZOHO_WON_STATUSES: a lead with one of these Lead_Status values is won, as a converted one is. */
+  wonStatuses?: readonly string[];
 }
 
 type Failure = Extract<DeliveryOutcome, { ok: false }>;
@@ -105,7 +107,10 @@ export function leadRecord(lead: StoredLead, settings: ZohoSettings): Record<str
   return record;
 }
 
-export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, now: () => number = Date.now): Transport {
+/** A delivered lead as Zoho has it now: converted (to a contact, an account, perhaps a deal), else its Lead_Status. */
+export type CrmState = { converted: boolean; status?: string };
+
+export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, now: () => number = Date.now) {
   let token: Token | undefined;
   let refreshing: Promise<Token | Failure> | undefined;
 
@@ -152,24 +157,56 @@ export function createZohoTransport(settings: ZohoSettings, timeoutMs: number, n
 
   return {
     name: "zoho-crm",
-    async deliver(lead, stop) {
+    async deliver(lead: StoredLead, stop?: AbortSignal): Promise<DeliveryOutcome> {
       const deadline = performance.now() + timeoutMs;
       const msLeft = () => Math.max(1, Math.round(deadline - performance.now()));
       const body = JSON.stringify({ data: [leadRecord(lead, settings)], duplicate_check_fields: [settings.referenceField] });
       const json = { "Content-Type": "application/json", Accept: "application/json" };
       const upsert = (auth: Token) =>
         post(`${auth.apiDomain}/crm/v8/Leads/upsert`, { ...json, Authorization: `Zoho-oauthtoken ${auth.value}` }, body, msLeft(), stop);
-      let auth = await accessToken(msLeft(), stop);
-      if (!("value" in auth)) return auth;
-      let answer = await upsert(auth);
-      // A token Zoho no longer takes (expired early, revoked): a new one, once.
-      if (answer.kind === "response" && answer.status === 401 && codeOf(answerFields(answer.body).code) === "INVALID_TOKEN") {
-        auth = await accessToken(msLeft(), stop, auth.value);
-        if (!("value" in auth)) return auth;
-        answer = await upsert(auth);
-        if (answer.kind === "response" && answer.status === 401) return { ok: false, retry: true, reason: "zoho:INVALID_TOKEN", status: 401 };
-      }
+      const answer = await authorized(upsert, msLeft, stop);
+      if ("ok" in answer) return answer;
       return answer.kind === "response" ? outcome(answer.status, answer.body) : unanswered(answer);
     },
+
+    /**
+     * What Zoho says of delivered leads, by record id (decision 0053), with Get Records' `ids` (100 a request):
+     * `converted=true` answers only converted leads, `converted=false` (with `statuses` to look for) the others' Lead_Status.
+     * An id Zoho no longer has is left out; a failure answers nothing.
+     */
+    async states(records: string[], statuses: readonly string[], stop?: AbortSignal): Promise<Map<string, CrmState> | Failure> {
+      const states = new Map<string, CrmState>();
+      for (let i = 0; i < records.length; i += 100)
+        for (const converted of statuses.length > 0 ? [true, false] : [true]) {
+          const query = new URLSearchParams({ ids: records.slice(i, i + 100).join(","), converted: String(converted), fields: "Lead_Status" });
+          const read = (auth: Token) =>
+            get(`${auth.apiDomain}/crm/v8/Leads?${query}`, { Accept: "application/json", Authorization: `Zoho-oauthtoken ${auth.value}` }, timeoutMs, stop);
+          const answer = await authorized(read, () => timeoutMs, stop);
+          if ("ok" in answer) return answer;
+          if (answer.kind !== "response") return unanswered(answer);
+          if (answer.status === 204) continue; // none of them
+          const body = answerFields(answer.body);
+          if (answer.status !== 200 || !Array.isArray(body.data))
+            return { ok: false, retry: true, reason: codeOf(body.code) ? `zoho:${codeOf(body.code)}` : "http", status: answer.status };
+          for (const entry of body.data.map(fieldsOf))
+            if (typeof entry.id === "string")
+              states.set(entry.id, { converted, status: typeof entry.Lead_Status === "string" ? entry.Lead_Status : undefined });
+        }
+      return states;
+    },
   };
+
+  /** A request with the access token; one Zoho no longer takes (expired early, revoked) is renewed, once. */
+  async function authorized(call: (auth: Token) => Promise<Answer>, msLeft: () => number, stop?: AbortSignal): Promise<Answer | Failure> {
+    let auth = await accessToken(msLeft(), stop);
+    if (!("value" in auth)) return auth;
+    let answer = await call(auth);
+    if (answer.kind === "response" && answer.status === 401 && codeOf(answerFields(answer.body).code) === "INVALID_TOKEN") {
+      auth = await accessToken(msLeft(), stop, auth.value);
+      if (!("value" in auth)) return auth;
+      answer = await call(auth);
+      if (answer.kind === "response" && answer.status === 401) return { ok: false, retry: true, reason: "zoho:INVALID_TOKEN", status: 401 };
+    }
+    return answer;
+  }
 }

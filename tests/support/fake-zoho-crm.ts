@@ -3,7 +3,8 @@
  * token (`POST /oauth/v2/token`: invalid_code or invalid_client for what it does not know) and
  * `POST /crm/v8/Leads/upsert` (401 INVALID_TOKEN for a token it did not issue or that expired; the
  * standard Leads layout's checks: Last_Name and Company mandatory, LENGTHS, a Lead_Source picklist,
- * `unique` fields; then inserted, or the `duplicate_check_fields` match updated). Modes, for the
+ * `unique` fields; then inserted, or the `duplicate_check_fields` match updated), and `GET /crm/v8/Leads` by `ids`
+ * (Get Records: `fields` required; `converted` false by default, true, both; 204 when none match). Modes, for the
  * next `times` upserts holding `match`: tooMany (429), fail500, storeThenHang (stores, never answers).
  */
 import { randomBytes, randomInt } from "node:crypto";
@@ -11,7 +12,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 
 type ZohoMode = "ok" | "tooMany" | "fail500" | "storeThenHang";
-type ZohoRecord = { id: string; fields: Record<string, unknown>; updates: number }; // updates: since it was inserted
+/** `updates`: since it was inserted; `converted`: its $converted_detail once converted (the ids of what it became). */
+type ZohoRecord = { id: string; fields: Record<string, unknown>; updates: number; converted?: Record<string, string> };
 export type FakeZohoCrm = Awaited<ReturnType<typeof startFakeZohoCrm>>;
 
 const json = (res: ServerResponse, status: number, body: unknown) =>
@@ -92,6 +94,25 @@ export async function startFakeZohoCrm({ unique = [], expiresIn = 3600, fields =
     json(res, existing ? 200 : 201, { data: [{ code: "SUCCESS", duplicate_field: existing ? key : null, action, details, message, status: "success" }] });
   }
 
+  function getRecords(req: IncomingMessage, res: ServerResponse, query: URLSearchParams) {
+    const auth = /^Zoho-oauthtoken (\S+)$/.exec(req.headers.authorization ?? "")?.[1];
+    if (!auth || (tokens.get(auth) ?? 0) <= Date.now()) return json(res, 401, error("INVALID_TOKEN", "invalid oauth token"));
+    const fields = query.get("fields")?.split(",");
+    if (!fields) return json(res, 400, error("REQUIRED_PARAM_MISSING", "One of the expected parameter is missing", { param: "fields" }));
+    const ids = query.get("ids")?.split(",") ?? [];
+    if (ids.length > 100) return json(res, 400, error("LIMIT_EXCEEDED", "the number of ids exceeds the limit", { param: "ids", maximum_length: 100 }));
+    const converted = query.get("converted") ?? "false";
+    const found = records.filter((r) => ids.includes(r.id) && (converted === "both" || String(r.converted !== undefined) === converted));
+    if (found.length === 0) return void res.writeHead(204).end();
+    const data = found.map((r) => ({
+      ...Object.fromEntries(fields.map((field) => [field, r.fields[field] ?? null])),
+      id: r.id,
+      $converted: r.converted !== undefined,
+      $converted_detail: r.converted ?? {},
+    }));
+    json(res, 200, { data, info: { per_page: 200, count: data.length, page: 1, more_records: false } });
+  }
+
   const server = createServer((req, res) => {
     const { pathname, search } = new URL(req.url ?? "/", "http://fake");
     read(req)
@@ -100,6 +121,7 @@ export async function startFakeZohoCrm({ unique = [], expiresIn = 3600, fields =
         // Zoho takes the token's parameters in the query string or, as it recommends, in the body.
         if (req.method === "POST" && pathname === "/oauth/v2/token") return refresh(res, new URLSearchParams(raw || search));
         if (req.method === "POST" && pathname === "/crm/v8/Leads/upsert") return upsert(req, res, raw);
+        if (req.method === "GET" && pathname === "/crm/v8/Leads") return getRecords(req, res, new URLSearchParams(search));
         json(res, 404, error("INVALID_URL_PATTERN", "Please check if the URL trying to access is a correct one"));
       })
       .catch(() => res.destroy());
@@ -112,6 +134,16 @@ export async function startFakeZohoCrm({ unique = [], expiresIn = 3600, fields =
     records: () => records,
     /** The records whose `field` (default Description) contains `text`. */
     find: (text: string, field = "Description") => records.filter((r) => String(r.fields[field] ?? "").includes(text)),
+    /** Converts the lead whose `field` holds `reference`, as the agency does in Zoho (to a contact and account, and a deal). */
+    convert(reference: string, field = "Website_Reference") {
+      const record = records.find((r) => r.fields[field] === reference)!;
+      const id = () => `5725767${randomInt(1e11, 1e12)}`;
+      record.converted = { contact: id(), account: id(), deal: id(), converted_date_time: new Date().toISOString().replace(/\.\d+Z$/, "+00:00") };
+    },
+    /** Sets a field of the lead whose `field` holds `reference` (a Lead_Status the agency gives it). */
+    set(reference: string, name: string, value: string, field = "Website_Reference") {
+      records.find((r) => r.fields[field] === reference)!.fields[name] = value;
+    },
     /** Every access token issued so far, for checking that none leaks. */
     issued: () => [...tokens.keys()],
     tokenRequests: () => tokenRequests,
