@@ -5,16 +5,23 @@
 import { sourceOfKey } from "~/funnel/source";
 import { DEVICES } from "~/funnel/visit";
 import { emptySteps, type FunnelDay, type Steps } from "./funnel";
+import { LANDINGS_A_CLIENT } from "./landings";
 
 /** What a source brought. `sendRate`, sends per step-2 visit (null without one), is of counts, not people: a day's can pass 1. */
-type Worth = { step2: number; sent: number; contactSent: number; sendRate: number | null };
+type Worth = { landed: number; step2: number; sent: number; contactSent: number; sendRate: number | null };
 /** One source over a range (`--json`'s `sources`). */
 export type SourceWorth = Worth & { key: string; name: string; days: (Worth & { date: string })[] };
 
-const worth = (step2: number, sent: number, contactSent: number): Worth => ({ step2, sent, contactSent, sendRate: step2 > 0 ? sent / step2 : null });
+const worth = (landed: number, step2: number, sent: number, contactSent: number): Worth => ({
+  landed,
+  step2,
+  sent,
+  contactSent,
+  sendRate: step2 > 0 ? sent / step2 : null,
+});
 const sum = (of: Worth[]) => {
-  const total = (figure: "step2" | "sent" | "contactSent") => of.reduce((n, w) => n + w[figure], 0);
-  return worth(total("step2"), total("sent"), total("contactSent"));
+  const total = (figure: "landed" | "step2" | "sent" | "contactSent") => of.reduce((n, w) => n + w[figure], 0);
+  return worth(total("landed"), total("step2"), total("sent"), total("contactSent"));
 };
 
 /** The rest are summed in one row: forged beacons can add hundreds of sources a day, and a printed page must stay a page. */
@@ -43,17 +50,17 @@ export function sourceName(key: string): string {
   return named[source?.kind ?? ""] ?? "Other (not named)";
 }
 
-/** Every source of `days`, most visits at step 2 and contact messages together first, then most sends. */
+/** Every source of `days`, most visits at step 2 and contact messages together first, then most sends, then most landings. */
 export function sourceWorth(days: FunnelDay[]): SourceWorth[] {
   const keys = [...new Set(days.flatMap((day) => Object.keys(day.bySource)))];
   const rows = keys.map((key): SourceWorth => {
     const daily = days.map((day) => {
       const steps = day.bySource[key] ?? emptySteps();
-      return { date: day.date, ...worth(steps.reached[2], steps.sent, steps.contactSent) };
+      return { date: day.date, ...worth(steps.landed, steps.reached[2], steps.sent, steps.contactSent) };
     });
     return { key, name: sourceName(key), ...sum(daily), days: daily };
   });
-  return rows.sort((a, b) => b.step2 + b.contactSent - (a.step2 + a.contactSent) || b.sent - a.sent || a.name.localeCompare(b.name));
+  return rows.sort((a, b) => b.step2 + b.contactSent - (a.step2 + a.contactSent) || b.sent - a.sent || b.landed - a.landed || a.name.localeCompare(b.name));
 }
 
 /** The first NAMED_SOURCES, and the rest summed as one (a single one left is named too). */
@@ -73,8 +80,9 @@ function figures(days: FunnelDay[], pick: (day: FunnelDay) => Steps): number[] {
   for (const s of days.map(pick)) [s.reached[2], s.reached[3], s.reached[4], s.reached[5], s.sent, s.contactSent].forEach((n, i) => (sums[i]! += n));
   return sums;
 }
+const landed = (days: FunnelDay[], pick: (day: FunnelDay) => Steps) => days.reduce((n, day) => n + pick(day).landed, 0);
 const percent = (rate: number | null) => (rate === null ? "–" : `${Math.round(rate * 100)}%`);
-const worthCells = (w: Worth) => [String(w.step2), String(w.sent), percent(w.sendRate), String(w.contactSent)];
+const worthCells = (w: Worth) => [String(w.landed), String(w.step2), String(w.sent), percent(w.sendRate), String(w.contactSent)];
 
 /** The report of `days`, oldest first. */
 export function funnelReport(days: FunnelDay[]): Table[] {
@@ -88,8 +96,11 @@ export function funnelReport(days: FunnelDay[]): Table[] {
     {
       kind: "days",
       title: `The calculator's funnel, ${range} (Africa/Johannesburg)`,
-      head: ["Day", ...STEPS, "Contact"],
-      rows: [...days.map((day) => [day.date, ...figures([day], (d) => d).map(String)]), ["Total", ...total.map(String)]],
+      head: ["Day", "Landed", ...STEPS, "Contact"],
+      rows: [
+        ...days.map((day) => [day.date, String(day.landed), ...figures([day], (d) => d).map(String)]),
+        ["Total", String(landed(days, (day) => day)), ...total.map(String)],
+      ],
     },
     {
       kind: "steps",
@@ -100,20 +111,20 @@ export function funnelReport(days: FunnelDay[]): Table[] {
     {
       kind: "devices",
       title: "By device",
-      head: ["Device", ...STEPS, "Contact"],
-      rows: DEVICES.map((device) => [device, ...figures(days, (day) => day.byDevice[device]).map(String)]),
+      head: ["Device", "Landed", ...STEPS, "Contact"],
+      rows: DEVICES.map((device) => [device, String(landed(days, (day) => day.byDevice[device])), ...figures(days, (day) => day.byDevice[device]).map(String)]),
     },
     {
       kind: "sources",
-      title: `What each source brought, ${range}: visits that reached step 2, requests sent, sends per step-2 visit, contact messages; then each day it brought any`,
-      head: ["Source / day", "Step 2", "Sent", "Step 2 → sent", "Contact"],
+      title: `What each source brought, ${range}: landings, visits that reached step 2, requests sent, sends per step-2 visit, contact messages; then each day it brought any`,
+      head: ["Source / day", "Landed", "Step 2", "Sent", "Step 2 → sent", "Contact"],
       rows: sources.flatMap((source) => [
         [source.name, ...worthCells(source)],
-        ...source.days.filter((day) => day.step2 + day.sent + day.contactSent > 0).map((day) => [`  ${day.date}`, ...worthCells(day)]),
+        ...source.days.filter((day) => day.landed + day.step2 + day.sent + day.contactSent > 0).map((day) => [`  ${day.date}`, ...worthCells(day)]),
       ]),
       note:
         sources.length === 0
-          ? `No source brought a visit to step 2 or a message in the ${range}.`
+          ? `No source brought a landing, a visit to step 2 or a message in the ${range}.`
           : rest &&
             `The ${NAMED_SOURCES} sources with the most visits at step 2 and contact messages by name; the other ${rest.sources} summed (--json lists each).`,
     },
@@ -147,5 +158,5 @@ table{border-collapse:collapse;margin:1rem 0;width:100%;break-inside:avoid}capti
 th,td{border-bottom:1px solid #ccc;padding:.25rem .5rem;text-align:right}th[scope=row],td.bar{text-align:left}td.bar{color:#1d4ed8;white-space:nowrap}
 tr.day th{font-weight:400;padding-left:1.5rem}table.sources{break-inside:auto}
 @media print{body{margin:0;max-width:none}section+section{break-before:page}}
-</style></head><body><h1>Calculator funnel</h1><p>Visits that reached each step of the calculator and sent it, counted per day (Africa/Johannesburg). Counts only: no visitor is identified. A step counts once per visit. By source, "Step 2 → sent" is the requests sent for each visit that reached step 2 (a service chosen), counted in the same days; it is not a path followed, so a day's share can pass 100% when a visit began the day before. Bots and scripts (curl, a headless browser) are not counted.</p>${sections.join("")}</body></html>`;
+</style></head><body><h1>Calculator funnel</h1><p>Landings (a page opened from another site, a campaign's link, or typed in; at most ${LANDINGS_A_CLIENT} a day from one address) and visits that reached each step of the calculator and sent it, counted per day (Africa/Johannesburg). Counts only: no visitor is identified. A step counts once per visit. By source, "Step 2 → sent" is the requests sent for each visit that reached step 2 (a service chosen), counted in the same days; it is not a path followed, so a day's share can pass 100% when a visit began the day before. Bots and scripts (curl, a headless browser) are not counted.</p>${sections.join("")}</body></html>`;
 }

@@ -5,8 +5,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { quietLog, recordingLog } from "../tests/support/quiet-log";
 import { leadDatabases } from "../tests/support/engines";
 import { type Db, openDb } from "./db";
-import { dayOf, deviceOfAgent, hitOf, importCounts, lastDays, NEW_SOURCES_A_CLIENT, openFunnel, SOURCES_A_DAY, summarise } from "./funnel";
-import type { FunnelEvent } from "~/funnel/visit";
+import { type Counted, dayOf, deviceOfAgent, hitOf, importCounts, lastDays, NEW_SOURCES_A_CLIENT, openFunnel, SOURCES_A_DAY, summarise } from "./funnel";
 import { FUNNEL_KEEP_DAYS } from "~/content/privacy";
 import { funnelPage, funnelReport, NAMED_SOURCES, namedSources, sourceName, sourceWorth } from "./funnel-report";
 
@@ -152,12 +151,13 @@ describe("reading", () => {
     expect(Object.keys(names).map(sourceName)).toEqual(Object.values(names));
   });
 
-  it("what each source brought, per day and over the range: step-2 visits, sends, contact messages and sends per step-2 visit; the most visits at step 2 and messages first", () => {
+  it("what each source brought, per day and over the range: landings, step-2 visits, sends, contact messages and sends per step-2 visit; the most visits at step 2 and messages first", () => {
     const [d1, d2] = ["2026-11-25", "2026-11-26"];
-    const count = (day: string, event: FunnelEvent, source: string, n: number) => ({ day, event, device: "phone" as const, source, n });
+    const count = (day: string, event: Counted, source: string, n: number) => ({ day, event, device: "phone" as const, source, n });
     const days = summarise(
       [d1, d2],
       [
+        count(d1, "landed", "newsletter/email/spring", 5),
         count(d1, "2", "newsletter/email/spring", 3),
         count(d1, "3", "newsletter/email/spring", 2),
         count(d1, "sent", "newsletter/email/spring", 1),
@@ -169,17 +169,18 @@ describe("reading", () => {
       ],
     );
     const [newsletter, google, direct] = sourceWorth(days);
-    expect(google).toMatchObject({ key: "search:google", name: "Google search", step2: 4, sent: 0, contactSent: 0, sendRate: 0 });
+    expect(google).toMatchObject({ key: "search:google", name: "Google search", landed: 0, step2: 4, sent: 0, contactSent: 0, sendRate: 0 });
     expect(newsletter).toEqual({
       key: "newsletter/email/spring",
       name: "newsletter · email · spring",
+      landed: 5,
       step2: 4,
       sent: 3,
       contactSent: 1,
       sendRate: 0.75,
       days: [
-        { date: d1, step2: 3, sent: 1, contactSent: 0, sendRate: 1 / 3 },
-        { date: d2, step2: 1, sent: 2, contactSent: 1, sendRate: 2 },
+        { date: d1, landed: 5, step2: 3, sent: 1, contactSent: 0, sendRate: 1 / 3 },
+        { date: d2, landed: 0, step2: 1, sent: 2, contactSent: 1, sendRate: 2 },
       ],
     });
     expect(direct).toMatchObject({ key: "direct", step2: 0, contactSent: 2, sendRate: null, days: [{ sendRate: null }, { contactSent: 2 }] });
@@ -203,11 +204,13 @@ describe("reading", () => {
     expect([oneLeft.named.length, oneLeft.rest]).toEqual([NAMED_SOURCES + 1, undefined]); // a row of one is named, not summed
   });
 
-  it("the operator's page is the command's tables for 7 and 30 days, as HTML with no script: the steps with what each kept, by device, each source named in words and day by day, the rest summed and said so", () => {
+  it("the operator's page is the command's tables for 7 and 30 days, as HTML with no script: landings and the steps with what each kept, by device, each source named in words and day by day, the rest summed and said so", () => {
     const today = dayOf(Date.now());
     const yesterday = dayOf(Date.now() - 86_400_000);
-    const count = (day: string, event: FunnelEvent, source: string, n: number, device: "phone" | "desktop" = "phone") => ({ day, event, device, source, n });
+    const count = (day: string, event: Counted, source: string, n: number, device: "phone" | "desktop" = "phone") => ({ day, event, device, source, n });
     const days = summarise(lastDays(30), [
+      count(today, "landed", "newsletter/email/spring", 4),
+      count(yesterday, "landed", "site:example.co.za", 2, "desktop"),
       count(yesterday, "2", "newsletter/email/spring", 2),
       count(today, "2", "newsletter/email/spring", 1),
       count(today, "3", "newsletter/email/spring", 3, "desktop"),
@@ -230,18 +233,23 @@ describe("reading", () => {
     expect(tables).toEqual([...report(7), ...report(30)]);
 
     const [week, steps, devices, sources] = tables.map((table) => table.rows);
-    expect(week!.at(-1)).toEqual(["Total", "14", "3", "0", "0", "2", "3"]);
+    expect(week!.at(-1)).toEqual(["Total", "6", "14", "3", "0", "0", "2", "3"]);
     expect(steps![2]).toEqual(["Step 3", "█".repeat(9), "3", "21% of Step 2"]);
-    expect(devices!.slice(1).map((row) => row.join(" "))).toEqual(["phone 14 0 0 0 2 3", "tablet 0 0 0 0 0 0", "desktop 0 3 0 0 0 0"]);
+    expect(devices!.slice(1).map((row) => row.join(" "))).toEqual(["phone 4 14 0 0 0 2 3", "tablet 0 0 0 0 0 0 0", "desktop 2 0 3 0 0 0 0"]);
     const newsletter = sources!.findIndex(([name]) => name === "newsletter · email · spring");
     expect(sources!.slice(newsletter, newsletter + 3).map((row) => row.join("|"))).toEqual([
-      "newsletter · email · spring|3|2|67%|1",
-      `${yesterday}|2|0|0%|0`,
-      `${today}|1|2|200%|1`,
+      "newsletter · email · spring|4|3|2|67%|1",
+      `${yesterday}|0|2|0|0%|0`,
+      `${today}|4|1|2|200%|1`,
     ]);
-    expect(sources).toContainEqual(["Direct", "0", "0", "–", "2"]);
-    expect(sources).toContainEqual(["A link on example.co.za", "1", "0", "0%", "0"]);
-    expect(sources).toContainEqual(["3 more sources, summed", "3", "0", "0%", "0"]);
+    expect(sources).toContainEqual(["Direct", "0", "0", "0", "–", "2"]);
+    const site = sources!.findIndex(([name]) => name === "A link on example.co.za");
+    expect(sources!.slice(site, site + 3)).toEqual([
+      ["A link on example.co.za", "2", "1", "0", "0%", "0"],
+      [yesterday, "2", "0", "0", "–", "0"], // a day it brought landings alone
+      [today, "0", "1", "0", "0%", "0"],
+    ]);
+    expect(sources).toContainEqual(["3 more sources, summed", "0", "3", "0", "0%", "0"]);
     expect(html).toContain(`The ${NAMED_SOURCES} sources with the most visits at step 2 and contact messages by name; the other 3 summed`);
   });
 
@@ -251,6 +259,7 @@ describe("reading", () => {
     const yesterday = Date.now() - 86_400_000;
     const spring = "newsletter/email/spring";
     await funnel.add({ event: "2", device: "phone", source: spring }, undefined, yesterday);
+    await funnel.addBatch([{ day: dayOf(Date.now()), hit: { event: "landed", device: "phone", source: spring }, client: undefined, n: 2 }]);
     for (const event of ["2", "2", "3", "sent", "contact"] as const) await funnel.add({ event, device: "phone", source: spring });
     await funnel.add({ event: "2", device: "phone", source: "search:google" });
     await funnel.close();
@@ -268,19 +277,19 @@ describe("reading", () => {
           .join("|"),
       ),
     ).toEqual([
-      "Source / day|Step 2|Sent|Step 2 → sent|Contact",
-      "newsletter · email · spring|3|1|33%|1",
-      `${dayOf(yesterday)}|1|0|0%|0`,
-      `${dayOf(Date.now())}|2|1|50%|1`,
-      "Google search|1|0|0%|0",
-      `${dayOf(Date.now())}|1|0|0%|0`,
+      "Source / day|Landed|Step 2|Sent|Step 2 → sent|Contact",
+      "newsletter · email · spring|2|3|1|33%|1",
+      `${dayOf(yesterday)}|0|1|0|0%|0`,
+      `${dayOf(Date.now())}|2|2|1|50%|1`,
+      "Google search|0|1|0|0%|0",
+      `${dayOf(Date.now())}|0|1|0|0%|0`,
     ]);
     const json: string[] = [];
     expect(await runCli(["funnel", "--json", "--days", "2"], { DATA_DIR: dir }, (line) => json.push(line))).toBe(0);
     const { days } = JSON.parse(json.join("\n"));
     expect(days).toMatchObject([
       { date: dayOf(yesterday), reached: { 2: 1, 3: 0 } },
-      { date: dayOf(Date.now()), reached: { 2: 3, 3: 1, 4: 0, 5: 0 }, sent: 1, contactSent: 1 },
+      { date: dayOf(Date.now()), landed: 2, reached: { 2: 3, 3: 1, 4: 0, 5: 0 }, sent: 1, contactSent: 1 },
     ]);
   });
 });
