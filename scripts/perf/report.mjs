@@ -24,15 +24,16 @@ export function table(results) {
     const bare = results.lighthouseNoScripts[path];
     lines.push(`| ${path} | ${cell(r)} | ${cell(results.lighthouseBase[path])} | ${cell(bare)} | ${Math.round(r.metrics.lcp - bare.metrics.lcp)} ms |`);
   }
-  const encodings = [...new Set(js.scripts.map((s) => s.encoding))].join(", ");
-  lines.push(
-    "",
-    "| Measure | Result | Budget |",
-    "|---|---|---|",
-    `| Home page JavaScript (${js.scripts.length} files, ${encodings}) | ${n(js.totalBytes)} B | ≤ ${n(budgets.homeJsBytes)} B |`,
-  );
+  lines.push("", "| Measure | Result | Budget |", "|---|---|---|");
+  // PERF_ONLY=throughput measured neither the pages nor their scripts.
+  if (js) {
+    const encodings = [...new Set(js.scripts.map((s) => s.encoding))].join(", ");
+    lines.push(`| Home page JavaScript (${js.scripts.length} files, ${encodings}) | ${n(js.totalBytes)} B | ≤ ${n(budgets.homeJsBytes)} B |`);
+  }
   const first = Object.values(lighthouse)[0];
-  const setting = `Lighthouse ${first.version}, ${first.formFactor}, ${first.throttling} throttling, median of ${results.runs} runs`;
+  const setting = first
+    ? `Lighthouse ${first.version}, ${first.formFactor}, ${first.throttling} throttling, median of ${results.runs} runs`
+    : "Throughput alone";
   const machine = `Node ${results.node}; load average ${results.loadStart} → ${results.loadEnd} (highest ${results.loadMax}) on ${results.cores} cores.`;
   // PERF_ONLY=lighthouse measured nothing more.
   if (!t) return [...lines, "", `${setting}; ${machine}`].join("\n");
@@ -44,7 +45,7 @@ export function table(results) {
     `| Same, autocannon, no Accept-Encoding | ${rps(t["autocannon-identity"])} | (reported) |`,
     `| Same, autocannon, Accept-Encoding: br | ${rps(t["autocannon-brotli"])} | (reported) |`,
     `| Home page brotli body ÷ brotli-11 of the page (${n(brotli.identityBytes)} B of HTML) | ${brotli.ratio.toFixed(3)} (${n(brotli.sentBytes)} / ${n(brotli.brotli11Bytes)} B) | ≤ ${budgets.brotliSizeRatio} |`,
-    ...leadWaitRows(results.leadWait, budgets),
+    ...leadWaitRows(results.leadWait ?? {}, budgets),
   );
   lines.push("", `${setting}; servers on core ${t["wrk-identity"].cpus.servers}, load generator on core ${t["wrk-identity"].cpus.load}; ${machine}`);
   return lines.join("\n");
