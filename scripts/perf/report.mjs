@@ -6,26 +6,11 @@ const n = (x) => Math.round(x).toLocaleString("en");
 /** @param {any} results  what scripts/perf.mjs writes to perf/latest.json */
 export function table(results) {
   const { budgets, lighthouse, homeJs: js, throughput: t } = results;
-  const lines = ["| Page | Performance | Accessibility | Best practices | SEO | FCP | LCP | TBT | CLS |", "|---|---|---|---|---|---|---|---|---|"];
-  for (const [path, r] of Object.entries(lighthouse)) {
-    const m = r.metrics;
-    lines.push(
-      `| ${path} | ${r.scores.performance} | ${r.scores.accessibility} | ${r.scores["best-practices"]} | ${r.scores.seo} | ${(m.fcp / 1000).toFixed(2)} s | ${(m.lcp / 1000).toFixed(2)} s | ${Math.round(m.tbt)} ms | ${m.cls.toFixed(3)} |`,
-    );
-  }
-  // Side by side: this change, the earlier build, and this change's HTML without scripts.
-  const cell = (r) => `${r.scores.performance}, LCP ${(r.metrics.lcp / 1000).toFixed(2)} s, TBT ${Math.round(r.metrics.tbt)} ms`;
-  lines.push(
-    "",
-    `| Page | This change | ${results.baseCommit} | The same HTML without scripts | LCP minus the script-free LCP (≤ ${budgets.lcpGapMs} ms) |`,
-    "|---|---|---|---|---|",
-  );
-  for (const [path, r] of Object.entries(lighthouse)) {
-    const bare = results.lighthouseNoScripts[path];
-    lines.push(`| ${path} | ${cell(r)} | ${cell(results.lighthouseBase[path])} | ${cell(bare)} | ${Math.round(r.metrics.lcp - bare.metrics.lcp)} ms |`);
-  }
+  const lines = [];
+  // PERF_ONLY=throughput measured no page.
+  if (Object.keys(lighthouse).length) pageTables(results, lines);
   lines.push("", "| Measure | Result | Budget |", "|---|---|---|");
-  // PERF_ONLY=throughput measured neither the pages nor their scripts.
+  // Nor their scripts.
   if (js) {
     const encodings = [...new Set(js.scripts.map((s) => s.encoding))].join(", ");
     lines.push(`| Home page JavaScript (${js.scripts.length} files, ${encodings}) | ${n(js.totalBytes)} B | ≤ ${n(budgets.homeJsBytes)} B |`);
@@ -49,4 +34,26 @@ export function table(results) {
   );
   lines.push("", `${setting}; servers on core ${t["wrk-identity"].cpus.servers}, load generator on core ${t["wrk-identity"].cpus.load}; ${machine}`);
   return lines.join("\n");
+}
+
+/** Lighthouse's scores, and each page beside the earlier build and its HTML without scripts. */
+function pageTables({ budgets, lighthouse, ...results }, lines) {
+  lines.push("| Page | Performance | Accessibility | Best practices | SEO | FCP | LCP | TBT | CLS |", "|---|---|---|---|---|---|---|---|---|");
+  for (const [path, r] of Object.entries(lighthouse)) {
+    const m = r.metrics;
+    lines.push(
+      `| ${path} | ${r.scores.performance} | ${r.scores.accessibility} | ${r.scores["best-practices"]} | ${r.scores.seo} | ${(m.fcp / 1000).toFixed(2)} s | ${(m.lcp / 1000).toFixed(2)} s | ${Math.round(m.tbt)} ms | ${m.cls.toFixed(3)} |`,
+    );
+  }
+  // Side by side: this change, the earlier build, and this change's HTML without scripts.
+  const cell = (r) => `${r.scores.performance}, LCP ${(r.metrics.lcp / 1000).toFixed(2)} s, TBT ${Math.round(r.metrics.tbt)} ms`;
+  lines.push(
+    "",
+    `| Page | This change | ${results.baseCommit} | The same HTML without scripts | LCP minus the script-free LCP (≤ ${budgets.lcpGapMs} ms) |`,
+    "|---|---|---|---|---|",
+  );
+  for (const [path, r] of Object.entries(lighthouse)) {
+    const bare = results.lighthouseNoScripts[path];
+    lines.push(`| ${path} | ${cell(r)} | ${cell(results.lighthouseBase[path])} | ${cell(bare)} | ${Math.round(r.metrics.lcp - bare.metrics.lcp)} ms |`);
+  }
 }
