@@ -36,8 +36,13 @@ const alwaysRoom = (key: string, settings: SourceSettings) => {
 const COUNT_WAIT_MS = 1_000;
 
 const dayFormat = new Intl.DateTimeFormat("en-CA", { timeZone: "Africa/Johannesburg", year: "numeric", month: "2-digit", day: "2-digit" });
-/** The agency's day, YYYY-MM-DD. */
-export const dayOf = (ms: number) => dayFormat.format(ms);
+let last = { minute: NaN, day: "" };
+/** The agency's day, YYYY-MM-DD. Its days start on the minute (UTC+2), so each minute's is formatted once: a landing asks on every page. */
+export function dayOf(ms: number): string {
+  const minute = Math.floor(ms / 60_000);
+  if (minute !== last.minute) last = { minute, day: dayFormat.format(ms) };
+  return last.day;
+}
 /** The last `n` days, oldest first, ending with today's. */
 export const lastDays = (n: number, now = Date.now()) => Array.from({ length: n }, (_, i) => dayOf(now - (n - 1 - i) * 86_400_000));
 
