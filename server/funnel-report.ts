@@ -157,6 +157,7 @@ body{font:16px/1.5 system-ui,sans-serif;margin:1rem auto;max-width:60rem;padding
 table{border-collapse:collapse;margin:1rem 0;width:100%;break-inside:avoid}caption{text-align:left;font-weight:600}
 th,td{border-bottom:1px solid #ccc;padding:.25rem .5rem;text-align:right}th[scope=row],td.bar{text-align:left}td.bar{color:#1d4ed8;white-space:nowrap}
 tr.day th{font-weight:400;padding-left:1.5rem}table.sources{break-inside:auto}
+@media (max-width:40rem){table{display:block;overflow-x:auto}}
 @media print{body{margin:0;max-width:none}section+section{break-before:page}}
 </style></head><body><h1>Calculator funnel</h1><p>Landings (a page opened from another site, a campaign's link, or typed in; at most ${LANDINGS_A_CLIENT} a day from one address) and visits that reached each step of the calculator and sent it, counted per day (Africa/Johannesburg). Counts only: no visitor is identified. A step counts once per visit. By source, "Step 2 → sent" is the requests sent for each visit that reached step 2 (a service chosen), counted in the same days; it is not a path followed, so a day's share can pass 100% when a visit began the day before. Bots and scripts (curl, a headless browser) are not counted.</p>${sections.join("")}</body></html>`;
 }
