@@ -20,7 +20,7 @@
  * PERF_SERVER_CPUS / PERF_LOAD_CPUS (default "0" / "1"), CHROME_PATH (default /usr/bin/chromium),
  * PERF_SKIP_BUILD=1 to reuse the current build, PERF_BASE (default 81d3895; on port +4, the pages
  * without scripts on +5), PERF_ONLY=lighthouse to measure the pages alone (no throughput, no wait
- * for a send). perf/README.md says what each number means.
+ * for a send), PERF_ONLY=throughput for 3. alone. perf/README.md says what each number means.
  * Other work on the machine skews them: the load is recorded with them.
  */
 import { spawnSync } from "node:child_process";
@@ -47,6 +47,7 @@ const runs = Number(process.env.PERF_RUNS || 3);
 const chromePath = process.env.CHROME_PATH || "/usr/bin/chromium";
 const baseCommit = process.env.PERF_BASE || "81d3895";
 const lighthouseOnly = process.env.PERF_ONLY === "lighthouse";
+const throughputOnly = process.env.PERF_ONLY === "throughput";
 
 if (load() > cores() / 2) {
   console.error(`warning: load average ${load()} on ${cores()} cores: other work will skew these numbers; run again when the machine is quiet`);
@@ -66,19 +67,19 @@ if (!process.env.PERF_SKIP_BUILD) {
 step(`starting the site's server on 127.0.0.1:${port}, ${baseCommit}'s on ${port + 4}, the pages without scripts on ${port + 5}`);
 const site = await startSite(port);
 const origin = site.url;
-const base = await startBase(baseCommit, port + 4);
-const noScripts = await startNoScripts(origin, port + 5);
+const base = throughputOnly ? undefined : await startBase(baseCommit, port + 4);
+const noScripts = throughputOnly ? undefined : await startNoScripts(origin, port + 5);
 /** PERF_ONLY=lighthouse: the pages and their scripts alone, without the throughput and the wait for a send. */
 class LighthouseOnly extends Error {}
 
-const results = { date: new Date().toISOString(), node: process.version, cores: cores(), loadStart: load(), runs, budgets, baseCommit: base.commit };
+const results = { date: new Date().toISOString(), node: process.version, cores: cores(), loadStart: load(), runs, budgets, baseCommit: base?.commit };
 const problems = [];
 try {
   // 1. Lighthouse: this change, PERF_BASE's build and this change's HTML without scripts, each
   // run of a page back to back (the same moment's load on all three); budgets on this change's.
-  const variants = { lighthouse: origin, lighthouseBase: base.url, lighthouseNoScripts: noScripts.url };
+  const variants = { lighthouse: origin, lighthouseBase: base?.url, lighthouseNoScripts: noScripts?.url };
   for (const key of Object.keys(variants)) results[key] = {};
-  for (const path of budgets.pages) {
+  for (const path of throughputOnly ? [] : budgets.pages) {
     const all = Object.fromEntries(Object.keys(variants).map((key) => [key, []]));
     for (let i = 0; i < runs; i++) {
       for (const [key, url] of Object.entries(variants)) {
@@ -105,16 +106,17 @@ try {
   }
 
   // 2. The home page's JavaScript
-  step("home page JavaScript");
-  const browser = await chromium.launch({ executablePath: chromePath, args: CHROME_FLAGS.filter((f) => f !== "--headless") });
-  try {
-    const scripts = await pageScripts(browser, `${origin}/`);
-    const total = scripts.reduce((sum, s) => sum + s.bodyBytes, 0);
-    results.homeJs = { totalBytes: total, headerBytes: scripts.reduce((sum, s) => sum + s.headerBytes, 0), scripts };
-    if (total > budgets.homeJsBytes) problems.push(`home page JavaScript: ${total} B > ${budgets.homeJsBytes} B`);
-  } finally {
-    await browser.close();
-  }
+  if (!throughputOnly) step("home page JavaScript");
+  const browser = throughputOnly ? undefined : await chromium.launch({ executablePath: chromePath, args: CHROME_FLAGS.filter((f) => f !== "--headless") });
+  if (browser)
+    try {
+      const scripts = await pageScripts(browser, `${origin}/`);
+      const total = scripts.reduce((sum, s) => sum + s.bodyBytes, 0);
+      results.homeJs = { totalBytes: total, headerBytes: scripts.reduce((sum, s) => sum + s.headerBytes, 0), scripts };
+      if (total > budgets.homeJsBytes) problems.push(`home page JavaScript: ${total} B > ${budgets.homeJsBytes} B`);
+    } finally {
+      await browser.close();
+    }
 
   if (lighthouseOnly) throw new LighthouseOnly();
 
@@ -146,11 +148,11 @@ try {
 } catch (error) {
   if (!(error instanceof LighthouseOnly)) throw error;
 } finally {
-  await Promise.all([site.stop(), base.stop(), noScripts.stop()]);
+  await Promise.all([site.stop(), base?.stop(), noScripts?.stop()]);
 }
 
 // 4. The wait for a send, on a server of its own (it needs a form service key and endpoint), once per engine
-if (!lighthouseOnly) {
+if (!lighthouseOnly && !throughputOnly) {
   results.leadWait = await runLeadWaits(port + 2);
   problems.push(...leadWaitProblems(results.leadWait, budgets));
 }

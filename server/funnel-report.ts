@@ -6,17 +6,17 @@
 import { sourceOfKey } from "~/funnel/source";
 import { DEVICES } from "~/funnel/visit";
 import { emptySteps, type FunnelDay, type Steps } from "./funnel";
+import { LANDINGS_A_CLIENT } from "./landings";
 
 /**
  * What a source brought. `sendRate`, sends per step-2 visit (null without one), is of counts, not people: a day's can pass 1.
  * `won`, `value`: its leads sent those days that became clients since, and their value in rand (decision 0053).
  */
-type Worth = { step2: number; sent: number; contactSent: number; sendRate: number | null; won: number; value: number };
+type Worth = { landed: number; step2: number; sent: number; contactSent: number; sendRate: number | null; won: number; value: number };
 /** One source over a range (`--json`'s `sources`); its other figures day by day are in `days[].bySource`. */
 export type SourceWorth = Worth & {
   key: string;
   name: string;
-  landed: number;
   step3: number;
   step4: number;
   step5: number;
@@ -24,6 +24,7 @@ export type SourceWorth = Worth & {
 };
 
 const worthOf = (s: Steps): Worth => ({
+  landed: s.landed,
   step2: s.reached[2],
   sent: s.sent,
   contactSent: s.contactSent,
@@ -81,12 +82,11 @@ export function sourceWorth(days: FunnelDay[]): SourceWorth[] {
   const keys = [...new Set(days.flatMap((day) => Object.keys(day.bySource)))];
   const rows = keys.map((key): SourceWorth => {
     const { total, daily } = stepsOf(days, [key]);
-    const { landed, reached } = total;
+    const { reached } = total;
     return {
       key,
       name: sourceName(key),
       ...worthOf(total),
-      landed,
       step3: reached[3],
       step4: reached[4],
       step5: reached[5],

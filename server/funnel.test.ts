@@ -185,7 +185,7 @@ describe("reading", () => {
       [won(d1, "newsletter/email/spring", 45_000), won(d2, "newsletter/email/spring", null), won(d2, "newsletter/email/spring", 9_000, "lost")],
     );
     const [newsletter, google, direct] = sourceWorth(days);
-    expect(google).toMatchObject({ key: "search:google", name: "Google search", step2: 4, sent: 0, contactSent: 0, sendRate: 0 });
+    expect(google).toMatchObject({ key: "search:google", name: "Google search", landed: 0, step2: 4, sent: 0, contactSent: 0, sendRate: 0 });
     expect(newsletter).toEqual({
       key: "newsletter/email/spring",
       name: "newsletter · email · spring",
@@ -200,8 +200,8 @@ describe("reading", () => {
       won: 2,
       value: 45_000,
       days: [
-        { date: d1, step2: 3, sent: 1, contactSent: 0, sendRate: 1 / 3, won: 1, value: 45_000 },
-        { date: d2, step2: 1, sent: 2, contactSent: 1, sendRate: 2, won: 1, value: 0 },
+        { date: d1, landed: 9, step2: 3, sent: 1, contactSent: 0, sendRate: 1 / 3, won: 1, value: 45_000 },
+        { date: d2, landed: 0, step2: 1, sent: 2, contactSent: 1, sendRate: 2, won: 1, value: 0 },
       ],
     });
     expect(direct).toMatchObject({ key: "direct", step2: 0, contactSent: 2, sendRate: null, days: [{ sendRate: null }, { contactSent: 2 }] });
@@ -230,7 +230,7 @@ describe("reading", () => {
     expect([oneLeft.named.length, oneLeft.rest]).toEqual([NAMED_SOURCES + 1, undefined]); // a row of one is named, not summed
   });
 
-  it("the operator's page is the command's tables for 7 and 30 days, as HTML with no script: the steps with what each kept, by device, each source named in words and day by day, the rest summed and said so", () => {
+  it("the operator's page is the command's tables for 7 and 30 days, as HTML with no script: landings and the steps with what each kept, by device, each source named in words and day by day, the rest summed and said so", () => {
     const today = dayOf(Date.now());
     const yesterday = dayOf(Date.now() - 86_400_000);
     const count = (day: string, event: Counted, source: string, n: number, device: "phone" | "desktop" = "phone") => ({ day, event, device, source, n });
@@ -319,13 +319,14 @@ describe("reading", () => {
     const yesterday = Date.now() - 86_400_000;
     const spring = "newsletter/email/spring";
     await funnel.add({ event: "2", device: "phone", source: spring }, undefined, yesterday);
+    await funnel.addBatch([{ day: dayOf(Date.now()), hit: { event: "landed", device: "phone", source: spring }, client: undefined, n: 2 }]);
     for (const event of ["2", "2", "3", "sent", "contact"] as const) await funnel.add({ event, device: "phone", source: spring });
     await funnel.add({ event: "2", device: "phone", source: "search:google" });
     await funnel.close();
     const lines: string[] = [];
     expect(await runCli(["funnel"], { DATA_DIR: dir }, (line) => lines.push(line))).toBe(0);
     expect(lines.filter((line) => /^\d{4}-\d\d-\d\d /.test(line))).toHaveLength(7);
-    expect(lines.find((line) => line.startsWith("Step 2"))).toMatch(/█{40} +4$/);
+    expect(lines.find((line) => line.startsWith("Step 2"))).toMatch(/█{40} +4 +200% of Landed$/);
     expect(lines.find((line) => line.startsWith("Step 3"))).toMatch(/█{10} +1 +25% of Step 2$/);
     const from = lines.findIndex((line) => line.startsWith("What each source brought, last 7 days"));
     expect(
@@ -337,9 +338,9 @@ describe("reading", () => {
       ),
     ).toEqual([
       "Source / day|Landed|Step 2|Step 3|Step 4|Step 5|Sent|Step 2 → sent|Contact|Won|Value (R)",
-      "newsletter · email · spring|0|3|1|0|0|1|33%|1|0|0",
+      "newsletter · email · spring|2|3|1|0|0|1|33%|1|0|0",
       `${dayOf(yesterday)}|0|1|0|0|0|0|0%|0|0|0`,
-      `${dayOf(Date.now())}|0|2|1|0|0|1|50%|1|0|0`,
+      `${dayOf(Date.now())}|2|2|1|0|0|1|50%|1|0|0`,
       "Google search|0|1|0|0|0|0|0%|0|0|0",
       `${dayOf(Date.now())}|0|1|0|0|0|0|0%|0|0|0`,
     ]);
@@ -348,7 +349,7 @@ describe("reading", () => {
     const { days } = JSON.parse(json.join("\n"));
     expect(days).toMatchObject([
       { date: dayOf(yesterday), reached: { 2: 1, 3: 0 } },
-      { date: dayOf(Date.now()), reached: { 2: 3, 3: 1, 4: 0, 5: 0 }, sent: 1, contactSent: 1 },
+      { date: dayOf(Date.now()), landed: 2, reached: { 2: 3, 3: 1, 4: 0, 5: 0 }, sent: 1, contactSent: 1 },
     ]);
   });
 });

@@ -18,6 +18,8 @@ export type Hit = { event: Counted; device: Device; source: string };
 /** A lead's outcome as the funnel sums it: the day it was sent, its source and device; its value in rand, if given. */
 export type OutcomeCount = { day: string; source: string; device: string; outcome: "won" | "lost"; value: number | null };
 type Count = Hit & { day: string; n: number };
+/** `n` hits of one day, from one address's code (undefined: not known). */
+export type Batched = { day: string; hit: Hit; client: string | undefined; n: number };
 
 /**
  * Distinct sources a day keeps, and new ones one address may add (more count as "other"), so one address cannot crowd
@@ -34,8 +36,13 @@ const alwaysRoom = (key: string, settings: SourceSettings) => {
 const COUNT_WAIT_MS = 1_000;
 
 const dayFormat = new Intl.DateTimeFormat("en-CA", { timeZone: "Africa/Johannesburg", year: "numeric", month: "2-digit", day: "2-digit" });
-/** The agency's day, YYYY-MM-DD. */
-export const dayOf = (ms: number) => dayFormat.format(ms);
+let last = { minute: NaN, day: "" };
+/** The agency's day, YYYY-MM-DD. Its days start on the minute (UTC+2), so each minute's is formatted once: a landing asks on every page. */
+export function dayOf(ms: number): string {
+  const minute = Math.floor(ms / 60_000);
+  if (minute !== last.minute) last = { minute, day: dayFormat.format(ms) };
+  return last.day;
+}
 /** The last `n` days, oldest first, ending with today's. */
 export const lastDays = (n: number, now = Date.now()) => Array.from({ length: n }, (_, i) => dayOf(now - (n - 1 - i) * 86_400_000));
 
@@ -81,8 +88,8 @@ export function deviceOfAgent(agent: string, mobileHint?: string | null): Device
   return mobileHint === "?1" || /Mobi|iPhone|iPod|Windows Phone/i.test(agent) ? "phone" : "desktop";
 }
 
-/** What one request counts; a known bot nothing. */
-export function hitOf(event: Counted, headers: Headers, source: Source): Hit | null {
+/** What one request counts; a known bot nothing. `headers`: a Fetch request's, or a `get` over Node's. */
+export function hitOf(event: Counted, headers: { get(name: string): string | null | undefined }, source: Source): Hit | null {
   const agent = headers.get("user-agent") ?? "";
   if (agent === "" || isbot(agent)) return null;
   return { event, device: deviceOfAgent(agent, headers.get("sec-ch-ua-mobile")), source: sourceKey(source) };
@@ -117,24 +124,32 @@ export function openFunnel({
     added.set(key, n + 1);
     return true;
   };
-  async function count(day: string, { event, device, source }: Hit, client: string | undefined) {
+  async function count(day: string, { event, device, source }: Hit, client: string | undefined, n = 1) {
     await ready();
     const known = await db.get("SELECT 1 AS known FROM counts WHERE day = ? AND source = ? LIMIT 1", [day, source]);
     const room = () => db.get("SELECT count(DISTINCT source) AS n FROM counts WHERE day = ?", [day]).then((row) => Number(row?.n) < SOURCES_A_DAY);
     const kept = known || ((alwaysRoom(source, settings) || (await room())) && mayAdd(day, client));
-    await db.run(ADD, [day, event, device, kept ? source : "other", 1]);
+    await db.run(ADD, [day, event, device, kept ? source : "other", n]);
   }
   const writing = new Set<Promise<void>>();
   /** Never throws: a count is worth less than a step. */
-  async function add(hit: Hit, client?: string, now = Date.now()) {
-    const write = count(dayOf(now), hit, client).catch((error: unknown) => log.warn({ err: error }, "funnel_not_counted"));
+  async function tracked(counting: Promise<void>) {
+    const write = counting.catch((error: unknown) => log.warn({ err: error }, "funnel_not_counted"));
     writing.add(write);
     await write;
     writing.delete(write);
   }
+  const add = (hit: Hit, client?: string, now = Date.now()) => tracked(count(dayOf(now), hit, client));
 
   return {
     add,
+    /** Counts summed in memory (server/landings.ts), each under the rules `add` applies to one. Never throws. */
+    addBatch: (batch: Iterable<Batched>) =>
+      tracked(
+        (async () => {
+          for (const { day, hit, client, n } of batch) await count(day, hit, client, n);
+        })(),
+      ),
     /** The load context's `countVisit`; `client`, the address's code, is kept nowhere. */
     async count(request: Request, event: FunnelEvent, source: Source, client?: string) {
       const hit = hitOf(event, request.headers, source);

@@ -29,6 +29,7 @@ import { createLogger, flushLog, output, requestLogger } from "./log";
 import { createMetrics } from "./metrics";
 import { everyAnswersHeaders, PROTECTIVE_HEADERS, sendPlain } from "./headers";
 import { keptPagesFirst } from "./kept-pages";
+import { countLandings } from "./landings";
 import { createPageCache } from "./page-cache";
 import { addressCodes, clientKey, createRateLimits } from "./rate-limits";
 import { rejectMalformed } from "./reject-malformed";
@@ -113,12 +114,14 @@ const pageCache = createPageCache({
 });
 
 const app = express().disable("x-powered-by").set("trust proxy", config.trustProxy).set("query parser", "simple");
+const landings = countLandings({ pagePaths, settings: config.sources, trust: app.get("trust proxy fn"), addressCode, funnel, log, counted: metrics?.counted });
 
 // A request's path: the HTTP server's listeners, then Express's middleware, in order. The whole request within 20 s:
 // app/forms/failed-send.ts's SEND_DEADLINE_MS counts on it.
 const server = createServer({ headersTimeout: 10_000, requestTimeout: 20_000, connectionsCheckingInterval: 1_000, keepAliveTimeout: 5_000 });
 if (metrics) server.on("request", metrics.timeRequests);
 server.on("request", requestLogger(log));
+server.on("request", landings.count);
 server.on("request", keptPagesFirst(pageCache, app));
 app.use(everyAnswersHeaders({ dev: config.dev }));
 app.use(rejectMalformed(app.get("trust proxy fn")));
@@ -209,7 +212,7 @@ const stop = closeWithGrace(
     await Promise.all([
       inbox.close(drained),
       drafts.close(),
-      funnel.close(),
+      landings.close().then(funnel.close),
       crmOutcomes?.stop(),
       metricsListener && new Promise((resolve) => metricsListener.close(resolve)),
     ]);

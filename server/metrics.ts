@@ -88,7 +88,11 @@ export function createMetrics(
     },
   });
 
-  const funnel = counter("funnel_steps_total", "Visits that reached a calculator step (2-5) or sent a form (sent, contact), by device.", ["event", "device"]);
+  const funnel = counter(
+    "funnel_steps_total",
+    "Landings on a page from outside the site (landed), visits that reached a calculator step (2-5) or sent a form (sent, contact), by device.",
+    ["event", "device"],
+  );
   // What a proxy's misconfiguration can cost or blur (decision 0032).
   const refused = counter(
     "form_posts_refused_total",

@@ -6,15 +6,25 @@
 import { LANDING_MAX } from "./visit";
 import { AD_CLICKS, classify, NOT_KNOWN, type Source, type SourceSettings } from "./source";
 
-/**
- * This site's hosts: the one the request names (Host, or a trusted proxy's X-Forwarded-Host: the
- * server drops an untrusted one), and SITE_ORIGIN's. Never a header only some requests keep (the
- * server takes Origin off an action's request): an action and the beacon see one site alike.
- */
-const ownHosts = (request: Request, settings: SourceSettings) => [new URL(request.url).host, ...(settings.ownHosts ?? [])];
-
 /** The only query values read (their order: classify's). */
 const UTM = ["utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term"];
+
+/**
+ * The source of a landing page's query (its utm values, and whether an ad click id was there) and
+ * referring host. `hosts`: the one the request names (Host, or a trusted proxy's X-Forwarded-Host:
+ * the server drops an untrusted one), beside SITE_ORIGIN's. Never a header only some requests keep
+ * (the server takes Origin off an action's request): an action, the beacon and a landing see one site alike.
+ */
+export function sourceOfQuery(params: URLSearchParams, referrer: string, hosts: readonly string[], settings: SourceSettings): Source {
+  const adClick = Object.keys(AD_CLICKS).find((name) => params.has(name));
+  return classify(
+    UTM.map((name) => params.get(name) ?? ""),
+    referrer,
+    [...hosts, ...(settings.ownHosts ?? [])],
+    settings,
+    adClick,
+  );
+}
 
 /**
  * The source of a visit's landing: "<the landing page's query> <the referring host>" (root.tsx
@@ -25,15 +35,7 @@ export function sourceOfLanding(landing: unknown, request: Request, settings: So
   if (typeof landing !== "string") return { kind: "direct" };
   if (landing.length > LANDING_MAX) return { kind: "other" };
   const [query = "", referrer = ""] = landing.split(" ");
-  const params = new URLSearchParams(query);
-  const adClick = Object.keys(AD_CLICKS).find((name) => params.has(name));
-  return classify(
-    UTM.map((name) => params.get(name) ?? ""),
-    referrer,
-    ownHosts(request, settings),
-    settings,
-    adClick,
-  );
+  return sourceOfQuery(new URLSearchParams(query), referrer, [new URL(request.url).host], settings);
 }
 
 /**

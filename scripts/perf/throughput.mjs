@@ -10,6 +10,8 @@
  * it with the load generator.
  * They are loaded in alternating rounds in the same run, and the ratio is the median of the
  * per-round ratios, so a disturbance that lasts a round moves one ratio, not the result.
+ * Every request, to the site and to the floor, is a landing as a phone's browser makes it (LANDING):
+ * the site counts each (server/landings.ts), so its figure includes that work.
  * Loopback only.
  */
 import { spawn } from "node:child_process";
@@ -22,6 +24,14 @@ import { SERVER_CPUS } from "./site.mjs";
 import { median } from "./stats.mjs";
 
 const LOAD_CPUS = process.env.PERF_LOAD_CPUS || "1";
+/** A visitor on a current Chrome for Android, from a LinkedIn post, on a campaign's link. */
+const LANDING = {
+  query: "?utm_source=newsletter&utm_medium=email&utm_campaign=spring",
+  headers: {
+    "user-agent": "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Mobile Safari/537.36",
+    referer: "https://www.linkedin.com/",
+  },
+};
 const floorScript = fileURLToPath(new URL("./floor-server.mjs", import.meta.url));
 // The package's main module is its command line (its `bin`).
 const autocannonCli = fileURLToPath(import.meta.resolve("autocannon"));
@@ -86,16 +96,18 @@ function startFloor(port, file, encoding) {
 
 /**
  * @param {object} o
- * @param {string} o.url         page on the site's server, e.g. http://127.0.0.1:3400/
+ * @param {string} o.url         page on the site's server, e.g. http://127.0.0.1:3400/ (LANDING's query is added)
  * @param {number} o.floorPort   a free port for the floor server
- * @param {Record<string,string>} [o.headers]  request headers (e.g. accept-encoding)
+ * @param {Record<string,string>} [o.headers]  request headers (e.g. accept-encoding), beside LANDING's
  * @param {number} [o.rounds]    alternating rounds; the medians are reported
  * @param {number} [o.duration]  seconds per measurement
  * @param {number} [o.connections]
  * @param {"autocannon" | "wrk"} [o.tool]
  */
-export async function measureThroughput({ url, floorPort, headers = {}, rounds = 5, duration = 3, connections = 10, tool = "autocannon" }) {
-  assertLoopback(url);
+export async function measureThroughput({ url: page, floorPort, headers: own = {}, rounds = 5, duration = 3, connections = 10, tool = "autocannon" }) {
+  assertLoopback(page);
+  const url = `${page}${LANDING.query}`;
+  const headers = { ...LANDING.headers, ...own };
   // node:http, not fetch(): fetch adds its own Accept-Encoding and decodes the body.
   const sample = await get(url, headers);
   if (sample.status !== 200) throw new Error(`${url} answered ${sample.status}`);
@@ -104,7 +116,7 @@ export async function measureThroughput({ url, floorPort, headers = {}, rounds =
   const file = join(dir, "body");
   writeFileSync(file, sample.body);
   const floor = await startFloor(floorPort, file, encoding);
-  const floorUrl = `http://127.0.0.1:${floorPort}${new URL(url).pathname}`;
+  const floorUrl = `http://127.0.0.1:${floorPort}${new URL(url).pathname}${LANDING.query}`;
   try {
     const opts = { duration, connections, headers, tool };
     // Warm both (JIT, the page cache) before measuring.

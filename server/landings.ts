@@ -1,0 +1,116 @@
+/**
+ * Landings (decision 0051): a page's document GET from outside the site (no Referer, another site's, or campaign tags),
+ * under its source by the funnel's one rule. Counted in memory and written in batches, so a page never waits on a count.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { LRUCache } from "lru-cache";
+import proxyAddr from "proxy-addr";
+import { sourceOfQuery } from "~/funnel/count.server";
+import type { SourceSettings } from "~/funnel/source";
+import { type Batched, dayOf, type Hit, hitOf } from "./funnel";
+import type { Logger } from "./log";
+import { clientKey } from "./rate-limits";
+
+/**
+ * Landings one address code adds a day. An office or a household shares an address, and one visitor comes back from
+ * several links and reloads: twenty holds them. A flood from one address adds twenty, then nothing.
+ */
+export const LANDINGS_A_CLIENT = 20;
+const FLUSH_MS = 5_000;
+/** Batched entries (day, address code, source, device) kept between writes; past it a new one waits for the next batch's room. */
+const PENDING_MAX = 10_000;
+/** Headers with which a browser says it only fetches ahead (a prefetch, a prerender, Safari's preview). */
+const PURPOSES = ["sec-purpose", "purpose", "x-purpose", "x-moz"];
+const AHEAD = /prefetch|prerender|preview/i;
+
+export function countLandings({
+  pagePaths,
+  settings,
+  trust,
+  addressCode,
+  funnel,
+  log,
+  counted,
+  flushMs = FLUSH_MS,
+}: {
+  pagePaths: Iterable<string>;
+  settings: SourceSettings;
+  /** Express's "trust proxy fn": the address Express would call the client's. */
+  trust: (address: string, hop: number) => boolean;
+  addressCode: (client: string) => string;
+  funnel: { addBatch(batch: Iterable<Batched>): Promise<void> };
+  log: Pick<Logger, "warn">;
+  counted?: (hit: Hit) => void;
+  flushMs?: number;
+}) {
+  const pages = new Set(pagePaths);
+  const landed = new LRUCache<string, number>({ max: 50_000, ttl: 86_400_000 });
+  let pending = new Map<string, Batched>();
+  let writing: Promise<void> | undefined;
+
+  /** A count is never worth a page: what throws here is logged, and the page goes on. */
+  function safely<T>(work: () => T): T | undefined {
+    try {
+      return work();
+    } catch (error) {
+      log.warn({ err: error }, "landing_not_counted");
+      return undefined;
+    }
+  }
+
+  function landingOf(req: IncomingMessage): Hit | null {
+    const url = req.url ?? "";
+    const mark = url.indexOf("?");
+    if (req.method !== "GET" || !pages.has(mark === -1 ? url : url.slice(0, mark))) return null;
+    const { headers } = req;
+    const dest = headers["sec-fetch-dest"];
+    if ((dest !== undefined && dest !== "document") || PURPOSES.some((name) => AHEAD.test(String(headers[name] ?? "")))) return null;
+    const params = new URLSearchParams(mark === -1 ? "" : url.slice(mark + 1));
+    if (params.has("_data")) return null;
+    const forwarded = headers["x-forwarded-host"];
+    const hosts = [headers.host ?? "", ...(forwarded && trust(req.socket.remoteAddress ?? "", 0) ? [String(forwarded).split(",")[0]!.trim()] : [])];
+    const referer = headers.referer;
+    const source = sourceOfQuery(params, referer === undefined ? "" : (URL.parse(referer)?.host ?? ""), hosts, settings);
+    if (referer !== undefined && source.kind === "direct") return null; // from a page of this site, with no tags
+    return hitOf("landed", { get: (name) => headers[name] as string | undefined }, source);
+  }
+
+  function add(req: IncomingMessage, hit: Hit) {
+    const day = dayOf(Date.now());
+    const client = addressCode(clientKey(proxyAddr(req, trust)));
+    const bound = `${day} ${client}`;
+    const n = landed.get(bound) ?? 0;
+    if (n >= LANDINGS_A_CLIENT) return;
+    landed.set(bound, n + 1);
+    counted?.(hit);
+    const key = `${bound} ${hit.source} ${hit.device}`;
+    const batched = pending.get(key);
+    if (batched) batched.n += 1;
+    else if (pending.size < PENDING_MAX) pending.set(key, { day, hit, client, n: 1 });
+  }
+
+  /** One batch at a time: a slow database holds the next one in memory, not two writes at once. */
+  function flush(): Promise<void> {
+    if (writing || pending.size === 0) return writing ?? Promise.resolve();
+    const batch = pending.values();
+    pending = new Map();
+    writing = funnel.addBatch(batch).finally(() => (writing = undefined));
+    return writing;
+  }
+  const timer = setInterval(() => void flush(), flushMs).unref();
+
+  return {
+    /** The HTTP server's "request" listener: decides at once, counts once the page is answered (200, or 304 to a reload). */
+    count(req: IncomingMessage, res: ServerResponse) {
+      const hit = safely(() => landingOf(req));
+      if (hit) res.once("finish", () => (res.statusCode === 200 || res.statusCode === 304) && safely(() => add(req, hit)));
+    },
+    flush,
+    /** At the stop, after the server closed and before the database does: the last batch written. */
+    async close() {
+      clearInterval(timer);
+      await writing;
+      await flush();
+    },
+  };
+}
