@@ -114,7 +114,15 @@ const pageCache = createPageCache({
 });
 
 const app = express().disable("x-powered-by").set("trust proxy", config.trustProxy).set("query parser", "simple");
-const landings = countLandings({ pagePaths, settings: config.sources, trust: app.get("trust proxy fn"), addressCode, funnel, log, counted: metrics?.counted });
+const landings = countLandings({
+  pagePaths,
+  settings: sources.settings,
+  trust: app.get("trust proxy fn"),
+  addressCode,
+  funnel,
+  log,
+  counted: metrics?.counted,
+});
 
 // A request's path: the HTTP server's listeners, then Express's middleware, in order. The whole request within 20 s:
 // app/forms/failed-send.ts's SEND_DEADLINE_MS counts on it.
