@@ -12,7 +12,7 @@ import { preparedOnce, type Db, type Param, type Row } from "./db";
 import type { Logger } from "./log";
 
 /** What the funnel counts: a landing (a page request from outside the site), then the calculator's events. */
-export const COUNTED = ["landed", ...FUNNEL_EVENTS] as const;
+const COUNTED = ["landed", ...FUNNEL_EVENTS] as const;
 export type Counted = (typeof COUNTED)[number];
 export type Hit = { event: Counted; device: Device; source: string };
 /** A lead's outcome as the funnel sums it: the day it was sent, its source and device; its value in rand, if given. */
