@@ -31,7 +31,10 @@ const alwaysRoom = (key: string, settings: SourceSettings) => {
   const source = sourceOfKey(key);
   if (!source) return false;
   if (source.kind !== "campaign") return true;
-  return (source.campaign !== undefined && settings.names.has(source.campaign)) || Object.values(AD_CLICKS).some((ad) => sourceKey(ad) === key);
+  // A listed campaign's own content and term too; common words there would make it thousands of sources (16 million).
+  const listed = (name: string | undefined) => name !== undefined && settings.names.has(name);
+  if (listed(source.campaign) && [source.content, source.term].every((part) => part === undefined || listed(part))) return true;
+  return Object.values(AD_CLICKS).some((ad) => sourceKey(ad) === key);
 };
 const COUNT_WAIT_MS = 1_000;
 
@@ -144,12 +147,17 @@ export function openFunnel({
   return {
     add,
     /** Counts summed in memory (server/landings.ts), each under the rules `add` applies to one. Never throws. */
-    addBatch: (batch: Iterable<Batched>) =>
-      tracked(
+    /** Resolves with what a failure left unwritten, from the entry that failed on, for the next batch. */
+    async addBatch(batch: Iterable<Batched>): Promise<Batched[]> {
+      const entries = [...batch];
+      let written = 0;
+      await tracked(
         (async () => {
-          for (const { day, hit, client, n } of batch) await count(day, hit, client, n);
+          for (const { day, hit, client, n } of entries) (await count(day, hit, client, n), written++);
         })(),
-      ),
+      );
+      return entries.slice(written);
+    },
     /** The load context's `countVisit`; `client`, the address's code, is kept nowhere. */
     async count(request: Request, event: FunnelEvent, source: Source, client?: string) {
       const hit = hitOf(event, request.headers, source);

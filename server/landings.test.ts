@@ -23,7 +23,7 @@ function landingsInto(funnel?: ReturnType<typeof openFunnel>, trust: (address: s
     settings,
     trust,
     addressCode: (client) => `code of ${client}`,
-    funnel: funnel ?? { addBatch: async (batch) => void batches.push(...batch) },
+    funnel: funnel ?? { addBatch: async (batch) => (batches.push(...batch), []) },
     log: quietLog,
     flushMs: 60_000,
   });
@@ -68,7 +68,7 @@ describe("a landing", () => {
     });
   });
 
-  it("is not: a page of the site's own (its Host, a trusted proxy's, SITE_ORIGIN's), a bot, no user agent, a prefetch or prerender, a fetch that is no document, HEAD, an asset, Remix's data, a 404", async () => {
+  it("is not: a page of the site's own (its Host, a trusted proxy's, SITE_ORIGIN's; the browser's Sec-Fetch-Site without a Referer), a bot, no user agent, a prefetch or prerender, a fetch that is no document, HEAD, an asset, Remix's data, a 404", async () => {
     const { request, counted } = landingsInto(undefined, proxyAddr.compile("loopback"));
     request("/services", { referer: "http://127.0.0.1:3000/" });
     request("/services", { referer: "https://www.kopano.example/about" });
@@ -91,6 +91,7 @@ describe("a landing", () => {
     request("/?_data=root", { referer: "https://www.linkedin.com/" });
     request("/estimate?service=nothing", { referer: "https://www.linkedin.com/" }, { status: 404 });
     request("/nowhere", {}, { status: 404 });
+    request("/about", { "sec-fetch-site": "same-origin" }); // a page of ours whose Referer a policy dropped
     request("/", { "sec-fetch-dest": "document", referer: "https://www.linkedin.com/" }); // the one that counts
     expect(await counted()).toEqual({ "social:linkedin phone": 1 });
   });
@@ -160,6 +161,19 @@ describe("written in batches", () => {
     land();
     await landings.close();
     expect((await today(funnel)).landed).toBe(2);
+  });
+
+  it("what a batch could not write waits for the next, summed with what came since", async () => {
+    const written: Batched[] = [];
+    let refusing = true;
+    const funnel = { addBatch: async (batch: Iterable<Batched>) => (refusing ? [...batch] : (written.push(...batch), [])) };
+    const { request, landings } = landingsInto(funnel as unknown as ReturnType<typeof openFunnel>);
+    request("/", { referer: "https://www.linkedin.com/" });
+    await landings.flush(); // the database down: nothing written, nothing lost
+    request("/services", { referer: "https://www.linkedin.com/" });
+    refusing = false;
+    await landings.flush();
+    expect(written.map(({ hit, n }) => [hit.source, n])).toEqual([["social:linkedin", 2]]);
   });
 
   it("never throws at a page or at the stop when the database fails", async () => {

@@ -38,7 +38,7 @@ export function countLandings({
   /** Express's "trust proxy fn": the address Express would call the client's. */
   trust: (address: string, hop: number) => boolean;
   addressCode: (client: string) => string;
-  funnel: { addBatch(batch: Iterable<Batched>): Promise<void> };
+  funnel: { addBatch(batch: Iterable<Batched>): Promise<Batched[]> };
   log: Pick<Logger, "warn">;
   counted?: (hit: Hit) => void;
   flushMs?: number;
@@ -71,7 +71,8 @@ export function countLandings({
     const hosts = [headers.host ?? "", ...(forwarded && trust(req.socket.remoteAddress ?? "", 0) ? [String(forwarded).split(",")[0]!.trim()] : [])];
     const referer = headers.referer;
     const source = sourceOfQuery(params, referer === undefined ? "" : (URL.parse(referer)?.host ?? ""), hosts, settings);
-    if (referer !== undefined && source.kind === "direct") return null; // from a page of this site, with no tags
+    // From a page of this site, with no tags: its Referer says so, or the browser does (Sec-Fetch-Site) where a policy dropped it.
+    if ((referer !== undefined || headers["sec-fetch-site"] === "same-origin") && source.kind === "direct") return null;
     return hitOf("landed", { get: (name) => headers[name] as string | undefined }, source);
   }
 
@@ -83,18 +84,24 @@ export function countLandings({
     if (n >= LANDINGS_A_CLIENT) return;
     landed.set(bound, n + 1);
     counted?.(hit);
-    const key = `${bound} ${hit.source} ${hit.device}`;
+    keep({ day, hit, client, n: 1 });
+  }
+  function keep(entry: Batched) {
+    const key = `${entry.day} ${entry.client} ${entry.hit.source} ${entry.hit.device}`;
     const batched = pending.get(key);
-    if (batched) batched.n += 1;
-    else if (pending.size < PENDING_MAX) pending.set(key, { day, hit, client, n: 1 });
+    if (batched) batched.n += entry.n;
+    else if (pending.size < PENDING_MAX) pending.set(key, { ...entry });
   }
 
-  /** One batch at a time: a slow database holds the next one in memory, not two writes at once. */
+  /** One batch at a time: a slow database holds the next one in memory, not two writes at once; what it could not write waits for the next. */
   function flush(): Promise<void> {
     if (writing || pending.size === 0) return writing ?? Promise.resolve();
     const batch = pending.values();
     pending = new Map();
-    writing = funnel.addBatch(batch).finally(() => (writing = undefined));
+    writing = funnel
+      .addBatch(batch)
+      .then((left) => left.forEach(keep))
+      .finally(() => (writing = undefined));
     return writing;
   }
   const timer = setInterval(() => void flush(), flushMs).unref();

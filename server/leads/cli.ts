@@ -396,13 +396,19 @@ async function funnelLink(flags: Flags, config: Config, out: Out, err: Out) {
 if (process.argv[1]?.endsWith("leads.js")) {
   // A line's promise settles once written (a full disk under `> flood.jsonl` fails it); a reader gone (`list | head`) ends only the output.
   process.stdout.on("error", () => undefined);
+  let last: Promise<void> = Promise.resolve();
   const written = (line: string) => {
     const done = new Promise<void>((resolve, reject) => process.stdout.write(`${line}\n`, (error) => (error ? reject(error) : resolve())));
     done.catch(() => undefined); // waited for by discard alone
-    return done;
+    return (last = done);
   };
+  // A pipe takes a large report in parts: exit once its last line is out (lines are written in order), not with it cut.
   runCli(process.argv.slice(2), process.env, written, (line) => console.error(line), process.stdin.isTTY ? askOnTerminal : undefined).then(
-    (code) => process.exit(code),
+    (code) =>
+      last.then(
+        () => process.exit(code),
+        () => process.exit(code),
+      ),
     (error: unknown) => {
       console.error(`leads: ${error instanceof Error ? error.message : String(error)}`);
       process.exit(1);
