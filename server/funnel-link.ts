@@ -5,8 +5,10 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { RequestHandler } from "express";
+import { LRUCache } from "lru-cache";
 import type { Db } from "./db";
-import { PAGE_STYLE } from "./funnel-report";
+import type { FunnelDay } from "./funnel";
+import { funnelPage, PAGE_STYLE } from "./funnel-report";
 
 export const LINK_PATH = "/funnel/";
 /** How long a server keeps the key it read: a revoke reaches every server within this. */
@@ -39,27 +41,32 @@ export async function linkKey(db: Db, renew = false): Promise<Buffer> {
 /** No script at all; the page's one style by its hash. */
 const CSP = `default-src 'none'; style-src 'sha256-${createHash("sha256").update(PAGE_STYLE).digest("base64")}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
-/** GET or HEAD of LINK_PATH + a token; `page` renders the funnel's page. The server never makes a key: no link given, none valid. */
-export function funnelLinks(db: Db, page: () => Promise<string>, now = Date.now): RequestHandler {
+/** How long a read of the funnel serves every link's page: one read a minute however often the page is asked for. */
+const READ_KEPT_MS = 60_000;
+
+/**
+ * GET or HEAD of LINK_PATH + a token; `read` gives the funnel's last 30 days. The server never makes a key: no link
+ * given, none valid. A key that cannot be read is no key (the 404): only a good link learns that the page exists.
+ */
+export function funnelLinks(db: Db, read: () => Promise<FunnelDay[]>, now = Date.now): RequestHandler {
   let kept: { key: Buffer | null; at: number } | undefined;
   const key = async () => {
     if (!kept || now() - kept.at >= KEY_KEPT_MS) {
-      const row = await db.get("SELECT secret FROM funnel_link_key WHERE id = 1");
+      const row = await db.get("SELECT secret FROM funnel_link_key WHERE id = 1").catch(() => undefined);
       kept = { key: row ? Buffer.from(String(row.secret), "base64url") : null, at: now() };
     }
     return kept.key;
   };
+  const days = new LRUCache<"days", FunnelDay[]>({ max: 1, ttl: READ_KEPT_MS, fetchMethod: read });
   return (req, res, next) => {
     const token = req.path.startsWith(LINK_PATH) ? req.path.slice(LINK_PATH.length) : ""; // Express's routes ignore case: one address
     if (!TOKEN.test(token)) return next();
     key()
       .then(async (secret) => {
         if (!secret || !linkValid(secret, token, now())) return next();
+        const page = funnelPage((await days.fetch("days"))!, { at: now(), until: Number(token.split(".")[0]) * 1000 });
         const headers = { "Cache-Control": "no-store", "X-Robots-Tag": "noindex", "Referrer-Policy": "no-referrer", "Content-Security-Policy": CSP };
-        res
-          .set(headers)
-          .type("html")
-          .send(await page());
+        res.set(headers).type("html").send(page);
       })
       .catch(next);
   };

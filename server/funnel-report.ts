@@ -206,18 +206,24 @@ h3{font-size:1rem;margin:1.5rem 0 .25rem;break-after:avoid}.wide{overflow-x:auto
 table{border-collapse:collapse;margin:.25rem 0 1rem;width:100%;break-inside:avoid}table.sources{break-inside:auto}
 th,td{border-bottom:1px solid #ccc;padding:.25rem .5rem;text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
 th[scope=row],th:first-child{text-align:left;position:sticky;left:0;background:#fff}table.sources th[scope=row]{white-space:normal;min-width:9rem}
-td.bar{text-align:left;color:#1d4ed8}tr.day th{font-weight:400;padding-left:1.5rem}
-@media (max-width:48rem){body{font-size:14px;padding:0 .75rem}th,td{padding:.2rem .35rem}td.bar{font-size:.45em}tr.day th{padding-left:1rem}}
-@media print{body{margin:0;max-width:none;font-size:9pt}.wide{overflow:visible}th,td{padding:.1rem .25rem}th[scope=col]{white-space:normal}table.sources th[scope=row]{min-width:6rem}th:first-child{position:static}section+section{break-before:page}}
+td.bar{text-align:left;color:#1d4ed8}tr.day th{font-weight:400;padding-left:1.5rem}.hint{display:none}
+@media (max-width:48rem){.hint{display:block;font-style:italic}body{font-size:14px;padding:0 .75rem}th,td{padding:.2rem .35rem}td.bar{font-size:.45em}tr.day th{padding-left:1rem}}
+@media print{.hint{display:none}body{margin:0;max-width:none;font-size:9pt}.wide{overflow:visible}th,td{padding:.1rem .25rem}th[scope=col]{white-space:normal}table.sources th[scope=row]{min-width:6rem}th:first-child{position:static}section+section{break-before:page}}
 `;
 
-/** `days`: the last 30, oldest first. Shown on the metrics port and by a signed link on the public one: noindex either way. */
-export function funnelPage(days: FunnelDay[]): string {
-  const sections = [7, 30].map(
-    (n) =>
-      `<section><h2>Last ${n} days</h2>${funnelReport(days.slice(-n))
-        .map((table) => htmlTable(table, `last${n}-${table.kind}`))
-        .join("")}</section>`,
-  );
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>Calculator funnel</title><style>${PAGE_STYLE}</style></head><body><h1>Calculator funnel</h1><p>Visitors who landed on the site from outside it (a link, a campaign, an address typed), the visits that reached each step of the calculator and sent it, and the clients won of the leads sent, counted per day (Africa/Johannesburg). Counts only: no visitor is identified. A step counts once per visit. Won counts a lead on the day it was sent; Value (R) is what the agency recorded for those clients, in rand. By source, "Step 2 → sent" is the requests sent for each visit that reached step 2 (a service chosen), counted in the same days; it is not a path followed, so a day's share can pass 100% when a visit began the day before. Bots and scripts (curl, a headless browser) are not counted.</p>${sections.join("")}</body></html>`;
+const when = new Intl.DateTimeFormat("en-ZA", { timeZone: "Africa/Johannesburg", dateStyle: "medium", timeStyle: "short" });
+/** Each period's tables, what marketing reads first (each source's worth) first. */
+const ORDER: Table["kind"][] = ["sources", "days", "steps", "devices"];
+
+/**
+ * `days`: the last 30, oldest first. Shown on the metrics port and by a signed link on the public one (`until`: when
+ * that link stops working): noindex either way. The figures first, then how to read them.
+ */
+export function funnelPage(days: FunnelDay[], { at = Date.now(), until }: { at?: number; until?: number } = {}): string {
+  const sections = [7, 30].map((n) => {
+    const tables = funnelReport(days.slice(-n)).sort((a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind));
+    return `<section><h2>Last ${n} days</h2>${tables.map((table) => htmlTable(table, `last${n}-${table.kind}`)).join("")}</section>`;
+  });
+  const asOf = `Figures as of ${when.format(at)} (Africa/Johannesburg)${until === undefined ? "" : `; this link works until ${when.format(until)}`}.`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>Calculator funnel</title><style>${PAGE_STYLE}</style></head><body><h1>Calculator funnel</h1><p>${escape(asOf)}</p><p class="hint">Each table is wider than the screen: swipe it sideways for Sent, Won and Value (R).</p>${sections.join("")}<h2>How to read it</h2><p>Visitors who landed on the site from outside it (a link, a campaign, an address typed), the visits that reached each step of the calculator and sent it, and the clients won of the leads sent, counted per day (Africa/Johannesburg). Counts only: no visitor is identified. A step counts once per visit. Won counts a lead on the day it was sent, under the source and device the lead came with; Value (R) is what the agency recorded for those clients, in rand. By source, "Step 2 → sent" is the requests sent for each visit that reached step 2 (a service chosen), counted in the same days; it is not a path followed, so a day's share can pass 100% when a visit began the day before. Bots and scripts (curl, a headless browser) are not counted.</p></body></html>`;
 }

@@ -260,11 +260,17 @@ describe("reading", () => {
       kind,
       rows: [...body!.matchAll(/<tr[^>]*>(.*?)<\/tr>/g)].map((m) => cells(m[1]!)),
     }));
+    // What each source brought first: what marketing opens the page for.
+    const order = ["sources", "days", "steps", "devices"];
     const report = (n: number) =>
-      funnelReport(days.slice(-n)).map(({ kind, head, rows }) => ({ kind, rows: [head, ...rows.map(([name, ...rest]) => [name!.trim(), ...rest])] }));
+      funnelReport(days.slice(-n))
+        .map(({ kind, head, rows }) => ({ kind, rows: [head, ...rows.map(([name, ...rest]) => [name!.trim(), ...rest])] }))
+        .sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
     expect(tables).toEqual([...report(7), ...report(30)]);
+    expect(html).toMatch(/<h1>Calculator funnel<\/h1><p>Figures as of \d{1,2} \w{3} \d{4}, \d\d:\d\d \(Africa\/Johannesburg\)\.<\/p>/);
+    expect(funnelPage(days, { until: Date.UTC(2026, 11, 15, 10) })).toContain("; this link works until 15 Dec 2026, 12:00.");
 
-    const [week, steps, devices, sources] = tables.map((table) => table.rows);
+    const [sources, week, steps, devices] = tables.map((table) => table.rows);
     expect(week![0]).toEqual(["Day", "Landed", "Step 2", "Step 3", "Step 4", "Step 5", "Sent", "Contact", "Won", "Value (R)"]);
     expect(week!.at(-1)).toEqual(["Total", "20", "14", "3", "0", "0", "2", "3", "1", "45,000"]);
     expect(steps!.slice(1).map(([step, bar, visits, kept]) => [step, bar!.length, visits, kept])).toEqual([

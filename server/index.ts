@@ -153,7 +153,10 @@ app.post(
   funnelBeacon(sources.settings, (req, request, event, source) => funnel.count(request, event, source, clientCode(req))),
 );
 const funnelToday = async () => funnelPage(await funnel.read(lastDays(30)));
-app.get(`${LINK_PATH}:token`, funnelLinks(db, funnelToday));
+app.get(
+  `${LINK_PATH}:token`,
+  funnelLinks(db, () => funnel.read(lastDays(30))),
+);
 app.all(
   "*",
   remixHandler(config.dev ? async () => build : build, config.dev ? "development" : "production", (req, res) => ({

@@ -21,6 +21,14 @@ describe("createLogger", () => {
     expect(JSON.stringify(line)).not.toMatch(/"K"|"S"|"M"|e@x|Bearer/);
   });
 
+  it("logs the funnel's link for marketing without its token: a log reaches more people than the link should", () => {
+    const { log, lines } = capture();
+    log.info({ method: "GET", path: "/funnel/1796779993.hKC2abc", status: 200 }, "request");
+    log.warn({ status: 415, path: "/FUNNEL/1796779993.x" }, "post_refused");
+    log.info({ path: "/funnel" }, "request");
+    expect(lines().map((line) => line.path)).toEqual(["/funnel/…", "/FUNNEL/…", "/funnel"]);
+  });
+
   it("reduces an error to its type and code (SQLite's with its fixed word for it): a message can quote input", () => {
     const { log, lines } = capture();
     const errors = [

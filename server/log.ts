@@ -10,6 +10,8 @@ export type { Logger };
 
 /** A field named like this is dropped, at any depth: a safety net. */
 const SENSITIVE = /key|secret|token|passw|auth|cookie|message|body|text|description|subject|email|phone/i;
+/** A path that carries a secret (the funnel's link for marketing, server/funnel-link.ts), logged without it. */
+const SECRET_PATH = /^(\/funnel\/).+/i;
 
 function scrub(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((item) => scrub(item, depth + 1));
@@ -18,7 +20,8 @@ function scrub(value: unknown, depth = 0): unknown {
   const out: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(value as object)) {
     if (SENSITIVE.test(name)) continue;
-    out[name] = depth === 0 && name === "err" ? field : scrub(field, depth + 1);
+    if (name === "path" && typeof field === "string") out[name] = field.replace(SECRET_PATH, "$1…");
+    else out[name] = depth === 0 && name === "err" ? field : scrub(field, depth + 1);
   }
   return out;
 }

@@ -279,7 +279,7 @@ describe.each(ENGINES)("outcomes by reference, on %s", (engine) => {
     });
     expect((await leads(["lost", ref], env)).code).toBe(0);
     expect(await funnel()).toMatchObject({ won: 0, spring: undefined }); // a lost lead adds nothing
-    expect((await leads(["won", ref, "--value", "90,000"], env)).code).toBe(0);
+    expect((await leads(["won", ` ${ref} `, "--value", "90,000"], env)).code).toBe(0); // pasted with its spaces
     expect(await funnel()).toMatchObject({ won: 1, spring: { won: 1, value: 90_000 } });
     const refusal = ["leads: 20261123-ZZZZZZZZ is not known, or was erased; nothing was marked"];
     expect(await leads(["won", "20261123-ZZZZZZZZ"], env)).toMatchObject({ code: 1, out: [], err: refusal });

@@ -131,7 +131,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   if (command === "funnel") return funnel(flags, config, out, err);
   if (LIST_COMMANDS.includes(command)) return sourceList(command as List, ids, config, out, err);
   if (command === "funnel-link") return funnelLink(flags, config, out, err);
-  if (OUTCOME_COMMANDS.includes(command)) return outcome(command, ids[0], flags, config, out, err);
+  if (OUTCOME_COMMANDS.includes(command)) return outcome(command, ids[0]?.trim(), flags, config, out, err);
   // A file named as the operator's shell sees it (npm runs the command in the package's folder).
   if (command === "backup" || command === "restore") return copies(command, ids[0] && resolve(env.INIT_CWD ?? process.cwd(), ids[0]), config, out, err);
   let db: Db | undefined;

@@ -9,8 +9,9 @@ import { leadStore } from "./store";
 import { createZohoTransport, type ZohoSettings } from "./zoho-crm";
 
 const READ_EVERY_MS = 3_600_000;
-/** Longer than a read can take (two requests per 100 leads, each within FORM_TIMEOUT_MS); let go at its end. */
+/** A read's claim, let go at its end; a read is cut a minute before it runs out, so no other can begin beside it. */
 const CLAIM_MS = 15 * 60_000;
+const READ_MS = CLAIM_MS - 60_000;
 
 export type CrmRead = { busy: true } | { failed: string; status?: number } | { asked: number; won: number };
 
@@ -22,7 +23,14 @@ export async function readCrmOutcomes(db: Db, zoho: ZohoSettings, timeoutMs: num
     const kept = outcomes(db);
     const asked = await kept.inCrm();
     const won = zoho.wonStatuses ?? [];
-    const states = asked.length > 0 ? await createZohoTransport(zoho, timeoutMs).states([...new Set(asked.map((a) => a.record))], won, stop) : new Map();
+    const states =
+      asked.length > 0
+        ? await createZohoTransport(zoho, timeoutMs).states(
+            [...new Set(asked.map((a) => a.record))],
+            won,
+            AbortSignal.any([AbortSignal.timeout(READ_MS), ...(stop ? [stop] : [])]),
+          )
+        : new Map();
     if (!(states instanceof Map)) return { failed: states.reason, status: states.status };
     let marked = 0;
     for (const { reference, record } of asked) {

@@ -47,7 +47,7 @@ describe.each(ENGINES)("outcomes (%s)", (engine) => {
   });
 
   it(`kept ${FUNNEL_KEEP_DAYS} days, past the lead's own row, then deleted by the store's cleanup; a person's erasure leaves a count no reference can mark`, async () => {
-    const { store, kept } = await storeOn(open(await place(engine)));
+    const { db, store, kept } = await storeOn(open(await place(engine)));
     await store.insert(lead("kept"), { id: "20261123-AAAAAAAA", key: "a", now: T, perHour: 60 });
     await store.insert(lead("erased"), { id: "20261123-EEEEEEEE", key: "e", now: T, perHour: 60 });
     await store.claimDue(T, 10, 30_000);
@@ -55,12 +55,17 @@ describe.each(ENGINES)("outcomes (%s)", (engine) => {
     await store.purge(T + 31 * DAY, 30 * DAY);
     expect(await store.get("20261123-AAAAAAAA")).toBeUndefined();
     expect(await kept.mark("20261123-AAAAAAAA", "won", 1_000, T + 40 * DAY)).toBe(1);
+    await kept.mark("20261123-EEEEEEEE", "won", 7_000, T + 39 * DAY);
     await store.erase("20261123-EEEEEEEE");
+    // Nor the moment it was decided, which beside its day, source and device could single the client out.
+    expect(await db.all("SELECT day, outcome, value, reference, crm_record, decided_at FROM outcomes WHERE reference IS NULL")).toEqual([
+      { day: dayOf(T), outcome: "won", value: 7_000, reference: null, crm_record: null, decided_at: null },
+    ]);
     expect(await kept.mark("20261123-EEEEEEEE", "won", null, T + 40 * DAY)).toBe(0);
     expect(await kept.of("20261123-EEEEEEEE")).toBeUndefined();
     await kept.mark("20261123-AAAAAAAA", "lost", null, T + 41 * DAY);
     await store.purge(T + FUNNEL_KEEP_DAYS * DAY, 30 * DAY);
-    expect(await kept.read(dayOf(T), dayOf(T))).toHaveLength(1);
+    expect(await kept.read(dayOf(T), dayOf(T))).toHaveLength(2);
     await store.purge(T + (FUNNEL_KEEP_DAYS + 1) * DAY, 30 * DAY);
     expect(await kept.read(dayOf(T), dayOf(T))).toEqual([]);
   });

@@ -23,7 +23,8 @@ export const recordOutcome = (tx: Sql, lead: Lead, reference: string, now: numbe
 /** The store's cleanup: past the funnel's keeping, as its counts. */
 export const purgeOutcomes = (tx: Sql, now: number) => tx.run("DELETE FROM outcomes WHERE day < ?", [dayOf(now - FUNNEL_KEEP_DAYS * 86_400_000)]);
 /** A person's erasure: the count stays, nothing leads back to them (the CRM's id neither). */
-export const eraseOutcome = (tx: Sql, reference: string) => tx.run("UPDATE outcomes SET reference = NULL, crm_record = NULL WHERE reference = ?", [reference]);
+export const eraseOutcome = (tx: Sql, reference: string) =>
+  tx.run("UPDATE outcomes SET reference = NULL, crm_record = NULL, decided_at = NULL WHERE reference = ?", [reference]);
 
 export function outcomes(db: Db) {
   return {
