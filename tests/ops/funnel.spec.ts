@@ -229,7 +229,7 @@ test("what each source brought, per day with its send rate, bots not counted; ea
     );
   };
   const perDay = ([key, [name, step2, sent, contact, rate]]: [string, (typeof expected)[keyof typeof expected]]) =>
-    [key, [name, step2, sent, contact, rate, [{ date, step2, sent, contactSent: contact, sendRate: rate }]]] as const;
+    [key, [name, step2, sent, contact, rate, [{ date, step2, sent, contactSent: contact, sendRate: rate, won: 0, value: 0 }]]] as const;
   // The server counts a step without waiting for it: the last counts may land a moment after the answer.
   await expect.poll(counted, { timeout: 30_000 }).toEqual(Object.fromEntries(Object.entries(expected).map(perDay)));
 

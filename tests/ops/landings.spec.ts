@@ -49,7 +49,7 @@ test("landings counted per source, with JavaScript and without; a step inside th
   expect(Object.fromEntries(sources.map(({ key, landed }) => [key, landed]))).toEqual(landed);
   const text = (await leadsCommand(dir)("funnel", "--days", "1")).stdout;
   expect(text).toMatch(/^Source \/ day +Landed +Step 2/m);
-  expect(text).toMatch(/^LinkedIn \(social\) +2 +0 +0 +– +0$/m);
+  expect(text).toMatch(/^LinkedIn \(social\) +2 +0 +0 +0 +0 +0 +– +0 +0 +0$/m); // landed, steps 2-5, sent, rate, contact, won, value
 });
 
 test(`one address unable to add landings past its daily bound (${LANDINGS_A_CLIENT}); another address still counts; nothing lost at a stop`, async () => {

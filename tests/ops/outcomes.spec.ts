@@ -1,6 +1,7 @@
 /**
  * What became of the leads (decision 0053): leads sent from real visits, with JavaScript and without, marked won or
- * lost by their reference and corrected, summed by `funnel --json` under their day, source and device; an unknown or
+ * lost by their reference and corrected, summed by `funnel --json`, `--csv` and the link's page (JavaScript on and off)
+ * under their day, source and device; an unknown or
  * erased reference refused; with Zoho CRM, a lead converted there read back as won, and `won` refused. opsPort 120-121.
  */
 import { expect, test, type Browser } from "@playwright/test";
@@ -73,7 +74,7 @@ const refused = (run: Promise<unknown>) =>
     (error: { code: number; stderr: string }) => [error.code, error.stderr.trim()],
   );
 
-test("won and lost by reference, run again to correct, in funnel --json under the lead's source, day and device; an unknown or erased reference refused", async ({
+test("won and lost by reference, run again to correct, in funnel --json, --csv and the link's page under the lead's source, day and device; an unknown or erased reference refused", async ({
   browser,
 }) => {
   test.setTimeout(120_000);
@@ -103,6 +104,35 @@ test("won and lost by reference, run again to correct, in funnel --json under th
     phone: 1,
     bySource: { "newsletter/email/spring": [0, 0], "google/cpc/jhb-search": [1, 120_000] },
   });
+  // The same in the CSV a spreadsheet opens (a row a day, source and device: summed here) and on marketing's page.
+  const csv = (await leads("funnel", "--csv", "--days", "1")).stdout.trimEnd().split("\r\n");
+  expect(csv[0]).toBe("day,source,source name,device,landed,step 2,step 3,step 4,step 5,sent,contact,won,value (rand)");
+  const wonIn = (key: string) =>
+    csv
+      .filter((row) => row.split(",")[1] === key)
+      .map((row) => row.split(",").slice(-2).map(Number))
+      .reduce(([won, value], [w, v]) => [won! + w!, value! + v!], [0, 0]);
+  expect([wonIn("newsletter/email/spring"), wonIn("google/cpc/jhb-search")]).toEqual([
+    [0, 0],
+    [1, 120_000],
+  ]);
+  const link = new URL((await leads("funnel-link")).stdout.trim());
+  for (const js of [true, false]) {
+    const context = await browser.newContext({ javaScriptEnabled: js });
+    const page = await context.newPage();
+    await page.goto(`${server.url}${link.pathname}`);
+    const row = (name: string) =>
+      page
+        .locator("table.sources")
+        .first()
+        .locator("tr")
+        .filter({ has: page.getByRole("rowheader", { name, exact: true }) });
+    // Its last cells: Contact, Won, Value (R).
+    await expect(row("google · cpc · jhb-search").locator("td").nth(-2)).toHaveText("1");
+    await expect(row("google · cpc · jhb-search").locator("td").last()).toHaveText("120,000");
+    await expect(row("newsletter · email · spring").locator("td").nth(-2)).toHaveText("0");
+    await context.close();
+  }
   expect(await refused(leads("won", "20200101-AAAAAAAA"))).toEqual([1, "leads: 20200101-AAAAAAAA is not known, or was erased; nothing was marked"]);
   expect(await refused(leads("won", jhb, "--value", "120k"))).toEqual([2, expect.stringMatching(/^leads: --value must be whole rand/)]);
 
