@@ -6,7 +6,6 @@
 import { sourceOfKey } from "~/funnel/source";
 import { DEVICES } from "~/funnel/visit";
 import { emptySteps, type FunnelDay, type Steps } from "./funnel";
-import { LANDINGS_A_CLIENT } from "./landings";
 
 /**
  * What a source brought. `sendRate`, sends per step-2 visit (null without one), is of counts, not people: a day's can pass 1.

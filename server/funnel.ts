@@ -153,7 +153,10 @@ export function openFunnel({
       let written = 0;
       await tracked(
         (async () => {
-          for (const { day, hit, client, n } of entries) (await count(day, hit, client, n), written++);
+          for (const { day, hit, client, n } of entries) {
+            await count(day, hit, client, n);
+            written++;
+          }
         })(),
       );
       return entries.slice(written);
