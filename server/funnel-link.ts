@@ -57,14 +57,19 @@ export function funnelLinks(db: Db, read: () => Promise<FunnelDay[]>, now = Date
     }
     return kept.key;
   };
-  const days = new LRUCache<"days", FunnelDay[]>({ max: 1, ttl: READ_KEPT_MS, fetchMethod: read });
+  const days = new LRUCache<"days", { days: FunnelDay[]; at: number }>({
+    max: 1,
+    ttl: READ_KEPT_MS,
+    fetchMethod: async () => ({ at: now(), days: await read() }),
+  });
   return (req, res, next) => {
     const token = req.path.startsWith(LINK_PATH) ? req.path.slice(LINK_PATH.length) : ""; // Express's routes ignore case: one address
     if (!TOKEN.test(token)) return next();
     key()
       .then(async (secret) => {
         if (!secret || !linkValid(secret, token, now())) return next();
-        const page = funnelPage((await days.fetch("days"))!, { at: now(), until: Number(token.split(".")[0]) * 1000 });
+        const { days: read, at } = (await days.fetch("days"))!;
+        const page = funnelPage(read, { at, until: Number(token.split(".")[0]) * 1000 });
         const headers = { "Cache-Control": "no-store", "X-Robots-Tag": "noindex", "Referrer-Policy": "no-referrer", "Content-Security-Policy": CSP };
         res.set(headers).type("html").send(page);
       })
