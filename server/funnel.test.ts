@@ -68,6 +68,16 @@ describe("the agency's day", () => {
 });
 
 describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("the counters on %s", (engine) => {
+  it("a batch keeps each address's rule of new sources, and sums the rest of a source once it is kept", async () => {
+    const funnel = funnelOn(await ENGINES[engine]());
+    for (let i = 1; i <= NEW_SOURCES_A_CLIENT; i++) await funnel.add({ event: "landed", device: "phone", source: `google/m${i}` }, "x");
+    const day = dayOf(Date.now());
+    const landing = (client: string, n: number) => ({ day, hit: { event: "landed", device: "phone", source: "google/m9" } as const, client, n });
+    expect(await funnel.addBatch([landing("x", 2), landing("y", 1), landing("z", 4), landing("w", 3)])).toEqual([]);
+    const [today] = await funnel.read(lastDays(1));
+    expect([today!.bySource["google/m9"]?.landed, today!.bySource.other?.landed]).toEqual([8, 2]); // x had no new source left
+  });
+
   it("one address adds a few new sources a day, then its new ones count as other; another address's campaign still counts by name", async () => {
     const funnel = funnelOn(await ENGINES[engine]());
     for (let i = 0; i < 60; i++) await funnel.add({ event: "2", device: "phone", source: `google/cpc/made-up${i}` }, "flooder");

@@ -131,8 +131,9 @@ export function openFunnel({
     await ready();
     const known = await db.get("SELECT 1 AS known FROM counts WHERE day = ? AND source = ? LIMIT 1", [day, source]);
     const room = () => db.get("SELECT count(DISTINCT source) AS n FROM counts WHERE day = ?", [day]).then((row) => Number(row?.n) < SOURCES_A_DAY);
-    const kept = known || ((alwaysRoom(source, settings) || (await room())) && mayAdd(day, client));
+    const kept = Boolean(known) || ((alwaysRoom(source, settings) || (await room())) && mayAdd(day, client));
     await db.run(ADD, [day, event, device, kept ? source : "other", n]);
+    return kept;
   }
   const writing = new Set<Promise<void>>();
   /** Never throws: a count is worth less than a step. */
@@ -142,24 +143,41 @@ export function openFunnel({
     await write;
     writing.delete(write);
   }
-  const add = (hit: Hit, client?: string, now = Date.now()) => tracked(count(dayOf(now), hit, client));
+  const add = (hit: Hit, client?: string, now = Date.now()) => tracked(count(dayOf(now), hit, client).then(() => undefined));
 
   return {
     add,
-    /** Counts summed in memory (server/landings.ts), each under the rules `add` applies to one. Never throws. */
-    /** Resolves with what a failure left unwritten, from the entry that failed on, for the next batch. */
+    /**
+     * Counts summed in memory (server/landings.ts), each under the rules `add` applies to one; once a source is kept
+     * on its day, the rest of it are summed and written at once (the rules keep a known source whoever brings it).
+     * Never throws: resolves with what a failure left unwritten, for the next batch.
+     */
     async addBatch(batch: Iterable<Batched>): Promise<Batched[]> {
       const entries = [...batch];
-      let written = 0;
+      const known = new Set<string>();
+      const summed = new Map<string, Batched>();
+      let next = 0;
       await tracked(
         (async () => {
-          for (const { day, hit, client, n } of entries) {
-            await count(day, hit, client, n);
-            written++;
+          for (; next < entries.length; next++) {
+            const entry = entries[next]!;
+            const source = `${entry.day} ${entry.hit.source}`;
+            if (!known.has(source)) {
+              if (await count(entry.day, entry.hit, entry.client, entry.n)) known.add(source);
+              continue;
+            }
+            const key = `${source} ${entry.hit.event} ${entry.hit.device}`;
+            const sum = summed.get(key);
+            if (sum) sum.n += entry.n;
+            else summed.set(key, { ...entry });
+          }
+          for (const [key, { day, hit, n }] of summed) {
+            await db.run(ADD, [day, hit.event, hit.device, hit.source, n]);
+            summed.delete(key);
           }
         })(),
       );
-      return entries.slice(written);
+      return [...entries.slice(next), ...summed.values()];
     },
     /** The load context's `countVisit`; `client`, the address's code, is kept nowhere. */
     async count(request: Request, event: FunnelEvent, source: Source, client?: string) {

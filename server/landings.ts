@@ -45,6 +45,9 @@ export function countLandings({
 }) {
   const pages = new Set(pagePaths);
   const landed = new LRUCache<string, number>({ max: 50_000, ttl: 86_400_000 });
+  // An address's code for a minute, as the rate limits count an address for minutes: its keyed hash, once a minute, not
+  // once a page (a third of a landing's cost, and a flood's whole cost past its bound).
+  const codes = new LRUCache<string, string>({ max: 10_000, ttl: 60_000, memoMethod: addressCode });
   let pending = new Map<string, Batched>();
   let writing: Promise<void> | undefined;
 
@@ -58,13 +61,23 @@ export function countLandings({
     }
   }
 
-  function landingOf(req: IncomingMessage): Hit | null {
+  type Landing = { day: string; client: string; hit: Hit };
+  const boundOf = ({ day, client }: { day: string; client: string }) => `${day} ${client}`;
+
+  /**
+   * A landing, or null. The bound is looked at before the source is worked out: an address past it (a flood) costs a
+   * page no more than that look.
+   */
+  function landingOf(req: IncomingMessage): Landing | null {
     const url = req.url ?? "";
     const mark = url.indexOf("?");
     if (req.method !== "GET" || !pages.has(mark === -1 ? url : url.slice(0, mark))) return null;
     const { headers } = req;
     const dest = headers["sec-fetch-dest"];
     if ((dest !== undefined && dest !== "document") || PURPOSES.some((name) => AHEAD.test(String(headers[name] ?? "")))) return null;
+    const day = dayOf(Date.now());
+    const client = codes.memo(clientKey(proxyAddr(req, trust)));
+    if ((landed.get(boundOf({ day, client })) ?? 0) >= LANDINGS_A_CLIENT) return null;
     const params = new URLSearchParams(mark === -1 ? "" : url.slice(mark + 1));
     if (params.has("_data")) return null;
     const forwarded = headers["x-forwarded-host"];
@@ -73,18 +86,17 @@ export function countLandings({
     const source = sourceOfQuery(params, referer === undefined ? "" : (URL.parse(referer)?.host ?? ""), hosts, settings);
     // From a page of this site, with no tags: its Referer says so, or the browser does (Sec-Fetch-Site) where a policy dropped it.
     if ((referer !== undefined || headers["sec-fetch-site"] === "same-origin") && source.kind === "direct") return null;
-    return hitOf("landed", { get: (name) => headers[name] as string | undefined }, source);
+    const hit = hitOf("landed", { get: (name) => headers[name] as string | undefined }, source);
+    return hit && { day, client, hit };
   }
 
-  function add(req: IncomingMessage, hit: Hit) {
-    const day = dayOf(Date.now());
-    const client = addressCode(clientKey(proxyAddr(req, trust)));
-    const bound = `${day} ${client}`;
+  function add(landing: Landing) {
+    const bound = boundOf(landing);
     const n = landed.get(bound) ?? 0;
     if (n >= LANDINGS_A_CLIENT) return;
     landed.set(bound, n + 1);
-    counted?.(hit);
-    keep({ day, hit, client, n: 1 });
+    counted?.(landing.hit);
+    keep({ ...landing, n: 1 });
   }
   function keep(entry: Batched) {
     const key = `${entry.day} ${entry.client} ${entry.hit.source} ${entry.hit.device}`;
@@ -109,8 +121,8 @@ export function countLandings({
   return {
     /** The HTTP server's "request" listener: decides at once, counts once the page is answered (200, or 304 to a reload). */
     count(req: IncomingMessage, res: ServerResponse) {
-      const hit = safely(() => landingOf(req));
-      if (hit) res.once("finish", () => (res.statusCode === 200 || res.statusCode === 304) && safely(() => add(req, hit)));
+      const landing = safely(() => landingOf(req));
+      if (landing) res.once("finish", () => (res.statusCode === 200 || res.statusCode === 304) && safely(() => add(landing)));
     },
     flush,
     /** At the stop, after the server closed and before the database does: the last batch written. */
