@@ -2,7 +2,7 @@
  * What became of the leads (decision 0053): leads sent from real visits, with JavaScript and without, marked won or
  * lost by their reference and corrected, summed by `funnel --json`, `--csv` and the link's page (JavaScript on and off)
  * under their day, source and device; an unknown or
- * erased reference refused; with Zoho CRM, a lead converted there read back as won, and `won` refused. opsPort 120-121.
+ * erased reference refused; with Zoho CRM, a lead converted there read back as won, and `won` refused. opsPort 190-191.
  */
 import { expect, test, type Browser } from "@playwright/test";
 import { messages } from "../../app/content/messages";
@@ -79,7 +79,7 @@ test("won and lost by reference, run again to correct, in funnel --json, --csv a
 }) => {
   test.setTimeout(120_000);
   const dir = dataDir();
-  const server = site(opsPort(120), { DATA_DIR: dir, CAMPAIGNS: "spring,jhb-search" });
+  const server = site(opsPort(190), { DATA_DIR: dir, CAMPAIGNS: "spring,jhb-search" });
   const leads = leadsCommand(dir);
   await server.listening;
   const spring = await sent(browser, server.url, { js: true, landing: SPRING, to: "send" });
@@ -147,7 +147,7 @@ test("with Zoho CRM, a lead converted there is read back as won by the command; 
   const zoho: FakeZohoCrm = await startFakeZohoCrm();
   undo(() => zoho.close());
   const env = zohoEnv(zoho, dataDir(), { CAMPAIGNS: "spring" });
-  const server = site(opsPort(121), env);
+  const server = site(opsPort(191), env);
   const leads = leadsCommand(env.DATA_DIR, env);
   await server.listening;
   const reference = await sent(browser, server.url, { js: false, landing: SPRING, to: "contact" });

@@ -1,7 +1,7 @@
 /**
  * The operator's campaigns changed without a restart, and a campaign's content and term in what the agency receives
  * (docs/operations.md, "Where a visit came from"; decision 0052): real browsers, with JavaScript and without.
- * opsPort 172-174.
+ * opsPort 192-194.
  */
 import { expect, test, type Browser } from "@playwright/test";
 import { messages } from "../../app/content/messages";
@@ -47,7 +47,7 @@ test("a campaign added by the command is counted without a restart, on two sites
   test.setTimeout(150_000);
   const db = await (await postgres()).database("lists");
   const dirs = [dataDir(), dataDir()];
-  const [a, b] = dirs.map((dir, i) => site(opsPort(172 + i), { DATA_DIR: dir, DATABASE_URL: db, CAMPAIGNS: "spring", TRUST_PROXY: "1" }));
+  const [a, b] = dirs.map((dir, i) => site(opsPort(192 + i), { DATA_DIR: dir, DATABASE_URL: db, CAMPAIGNS: "spring", TRUST_PROXY: "1" }));
   await Promise.all([a!.listening, b!.listening]);
   const leads = leadsCommand(dirs[0]!, { DATABASE_URL: db });
   const autumn = "?utm_source=newsletter&utm_medium=email&utm_campaign=autumn";
@@ -93,7 +93,7 @@ test("a campaign's utm_content in the message's Came from line when listed or co
   test.setTimeout(150_000);
   const fake = await fakeService();
   const dir = dataDir();
-  const server = site(opsPort(174), keyed(fake, dir, { CAMPAIGNS: "spring,post-a", FORM_PROVIDER: "webhook", TRUST_PROXY: "1" }));
+  const server = site(opsPort(194), keyed(fake, dir, { CAMPAIGNS: "spring,post-a", FORM_PROVIDER: "webhook", TRUST_PROXY: "1" }));
   await server.listening;
   const spring = "/?utm_source=linkedin&utm_medium=social&utm_campaign=spring";
   await visit(browser, `${server.url}${spring}&utm_content=post-a&utm_term=web+design+jane`, true, 1, "content-1-");
