@@ -152,7 +152,6 @@ app.post(
   FUNNEL_PATH,
   funnelBeacon(sources.settings, (req, request, event, source) => funnel.count(request, event, source, clientCode(req))),
 );
-const funnelToday = async () => funnelPage(await funnel.read(lastDays(30)));
 app.get(
   `${LINK_PATH}:token`,
   funnelLinks(db, () => funnel.read(lastDays(30))),
@@ -178,7 +177,7 @@ app.use(((error, req, res, _next) => {
 
 server.once("error", (error) => fail({ err: error, port: config.port }, "listen_failed"));
 const metricsServer = metrics
-  ?.listen(config.metricsPort!, config.host, funnelToday)
+  ?.listen(config.metricsPort!, config.host, async () => funnelPage(await funnel.read(lastDays(30))))
   .catch((error: unknown) => fail({ err: error, port: config.metricsPort }, "listen_failed"));
 server.listen(config.port, config.host, () => {
   log.info({ ...describeConfig(config), address: server.address() }, "start");
