@@ -59,8 +59,15 @@ export function leadSourceOf(source: Source | undefined, settings: Pick<ZohoSett
   if (!source) return settings.leadSource;
   const key = sourceKey(source);
   // A campaign's content and term narrow it further: a map naming the campaign still applies.
-  const campaign = key.split("/").slice(0, 3).join("/").replace(/\/+$/, "");
-  const narrower = source.kind === "campaign" ? [key, campaign, `${source.source}/${source.medium ?? ""}`, source.source] : [key];
+  const narrower =
+    source.kind === "campaign"
+      ? [
+          key,
+          sourceKey({ kind: "campaign", source: source.source, medium: source.medium, campaign: source.campaign }),
+          `${source.source}/${source.medium ?? ""}`,
+          source.source,
+        ]
+      : [key];
   const named = [...narrower, source.kind].find((candidate) => Object.hasOwn(map, candidate));
   return named === undefined ? settings.leadSource : map[named]!;
 }
